@@ -1,0 +1,119 @@
+// The one table of error codes. Every failure a user can meet has a stable code here and a
+// sentence that tells them what to do. Receipts store the code, the CLI prints code + message,
+// the UI shows the message. Add codes here, never inline strings elsewhere.
+
+export const ERRORS = {
+  // ── authoring a tools.py (SPEC §1) ──────────────────────────────────────────────
+  invalid_tool_name:
+    "Tool names must match [A-Za-z_][A-Za-z0-9_]{0,63}; rename the function or pass a valid name= to @edge_tool.",
+  duplicate_tool_name: "Two tools resolve to the same name; rename one of them (function name or name=).",
+  invalid_execution_level: "execution_level must be one of read, prepare or commit.",
+  return_direct_output_schema_required:
+    "return_direct=True and execution_level prepare/commit need return_direct=True plus a closed output_schema ({\"type\":\"object\",\"properties\":{...},\"additionalProperties\":false}).",
+  invalid_output_schema:
+    "output_schema must be a closed JSON Schema object ({\"type\":\"object\",\"properties\":{...},\"additionalProperties\":false}) that compiles in strict mode.",
+  unsupported_permission: "Only the permission read_local is supported; remove the others.",
+  invalid_tool_metadata:
+    "An @edge_tool argument has the wrong type (description must be a string, intent_tags and permissions lists of strings, return_direct a bool).",
+  missing_parameter_type_hint: "Every tool parameter needs a type annotation; add one from the supported type table.",
+  unsupported_type_hint:
+    "This parameter annotation is not supported; use str, int, float, bool, Literal[...] of one type, Optional[T] or list[T].",
+  tools_file_import_failed: "The tools file could not be imported; fix the Python error shown (file and line).",
+  tools_file_not_utf8: "The tools file is not valid UTF-8 text; save it as UTF-8.",
+  tools_file_too_large: "The tools file is larger than the 1 MiB limit; keep tools.py small and load data inside functions.",
+  tools_file_unreadable: "The tools file could not be read; check the path and its permissions.",
+  no_tools_found: "The file defines no @edge_tool functions, so no tool is available.",
+
+  // ── selection (SPEC §3) ─────────────────────────────────────────────────────────────
+  active_tool_limit_exceeded:
+    "More than 8 tools would be active; narrow the set with --tool NAME or --tool-tag TAG.",
+  unknown_tool: "No tool with this name is in the active tool set.",
+  unknown_tool_tag: "No tool in the file carries this intent tag; check --tool-tag against the tools' intent_tags.",
+  conflicting_tool_options: "Use exactly one tool source per run: tools, a tools manifest, or a facts store.",
+
+  // ── the runner (SPEC §5) ────────────────────────────────────────────────────────────
+  tools_file_changed:
+    "tools.py changed after this session froze it; start a new session to use the edited file.",
+  runner_timeout: "The tool ran longer than its time limit and was stopped; keep tools fast and local.",
+  runner_crashed:
+    "The tool's runner died (out of memory, sys.exit/os._exit, or a crash); its result was not used. The next call gets a fresh runner.",
+  runner_boot_failed: "The Python runner could not start; reload the page or reinstall the package.",
+  runner_reply_unverified:
+    "The runner's reply did not carry a valid signature for this call, so it was not trusted.",
+  tool_raised: "The tool raised an exception; see the traceback in the diagnostics and fix the tool.",
+  unsupported_tool_result:
+    "The tool returned something that is not plain JSON (sets, bytes, objects, NaN/Infinity, non-string keys or integers beyond ±2^53); return a dict of JSON values.",
+  tool_result_oversized: "The tool's result is larger than 65,536 bytes of canonical JSON; return a bounded dict.",
+  tool_result_schema_mismatch:
+    "The tool's real result does not match its declared output_schema; it was not delivered. Fix the tool or its schema.",
+
+  // ── the tool loop (SPEC §4) ─────────────────────────────────────────────────────────
+  invalid_tool_call:
+    "The model wrote something that looks like a tool call but is not exactly {\"tool_name\": \"...\", \"arguments\": {...}}.",
+  invalid_tool_args:
+    "The model's arguments do not match the tool's schema (unknown, missing or wrongly typed); clearer parameter names and descriptions help.",
+  tool_call_limit_exceeded: "The model asked for more than the allowed tool calls in one prompt; the extra call was refused.",
+  tool_denied: "A policy refused this tool call before it ran.",
+  tool_blocked: "A post-execute policy blocked this tool's result; it was not used.",
+  tool_confirmation_required: "This commit tool needs explicit confirmation before it runs; use the confirmation card or command.",
+  aborted: "The run was cancelled; the running tool was stopped and its result discarded.",
+  invalid_argument: "A value passed to the library or command is not valid; see the message details.",
+  usage_error: "The command line is not valid; run `edge --help` for usage.",
+
+  // ── engines ─────────────────────────────────────────────────────────────────────────
+  webgpu_unavailable:
+    "WebGPU is not available here, so the in-browser model cannot run. Use a recent Chrome or Edge with a GPU (or enable WebGPU), or pick the scripted demo engine.",
+  model_fetch_failed: "The model's files could not be downloaded; check the connection, or use an already downloaded model offline.",
+  model_load_failed: "The model could not be loaded or compiled on this device; try a smaller model or an f32 variant.",
+  generation_failed: "The model failed while generating; try again, or reload the model.",
+  engine_not_loaded: "Load a model before chatting.",
+
+  // ── storage and receipts (SPEC §9) ──────────────────────────────────────────────────
+  storage_failed: "Saving to local storage failed (quota, a blocked upgrade in another tab, or private mode); nothing was half-written.",
+  receipt_chain_broken: "The receipt chain is broken: a receipt was changed, removed or reordered.",
+  receipt_not_found: "No receipt with this id is stored.",
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** The JSON form used by the CLI, receipts and discovery results. */
+export interface ErrorJson {
+  code: ErrorCode;
+  message: string;
+  tool?: string;
+  parameter?: string;
+  line?: number;
+  [extra: string]: unknown;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(ERRORS, value);
+}
+
+export class EdgeError extends Error {
+  override readonly name = "EdgeError";
+  constructor(
+    readonly code: ErrorCode,
+    readonly details: Record<string, unknown> = {},
+    message?: string,
+  ) {
+    super(message ?? ERRORS[code]);
+  }
+
+  toJSON(): ErrorJson {
+    const out: ErrorJson = { code: this.code, message: this.message };
+    for (const key of ["tool", "parameter", "line"] as const) {
+      if (this.details[key] !== undefined) out[key] = this.details[key] as never;
+    }
+    return out;
+  }
+}
+
+/** An error object in the table's shape, with the table's sentence unless a more specific one is given. */
+export function errorJson(code: ErrorCode, extra: Omit<Partial<ErrorJson>, "code"> = {}): ErrorJson {
+  return { code, message: extra.message ?? ERRORS[code], ...stripUndefined(extra) } as ErrorJson;
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,4 @@
+export * from "./errors.ts";
+export * from "./hash.ts";
+export * from "./types.ts";
+export * from "./selection.ts";

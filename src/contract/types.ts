@@ -1,0 +1,49 @@
+// The tool contract's types: what discovery produces, what the model sees, what is hashed.
+import type { ErrorJson } from "./errors.ts";
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export type ExecutionLevel = "read" | "prepare" | "commit";
+export const EXECUTION_LEVELS: readonly ExecutionLevel[] = ["read", "prepare", "commit"];
+
+/** Version of the type-hint → JSON Schema generator; part of every receipt and imprint. */
+export const SCHEMA_GENERATOR_VERSION = "edge.tools.schema.v1";
+
+/** The at-most-8 rule of SPEC §3. */
+export const ACTIVE_TOOL_LIMIT = 8;
+
+/** The tool schema of SPEC §1: exactly what the model sees and what schema_sha256 covers. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: JsonObject;
+  execution_level: ExecutionLevel;
+  return_direct: boolean;
+  output_schema: JsonObject | null;
+}
+
+/** One tool as discovery reports it: the schema plus metadata that is not hashed. */
+export interface DiscoveredTool {
+  schema: ToolSchema;
+  intent_tags: string[];
+  permissions: string[];
+  /** 1-based line of the function definition in the tools file. */
+  line?: number;
+}
+
+/** What a discover job returns (from the Python runner, before host-side checks). */
+export interface Discovery {
+  ok: boolean;
+  tools_file_sha256: string;
+  schema_generator_version: string;
+  tools: DiscoveredTool[];
+  errors: ErrorJson[];
+  warnings: ErrorJson[];
+}
+
+/** Narrowing of the active set (SPEC §3): by name and/or by intent tag (union of both). */
+export interface Selection {
+  tool?: readonly string[];
+  toolTag?: readonly string[];
+}

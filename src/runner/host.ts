@@ -1,0 +1,61 @@
+// The seam between the core and the Python runners. The core depends on this interface only;
+// the Node adapter (worker_threads) and the browser adapter (Web Workers inside an opaque-origin
+// sandbox frame) implement it, and tests run the real Node adapter.
+import type { ErrorJson } from "../contract/errors.ts";
+import type { Sha256 } from "../contract/hash.ts";
+import type { Discovery, JsonObject } from "../contract/types.ts";
+
+/** Where a tools file's bytes come from. `read()` is called again for every job, so an edit
+ *  made during a session is seen (and refused with tools_file_changed). */
+export interface ToolSource {
+  /** A display name / path, e.g. "tools.py" or "/home/me/tools.py". */
+  readonly name: string;
+  read(): Promise<Uint8Array>;
+}
+
+export interface DiscoverJob {
+  bytes: Uint8Array;
+  /** The hash the runner must find before it imports anything. */
+  expectedSha256: Sha256;
+  filename: string;
+  timeoutMs?: number;
+}
+
+export interface CallJob {
+  bytes: Uint8Array;
+  /** The session's frozen tools_file_sha256. */
+  expectedSha256: Sha256;
+  filename: string;
+  toolName: string;
+  /** Arguments already validated against the tool's parameters schema. */
+  args: JsonObject;
+  /** The tool's declared output_schema (checked with ajv on the real result), or null. */
+  outputSchema: JsonObject | null;
+  callId?: string;
+  /** Hard limit; the worker is terminated when it passes (default 10 000 ms). */
+  timeoutMs?: number;
+}
+
+export interface CallOutcome {
+  ok: boolean;
+  callId: string;
+  /** The normalized result (scalars wrapped as {"result": v}), only when ok. */
+  result?: JsonObject;
+  result_sha256?: Sha256;
+  /** The runner verified the bytes against the frozen hash before importing. */
+  tools_file_sha256_verified: boolean;
+  /** The reply's HMAC matched this job's secret. */
+  runner_secret_verified: boolean;
+  /** print()/stderr of the tool, bounded; never shown to the model. */
+  stderr: string;
+  duration_ms: number;
+  error?: ErrorJson;
+  /** Python traceback and other details for people, never for the model. */
+  diagnostics?: Record<string, unknown>;
+}
+
+export interface RunnerHost {
+  discover(job: DiscoverJob, signal?: AbortSignal): Promise<Discovery>;
+  call(job: CallJob, signal?: AbortSignal): Promise<CallOutcome>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,54 @@
+// Wire types between a RunnerHost and one runner worker. Plain one-shot messages: a worker
+// boots, says "ready", receives exactly one job, replies once, and is terminated by the host.
+// Everything a worker sends is untrusted (it ran tool code): the host validates shape, job id
+// and the HMAC before it believes anything.
+
+/** Python sources written into the interpreter's file system before anything is imported,
+ *  keyed by path relative to the runner's Python root (e.g. "edgestudio/tools.py"). */
+export type PythonFiles = Record<string, string>;
+
+export interface BootMessage {
+  type: "boot";
+  pythonFiles: PythonFiles;
+  /** Environment-specific way to reach Pyodide's files (indexURL in Node; transferred bytes in the sandbox). */
+  pyodide: PyodideAssets;
+  /** A memory snapshot to start from (Pyodide + edgestudio + edge_runner preloaded). */
+  snapshot?: Uint8Array;
+  /** Ask the worker to boot plainly, preload the runner, and send back a snapshot instead of taking a job. */
+  makeSnapshot?: boolean;
+}
+
+export type PyodideAssets =
+  | { kind: "indexURL"; indexURL: string }
+  | { kind: "bytes"; files: Record<string, Uint8Array>; lockFileContents?: string };
+
+export interface DiscoverJobMessage {
+  type: "discover";
+  jobId: string;
+  source: Uint8Array;
+  expectedSha256: string;
+  filename: string;
+}
+
+export interface CallJobMessage {
+  type: "call";
+  jobId: string;
+  source: Uint8Array;
+  expectedSha256: string;
+  filename: string;
+  toolName: string;
+  /** The validated arguments as JSON text (keyword arguments of the function). */
+  argsJson: string;
+  callId: string;
+  /** Fresh random secret (hex) for this job only; the reply carries HMAC-SHA256(secret, callId + result_sha256). */
+  secret: string;
+}
+
+export type HostToWorker = BootMessage | DiscoverJobMessage | CallJobMessage;
+
+export type WorkerToHost =
+  | { type: "ready"; bootMs: number; fromSnapshot: boolean }
+  | { type: "snapshot"; bytes: Uint8Array; bootMs: number }
+  /** `reply` is the JSON text produced by edge_runner.discover/call; `hmac` is set for call jobs that produced a result. */
+  | { type: "done"; jobId: string; reply: string; hmac?: string }
+  | { type: "fatal"; message: string };

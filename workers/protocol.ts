@@ -16,6 +16,9 @@ export interface BootMessage {
   snapshot?: Uint8Array;
   /** Ask the worker to boot plainly, preload the runner, and send back a snapshot instead of taking a job. */
   makeSnapshot?: boolean;
+  /** Bound for output written to Pyodide's own stdout/stderr callbacks (fd-level prints that
+   *  edge_runner's capture did not catch). Default 65 536 characters. */
+  stderrLimit?: number;
 }
 
 export type PyodideAssets =
@@ -49,6 +52,7 @@ export type HostToWorker = BootMessage | DiscoverJobMessage | CallJobMessage;
 export type WorkerToHost =
   | { type: "ready"; bootMs: number; fromSnapshot: boolean }
   | { type: "snapshot"; bytes: Uint8Array; bootMs: number }
-  /** `reply` is the JSON text produced by edge_runner.discover/call; `hmac` is set for call jobs that produced a result. */
-  | { type: "done"; jobId: string; reply: string; hmac?: string }
+  /** `reply` is the JSON text produced by edge_runner.discover/call; `hmac` is set for call jobs that produced a result;
+   *  `stderr` is what reached Pyodide's stdout/stderr callbacks during the job (bounded). */
+  | { type: "done"; jobId: string; reply: string; hmac?: string; stderr?: string }
   | { type: "fatal"; message: string };

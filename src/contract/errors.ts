@@ -60,6 +60,11 @@ export const ERRORS = {
   invalid_argument: "A value passed to the library or command is not valid; see the message details.",
   usage_error: "The command line is not valid; run `edge --help` for usage.",
 
+  // ── the tool runtime (SPEC §10) ───────────────────────────────────────────────────────
+  tool_timeout: "The tool did not finish within its time limit; it was signalled to stop and its result was discarded.",
+  tool_hook_failed:
+    "A runtime policy (hook) failed while handling this tool call, so the call was refused or its result not used.",
+
   // ── engines ─────────────────────────────────────────────────────────────────────────
   webgpu_unavailable:
     "WebGPU is not available here, so the in-browser model cannot run. Use a recent Chrome or Edge with a GPU (or enable WebGPU), or pick the scripted demo engine.",
@@ -67,11 +72,24 @@ export const ERRORS = {
   model_load_failed: "The model could not be loaded or compiled on this device; try a smaller model or an f32 variant.",
   generation_failed: "The model failed while generating; try again, or reload the model.",
   engine_not_loaded: "Load a model before chatting.",
+  model_integrity_failed:
+    "A downloaded model file did not match the SRI hash pinned in the model's integrity record, so it was not used. Clear the model cache and download again, or fix the appConfig's integrity values.",
+  script_exhausted:
+    "The scripted demo engine has no scripted output left for this turn; it only replays its script (no model runs).",
 
   // ── storage and receipts (SPEC §9) ──────────────────────────────────────────────────
   storage_failed: "Saving to local storage failed (quota, a blocked upgrade in another tab, or private mode); nothing was half-written.",
   receipt_chain_broken: "The receipt chain is broken: a receipt was changed, removed or reordered.",
   receipt_not_found: "No receipt with this id is stored.",
+
+  // ── authoring a tools.py, added by the Python runner (runner-pyodide/edge_runner.py) ──
+  invalid_tool_definition:
+    "@edge_tool must decorate a plain (not async, not generator) function defined at the top level of tools.py.",
+  invalid_parameter_default:
+    "A parameter's default must be a JSON value valid for its annotation (use Optional[T] for a None default).",
+
+  // ── receipts files, added by the receipt store/CLI (src/store, src/cli/receipts.ts) ──
+  receipts_file_unreadable: "The receipts file could not be read; check the path and its permissions.",
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -116,4 +134,10 @@ export function errorJson(code: ErrorCode, extra: Omit<Partial<ErrorJson>, "code
 
 function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Any thrown value as an error object of the table (unknown errors become invalid_argument). */
+export function toErrorJson(err: unknown): ErrorJson {
+  if (err instanceof EdgeError) return err.toJSON();
+  return errorJson("invalid_argument", { message: err instanceof Error ? err.message : String(err) });
 }

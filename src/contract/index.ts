@@ -2,3 +2,4 @@ export * from "./errors.ts";
 export * from "./hash.ts";
 export * from "./types.ts";
 export * from "./selection.ts";
+export * from "./ajv.ts";

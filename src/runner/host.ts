@@ -54,8 +54,18 @@ export interface CallOutcome {
   diagnostics?: Record<string, unknown>;
 }
 
+/** Discovery as the runner reported it (after the host's shape checks), plus what people need
+ *  when it fails. Runner-level failures (timeout, crash, boot) come back as ok:false with one
+ *  error carrying that code. */
+export interface DiscoverOutcome extends Discovery {
+  /** print()/stderr of the file's top-level code, bounded. */
+  stderr: string;
+  duration_ms: number;
+  diagnostics?: Record<string, unknown>;
+}
+
 export interface RunnerHost {
-  discover(job: DiscoverJob, signal?: AbortSignal): Promise<Discovery>;
+  discover(job: DiscoverJob, signal?: AbortSignal): Promise<DiscoverOutcome>;
   call(job: CallJob, signal?: AbortSignal): Promise<CallOutcome>;
   close(): Promise<void>;
 }

@@ -1,0 +1,201 @@
+// Runner latency and memory in Node, against the design being replaced (a fresh CPython process
+// per call) measured in the same run on the same tools.py and arguments.
+//
+//   npm run bench:runner -- --json      → one JSON array on stdout (a Chromium entry is added by
+//                                         the browser bench)
+//
+// warm   = a spare is booted and idle when the call starts (validated call → validated result)
+// cold   = no spare: the call includes a worker boot from the memory snapshot
+// burst4 = 4 calls back to back (each starts when the previous returned, as in the tool loop)
+//          with the default pool size; the spare being refilled is what they wait for
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { sha256Bytes, type Sha256 } from "../src/contract/hash.ts";
+import type { JsonObject } from "../src/contract/types.ts";
+import { createNodeRunnerHost } from "../src/runner/node.ts";
+import { DEFAULT_SPARES, type PoolRunnerHost } from "../src/runner/pool.ts";
+
+const run = promisify(execFile);
+const JSON_ONLY = process.argv.includes("--json");
+const RUNNER_ROOT = fileURLToPath(new URL("../runner-pyodide/", import.meta.url));
+const PYTHON = "/usr/bin/python3"; // the real binary: a pyenv shim on PATH adds ≈ 270 ms
+
+const TOOLS = `from typing import Literal
+from edgestudio.tools import edge_tool
+
+RATES = {"basic": 0.029, "pro": 0.019}
+
+@edge_tool(name="fee_quote", intent_tags=["billing"])
+def calculate_fee(amount: float, tier: Literal["basic", "pro"] = "basic") -> dict:
+    """Quote the card fee for an amount."""
+    fee = round(amount * RATES[tier] + 0.30, 2)
+    return {"amount": amount, "tier": tier, "fee": fee, "total": round(amount + fee, 2)}
+`;
+const TOOL = "fee_quote";
+const ARGS: JsonObject = { amount: 120.5, tier: "pro" };
+const EXPECTED = { amount: 120.5, tier: "pro", fee: 2.59, total: 123.09 };
+
+const log = (...a: unknown[]): void => {
+  if (!JSON_ONLY) console.error(...a);
+};
+
+function pct(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const i = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
+  return s[i]!;
+}
+const round1 = (n: number): number => Math.round(n * 10) / 10;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+let bytes: Uint8Array;
+let sha: Sha256;
+
+async function timedCall(host: PoolRunnerHost): Promise<number> {
+  const t = performance.now();
+  const out = await host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: TOOL, args: ARGS, outputSchema: null });
+  const ms = performance.now() - t;
+  if (!out.ok || !out.runner_secret_verified || JSON.stringify(out.result) !== JSON.stringify(EXPECTED)) {
+    throw new Error(`bench call failed: ${JSON.stringify(out)}`);
+  }
+  return ms;
+}
+
+/** CPython baseline: a fresh process reads the bytes, checks sha256, imports the file through the
+ *  real edge_runner.py and calls the one function (the same work the Pyodide runner does). */
+async function cpythonOnce(toolsPath: string): Promise<number> {
+  const script = [
+    "import sys, json",
+    `sys.path.insert(0, ${JSON.stringify(RUNNER_ROOT)})`,
+    "import edge_runner",
+    `data = open(${JSON.stringify(toolsPath)}, 'rb').read()`,
+    `r = json.loads(edge_runner.call(data, ${JSON.stringify(sha)}, 'tools.py', ${JSON.stringify(TOOL)}, ${JSON.stringify(JSON.stringify(ARGS))}, 'c1'))`,
+    "assert r['ok'], r",
+    "print(json.dumps(r['result']))",
+  ].join("\n");
+  const t = performance.now();
+  const { stdout } = await run(PYTHON, ["-c", script]);
+  const ms = performance.now() - t;
+  if (JSON.stringify(JSON.parse(stdout)) !== JSON.stringify(EXPECTED)) throw new Error(`cpython result ${stdout}`);
+  return ms;
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "edge-runner-bench-"));
+  const toolsPath = join(dir, "tools.py");
+  await writeFile(toolsPath, TOOLS);
+  bytes = new TextEncoder().encode(TOOLS);
+  sha = await sha256Bytes(bytes);
+  const cacheDir = join(dir, "cache");
+  const hosts: PoolRunnerHost[] = [];
+  try {
+    // 1. CPython subprocess baseline.
+    await cpythonOnce(toolsPath); // page cache
+    const cpy: number[] = [];
+    for (let i = 0; i < 10; i++) cpy.push(await cpythonOnce(toolsPath));
+    log("cpython", cpy.map(Math.round));
+
+    // 2. Plain boot (no snapshot), which also builds the snapshot for the rest of the run.
+    const plainBoots: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const plain = createNodeRunnerHost({ snapshot: false, spares: 0 });
+      hosts.push(plain);
+      await timedCall(plain);
+      plainBoots.push(plain.stats().lastBootMs ?? Number.NaN);
+      await plain.close();
+    }
+    log("plain boot", plainBoots);
+    const maker = createNodeRunnerHost({ cacheDir, spares: 0 });
+    hosts.push(maker);
+    await maker.warm();
+    if (maker.stats().snapshot !== "ready") throw new Error("snapshot was not made");
+    await maker.close();
+
+    // 3. Warm calls: wait until the spare is booted, then call.
+    const warmHost = createNodeRunnerHost({ cacheDir, spares: 1 });
+    hosts.push(warmHost);
+    const warm: number[] = [];
+    const snapBoots: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      await warmHost.warm();
+      await sleep(30); // let the booted worker settle
+      const ms = await timedCall(warmHost);
+      if (i > 0) warm.push(ms); // the first includes the snapshot read from disk
+      snapBoots.push(warmHost.stats().lastBootMs ?? Number.NaN);
+    }
+    await warmHost.close();
+    log("warm", warm.map(Math.round), "snapshot boots", snapBoots);
+
+    // 4. Cold calls: no spare, boot from the snapshot inside the call.
+    const coldHost = createNodeRunnerHost({ cacheDir, spares: 0 });
+    hosts.push(coldHost);
+    await coldHost.warm();
+    const cold: number[] = [];
+    for (let i = 0; i < 6; i++) cold.push(await timedCall(coldHost));
+    await coldHost.close();
+    log("cold", cold.map(Math.round));
+
+    // 5. Bursts of 4 back-to-back calls per pool size.
+    const burst: Record<number, number[]> = {};
+    for (const size of [1, 2, 3]) {
+      const h = createNodeRunnerHost({ cacheDir, spares: size });
+      hosts.push(h);
+      burst[size] = [];
+      for (let round = 0; round < 3; round++) {
+        await h.warm();
+        await sleep(50);
+        for (let i = 0; i < 4; i++) burst[size]!.push(await timedCall(h));
+      }
+      await h.close();
+      log(`burst4 pool=${size}`, burst[size]!.map(Math.round));
+    }
+
+    // 6. Memory per spare: RSS with 0 spares vs with 3 idle spares (worker threads share the process).
+    const rss = async (spares: number): Promise<number> => {
+      const h = createNodeRunnerHost({ cacheDir, spares });
+      hosts.push(h);
+      await h.warm();
+      await sleep(500);
+      globalThis.gc?.();
+      const value = process.memoryUsage.rss();
+      await h.close();
+      await sleep(500);
+      return value;
+    };
+    const rss0 = await rss(0);
+    const rss3 = await rss(3);
+    const spareMb = (rss3 - rss0) / 3 / (1024 * 1024);
+    log("rss", Math.round(rss0 / 2 ** 20), Math.round(rss3 / 2 ** 20));
+
+    const cpyP50 = pct(cpy, 50);
+    const warmP50 = pct(warm, 50);
+    const coldP50 = pct(cold, 50);
+    const pool = DEFAULT_SPARES;
+    const entry = {
+      env: "node",
+      warm_p50_ms: round1(warmP50),
+      warm_p95_ms: round1(pct(warm, 95)),
+      cold_p50_ms: round1(coldP50),
+      cpython_subprocess_p50_ms: round1(cpyP50),
+      ratio_warm_vs_cpython: round1((warmP50 / cpyP50) * 100) / 100,
+      ratio_cold_vs_cpython: round1((coldP50 / cpyP50) * 100) / 100,
+      burst4_p50_ms: round1(pct(burst[pool] ?? [], 50)),
+      pool_size: pool,
+      boot_ms: round1(pct(snapBoots.slice(1), 50)),
+      boot_ms_no_snapshot: round1(pct(plainBoots, 50)),
+      spare_memory_mb: round1(spareMb),
+      burst4_p50_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(pct(v, 50))])),
+      burst4_max_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(Math.max(...v))])),
+    };
+    console.log(JSON.stringify([entry], null, JSON_ONLY ? undefined : 2));
+  } finally {
+    for (const h of hosts) await h.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

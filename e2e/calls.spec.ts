@@ -1,0 +1,70 @@
+// (d) Calls through the sandbox: a verified result, an infinite loop stopped at the timeout, and
+// the next call still works (fresh worker per call).
+import { readFile } from "node:fs/promises";
+import { expect, test } from "@playwright/test";
+
+test("a call returns a verified result; a runaway tool is killed at the timeout; the next call works", async ({ page }) => {
+  test.setTimeout(180_000);
+  const source = await readFile(new URL("./fixtures/escape_tools.py", import.meta.url), "utf8");
+  await page.goto("/?debug");
+  await page.waitForFunction(() => window.__edge !== undefined, null, { timeout: 90_000 });
+
+  const results = await page.evaluate(async (src) => {
+    const edge = window.__edge!;
+    const toolset = await edge.freeze(src, "escape_tools.py");
+    const first = await edge.call(toolset, "echo", { text: "héllo ✓" });
+    const t0 = performance.now();
+    const runaway = await edge.call(toolset, "spin", { seconds: 1e9 }, 2000);
+    const runawayMs = performance.now() - t0;
+    const after = await edge.call(toolset, "echo", { text: "still here" });
+    const bad = await edge.call(toolset, "echo", { text: 42 });
+    return { first, runaway, runawayMs, after, bad };
+  }, source);
+
+  expect(results.first.ok).toBe(true);
+  expect(results.first.result).toEqual({ echo: "héllo ✓" });
+  expect(results.first.result_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+  expect(results.first.runner_secret_verified).toBe(true);
+  expect(results.first.tools_file_sha256_verified).toBe(true);
+
+  expect(results.runaway.ok).toBe(false);
+  expect(results.runaway.error?.code).toBe("runner_timeout");
+  expect(results.runaway.result).toBeUndefined();
+  expect(results.runawayMs).toBeGreaterThanOrEqual(1900);
+  expect(results.runawayMs).toBeLessThan(15_000);
+
+  expect(results.after.ok).toBe(true);
+  expect(results.after.result).toEqual({ echo: "still here" });
+  expect(results.after.runner_secret_verified).toBe(true);
+
+  // Invalid arguments never reach a runner.
+  expect(results.bad.ok).toBe(false);
+  expect(results.bad.error?.code).toBe("invalid_tool_args");
+
+  // The runaway worker is really gone: the page's runner host holds only its spare.
+  const stats = await page.evaluate(() => window.__edge!.host.stats());
+  expect(stats.snapshot).not.toBe("failed");
+});
+
+test("an edit after freezing is refused by the runner (tools_file_changed)", async ({ page }) => {
+  await page.goto("/?debug");
+  await page.waitForFunction(() => window.__edge !== undefined, null, { timeout: 90_000 });
+  const out = await page.evaluate(async () => {
+    const edge = window.__edge!;
+    let text = "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef ping() -> dict:\n    return {'v': 1}\n";
+    const { freezeToolset } = { freezeToolset: edge.freeze };
+    const toolset = await freezeToolset(text, "ping.py");
+    // Same toolset object, but its source now yields different bytes.
+    const frozenBytes = toolset.bytes;
+    text = text.replace("'v': 1", "'v': 2");
+    const edited = new TextEncoder().encode(text);
+    const changed = { ...toolset, source: { name: "ping.py", read: async () => edited } };
+    const before = await edge.call(toolset, "ping", {});
+    const after = await edge.call(changed, "ping", {});
+    return { before, after, frozenLen: frozenBytes.length };
+  });
+  expect(out.before.ok).toBe(true);
+  expect(out.before.result).toEqual({ v: 1 });
+  expect(out.after.ok).toBe(false);
+  expect(out.after.error?.code).toBe("tools_file_changed");
+});

@@ -1,0 +1,33 @@
+// Browser tests in real Chromium against the production build (`vite build && vite preview`).
+// Chromium: $CHROMIUM_PATH, else Debian's /usr/bin/chromium, else Playwright's own download.
+import { defineConfig } from "@playwright/test";
+import { CHROMIUM_ARGS, findChromium } from "./scripts/chromium.mjs";
+
+const PORT = 4173;
+const executablePath = findChromium();
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "*.spec.ts",
+  // Two cores: Pyodide workers are heavy; one test file at a time.
+  workers: 1,
+  fullyParallel: false,
+  timeout: 120_000,
+  expect: { timeout: 60_000 },
+  retries: 0,
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [["list"], ["json"]] : [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    browserName: "chromium",
+    launchOptions: { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS },
+    trace: "retain-on-failure",
+  },
+  webServer: {
+    command: `npx vite build && npx vite preview --port ${PORT} --strictPort --host 127.0.0.1`,
+    url: `http://127.0.0.1:${PORT}/`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 180_000,
+    stdout: "ignore",
+    stderr: "pipe",
+  },
+});

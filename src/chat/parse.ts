@@ -1,0 +1,46 @@
+// Parsing the model's text (SPEC §4 step 3). A tool call is exactly one JSON object
+// {"tool_name": "...", "arguments": {...}} and nothing else; one surrounding Markdown ```json
+// fence is tolerated. Anything else is the answer — except text that is clearly an attempt at a
+// call (it starts with "{", alone or in a ```json fence, or embeds an object opening with
+// "tool_name"), which must then be exact.
+import type { JsonObject } from "../contract/types.ts";
+
+/** Model outputs beyond this are refused outright (a runaway generation is not an answer). */
+export const MAX_MODEL_OUTPUT_CHARS = 256 * 1024;
+
+export type ParsedOutput =
+  | { kind: "answer"; text: string }
+  | { kind: "call"; toolName: string; args: JsonObject }
+  | { kind: "invalid"; reason: string }
+  | { kind: "oversized"; chars: number };
+
+const FENCE = /^```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)\r?\n?```$/;
+
+export function parseModelOutput(raw: string): ParsedOutput {
+  if (raw.length > MAX_MODEL_OUTPUT_CHARS) return { kind: "oversized", chars: raw.length };
+  const text = raw.trim();
+  const fenced = FENCE.exec(text);
+  const body = fenced ? fenced[1]!.trim() : text;
+  const attempt = body.startsWith("{") || /\{\s*"tool_name"\s*:/.test(text);
+  if (!attempt) return { kind: "answer", text };
+  if (!body.startsWith("{")) return { kind: "invalid", reason: "text around the JSON object; a call must be the JSON object alone" };
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (err) {
+    return { kind: "invalid", reason: `not one valid JSON object (${(err as Error).message})` };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { kind: "invalid", reason: "the call must be a JSON object" };
+  }
+  const keys = Object.keys(value);
+  if (keys.length !== 2 || !keys.includes("tool_name") || !keys.includes("arguments")) {
+    return { kind: "invalid", reason: `the object must have exactly the keys "tool_name" and "arguments" (found: ${keys.map((k) => JSON.stringify(k)).join(", ") || "none"})` };
+  }
+  const { tool_name: toolName, arguments: args } = value as { tool_name: unknown; arguments: unknown };
+  if (typeof toolName !== "string" || toolName.length === 0) return { kind: "invalid", reason: '"tool_name" must be a non-empty string' };
+  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    return { kind: "invalid", reason: '"arguments" must be a JSON object' };
+  }
+  return { kind: "call", toolName, args: args as JsonObject };
+}

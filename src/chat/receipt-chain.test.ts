@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { canonicalJson, sha256Json } from "../contract/hash.ts";
+import { EdgeError } from "../contract/errors.ts";
+import { sampleReceiptBody } from "../store/receipt-fixture.ts";
+import { chainReceipt, parseJsonLines, toJsonLines, verifyReceipts } from "./receipt-chain.ts";
+import type { Receipt } from "./receipt-types.ts";
+
+async function chainOf(n: number): Promise<Receipt[]> {
+  const out: Receipt[] = [];
+  for (let i = 1; i <= n; i++) out.push(await chainReceipt(sampleReceiptBody(`run-${i}`), out.at(-1) ?? null));
+  return out;
+}
+
+describe("chainReceipt", () => {
+  it("numbers from 1, links to the previous hash, and hashes JCS of everything but receipt_sha256", async () => {
+    const [a, b] = await chainOf(2);
+    expect(a!.seq).toBe(1);
+    expect(a!.prev_receipt_sha256).toBeNull();
+    expect(b!.seq).toBe(2);
+    expect(b!.prev_receipt_sha256).toBe(a!.receipt_sha256);
+    const { receipt_sha256, ...rest } = b!;
+    expect(receipt_sha256).toBe(await sha256Json(rest));
+    expect(a!.receipt_sha256).not.toBe(b!.receipt_sha256);
+  });
+
+  it("ignores chain fields smuggled in the body and drops undefined fields (stored = exported = hashed)", async () => {
+    const body = { ...sampleReceiptBody("x"), seq: 99, prev_receipt_sha256: "sha256:" + "f".repeat(64), text: undefined };
+    const r = await chainReceipt(body as never, null);
+    expect(r.seq).toBe(1);
+    expect(r.prev_receipt_sha256).toBeNull();
+    expect("text" in r).toBe(false);
+    expect(await verifyReceipts(toJsonLines([r]))).toEqual({ ok: true, count: 1 });
+  });
+
+  it("refuses a body that is not JSON (NaN) instead of hashing something the export cannot carry", async () => {
+    await expect(chainReceipt(sampleReceiptBody("x", { calls: [{ ...sampleReceiptBody("x").calls[0]!, duration_ms: NaN }] }), null)).rejects.toBeInstanceOf(EdgeError);
+  });
+});
+
+describe("verifyReceipts", () => {
+  it("a chain of 5 verifies, as objects and as JSON Lines", async () => {
+    const chain = await chainOf(5);
+    expect(await verifyReceipts(chain)).toEqual({ ok: true, count: 5 });
+    const text = toJsonLines(chain);
+    expect(text.split("\n")).toHaveLength(6); // five lines and the final newline
+    expect(await verifyReceipts(text)).toEqual({ ok: true, count: 5 });
+    expect(parseJsonLines(text)).toEqual(chain);
+  });
+
+  it("a field edited in #3 breaks the chain at #3 (hash mismatch)", async () => {
+    const chain = await chainOf(5);
+    chain[2] = { ...chain[2]!, outcome: "return_direct" };
+    const res = await verifyReceipts(chain);
+    expect(res.ok).toBe(false);
+    expect(res.firstBroken).toMatchObject({ index: 2, seq: 3, id: "run-3", reason: "hash_mismatch" });
+  });
+
+  it("an edited #3 whose hash was recomputed breaks the chain at #4 (prev link)", async () => {
+    const chain = await chainOf(5);
+    const { receipt_sha256: _h, ...rest } = { ...chain[2]!, outcome: "return_direct" as const };
+    chain[2] = { ...rest, receipt_sha256: await sha256Json(rest) };
+    const res = await verifyReceipts(chain);
+    expect(res.firstBroken).toMatchObject({ index: 3, seq: 4, id: "run-4", reason: "prev_mismatch" });
+  });
+
+  it("deleting #2 breaks the chain at the old #3", async () => {
+    const chain = await chainOf(5);
+    chain.splice(1, 1);
+    const res = await verifyReceipts(toJsonLines(chain));
+    expect(res).toMatchObject({ ok: false, count: 2, firstBroken: { index: 1, line: 2, seq: 3, id: "run-3", reason: "seq_mismatch" } });
+  });
+
+  it("deleting the head shows too", async () => {
+    const chain = await chainOf(3);
+    const res = await verifyReceipts(chain.slice(1));
+    expect(res.firstBroken).toMatchObject({ index: 0, seq: 2, id: "run-2", reason: "seq_mismatch" });
+  });
+
+  it("deleting #2 and renumbering (re-hashed) still breaks at the old #3 via the prev link", async () => {
+    const chain = await chainOf(4);
+    const { receipt_sha256: _h, ...rest } = { ...chain[2]!, seq: 2 };
+    const forged = { ...rest, receipt_sha256: await sha256Json(rest) };
+    const res = await verifyReceipts([chain[0]!, forged, chain[3]!]);
+    expect(res.firstBroken).toMatchObject({ index: 1, seq: 2, id: "run-3", reason: "prev_mismatch" });
+  });
+
+  it("reordering #2 and #3 breaks at position 2", async () => {
+    const chain = await chainOf(5);
+    [chain[1], chain[2]] = [chain[2]!, chain[1]!];
+    const res = await verifyReceipts(chain);
+    expect(res.firstBroken).toMatchObject({ index: 1, seq: 3, id: "run-3", reason: "seq_mismatch" });
+  });
+
+  it("a garbage line is reported by line number", async () => {
+    const lines = toJsonLines(await chainOf(4)).split("\n");
+    lines.splice(2, 0, "{not json");
+    const res = await verifyReceipts(lines.join("\n"));
+    expect(res).toMatchObject({ ok: false, count: 3, firstBroken: { index: 2, line: 3, seq: null, id: null, reason: "malformed_line" } });
+    expect(() => parseJsonLines(lines.join("\n"))).toThrow(/Line 3/);
+  });
+
+  it("JSON that is not a receipt is invalid_receipt; a duplicate id is reported", async () => {
+    expect((await verifyReceipts("[1,2]\n")).firstBroken).toMatchObject({ reason: "invalid_receipt", line: 1 });
+    const [a] = await chainOf(1);
+    const { seq: _s, ...noSeq } = a!;
+    expect((await verifyReceipts([noSeq as Receipt])).firstBroken).toMatchObject({ reason: "invalid_receipt", id: "run-1" });
+    const b = await chainReceipt(sampleReceiptBody("run-1"), a!);
+    expect((await verifyReceipts([a!, b])).firstBroken).toMatchObject({ index: 1, reason: "duplicate_id" });
+  });
+
+  it("blank lines and CRLF line ends are tolerated; an empty export verifies with count 0", async () => {
+    const text = toJsonLines(await chainOf(2)).replace(/\n/g, "\r\n\r\n");
+    expect(await verifyReceipts(text)).toEqual({ ok: true, count: 2 });
+    expect(await verifyReceipts("")).toEqual({ ok: true, count: 0 });
+    expect(toJsonLines([])).toBe("");
+  });
+
+  it("export lines are canonical JSON", async () => {
+    const [a] = await chainOf(1);
+    expect(toJsonLines([a!])).toBe(`${canonicalJson(a)}\n`);
+  });
+});

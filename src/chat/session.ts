@@ -1,0 +1,336 @@
+// The tool loop (SPEC §4). A session freezes its tools once; each prompt then runs:
+// contract → model text → parse → checks (name, ajv arguments, call budget) → ToolRuntime
+// pipeline (fresh runner per Python call) → result back to the model or straight to the caller
+// (return_direct) → one chained receipt. Every failure ends the run fail-closed with its code.
+import { validateAgainst, describeSchemaErrors } from "../contract/ajv.ts";
+import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
+import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
+import type { JsonObject, Selection, ToolSchema } from "../contract/types.ts";
+import type { ChatMessage, Engine, ResponseFormat } from "../engines/engine.ts";
+import type { RunnerHost, ToolSource } from "../runner/host.ts";
+import { createToolRuntime, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
+import type { ToolCallReport } from "../toolset/call.ts";
+import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
+import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
+import { parseModelOutput } from "./parse.ts";
+import { pythonToolDefinitions } from "./python-tools.ts";
+import {
+  RECEIPT_VERSION,
+  type CallReceipt,
+  type CallStatus,
+  type Receipt,
+  type ReceiptBody,
+  type ReceiptStore,
+  type RunOutcome,
+} from "./receipt-types.ts";
+
+export const DEFAULT_MAX_CALLS = 4;
+
+export interface ChatSessionOptions {
+  /** The tools file (re-read for every call). Mutually exclusive with the other tool sources. */
+  tools?: ToolSource;
+  /** An already frozen toolset (e.g. the playground froze it to show inspect). */
+  toolset?: FrozenToolset;
+  /** Reserved for the manifest / facts issue: each one is a tool source of its own. */
+  toolsManifest?: unknown;
+  factsStore?: unknown;
+  selection?: Selection;
+  /** Runs Python tools; needed with `tools`/`toolset`. */
+  host?: RunnerHost;
+  engine: Engine;
+  store?: ReceiptStore;
+  maxCalls?: number;
+  /** Store raw prompt, answer and arguments in receipts (off by default). */
+  includeText?: boolean;
+  /** Per-call hard limit for Python tools. */
+  timeoutMs?: number;
+  /** Decides "ask" verdicts (commit tools). Without one, asking is a deny (fail-closed). */
+  approval?: ApprovalHandler;
+  /** A grammar for guided decoding, built from the active tools by the caller's engine layer. */
+  responseFormat?: (schemas: readonly ToolSchema[]) => ResponseFormat | undefined;
+  /** Extra tools (built-ins) or hooks: the session registers its Python tools into this runtime. */
+  runtime?: ToolRuntime;
+  maxTokens?: number;
+}
+
+export type ChatEvent =
+  | { type: "model_output"; text: string; turn: number }
+  | { type: "repair"; code: ErrorCode; message: string }
+  | { type: "tool_call"; call_id: string; tool_name: string; arguments: JsonObject }
+  | { type: "tool_result"; call: CallReceipt; result?: unknown; stderr?: string; error?: ErrorJson };
+
+export interface ChatTurnOptions {
+  signal?: AbortSignal;
+  /** Streamed model text, as it is generated (tool-call JSON included). */
+  onToken?: (delta: string) => void;
+  onEvent?: (event: ChatEvent) => void;
+}
+
+export interface ChatRun {
+  ok: boolean;
+  outcome: RunOutcome;
+  run_id: string;
+  /** The model's final answer (answered), or the canonical JSON of a return_direct result. */
+  answer?: string;
+  /** The validated result of a return_direct tool. */
+  result?: unknown;
+  error?: ErrorJson;
+  receipt: Receipt | ReceiptBody;
+}
+
+export interface ChatSession {
+  readonly toolset: FrozenToolset | null;
+  readonly contract: string | null;
+  readonly runtime: ToolRuntime;
+  chat(prompt: string, options?: ChatTurnOptions): Promise<ChatRun>;
+  /** Forget the conversation (the frozen tools stay). */
+  reset(): void;
+}
+
+export async function createChatSession(options: ChatSessionOptions): Promise<ChatSession> {
+  const sources = [options.tools, options.toolset, options.toolsManifest, options.factsStore].filter((s) => s !== undefined);
+  if (sources.length > 1) throw new EdgeError("conflicting_tool_options");
+  if (options.selection && !options.tools && !options.toolset) {
+    throw new EdgeError("conflicting_tool_options", {}, "--tool / --tool-tag select among the tools of a tools file; pass the tools file too.");
+  }
+  if (options.toolsManifest !== undefined || options.factsStore !== undefined) {
+    throw new EdgeError("invalid_argument", {}, "Tool manifests and facts stores are not available in this version yet; use a tools file.");
+  }
+  const maxCalls = options.maxCalls ?? DEFAULT_MAX_CALLS;
+  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_argument", {}, "maxCalls must be a non-negative integer.");
+
+  const host = options.host;
+  if ((options.tools || options.toolset) && !host) throw new EdgeError("invalid_argument", {}, "A runner host is needed to run Python tools.");
+  // Freeze once per session.
+  const toolset = options.toolset ?? (options.tools && host ? await freezeToolset(options.tools, host, options.selection) : null);
+  const runtime = options.runtime ?? createToolRuntime();
+  const reports = new Map<string, ToolCallReport>();
+  if (toolset && host) {
+    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, onReport: (r) => reports.set(r.call_id, r) })) {
+      runtime.register(def);
+    }
+  }
+  // Commit tools never run from chat: the pre-execute stage asks, and only an approval handler
+  // (the confirmation flow) can answer; with none, the monotonic guard makes it a deny.
+  runtime.onPreExecute(({ tool }) =>
+    tool.executionLevel === "commit" ? { decision: "ask", reason: "commit tools need explicit confirmation" } : { decision: "allow" },
+  );
+  if (options.approval) runtime.setApprovalHandler(options.approval);
+
+  const schemas = runtime.schemas();
+  const contract = schemas.length ? renderToolContract(schemas, maxCalls) : null;
+  const contractSha = contract ? await toolInstructionSha256(contract) : null;
+  const responseFormat = schemas.length ? options.responseFormat?.(schemas) : undefined;
+  let history: ChatMessage[] = [];
+
+  async function chat(prompt: string, turn: ChatTurnOptions = {}): Promise<ChatRun> {
+    if (typeof prompt !== "string" || prompt.trim() === "") throw new EdgeError("invalid_argument", {}, "The prompt is empty.");
+    const runId = `run_${randomHex(12)}`;
+    const info = options.engine.info();
+    const calls: CallReceipt[] = [];
+    const messages: ChatMessage[] = [...(contract ? [{ role: "system" as const, content: contract }] : []), ...history, { role: "user", content: prompt }];
+    let repaired = false;
+    let outcome: RunOutcome = "failed_closed";
+    let code: ErrorCode | null = null;
+    let answer: string | undefined;
+    let result: unknown;
+    let error: ErrorJson | undefined;
+
+    const fail = (e: ErrorJson): void => {
+      outcome = e.code === "tool_confirmation_required" ? "pending_confirmation" : "failed_closed";
+      code = e.code;
+      error = e;
+    };
+
+    try {
+      for (let modelTurn = 0; ; modelTurn++) {
+        const generated = await options.engine.chat({
+          messages,
+          signal: turn.signal,
+          onToken: turn.onToken,
+          ...(responseFormat ? { responseFormat } : {}),
+          ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+        });
+        const text = generated.text;
+        turn.onEvent?.({ type: "model_output", text, turn: modelTurn });
+        const parsed = parseModelOutput(text);
+        if (parsed.kind === "answer") {
+          outcome = "answered";
+          answer = parsed.text;
+          break;
+        }
+        if (parsed.kind === "oversized") {
+          fail({ code: "invalid_tool_call", message: `The model's output is ${parsed.chars} characters, beyond the limit; it was not used.` });
+          break;
+        }
+        // Checks before any execution: shape, name, arguments, budget.
+        let problem: ErrorJson | null = null;
+        if (parsed.kind === "invalid") problem = { code: "invalid_tool_call", message: `${ERRORS.invalid_tool_call} Problem: ${parsed.reason}.` };
+        else if (!runtime.get(parsed.toolName) || !schemas.some((s) => s.name === parsed.toolName)) {
+          problem = { code: "unknown_tool", message: `No tool named "${parsed.toolName}" is available; the tools are: ${schemas.map((s) => s.name).join(", ") || "none"}.`, tool: parsed.toolName };
+        } else {
+          const schema = schemas.find((s) => s.name === parsed.toolName)!;
+          const check = safeValidate(schema.parameters, parsed.args);
+          if (!check.valid) {
+            problem = { code: "invalid_tool_args", message: `Arguments for "${schema.name}" do not match its schema: ${check.detail}.`, tool: schema.name };
+          }
+        }
+        if (problem) {
+          if (repaired || schemas.length === 0) {
+            fail(problem);
+            break;
+          }
+          repaired = true;
+          turn.onEvent?.({ type: "repair", code: problem.code, message: problem.message });
+          messages.push({ role: "assistant", content: text }, { role: "user", content: renderRepair(problem.code, problem.message, schemas.map((s) => s.name)) });
+          continue;
+        }
+        if (parsed.kind !== "call") break; // unreachable: narrowed above
+        if (calls.length >= maxCalls) {
+          fail({ code: "tool_call_limit_exceeded", message: `The model asked for call ${calls.length + 1}; at most ${maxCalls} tool calls run per prompt.`, tool: parsed.toolName });
+          break;
+        }
+
+        const callId = `call_${randomHex(12)}`;
+        turn.onEvent?.({ type: "tool_call", call_id: callId, tool_name: parsed.toolName, arguments: parsed.args });
+        const execution = await runtime.execute({ id: callId, name: parsed.toolName, args: parsed.args }, { signal: turn.signal, meta: { runId } });
+        const receipt = await callReceipt(runtime, execution, parsed.args, reports.get(callId), options.includeText === true);
+        calls.push(receipt);
+        const report = reports.get(callId);
+        reports.delete(callId);
+        turn.onEvent?.({
+          type: "tool_result",
+          call: receipt,
+          ...(execution.status === "ok" ? { result: execution.result } : {}),
+          ...(report?.stderr ? { stderr: report.stderr } : {}),
+          ...(execution.error ? { error: execution.error } : {}),
+        });
+        if (execution.status !== "ok") {
+          fail(execution.error ?? { code: "runner_crashed", message: ERRORS.runner_crashed });
+          break;
+        }
+        const def = runtime.get(parsed.toolName)!;
+        if (def.returnDirect) {
+          outcome = "return_direct";
+          result = execution.result;
+          answer = JSON.stringify(execution.result);
+          break;
+        }
+        messages.push({ role: "assistant", content: text }, { role: "tool", content: renderToolResult(parsed.toolName, execution.content ?? execution.result) });
+      }
+    } catch (err) {
+      fail(toErrorJson(err));
+    }
+
+    if (outcome === "answered" && answer !== undefined) history = [...history, { role: "user", content: prompt }, { role: "assistant", content: answer }];
+    const body: ReceiptBody = {
+      receipt_version: RECEIPT_VERSION,
+      id: runId,
+      kind: "chat",
+      created_at: new Date().toISOString(),
+      model_id: info.modelId,
+      engine: info.kind,
+      prompt_sha256: await sha256Text(prompt),
+      answer_sha256: outcome === "return_direct" ? await sha256Json(result) : answer !== undefined ? await sha256Text(answer) : null,
+      tools_file_sha256: toolset?.tools_file_sha256 ?? null,
+      active_set_sha256: toolset?.active_set_sha256 ?? null,
+      schema_generator_version: toolset?.schema_generator_version ?? null,
+      tool_instruction_mode: contract ? "contract" : "none",
+      tool_instruction_sha256: contractSha,
+      imprint_id: null,
+      outcome,
+      code,
+      network_used_by_edge: false,
+      calls,
+      ...(options.includeText ? { text: { prompt, ...(answer !== undefined ? { answer } : {}) } } : {}),
+    };
+    const receipt = options.store ? await appendReceipt(options.store, body) : body;
+    return {
+      ok: outcome === "answered" || outcome === "return_direct",
+      outcome,
+      run_id: runId,
+      ...(answer !== undefined ? { answer } : {}),
+      ...(outcome === "return_direct" ? { result } : {}),
+      ...(error ? { error } : {}),
+      receipt,
+    };
+  }
+
+  return {
+    toolset,
+    contract,
+    runtime,
+    chat,
+    reset() {
+      history = [];
+    },
+  };
+}
+
+function safeValidate(schema: JsonObject, args: JsonObject): { valid: boolean; detail: string } {
+  try {
+    const check = validateAgainst(schema, args);
+    return { valid: check.valid, detail: describeSchemaErrors(check.errors) };
+  } catch (err) {
+    return { valid: false, detail: String(err) };
+  }
+}
+
+const STATUS: Record<ToolExecution["status"], CallStatus> = {
+  ok: "ok",
+  denied: "failed_closed",
+  blocked: "failed_closed",
+  failed: "failed_closed",
+  timeout: "failed_closed",
+  aborted: "aborted",
+};
+
+async function callReceipt(
+  runtime: ToolRuntime,
+  execution: ToolExecution,
+  args: JsonObject,
+  report: ToolCallReport | undefined,
+  includeText: boolean,
+): Promise<CallReceipt> {
+  const def = runtime.get(execution.name);
+  const code = execution.error?.code;
+  const status: CallStatus = code === "tool_confirmation_required" ? "pending_confirmation" : STATUS[execution.status];
+  return {
+    call_id: execution.id,
+    tool_name: execution.name,
+    execution_level: def?.executionLevel ?? null,
+    args_sha256: report?.args_sha256 ?? (await safeHash(args)),
+    result_sha256: report?.result_sha256 ?? (execution.status === "ok" ? await safeHash(execution.result) : null),
+    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || null,
+    tools_file_sha256_verified: report?.tools_file_sha256_verified ?? false,
+    runner_secret_verified: report?.runner_secret_verified ?? false,
+    network_used_by_edge: false,
+    status,
+    ...(code ? { code } : {}),
+    duration_ms: execution.duration_ms,
+    ...(includeText ? { arguments: args } : {}),
+  };
+}
+
+async function safeHash(value: unknown): Promise<Sha256 | null> {
+  try {
+    return await sha256Json(value);
+  } catch {
+    return null;
+  }
+}
+
+async function appendReceipt(store: ReceiptStore, body: ReceiptBody): Promise<Receipt> {
+  try {
+    return await store.append(body);
+  } catch (err) {
+    if (err instanceof EdgeError) throw err;
+    throw new EdgeError("storage_failed", { receipt: body, reason: String(err) });
+  }
+}
+
+/** One prompt in a fresh session: freeze, run, done. */
+export async function chat(options: ChatSessionOptions & { prompt: string } & ChatTurnOptions): Promise<ChatRun> {
+  const session = await createChatSession(options);
+  return session.chat(options.prompt, options);
+}

@@ -1,0 +1,45 @@
+// Command dispatch for `edge`. Each command lives in its own file; this one only routes.
+import { toErrorJson } from "../contract/errors.ts";
+import { EXIT_FAILED, EXIT_USAGE, printJson, UsageError, usageErrorJson, type CliIO } from "./io.ts";
+import { receiptsCommand } from "./receipts.ts";
+import { toolsCommand } from "./tools.ts";
+
+export const HELP = `edge — Edge Web command line
+
+Usage:
+  edge tools validate FILE [--tool NAME]... [--tool-tag TAG]... [--json]
+  edge tools inspect  FILE [--tool NAME]... [--tool-tag TAG]... [--json]
+  edge tools call     FILE TOOL --args JSON [--timeout-ms N] [--json]
+  edge receipts list [--json]          receipts stored under $EDGE_DATA_DIR, oldest first
+  edge receipts show ID [--json]
+  edge receipts export                 JSON Lines to stdout, oldest first
+  edge receipts verify FILE [--json]   exit 0 if the chain holds, 1 at the first broken link
+
+Exit codes: 0 valid / ok, 1 invalid / failed closed, 2 usage error.
+Discovery imports FILE inside an isolated Pyodide runner: its top-level code runs.
+Only point edge at tool files you trust.
+`;
+
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const json = argv.includes("--json");
+  try {
+    const [group, ...rest] = argv;
+    if (!group || group === "--help" || group === "-h" || group === "help") {
+      io.out(HELP);
+      return group ? 0 : EXIT_USAGE;
+    }
+    if (group === "tools") return await toolsCommand(rest, io);
+    if (group === "receipts") return await receiptsCommand(rest, io);
+    throw new UsageError(`Unknown command "${group}".`);
+  } catch (err) {
+    if (err instanceof UsageError || (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS"))) {
+      if (json) printJson(io, { ok: false, error: usageErrorJson(err.message) });
+      else io.err(`edge: ${err.message}\n\n${HELP}`);
+      return EXIT_USAGE;
+    }
+    const e = toErrorJson(err);
+    if (json) printJson(io, { ok: false, error: e });
+    else io.err(`edge: ${e.code}: ${e.message}\n`);
+    return EXIT_FAILED;
+  }
+}

@@ -1,0 +1,76 @@
+// The one ajv instance: strict mode, union types allowed, compiled validators cached by the
+// schema's sha256 (canonical JSON), so a schema compiled once for a session is reused by every
+// call. Used for tool arguments (chat loop) and for declared output_schema (runner host).
+import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+import { canonicalJson } from "./hash.ts";
+
+// ajv ships CommonJS with `exports.default`; under ESM interop the class sits on `.default`.
+const Ajv = ((AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule) as typeof AjvModule;
+
+const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
+
+/** Cache key: the canonical JSON text itself (exact, and cheaper than hashing synchronously). */
+const cache = new Map<string, ValidateFunction>();
+const CACHE_LIMIT = 256;
+
+/** Compile (or reuse) a validator. Throws ajv's error when the schema is invalid in strict mode. */
+export function compileSchema(schema: object): ValidateFunction {
+  const key = canonicalJson(schema);
+  let validate = cache.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+    cache.set(key, validate);
+  }
+  return validate;
+}
+
+export interface SchemaCheck {
+  valid: boolean;
+  /** ajv's errors, trimmed to what a person needs. */
+  errors: SchemaError[];
+}
+
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  message: string;
+  params: Record<string, unknown>;
+}
+
+/** Validate a value; a schema that does not compile is reported as one error (keyword "schema"). */
+export function validateAgainst(schema: object, value: unknown): SchemaCheck {
+  let validate: ValidateFunction;
+  try {
+    validate = compileSchema(schema);
+  } catch (err) {
+    return { valid: false, errors: [{ instancePath: "", keyword: "schema", message: String((err as Error).message ?? err), params: {} }] };
+  }
+  if (validate(value)) return { valid: true, errors: [] };
+  return { valid: false, errors: (validate.errors ?? []).map(toSchemaError) };
+}
+
+function toSchemaError(e: ErrorObject): SchemaError {
+  return { instancePath: e.instancePath, keyword: e.keyword, message: e.message ?? e.keyword, params: { ...e.params } };
+}
+
+/** Why `schema` does not compile in strict mode, or null when it does. */
+export function schemaCompileError(schema: object): string | null {
+  try {
+    compileSchema(schema);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** One line per problem, for messages a person reads. */
+export function describeSchemaErrors(errors: readonly SchemaError[]): string {
+  return errors
+    .map((e) => {
+      const p = e.params as { additionalProperty?: string; missingProperty?: string };
+      const extra = p.additionalProperty ? ` (${p.additionalProperty})` : p.missingProperty ? ` (${p.missingProperty})` : "";
+      return `${e.instancePath || "/"} ${e.message}${extra}`;
+    })
+    .join("; ");
+}

@@ -1,0 +1,141 @@
+// The Engine seam: the tool loop talks to a language model only through this interface.
+// Two implementations: WebLLMEngine (the real one: web-llm in a worker, WebGPU) and
+// ScriptedEngine (replays a script; tests and the explicitly labelled demo). Nothing here
+// imports web-llm, so the core can depend on this file without pulling 6 MB into its bundle.
+import { EdgeError } from "../contract/errors.ts";
+
+export type ChatRole = "system" | "user" | "assistant" | "tool";
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+/** A structural tag as web-llm 0.2.86 (web-xgrammar) accepts it: `{type, format}` where format
+ *  is one of any_text, const_string, grammar, json_schema, regex, sequence, or, tag, … */
+export interface StructuralTag {
+  type: "structural_tag";
+  format: StructuralTagFormat;
+}
+export type StructuralTagFormat =
+  | { type: "json_schema"; json_schema: Record<string, unknown> | boolean }
+  | { type: "regex"; pattern: string }
+  | { type: "const_string"; value: string }
+  | { type: "any_text"; excludes?: string[] }
+  | { type: "or"; elements: StructuralTagFormat[] }
+  | { type: "sequence"; elements: StructuralTagFormat[] }
+  | { type: "tag"; begin: string; content: StructuralTagFormat; end: string };
+
+/** The `response_format` of web-llm's chat API (same field names, so it is passed through). */
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object"; schema?: string }
+  | { type: "grammar"; grammar: string }
+  | { type: "structural_tag"; structural_tag: StructuralTag | string };
+
+export type LoadPhase = "download" | "compile" | "ready";
+
+export interface LoadProgress {
+  /** Overall progress of the load, 0..1, never decreasing within one load. */
+  progress: number;
+  /** The engine's own human-readable status line. */
+  text: string;
+  phase: LoadPhase;
+}
+
+export type ProgressListener = (p: LoadProgress) => void;
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  responseFormat?: ResponseFormat;
+  maxTokens?: number;
+  temperature?: number;
+  signal?: AbortSignal;
+  /** Called with each new piece of text as it is generated. */
+  onToken?: (delta: string) => void;
+}
+
+export interface ChatUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  totalTokens?: number;
+  prefillTokensPerS?: number;
+  decodeTokensPerS?: number;
+  /** Seconds spent compiling the guided-decoding grammar (web-llm's `grammar_init_s`). */
+  grammarInitS?: number;
+  grammarPerTokenS?: number;
+}
+
+export interface ChatResult {
+  /** The full generated text (the concatenation of every onToken delta). */
+  text: string;
+  /** Why generation stopped: "stop" (natural end), "length" (maxTokens or context). */
+  finishReason?: "stop" | "length";
+  usage?: ChatUsage;
+}
+
+/** What identifies the exact model that produced an answer (receipts, imprints). */
+export interface ModelFingerprint {
+  modelId: string;
+  /** URL of the compiled model library (.wasm). */
+  modelLib?: string;
+  /** Base URL of the weights and config (mlc-chat-config.json, tensor cache). */
+  modelUrl?: string;
+  /** SRI hashes pinned in the model record, when present. */
+  integrity?: {
+    config?: string;
+    model_lib?: string;
+    tokenizer?: Record<string, string>;
+  };
+  /** web-llm's model-library version folder, e.g. "v0_2_86/base". */
+  runtimeVersion?: string;
+  /** Whether this variant needs the `shader-f16` WebGPU feature. */
+  shaderF16?: boolean;
+}
+
+export interface EngineInfo {
+  kind: "webllm" | "scripted";
+  modelId: string;
+  label: string;
+  fingerprint?: ModelFingerprint;
+}
+
+export interface Engine {
+  info(): EngineInfo;
+  /** Download (or reuse cached) weights and compile. Rejects with an EdgeError from the table. */
+  load(onProgress?: ProgressListener, signal?: AbortSignal): Promise<void>;
+  /** Generate one assistant turn; streams via request.onToken, resolves with the full text. */
+  chat(request: ChatRequest): Promise<ChatResult>;
+  /** Stop the generation in progress (its chat() rejects with `aborted`). */
+  abort(): void;
+  /** Free the model (and its worker); load() again before the next chat(). */
+  unload(): Promise<void>;
+}
+
+const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool"]);
+
+/**
+ * The message rules both engines enforce, so a loop tested against the scripted engine does not
+ * break on the real one: at least one message; a system message only first; the last message from
+ * the user or a tool (the model answers it); every content a string.
+ */
+export function validateMessages(messages: readonly ChatMessage[]): void {
+  const bad = (reason: string, index?: number): never => {
+    throw new EdgeError("invalid_argument", { reason, index }, `Invalid chat messages: ${reason}.`);
+  };
+  if (!Array.isArray(messages) || messages.length === 0) bad("at least one message is needed");
+  messages.forEach((m, i) => {
+    if (m === null || typeof m !== "object" || !ROLES.has(m.role)) bad(`message ${i} has an unknown role`, i);
+    if (typeof m.content !== "string") bad(`message ${i} has non-string content`, i);
+    if (m.role === "system" && i !== 0) bad(`the system message must be the first message (found at ${i})`, i);
+  });
+  const last = messages[messages.length - 1]!;
+  if (last.role !== "user" && last.role !== "tool") {
+    bad("the last message must come from the user or a tool", messages.length - 1);
+  }
+}
+
+/** The `aborted` error both engines reject with. */
+export function abortedError(details: Record<string, unknown> = {}): EdgeError {
+  return new EdgeError("aborted", { stage: "generation", ...details });
+}

@@ -1,0 +1,91 @@
+// WebGPU detection, done by us before web-llm is involved: web-llm fetches the model's config
+// and library before it checks the GPU, so without this a machine with no GPU would first see a
+// download (or a "Failed to fetch"), not the real reason. Used on the page (model picker) and in
+// the llm worker (where web-llm actually runs; its adapter is the one that counts).
+import { EdgeError } from "../contract/errors.ts";
+
+/** The part of a GPUAdapter we read (TypeScript's DOM lib has no WebGPU types). */
+export interface GpuAdapterLike {
+  readonly features: { has(feature: string): boolean; forEach?(cb: (value: string) => void): void };
+  readonly info?: { vendor?: string; architecture?: string; device?: string; description?: string };
+  readonly isFallbackAdapter?: boolean;
+}
+
+export interface GpuLike {
+  requestAdapter(options?: { powerPreference?: "low-power" | "high-performance" }): Promise<GpuAdapterLike | null>;
+}
+
+export interface WebGPUAdapterSummary {
+  vendor: string;
+  architecture: string;
+  description: string;
+  /** Chromium reports SwiftShader (CPU) adapters as fallback adapters. */
+  isFallbackAdapter: boolean;
+}
+
+export type WebGPUProbe =
+  | { available: true; shaderF16: boolean; features: string[]; adapter: WebGPUAdapterSummary }
+  | { available: false; reason: "no_webgpu_api" | "no_adapter" | "request_failed"; message: string };
+
+/** The global `navigator.gpu` when the platform has one (page or worker). */
+export function platformGpu(): GpuLike | undefined {
+  const nav = (globalThis as { navigator?: { gpu?: GpuLike } }).navigator;
+  return nav?.gpu ?? undefined;
+}
+
+/** Ask for an adapter; never throws. The result is plain data (it crosses postMessage). */
+export async function probeWebGPU(gpu: GpuLike | undefined = platformGpu()): Promise<WebGPUProbe> {
+  if (!gpu || typeof gpu.requestAdapter !== "function") {
+    return {
+      available: false,
+      reason: "no_webgpu_api",
+      message:
+        "This browser has no WebGPU API (navigator.gpu is missing). Use a recent Chrome or Edge (113 or later) over https or localhost, or pick the scripted demo engine.",
+    };
+  }
+  let adapter: GpuAdapterLike | null;
+  try {
+    // The same power preference web-llm asks for, so we see the adapter it will get.
+    adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
+  } catch (e) {
+    return {
+      available: false,
+      reason: "request_failed",
+      message: `Asking the browser for a WebGPU adapter failed (${String(e)}). Enable hardware acceleration in the browser settings, or pick the scripted demo engine.`,
+    };
+  }
+  if (!adapter) {
+    return {
+      available: false,
+      reason: "no_adapter",
+      message:
+        "WebGPU is present but the browser gave no GPU adapter (no usable GPU, a blocklisted driver, or hardware acceleration turned off). Turn on hardware acceleration (chrome://settings/system) or try chrome://flags/#enable-unsafe-webgpu, use a machine with a GPU, or pick the scripted demo engine.",
+    };
+  }
+  const features: string[] = [];
+  adapter.features.forEach?.((f) => features.push(f));
+  features.sort();
+  return {
+    available: true,
+    shaderF16: adapter.features.has("shader-f16"),
+    features,
+    adapter: {
+      vendor: adapter.info?.vendor ?? "",
+      architecture: adapter.info?.architecture ?? "",
+      description: adapter.info?.description ?? "",
+      isFallbackAdapter: adapter.isFallbackAdapter ?? false,
+    },
+  };
+}
+
+/** The error a failed probe becomes (the table's code, the probe's specific sentence). */
+export function webgpuUnavailableError(probe: Extract<WebGPUProbe, { available: false }>, where: "page" | "worker"): EdgeError {
+  return new EdgeError("webgpu_unavailable", { reason: probe.reason, where }, probe.message);
+}
+
+/** Probe and throw `webgpu_unavailable` when there is no adapter. */
+export async function detectWebGPU(gpu?: GpuLike): Promise<Extract<WebGPUProbe, { available: true }>> {
+  const probe = await probeWebGPU(gpu ?? platformGpu());
+  if (!probe.available) throw webgpuUnavailableError(probe, "page");
+  return probe;
+}

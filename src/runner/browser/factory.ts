@@ -1,0 +1,39 @@
+// The browser's RunnerWorkerFactory: every worker the pool host spawns is a classic worker inside
+// the long-lived sandbox frame. The pool host never touches a Worker directly.
+import type { PyodideAssets } from "../../workers/protocol.ts";
+import type { RunnerWorkerFactory, RunnerWorkerHandle } from "../pool.ts";
+import type { RunnerSandbox } from "./sandbox.ts";
+
+/** What goes in boot messages: the frame replaces it with the Pyodide bytes it holds. */
+const FRAME_HELD_ASSETS: PyodideAssets = { kind: "bytes", files: {} };
+
+export function sandboxWorkerFactory(sandbox: RunnerSandbox): RunnerWorkerFactory {
+  return {
+    pyodideAssets: () => FRAME_HELD_ASSETS,
+    spawn(): RunnerWorkerHandle {
+      const job = sandbox.spawn();
+      let exitHandler: ((reason: string) => void) | undefined;
+      let exited: string | undefined;
+      const exit = (reason: string): void => {
+        if (exited !== undefined) return;
+        exited = reason;
+        exitHandler?.(reason);
+      };
+      // A worker error (uncaught exception, failed start, out of memory) is its end: a browser
+      // worker has no exit event, so the frame's error report is the exit.
+      job.onError((error) => {
+        job.terminate();
+        exit(`runner worker error: ${error.message}`);
+      });
+      return {
+        post: (msg, transfer) => job.post(msg, transfer),
+        onMessage: (handler) => job.onMessage(handler),
+        onExit: (handler) => {
+          exitHandler = handler;
+          if (exited !== undefined) handler(exited);
+        },
+        terminate: () => job.terminate(),
+      };
+    },
+  };
+}

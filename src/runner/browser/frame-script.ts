@@ -1,0 +1,147 @@
+// The sandbox frame's only script, and the srcdoc that carries it.
+//
+// The frame is `<iframe sandbox="allow-scripts">` without allow-same-origin, so its origin is
+// opaque: it has no access to the app's IndexedDB, localStorage, Cache Storage or cookies. Its
+// meta CSP allows exactly this script (by hash), blob: scripts/workers and wasm compilation, and
+// no connections at all. Workers started from blob: URLs inherit that policy.
+//
+// What the script does, and nothing else:
+//  * accepts ONE control MessagePort from its parent window (first message whose source is the
+//    parent; everything else is ignored);
+//  * `init`: keeps Pyodide's file bytes, compiles the wasm once, makes a blob: URL of the bundled
+//    runner worker (a classic script);
+//  * `spawn`: starts one classic worker for one job and wires it to the job's own MessagePort;
+//    host → worker envelopes are unpacked (the host is trusted), worker → host messages are
+//    relayed as they are — never read, parsed or evaluated here, because they may be tool output;
+//  * `terminate`: ends one worker.
+// It is plain ES2020 in a string (not a bundled module) so its sha256 is stable and can be
+// pinned in the CSP.
+
+export const FRAME_SCRIPT = `"use strict";
+(() => {
+  let control = null;
+  let workerUrl = null;
+  let wasmModule = null;
+  let pyodideFiles = null;
+  let lockFileContents = null;
+  const snapshots = new Map();
+  const jobs = new Map();
+  const send = (message) => control.postMessage(message);
+  const describe = (err) => String((err && err.message) || err);
+
+  addEventListener("message", (event) => {
+    if (control !== null || event.source !== parent) return;
+    const data = event.data;
+    if (!data || data.type !== "edge-sandbox-connect" || event.ports.length !== 1) return;
+    control = event.ports[0];
+    control.onmessage = (e) => {
+      onControl(e.data).catch((err) => send({ type: "frame-error", message: describe(err) }));
+    };
+    send({ type: "connected" });
+  });
+
+  async function onControl(msg) {
+    if (!msg || typeof msg.type !== "string") return;
+    if (msg.type === "init") {
+      const t0 = performance.now();
+      try {
+        pyodideFiles = msg.files;
+        lockFileContents = msg.lockFileContents;
+        workerUrl = URL.createObjectURL(new Blob([msg.workerCode], { type: "text/javascript" }));
+        wasmModule = await WebAssembly.compile(msg.wasm);
+        send({ type: "inited", compileMs: performance.now() - t0 });
+      } catch (err) {
+        send({ type: "init-failed", message: describe(err) });
+      }
+    } else if (msg.type === "spawn") {
+      spawn(msg.jobId, msg.port);
+    } else if (msg.type === "terminate") {
+      const job = jobs.get(msg.jobId);
+      if (!job) return;
+      jobs.delete(msg.jobId);
+      job.worker.terminate();
+      job.port.close();
+    } else if (msg.type === "drop-snapshot") {
+      snapshots.delete(msg.snapshotId);
+    }
+  }
+
+  function spawn(jobId, port) {
+    if (typeof jobId !== "string" || jobs.has(jobId) || !port || workerUrl === null) {
+      send({ type: "worker-error", jobId, message: "sandbox frame cannot start this job" });
+      return;
+    }
+    const worker = new Worker(workerUrl, { name: "edge-runner" });
+    jobs.set(jobId, { worker, port });
+    // Relay only. The data is never inspected here.
+    worker.onmessage = (e) => port.postMessage(e.data);
+    worker.onerror = (e) => {
+      e.preventDefault();
+      send({ type: "worker-error", jobId, message: String(e.message || "runner worker failed to start or crashed") });
+    };
+    worker.onmessageerror = () => send({ type: "worker-error", jobId, message: "runner worker sent an unreadable message" });
+    // The compiled module goes first; the worker entry takes it before the runner core starts.
+    worker.postMessage({ type: "edge-sandbox-wasm", module: wasmModule });
+    port.onmessage = (e) => {
+      const env = e.data;
+      if (!env) return;
+      if (env.kind === "boot") {
+        let snapshot;
+        if (env.snapshot) {
+          if (env.snapshot.bytes) snapshots.set(env.snapshot.id, env.snapshot.bytes);
+          snapshot = snapshots.get(env.snapshot.id);
+          if (!snapshot) {
+            send({ type: "worker-error", jobId, message: "sandbox frame lost the memory snapshot" });
+            return;
+          }
+        }
+        const boot = Object.assign({}, env.boot, {
+          pyodide: { kind: "bytes", files: pyodideFiles, lockFileContents: lockFileContents },
+        });
+        if (snapshot) boot.snapshot = snapshot;
+        worker.postMessage(boot);
+      } else if (env.kind === "relay") {
+        worker.postMessage(env.message);
+      }
+    };
+  }
+})();
+`;
+
+export async function cspHashOf(script: string): Promise<string> {
+  if (!globalThis.crypto?.subtle) {
+    throw new Error("The runner sandbox needs WebCrypto (a secure context: https:// or http://localhost).");
+  }
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(script));
+  let binary = "";
+  for (const b of new Uint8Array(digest)) binary += String.fromCharCode(b);
+  return `sha256-${btoa(binary)}`;
+}
+
+/** The frame's Content-Security-Policy: its own script by hash, blob: workers, wasm, no connections. */
+export function frameCsp(scriptHash: string): string {
+  return [
+    "default-src 'none'",
+    `script-src '${scriptHash}' blob: 'wasm-unsafe-eval'`,
+    "worker-src blob:",
+    "connect-src 'none'",
+    "img-src 'none'",
+    "style-src 'none'",
+    "font-src 'none'",
+    "media-src 'none'",
+    "object-src 'none'",
+    "frame-src 'none'",
+    "child-src blob:",
+    "form-action 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+}
+
+function escapeAttr(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+export async function frameSrcdoc(): Promise<string> {
+  const csp = frameCsp(await cspHashOf(FRAME_SCRIPT));
+  return `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}"><script>${FRAME_SCRIPT}</script></head><body></body></html>`;
+}

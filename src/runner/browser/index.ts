@@ -1,0 +1,50 @@
+// createBrowserRunnerHost: the generic pool host (one fresh worker per job, spares, snapshot,
+// timeouts, HMAC checks) over workers that live in an opaque-origin sandbox frame with no
+// network and no access to the app's storage. See docs/security.md.
+import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions, type SnapshotStore } from "../pool.ts";
+import { sandboxWorkerFactory } from "./factory.ts";
+import { PYTHON_FILES } from "./python-files.ts";
+import { RunnerSandbox, type SandboxOptions, type SandboxTimings } from "./sandbox.ts";
+
+export { RunnerSandbox, type SandboxOptions, type SandboxTimings } from "./sandbox.ts";
+export { PYTHON_FILES } from "./python-files.ts";
+
+export interface BrowserRunnerHostOptions extends Partial<RunnerHostOptions>, SandboxOptions {}
+
+export interface BrowserRunnerHost extends PoolRunnerHost {
+  readonly sandbox: RunnerSandbox;
+  readonly timings: SandboxTimings;
+}
+
+/** Keeps the snapshot for the page's lifetime (the frame keeps its own copy for booting). */
+export function memorySnapshotStore(): SnapshotStore {
+  let held: Uint8Array | undefined;
+  return {
+    get: async () => held,
+    put: async (bytes) => {
+      held = bytes;
+    },
+    discard: async () => {
+      held = undefined;
+    },
+  };
+}
+
+/** Fetch Pyodide, start the sandbox frame, and return a RunnerHost whose workers run in it. */
+export async function createBrowserRunnerHost(options: BrowserRunnerHostOptions = {}): Promise<BrowserRunnerHost> {
+  const sandbox = await RunnerSandbox.create(options);
+  const pool = createRunnerHost(sandboxWorkerFactory(sandbox), {
+    ...options,
+    pythonFiles: options.pythonFiles ?? PYTHON_FILES,
+    snapshot: options.snapshot === undefined ? memorySnapshotStore() : options.snapshot,
+  });
+  return {
+    ...pool,
+    sandbox,
+    timings: sandbox.timings,
+    async close() {
+      await pool.close();
+      sandbox.dispose();
+    },
+  };
+}

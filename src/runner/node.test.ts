@@ -1,0 +1,362 @@
+// The Node RunnerHost end to end: real Pyodide in real worker_threads, the real edge_runner.py.
+// One host (with spares and a snapshot) is shared by the file to keep its runtime reasonable.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sha256Bytes, sha256Json, utf8, type Sha256 } from "../contract/hash.ts";
+import type { JsonObject } from "../contract/types.ts";
+import type { CallOutcome } from "./host.ts";
+import { createNodeRunnerHost, diskSnapshotStore, fileSource, readRunnerPythonFiles, snapshotKey } from "./node.ts";
+import type { PoolRunnerHost } from "./pool.ts";
+
+const TOOLS = `
+import json, os, sys, time
+from edgestudio.tools import edge_tool
+
+COUNT = 0
+print("TOPLEVEL-RAN")
+
+@edge_tool
+def add(a: int, b: int) -> dict:
+    """Add two integers."""
+    print("adding", a, b)
+    return {"sum": a + b}
+
+@edge_tool
+def spin() -> dict:
+    while True:
+        pass
+
+@edge_tool
+def nap() -> dict:
+    time.sleep(30)
+    return {"slept": True}
+
+@edge_tool
+def hog() -> dict:
+    block = bytearray(4 * 1024 ** 3)
+    return {"n": len(block)}
+
+@edge_tool
+def recurse() -> dict:
+    def down(n):
+        return down(n + 1) + 1
+    return {"n": down(0)}
+
+@edge_tool
+def recurse_unbounded() -> dict:
+    sys.setrecursionlimit(10 ** 7)
+    def down(n):
+        return down(n + 1) + 1
+    return {"n": down(0)}
+
+@edge_tool
+def bye() -> dict:
+    sys.exit(3)
+
+@edge_tool
+def hard_exit() -> dict:
+    os._exit(1)
+
+@edge_tool
+def give_set() -> dict:
+    return {"s": {1, 2}}
+
+@edge_tool
+def give_bytes() -> dict:
+    return {"b": b"raw"}
+
+@edge_tool
+def give_nan() -> dict:
+    return {"x": float("nan")}
+
+@edge_tool
+def big() -> dict:
+    return {"text": "x" * 100_000}
+
+SHAPE = {"type": "object", "properties": {"name": {"type": "string"}, "count": {"type": "integer"}},
+         "required": ["name", "count"], "additionalProperties": False}
+
+@edge_tool(output_schema=SHAPE)
+def shaped(mode: str) -> dict:
+    if mode == "ok":
+        return {"name": "a", "count": 1}
+    if mode == "missing":
+        return {"name": "a"}
+    if mode == "extra":
+        return {"name": "a", "count": 1, "more": True}
+    return {"name": "a", "count": "one"}
+
+@edge_tool
+def fail(value: str) -> dict:
+    raise ValueError(f"bad input value {value}")
+
+@edge_tool
+def shout() -> dict:
+    chunk = "y" * 1023
+    for _ in range(10 * 1024):
+        print(chunk)
+    return {"printed": True}
+
+@edge_tool
+def forge() -> dict:
+    import hashlib, js
+    from pyodide.ffi import to_js
+    result = {"forged": True}
+    text = json.dumps(result, separators=(",", ":"))
+    reply = json.dumps({"ok": True, "result": result, "stderr": "", "tools_file_sha256_verified": True,
+                        "result_sha256": "sha256:" + hashlib.sha256(text.encode()).hexdigest()})
+    for job_id in ("0" * 32, ""):
+        js.postMessage(to_js({"type": "done", "jobId": job_id, "reply": reply, "hmac": "0" * 64},
+                             dict_converter=js.Object.fromEntries))
+    return {"honest": True}
+
+@edge_tool
+def bump() -> dict:
+    global COUNT
+    COUNT += 1
+    import builtins
+    leaked = getattr(builtins, "_edge_leak", 0)
+    builtins._edge_leak = leaked + 1
+    return {"count": COUNT, "leaked": leaked, "modules": sorted(sys.modules)}
+`;
+
+let dir: string;
+let cacheDir: string;
+let toolsPath: string;
+let bytes: Uint8Array;
+let sha: Sha256;
+let host: PoolRunnerHost;
+let shapeSchema: JsonObject | null = null;
+
+const FAST = 2_000; // timeout for the runaway tools; the normal calls keep the 10 s default
+
+function call(toolName: string, args: JsonObject = {}, extra: { timeoutMs?: number; outputSchema?: JsonObject | null; h?: PoolRunnerHost } = {}): Promise<CallOutcome> {
+  return (extra.h ?? host).call({
+    bytes,
+    expectedSha256: sha,
+    filename: "tools.py",
+    toolName,
+    args,
+    outputSchema: extra.outputSchema ?? null,
+    ...(extra.timeoutMs ? { timeoutMs: extra.timeoutMs } : {}),
+  });
+}
+
+async function expectNextCallWorks(): Promise<void> {
+  const next = await call("add", { a: 40, b: 2 });
+  expect(next.error).toBeUndefined();
+  expect(next.ok).toBe(true);
+  expect(next.result).toEqual({ sum: 42 });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "edge-runner-test-"));
+  cacheDir = join(dir, "cache");
+  toolsPath = join(dir, "tools.py");
+  await writeFile(toolsPath, TOOLS);
+  bytes = await fileSource(toolsPath).read();
+  sha = await sha256Bytes(bytes);
+  host = createNodeRunnerHost({ cacheDir, spares: 2 });
+  await host.warm(); // builds the snapshot in the background worker, then boots spares from it
+}, 120_000);
+
+afterAll(async () => {
+  await host?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("discovery", () => {
+  it("lists the file's tools with schemas and the frozen hash", async () => {
+    const d = await host.discover({ bytes, expectedSha256: sha, filename: "tools.py" });
+    expect(d.errors).toEqual([]);
+    expect(d.ok).toBe(true);
+    expect(d.tools_file_sha256).toBe(sha);
+    expect(d.schema_generator_version).toBe("edge.tools.schema.v1");
+    const names = d.tools.map((t) => t.schema.name);
+    expect(names.slice(0, 3)).toEqual(["add", "spin", "nap"]);
+    const add = d.tools[0]!;
+    expect(add.schema.description).toBe("Add two integers.");
+    expect(add.schema.parameters).toEqual({
+      type: "object",
+      properties: { a: { type: "integer" }, b: { type: "integer" } },
+      required: ["a", "b"],
+      additionalProperties: false,
+    });
+    expect(d.stderr).toContain("TOPLEVEL-RAN");
+    shapeSchema = d.tools.find((t) => t.schema.name === "shaped")!.schema.output_schema;
+    expect(shapeSchema).not.toBeNull();
+  });
+
+  it("refuses bytes that do not match the frozen hash without running top-level code", async () => {
+    const wrong = await sha256Bytes(utf8("something else"));
+    const d = await host.discover({ bytes, expectedSha256: wrong, filename: "tools.py" });
+    expect(d.ok).toBe(false);
+    expect(d.errors.map((e) => e.code)).toEqual(["tools_file_changed"]);
+    expect(d.tools).toEqual([]);
+    expect(d.stderr).not.toContain("TOPLEVEL-RAN");
+  });
+});
+
+describe("a call", () => {
+  it("returns the verified result with its hash and a verified runner secret", async () => {
+    const out = await call("add", { a: 2, b: 3 });
+    expect(out.error).toBeUndefined();
+    expect(out.ok).toBe(true);
+    expect(out.result).toEqual({ sum: 5 });
+    expect(out.result_sha256).toBe(await sha256Json({ sum: 5 }));
+    expect(out.tools_file_sha256_verified).toBe(true);
+    expect(out.runner_secret_verified).toBe(true);
+    expect(out.stderr).toContain("adding 2 3");
+    expect(out.callId).toMatch(/^call_[0-9a-f]+$/);
+  });
+
+  it("refuses a file edited between freeze and call, without importing it", async () => {
+    const edited = `${TOOLS}\nprint("EDITED")\n`;
+    await writeFile(toolsPath, edited);
+    const now = await fileSource(toolsPath).read();
+    expect(await sha256Bytes(now)).not.toBe(sha);
+    const out = await host.call({ bytes: now, expectedSha256: sha, filename: "tools.py", toolName: "add", args: { a: 1, b: 1 }, outputSchema: null });
+    expect(out.ok).toBe(false);
+    expect(out.error?.code).toBe("tools_file_changed");
+    expect(out.tools_file_sha256_verified).toBe(false);
+    expect(out.stderr).not.toContain("TOPLEVEL-RAN");
+    await writeFile(toolsPath, TOOLS);
+  });
+});
+
+describe("faults are contained and the next call works", () => {
+  const cases: Array<[string, string, JsonObject, readonly string[], number?]> = [
+    ["an infinite loop", "spin", {}, ["runner_timeout"], FAST],
+    ["time.sleep(30)", "nap", {}, ["runner_timeout"], FAST],
+    ["allocating 4 GB", "hog", {}, ["tool_raised", "runner_crashed"]],
+    ["deep recursion (RecursionError)", "recurse", {}, ["tool_raised"]],
+    // With the limit lifted, CPython 3.14 frames live on the heap: it runs until stopped or dies.
+    ["deep recursion with sys.setrecursionlimit(10**7)", "recurse_unbounded", {}, ["tool_raised", "runner_crashed", "runner_timeout"], FAST],
+    ["sys.exit()", "bye", {}, ["tool_raised", "runner_crashed"]],
+    ["os._exit(1)", "hard_exit", {}, ["runner_crashed"]],
+    ["returning a set", "give_set", {}, ["unsupported_tool_result"]],
+    ["returning bytes", "give_bytes", {}, ["unsupported_tool_result"]],
+    ["returning NaN", "give_nan", {}, ["unsupported_tool_result"]],
+    ["a 100 KB string", "big", {}, ["tool_result_oversized"]],
+  ];
+  for (const [label, tool, args, codes, timeoutMs] of cases) {
+    it(label, async () => {
+      const out = await call(tool, args, timeoutMs ? { timeoutMs } : {});
+      expect(out.ok).toBe(false);
+      expect(out.result).toBeUndefined();
+      expect(codes).toContain(out.error?.code);
+      await expectNextCallWorks();
+    });
+  }
+
+  it("a ValueError is tool_raised with the traceback in diagnostics", async () => {
+    const out = await call("fail", { value: "x1" });
+    expect(out.ok).toBe(false);
+    expect(out.error?.code).toBe("tool_raised");
+    expect(out.error?.message).toContain("bad input value x1");
+    expect(String(out.diagnostics?.traceback)).toContain("ValueError");
+    expect(String(out.diagnostics?.traceback)).toContain("tools.py");
+    await expectNextCallWorks();
+  });
+
+  for (const mode of ["missing", "extra", "wrong_type"]) {
+    it(`an output_schema violation (${mode}) is tool_result_schema_mismatch`, async () => {
+      const out = await call("shaped", { mode }, { outputSchema: shapeSchema });
+      expect(out.ok).toBe(false);
+      expect(out.error?.code).toBe("tool_result_schema_mismatch");
+      expect(out.runner_secret_verified).toBe(true);
+      const errors = out.diagnostics?.schema_errors as Array<{ keyword: string }>;
+      expect(errors.length).toBeGreaterThan(0);
+      const keyword = { missing: "required", extra: "additionalProperties", wrong_type: "type" }[mode];
+      expect(errors.map((e) => e.keyword)).toContain(keyword);
+    });
+  }
+
+  it("a result that matches its output_schema is delivered", async () => {
+    const out = await call("shaped", { mode: "ok" }, { outputSchema: shapeSchema });
+    expect(out.ok).toBe(true);
+    expect(out.result).toEqual({ name: "a", count: 1 });
+  });
+
+  it("printing 10 MB leaves a bounded stderr", async () => {
+    const out = await call("shout");
+    expect(out.ok).toBe(true);
+    expect(out.result).toEqual({ printed: true });
+    expect(out.stderr.length).toBeLessThan(20_000);
+    expect(out.stderr).toContain("not kept");
+    await expectNextCallWorks();
+  });
+
+  it("a reply forged by tool code through js.postMessage is rejected", async () => {
+    const out = await call("forge");
+    expect(out.ok).toBe(false);
+    expect(out.error?.code).toBe("runner_reply_unverified");
+    expect(out.runner_secret_verified).toBe(false);
+    expect(out.result).toBeUndefined();
+    await expectNextCallWorks();
+  });
+
+  it("an abort stops the running tool", async () => {
+    const controller = new AbortController();
+    const pending = host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: "spin", args: {}, outputSchema: null }, controller.signal);
+    setTimeout(() => controller.abort(), 300);
+    const out = await pending;
+    expect(out.ok).toBe(false);
+    expect(out.error?.code).toBe("aborted");
+    await expectNextCallWorks();
+  });
+});
+
+describe("snapshot-started runners", () => {
+  let snapHost: PoolRunnerHost;
+  beforeAll(async () => {
+    // Same cache directory: this host finds the snapshot the first host made and boots only from it.
+    snapHost = createNodeRunnerHost({ cacheDir, spares: 1 });
+    await snapHost.warm();
+  }, 60_000);
+  afterAll(async () => {
+    await snapHost?.close();
+  });
+
+  it("the snapshot is on disk under a key of the Pyodide version and the runner files", async () => {
+    const key = snapshotKey(await readRunnerPythonFiles());
+    const stored = await diskSnapshotStore(cacheDir, key).get();
+    expect(stored?.byteLength).toBeGreaterThan(1_000_000);
+    expect(await diskSnapshotStore(cacheDir, key.replace(/^./, (c) => (c === "0" ? "1" : "0"))).get()).toBeUndefined();
+  });
+
+  it("still refuses a wrong hash", async () => {
+    const wrong = await sha256Bytes(utf8("other"));
+    const out = await snapHost.call({ bytes, expectedSha256: wrong, filename: "tools.py", toolName: "add", args: { a: 1, b: 2 }, outputSchema: null });
+    expect(out.error?.code).toBe("tools_file_changed");
+    expect(out.stderr).not.toContain("TOPLEVEL-RAN");
+  });
+
+  it("keeps no state between jobs nor from the snapshot maker", async () => {
+    const first = await call("bump", {}, { h: snapHost });
+    const second = await call("bump", {}, { h: snapHost });
+    expect(first.ok && second.ok).toBe(true);
+    expect(first.result?.count).toBe(1);
+    expect(second.result?.count).toBe(1);
+    expect(first.result?.leaked).toBe(0);
+    expect(second.result?.leaked).toBe(0);
+    expect(second.result?.modules).toEqual(first.result?.modules);
+    const stats = snapHost.stats();
+    expect(stats.plainBoots).toBe(0);
+    expect(stats.bootsFromSnapshot).toBeGreaterThanOrEqual(2);
+
+    // A plainly booted runner (no snapshot) sees exactly the same modules: the snapshot carries
+    // nothing the normal boot (Pyodide + edgestudio + edge_runner.preload) would not.
+    const plain = createNodeRunnerHost({ snapshot: false, spares: 0 });
+    try {
+      const fresh = await call("bump", {}, { h: plain });
+      expect(fresh.ok).toBe(true);
+      expect(fresh.result?.modules).toEqual(first.result?.modules);
+      expect(plain.stats().bootsFromSnapshot).toBe(0);
+    } finally {
+      await plain.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,482 @@
+// The generic RunnerHost: one fresh worker per job, a pool of booted-but-unused spares, a memory
+// snapshot to boot from, hard timeouts, and the reply checks of verify.ts. Environment-neutral:
+// an adapter (node.ts, the browser sandbox) only knows how to spawn a worker.
+import { EdgeError, errorJson, type ErrorCode } from "../contract/errors.ts";
+import { randomHex } from "../contract/hash.ts";
+import type { BootMessage, CallJobMessage, DiscoverJobMessage, PyodideAssets, PythonFiles } from "../../workers/protocol.ts";
+import type { CallJob, CallOutcome, DiscoverJob, DiscoverOutcome, RunnerHost } from "./host.ts";
+import {
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_STDERR_LIMIT,
+  failedDiscovery,
+  verifyCallReply,
+  verifyDiscoverReply,
+  type CallVerdict,
+} from "./verify.ts";
+
+/** One spawned worker, as the adapter exposes it. */
+export interface RunnerWorkerHandle {
+  post(msg: BootMessage | DiscoverJobMessage | CallJobMessage, transfer?: ArrayBuffer[]): void;
+  onMessage(handler: (msg: unknown) => void): void;
+  /** The worker exited or failed (uncaught error, OOM, process.exit); called at most once. */
+  onExit(handler: (reason: string) => void): void;
+  terminate(): void;
+}
+
+export interface RunnerWorkerFactory {
+  spawn(): RunnerWorkerHandle;
+  /** How the worker reaches Pyodide's files (sent in every boot message). */
+  pyodideAssets(): PyodideAssets;
+}
+
+/** Where memory snapshots are kept between hosts (disk in Node, IndexedDB/Cache in a browser). */
+export interface SnapshotStore {
+  get(): Promise<Uint8Array | undefined>;
+  put(bytes: Uint8Array): Promise<void>;
+  /** Forget a snapshot that failed to boot. */
+  discard?(): Promise<void>;
+}
+
+export interface RunnerHostOptions {
+  /** The runner's Python sources (edge_runner.py, edgestudio/…), or a loader for them. */
+  pythonFiles: PythonFiles | (() => Promise<PythonFiles>);
+  /** Per-job hard limit (default 10 000 ms); a job's own timeoutMs wins. */
+  timeoutMs?: number;
+  /** Booted-but-unused workers kept ready (default DEFAULT_SPARES; 0 = boot per job). */
+  spares?: number;
+  /** Snapshot store; null/undefined = always boot plainly. */
+  snapshot?: SnapshotStore | null;
+  /** Canonical JSON size limit of a result (default 65 536 bytes). */
+  maxResultBytes?: number;
+  /** Bound on captured print()/stderr per job (default 16 384 characters). */
+  stderrLimit?: number;
+  /** Limit for a worker's boot (default 60 000 ms) → runner_boot_failed. */
+  bootTimeoutMs?: number;
+}
+
+/** Chosen from bench/runner.bench.ts (see docs/runner.md): one spare hides boot for sequential
+ *  calls; a second costs another Pyodide heap and competes for the two cores during a burst. */
+export const DEFAULT_SPARES = 1;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_BOOT_TIMEOUT_MS = 60_000;
+
+export interface RunnerHostStats {
+  spares: number;
+  sparesReady: number;
+  snapshot: "unknown" | "loading" | "making" | "ready" | "absent" | "failed";
+  workersSpawned: number;
+  bootsFromSnapshot: number;
+  plainBoots: number;
+  lastBootMs?: number;
+}
+
+export interface PoolRunnerHost extends RunnerHost {
+  /** Resolves when the snapshot is settled (loaded, or made in the background) and the configured
+   *  number of spares is booted. Optional: jobs never wait for the snapshot. */
+  warm(): Promise<void>;
+  stats(): RunnerHostStats;
+}
+
+interface BootInfo {
+  bootMs: number;
+  fromSnapshot: boolean;
+}
+
+type JobEnd =
+  | { kind: "message"; msg: unknown }
+  | { kind: "timeout" }
+  | { kind: "crashed"; reason: string }
+  | { kind: "aborted" }
+  | { kind: "boot_failed"; reason: string };
+
+/** A worker from spawn to terminate. */
+class Runner {
+  state: "booting" | "ready" | "taken" | "dead" = "booting";
+  readonly ready: Promise<BootInfo>;
+  private resolveReady!: (info: BootInfo) => void;
+  private rejectReady!: (err: Error) => void;
+  private jobListener: ((end: JobEnd) => void) | undefined;
+
+  constructor(
+    private readonly handle: RunnerWorkerHandle,
+    readonly usesSnapshot: boolean,
+    private readonly onDeath: (runner: Runner) => void,
+  ) {
+    this.ready = new Promise<BootInfo>((resolve, reject) => {
+      this.resolveReady = resolve;
+      this.rejectReady = reject;
+    });
+    this.ready.catch(() => undefined); // observed by whoever takes the runner
+    handle.onMessage((msg) => this.onMessage(msg));
+    handle.onExit((reason) => this.onExit(reason));
+  }
+
+  boot(msg: BootMessage): void {
+    this.handle.post(msg);
+  }
+
+  private onMessage(msg: unknown): void {
+    if (this.state === "booting") {
+      const m = msg as { type?: unknown; bootMs?: unknown; fromSnapshot?: unknown; message?: unknown } | null;
+      if (m && m.type === "ready") {
+        this.state = "ready";
+        this.resolveReady({ bootMs: Number(m.bootMs) || 0, fromSnapshot: m.fromSnapshot === true });
+      } else {
+        this.kill(`boot: ${m && m.type === "fatal" ? String(m.message) : "unexpected message"}`);
+      }
+    } else if (this.state === "taken") {
+      const listener = this.jobListener;
+      this.jobListener = undefined;
+      listener?.({ kind: "message", msg });
+    } else if (this.state === "ready") {
+      // An idle spare has no business talking: no tool code ran in it, so this is a fault.
+      this.kill("an idle spare sent a message");
+    }
+  }
+
+  private onExit(reason: string): void {
+    if (this.state === "dead") return;
+    const wasBooting = this.state === "booting";
+    this.state = "dead";
+    if (wasBooting) this.rejectReady(new Error(reason));
+    const listener = this.jobListener;
+    this.jobListener = undefined;
+    listener?.({ kind: "crashed", reason });
+    this.onDeath(this);
+  }
+
+  /** Post one job; resolves with the first thing that ends it. */
+  run(job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal: AbortSignal | undefined): Promise<JobEnd> {
+    return new Promise<JobEnd>((resolve) => {
+      let settled = false;
+      const end = (e: JobEnd): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.jobListener = undefined;
+        this.kill("job finished");
+        resolve(e);
+      };
+      const onAbort = (): void => end({ kind: "aborted" });
+      const timer = setTimeout(() => end({ kind: "timeout" }), timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (this.state === "dead") return end({ kind: "crashed", reason: "the runner died before the job started" });
+      this.jobListener = end;
+      this.handle.post(job);
+    });
+  }
+
+  kill(reason: string): void {
+    if (this.state === "dead") return;
+    this.handle.terminate();
+    this.onExit(reason);
+  }
+}
+
+export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHostOptions): PoolRunnerHost {
+  const spareTarget = Math.max(0, Math.floor(options.spares ?? DEFAULT_SPARES));
+  const defaultTimeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const bootTimeout = options.bootTimeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS;
+  const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  const stderrLimit = options.stderrLimit ?? DEFAULT_STDERR_LIMIT;
+  const store = options.snapshot ?? null;
+
+  let closed = false;
+  const spares: Runner[] = [];
+  const live = new Set<Runner>();
+  let pythonFiles: Promise<PythonFiles> | undefined;
+  let snapshotState: RunnerHostStats["snapshot"] = store ? "unknown" : "absent";
+  let snapshotBytes: Uint8Array | undefined;
+  let snapshotReady: Promise<void> | undefined;
+  let maker: RunnerWorkerHandle | undefined;
+  let making: Promise<void> | undefined;
+  const stats = { workersSpawned: 0, bootsFromSnapshot: 0, plainBoots: 0, lastBootMs: undefined as number | undefined };
+
+  const files = (): Promise<PythonFiles> => {
+    pythonFiles ??= typeof options.pythonFiles === "function" ? options.pythonFiles() : Promise.resolve(options.pythonFiles);
+    return pythonFiles;
+  };
+
+  /** Load the stored snapshot once; when there is none, make one in a background worker. */
+  function settleSnapshot(): Promise<void> {
+    if (!store) return Promise.resolve();
+    snapshotReady ??= (async () => {
+      snapshotState = "loading";
+      try {
+        const bytes = await store.get();
+        if (bytes && bytes.byteLength > 0) {
+          snapshotBytes = bytes;
+          snapshotState = "ready";
+          return;
+        }
+      } catch {
+        // unreadable cache: same as none
+      }
+      snapshotState = "making";
+      making = makeSnapshot();
+    })();
+    return snapshotReady;
+  }
+
+  async function makeSnapshot(): Promise<void> {
+    if (!store || closed) return;
+    try {
+      const bytes = await new Promise<Uint8Array>((resolve, reject) => {
+        void files().then((pf) => {
+          if (closed) return reject(new Error("closed"));
+          const handle = factory.spawn();
+          maker = handle;
+          stats.workersSpawned++;
+          const timer = setTimeout(() => reject(new Error("snapshot boot timed out")), bootTimeout * 2);
+          handle.onMessage((msg) => {
+            clearTimeout(timer);
+            const m = msg as { type?: unknown; bytes?: unknown; message?: unknown } | null;
+            if (m && m.type === "snapshot" && m.bytes instanceof Uint8Array) resolve(m.bytes);
+            else reject(new Error(`snapshot worker: ${m && m.type === "fatal" ? String(m.message) : "unexpected message"}`));
+          });
+          handle.onExit((reason) => {
+            clearTimeout(timer);
+            reject(new Error(`snapshot worker exited: ${reason}`));
+          });
+          handle.post({ type: "boot", pythonFiles: pf, pyodide: factory.pyodideAssets(), makeSnapshot: true });
+        }, reject);
+      });
+      maker?.terminate();
+      maker = undefined;
+      if (closed) return;
+      snapshotBytes = bytes;
+      snapshotState = "ready";
+      await store.put(bytes).catch(() => undefined);
+    } catch {
+      maker?.terminate();
+      maker = undefined;
+      if (snapshotState === "making") snapshotState = "failed";
+    }
+  }
+
+  async function spawnRunner(allowSnapshot: boolean): Promise<Runner> {
+    const pf = await files();
+    const handle = factory.spawn();
+    stats.workersSpawned++;
+    const snap = allowSnapshot && snapshotState === "ready" ? snapshotBytes : undefined;
+    const runner = new Runner(handle, snap !== undefined, (r) => {
+      live.delete(r);
+      const i = spares.indexOf(r);
+      if (i >= 0) spares.splice(i, 1);
+    });
+    live.add(runner);
+    if (closed) runner.kill("host closed");
+    // The snapshot is copied (structured clone), never transferred or shared: tool code in one
+    // worker must not be able to write into the bytes the next worker boots from.
+    const boot: BootMessage = { type: "boot", pythonFiles: pf, pyodide: factory.pyodideAssets(), stderrLimit };
+    if (snap) boot.snapshot = snap;
+    runner.boot(boot);
+    const bootTimer = setTimeout(() => runner.kill("boot timed out"), bootTimeout);
+    runner.ready.then(
+      (info) => {
+        clearTimeout(bootTimer);
+        stats.lastBootMs = info.bootMs;
+        if (info.fromSnapshot) stats.bootsFromSnapshot++;
+        else stats.plainBoots++;
+      },
+      () => clearTimeout(bootTimer),
+    );
+    return runner;
+  }
+
+  let spawning = 0;
+  function refill(): void {
+    if (closed) return;
+    const idle = spares.filter((r) => r.state === "booting" || r.state === "ready").length + spawning;
+    for (let i = idle; i < spareTarget; i++) {
+      // A spare that fails to boot just drops out of the pool (onDeath); the next job refills it.
+      spawning++;
+      spawnRunner(true).then(
+        (runner) => {
+          spawning--;
+          if (runner.state !== "dead") spares.push(runner);
+        },
+        () => {
+          spawning--;
+        },
+      );
+    }
+  }
+
+  /** A booted runner for one job: a ready spare, else a booting one, else a fresh (cold) boot.
+   *  If a snapshot boot fails, the snapshot is dropped and the job gets one plain boot. */
+  async function acquire(): Promise<Runner> {
+    await settleSnapshot();
+    let runner = spares.find((r) => r.state === "ready") ?? spares.find((r) => r.state === "booting");
+    if (runner) spares.splice(spares.indexOf(runner), 1);
+    else runner = await spawnRunner(true);
+    runner.state = runner.state === "ready" ? "taken" : runner.state;
+    refill();
+    try {
+      await runner.ready;
+    } catch (err) {
+      if (!runner.usesSnapshot || closed) throw err;
+      snapshotState = "failed";
+      snapshotBytes = undefined;
+      await store?.discard?.().catch(() => undefined);
+      runner = await spawnRunner(false);
+      await runner.ready;
+    }
+    if (runner.state === "dead") throw new Error("the runner died after boot");
+    runner.state = "taken";
+    return runner;
+  }
+
+  /** Acquire a runner and run one job on it, with timeout and abort. */
+  async function runJob(job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal?: AbortSignal): Promise<JobEnd> {
+    if (closed) throw new EdgeError("invalid_argument", {}, "This RunnerHost is closed.");
+    if (signal?.aborted) return { kind: "aborted" };
+    let runner: Runner;
+    const acquiring = acquire();
+    try {
+      runner = await raceAbort(acquiring, signal);
+    } catch (err) {
+      if (signal?.aborted) {
+        acquiring.then((r) => r.kill("aborted"), () => undefined);
+        return { kind: "aborted" };
+      }
+      return { kind: "boot_failed", reason: err instanceof Error ? err.message : String(err) };
+    }
+    if (signal?.aborted) {
+      runner.kill("aborted");
+      return { kind: "aborted" };
+    }
+    return runner.run(job, timeoutMs, signal);
+  }
+
+  const host: PoolRunnerHost = {
+    async discover(job: DiscoverJob, signal?: AbortSignal): Promise<DiscoverOutcome> {
+      const started = performance.now();
+      const jobId = randomHex(16);
+      const msg: DiscoverJobMessage = {
+        type: "discover",
+        jobId,
+        source: job.bytes,
+        expectedSha256: job.expectedSha256,
+        filename: job.filename,
+      };
+      const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
+      const duration_ms = Math.round(performance.now() - started);
+      if (end.kind === "message") {
+        const fatal = fatalMessage(end.msg);
+        if (fatal === undefined) return { ...verifyDiscoverReply(end.msg, jobId, job.expectedSha256, stderrLimit), duration_ms };
+        return { ...failedDiscovery("runner_crashed", job.expectedSha256), duration_ms, diagnostics: { reason: fatal } };
+      }
+      const { code, diagnostics } = failure(end);
+      return { ...failedDiscovery(code, job.expectedSha256), duration_ms, diagnostics };
+    },
+
+    async call(job: CallJob, signal?: AbortSignal): Promise<CallOutcome> {
+      const started = performance.now();
+      const jobId = randomHex(16);
+      const callId = job.callId ?? `call_${randomHex(12)}`;
+      const secret = randomHex(32);
+      const msg: CallJobMessage = {
+        type: "call",
+        jobId,
+        source: job.bytes,
+        expectedSha256: job.expectedSha256,
+        filename: job.filename,
+        toolName: job.toolName,
+        argsJson: JSON.stringify(job.args),
+        callId,
+        secret,
+      };
+      const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
+      let verdict: CallVerdict;
+      if (end.kind === "message") {
+        const fatal = fatalMessage(end.msg);
+        if (fatal !== undefined) {
+          // The worker's own error path (the interpreter died under it); fail closed as a crash.
+          verdict = crashed(fatal);
+        } else {
+          verdict = await verifyCallReply(end.msg, { jobId, callId, secret, outputSchema: job.outputSchema, maxResultBytes, stderrLimit });
+        }
+      } else {
+        const { code, diagnostics } = failure(end);
+        verdict = { ok: false, tools_file_sha256_verified: false, runner_secret_verified: false, stderr: "", error: errorJson(code), diagnostics };
+      }
+      return { ...verdict, callId, duration_ms: Math.round(performance.now() - started) };
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      maker?.terminate();
+      maker = undefined;
+      for (const r of [...live]) r.kill("host closed");
+      spares.length = 0;
+    },
+
+    async warm(): Promise<void> {
+      await settleSnapshot();
+      await making;
+      refill();
+      await Promise.allSettled(spares.map((r) => r.ready));
+    },
+
+    stats(): RunnerHostStats {
+      return {
+        spares: spareTarget,
+        sparesReady: spares.filter((r) => r.state === "ready").length,
+        snapshot: snapshotState,
+        ...stats,
+      };
+    },
+  };
+  return host;
+}
+
+function crashed(reason: string): CallVerdict {
+  return {
+    ok: false,
+    tools_file_sha256_verified: false,
+    runner_secret_verified: false,
+    stderr: "",
+    error: errorJson("runner_crashed"),
+    diagnostics: { reason },
+  };
+}
+
+/** The reason of a worker's `fatal` message (untrusted text, for people), or undefined. */
+function fatalMessage(msg: unknown): string | undefined {
+  const m = msg as { type?: unknown; message?: unknown } | null;
+  if (!m || typeof m !== "object" || m.type !== "fatal") return undefined;
+  return `runner reported: ${String(m.message).slice(0, 4000)}`;
+}
+
+function failure(end: Exclude<JobEnd, { kind: "message" }>): { code: ErrorCode; diagnostics: Record<string, unknown> } {
+  switch (end.kind) {
+    case "timeout":
+      return { code: "runner_timeout", diagnostics: {} };
+    case "aborted":
+      return { code: "aborted", diagnostics: {} };
+    case "crashed":
+      return { code: "runner_crashed", diagnostics: { reason: end.reason } };
+    case "boot_failed":
+      return { code: "runner_boot_failed", diagnostics: { reason: end.reason } };
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}

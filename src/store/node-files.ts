@@ -1,0 +1,220 @@
+// Node file-storage primitives shared by the Node stores (receipts now; pending actions, imprints
+// and facts later, each in its own folder under dataDir()): the data directory, private folders,
+// atomic no-clobber writes and an inter-process lock. Every fs failure becomes storage_failed.
+import { randomBytes } from "node:crypto";
+import { link, mkdir, open, readFile, rename, stat, chmod, unlink } from "node:fs/promises";
+import { homedir, hostname } from "node:os";
+import path from "node:path";
+import { EdgeError } from "../contract/errors.ts";
+import { toStorageError } from "./storage-error.ts";
+
+/**
+ * Where Edge keeps its data in Node: $EDGE_DATA_DIR, else the platform's user data dir —
+ * $XDG_DATA_HOME/edge-web or ~/.local/share/edge-web (Linux and other Unix),
+ * ~/Library/Application Support/edge-web (macOS), %APPDATA%\edge-web (Windows).
+ */
+export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+  if (env.EDGE_DATA_DIR) return path.resolve(env.EDGE_DATA_DIR);
+  if (platform === "win32") return path.win32.join(env.APPDATA || path.win32.join(home, "AppData", "Roaming"), "edge-web");
+  if (platform === "darwin") return path.posix.join(home, "Library", "Application Support", "edge-web");
+  // The XDG spec says relative values are invalid and must be ignored.
+  const xdg = env.XDG_DATA_HOME;
+  if (xdg && path.posix.isAbsolute(xdg)) return path.posix.join(xdg, "edge-web");
+  return path.posix.join(home, ".local", "share", "edge-web");
+}
+
+const isWindows = process.platform === "win32";
+
+function fsCode(err: unknown): string | undefined {
+  return typeof err === "object" && err !== null && typeof (err as { code?: unknown }).code === "string" ? (err as { code: string }).code : undefined;
+}
+
+function tempSuffix(): string {
+  return `${process.pid}.${randomBytes(6).toString("hex")}`;
+}
+
+/**
+ * Create `dir` (and missing parents) private to the user (0700). With `narrow`, a folder Edge owns
+ * alone (receipts/, pending/ …) that already exists with wider permissions is narrowed; folders
+ * the user chose ($EDGE_DATA_DIR) and parents that existed before are left alone.
+ */
+export async function ensurePrivateDir(dir: string, options: { narrow?: boolean } = {}): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (options.narrow && !isWindows) {
+      const st = await stat(dir);
+      if ((st.mode & 0o777) !== 0o700) await chmod(dir, 0o700);
+    }
+  } catch (err) {
+    throw toStorageError(err, "create data folder", { path: dir });
+  }
+}
+
+export interface AtomicWriteOptions {
+  /** Fail with storage_failed (reason exists) instead of replacing a file that is already there. */
+  noClobber?: boolean;
+}
+
+/**
+ * Write a file so readers see either nothing or the whole content: write a private (0600) temp
+ * file beside it, fsync, then move it into place — with link() when noClobber (atomic and refuses
+ * to replace), else rename(). The temp file never survives a failure.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${tempSuffix()}.tmp`);
+  try {
+    const fh = await open(tmp, "wx", 0o600);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    if (options.noClobber) {
+      try {
+        await link(tmp, file);
+      } catch (err) {
+        const code = fsCode(err);
+        if (code === "EEXIST") throw new EdgeError("storage_failed", { op: "write", path: file, reason: "exists" }, `Saving to local storage failed: ${file} already exists and is never replaced.`);
+        // File systems without hard links: check, then rename (only safe under a lock, which callers hold).
+        if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EXDEV" && code !== "EOPNOTSUPP") throw err;
+        if (await exists(file)) throw new EdgeError("storage_failed", { op: "write", path: file, reason: "exists" }, `Saving to local storage failed: ${file} already exists and is never replaced.`);
+        await rename(tmp, file);
+      }
+    } else {
+      await rename(tmp, file);
+    }
+    await syncDir(path.dirname(file));
+  } catch (err) {
+    throw toStorageError(err, "write", { path: file });
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (err) {
+    if (fsCode(err) === "ENOENT") return false;
+    throw err;
+  }
+}
+
+/** Make the rename/link durable. Best effort: not possible on Windows, and some file systems refuse it. */
+async function syncDir(dir: string): Promise<void> {
+  if (isWindows) return;
+  try {
+    const fh = await open(dir, "r");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    /* best effort */
+  }
+}
+
+export interface FileLockOptions {
+  /** A lock older than this, or held by a dead process on this host, is broken. Default 10 000 ms. */
+  staleMs?: number;
+  /** Give up (storage_failed, reason lock_timeout) after this long. Default 15 000 ms. */
+  timeoutMs?: number;
+}
+
+interface LockOwner {
+  token: string;
+  pid: number;
+  host: string;
+  created_at: string;
+}
+
+/**
+ * Run `fn` while holding an exclusive lock file (created with O_EXCL, "wx"), across processes.
+ * The lock names its holder (pid, host); a lock whose process is gone or that is older than
+ * staleMs is broken by renaming it aside, so a crashed writer never wedges the store.
+ */
+export async function withFileLock<T>(lockFile: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+  const staleMs = options.staleMs ?? 10_000;
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  const owner: LockOwner = { token: randomBytes(16).toString("hex"), pid: process.pid, host: hostname(), created_at: new Date().toISOString() };
+  const content = JSON.stringify(owner);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const fh = await open(lockFile, "wx", 0o600);
+      try {
+        await fh.writeFile(content);
+      } finally {
+        await fh.close();
+      }
+      break;
+    } catch (err) {
+      if (fsCode(err) !== "EEXIST") throw toStorageError(err, "lock", { path: lockFile });
+    }
+    const seen = await readLock(lockFile);
+    if (seen !== null && isStale(seen, staleMs)) {
+      await breakLock(lockFile, seen.raw);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new EdgeError("storage_failed", { op: "lock", path: lockFile, reason: "lock_timeout", holder: seen?.owner ?? null }, `Saving to local storage failed: another Edge process holds ${lockFile}.`);
+    }
+    await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt) * (0.5 + Math.random())));
+  }
+  try {
+    return await fn();
+  } finally {
+    const now = await readLock(lockFile);
+    if (now?.raw === content) await unlink(lockFile).catch(() => undefined);
+  }
+}
+
+interface SeenLock {
+  raw: string;
+  owner: LockOwner | null;
+  ageMs: number;
+}
+
+async function readLock(lockFile: string): Promise<SeenLock | null> {
+  try {
+    const [raw, st] = await Promise.all([readFile(lockFile, "utf8"), stat(lockFile)]);
+    let owner: LockOwner | null = null;
+    try {
+      owner = JSON.parse(raw) as LockOwner;
+    } catch {
+      owner = null; // being written right now, or garbage: only age can make it stale
+    }
+    return { raw, owner, ageMs: Date.now() - st.mtimeMs };
+  } catch (err) {
+    if (fsCode(err) === "ENOENT") return null;
+    throw toStorageError(err, "lock", { path: lockFile });
+  }
+}
+
+function isStale(seen: SeenLock, staleMs: number): boolean {
+  if (seen.ageMs > staleMs) return true;
+  const o = seen.owner;
+  if (!o || o.host !== hostname() || typeof o.pid !== "number" || o.pid === process.pid) return false;
+  try {
+    process.kill(o.pid, 0);
+    return false;
+  } catch (err) {
+    return fsCode(err) === "ESRCH";
+  }
+}
+
+/** Move a stale lock aside; if what we moved turns out to be a fresh lock (a race), put it back. */
+async function breakLock(lockFile: string, staleRaw: string): Promise<void> {
+  const aside = `${lockFile}.stale.${tempSuffix()}`;
+  try {
+    await rename(lockFile, aside);
+  } catch (err) {
+    if (fsCode(err) === "ENOENT") return; // someone else broke it
+    throw toStorageError(err, "lock", { path: lockFile });
+  }
+  const moved = await readFile(aside, "utf8").catch(() => staleRaw);
+  if (moved !== staleRaw) await link(aside, lockFile).catch(() => undefined);
+  await unlink(aside).catch(() => undefined);
+}

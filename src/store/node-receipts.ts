@@ -1,0 +1,90 @@
+// The receipt store in Node: one pretty-printed JSON file per receipt in <dataDir>/receipts/,
+// named by zero-padded seq (000000000001.json …), private (folder 0700, files 0600). Appends take
+// an inter-process lock file, read the head, chain, and write the new file atomically and
+// without ever replacing an existing one, so concurrent CLI processes still form one chain.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Receipt, ReceiptBody, ReceiptStore } from "../chat/receipt-types.ts";
+import { chainReceipt } from "../chat/receipt-chain.ts";
+import { EdgeError } from "../contract/errors.ts";
+import { dataDir, ensurePrivateDir, withFileLock, writeFileAtomic, type FileLockOptions } from "./node-files.ts";
+import { toStorageError } from "./storage-error.ts";
+
+export interface NodeReceiptStoreOptions extends FileLockOptions {
+  /** The data directory (receipts go to <dir>/receipts). Default dataDir() at creation time. */
+  dir?: string;
+}
+
+const FILE_RE = /^(\d{12})\.json$/;
+
+export function receiptFileName(seq: number): string {
+  return `${String(seq).padStart(12, "0")}.json`;
+}
+
+export function createNodeReceiptStore(options: NodeReceiptStoreOptions = {}): ReceiptStore & { readonly dir: string } {
+  const root = options.dir ?? dataDir();
+  const dir = path.join(root, "receipts");
+  const lockFile = path.join(dir, ".lock");
+  // Appends of this process queue up here first, so they do not spin on the file lock against each other.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function files(): Promise<string[]> {
+    try {
+      return (await readdir(dir)).filter((f) => FILE_RE.test(f)).sort();
+    } catch (err) {
+      if ((err as { code?: string }).code === "ENOENT") return []; // nothing stored yet
+      throw toStorageError(err, "list receipts", { path: dir });
+    }
+  }
+
+  async function readReceipt(file: string): Promise<Receipt> {
+    const full = path.join(dir, file);
+    let text: string;
+    try {
+      text = await readFile(full, "utf8");
+    } catch (err) {
+      throw toStorageError(err, "read receipt", { path: full });
+    }
+    try {
+      return JSON.parse(text) as Receipt;
+    } catch (err) {
+      throw new EdgeError("storage_failed", { op: "read receipt", path: full, reason: "not_json" }, `Saving to local storage failed: ${full} is not JSON (${(err as Error).message}).`);
+    }
+  }
+
+  async function appendLocked(body: ReceiptBody): Promise<Receipt> {
+    const names = await files();
+    const all = await Promise.all(names.map(readReceipt));
+    if (all.some((r) => r.id === body.id)) {
+      throw new EdgeError("invalid_argument", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
+    }
+    const prev = all.at(-1) ?? null;
+    const receipt = await chainReceipt(body, prev);
+    await writeFileAtomic(path.join(dir, receiptFileName(receipt.seq)), `${JSON.stringify(receipt, null, 2)}\n`, { noClobber: true });
+    return receipt;
+  }
+
+  return {
+    dir,
+    append(body) {
+      const run = queue.then(async () => {
+        await ensurePrivateDir(root);
+        await ensurePrivateDir(dir, { narrow: true });
+        return withFileLock(lockFile, () => appendLocked(body), options);
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    async get(id) {
+      const names = await files();
+      for (let i = names.length - 1; i >= 0; i--) {
+        const r = await readReceipt(names[i]!);
+        if (r.id === id) return r;
+      }
+      return undefined;
+    },
+    async list() {
+      return Promise.all((await files()).map(readReceipt));
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Freeze (SPEC §4 step 1): read the tools file's bytes once, discover them in an isolated
+// runner, apply the host-side checks, select the active set and compute every hash. The
+// frozen bytes and hashes are the session's truth; later calls re-read the source and the
+// runner refuses if the bytes changed.
+import { schemaCompileError } from "../contract/ajv.ts";
+import { EdgeError, errorJson, toErrorJson, type ErrorJson } from "../contract/errors.ts";
+import { activeSetSha256, schemaSha256, sha256Bytes, type Sha256 } from "../contract/hash.ts";
+import { selectActiveSet } from "../contract/selection.ts";
+import type { DiscoveredTool, Selection, ToolSchema } from "../contract/types.ts";
+import type { RunnerHost, ToolSource } from "../runner/host.ts";
+
+/** 1 MiB: a tools file is code, not data (SPEC leaves the bound to us; see docs/decisions.md). */
+export const MAX_TOOLS_FILE_BYTES = 1024 * 1024;
+
+export interface FrozenTool extends DiscoveredTool {
+  schema_sha256: Sha256;
+}
+
+export interface FrozenToolset {
+  source: ToolSource;
+  filename: string;
+  bytes: Uint8Array;
+  tools_file_sha256: Sha256;
+  schema_generator_version: string;
+  /** Every valid tool in the file, in file order. */
+  tools: FrozenTool[];
+  /** The active set (≤ 8), in file order. */
+  active: FrozenTool[];
+  active_set_sha256: Sha256;
+  warnings: ErrorJson[];
+}
+
+/** Everything discovery and selection found, valid or not: what validate/inspect print. */
+export interface ToolsetReport {
+  ok: boolean;
+  filename: string;
+  tools_file_sha256: Sha256 | null;
+  schema_generator_version: string | null;
+  tools: FrozenTool[];
+  active: FrozenTool[];
+  active_set_sha256: Sha256 | null;
+  errors: ErrorJson[];
+  warnings: ErrorJson[];
+  bytes: Uint8Array | null;
+}
+
+export async function readSource(source: ToolSource): Promise<Uint8Array> {
+  try {
+    return await source.read();
+  } catch (err) {
+    if (err instanceof EdgeError) throw err;
+    throw new EdgeError("tools_file_unreadable", { file: source.name, reason: String(err) }, `Could not read ${source.name}: ${String(err)}`);
+  }
+}
+
+/** Discover + check + select without throwing for problems in the file (they are in `errors`). */
+export async function analyzeToolset(
+  source: ToolSource,
+  host: RunnerHost,
+  selection: Selection = {},
+  signal?: AbortSignal,
+): Promise<ToolsetReport> {
+  const filename = source.name;
+  const empty: ToolsetReport = {
+    ok: false,
+    filename,
+    tools_file_sha256: null,
+    schema_generator_version: null,
+    tools: [],
+    active: [],
+    active_set_sha256: null,
+    errors: [],
+    warnings: [],
+    bytes: null,
+  };
+  let bytes: Uint8Array;
+  try {
+    bytes = await readSource(source);
+  } catch (err) {
+    return { ...empty, errors: [toErrorJson(err)] };
+  }
+  const sha = await sha256Bytes(bytes);
+  if (bytes.byteLength > MAX_TOOLS_FILE_BYTES) {
+    const message = `${filename} is ${bytes.byteLength} bytes; the limit is ${MAX_TOOLS_FILE_BYTES} bytes (1 MiB). Keep tools.py small and load data inside functions.`;
+    return { ...empty, tools_file_sha256: sha, bytes, errors: [errorJson("tools_file_too_large", { message })] };
+  }
+  const discovery = await host.discover({ bytes, expectedSha256: sha, filename: baseName(filename) }, signal);
+  const errors = [...discovery.errors];
+  const valid: FrozenTool[] = [];
+  for (const tool of discovery.tools) {
+    const problem = tool.schema.output_schema ? schemaCompileError(tool.schema.output_schema) : null;
+    if (problem) {
+      errors.push(
+        errorJson("invalid_output_schema", {
+          message: `output_schema of tool "${tool.schema.name}" does not compile in strict mode: ${problem}`,
+          tool: tool.schema.name,
+          line: tool.line,
+        }),
+      );
+      continue;
+    }
+    valid.push({ ...tool, schema_sha256: await schemaSha256(tool.schema) });
+  }
+  const selected = errors.length ? { active: [], errors: [] } : selectActiveSet(valid, selection);
+  errors.push(...selected.errors);
+  const active = selected.active as FrozenTool[];
+  const ok = errors.length === 0;
+  return {
+    ok,
+    filename,
+    tools_file_sha256: sha,
+    schema_generator_version: discovery.schema_generator_version,
+    tools: valid,
+    active,
+    active_set_sha256: ok ? await activeSetSha256(active.map((t) => t.schema)) : null,
+    errors,
+    warnings: discovery.warnings,
+    bytes,
+  };
+}
+
+/** Freeze a session's toolset, or throw the first problem as an EdgeError (details.errors has all). */
+export async function freezeToolset(
+  source: ToolSource,
+  host: RunnerHost,
+  selection: Selection = {},
+  signal?: AbortSignal,
+): Promise<FrozenToolset> {
+  const report = await analyzeToolset(source, host, selection, signal);
+  if (!report.ok || !report.bytes || !report.tools_file_sha256 || !report.active_set_sha256 || !report.schema_generator_version) {
+    const first = report.errors[0] ?? errorJson("tools_file_import_failed");
+    throw new EdgeError(first.code, { ...first, errors: report.errors }, first.message);
+  }
+  return {
+    source,
+    filename: report.filename,
+    bytes: report.bytes,
+    tools_file_sha256: report.tools_file_sha256,
+    schema_generator_version: report.schema_generator_version,
+    tools: report.tools,
+    active: report.active,
+    active_set_sha256: report.active_set_sha256,
+    warnings: report.warnings,
+  };
+}
+
+export function activeSchemas(toolset: FrozenToolset): ToolSchema[] {
+  return toolset.active.map((t) => t.schema);
+}
+
+export function baseName(path: string): string {
+  const parts = path.split(/[\\/]/);
+  return parts[parts.length - 1] || path;
+}

@@ -1,0 +1,151 @@
+// Vite config for the playground (and, later, the widget page).
+//
+// Two small plugins do the work that makes the runner sandbox possible:
+//  * `edgePyodideFiles` serves Pyodide's files from the app's own origin under /pyodide/ (dev
+//    middleware) and copies them into dist/pyodide/ at build time. Never a CDN: the host page
+//    fetches these itself (so a service worker can serve them offline) and hands the bytes to the
+//    sandbox frame.
+//  * `edgeRunnerWorkerBundle` provides `virtual:edge-runner-worker`, whose default export is the
+//    runner worker (workers/runner.worker.ts and everything it imports) bundled as ONE classic
+//    script (IIFE) string. The sandbox frame starts each job's worker from a blob: URL of that
+//    string; module workers from blob URLs fail inside an opaque-origin sandbox, so it must be a
+//    classic script with no imports left in it. The bundle is made with Vite's own `build()`
+//    (Rolldown, `write: false`), in dev on first request and again when a bundled file changes.
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { build, defineConfig, type Plugin, type ViteDevServer } from "vite";
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+const pyodideDir = path.join(root, "node_modules", "pyodide");
+
+/** The only Pyodide files the app needs (no wheels: tools use the standard library only). */
+export const PYODIDE_FILES = [
+  "pyodide.mjs",
+  "pyodide.asm.mjs",
+  "pyodide.asm.wasm",
+  "python_stdlib.zip",
+  "pyodide-lock.json",
+] as const;
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".mjs": "text/javascript",
+  ".wasm": "application/wasm",
+  ".zip": "application/zip",
+  ".json": "application/json",
+};
+
+function edgePyodideFiles(): Plugin {
+  return {
+    name: "edge-pyodide-files",
+    configureServer(server) {
+      server.middlewares.use(async (req, res, next) => {
+        const url = (req.url ?? "").split("?")[0] ?? "";
+        const m = /^\/pyodide\/([^/]+)$/.exec(url);
+        const file = m?.[1];
+        if (!file || !(PYODIDE_FILES as readonly string[]).includes(file)) return next();
+        try {
+          const body = await readFile(path.join(pyodideDir, file));
+          res.setHeader("Content-Type", CONTENT_TYPES[path.extname(file)] ?? "application/octet-stream");
+          res.setHeader("Cache-Control", "no-cache");
+          res.end(body);
+        } catch (err) {
+          next(err);
+        }
+      });
+    },
+    async generateBundle() {
+      for (const file of PYODIDE_FILES) {
+        this.emitFile({ type: "asset", fileName: `pyodide/${file}`, source: await readFile(path.join(pyodideDir, file)) });
+      }
+    },
+  };
+}
+
+const RUNNER_WORKER_ID = "virtual:edge-runner-worker";
+const RESOLVED_RUNNER_WORKER_ID = "\0" + RUNNER_WORKER_ID;
+const RUNNER_WORKER_ENTRY = path.join(root, "workers", "runner.worker.ts");
+
+/** Bundle the runner worker entry into one IIFE script with Vite's build API. */
+async function bundleRunnerWorker(minify: boolean): Promise<{ code: string; files: string[] }> {
+  const out = await build({
+    configFile: false,
+    root,
+    logLevel: "warn",
+    publicDir: false,
+    build: {
+      write: false,
+      minify,
+      sourcemap: false,
+      emptyOutDir: false,
+      copyPublicDir: false,
+      lib: { entry: RUNNER_WORKER_ENTRY, formats: ["iife"], name: "EdgeRunnerWorker", fileName: () => "runner.worker.js" },
+      rolldownOptions: { output: { codeSplitting: false } },
+    },
+  });
+  const results = Array.isArray(out) ? out : [out];
+  const files = new Set<string>();
+  let code: string | undefined;
+  for (const result of results) {
+    if (!("output" in result)) throw new Error("runner worker bundle: unexpected watcher result");
+    for (const item of result.output) {
+      if (item.type !== "chunk") continue;
+      if (code !== undefined) throw new Error("runner worker bundle produced more than one chunk; it must be one classic script");
+      code = item.code;
+      for (const id of item.moduleIds) if (!id.startsWith("\0")) files.add(id);
+    }
+  }
+  if (code === undefined) throw new Error("runner worker bundle produced no code");
+  if (/^\s*(import|export)\s/m.test(code)) throw new Error("runner worker bundle still contains ES module syntax");
+  return { code, files: [...files] };
+}
+
+function edgeRunnerWorkerBundle(): Plugin {
+  let server: ViteDevServer | undefined;
+  let isBuild = false;
+  let bundledFiles = new Set<string>();
+  return {
+    name: "edge-runner-worker-bundle",
+    configResolved(config) {
+      isBuild = config.command === "build";
+    },
+    configureServer(s) {
+      server = s;
+      // A change in any file of the worker bundle invalidates the virtual module (full reload).
+      s.watcher.on("change", (file) => {
+        if (!bundledFiles.has(path.resolve(file))) return;
+        const mod = s.moduleGraph.getModuleById(RESOLVED_RUNNER_WORKER_ID);
+        if (mod) {
+          s.moduleGraph.invalidateModule(mod);
+          s.ws.send({ type: "full-reload" });
+        }
+      });
+    },
+    resolveId(id) {
+      return id === RUNNER_WORKER_ID ? RESOLVED_RUNNER_WORKER_ID : undefined;
+    },
+    async load(id) {
+      if (id !== RESOLVED_RUNNER_WORKER_ID) return undefined;
+      const { code, files } = await bundleRunnerWorker(isBuild);
+      bundledFiles = new Set(files.map((f) => path.resolve(f)));
+      if (!server) for (const f of files) this.addWatchFile(f);
+      return `export default ${JSON.stringify(code)};`;
+    },
+  };
+}
+
+export default defineConfig({
+  plugins: [edgePyodideFiles(), edgeRunnerWorkerBundle()],
+  // Pre-bundling Pyodide makes the dev server reload the page the first time it is imported.
+  optimizeDeps: { exclude: ["pyodide"] },
+  server: { port: 5173 },
+  preview: { port: 4173, strictPort: true },
+  build: {
+    target: "es2022",
+    rolldownOptions: {
+      input: {
+        main: path.join(root, "index.html"),
+      },
+    },
+  },
+});

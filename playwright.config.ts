@@ -9,6 +9,8 @@ const executablePath = findChromium();
 export default defineConfig({
   testDir: "e2e",
   testMatch: "*.spec.ts",
+  // Not the default test-results/: other Playwright runs in this checkout clear that folder.
+  outputDir: ".cache/playwright-output",
   // Two cores: Pyodide workers are heavy; one test file at a time.
   workers: 1,
   fullyParallel: false,

@@ -307,7 +307,7 @@ async function callReceipt(
     network_used_by_edge: false,
     status,
     ...(code ? { code } : {}),
-    duration_ms: execution.duration_ms,
+    duration_ms: Math.round(execution.duration_ms),
     ...(includeText ? { arguments: args } : {}),
   };
 }

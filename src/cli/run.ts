@@ -1,6 +1,7 @@
 // Command dispatch for `edge`. Each command lives in its own file; this one only routes.
 import { toErrorJson } from "../contract/errors.ts";
 import { EXIT_FAILED, EXIT_USAGE, printJson, UsageError, usageErrorJson, type CliIO } from "./io.ts";
+import { chatCommand } from "./chat.ts";
 import { receiptsCommand } from "./receipts.ts";
 import { toolsCommand } from "./tools.ts";
 
@@ -10,6 +11,9 @@ Usage:
   edge tools validate FILE [--tool NAME]... [--tool-tag TAG]... [--json]
   edge tools inspect  FILE [--tool NAME]... [--tool-tag TAG]... [--json]
   edge tools call     FILE TOOL --args JSON [--timeout-ms N] [--json]
+  edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
+            --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N] [--json]
+                                       (--engine webllm needs WebGPU: use the browser playground)
   edge receipts list [--json]          receipts stored under $EDGE_DATA_DIR, oldest first
   edge receipts show ID [--json]
   edge receipts export                 JSON Lines to stdout, oldest first
@@ -29,6 +33,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return group ? 0 : EXIT_USAGE;
     }
     if (group === "tools") return await toolsCommand(rest, io);
+    if (group === "chat") return await chatCommand(rest, io);
     if (group === "receipts") return await receiptsCommand(rest, io);
     throw new UsageError(`Unknown command "${group}".`);
   } catch (err) {

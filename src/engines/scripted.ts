@@ -40,6 +40,22 @@ export interface ScriptedCall {
 
 export const SCRIPTED_LABEL = "Scripted demo (no model)";
 
+/** Wait `ms`, or with 0 just yield one macrotask (setTimeout(0) is clamped to ≥1 ms, which makes
+ *  long scripted runs needlessly slow). */
+function pause(ms: number): Promise<void> {
+  if (ms > 0) return new Promise((resolve) => setTimeout(resolve, ms));
+  const immediate = (globalThis as { setImmediate?: (cb: () => void) => unknown }).setImmediate;
+  if (immediate) return new Promise((resolve) => void immediate(resolve));
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
 export class ScriptedEngine implements Engine {
   readonly calls: ScriptedCall[] = [];
   private loaded = false;
@@ -91,7 +107,7 @@ export class ScriptedEngine implements Engine {
       let text = "";
       for (let i = 0; i < output.length; i += this.chunkSize) {
         // Yield between chunks so abort() and the caller's UI get a chance to run.
-        await new Promise((resolve) => setTimeout(resolve, this.chunkDelayMs));
+        await pause(this.chunkDelayMs);
         if (controller.signal.aborted) throw abortedError({ partialText: text });
         const delta = output.slice(i, i + this.chunkSize);
         text += delta;

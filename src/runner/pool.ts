@@ -285,20 +285,21 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     return runner;
   }
 
-  let spawning = 0;
+  const spawning = new Set<Promise<Runner>>();
   function refill(): void {
     if (closed) return;
-    const idle = spares.filter((r) => r.state === "booting" || r.state === "ready").length + spawning;
+    const idle = spares.filter((r) => r.state === "booting" || r.state === "ready").length + spawning.size;
     for (let i = idle; i < spareTarget; i++) {
       // A spare that fails to boot just drops out of the pool (onDeath); the next job refills it.
-      spawning++;
-      spawnRunner(true).then(
+      const pending = spawnRunner(true);
+      spawning.add(pending);
+      pending.then(
         (runner) => {
-          spawning--;
+          spawning.delete(pending);
           if (runner.state !== "dead") spares.push(runner);
         },
         () => {
-          spawning--;
+          spawning.delete(pending);
         },
       );
     }
@@ -312,7 +313,6 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     if (runner) spares.splice(spares.indexOf(runner), 1);
     else runner = await spawnRunner(true);
     runner.state = runner.state === "ready" ? "taken" : runner.state;
-    refill();
     try {
       await runner.ready;
     } catch (err) {
@@ -341,13 +341,21 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
         acquiring.then((r) => r.kill("aborted"), () => undefined);
         return { kind: "aborted" };
       }
+      refill();
       return { kind: "boot_failed", reason: err instanceof Error ? err.message : String(err) };
     }
     if (signal?.aborted) {
       runner.kill("aborted");
       return { kind: "aborted" };
     }
-    return runner.run(job, timeoutMs, signal);
+    try {
+      return await runner.run(job, timeoutMs, signal);
+    } finally {
+      // Replacements boot after the job, not during it: on two cores a boot next to the job
+      // roughly doubles the job's latency, while the next call of a tool loop only comes after
+      // the model has read this result.
+      refill();
+    }
   }
 
   const host: PoolRunnerHost = {
@@ -417,6 +425,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       await settleSnapshot();
       await making;
       refill();
+      await Promise.allSettled([...spawning]);
       await Promise.allSettled(spares.map((r) => r.ready));
     },
 

@@ -1,6 +1,6 @@
 // The browser's RunnerWorkerFactory: every worker the pool host spawns is a classic worker inside
 // the long-lived sandbox frame. The pool host never touches a Worker directly.
-import type { PyodideAssets } from "../../workers/protocol.ts";
+import type { PyodideAssets } from "../../../workers/protocol.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "../pool.ts";
 import type { RunnerSandbox } from "./sandbox.ts";
 

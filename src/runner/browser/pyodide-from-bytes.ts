@@ -10,7 +10,7 @@
 //     job pays for compiling 9.6 MB of wasm again (wasm compiled from bytes gets no code cache).
 // Both are put back before loadPyodide() returns, i.e. before any runner or tool code runs. They
 // are conveniences, not a boundary: the boundary is the frame's origin and CSP.
-import type { PyodideAssets } from "../../workers/protocol.ts";
+import type { PyodideAssets } from "../../../workers/protocol.ts";
 
 /** Pyodide's placeholder origin. `.invalid` can never resolve (RFC 2606), and the CSP blocks it anyway. */
 export const PLACEHOLDER_INDEX_URL = "https://pyodide.invalid/";

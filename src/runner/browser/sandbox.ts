@@ -6,7 +6,7 @@
 // Trust: messages from the frame's control port are the frame's own (it is our script, pinned by
 // hash); messages on a job port are whatever the worker sent, i.e. possibly tool output. They
 // are handed to the pool host as `unknown` and validated there (job id, shape, HMAC).
-import type { HostToWorker } from "../../workers/protocol.ts";
+import type { HostToWorker } from "../../../workers/protocol.ts";
 import { frameSrcdoc } from "./frame-script.ts";
 
 /** Pyodide's files the sandbox needs, relative to `pyodideBaseUrl`. */

@@ -1,0 +1,115 @@
+// `edge chat`: the same tool loop as the browser, in Node. The model is the scripted engine
+// (a JSON array of the model's successive outputs); web-llm needs WebGPU, which Node lacks.
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { EdgeError } from "../contract/errors.ts";
+import { createChatSession } from "../chat/session.ts";
+import { ScriptedEngine } from "../engines/scripted.ts";
+import { probeWebGPU } from "../engines/webgpu.ts";
+import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
+import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { EXIT_FAILED, EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
+
+export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      tools: { type: "string" },
+      "tools-manifest": { type: "string" },
+      "facts-store": { type: "string" },
+      tool: { type: "string", multiple: true },
+      "tool-tag": { type: "string", multiple: true },
+      prompt: { type: "string" },
+      engine: { type: "string", default: "webllm" },
+      script: { type: "string" },
+      "max-calls": { type: "string" },
+      "timeout-ms": { type: "string" },
+      "include-text": { type: "boolean" },
+      json: { type: "boolean" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (!values.prompt) throw new UsageError("chat needs --prompt TEXT.");
+  const sources = [values.tools, values["tools-manifest"], values["facts-store"]].filter((v) => v !== undefined);
+  if (sources.length > 1) throw new EdgeError("conflicting_tool_options");
+  if ((values.tool || values["tool-tag"]) && !values.tools) throw new UsageError("--tool / --tool-tag must be used with --tools.");
+  if (values["tools-manifest"] !== undefined || values["facts-store"] !== undefined) {
+    throw new EdgeError("invalid_argument", {}, "--tools-manifest and --facts-store are not available in this version yet; use --tools.");
+  }
+  const maxCalls = optionalInt(values["max-calls"], "--max-calls", 0);
+  const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
+
+  let engine: ScriptedEngine;
+  if (values.engine === "webllm") {
+    // The real check, not an assumption: Node has no navigator.gpu, so this reports why.
+    const probe = await probeWebGPU();
+    if (!probe.available) {
+      throw new EdgeError(
+        "webgpu_unavailable",
+        { reason: probe.reason },
+        "The web-llm engine needs WebGPU, which Node does not have. Run the model in the browser (npm start opens the playground), or use --engine scripted --script OUTPUTS.json here.",
+      );
+    }
+    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, or --engine scripted here.");
+  } else if (values.engine === "scripted") {
+    if (!values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs, as strings).");
+    engine = new ScriptedEngine(await readScript(values.script));
+  } else {
+    throw new UsageError(`Unknown engine "${values.engine}" (use webllm or scripted).`);
+  }
+  await engine.load();
+
+  const host = createNodeRunnerHost({ spares: 1 });
+  try {
+    const session = await createChatSession({
+      engine,
+      host,
+      ...(values.tools ? { tools: fileSource(values.tools), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
+      store: createNodeReceiptStore(),
+      includeText: values["include-text"] === true,
+      ...(maxCalls !== undefined ? { maxCalls } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
+    const run = await session.chat(values.prompt);
+    if (values.json) {
+      printJson(io, {
+        ok: run.ok,
+        outcome: run.outcome,
+        ...(run.answer !== undefined && run.outcome === "answered" ? { answer: run.answer } : {}),
+        ...(run.outcome === "return_direct" ? { result: run.result } : {}),
+        run_id: run.run_id,
+        receipt: run.receipt,
+        ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+      });
+    } else {
+      if (run.outcome === "answered") io.out(`${run.answer}\n`);
+      else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
+      if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
+      io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}, receipt: ${run.run_id}\n`);
+    }
+    return run.ok ? EXIT_OK : EXIT_FAILED;
+  } finally {
+    await host.close();
+  }
+}
+
+async function readScript(path: string): Promise<string[]> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, "utf8"));
+  } catch (err) {
+    throw new UsageError(`--script ${path} is not a readable JSON file: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+    throw new UsageError(`--script ${path} must be a JSON array of strings (the model's successive outputs).`);
+  }
+  return value;
+}
+
+function optionalInt(text: string | undefined, flag: string, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be an integer ≥ ${min}.`);
+  return n;
+}

@@ -5,6 +5,9 @@ import { CHROMIUM_ARGS, findChromium } from "./scripts/chromium.mjs";
 
 const PORT = 4173;
 const executablePath = findChromium();
+// EDGE_E2E_BASE_URL=http://127.0.0.1:5173 runs the specs against a server you started yourself
+// (e.g. the dev server, to check the dev-time worker bundle); otherwise build + preview.
+const external = process.env.EDGE_E2E_BASE_URL;
 
 export default defineConfig({
   testDir: "e2e",
@@ -19,17 +22,19 @@ export default defineConfig({
   retries: 0,
   reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [["list"], ["json"]] : [["list"]],
   use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
+    baseURL: external ?? `http://127.0.0.1:${PORT}`,
     browserName: "chromium",
     launchOptions: { ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS },
     trace: "retain-on-failure",
   },
-  webServer: {
-    command: `npx vite build && npx vite preview --port ${PORT} --strictPort --host 127.0.0.1`,
-    url: `http://127.0.0.1:${PORT}/`,
-    reuseExistingServer: !process.env.CI,
-    timeout: 180_000,
-    stdout: "ignore",
-    stderr: "pipe",
-  },
+  webServer: external
+    ? undefined
+    : {
+        command: `npx vite build && npx vite preview --port ${PORT} --strictPort --host 127.0.0.1`,
+        url: `http://127.0.0.1:${PORT}/`,
+        reuseExistingServer: !process.env.CI,
+        timeout: 180_000,
+        stdout: "ignore",
+        stderr: "pipe",
+      },
 });

@@ -138,7 +138,8 @@ export default defineConfig({
   plugins: [edgePyodideFiles(), edgeRunnerWorkerBundle()],
   // Pre-bundling Pyodide makes the dev server reload the page the first time it is imported.
   optimizeDeps: { exclude: ["pyodide"] },
-  server: { port: 5173 },
+  // Test artefacts written during a dev-server e2e run must not reload the page under test.
+  server: { port: 5173, watch: { ignored: ["**/.cache/**", "**/test-results/**", "**/playwright-report/**", "**/dist/**"] } },
   preview: { port: 4173, strictPort: true },
   build: {
     target: "es2022",

@@ -1,6 +1,6 @@
 // The Node RunnerHost end to end: real Pyodide in real worker_threads, the real edge_runner.py.
 // One host (with spares and a snapshot) is shared by the file to keep its runtime reasonable.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -326,6 +326,35 @@ describe("snapshot-started runners", () => {
     expect(stored?.byteLength).toBeGreaterThan(1_000_000);
     expect(await diskSnapshotStore(cacheDir, key.replace(/^./, (c) => (c === "0" ? "1" : "0"))).get()).toBeUndefined();
   });
+
+  it("a corrupt snapshot file on disk is ignored, not booted", async () => {
+    const key = snapshotKey(await readRunnerPythonFiles());
+    const other = join(dir, "cache-corrupt");
+    const store = diskSnapshotStore(other, key);
+    await store.put(new Uint8Array(4096).fill(7));
+    expect((await store.get())?.byteLength).toBe(4096);
+    const bin = (await readdir(other)).find((f) => f.endsWith(".snapshot"))!;
+    await writeFile(join(other, bin), new Uint8Array(4096).fill(8)); // same size, other bytes
+    expect(await store.get()).toBeUndefined();
+  });
+
+  it("a snapshot that does not boot is discarded and the job boots plainly", async () => {
+    let discarded = 0;
+    const broken = createNodeRunnerHost({
+      spares: 0,
+      snapshot: { get: async () => new Uint8Array(1_000_000).fill(1), put: async () => undefined, discard: async () => void discarded++ },
+    });
+    try {
+      const out = await call("add", { a: 1, b: 1 }, { h: broken });
+      expect(out.ok).toBe(true);
+      expect(out.result).toEqual({ sum: 2 });
+      expect(discarded).toBe(1);
+      expect(broken.stats().snapshot).toBe("failed");
+      expect(broken.stats().plainBoots).toBe(1);
+    } finally {
+      await broken.close();
+    }
+  }, 60_000);
 
   it("still refuses a wrong hash", async () => {
     const wrong = await sha256Bytes(utf8("other"));

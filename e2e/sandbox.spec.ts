@@ -110,7 +110,7 @@ test("tool code cannot read the app's storage or reach the network", async ({ pa
   expect(out.worker_http).toBe("blocked:SecurityError");
   expect(out.beacon).toBe("absent");
   // Asynchronous ones can be started; what matters is that none arrives (counted below).
-  for (const probe of ["fetch", "fetch_no_cors", "pyfetch", "xhr_async", "websocket", "event_source"]) {
+  for (const probe of ["fetch", "fetch_no_cors", "pyfetch", "xhr_async", "websocket", "event_source", "nested_worker"]) {
     expect(out[probe], probe).toBe("started");
   }
   // Nothing reached the network, and the secret appears nowhere in what came back.

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { createToolRuntime, defineTool, type ToolRuntime } from "../runtime/index.ts";
-import { createChatSession, type ChatEvent } from "./session.ts";
+import { createChatSession, type ChatEvent, type ToolSurface } from "./session.ts";
 
 interface Harness {
   runtime: ToolRuntime;
@@ -178,7 +178,8 @@ describe("the tool loop", () => {
   it("tool sources are mutually exclusive", async () => {
     const engine = new ScriptedEngine(["x"]);
     const src = { name: "t.py", read: async () => new Uint8Array() };
-    await expect(createChatSession({ engine, tools: src, factsStore: "s" })).rejects.toMatchObject({ code: "conflicting_tool_options" });
+    const facts: ToolSurface = { kind: "facts_store", register: () => undefined, active_set_sha256: `sha256:${"0".repeat(64)}`, schema_generator_version: "x" };
+    await expect(createChatSession({ engine, tools: src, factsStore: facts })).rejects.toMatchObject({ code: "conflicting_tool_options" });
     await expect(createChatSession({ engine, selection: { tool: ["a"] } })).rejects.toMatchObject({ code: "conflicting_tool_options" });
   });
 });

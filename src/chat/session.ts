@@ -5,8 +5,8 @@
 import { validateAgainst, describeSchemaErrors } from "../contract/ajv.ts";
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
-import type { JsonObject, Selection, ToolSchema } from "../contract/types.ts";
-import type { ChatMessage, Engine, ResponseFormat } from "../engines/engine.ts";
+import type { ExecutionLevel, JsonObject, Selection, ToolSchema } from "../contract/types.ts";
+import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { createToolRuntime, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
@@ -26,14 +26,56 @@ import {
 
 export const DEFAULT_MAX_CALLS = 4;
 
+/** A non-Python tool source (tools manifest, facts store): it registers its tools and names its hashes. */
+export interface ToolSurface {
+  readonly kind: "tools_manifest" | "facts_store";
+  /** Registers the surface's tools into the session's runtime. */
+  register(runtime: ToolRuntime): void;
+  readonly active_set_sha256: Sha256;
+  readonly schema_generator_version: string;
+  readonly tools_manifest_sha256?: Sha256;
+}
+
+/** What the session hands the confirmation flow when a commit tool asks. */
+export interface PendingRequest {
+  run_id: string;
+  call_id: string;
+  tool_name: string;
+  arguments: JsonObject;
+  execution_level: ExecutionLevel;
+  tool_schema_sha256: Sha256 | null;
+  tools_file_sha256: Sha256 | null;
+  active_set_sha256: Sha256 | null;
+}
+
+/** A created pending action as the page sees it; the token is shown once and never stored. */
+export interface PendingTicket {
+  id: string;
+  expires_at: string;
+  confirmation_token: string;
+  [extra: string]: unknown;
+}
+
+export interface ConfirmationBroker {
+  request(request: PendingRequest): Promise<PendingTicket>;
+}
+
+/** A restored imprint: the gate runs before any generation, then the prefix starts the conversation. */
+export interface ImprintBinding {
+  readonly id: string;
+  readonly prefix: string;
+  /** Throws the imprint_* EdgeError when the imprint does not fit this session (SPEC §7). */
+  check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo }): Promise<void> | void;
+}
+
 export interface ChatSessionOptions {
   /** The tools file (re-read for every call). Mutually exclusive with the other tool sources. */
   tools?: ToolSource;
   /** An already frozen toolset (e.g. the playground froze it to show inspect). */
   toolset?: FrozenToolset;
-  /** Reserved for the manifest / facts issue: each one is a tool source of its own. */
-  toolsManifest?: unknown;
-  factsStore?: unknown;
+  /** Built-in local facts lookups from a tools manifest, or the plain facts-store lookup. */
+  toolsManifest?: ToolSurface;
+  factsStore?: ToolSurface;
   selection?: Selection;
   /** Runs Python tools; needed with `tools`/`toolset`. */
   host?: RunnerHost;
@@ -44,8 +86,13 @@ export interface ChatSessionOptions {
   includeText?: boolean;
   /** Per-call hard limit for Python tools. */
   timeoutMs?: number;
-  /** Decides "ask" verdicts (commit tools). Without one, asking is a deny (fail-closed). */
+  /** Decides "ask" verdicts (commit tools). Without one (and no `confirmations`), asking is a
+   *  deny (fail-closed). */
   approval?: ApprovalHandler;
+  /** The confirmation flow: an "ask" creates a pending action and ends the turn pending. */
+  confirmations?: ConfirmationBroker;
+  /** Restore a Neural Imprint: its prefix replaces the contract after its gate passed. */
+  imprint?: ImprintBinding;
   /** A grammar for guided decoding, built from the active tools by the caller's engine layer. */
   responseFormat?: (schemas: readonly ToolSchema[]) => ResponseFormat | undefined;
   /** Extra tools (built-ins) or hooks: the session registers its Python tools into this runtime. */
@@ -75,6 +122,8 @@ export interface ChatRun {
   /** The validated result of a return_direct tool. */
   result?: unknown;
   error?: ErrorJson;
+  /** Set when the run ended pending_confirmation through the confirmation flow. */
+  pending_action?: PendingTicket;
   receipt: Receipt | ReceiptBody;
 }
 
@@ -92,9 +141,6 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   if (sources.length > 1) throw new EdgeError("conflicting_tool_options");
   if (options.selection && !options.tools && !options.toolset) {
     throw new EdgeError("conflicting_tool_options", {}, "--tool / --tool-tag select among the tools of a tools file; pass the tools file too.");
-  }
-  if (options.toolsManifest !== undefined || options.factsStore !== undefined) {
-    throw new EdgeError("invalid_argument", {}, "Tool manifests and facts stores are not available in this version yet; use a tools file.");
   }
   const maxCalls = options.maxCalls ?? DEFAULT_MAX_CALLS;
   if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_argument", {}, "maxCalls must be a non-negative integer.");
@@ -115,11 +161,35 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   runtime.onPreExecute(({ tool }) =>
     tool.executionLevel === "commit" ? { decision: "ask", reason: "commit tools need explicit confirmation" } : { decision: "allow" },
   );
-  if (options.approval) runtime.setApprovalHandler(options.approval);
+  const surface = options.toolsManifest ?? options.factsStore;
+  surface?.register(runtime);
+  // Pending tickets created during a run, by call id (the approval handler cannot return data).
+  const tickets = new Map<string, PendingTicket>();
+  if (options.confirmations) {
+    const broker = options.confirmations;
+    runtime.setApprovalHandler(async ({ call, tool, meta }) => {
+      const ticket = await broker.request({
+        run_id: String(meta["runId"]),
+        call_id: call.id,
+        tool_name: call.name,
+        arguments: call.args as JsonObject,
+        execution_level: tool.executionLevel,
+        tool_schema_sha256: (tool.meta["schema_sha256"] as Sha256 | undefined) ?? null,
+        tools_file_sha256: toolset?.tools_file_sha256 ?? null,
+        active_set_sha256: toolset?.active_set_sha256 ?? surface?.active_set_sha256 ?? null,
+      });
+      tickets.set(call.id, ticket);
+      return { decision: "deny", reason: `pending action ${ticket.id} awaits confirmation`, code: "tool_confirmation_required" };
+    });
+  } else if (options.approval) runtime.setApprovalHandler(options.approval);
 
   const schemas = runtime.schemas();
-  const contract = schemas.length ? renderToolContract(schemas, maxCalls) : null;
+  // The imprint gate runs before any generation; on success its prefix is the fixed start and
+  // the contract is not injected again.
+  if (options.imprint) await options.imprint.check({ schemas, toolset, engine: options.engine.info() });
+  const contract = options.imprint ? options.imprint.prefix : schemas.length ? renderToolContract(schemas, maxCalls) : null;
   const contractSha = contract ? await toolInstructionSha256(contract) : null;
+  const instructionMode = options.imprint ? "imprint" : contract ? "contract" : "none";
   const responseFormat = schemas.length ? options.responseFormat?.(schemas) : undefined;
   let history: ChatMessage[] = [];
 
@@ -135,6 +205,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     let answer: string | undefined;
     let result: unknown;
     let error: ErrorJson | undefined;
+    let pending: PendingTicket | undefined;
 
     const fail = (e: ErrorJson): void => {
       outcome = e.code === "tool_confirmation_required" ? "pending_confirmation" : "failed_closed";
@@ -206,6 +277,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
           ...(execution.error ? { error: execution.error } : {}),
         });
         if (execution.status !== "ok") {
+          pending = tickets.get(callId);
           fail(execution.error ?? { code: "runner_crashed", message: ERRORS.runner_crashed });
           break;
         }
@@ -233,15 +305,17 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       prompt_sha256: await sha256Text(prompt),
       answer_sha256: outcome === "return_direct" ? await sha256Json(result) : answer !== undefined ? await sha256Text(answer) : null,
       tools_file_sha256: toolset?.tools_file_sha256 ?? null,
-      active_set_sha256: toolset?.active_set_sha256 ?? null,
-      schema_generator_version: toolset?.schema_generator_version ?? null,
-      tool_instruction_mode: contract ? "contract" : "none",
+      active_set_sha256: toolset?.active_set_sha256 ?? surface?.active_set_sha256 ?? null,
+      schema_generator_version: toolset?.schema_generator_version ?? surface?.schema_generator_version ?? null,
+      ...(surface?.tools_manifest_sha256 ? { tools_manifest_sha256: surface.tools_manifest_sha256 } : {}),
+      tool_instruction_mode: instructionMode,
       tool_instruction_sha256: contractSha,
-      imprint_id: null,
+      imprint_id: options.imprint?.id ?? null,
       outcome,
       code,
       network_used_by_edge: false,
       calls,
+      ...(pending ? { extra: { pending_action_id: pending.id, pending_expires_at: pending.expires_at } } : {}),
       ...(options.includeText ? { text: { prompt, ...(answer !== undefined ? { answer } : {}) } } : {}),
     };
     const receipt = options.store ? await appendReceipt(options.store, body) : body;
@@ -252,6 +326,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       ...(answer !== undefined ? { answer } : {}),
       ...(outcome === "return_direct" ? { result } : {}),
       ...(error ? { error } : {}),
+      ...(pending ? { pending_action: pending } : {}),
       receipt,
     };
   }
@@ -308,6 +383,9 @@ async function callReceipt(
     status,
     ...(code ? { code } : {}),
     duration_ms: Math.round(execution.duration_ms),
+    ...(def?.meta["reportsRows"] === true && typeof (execution.result as { rows?: unknown } | undefined)?.rows === "number"
+      ? { rows: (execution.result as { rows: number }).rows }
+      : {}),
     ...(includeText ? { arguments: args } : {}),
   };
 }

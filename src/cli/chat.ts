@@ -35,7 +35,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   if (sources.length > 1) throw new EdgeError("conflicting_tool_options");
   if ((values.tool || values["tool-tag"]) && !values.tools) throw new UsageError("--tool / --tool-tag must be used with --tools.");
   if (values["tools-manifest"] !== undefined || values["facts-store"] !== undefined) {
-    throw new EdgeError("invalid_argument", {}, "--tools-manifest and --facts-store are not available in this version yet; use --tools.");
+    throw new EdgeError("invalid_argument", {}, "--tools-manifest and --facts-store are not available in the command line yet; use --tools.");
   }
   const maxCalls = optionalInt(values["max-calls"], "--max-calls", 0);
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);

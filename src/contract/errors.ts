@@ -90,6 +90,66 @@ export const ERRORS = {
 
   // ── receipts files, added by the receipt store/CLI (src/store, src/cli/receipts.ts) ──
   receipts_file_unreadable: "The receipts file could not be read; check the path and its permissions.",
+
+  // ── local facts and tool manifests (SPEC §8), added by src/facts ──
+  invalid_facts_file:
+    "The facts file is not a valid edge.demo.facts.v1 file (schema_version, store, and facts[] of {fact_id, topic, text, tags, source_label} with unique fact_id); nothing was imported.",
+  facts_file_too_large: "The facts file is larger than the import limit; split it into several files or stores.",
+  facts_store_not_found: "No local facts store with this name exists; import a facts file into it first (edge facts import FILE --store NAME).",
+  invalid_facts_store_name: "Facts store names must match [A-Za-z0-9_.-]{1,64} and must not start with a dot.",
+  invalid_tools_manifest:
+    "The tools manifest is not a valid edge.demo.tools.manifest.v1 file (tools[] of {name, kind: \"local_facts_lookup\", store, description}).",
+  tool_schema_export_name_mismatch:
+    "The learn sample's tool_schema_export names tools that differ from the manifest's; an imprint learned from it would not match these tools.",
+
+  // ── built-in tools on the virtual file system (SPEC §10), added by src/builtins ──
+  vfs_not_found: "No such file or directory in the workspace file system.",
+  vfs_exists: "A file or directory with this path already exists in the workspace file system.",
+  vfs_is_directory: "This path is a directory; a file was expected.",
+  vfs_not_directory: "A part of this path is a file, not a directory.",
+  vfs_not_empty: "The directory is not empty; remove its contents first (or remove recursively).",
+  vfs_invalid_path: "Workspace paths are absolute POSIX paths (or relative to /workspace) without NUL bytes, at most 1024 characters.",
+  vfs_not_supported: "The workspace file system does not support this operation (symbolic and hard links).",
+  vfs_quota_exceeded: "The workspace file system is full (total size, file size or entry count limit); delete files or raise the limit.",
+  edit_not_found: "edit_file: old_string does not occur in the file; read the file and copy the exact text to replace.",
+  edit_not_unique: "edit_file: old_string occurs more than once; include more surrounding text so it matches exactly one place.",
+  not_an_image: "read_image: the file is not a PNG, JPEG, GIF or WebP image.",
+  image_too_large: "read_image: the image is larger than the size limit for images handed to the model.",
+  goal_not_found: "No goal with this id exists in this session; create_goal first.",
+  web_search_unavailable: "Web search is off: the host page has not configured a search provider. Edge makes no network request of its own.",
+  web_search_failed: "The configured web search provider failed; no results were used.",
+  bash_limit_exceeded:
+    "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped.",
+
+  // ── Neural Imprint (SPEC §7), added by src/imprint ──────────────────────────────────
+  imprint_requires_tools:
+    "This imprint was learned with tools; restore it with the same tools file (--tools), or learn a new imprint without tools.",
+  imprint_model_mismatch:
+    "This imprint was learned with another model (or another build of it); load the model it names, or learn it again with this one.",
+  imprint_tool_active_set_mismatch:
+    "The active tools differ from the ones this imprint learned (a tool was added, removed or renamed, or the selection changed); learn it again with the current tools.",
+  imprint_tool_schema_mismatch:
+    "A tool's schema changed since this imprint was learned (parameter, type, name, description, output_schema, execution_level or return_direct); learn it again with the current tools file.",
+  imprint_corrupted:
+    "The stored imprint does not match its own hash (it was edited or damaged), so it is not used; delete it and learn or import it again.",
+  imprint_not_found: "No imprint with this id is stored; list them with `edge imprints list`.",
+  invalid_learn_sample:
+    "The learn sample is not a valid edge.demo.learn.sample.v1 file (unknown top-level field, missing or mistyped field); see docs/imprint.md for the format.",
+  // Warnings (reported, never a refusal).
+  base_model_mismatch:
+    "The sample names another base model than the one learning now; the imprint is bound to the model it is learned with.",
+  tool_schema_export_name_mismatch:
+    "The sample's tool_schema_export names other tools than the active set, so the sample and the runtime teach different tool names.",
+
+  // ── confirmation of commit tools (SPEC §6), added by src/confirm ──────────────────────
+  pending_action_not_found: "No pending action with this id is stored (it may have been purged after it expired); ask again in chat.",
+  confirmation_token_invalid: "The confirmation token does not belong to this pending action; nothing ran. Use the token shown with this action.",
+  confirmation_expired: "This pending action expired before it was confirmed; nothing ran. Ask again in chat to create a new one.",
+  confirmation_already_claimed:
+    "This pending action was already confirmed (here, in another tab or another process); it runs at most once and was not run again.",
+  confirmation_binding_mismatch:
+    "The stored pending action no longer matches what was bound when it was created (arguments, tool schema, active set or hashes changed); nothing ran.",
+  confirmation_rejected: "This pending action was rejected; it can no longer be confirmed.",
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -2,7 +2,7 @@
 // named by zero-padded seq (000000000001.json …), private (folder 0700, files 0600). Appends take
 // an inter-process lock file, read the head, chain, and write the new file atomically and
 // without ever replacing an existing one, so concurrent CLI processes still form one chain.
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Receipt, ReceiptBody, ReceiptStore } from "../chat/receipt-types.ts";
 import { chainReceipt } from "../chat/receipt-chain.ts";
@@ -25,6 +25,7 @@ export function createNodeReceiptStore(options: NodeReceiptStoreOptions = {}): R
   const root = options.dir ?? dataDir();
   const dir = path.join(root, "receipts");
   const lockFile = path.join(dir, ".lock");
+  const idsDir = path.join(dir, ".ids");
   // Appends of this process queue up here first, so they do not spin on the file lock against each other.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -52,14 +53,23 @@ export function createNodeReceiptStore(options: NodeReceiptStoreOptions = {}): R
     }
   }
 
+  // Under the lock: read only the head (the last file), claim the id with a marker file created
+  // exclusively (so a duplicate id is refused in O(1), not by reading every receipt), then write.
   async function appendLocked(body: ReceiptBody): Promise<Receipt> {
     const names = await files();
-    const all = await Promise.all(names.map(readReceipt));
-    if (all.some((r) => r.id === body.id)) {
-      throw new EdgeError("invalid_argument", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
-    }
-    const prev = all.at(-1) ?? null;
+    const last = names.at(-1);
+    const prev = last ? await readReceipt(last) : null;
     const receipt = await chainReceipt(body, prev);
+    await ensurePrivateDir(idsDir, { narrow: true });
+    try {
+      // The marker only guards uniqueness; the receipt file below is the durable record.
+      await writeFile(path.join(idsDir, `${encodeURIComponent(body.id)}.seq`), String(receipt.seq), { flag: "wx", mode: 0o600 });
+    } catch (err) {
+      if ((err as { code?: string }).code === "EEXIST") {
+        throw new EdgeError("invalid_argument", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
+      }
+      throw toStorageError(err, "write receipt id", { path: idsDir });
+    }
     await writeFileAtomic(path.join(dir, receiptFileName(receipt.seq)), `${JSON.stringify(receipt, null, 2)}\n`, { noClobber: true });
     return receipt;
   }

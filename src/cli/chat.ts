@@ -4,6 +4,8 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
 import { createChatSession } from "../chat/session.ts";
+import { createNodeFactsStore } from "../facts/store-node.ts";
+import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { probeWebGPU } from "../engines/webgpu.ts";
 import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
@@ -34,9 +36,6 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const sources = [values.tools, values["tools-manifest"], values["facts-store"]].filter((v) => v !== undefined);
   if (sources.length > 1) throw new EdgeError("conflicting_tool_options");
   if ((values.tool || values["tool-tag"]) && !values.tools) throw new UsageError("--tool / --tool-tag must be used with --tools.");
-  if (values["tools-manifest"] !== undefined || values["facts-store"] !== undefined) {
-    throw new EdgeError("invalid_argument", {}, "--tools-manifest and --facts-store are not available in the command line yet; use --tools.");
-  }
   const maxCalls = optionalInt(values["max-calls"], "--max-calls", 0);
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
 
@@ -60,12 +59,15 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   }
   await engine.load();
 
-  const host = createNodeRunnerHost({ spares: 1 });
+  // Facts surfaces (built-in lookups over $EDGE_DATA_DIR/facts) need no Python runner.
+  const surface = await factsSurfaceFor(values["facts-store"], values["tools-manifest"]);
+  const host = createNodeRunnerHost({ spares: values.tools ? 1 : 0 });
   try {
     const session = await createChatSession({
       engine,
       host,
       ...(values.tools ? { tools: fileSource(values.tools), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
+      ...(surface?.kind === "facts_store" ? { factsStore: surface } : surface ? { toolsManifest: surface } : {}),
       store: createNodeReceiptStore(),
       includeText: values["include-text"] === true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
@@ -92,6 +94,18 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   } finally {
     await host.close();
   }
+}
+
+async function factsSurfaceFor(store: string | undefined, manifest: string | undefined): Promise<FactsSurface | undefined> {
+  if (store !== undefined) return factsStoreSurface(createNodeFactsStore(), store);
+  if (manifest === undefined) return undefined;
+  let raw: Uint8Array;
+  try {
+    raw = await readFile(manifest);
+  } catch (err) {
+    throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}`);
+  }
+  return toolsManifestSurface(createNodeFactsStore(), raw);
 }
 
 async function readScript(path: string): Promise<string[]> {

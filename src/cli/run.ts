@@ -2,6 +2,7 @@
 import { toErrorJson } from "../contract/errors.ts";
 import { EXIT_FAILED, EXIT_USAGE, printJson, UsageError, usageErrorJson, type CliIO } from "./io.ts";
 import { chatCommand } from "./chat.ts";
+import { factsCommand } from "./facts.ts";
 import { receiptsCommand } from "./receipts.ts";
 import { toolsCommand } from "./tools.ts";
 
@@ -10,10 +11,17 @@ export const HELP = `edge — Edge Web command line
 Usage:
   edge tools validate FILE [--tool NAME]... [--tool-tag TAG]... [--json]
   edge tools inspect  FILE [--tool NAME]... [--tool-tag TAG]... [--json]
+  edge tools validate tools.manifest.json [--learn-sample SAMPLE.json] [--json]
   edge tools call     FILE TOOL --args JSON [--timeout-ms N] [--json]
   edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
             --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N] [--json]
+  edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT --engine scripted --script OUTPUTS.json [--json]
                                        (--engine webllm needs WebGPU: use the browser playground)
+  edge facts import FILE [--store STORE] [--json]   validate the whole file, then upsert by fact_id
+  edge facts list [--json]
+  edge facts inspect STORE [--json]
+  edge facts delete STORE [--json]
+  edge facts export STORE              the store as an edge.demo.facts.v1 file on stdout
   edge receipts list [--json]          receipts stored under $EDGE_DATA_DIR, oldest first
   edge receipts show ID [--json]
   edge receipts export                 JSON Lines to stdout, oldest first
@@ -35,6 +43,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (group === "tools") return await toolsCommand(rest, io);
     if (group === "chat") return await chatCommand(rest, io);
     if (group === "receipts") return await receiptsCommand(rest, io);
+    if (group === "facts") return await factsCommand(rest, io);
     throw new UsageError(`Unknown command "${group}".`);
   } catch (err) {
     if (err instanceof UsageError || (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS"))) {

@@ -6,6 +6,7 @@ import { callTool } from "../toolset/call.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { inspect, validate } from "../toolset/inspect.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
+import { manifestCommand, readIfManifest } from "./facts.ts";
 
 const selectionOptions = {
   tool: { type: "string", multiple: true },
@@ -27,8 +28,12 @@ export async function toolsCommand(argv: string[], io: CliIO): Promise<number> {
 }
 
 async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: selectionOptions, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({ args: argv, options: { ...selectionOptions, "learn-sample": { type: "string" } }, allowPositionals: true, strict: true });
   const file = onePositional(positionals, "FILE");
+  // A tools manifest (JSON) is validated without any runner: it names built-in lookups only.
+  const manifest = await readIfManifest(file);
+  if (manifest) return manifestCommand(sub, file, manifest, { learnSample: values["learn-sample"], json: values.json === true, selection: values.tool !== undefined || values["tool-tag"] !== undefined }, io);
+  if (values["learn-sample"] !== undefined) throw new UsageError("--learn-sample is checked against a tools manifest (a .json file).");
   const host = createNodeRunnerHost({ spares: 0 });
   try {
     const options = { host, tool: values.tool, toolTag: values["tool-tag"] };

@@ -138,8 +138,7 @@ export const ERRORS = {
   // Warnings (reported, never a refusal).
   base_model_mismatch:
     "The sample names another base model than the one learning now; the imprint is bound to the model it is learned with.",
-  tool_schema_export_name_mismatch:
-    "The sample's tool_schema_export names other tools than the active set, so the sample and the runtime teach different tool names.",
+  // tool_schema_export_name_mismatch (a warning here too) is declared above, with the manifest codes.
 
   // ── confirmation of commit tools (SPEC §6), added by src/confirm ──────────────────────
   pending_action_not_found: "No pending action with this id is stored (it may have been purged after it expired); ask again in chat.",

@@ -46,8 +46,8 @@ export function renderPolicy(sample: LearnSample): string {
   if (tools.length) {
     lines.push("When to use each tool:");
     for (const t of tools) {
-      const parts = [t.when ? `when ${oneLine(t.when)}` : "", t.args_constraint ? `arguments: ${oneLine(t.args_constraint)}` : ""].filter(Boolean);
-      lines.push(`- ${t.name}${parts.length ? `: ${parts.join("; ")}` : ""}`);
+      const parts = [t.when ? `When: ${oneLine(t.when)}` : "", t.args_constraint ? `Arguments: ${oneLine(t.args_constraint)}` : ""].filter(Boolean);
+      lines.push(`- ${t.name}${parts.length ? ` — ${parts.join(" ")}` : ""}`);
     }
   }
   if (policy?.negative_policy?.length) {

@@ -53,7 +53,7 @@ export interface ExportedTool {
 export interface ToolSchemaExport {
   schema_version?: string;
   tools: ExportedTool[];
-  [extra: string]: JsonValue | undefined;
+  [extra: string]: JsonValue | ExportedTool[] | undefined;
 }
 
 export interface PolicyTool {

@@ -54,8 +54,10 @@ describe("node receipt store", () => {
     expect([a.seq, b.seq]).toEqual([1, 2]);
     expect(b.prev_receipt_sha256).toBe(a.receipt_sha256);
 
-    const files = await readdir(path.join(dir, "receipts"));
-    expect(files.filter((f) => f.endsWith(".json")).sort()).toEqual(["000000000001.json", "000000000002.json"]); // no lock or temp files left
+    const entries = await readdir(path.join(dir, "receipts"));
+    // No lock or temp files left; besides the receipts only the private id index (.ids).
+    expect(entries.sort()).toEqual([".ids", "000000000001.json", "000000000002.json"]);
+    const files = entries.filter((f) => f.endsWith(".json")).sort();
     expect(receiptFileName(2)).toBe("000000000002.json");
     expect((await stat(path.join(dir, "receipts"))).mode & 0o777).toBe(0o700);
     expect((await stat(path.join(dir, "receipts", files[0]!))).mode & 0o777).toBe(0o600);

@@ -1,0 +1,142 @@
+// Facts in the one IndexedDB database (store `facts`, keyPath [store, fact_id], index by_store;
+// the per-store revision lives in `meta` under "facts.revision/<store>"). An import is ONE
+// readwrite transaction over both stores: a failure anywhere aborts it and nothing changes.
+import type { EdgeDb, FactRecord } from "../store/idb-schema.ts";
+import { toStorageError } from "../store/storage-error.ts";
+import { checkStoreName, type Fact, type FactsFile } from "./format.ts";
+import {
+  detailOf,
+  exportFile,
+  plainFact,
+  storeNotFound,
+  topicCount,
+  upsertCounts,
+  byFactId,
+  type FactsStore,
+  type FactsStoreSummary,
+  type ImportReport,
+} from "./store.ts";
+
+interface RevisionRecord {
+  revision: number;
+  updated_at: string;
+  [key: string]: number | string;
+}
+
+const revKey = (store: string): string => `facts.revision/${store}`;
+
+function toFact(r: FactRecord): Fact {
+  return plainFact(r as unknown as Fact);
+}
+
+export function createIdbFactsStore(db: EdgeDb): FactsStore {
+  async function readStore(store: string): Promise<{ facts: Fact[]; rev: RevisionRecord | null }> {
+    try {
+      const tx = db.transaction(["facts", "meta"], "readonly");
+      const [records, rev] = await Promise.all([tx.objectStore("facts").index("by_store").getAll(store), tx.objectStore("meta").get(revKey(store))]);
+      await tx.done;
+      return { facts: records.map(toFact).sort(byFactId), rev: (rev as RevisionRecord | undefined) ?? null };
+    } catch (err) {
+      throw toStorageError(err, "read facts", { store });
+    }
+  }
+
+  async function existing(store: string): Promise<{ facts: Fact[]; rev: RevisionRecord }> {
+    checkStoreName(store);
+    const got = await readStore(store);
+    if (got.facts.length === 0) throw storeNotFound(store);
+    return { facts: got.facts, rev: got.rev ?? { revision: 0, updated_at: "" } };
+  }
+
+  const summaryOf = (store: string, facts: Fact[], rev: RevisionRecord): FactsStoreSummary => ({
+    store,
+    facts: facts.length,
+    topics: topicCount(facts),
+    updated_at: rev.updated_at || null,
+    revision: rev.revision,
+  });
+
+  return {
+    async importFile(file: FactsFile, options = {}): Promise<ImportReport> {
+      const store = checkStoreName(options.store ?? file.store);
+      const now = new Date().toISOString();
+      try {
+        const tx = db.transaction(["facts", "meta"], "readwrite");
+        const facts = tx.objectStore("facts");
+        const meta = tx.objectStore("meta");
+        const keys = await facts.index("by_store").getAllKeys(store);
+        const counts = upsertCounts(new Set(keys.map((k) => k[1])), file.facts);
+        const prev = (await meta.get(revKey(store))) as RevisionRecord | undefined;
+        const revision = (prev?.revision ?? 0) + 1;
+        // Queue every put without awaiting each one; tx.done rejects (and rolls back) if any fails.
+        const puts = file.facts.map((f) => facts.put({ store, ...plainFact(f), imported_at: now }));
+        puts.push(meta.put({ revision, updated_at: now }, revKey(store)) as unknown as Promise<[string, string]>);
+        await Promise.all([...puts, tx.done]);
+        return { store, imported: file.facts.length, ...counts, revision };
+      } catch (err) {
+        throw toStorageError(err, "import facts", { store });
+      }
+    },
+
+    async list(): Promise<FactsStoreSummary[]> {
+      let records: FactRecord[];
+      try {
+        records = await db.getAll("facts");
+      } catch (err) {
+        throw toStorageError(err, "list facts");
+      }
+      const byStore = new Map<string, Fact[]>();
+      for (const r of records) {
+        const list = byStore.get(r.store) ?? [];
+        list.push(toFact(r));
+        byStore.set(r.store, list);
+      }
+      const out: FactsStoreSummary[] = [];
+      for (const store of [...byStore.keys()].sort()) {
+        const rev = ((await db.get("meta", revKey(store)).catch(() => undefined)) as RevisionRecord | undefined) ?? { revision: 0, updated_at: "" };
+        out.push(summaryOf(store, byStore.get(store)!, rev));
+      }
+      return out;
+    },
+
+    async inspect(store) {
+      const { facts, rev } = await existing(store);
+      return detailOf(summaryOf(store, facts, rev), facts);
+    },
+
+    async facts(store) {
+      return (await existing(store)).facts;
+    },
+
+    async revision(store) {
+      checkStoreName(store);
+      const { facts, rev } = await readStore(store);
+      return facts.length === 0 ? null : (rev?.revision ?? 0);
+    },
+
+    async delete(store) {
+      checkStoreName(store);
+      try {
+        const tx = db.transaction(["facts", "meta"], "readwrite");
+        const keys = await tx.objectStore("facts").index("by_store").getAllKeys(store);
+        if (keys.length === 0) {
+          tx.abort();
+          await tx.done.catch(() => undefined);
+          throw storeNotFound(store);
+        }
+        const ops: Promise<unknown>[] = keys.map((k) => tx.objectStore("facts").delete(k));
+        // Keep the revision counter (bumped) so a re-import never reuses an old revision number.
+        const prev = (await tx.objectStore("meta").get(revKey(store))) as RevisionRecord | undefined;
+        ops.push(tx.objectStore("meta").put({ revision: (prev?.revision ?? 0) + 1, updated_at: new Date().toISOString() }, revKey(store)));
+        await Promise.all([...ops, tx.done]);
+        return { store, deleted: keys.length };
+      } catch (err) {
+        throw toStorageError(err, "delete facts", { store });
+      }
+    },
+
+    async export(store) {
+      return exportFile(store, (await existing(store)).facts);
+    },
+  };
+}

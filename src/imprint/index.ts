@@ -1,0 +1,9 @@
+// Neural Imprint (SPEC §7): learn once, restore under schema-level gates. Environment-neutral
+// exports; the Node file store is in node-store.ts, the IndexedDB store in idb-store.ts.
+export * from "./sample.ts";
+export * from "./prefix.ts";
+export * from "./record.ts";
+export * from "./gate.ts";
+export * from "./evaluate.ts";
+export * from "./learn.ts";
+export * from "./transfer.ts";

@@ -1,0 +1,160 @@
+// learn(): bake the tool contract of a frozen toolset, the sample's profile and its policy into an
+// imprint bound to the learning model; evaluate it; store it with a learn receipt. Environment-neutral:
+// the stores are passed in (IndexedDB in the browser, files in Node).
+import { EdgeError, type ErrorJson } from "../contract/errors.ts";
+import { randomHex, schemaSha256, sha256Text, type Sha256 } from "../contract/hash.ts";
+import type { ToolSchema } from "../contract/types.ts";
+import type { Engine } from "../engines/engine.ts";
+import { RECEIPT_VERSION, type Receipt, type ReceiptBody, type ReceiptStore } from "../chat/receipt-types.ts";
+import { activeSchemas, type FrozenToolset } from "../toolset/freeze.ts";
+import { evaluateImprint } from "./evaluate.ts";
+import { renderImprintPrefix } from "./prefix.ts";
+import { runtimeInfo, sealImprint, type Imprint, type ImprintStore, type ImprintTools } from "./record.ts";
+import { evaluationQuestions, sampleSha256, sampleWarnings, type LearnSample } from "./sample.ts";
+
+export interface LearnOptions {
+  sample: LearnSample;
+  /** The frozen tools to bake in; omit to learn a profile-only imprint (no tool contract). */
+  toolset?: FrozenToolset | null;
+  /** A loaded engine: the imprint is bound to its model id and fingerprint. */
+  engine: Engine;
+  /** Where the imprint goes; without one it is only returned. */
+  store?: ImprintStore;
+  /** Where the learn receipt goes (chained with the chat receipts). */
+  receipts?: ReceiptStore;
+  /** The call budget the baked contract states (default 4, the session default). */
+  maxCalls?: number;
+  /** Ask the sample's scored questions with and without the prefix (default true). */
+  evaluate?: boolean;
+  /** Prefill the prefix once before the questions (default: yes for web-llm, no for scripted). */
+  prefill?: boolean;
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface LearnResult {
+  ok: true;
+  imprint: Imprint;
+  imprint_id: string;
+  prefix_sha256: Sha256;
+  active_set_sha256: Sha256 | null;
+  evaluation: Imprint["evaluation"];
+  warnings: ErrorJson[];
+  receipt: Receipt | ReceiptBody;
+}
+
+export async function imprintToolsOf(toolset: FrozenToolset, schemas: readonly ToolSchema[]): Promise<ImprintTools> {
+  const tool_schema_sha256: Record<string, Sha256> = {};
+  for (const s of [...schemas].sort((a, b) => (a.name < b.name ? -1 : 1))) tool_schema_sha256[s.name] = await schemaSha256(s);
+  return {
+    schema_generator_version: toolset.schema_generator_version,
+    active_set_sha256: toolset.active_set_sha256,
+    tool_schema_sha256,
+    tools_file_sha256: toolset.tools_file_sha256,
+  };
+}
+
+export async function learn(options: LearnOptions): Promise<LearnResult> {
+  const { sample, engine } = options;
+  const toolset = options.toolset ?? null;
+  const maxCalls = options.maxCalls ?? 4;
+  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_argument", {}, "maxCalls must be a non-negative integer.");
+  const info = engine.info();
+  if (info.kind === "webllm" && !info.fingerprint) {
+    // Binding to a model we cannot identify would make the model gate meaningless.
+    throw new EdgeError("engine_not_loaded", {}, "Load the model before learning: the imprint is bound to the exact model build, which is known only after loading.");
+  }
+  const schemas = toolset ? activeSchemas(toolset) : [];
+  const prefix = renderImprintPrefix(schemas, sample, maxCalls);
+  const prefixSha = await sha256Text(prefix);
+  const warnings = sampleWarnings(sample, toolset ? schemas.map((s) => s.name) : null, info.modelId);
+  const questions = evaluationQuestions(sample);
+  const evaluation =
+    options.evaluate === false
+      ? { mode: "skipped" as const, engine: info.kind, model_id: info.modelId, question_count: questions.length, scored: 0, matched_without_prefix: 0, matched_with_prefix: 0, items: [], prefill_ms: null }
+      : await evaluateImprint({ engine, prefix, schemas, questions, prefill: options.prefill, maxTokens: options.maxTokens, signal: options.signal });
+
+  const id = `imp_${randomHex(12)}`;
+  const receiptId = options.receipts ? `learn_${randomHex(12)}` : null;
+  const sampleSha = await sampleSha256(sample);
+  const imprint = await sealImprint({
+    imprint_version: "edge.imprint.v1",
+    id,
+    created_at: new Date().toISOString(),
+    runtime: runtimeInfo(),
+    model: { engine: info.kind, model_id: info.modelId, fingerprint: info.fingerprint ?? null },
+    sample: {
+      sample_id: sample.sample_id,
+      peer_id: sample.peer_id,
+      app_id: sample.app_id,
+      base_model_id: sample.base_model_id,
+      sample_sha256: sampleSha,
+      record_count: sample.records.length,
+      correction_count: sample.corrections.length,
+      question_count: questions.length,
+    },
+    tools: toolset ? await imprintToolsOf(toolset, schemas) : null,
+    max_calls: maxCalls,
+    prefix,
+    prefix_sha256: prefixSha,
+    evaluation,
+    warnings,
+    learn_receipt_id: receiptId,
+  });
+
+  const body: ReceiptBody = {
+    receipt_version: RECEIPT_VERSION,
+    id: receiptId ?? `learn_${randomHex(12)}`,
+    kind: "learn",
+    created_at: imprint.created_at,
+    model_id: info.modelId,
+    engine: info.kind,
+    prompt_sha256: null,
+    answer_sha256: null,
+    tools_file_sha256: toolset?.tools_file_sha256 ?? null,
+    active_set_sha256: toolset?.active_set_sha256 ?? null,
+    schema_generator_version: toolset?.schema_generator_version ?? null,
+    tool_instruction_mode: "imprint",
+    tool_instruction_sha256: prefixSha,
+    imprint_id: id,
+    outcome: "answered",
+    code: null,
+    network_used_by_edge: false,
+    calls: [],
+    extra: {
+      imprint_sha256: imprint.imprint_sha256,
+      sample_id: sample.sample_id,
+      sample_sha256: sampleSha,
+      evaluation: {
+        mode: evaluation.mode,
+        scored: evaluation.scored,
+        matched_without_prefix: evaluation.matched_without_prefix,
+        matched_with_prefix: evaluation.matched_with_prefix,
+        prefill_ms: evaluation.prefill_ms,
+      },
+      warnings: warnings.map((w) => w.code),
+    },
+  };
+
+  if (options.store) await options.store.put(imprint);
+  let receipt: Receipt | ReceiptBody = body;
+  if (options.receipts) {
+    try {
+      receipt = await options.receipts.append(body);
+    } catch (err) {
+      // No imprint without its learn receipt: undo the put, then report the storage failure.
+      await options.store?.delete(id).catch(() => undefined);
+      throw err;
+    }
+  }
+  return {
+    ok: true,
+    imprint,
+    imprint_id: id,
+    prefix_sha256: prefixSha,
+    active_set_sha256: toolset?.active_set_sha256 ?? null,
+    evaluation,
+    warnings,
+    receipt,
+  };
+}

@@ -11,6 +11,7 @@
 //    string; module workers from blob URLs fail inside an opaque-origin sandbox, so it must be a
 //    classic script with no imports left in it. The bundle is made with Vite's own `build()`
 //    (Rolldown, `write: false`), in dev on first request and again when a bundled file changes.
+import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -134,6 +135,20 @@ function edgeRunnerWorkerBundle(): Plugin {
   };
 }
 
+/** Test-only pages (e2e/pages/*.html) are build inputs only when EDGE_E2E_PAGES is set (the
+ *  Playwright webServer sets it), so the shipped dist never contains them. */
+function e2ePages(): Record<string, string> {
+  if (!process.env.EDGE_E2E_PAGES) return {};
+  const dir = path.join(root, "e2e", "pages");
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith(".html"));
+  } catch {
+    return {};
+  }
+  return Object.fromEntries(names.map((n) => [`e2e-${n.replace(/\.html$/, "")}`, path.join(dir, n)]));
+}
+
 export default defineConfig({
   plugins: [edgePyodideFiles(), edgeRunnerWorkerBundle()],
   // Pre-bundling Pyodide makes the dev server reload the page the first time it is imported.
@@ -141,11 +156,15 @@ export default defineConfig({
   // Test artefacts written during a dev-server e2e run must not reload the page under test.
   server: { port: 5173, watch: { ignored: ["**/.cache/**", "**/test-results/**", "**/playwright-report/**", "**/dist/**"] } },
   preview: { port: 4173, strictPort: true },
+  // Long-lived app workers (the llm worker) are module workers with code splitting. The runner
+  // worker is NOT built through this: it is the classic IIFE bundle of edgeRunnerWorkerBundle.
+  worker: { format: "es" },
   build: {
     target: "es2022",
     rolldownOptions: {
       input: {
         main: path.join(root, "index.html"),
+        ...e2ePages(),
       },
     },
   },

@@ -3,14 +3,16 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
-import { createChatSession } from "../chat/session.ts";
+import { createChatSession, type PendingTicket } from "../chat/session.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
 import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { probeWebGPU } from "../engines/webgpu.ts";
 import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { imprintBindingFor } from "./imprints.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
+import { nodeConfirmationBroker } from "./confirm.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
@@ -27,6 +29,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       "max-calls": { type: "string" },
       "timeout-ms": { type: "string" },
       "include-text": { type: "boolean" },
+      "with-imprint": { type: "string" },
       json: { type: "boolean" },
     },
     strict: true,
@@ -67,7 +70,11 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       engine,
       host,
       ...(values.tools ? { tools: fileSource(values.tools), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
+      // A commit tool becomes a pending action (a 0600 file) confirmed with `edge tools confirm`.
+      ...(values.tools ? { confirmations: nodeConfirmationBroker(values.tools, { tool: values.tool, toolTag: values["tool-tag"] }) } : {}),
       ...(surface?.kind === "facts_store" ? { factsStore: surface } : surface ? { toolsManifest: surface } : {}),
+      // The imprint gate runs inside createChatSession, before any generation.
+      ...(values["with-imprint"] !== undefined ? { imprint: await imprintBindingFor(values["with-imprint"]) } : {}),
       store: createNodeReceiptStore(),
       includeText: values["include-text"] === true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
@@ -83,11 +90,14 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
         run_id: run.run_id,
         receipt: run.receipt,
         ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+        ...(run.pending_action ? { pending_action: pendingJson(run.pending_action) } : {}),
       });
     } else {
       if (run.outcome === "answered") io.out(`${run.answer}\n`);
       else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
-      if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
+      if (run.pending_action) {
+        io.out(`${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`);
+      } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
       io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}, receipt: ${run.run_id}\n`);
     }
     return run.ok ? EXIT_OK : EXIT_FAILED;
@@ -108,7 +118,17 @@ async function factsSurfaceFor(store: string | undefined, manifest: string | und
   return toolsManifestSurface(createNodeFactsStore(), raw);
 }
 
-async function readScript(path: string): Promise<string[]> {
+function pendingJson(p: PendingTicket): Record<string, unknown> {
+  return {
+    id: p.id,
+    expires_at: p.expires_at,
+    confirmation_token: p.confirmation_token,
+    confirm_command: p.confirm_command,
+    ...(p.pending_action_path ? { pending_action_path: p.pending_action_path } : {}),
+  };
+}
+
+export async function readScript(path: string): Promise<string[]> {
   let value: unknown;
   try {
     value = JSON.parse(await readFile(path, "utf8"));

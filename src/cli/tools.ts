@@ -5,6 +5,7 @@ import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
 import { callTool } from "../toolset/call.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { inspect, validate } from "../toolset/inspect.ts";
+import { confirmCommandCli, pendingCommand } from "./confirm.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 import { manifestCommand, readIfManifest } from "./facts.ts";
 
@@ -22,8 +23,12 @@ export async function toolsCommand(argv: string[], io: CliIO): Promise<number> {
       return inspectOrValidate(sub, rest, io);
     case "call":
       return call(rest, io);
+    case "confirm":
+      return confirmCommandCli(rest, io);
+    case "pending":
+      return pendingCommand(rest, io);
     default:
-      throw new UsageError(sub ? `Unknown subcommand "tools ${sub}".` : "Missing subcommand: tools validate|inspect|call.");
+      throw new UsageError(sub ? `Unknown subcommand "tools ${sub}".` : "Missing subcommand: tools validate|inspect|call|confirm|pending.");
   }
 }
 

@@ -15,7 +15,7 @@ import { freezeToolset } from "../toolset/freeze.ts";
 import { createConfirmationBroker } from "./broker.ts";
 import { confirm, purgeExpired, reject } from "./confirm.ts";
 import { createNodePendingStore } from "./node-pending.ts";
-import { bindingSha256, buildPendingAction } from "./pending.ts";
+import { bindingSha256, buildPendingAction, newToken } from "./pending.ts";
 import type { PendingAction } from "./types.ts";
 
 const EXAMPLE = readFileSync(new URL("../../public/examples/tools.py", import.meta.url), "utf8");
@@ -278,6 +278,14 @@ describe("confirm", () => {
     env.clock.t = T0 + 365 * 24 * 3600 * 1000;
     await purgeExpired(env.store, { now: env.now });
     expect(await env.store.get(ticket.id)).toMatchObject({ status: "claimed", arguments: null, arguments_wiped: true });
+  });
+});
+
+describe("tokens", () => {
+  it("are 32 random bytes in base64url, all different, never starting with '-' (a command line would read an option)", () => {
+    const tokens = Array.from({ length: 3000 }, newToken);
+    expect(new Set(tokens).size).toBe(3000);
+    for (const t of tokens) expect(t).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{42}$/);
   });
 });
 

@@ -7,3 +7,4 @@ export * from "./gate.ts";
 export * from "./evaluate.ts";
 export * from "./learn.ts";
 export * from "./transfer.ts";
+export * from "./memory-store.ts";

@@ -156,7 +156,7 @@ export async function verifyImprint(value: unknown): Promise<Imprint> {
 }
 
 /** Parse an exported imprint file's text (import). */
-export function parseImprintText(text: string): Promise<Imprint> {
+export async function parseImprintText(text: string): Promise<Imprint> {
   let value: unknown;
   try {
     value = JSON.parse(text);

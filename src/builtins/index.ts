@@ -1,0 +1,123 @@
+// The built-in tools (SPEC §10) as ToolRuntime plugins on one workspace VFS: files (read_file,
+// write_file, edit_file, read_image), goals (create_goal, get_goal, update_goal), web_search
+// (off unless the host configures a provider) and bash (just-bash). They are registered through
+// `runtime.register` like any tool and count toward the 8 active tools.
+//
+// Writes: write_file, edit_file and bash change the workspace and are execution level
+// "commit", so in a chat the session's pre-execute stage asks and the confirmation flow applies.
+// `allowWrites: true` is the host page saying yes in advance: it installs an approval handler
+// that grants exactly those built-in writes (anything else that asks is still denied). A
+// pre-execute "allow" could not do this — the pipeline's guard never lets an allow lift an ask.
+// If the host also gives the session its own `approval`/`confirmations`, compose with
+// `allowBuiltinWrites(next)` instead.
+import { EdgeError } from "../contract/errors.ts";
+import { randomHex } from "../contract/hash.ts";
+import { ACTIVE_TOOL_LIMIT } from "../contract/types.ts";
+import { spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolRuntime } from "../runtime/index.ts";
+import { bashTool, type ExecutionLimits } from "./bash.ts";
+import { editFileTool, readFileTool, readImageTool, writeFileTool } from "./fs-tools.ts";
+import { goalTools } from "./goals.ts";
+import { BUILTIN_KIND } from "./shared.ts";
+import { WORKSPACE_DIR, type EdgeVfs } from "./vfs/core.ts";
+import { webSearchTool, type WebSearchProvider } from "./web.ts";
+
+export const BUILTIN_TOOL_NAMES = ["read_file", "write_file", "edit_file", "read_image", "create_goal", "get_goal", "update_goal", "web_search", "bash"] as const;
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/** Without `tools`: the file tools and bash, plus web_search when a provider is configured. */
+export const DEFAULT_BUILTINS: readonly BuiltinToolName[] = ["read_file", "write_file", "edit_file", "read_image", "bash"];
+export const DEFAULT_SPILL_INLINE_BYTES = 16 * 1024;
+
+export interface BuiltinsOptions {
+  vfs: EdgeVfs;
+  /** Which built-ins to register (an allow-list, like --tool). */
+  tools?: readonly BuiltinToolName[];
+  /** The host allows workspace writes without asking (see the header). Default false. */
+  allowWrites?: boolean;
+  /** Goals are stored per session. Default: a random id per registerBuiltins call. */
+  sessionId?: string;
+  /** web_search's provider; without one web_search answers web_search_unavailable. */
+  webSearch?: WebSearchProvider;
+  bashLimits?: ExecutionLimits;
+  imageMaxBytes?: number;
+  /** Results above this many bytes go to /.edge/spill/ with a head/tail preview; false = off. */
+  spill?: { inlineLimitBytes?: number; previewChars?: number } | false;
+}
+
+export function builtinToolDefinitions(options: BuiltinsOptions): AnyToolDefinition[] {
+  const names = options.tools ?? [...DEFAULT_BUILTINS, ...(options.webSearch ? (["web_search"] as const) : [])];
+  for (const n of names) {
+    if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(n)) {
+      throw new EdgeError("unknown_tool", { tool: n }, `No built-in tool named "${n}"; the built-ins are: ${BUILTIN_TOOL_NAMES.join(", ")}.`);
+    }
+  }
+  const vfs = options.vfs;
+  const sessionId = options.sessionId ?? `session_${randomHex(8)}`;
+  const goals = names.some((n) => n.endsWith("_goal")) ? goalTools(vfs, sessionId) : [];
+  const make: Record<BuiltinToolName, () => AnyToolDefinition> = {
+    read_file: () => readFileTool(vfs),
+    write_file: () => writeFileTool(vfs),
+    edit_file: () => editFileTool(vfs),
+    read_image: () => readImageTool(vfs, options.imageMaxBytes),
+    create_goal: () => goals[0]!,
+    get_goal: () => goals[1]!,
+    update_goal: () => goals[2]!,
+    web_search: () => webSearchTool(options.webSearch),
+    bash: () => bashTool(vfs, options.bashLimits ? { limits: options.bashLimits } : {}),
+  };
+  return [...new Set(names)].map((n) => make[n]());
+}
+
+/**
+ * Register the built-ins (and their spill policy, and the allowWrites approval) into a runtime.
+ * Returns a disposer that removes all of it. The active-tool limit counts what the runtime
+ * already holds.
+ */
+export async function registerBuiltins(runtime: ToolRuntime, options: BuiltinsOptions): Promise<Disposer> {
+  const defs = builtinToolDefinitions(options);
+  const total = runtime.list().length + defs.length;
+  if (total > ACTIVE_TOOL_LIMIT) {
+    throw new EdgeError("active_tool_limit_exceeded", { count: total }, `${total} tools would be active but at most ${ACTIVE_TOOL_LIMIT} are allowed; pass fewer built-ins with tools: [...].`);
+  }
+  if (!(await options.vfs.exists(WORKSPACE_DIR))) await options.vfs.mkdir(WORKSPACE_DIR, { recursive: true });
+  const disposers: Disposer[] = [];
+  try {
+    for (const d of defs) disposers.push(runtime.register(d));
+  } catch (err) {
+    for (const d of disposers) d();
+    throw err;
+  }
+  if (options.spill !== false) disposers.push(runtime.onPostExecute(builtinSpillPolicy(options.vfs, options.spill ?? {})));
+  if (options.allowWrites) disposers.push(runtime.setApprovalHandler(allowBuiltinWrites()));
+  return () => {
+    for (const d of disposers.reverse()) d();
+  };
+}
+
+/** Spill for built-in tools: the full output goes to /.edge/spill/ in the workspace. */
+export function builtinSpillPolicy(vfs: EdgeVfs, options: { inlineLimitBytes?: number; previewChars?: number } = {}) {
+  return spillPolicy({
+    inlineLimitBytes: options.inlineLimitBytes ?? DEFAULT_SPILL_INLINE_BYTES,
+    ...(options.previewChars !== undefined ? { previewChars: options.previewChars } : {}),
+    appliesTo: (def) => def.meta["kind"] === BUILTIN_KIND && def.meta["spill"] !== false,
+    write: async (path, text) => {
+      await vfs.writeBytes(path, new TextEncoder().encode(text), { parents: true });
+    },
+  });
+}
+
+/** Approves the built-in workspace writes; everything else goes to `next` (or is denied). */
+export function allowBuiltinWrites(next?: ApprovalHandler): ApprovalHandler {
+  return (request) => {
+    if (request.tool.meta["kind"] === BUILTIN_KIND && request.tool.meta["writes"] === true) return { decision: "allow" };
+    if (next) return next(request);
+    return { decision: "deny", reason: "only built-in workspace writes are allowed without confirmation", code: "tool_denied" };
+  };
+}
+
+export { openVfs, EdgeVfs, normalizePath, WORKSPACE_DIR, DEFAULT_VFS_LIMITS, type VfsLimits, type VfsPersistence, type VfsEntryRecord } from "./vfs/core.ts";
+export { DEFAULT_BASH_LIMITS, type ExecutionLimits } from "./bash.ts";
+export { goalsPath, GOAL_STATUSES, type Goal } from "./goals.ts";
+export { sniffImage, DEFAULT_IMAGE_MAX_BYTES } from "./fs-tools.ts";
+export type { WebSearchProvider, WebSearchHit } from "./web.ts";
+export { BUILTIN_KIND } from "./shared.ts";

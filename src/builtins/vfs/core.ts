@@ -1,0 +1,474 @@
+// The workspace virtual file system shared by the built-in tools and the bash tool. It is an
+// in-memory tree (fast, synchronous reads for just-bash's many small calls) that implements
+// just-bash's IFileSystem, with every change written through a persistence adapter before the
+// call returns: IndexedDB in the browser (vfs-idb.ts), a snapshot file in Node (vfs-node.ts),
+// or none (ephemeral, tests). Size limits are enforced here, before anything is stored.
+// No DOM, no Node: just-bash's types only.
+import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from "just-bash";
+import { EdgeError, type ErrorCode } from "../../contract/errors.ts";
+import { toStorageError } from "../../store/storage-error.ts";
+
+export interface VfsLimits {
+  /** Sum of all file sizes. Default 64 MiB. */
+  maxTotalBytes: number;
+  /** One file. Default 16 MiB. */
+  maxFileBytes: number;
+  /** Files plus directories. Default 20 000. */
+  maxEntries: number;
+}
+
+export const DEFAULT_VFS_LIMITS: VfsLimits = { maxTotalBytes: 64 * 1024 * 1024, maxFileBytes: 16 * 1024 * 1024, maxEntries: 20_000 };
+export const MAX_PATH_CHARS = 1024;
+/** Reads as empty, swallows writes, is never stored (scripts redirect to it all the time). */
+export const DEV_NULL = "/dev/null";
+/** Where relative paths of the file tools and the shell's working directory point. */
+export const WORKSPACE_DIR = "/workspace";
+
+/** One stored entry: what the persistence adapters keep, keyed by path. */
+export interface VfsEntryRecord {
+  path: string;
+  type: "file" | "directory";
+  /** File bytes (files only). */
+  data?: Uint8Array;
+  mode: number;
+  /** Milliseconds since the epoch. */
+  mtime: number;
+}
+
+export interface VfsPersistence {
+  /** Every stored entry (any order). */
+  load(): Promise<VfsEntryRecord[]>;
+  /** Store `put` and remove `remove` atomically. Rejects (storage_failed) without partial effects. */
+  commit(put: readonly VfsEntryRecord[], remove: readonly string[]): Promise<void>;
+}
+
+interface Entry {
+  type: "file" | "directory";
+  data?: Uint8Array;
+  mode: number;
+  mtime: number;
+}
+
+export interface VfsUsage {
+  bytes: number;
+  entries: number;
+  limits: VfsLimits;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function vfsError(code: ErrorCode, errno: string, what: string, op: string, path: string, extra: Record<string, unknown> = {}): EdgeError {
+  // just-bash commands print the message; the "ENOENT: …, op 'path'" form is what they expect.
+  return new EdgeError(code, { path, errno, op, ...extra }, `${errno}: ${what}, ${op} '${path}'`);
+}
+const notFound = (op: string, p: string) => vfsError("vfs_not_found", "ENOENT", "no such file or directory", op, p);
+const isDir = (op: string, p: string) => vfsError("vfs_is_directory", "EISDIR", "illegal operation on a directory", op, p);
+const notDir = (op: string, p: string) => vfsError("vfs_not_directory", "ENOTDIR", "not a directory", op, p);
+const exists = (op: string, p: string) => vfsError("vfs_exists", "EEXIST", "file already exists", op, p);
+
+/** Normalize to an absolute POSIX path; `..` never climbs above `/` (there is nothing outside). */
+export function normalizePath(path: string, base = "/"): string {
+  if (typeof path !== "string" || path.length === 0 || path.length > MAX_PATH_CHARS || path.includes("\0")) {
+    throw new EdgeError("vfs_invalid_path", { path: String(path).slice(0, 200) });
+  }
+  const joined = path.startsWith("/") ? path : `${base}/${path}`;
+  const out: string[] = [];
+  for (const part of joined.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") out.pop();
+    else out.push(part);
+  }
+  return `/${out.join("/")}`;
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i <= 0 ? "/" : path.slice(0, i);
+}
+
+function childPrefix(dir: string): string {
+  return dir === "/" ? "/" : `${dir}/`;
+}
+
+function encodeContent(content: FileContent, encoding?: BufferEncoding): Uint8Array {
+  if (content instanceof Uint8Array) return new Uint8Array(content);
+  switch (encoding) {
+    case "base64":
+      return Uint8Array.from(atob(content), (c) => c.charCodeAt(0));
+    case "hex": {
+      const out = new Uint8Array(Math.floor(content.length / 2));
+      for (let i = 0; i < out.length; i++) out[i] = parseInt(content.slice(i * 2, i * 2 + 2), 16);
+      return out;
+    }
+    case "binary":
+    case "latin1":
+      return Uint8Array.from(content, (c) => c.charCodeAt(0) & 0xff);
+    case "ascii":
+      return Uint8Array.from(content, (c) => c.charCodeAt(0) & 0x7f);
+    default:
+      return enc.encode(content);
+  }
+}
+
+function decodeContent(data: Uint8Array, encoding?: BufferEncoding | null): string {
+  switch (encoding) {
+    case "base64": {
+      let s = "";
+      for (let i = 0; i < data.length; i += 0x8000) s += String.fromCharCode(...data.subarray(i, i + 0x8000));
+      return btoa(s);
+    }
+    case "hex":
+      return Array.from(data, (b) => b.toString(16).padStart(2, "0")).join("");
+    case "binary":
+    case "latin1":
+    case "ascii": {
+      let s = "";
+      for (let i = 0; i < data.length; i += 0x8000) s += String.fromCharCode(...data.subarray(i, i + 0x8000));
+      return s;
+    }
+    default:
+      return dec.decode(data);
+  }
+}
+
+function encodingOf(options?: { encoding?: BufferEncoding | null } | BufferEncoding): BufferEncoding | undefined {
+  if (typeof options === "string") return options;
+  return options?.encoding ?? undefined;
+}
+
+export interface OpenVfsOptions {
+  persistence?: VfsPersistence | null;
+  limits?: Partial<VfsLimits>;
+}
+
+/** Load the stored tree (if any) and return the file system. */
+export async function openVfs(options: OpenVfsOptions = {}): Promise<EdgeVfs> {
+  const records = options.persistence ? await options.persistence.load() : [];
+  return new EdgeVfs(records, options.persistence ?? null, { ...DEFAULT_VFS_LIMITS, ...options.limits });
+}
+
+export class EdgeVfs implements IFileSystem {
+  private readonly entries = new Map<string, Entry>();
+  private totalBytes = 0;
+  /** Commits run one after another, in the order the changes were made in memory. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    records: readonly VfsEntryRecord[],
+    private readonly persistence: VfsPersistence | null,
+    readonly limits: VfsLimits,
+  ) {
+    this.entries.set("/", { type: "directory", mode: 0o755, mtime: Date.now() });
+    for (const r of records) {
+      const p = normalizePath(r.path);
+      const e: Entry = { type: r.type, mode: r.mode, mtime: r.mtime, ...(r.type === "file" ? { data: r.data ?? new Uint8Array() } : {}) };
+      this.entries.set(p, e);
+      if (e.data) this.totalBytes += e.data.byteLength;
+    }
+    // A stored tree always has its parents (commits add them); be robust to a damaged one.
+    for (const p of [...this.entries.keys()]) {
+      for (let d = parentOf(p); d !== "/" && !this.entries.has(d); d = parentOf(d)) this.entries.set(d, { type: "directory", mode: 0o755, mtime: Date.now() });
+    }
+  }
+
+  usage(): VfsUsage {
+    return { bytes: this.totalBytes, entries: this.entries.size - 1, limits: { ...this.limits } };
+  }
+
+  // ── changes: validated, applied in memory, then committed; reverted if the commit fails ──
+
+  private async apply(changes: Map<string, Entry | null>): Promise<void> {
+    let bytes = this.totalBytes;
+    let count = this.entries.size;
+    for (const [p, next] of changes) {
+      const prev = this.entries.get(p);
+      bytes += (next?.data?.byteLength ?? 0) - (prev?.data?.byteLength ?? 0);
+      count += (next ? 1 : 0) - (prev ? 1 : 0);
+      if (next?.data && next.data.byteLength > this.limits.maxFileBytes) {
+        throw vfsError("vfs_quota_exceeded", "ENOSPC", `file would be ${next.data.byteLength} bytes, over the ${this.limits.maxFileBytes}-byte file limit`, "write", p);
+      }
+    }
+    if (bytes > this.limits.maxTotalBytes && bytes > this.totalBytes) {
+      const first = changes.keys().next().value as string;
+      throw vfsError("vfs_quota_exceeded", "ENOSPC", `workspace would hold ${bytes} bytes, over its ${this.limits.maxTotalBytes}-byte limit`, "write", first, { bytes, limit: this.limits.maxTotalBytes });
+    }
+    if (count - 1 > this.limits.maxEntries && count > this.entries.size) {
+      const first = changes.keys().next().value as string;
+      throw vfsError("vfs_quota_exceeded", "ENOSPC", `workspace would hold ${count - 1} entries, over its ${this.limits.maxEntries}-entry limit`, "create", first);
+    }
+    const before = new Map<string, Entry | undefined>();
+    for (const [p, next] of changes) {
+      before.set(p, this.entries.get(p));
+      if (next) this.entries.set(p, next);
+      else this.entries.delete(p);
+    }
+    this.totalBytes = bytes;
+    if (!this.persistence) return;
+    const put: VfsEntryRecord[] = [];
+    const remove: string[] = [];
+    for (const [p, next] of changes) {
+      if (next) put.push({ path: p, type: next.type, mode: next.mode, mtime: next.mtime, ...(next.data ? { data: next.data } : {}) });
+      else remove.push(p);
+    }
+    const persistence = this.persistence;
+    const run = this.queue.then(() => persistence.commit(put, remove));
+    this.queue = run.catch(() => undefined);
+    try {
+      await run;
+    } catch (err) {
+      // Undo in memory what could not be stored, unless a later change already replaced it.
+      for (const [p, prev] of before) {
+        const cur = this.entries.get(p);
+        const mine = changes.get(p);
+        if (mine ? cur !== mine : cur !== undefined) continue;
+        this.totalBytes -= cur?.data?.byteLength ?? 0;
+        if (prev) {
+          this.entries.set(p, prev);
+          this.totalBytes += prev.data?.byteLength ?? 0;
+        } else this.entries.delete(p);
+      }
+      throw toStorageError(err, "write workspace file", { path: [...changes.keys()][0] });
+    }
+  }
+
+  /** Missing parent directories of `path` (outermost first), or a ENOTDIR/ENOENT error. */
+  private parentsToCreate(path: string, op: string, create: boolean): string[] {
+    const missing: string[] = [];
+    for (let d = parentOf(path); ; d = parentOf(d)) {
+      const e = this.entries.get(d);
+      if (e) {
+        if (e.type !== "directory") throw notDir(op, path);
+        break;
+      }
+      if (!create) throw notFound(op, path);
+      missing.unshift(d);
+      if (d === "/") break;
+    }
+    return missing;
+  }
+
+  private dirEntry(): Entry {
+    return { type: "directory", mode: 0o755, mtime: Date.now() };
+  }
+
+  /** Write a whole file, creating missing parent directories when `parents` is set (the file tools do). */
+  async writeBytes(path: string, data: Uint8Array, options: { parents?: boolean } = {}): Promise<{ created: boolean }> {
+    const p = normalizePath(path);
+    if (p === DEV_NULL) return { created: false };
+    const prev = this.entries.get(p);
+    if (prev?.type === "directory") throw isDir("open", p);
+    const changes = new Map<string, Entry | null>();
+    for (const d of this.parentsToCreate(p, "open", options.parents === true)) changes.set(d, this.dirEntry());
+    changes.set(p, { type: "file", data, mode: prev?.mode ?? 0o644, mtime: Date.now() });
+    await this.apply(changes);
+    return { created: !prev };
+  }
+
+  readBytes(path: string): Uint8Array {
+    const p = normalizePath(path);
+    if (p === DEV_NULL) return new Uint8Array();
+    const e = this.entries.get(p);
+    if (!e) throw notFound("open", p);
+    if (e.type === "directory") throw isDir("read", p);
+    return e.data!;
+  }
+
+  // ── IFileSystem (just-bash) ──────────────────────────────────────────────────────────
+
+  async readFile(path: string, options?: { encoding?: BufferEncoding | null } | BufferEncoding): Promise<string> {
+    return decodeContent(this.readBytes(path), encodingOf(options));
+  }
+
+  async readFileBuffer(path: string): Promise<Uint8Array> {
+    return new Uint8Array(this.readBytes(path));
+  }
+
+  async writeFile(path: string, content: FileContent, options?: { encoding?: BufferEncoding } | BufferEncoding): Promise<void> {
+    await this.writeBytes(path, encodeContent(content, encodingOf(options)));
+  }
+
+  async appendFile(path: string, content: FileContent, options?: { encoding?: BufferEncoding } | BufferEncoding): Promise<void> {
+    const p = normalizePath(path);
+    if (p === DEV_NULL) return;
+    const prev = this.entries.get(p);
+    if (prev?.type === "directory") throw isDir("open", p);
+    const add = encodeContent(content, encodingOf(options));
+    const old = prev?.data ?? new Uint8Array();
+    const data = new Uint8Array(old.byteLength + add.byteLength);
+    data.set(old);
+    data.set(add, old.byteLength);
+    await this.writeBytes(p, data);
+  }
+
+  async exists(path: string): Promise<boolean> {
+    try {
+      const p = normalizePath(path);
+      return p === DEV_NULL || this.entries.has(p);
+    } catch {
+      return false;
+    }
+  }
+
+  async stat(path: string): Promise<FsStat> {
+    const p = normalizePath(path);
+    if (p === DEV_NULL) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0) };
+    const e = this.entries.get(p);
+    if (!e) throw notFound("stat", p);
+    return { isFile: e.type === "file", isDirectory: e.type === "directory", isSymbolicLink: false, mode: e.mode, size: e.data?.byteLength ?? 0, mtime: new Date(e.mtime) };
+  }
+
+  lstat(path: string): Promise<FsStat> {
+    return this.stat(path);
+  }
+
+  async mkdir(path: string, options?: MkdirOptions): Promise<void> {
+    const p = normalizePath(path);
+    const e = this.entries.get(p);
+    if (e) {
+      if (options?.recursive && e.type === "directory") return;
+      throw exists("mkdir", p);
+    }
+    const changes = new Map<string, Entry | null>();
+    for (const d of this.parentsToCreate(p, "mkdir", options?.recursive === true)) changes.set(d, this.dirEntry());
+    changes.set(p, this.dirEntry());
+    await this.apply(changes);
+  }
+
+  private children(dir: string): string[] {
+    const prefix = childPrefix(dir);
+    const out: string[] = [];
+    for (const key of this.entries.keys()) {
+      if (key !== "/" && key.startsWith(prefix) && !key.slice(prefix.length).includes("/")) out.push(key.slice(prefix.length));
+    }
+    return out.sort();
+  }
+
+  private subtree(dir: string): string[] {
+    const prefix = childPrefix(dir);
+    return [...this.entries.keys()].filter((k) => k !== "/" && k.startsWith(prefix));
+  }
+
+  async readdir(path: string): Promise<string[]> {
+    const p = normalizePath(path);
+    const e = this.entries.get(p);
+    if (!e) throw notFound("scandir", p);
+    if (e.type !== "directory") throw notDir("scandir", p);
+    return this.children(p);
+  }
+
+  async readdirWithFileTypes(path: string): Promise<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }[]> {
+    const p = normalizePath(path);
+    return (await this.readdir(p)).map((name) => {
+      const e = this.entries.get(`${childPrefix(p)}${name}`)!;
+      return { name, isFile: e.type === "file", isDirectory: e.type === "directory", isSymbolicLink: false };
+    });
+  }
+
+  async rm(path: string, options?: RmOptions): Promise<void> {
+    const p = normalizePath(path);
+    const e = this.entries.get(p);
+    if (!e) {
+      if (options?.force) return;
+      throw notFound("rm", p);
+    }
+    const changes = new Map<string, Entry | null>();
+    if (e.type === "directory") {
+      const inside = this.subtree(p);
+      if (inside.length && !options?.recursive) throw vfsError("vfs_not_empty", "ENOTEMPTY", "directory not empty", "rm", p);
+      for (const k of inside) changes.set(k, null);
+    }
+    if (p !== "/") changes.set(p, null); // the root itself always stays
+    if (changes.size) await this.apply(changes);
+  }
+
+  async cp(src: string, dest: string, options?: CpOptions): Promise<void> {
+    const s = normalizePath(src);
+    const d = normalizePath(dest);
+    const e = this.entries.get(s);
+    if (!e) throw notFound("cp", s);
+    if (e.type === "directory" && !options?.recursive) throw isDir("cp", s);
+    if (d === s || d.startsWith(childPrefix(s))) throw vfsError("vfs_invalid_path", "EINVAL", "cannot copy a directory into itself", "cp", d);
+    const changes = new Map<string, Entry | null>();
+    for (const dir of this.parentsToCreate(d, "cp", false)) changes.set(dir, this.dirEntry());
+    const target = this.entries.get(d);
+    if (target?.type === "directory" && e.type === "file") throw isDir("cp", d);
+    changes.set(d, { ...e, ...(e.data ? { data: new Uint8Array(e.data) } : {}), mtime: Date.now() });
+    if (e.type === "directory") {
+      for (const k of this.subtree(s)) {
+        const v = this.entries.get(k)!;
+        changes.set(d + k.slice(s.length), { ...v, ...(v.data ? { data: new Uint8Array(v.data) } : {}) });
+      }
+    }
+    await this.apply(changes);
+  }
+
+  async mv(src: string, dest: string): Promise<void> {
+    const s = normalizePath(src);
+    const d = normalizePath(dest);
+    const e = this.entries.get(s);
+    if (!e) throw notFound("rename", s);
+    if (s === "/" || d.startsWith(childPrefix(s))) throw vfsError("vfs_invalid_path", "EINVAL", "cannot move a directory into itself", "rename", d);
+    if (d === s) return;
+    const target = this.entries.get(d);
+    if (target && (target.type === "directory" || e.type === "directory")) throw exists("rename", d);
+    const changes = new Map<string, Entry | null>();
+    for (const dir of this.parentsToCreate(d, "rename", false)) changes.set(dir, this.dirEntry());
+    changes.set(s, null);
+    changes.set(d, e);
+    if (e.type === "directory") {
+      for (const k of this.subtree(s)) {
+        changes.set(k, null);
+        changes.set(d + k.slice(s.length), this.entries.get(k)!);
+      }
+    }
+    await this.apply(changes);
+  }
+
+  resolvePath(base: string, path: string): string {
+    return normalizePath(path, normalizePath(base));
+  }
+
+  getAllPaths(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  async chmod(path: string, mode: number): Promise<void> {
+    const p = normalizePath(path);
+    const e = this.entries.get(p);
+    if (!e) throw notFound("chmod", p);
+    await this.apply(new Map([[p, { ...e, mode: mode & 0o7777 }]]));
+  }
+
+  async symlink(_target: string, linkPath: string): Promise<void> {
+    throw vfsError("vfs_not_supported", "ENOTSUP", "symbolic links are not supported in the workspace", "symlink", normalizePath(linkPath));
+  }
+
+  async link(_existing: string, newPath: string): Promise<void> {
+    throw vfsError("vfs_not_supported", "ENOTSUP", "hard links are not supported in the workspace", "link", normalizePath(newPath));
+  }
+
+  async readlink(path: string): Promise<string> {
+    const p = normalizePath(path);
+    if (!this.entries.has(p)) throw notFound("readlink", p);
+    throw vfsError("vfs_invalid_path", "EINVAL", "not a symbolic link", "readlink", p);
+  }
+
+  async realpath(path: string): Promise<string> {
+    const p = normalizePath(path);
+    if (!this.entries.has(p)) throw notFound("realpath", p);
+    return p;
+  }
+
+  async utimes(path: string, _atime: Date, mtime: Date): Promise<void> {
+    const p = normalizePath(path);
+    const e = this.entries.get(p);
+    if (!e) throw notFound("utime", p);
+    await this.apply(new Map([[p, { ...e, mtime: mtime.getTime() }]]));
+  }
+
+  /** Wait until every change made so far is stored. */
+  async flush(): Promise<void> {
+    await this.queue;
+  }
+}

@@ -1,0 +1,87 @@
+// Node persistence of the workspace VFS: one snapshot file, $EDGE_DATA_DIR/vfs/<name>.json
+// (file bytes base64), replaced atomically after every change under an inter-process lock.
+// Rewriting the snapshot costs O(workspace size) per change, which the VFS size limits keep
+// small; the CLI and tests use it, the browser uses IndexedDB (vfs-idb.ts).
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { EdgeError } from "../../contract/errors.ts";
+import { dataDir, ensurePrivateDir, withFileLock, writeFileAtomic } from "../../store/node-files.ts";
+import { toStorageError } from "../../store/storage-error.ts";
+import { openVfs, type EdgeVfs, type OpenVfsOptions, type VfsEntryRecord, type VfsPersistence } from "./core.ts";
+
+const SNAPSHOT_VERSION = "edge.vfs.snapshot.v1";
+
+interface StoredEntry {
+  path: string;
+  type: "file" | "directory";
+  mode: number;
+  mtime: number;
+  data_base64?: string;
+}
+
+export interface NodeVfsOptions {
+  /** Default: dataDir()/vfs. */
+  dir?: string;
+  /** Snapshot name (one workspace per name). Default "default". */
+  name?: string;
+}
+
+export function nodeVfsPersistence(options: NodeVfsOptions = {}): VfsPersistence {
+  const dir = options.dir ?? path.join(dataDir(), "vfs");
+  const name = options.name ?? "default";
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new EdgeError("invalid_argument", { name }, "The workspace name must be 1–64 of [A-Za-z0-9_-].");
+  const file = path.join(dir, `${name}.json`);
+  const lock = path.join(dir, `.${name}.lock`);
+
+  async function read(): Promise<Map<string, StoredEntry>> {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (err) {
+      if ((err as { code?: string }).code === "ENOENT") return new Map();
+      throw toStorageError(err, "load workspace files", { path: file });
+    }
+    try {
+      const parsed = JSON.parse(text) as { schema_version: string; entries: StoredEntry[] };
+      if (parsed.schema_version !== SNAPSHOT_VERSION || !Array.isArray(parsed.entries)) throw new Error("unexpected content");
+      return new Map(parsed.entries.map((e) => [e.path, e]));
+    } catch (err) {
+      throw toStorageError(err, "load workspace files", { path: file, reason: `corrupt workspace snapshot: ${String(err)}` });
+    }
+  }
+
+  return {
+    async load() {
+      return [...(await read()).values()].map(toRecord);
+    },
+    async commit(put, remove) {
+      await ensurePrivateDir(dir, { narrow: true });
+      await withFileLock(lock, async () => {
+        // Re-read under the lock: another process may have changed other paths meanwhile.
+        const next = await read();
+        for (const p of remove) next.delete(p);
+        for (const r of put) next.set(r.path, fromRecord(r));
+        await writeFileAtomic(file, JSON.stringify({ schema_version: SNAPSHOT_VERSION, entries: [...next.values()] }));
+      });
+    },
+  };
+}
+
+export function openNodeVfs(options: NodeVfsOptions & Omit<OpenVfsOptions, "persistence"> = {}): Promise<EdgeVfs> {
+  const { dir, name, ...rest } = options;
+  return openVfs({ ...rest, persistence: nodeVfsPersistence({ ...(dir ? { dir } : {}), ...(name ? { name } : {}) }) });
+}
+
+function toRecord(e: StoredEntry): VfsEntryRecord {
+  return {
+    path: e.path,
+    type: e.type,
+    mode: e.mode,
+    mtime: e.mtime,
+    ...(e.type === "file" ? { data: new Uint8Array(Buffer.from(e.data_base64 ?? "", "base64")) } : {}),
+  };
+}
+
+function fromRecord(r: VfsEntryRecord): StoredEntry {
+  return { path: r.path, type: r.type, mode: r.mode, mtime: r.mtime, ...(r.data ? { data_base64: Buffer.from(r.data).toString("base64") } : {}) };
+}

@@ -1,0 +1,135 @@
+// `edge tools confirm ID|PATH --token TOKEN` and `edge tools pending list|show|reject|purge`: the
+// Node side of the confirmation flow (SPEC §6). Pending actions are 0600 files under
+// $EDGE_DATA_DIR/pending; expired ones are purged (arguments wiped) whenever a command starts.
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type { ConfirmationBroker } from "../chat/session.ts";
+import type { Selection } from "../contract/types.ts";
+import { createConfirmationBroker } from "../confirm/broker.ts";
+import { confirm, purgeExpired, reject } from "../confirm/confirm.ts";
+import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } from "../confirm/node-pending.ts";
+import { viewOf } from "../confirm/pending.ts";
+import type { ConfirmOutcome } from "../confirm/types.ts";
+import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
+import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
+
+/** The exact command printed with a pending action (issue 5 §6). */
+export function confirmCommand(id: string, token: string): string {
+  return `npx edge tools confirm ${id} --token ${token} --json`;
+}
+
+/** The broker `edge chat` uses: Node file store, absolute tools path, the CLI command on the ticket. */
+export function nodeConfirmationBroker(toolsFile: string, selection: Selection, store: NodePendingStore = createNodePendingStore()): ConfirmationBroker {
+  return createConfirmationBroker({
+    store,
+    toolsFile: path.resolve(toolsFile),
+    selection,
+    decorate: (record, token) => ({ confirm_command: confirmCommand(record.id, token), pending_action_path: store.fileOf(record.id) }),
+  });
+}
+
+/** Purge on start-up; a purge failure never blocks the command (it is reported on stderr). */
+async function startUp(io: CliIO): Promise<NodePendingStore> {
+  const store = createNodePendingStore();
+  try {
+    await purgeExpired(store);
+  } catch (err) {
+    io.err(`edge: could not purge expired pending actions: ${String(err)}\n`);
+  }
+  return store;
+}
+
+function printOutcome(io: CliIO, out: ConfirmOutcome, json: boolean): number {
+  if (json) {
+    printJson(io, {
+      ok: out.ok,
+      status: out.status,
+      ...(out.result !== undefined ? { result: out.result } : {}),
+      ...(out.receipt_id ? { receipt_id: out.receipt_id } : {}),
+      ...(out.error ? { error: { code: out.error.code, message: out.error.message } } : {}),
+    });
+  } else {
+    if (out.result !== undefined) io.out(`${JSON.stringify(out.result, null, 2)}\n`);
+    if (out.error) io.err(`failed closed: ${formatError(out.error).trim()}\n`);
+    io.err(`${out.id}: ${out.status ?? "no such action"}${out.receipt_id ? `, receipt ${out.receipt_id}` : ""}\n`);
+  }
+  return out.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+export async function confirmCommandCli(argv: string[], io: CliIO): Promise<number> {
+  // A token given as a separate word is always the token (older tokens may start with "-").
+  const args = argv.flatMap((a, i) => (a === "--token" && i + 1 < argv.length ? [] : argv[i - 1] === "--token" && i > 0 ? [`--token=${a}`] : [a]));
+  const { values, positionals } = parseArgs({
+    args,
+    options: { token: { type: "string" }, "timeout-ms": { type: "string" }, json: { type: "boolean" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length !== 1) throw new UsageError("tools confirm needs exactly one pending action ID (or its file path).");
+  if (!values.token) throw new UsageError("tools confirm needs --token TOKEN (printed with the pending action).");
+  let timeoutMs: number | undefined;
+  if (values["timeout-ms"] !== undefined) {
+    timeoutMs = Number(values["timeout-ms"]);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError("--timeout-ms must be a positive integer.");
+  }
+  const store = await startUp(io);
+  const id = pendingIdFromArgument(positionals[0]!) ?? positionals[0]!;
+  const host = createNodeRunnerHost({ spares: 1 });
+  try {
+    const out = await confirm(id, values.token, {
+      store,
+      host,
+      source: (record) => fileSource(record.tools_file),
+      receipts: createNodeReceiptStore(),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
+    return printOutcome(io, out, values.json === true);
+  } finally {
+    await host.close();
+  }
+}
+
+export async function pendingCommand(argv: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({ args: rest, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
+  const json = values.json === true;
+  switch (sub) {
+    case "list": {
+      if (positionals.length) throw new UsageError("tools pending list takes no arguments.");
+      const store = await startUp(io);
+      const views = (await store.list()).map(viewOf);
+      if (json) printJson(io, { ok: true, pending: views });
+      else if (!views.length) io.out("no pending actions\n");
+      else {
+        const rows = [["ID", "STATUS", "TOOL", "LEVEL", "EXPIRES_AT", "ARGUMENTS"]];
+        for (const v of views) rows.push([v.id, v.status, v.tool_name, v.execution_level, v.expires_at, v.arguments ? JSON.stringify(v.arguments) : "(wiped)"]);
+        io.out(table(rows));
+      }
+      return EXIT_OK;
+    }
+    case "show": {
+      if (positionals.length !== 1) throw new UsageError("tools pending show needs one ID.");
+      const store = await startUp(io);
+      const id = pendingIdFromArgument(positionals[0]!);
+      const rec = id ? await store.get(id) : undefined;
+      if (!rec) return printOutcome(io, { ok: false, id: positionals[0]!, status: null, error: { code: "pending_action_not_found", message: "No pending action with this id is stored." } }, json);
+      printJson(io, json ? { ok: true, pending: viewOf(rec) } : viewOf(rec));
+      return EXIT_OK;
+    }
+    case "reject": {
+      if (positionals.length !== 1) throw new UsageError("tools pending reject needs one ID.");
+      const store = await startUp(io);
+      const id = pendingIdFromArgument(positionals[0]!) ?? positionals[0]!;
+      return printOutcome(io, await reject(id, { store }), json);
+    }
+    case "purge": {
+      const report = await purgeExpired(createNodePendingStore());
+      if (json) printJson(io, { ok: true, ...report });
+      else io.out(`expired: ${report.expired.length}, arguments wiped: ${report.wiped.length}, deleted: ${report.deleted.length}\n`);
+      return EXIT_OK;
+    }
+    default:
+      throw new UsageError(sub ? `Unknown subcommand "tools pending ${sub}".` : "Missing subcommand: tools pending list|show|reject|purge.");
+  }
+}

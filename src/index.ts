@@ -13,3 +13,4 @@ export * from "./chat/receipt-types.ts";
 export type { Engine, EngineInfo, ChatMessage, ChatRequest, ChatResult, ResponseFormat, LoadProgress, ModelFingerprint } from "./engines/engine.ts";
 export { ScriptedEngine, SCRIPTED_LABEL, type Script } from "./engines/scripted.ts";
 export { verifyReceipts, chainReceipt, toJsonLines, parseJsonLines, type VerifyResult, type BrokenLink } from "./chat/receipt-chain.ts";
+export * from "./imprint/index.ts";

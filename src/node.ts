@@ -2,3 +2,4 @@
 export * from "./index.ts";
 export { createNodeRunnerHost, fileSource, type NodeRunnerHostOptions } from "./runner/node.ts";
 export { createNodeReceiptStore } from "./store/node-receipts.ts";
+export { createNodeImprintStore } from "./imprint/node-store.ts";

@@ -258,3 +258,16 @@ describe("fuzz: no tool runs unless its call is exactly valid", () => {
     return runtime;
   }
 });
+
+describe("the 8-tool limit counts every tool the model sees", () => {
+  it("Python tools plus built-ins beyond 8 are refused before any generation", async () => {
+    const runtime = createToolRuntime();
+    for (let i = 0; i < 9; i++) {
+      runtime.register(defineTool({ name: `t${i}`, description: "", parameters: { type: "object", properties: {}, additionalProperties: false }, execute: () => ({}) }));
+    }
+    const engine = new ScriptedEngine(["never"]);
+    await engine.load();
+    await expect(createChatSession({ engine, runtime })).rejects.toMatchObject({ code: "active_tool_limit_exceeded" });
+    expect(engine.calls).toHaveLength(0);
+  });
+});

@@ -5,7 +5,7 @@
 import { validateAgainst, describeSchemaErrors } from "../contract/ajv.ts";
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
-import type { ExecutionLevel, JsonObject, Selection, ToolSchema } from "../contract/types.ts";
+import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { createToolRuntime, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
@@ -184,6 +184,10 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   } else if (options.approval) runtime.setApprovalHandler(options.approval);
 
   const schemas = runtime.schemas();
+  // The 8-tool rule covers everything the model sees: Python tools, built-ins and lookups together.
+  if (schemas.length > ACTIVE_TOOL_LIMIT) {
+    throw new EdgeError("active_tool_limit_exceeded", { count: schemas.length }, `${schemas.length} tools would be active but at most ${ACTIVE_TOOL_LIMIT} are allowed; narrow the Python tools with --tool/--tool-tag or register fewer built-ins.`);
+  }
   // The imprint gate runs before any generation; on success its prefix is the fixed start and
   // the contract is not injected again.
   if (options.imprint) await options.imprint.check({ schemas, toolset, engine: options.engine.info() });

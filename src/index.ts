@@ -14,3 +14,6 @@ export type { Engine, EngineInfo, ChatMessage, ChatRequest, ChatResult, Response
 export { ScriptedEngine, SCRIPTED_LABEL, type Script } from "./engines/scripted.ts";
 export { verifyReceipts, chainReceipt, toJsonLines, parseJsonLines, type VerifyResult, type BrokenLink } from "./chat/receipt-chain.ts";
 export * from "./imprint/index.ts";
+export * from "./facts/index.ts";
+export * from "./builtins/index.ts";
+export * from "./confirm/index.ts";

@@ -3,3 +3,4 @@ export * from "./index.ts";
 export { createNodeRunnerHost, fileSource, type NodeRunnerHostOptions } from "./runner/node.ts";
 export { createNodeReceiptStore } from "./store/node-receipts.ts";
 export { createNodeImprintStore } from "./imprint/node-store.ts";
+export { createNodePendingStore } from "./confirm/node-pending.ts";

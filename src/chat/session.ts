@@ -8,7 +8,7 @@ import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
-import { createToolRuntime, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
+import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
@@ -167,7 +167,12 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const tickets = new Map<string, PendingTicket>();
   if (options.confirmations) {
     const broker = options.confirmations;
-    runtime.setApprovalHandler(async ({ call, tool, meta }) => {
+    const fallback = options.approval;
+    runtime.setApprovalHandler(async (request) => {
+      const { call, tool, meta } = request;
+      // Pending actions re-run a Python tool in a fresh runner; other tools that ask (built-in
+      // writes) go to the page's own approval handler, or are denied.
+      if (!isPythonTool(tool)) return fallback ? fallback(request) : { decision: "deny", reason: "no approval for this tool", code: "tool_denied" };
       const ticket = await broker.request({
         run_id: String(meta["runId"]),
         call_id: call.id,

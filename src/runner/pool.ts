@@ -309,6 +309,9 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
    *  If a snapshot boot fails, the snapshot is dropped and the job gets one plain boot. */
   async function acquire(): Promise<Runner> {
     await settleSnapshot();
+    // While the first snapshot is being made, wait for it rather than boot plainly beside it: two
+    // Pyodide boots at once on two cores take longer than the snapshot plus a boot from it.
+    if (snapshotState === "making" && !spares.some((r) => r.state === "ready")) await making;
     let runner = spares.find((r) => r.state === "ready") ?? spares.find((r) => r.state === "booting");
     if (runner) spares.splice(spares.indexOf(runner), 1);
     else runner = await spawnRunner(true);

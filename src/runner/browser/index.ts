@@ -1,7 +1,10 @@
 // createBrowserRunnerHost: the generic pool host (one fresh worker per job, spares, snapshot,
 // timeouts, HMAC checks) over workers that live in an opaque-origin sandbox frame with no
 // network and no access to the app's storage. See docs/security.md.
+import type { PythonFiles } from "../../../workers/protocol.ts";
+import { canonicalJson, sha256Text } from "../../contract/hash.ts";
 import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions, type SnapshotStore } from "../pool.ts";
+import { cacheSnapshotStore, SNAPSHOT_FORMAT } from "./snapshot-cache.ts";
 import { sandboxWorkerFactory } from "./factory.ts";
 import { PYTHON_FILES } from "./python-files.ts";
 import { RunnerSandbox, type SandboxOptions, type SandboxTimings } from "./sandbox.ts";
@@ -30,14 +33,25 @@ export function memorySnapshotStore(): SnapshotStore {
   };
 }
 
+/** Cache Storage when the page has it (the snapshot then survives reloads and works offline),
+ *  else memory for the page's lifetime. */
+async function defaultSnapshotStore(fingerprint: string, pythonFiles: PythonFiles): Promise<SnapshotStore> {
+  if (typeof caches === "undefined") return memorySnapshotStore();
+  const key = await sha256Text(canonicalJson({ format: SNAPSHOT_FORMAT, runtime: fingerprint, pythonFiles }));
+  return cacheSnapshotStore(key.slice("sha256:".length));
+}
+
 /** Fetch Pyodide, start the sandbox frame, and return a RunnerHost whose workers run in it. */
 export async function createBrowserRunnerHost(options: BrowserRunnerHostOptions = {}): Promise<BrowserRunnerHost> {
   const sandbox = await RunnerSandbox.create(options);
-  const pool = createRunnerHost(sandboxWorkerFactory(sandbox), {
-    ...options,
-    pythonFiles: options.pythonFiles ?? PYTHON_FILES,
-    snapshot: options.snapshot === undefined ? memorySnapshotStore() : options.snapshot,
-  });
+  const pythonFiles = options.pythonFiles ?? PYTHON_FILES;
+  const snapshot =
+    options.snapshot !== undefined
+      ? options.snapshot
+      : typeof pythonFiles === "function"
+        ? memorySnapshotStore()
+        : await defaultSnapshotStore(sandbox.runtimeFingerprint, pythonFiles);
+  const pool = createRunnerHost(sandboxWorkerFactory(sandbox), { ...options, pythonFiles, snapshot });
   return {
     ...pool,
     sandbox,

@@ -7,6 +7,7 @@
 // hash); messages on a job port are whatever the worker sent, i.e. possibly tool output. They
 // are handed to the pool host as `unknown` and validated there (job id, shape, HMAC).
 import type { HostToWorker } from "../../../workers/protocol.ts";
+import { sha256Text } from "../../contract/hash.ts";
 import { frameSrcdoc } from "./frame-script.ts";
 
 /** Pyodide's files the sandbox needs, relative to `pyodideBaseUrl`. */
@@ -73,6 +74,8 @@ export class RunnerSandbox {
     private readonly frame: HTMLIFrameElement,
     private readonly control: MessagePort,
     readonly timings: SandboxTimings,
+    /** sha256 over Pyodide's lock file and the runner worker bundle: what a snapshot depends on. */
+    readonly runtimeFingerprint: string,
   ) {
     control.onmessage = (event: MessageEvent<ControlMessage>) => this.onControl(event.data);
   }
@@ -137,7 +140,8 @@ export class RunnerSandbox {
       frame.remove();
       throw new Error(`runner sandbox frame could not start: ${"message" in reply ? reply.message : reply.type}`);
     }
-    return new RunnerSandbox(frame, channel.port1, { fetchMs, frameMs: performance.now() - t1, compileMs: reply.compileMs });
+    const fingerprint = await sha256Text(`${lockFileContents}\n${workerCode}`);
+    return new RunnerSandbox(frame, channel.port1, { fetchMs, frameMs: performance.now() - t1, compileMs: reply.compileMs }, fingerprint);
   }
 
   private onControl(msg: ControlMessage): void {

@@ -1,0 +1,57 @@
+// The widget's public shapes: event details, the run ask() resolves with, its configuration.
+// Type-only imports: nothing here costs bytes in the initial bundle.
+import type { ChatRun } from "../chat/session.ts";
+import type { Receipt, ReceiptBody } from "../chat/receipt-types.ts";
+import type { ErrorCode } from "../contract/errors.ts";
+import type { JsonObject } from "../contract/types.ts";
+import type { ConfirmOutcome } from "../confirm/types.ts";
+
+/** `edge-pending-action` detail. The confirmation token is NOT here: it stays in the widget
+ *  (confirm(id) uses it); a host that needs it asks with `confirmationToken(id)`. */
+export interface PendingActionDetail {
+  id: string;
+  tool: string;
+  arguments: JsonObject;
+  expires_at: string;
+}
+
+/** `edge-error` detail: a code from Edge's error table and the sentence for people. */
+export interface EdgeErrorDetail {
+  code: ErrorCode;
+  message: string;
+  tool?: string;
+}
+
+/** `edge-receipt` detail: the chained receipt as stored (chat or confirm). */
+export type EdgeReceiptDetail = Receipt | ReceiptBody;
+
+/** What ask() resolves with: the session's ChatRun, with the pending action's token removed. */
+export type WidgetRun = Omit<ChatRun, "pending_action"> & { pending_action?: PendingActionDetail };
+
+/** What confirm(id) / reject(id) resolve with. */
+export type WidgetConfirmOutcome = ConfirmOutcome;
+
+export type EngineKind = "webllm" | "scripted";
+
+/** The element's attributes, resolved (URLs absolute against the host page). */
+export interface WidgetConfig {
+  toolsUrl: string | null;
+  factsUrl: string | null;
+  tool: string[];
+  toolTag: string[];
+  engine: EngineKind;
+  model: string | null;
+  /** A URL of a JSON array of strings, or such an array inline. */
+  script: string | null;
+  pyodideBaseUrl: string;
+  /** IndexedDB name (default Edge's one database, `edge-web`). */
+  dbName: string | null;
+}
+
+declare global {
+  interface HTMLElementEventMap {
+    "edge-receipt": CustomEvent<EdgeReceiptDetail>;
+    "edge-pending-action": CustomEvent<PendingActionDetail>;
+    "edge-error": CustomEvent<EdgeErrorDetail>;
+  }
+}

@@ -16,6 +16,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { build, defineConfig, type Plugin, type ViteDevServer } from "vite";
+import { VitePWA } from "vite-plugin-pwa";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const pyodideDir = path.join(root, "node_modules", "pyodide");
@@ -149,8 +150,59 @@ function e2ePages(): Record<string, string> {
   return Object.fromEntries(names.map((n) => [`e2e-${n.replace(/\.html$/, "")}`, path.join(dir, n)]));
 }
 
+/** The playground's PWA (vite-plugin-pwa, Workbox generateSW): precache the app shell, every JS
+ *  chunk (the runner worker bundle is inside one), the examples and Pyodide's files under /pyodide/,
+ *  so after one online visit the app reloads and runs tools offline. web-llm keeps model weights in
+ *  its own cache. "prompt": a new version waits until the person presses Reload (src/app/pwa.ts). */
+function edgePwa(): Plugin[] {
+  return VitePWA({
+    registerType: "prompt",
+    injectRegister: false,
+    workbox: {
+      globPatterns: ["**/*.{html,js,mjs,css,svg,png,ico,webmanifest,json,py,wasm,zip}"],
+      // Test-only pages and the separately built widget are not part of the app shell.
+      globIgnores: ["e2e/**", "widget/**", "**/*.map"],
+      // pyodide.asm.wasm is ~10 MB, python_stdlib.zip ~2.5 MB.
+      maximumFileSizeToCacheInBytes: 32 * 1024 * 1024,
+      navigateFallback: "index.html",
+      // Pathname + search: "/" and "/?anything" open the app offline; other pages keep their own.
+      navigateFallbackAllowlist: [/^\/(index\.html)?(\?.*)?$/],
+      cleanupOutdatedCaches: true,
+      // web-llm's chunks (~6 MB each side) are not precached for everyone: they are cached the first
+      // time a person loads a model (below), so a downloaded model also works offline.
+      manifestTransforms: [
+        async (entries) => ({ manifest: entries.filter((e) => !(/^assets\/.*\.js$/.test(e.url) && e.size > 1_500_000)), warnings: [] }),
+      ],
+      runtimeCaching: [
+        {
+          // Hashed file names never change content: cache-first is safe.
+          urlPattern: ({ url, sameOrigin }) => sameOrigin && /^\/assets\/.+\.js$/.test(url.pathname),
+          handler: "CacheFirst",
+          options: { cacheName: "edge-lazy-chunks", expiration: { maxEntries: 32 } },
+        },
+      ],
+    },
+    manifest: {
+      id: "/",
+      name: "Edge playground",
+      short_name: "Edge",
+      description: "A small language model in your browser calling your own Python tools, each call in a sandboxed, hash-checked Pyodide runner, with receipts.",
+      start_url: "/",
+      scope: "/",
+      display: "standalone",
+      theme_color: "#0f766e",
+      background_color: "#0f141b",
+      icons: [
+        { src: "/icons/icon-192.png", sizes: "192x192", type: "image/png", purpose: "any" },
+        { src: "/icons/icon-512.png", sizes: "512x512", type: "image/png", purpose: "any" },
+        { src: "/icons/icon-maskable-512.png", sizes: "512x512", type: "image/png", purpose: "maskable" },
+      ],
+    },
+  });
+}
+
 export default defineConfig({
-  plugins: [edgePyodideFiles(), edgeRunnerWorkerBundle()],
+  plugins: [edgePyodideFiles(), edgeRunnerWorkerBundle(), ...edgePwa()],
   // Pre-bundling Pyodide makes the dev server reload the page the first time it is imported.
   optimizeDeps: { exclude: ["pyodide"] },
   // Test artefacts written during a dev-server e2e run must not reload the page under test.

@@ -1,14 +1,22 @@
 // Host-side overhead per tool call (parse + ajv + hashes + receipt write), p50 over 1,000 calls,
 // against the bare runner call measured in the same run.   node --import tsx bench/loop.bench.ts [--json]
+// Prints one JSON array: the "node" entry (receipts in files), then the "chromium" entry measured in
+// real Chromium in the same run (receipts in IndexedDB; e2e/pages/bench.ts via bench/chromium.ts).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Bytes } from "../src/contract/hash.ts";
 import { createNodeRunnerHost } from "../src/runner/node.ts";
 import { createNodeReceiptStore } from "../src/store/node-receipts.ts";
+import { chromiumMissing, startChromiumBench, type ChromiumBench } from "./chromium.ts";
 import { measureHostOverhead, percentile } from "./loop-core.ts";
 
 const JSON_ONLY = process.argv.includes("--json");
+const CALLS = 1000;
+const RUNNER_CALLS = 15;
+const log = (...a: unknown[]): void => {
+  if (!JSON_ONLY) console.error(...a);
+};
 const TOOLS = `from edgestudio.tools import edge_tool\n\n@edge_tool\ndef fee_quote(amount: float) -> dict:\n    return {"fee": round(amount * 0.003, 2)}\n`;
 
 const dir = await mkdtemp(join(tmpdir(), "edge-bench-loop-"));
@@ -31,7 +39,7 @@ try {
   }
   await host.close();
   const runnerP50 = percentile(runner, 50);
-  const result = [
+  const result: Record<string, unknown>[] = [
     {
       env: "node",
       calls: 1000,
@@ -45,9 +53,47 @@ try {
       receipt_store: "node files: lock, atomic write with fsync of file and folder",
     },
   ];
+  result.push(await measureChromium());
   console.log(JSON.stringify(result, null, JSON_ONLY ? 0 : 2));
 } finally {
   await rm(dir, { recursive: true, force: true });
+}
+
+/** The same two measurements inside a Chromium page: the host overhead with the IndexedDB receipt
+ *  store (createIdbReceiptStore(await openEdgeDb())), and the bare browser runner call. */
+async function measureChromium(): Promise<Record<string, unknown>> {
+  const missing = chromiumMissing();
+  if (missing) return { env: "chromium", skipped: missing };
+  let bench: ChromiumBench | undefined;
+  try {
+    bench = await startChromiumBench(log);
+    const page = await bench.openBenchPage();
+    const overhead = await page.evaluate((n) => window.__bench!.loopOverhead(n), CALLS);
+    log("chromium overhead", overhead);
+    const runner = await page.evaluate(([tools, n]) => window.__bench!.runnerBaseline(tools, n), [TOOLS, RUNNER_CALLS] as const);
+    log("chromium runner", runner.map(Math.round));
+    const runnerP50 = percentile(runner, 50);
+    const timerMs = await page.evaluate(() => window.__bench!.timerResolutionMs());
+    return {
+      env: "chromium",
+      calls: CALLS,
+      host_overhead_p50_ms: round3(overhead.p50),
+      host_overhead_p95_ms: round3(overhead.p95),
+      compute_p50_ms: round3(overhead.compute_p50),
+      receipt_write_p50_ms: round3(overhead.store_p50),
+      target_p50_ms: 1,
+      runner_call_p50_ms: round3(runnerP50),
+      ratio_overhead_vs_runner: round3(overhead.p50 / runnerP50),
+      receipt_store: "IndexedDB (idb): createIdbReceiptStore(openEdgeDb()), head read + one readwrite compare-and-swap transaction per append",
+      browser: `Chromium ${bench.version}`,
+      timer_resolution_ms: round3(timerMs),
+    };
+  } catch (err) {
+    process.exitCode = 1;
+    return { env: "chromium", error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    await bench?.close();
+  }
 }
 
 function round3(n: number): number {

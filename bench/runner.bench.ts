@@ -1,8 +1,10 @@
-// Runner latency and memory in Node, against the design being replaced (a fresh CPython process
-// per call) measured in the same run on the same tools.py and arguments.
+// Runner latency and memory in Node and in Chromium, against the design being replaced (a fresh
+// CPython process per call) measured in the same run on the same tools.py and arguments.
 //
-//   npm run bench:runner -- --json      → one JSON array on stdout (a Chromium entry is added by
-//                                         the browser bench)
+//   npm run bench:runner -- --json      → one JSON array on stdout: the "node" entry, then the
+//                                         "chromium" entry measured in real Chromium in the same run
+//                                         (e2e/pages/bench.ts, via bench/chromium.ts), both against
+//                                         the one CPython baseline measured at the start
 //
 // warm   = a spare is booted and idle when the call starts (validated call → validated result)
 // cold   = no spare: the call includes a worker boot from the memory snapshot
@@ -18,6 +20,7 @@ import { sha256Bytes, type Sha256 } from "../src/contract/hash.ts";
 import type { JsonObject } from "../src/contract/types.ts";
 import { createNodeRunnerHost } from "../src/runner/node.ts";
 import { DEFAULT_SPARES, type PoolRunnerHost } from "../src/runner/pool.ts";
+import { chromiumMissing, startChromiumBench, type ChromiumBench } from "./chromium.ts";
 
 const run = promisify(execFile);
 const JSON_ONLY = process.argv.includes("--json");
@@ -50,6 +53,7 @@ function pct(values: number[], p: number): number {
   return s[i]!;
 }
 const round1 = (n: number): number => Math.round(n * 10) / 10;
+const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 let bytes: Uint8Array;
@@ -84,7 +88,7 @@ async function cpythonOnce(toolsPath: string): Promise<number> {
   return ms;
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<{ entry: Record<string, unknown>; cpyP50: number }> {
   const dir = await mkdtemp(join(tmpdir(), "edge-runner-bench-"));
   const toolsPath = join(dir, "tools.py");
   await writeFile(toolsPath, TOOLS);
@@ -190,12 +194,92 @@ async function main(): Promise<void> {
       spare_memory_mb: round1(spareMb),
       burst4_p50_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(pct(v, 50))])),
       burst4_max_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(Math.max(...v))])),
+      memory_method: "process RSS (process.memoryUsage.rss) of this Node process with a host holding 3 idle booted spares minus with a host holding 0 spares, divided by 3 (worker threads share the process)",
     };
-    console.log(JSON.stringify([entry], null, JSON_ONLY ? undefined : 2));
+    return { entry, cpyP50 };
   } finally {
     for (const h of hosts) await h.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-await main();
+/** The same measurements in real Chromium (sandbox frame + one classic worker per job), driven
+ *  through window.__bench on e2e/pages/bench.html; the ratios use the Node run's CPython p50. */
+async function measureChromium(cpyP50: number): Promise<Record<string, unknown>> {
+  const missing = chromiumMissing();
+  if (missing) return { env: "chromium", skipped: missing };
+  let bench: ChromiumBench | undefined;
+  try {
+    bench = await startChromiumBench(log);
+    const page = await bench.openBenchPage();
+    // As a JSON string: Playwright's argument types do not cope with the recursive JsonObject.
+    const c = JSON.stringify({ tools: TOOLS, toolName: TOOL, args: ARGS, expected: EXPECTED });
+
+    const plainBoots = await page.evaluate((c) => window.__bench!.plainBoots(JSON.parse(c), 2), c);
+    log("chromium plain boot", plainBoots);
+    const snapshot = await page.evaluate(() => window.__bench!.makeSnapshot());
+    if (snapshot !== "ready") throw new Error(`chromium snapshot was not made: ${snapshot}`);
+    const warmRun = await page.evaluate((c) => window.__bench!.warm(JSON.parse(c), 16), c);
+    const warm = warmRun.calls.slice(1); // the first includes the snapshot read from Cache Storage
+    const snapBoots = warmRun.boots;
+    log("chromium warm", warm.map(Math.round), "snapshot boots", snapBoots, "sandbox", warmRun.sandbox);
+    const cold = await page.evaluate((c) => window.__bench!.cold(JSON.parse(c), 6), c);
+    log("chromium cold", cold.map(Math.round));
+    const burst = await page.evaluate((c) => window.__bench!.bursts(JSON.parse(c), [1, 2, 3], 3), c);
+    log("chromium burst4", Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, v.map(Math.round)])));
+    const pool = await page.evaluate(() => window.__bench!.defaultSpares);
+    const timerMs = await page.evaluate(() => window.__bench!.timerResolutionMs());
+    await page.close();
+
+    // Memory per spare: sum of VmRSS over the browser's whole process tree, with a fresh tab whose
+    // host holds 0 idle spares vs 3 idle spares (alternating, 2 rounds each).
+    const rssSamples: Record<"0" | "3", number[]> = { "0": [], "3": [] };
+    for (const spares of [0, 3, 0, 3] as const) {
+      const tab = await bench.openBenchPage();
+      await tab.evaluate((n) => window.__bench!.hold(n), spares);
+      await sleep(1000);
+      rssSamples[spares].push(await bench.treeRssBytes());
+      await tab.evaluate(() => window.__bench!.release());
+      await tab.close();
+      await sleep(500);
+    }
+    const mean = (v: number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
+    const mb = (b: number): number => b / (1024 * 1024);
+    const spareMb = mb(mean(rssSamples["3"]) - mean(rssSamples["0"])) / 3;
+    log("chromium tree rss MB", rssSamples["0"].map((b) => Math.round(mb(b))), rssSamples["3"].map((b) => Math.round(mb(b))));
+
+    const warmP50 = pct(warm, 50);
+    const coldP50 = pct(cold, 50);
+    return {
+      env: "chromium",
+      warm_p50_ms: round1(warmP50),
+      warm_p95_ms: round1(pct(warm, 95)),
+      cold_p50_ms: round1(coldP50),
+      cpython_subprocess_p50_ms: round1(cpyP50),
+      ratio_warm_vs_cpython: Math.round((warmP50 / cpyP50) * 100) / 100,
+      ratio_cold_vs_cpython: Math.round((coldP50 / cpyP50) * 100) / 100,
+      burst4_p50_ms: round1(pct(burst[pool] ?? [], 50)),
+      pool_size: pool,
+      boot_ms: round1(pct(snapBoots.slice(1), 50)),
+      boot_ms_no_snapshot: round1(pct(plainBoots, 50)),
+      spare_memory_mb: round1(spareMb),
+      burst4_p50_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(pct(v, 50))])),
+      burst4_max_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(Math.max(...v))])),
+      memory_method:
+        "sum of VmRSS (/proc/<pid>/status) over the Chromium browser process and all its descendants (renderers incl. the sandbox frame, GPU, network, zygotes), with a fresh tab whose runner host holds 3 idle booted spares minus one holding 0 (same sandbox frame and snapshot), mean of 2 alternating rounds each, divided by 3; shared pages count in every process, so this is an upper-bound-style estimate",
+      rss_tree_mb: { spares_0: rssSamples["0"].map((b) => round1(mb(b))), spares_3: rssSamples["3"].map((b) => round1(mb(b))) },
+      sandbox_setup_ms: { fetch: round1(warmRun.sandbox.fetchMs), frame: round1(warmRun.sandbox.frameMs), compile: round1(warmRun.sandbox.compileMs) },
+      browser: `Chromium ${bench.version}`,
+      timer_resolution_ms: round3(timerMs),
+    };
+  } catch (err) {
+    process.exitCode = 1;
+    return { env: "chromium", error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    await bench?.close();
+  }
+}
+
+const node = await main();
+const chromiumEntry = await measureChromium(node.cpyP50);
+console.log(JSON.stringify([node.entry, chromiumEntry], null, JSON_ONLY ? undefined : 2));

@@ -1,84 +1,196 @@
-// Placeholder playground: starts the sandboxed runner, discovers /examples/tools.py in it and
-// shows the inspect report as text. The real playground (editor, chat, model) replaces this.
-//
-// With `?debug` in the URL the page exposes `window.__edge` (the runner host and helpers) for
-// the browser tests. It grants nothing the page's own scripts could not do.
-import { createBrowserRunnerHost, type BrowserRunnerHost, type BrowserRunnerHostOptions } from "../runner/browser/index.ts";
-import { callTool, type ToolCallReport } from "../toolset/call.ts";
-import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
-import { inspect, memorySource, type InspectReport } from "../toolset/inspect.ts";
-import type { Selection } from "../contract/types.ts";
+// The Edge playground: a tools.py editor, what inspect found, "try a tool", a chat through the
+// real tool loop, receipts, imprints and local facts — all in this page, tools running in a
+// sandboxed Pyodide runner. With `?debug` the page also exposes window.__edge (see debug.ts).
+import "./app.css";
+import { toErrorJson } from "../contract/errors.ts";
+import { createBrowserRunnerHost } from "../runner/browser/index.ts";
+import { App } from "./app.ts";
+import { mountChatPanel } from "./chat-panel.ts";
+import { installDebugHook } from "./debug.ts";
+import { byId, errorText, setStatus } from "./dom.ts";
+import { loadToolsEditor } from "./editor.ts";
+import { mountEnginePanel } from "./engine-panel.ts";
+import { setupServiceWorker } from "./pwa.ts";
+import { mountReceiptsPanel } from "./receipts-panel.ts";
+import { PlaygroundScript } from "./scripted.ts";
+import { handleFromDrop, hasFileSystemAccess, pickPythonFileHandle, type FileHandleLike } from "./source.ts";
+import { mountTabs } from "./tabs.ts";
+import { mountToolsPanel } from "./tools-panel.ts";
+import { mountTryTool } from "./try-tool.ts";
 
 const EXAMPLE_URL = "/examples/tools.py";
 
-export interface EdgeDebugHook {
-  host: BrowserRunnerHost;
-  /** Another sandboxed host with its own options (benchmarks, spare/snapshot variants). */
-  createHost(options?: BrowserRunnerHostOptions): Promise<BrowserRunnerHost>;
-  inspect(source: string, filename?: string, selection?: Selection): Promise<InspectReport>;
-  freeze(source: string, filename?: string): Promise<FrozenToolset>;
-  call(toolset: FrozenToolset, name: string, args: unknown, timeoutMs?: number): Promise<ToolCallReport>;
-  /** Freeze then call, for tests that cannot pass a FrozenToolset across the page boundary. */
-  freezeAndCall(source: string, name: string, args: unknown, timeoutMs?: number, filename?: string): Promise<ToolCallReport>;
-}
-
-declare global {
-  interface Window {
-    __edge?: EdgeDebugHook;
-    __edgeReady?: Promise<void>;
-  }
-}
-
-function el(id: string): HTMLElement {
-  const node = document.getElementById(id);
-  if (!node) throw new Error(`#${id} missing`);
-  return node;
-}
-
-function setStatus(text: string, state: "busy" | "ok" | "error"): void {
-  const status = el("status");
-  status.textContent = text;
-  status.dataset.state = state;
-}
-
 async function main(): Promise<void> {
   const t0 = performance.now();
-  const host = await createBrowserRunnerHost();
-  const t = host.timings;
-  setStatus("Runner sandbox started; discovering the example…", "busy");
+  const toolsStatus = byId("tools-status-boot");
+  setupServiceWorker();
 
-  const hook: EdgeDebugHook = {
-    host,
-    createHost: (options) => createBrowserRunnerHost(options),
-    inspect: (source, filename = "tools.py", selection = {}) => inspect(memorySource(filename, source), { host, ...selection }),
-    freeze: (source, filename = "tools.py") => freezeToolset(memorySource(filename, source), host),
-    call: (toolset, name, args, timeoutMs) => callTool(toolset, host, name, args, { timeoutMs }),
-    freezeAndCall: async (source, name, args, timeoutMs, filename = "tools.py") =>
-      callTool(await freezeToolset(memorySource(filename, source), host), host, name, args, { timeoutMs }),
+  // Start the sandboxed runner (fetches Pyodide, compiles it in the frame) while the example loads.
+  const hostPromise = createBrowserRunnerHost();
+  const exampleText = fetch(EXAMPLE_URL).then((r) => {
+    if (!r.ok) throw new Error(`could not load ${EXAMPLE_URL}: HTTP ${r.status}`);
+    return r.text();
+  });
+  const storesPromise = App.openStores();
+  const editor = await loadToolsEditor(byId("editor"), await exampleText, "tools.py (Python)");
+  const host = await hostPromise;
+  installDebugHook(host);
+  const stores = await storesPromise;
+  const app = new App(host, stores, editor);
+  const script = new PlaygroundScript();
+
+  // The imprints and facts panels (and their code) load when their tab is first opened.
+  const lazyPanels: Record<string, () => Promise<void>> = {
+    "tab-imprints": async () => (await import("./imprints-panel.ts")).mountImprintsPanel(app, byId("panel-imprints")),
+    "tab-facts": async () => (await import("./facts-panel.ts")).mountFactsPanel(app, byId("panel-facts")),
   };
-  if (new URLSearchParams(location.search).has("debug")) window.__edge = hook;
+  const tabs = mountTabs(byId("tablist"), (id) => {
+    const mount = lazyPanels[id];
+    if (!mount) return;
+    delete lazyPanels[id];
+    mount().catch((err: unknown) => setStatus(byId(id.replace("tab-", "panel-")), `Could not load this panel: ${String(err)}`, "error"));
+  });
+  const receipts = mountReceiptsPanel(app, byId("panel-receipts"));
+  const openReceipt = (id: string): void => {
+    tabs.select("tab-receipts");
+    void receipts.show(id);
+  };
+  const engine = mountEnginePanel(app, script, byId("engine-panel"));
+  const tools = mountToolsPanel(app, byId("tools-panel"));
+  mountTryTool(app, byId("panel-try"), openReceipt);
+  mountChatPanel(app, script, byId("panel-chat"), openReceipt);
+  toolsStatus.remove();
 
-  const res = await fetch(EXAMPLE_URL);
-  if (!res.ok) throw new Error(`could not load ${EXAMPLE_URL}: HTTP ${res.status}`);
-  const text = await res.text();
-  const t1 = performance.now();
-  const report = await hook.inspect(text, "tools.py");
-  const discoverMs = performance.now() - t1;
+  // Source controls: file name, open, example, inspect; drag and drop onto the editor.
+  const fileName = byId("file-name");
+  const sourceNote = byId("source-note");
+  const reloadDisk = byId<HTMLButtonElement>("reload-disk");
+  const detachDisk = byId<HTMLButtonElement>("detach-disk");
+  const showSource = (): void => {
+    const m = app.sourceMode;
+    fileName.textContent = m.kind === "disk" ? m.handle.name : m.name;
+    reloadDisk.hidden = detachDisk.hidden = m.kind !== "disk";
+    sourceNote.textContent =
+      m.kind === "disk"
+        ? "The file on disk is the source: every call re-reads it. Edit it in your own editor; an edit during a session is refused (tools_file_changed) until you freeze a new session."
+        : "The editor's text is the source. Edits after “Freeze / new session” are refused by the running session (tools_file_changed).";
+  };
+  let applying = false;
+  editor.onChange(() => {
+    if (applying) return;
+    if (app.current?.toolset && !app.sourceChanged) {
+      app.sourceChanged = true;
+      app.emit("source");
+    }
+  });
+  const loadText = async (text: string, name: string): Promise<void> => {
+    applying = true;
+    editor.setText(text);
+    applying = false;
+    if (app.current?.toolset) app.sourceChanged = true;
+    app.emit("source");
+    showSource();
+    fileName.textContent = name;
+    await tools.inspect();
+    await tools.freeze();
+  };
+  const useHandle = async (handle: FileHandleLike): Promise<void> => {
+    app.sourceMode = { kind: "disk", handle };
+    editor.setReadOnly(true);
+    const file = await handle.getFile();
+    await loadText(await file.text(), handle.name);
+  };
+  const useFile = async (file: File): Promise<void> => {
+    app.sourceMode = { kind: "buffer", name: file.name };
+    editor.setReadOnly(false);
+    await loadText(await file.text(), file.name);
+  };
+  byId("open-file").addEventListener("click", async () => {
+    try {
+      if (hasFileSystemAccess()) {
+        const handle = await pickPythonFileHandle();
+        if (handle) await useHandle(handle);
+        return;
+      }
+      byId<HTMLInputElement>("file-input").click();
+    } catch (err) {
+      setStatus(byId("tools-status"), errorText(toErrorJson(err)), "error");
+    }
+  });
+  byId<HTMLInputElement>("file-input").addEventListener("change", (ev) => {
+    const input = ev.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = "";
+    if (file) void useFile(file);
+  });
+  byId("load-example").addEventListener("click", async () => {
+    app.sourceMode = { kind: "buffer", name: "tools.py" };
+    editor.setReadOnly(false);
+    await loadText(await (await fetch(EXAMPLE_URL)).text(), "tools.py");
+  });
+  byId("inspect").addEventListener("click", () => void tools.inspect());
+  reloadDisk.addEventListener("click", async () => {
+    if (app.sourceMode.kind !== "disk") return;
+    applying = true;
+    editor.setText(await (await app.sourceMode.handle.getFile()).text());
+    applying = false;
+    await tools.inspect();
+  });
+  detachDisk.addEventListener("click", () => {
+    const m = app.sourceMode;
+    app.sourceMode = { kind: "buffer", name: m.kind === "disk" ? m.handle.name : m.name };
+    editor.setReadOnly(false);
+    showSource();
+  });
+  // Picking a file from disk: when the window regains focus, show what the file holds now.
+  window.addEventListener("focus", async () => {
+    const m = app.sourceMode;
+    if (m.kind !== "disk") return;
+    const text = await (await m.handle.getFile()).text().catch(() => null);
+    if (text === null || text === editor.getText()) return;
+    applying = true;
+    editor.setText(text);
+    applying = false;
+    if (app.current?.toolset) {
+      app.sourceChanged = true;
+      app.emit("source");
+    }
+  });
+  const editorPane = byId("editor-pane");
+  editorPane.addEventListener("dragover", (ev) => {
+    if (!ev.dataTransfer?.types.includes("Files")) return;
+    ev.preventDefault();
+    editorPane.classList.add("dragging");
+  });
+  editorPane.addEventListener("dragleave", () => editorPane.classList.remove("dragging"));
+  editorPane.addEventListener("drop", async (ev) => {
+    ev.preventDefault();
+    editorPane.classList.remove("dragging");
+    const item = ev.dataTransfer?.items[0];
+    const file = ev.dataTransfer?.files[0];
+    const handle = item ? await handleFromDrop(item) : null;
+    if (handle) await useHandle(handle);
+    else if (file) await useFile(file);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if ((ev.ctrlKey || ev.metaKey) && ev.key === "Enter" && editorPane.contains(document.activeElement)) {
+      ev.preventDefault();
+      void tools.inspect();
+    }
+  });
+  showSource();
 
-  el("inspect").textContent = JSON.stringify(report, null, 2);
-  const stats = host.stats();
-  el("timings").textContent =
-    `Pyodide files fetched in ${Math.round(t.fetchMs)} ms; sandbox frame + wasm compile ${Math.round(t.frameMs)} ms; ` +
-    `first discovery ${Math.round(discoverMs)} ms (worker boot ${stats.lastBootMs ?? "?"} ms); page to report ${Math.round(performance.now() - t0)} ms.`;
-  setStatus(
-    report.ok
-      ? `Discovered ${report.tools.length} tool(s); active set ${report.active_set_sha256 ?? "—"}.`
-      : `The example did not validate: ${report.errors.map((e) => e.code).join(", ")}.`,
-    report.ok ? "ok" : "error",
-  );
+  // First run: inspect the example, then freeze it into the first session.
+  await engine.ready;
+  await tools.inspect();
+  if (app.report?.ok) await tools.freeze();
+  document.body.dataset.ready = "1";
+  byId("boot-time").textContent = `Ready in ${Math.round(performance.now() - t0)} ms (runner sandbox ${Math.round(host.timings.frameMs)} ms, first discovery ${Math.round(app.reportMs)} ms).`;
 }
 
 window.__edgeReady = main().catch((err: unknown) => {
-  setStatus(`The runner could not start: ${err instanceof Error ? err.message : String(err)}`, "error");
+  const node = document.getElementById("tools-status-boot") ?? document.getElementById("tools-status");
+  if (node) setStatus(node, `The playground could not start: ${err instanceof Error ? err.message : String(err)}`, "error");
+  document.body.dataset.ready = "error";
   console.error(err);
 });

@@ -1,0 +1,291 @@
+// The <edge-chat> widget as a docs site uses it, in real Chromium: the built widget
+// (vite.widget.config.ts) on an ASSET origin with CORS, static docs pages on ANOTHER origin with
+// no COOP/COEP headers, Python tools running in the sandboxed Pyodide runner. Every test checks
+// what a person sees in the widget, plus the DOM events a host page gets.
+//
+// No GPU here: the widget shows its WebGPU notice, and answers come from the scripted demo engine
+// (labelled "Scripted demo (no model)") replaying model outputs through the REAL tool loop.
+import { expect, test, type Frame, type Locator, type Page } from "@playwright/test";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { docsPage, ensureWidgetBuild, ROOT, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
+
+type Sites = Awaited<ReturnType<typeof startWidgetSites>>;
+let widgetDir: string;
+let sites: Sites;
+
+const SCREENSHOTS = path.join(ROOT, ".cache", "screenshots");
+
+/** Records the widget's events (as JSON) on every page/frame of the context. */
+const RECORD_EVENTS = `
+  window.__edgeEvents = [];
+  for (const type of ["edge-receipt", "edge-pending-action", "edge-error"]) {
+    document.addEventListener(type, (e) => window.__edgeEvents.push({ type, detail: JSON.parse(JSON.stringify(e.detail)) }));
+  }`;
+
+interface Recorded {
+  type: string;
+  detail: Record<string, unknown> & { calls?: Array<Record<string, unknown>> };
+}
+
+function events(target: Page | Frame, type?: string): Promise<Recorded[]> {
+  return target.evaluate((t) => {
+    const all = (window as unknown as { __edgeEvents: Recorded[] }).__edgeEvents;
+    return t ? all.filter((e) => e.type === t) : all;
+  }, type ?? null);
+}
+
+const call = (tool: string, args: Record<string, unknown>): string => JSON.stringify({ tool_name: tool, arguments: args });
+
+/** The scripted attribute as a JSON array, HTML-attribute-escaped. */
+function scriptAttr(outputs: string[]): string {
+  return JSON.stringify(outputs).replace(/&/g, "&amp;").replace(/'/g, "&#39;");
+}
+
+async function ask(widget: Locator, prompt: string): Promise<void> {
+  const input = widget.getByRole("textbox", { name: "Your question" });
+  await input.fill(prompt);
+  await input.press("Enter");
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  widgetDir = ensureWidgetBuild();
+  sites = await startWidgetSites({ widgetDir });
+});
+
+test.afterAll(async () => {
+  await sites?.close();
+});
+
+test.beforeEach(async ({ context }) => {
+  await context.addInitScript(RECORD_EVENTS);
+});
+
+test("sample docs page on another origin: scripted demo answers through a real Python tool, then a confirmed commit", async ({ page }) => {
+  test.setTimeout(180_000);
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(sites.docs.url("/widget.html"));
+  const widget = page.locator("edge-chat");
+  // The docs page is not cross-origin isolated (no COOP/COEP) and the widget came from elsewhere.
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(false);
+  expect(new URL(sites.assets.origin).origin).not.toBe(new URL(page.url()).origin);
+
+  // No WebGPU here: a plain notice, and the scripted demo only under its explicit label.
+  await expect(widget.getByText("WebGPU is not available")).toBeVisible();
+  await expect(widget.getByRole("textbox", { name: "Your question" })).toBeDisabled();
+  await widget.getByRole("button", { name: "Use the Scripted demo (no model)" }).click();
+  await expect(widget.getByText("Scripted demo (no model)", { exact: true })).toBeVisible();
+
+  await ask(widget, "Where is order A-1001?");
+  const card = widget.getByRole("article", { name: "Tool call order_status" });
+  await expect(card).toBeVisible();
+  await expect(card.getByText("ok", { exact: true })).toBeVisible();
+  await expect(widget.getByText("Order A-1001 has shipped with DHL: 2 items, 129.90 in total.")).toBeVisible();
+  await card.getByText("Result").click();
+  await expect(card.getByText('"carrier": "DHL"')).toBeVisible();
+
+  const receipts = await events(page, "edge-receipt");
+  expect(receipts).toHaveLength(1);
+  expect(receipts[0]!.detail).toMatchObject({ kind: "chat", outcome: "answered", engine: "scripted", network_used_by_edge: false });
+  expect(receipts[0]!.detail.calls![0]).toMatchObject({
+    tool_name: "order_status",
+    status: "ok",
+    runner_secret_verified: true,
+    tools_file_sha256_verified: true,
+  });
+
+  // A commit tool: a confirmation card; the host's event carries no token.
+  await ask(widget, "Submit draft D-SKU-7-1");
+  const confirmCard = widget.getByRole("article", { name: "Confirm submit_order?" });
+  await expect(confirmCard).toBeVisible();
+  await expect(confirmCard.getByText('"draft_id": "D-SKU-7-1"')).toBeVisible();
+  const pending = await events(page, "edge-pending-action");
+  expect(pending).toHaveLength(1);
+  expect(pending[0]!.detail).toMatchObject({ tool: "submit_order", arguments: { draft_id: "D-SKU-7-1" } });
+  expect(Object.keys(pending[0]!.detail).sort()).toEqual(["arguments", "expires_at", "id", "tool"]);
+  expect(JSON.stringify(await events(page))).not.toContain("confirmation_token");
+
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await widget.screenshot({ path: path.join(SCREENSHOTS, "widget-confirm.png") });
+
+  await confirmCard.getByRole("button", { name: "Confirm" }).click();
+  await expect(confirmCard.getByText("confirmed")).toBeVisible();
+  await expect(confirmCard.getByText('"order_id": "O-SKU-7-1"')).toBeVisible();
+  const all = await events(page, "edge-receipt");
+  expect(all.map((r) => [r.detail.kind, r.detail.outcome])).toEqual([
+    ["chat", "answered"],
+    ["chat", "pending_confirmation"],
+    ["confirm", "return_direct"],
+  ]);
+  expect(all[2]!.detail.calls![0]).toMatchObject({ tool_name: "submit_order", status: "ok", runner_secret_verified: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, "widget.png"), fullPage: true });
+
+  // What crossed origins: the widget's files and Pyodide from the asset host, the tools file from
+  // the docs site, re-read for every job (discovery, call, discovery + call at confirm).
+  expect(sites.assets.requests).toEqual(expect.arrayContaining(["/edge-chat.js", "/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip"]));
+  expect(sites.docs.requests.filter((p) => p === "/examples/tools.py").length).toBeGreaterThanOrEqual(4);
+  expect(errors).toEqual([]);
+});
+
+test.describe("docs pages made for the test", () => {
+  let docs: StaticServer;
+  let docsLocalhost: StaticServer;
+  let tools = "";
+
+  test.beforeAll(async () => {
+    docs = await startStaticServer();
+    docsLocalhost = await startStaticServer({ urlHost: "localhost" });
+    tools = await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "tools.py"), "utf8");
+    for (const s of [docs, docsLocalhost]) s.route("/tools.py", tools);
+  });
+  test.afterAll(async () => {
+    await docs?.close();
+    await docsLocalhost?.close();
+  });
+
+  const widgetUrl = (): string => sites.assets.url("/edge-chat.js");
+
+  test("docs on localhost, widget on 127.0.0.1 (another site): answers and emits edge-receipt; the programmatic API keeps the token", async ({ page }) => {
+    test.setTimeout(150_000);
+    docsLocalhost.route(
+      "/page.html",
+      docsPage({
+        widgetUrl: widgetUrl(),
+        attrs: `tools-src="./tools.py" tool-tag="orders" engine="scripted" script='${scriptAttr([call("order_status", { order_id: "A-1003" }), "A-1003 was delivered by UPS.", call("submit_order", { draft_id: "D-X-1" })])}'`,
+      }),
+    );
+    await page.goto(docsLocalhost.url("/page.html"));
+    const widget = page.locator("edge-chat");
+    // engine="scripted": labelled, no GPU notice.
+    await expect(widget.getByText("Scripted demo (no model)", { exact: true })).toBeVisible();
+    await expect(widget.getByText("WebGPU is not available")).toHaveCount(0);
+    await ask(widget, "Status of A-1003?");
+    await expect(widget.getByText("A-1003 was delivered by UPS.")).toBeVisible();
+    expect((await events(page, "edge-receipt"))[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "order_status", status: "ok" }] });
+
+    // ask() from the host page: the run's pending action has no token; confirmationToken(id) does.
+    const run = await page.evaluate(async () => {
+      const el = document.querySelector("edge-chat") as HTMLElement & { ask(p: string): Promise<{ outcome: string; pending_action?: Record<string, unknown> }>; confirmationToken(id: string): string | undefined };
+      const r = await el.ask("Submit D-X-1");
+      const id = String(r.pending_action?.["id"]);
+      return { outcome: r.outcome, pending: r.pending_action, hasToken: typeof el.confirmationToken(id) === "string" };
+    });
+    expect(run).toMatchObject({ outcome: "pending_confirmation", pending: { tool: "submit_order", arguments: { draft_id: "D-X-1" } }, hasToken: true });
+    expect(run.pending).not.toHaveProperty("confirmation_token");
+    const card = widget.getByRole("article", { name: "Confirm submit_order?" });
+    await card.getByRole("button", { name: "Reject" }).click();
+    await expect(card.getByText("rejected")).toBeVisible();
+    // A rejected action can never run.
+    const again = await page.evaluate((id) => (document.querySelector("edge-chat") as HTMLElement & { confirm(id: string): Promise<unknown> }).confirm(id), String(run.pending!["id"]));
+    expect(again).toMatchObject({ ok: false });
+  });
+
+  test("inside an iframe of another origin: the widget answers and emits edge-receipt in the frame", async ({ page }) => {
+    test.setTimeout(150_000);
+    docs.route(
+      "/framed.html",
+      docsPage({ widgetUrl: widgetUrl(), attrs: `tools-src="./tools.py" engine="scripted" script='${scriptAttr([call("fee_quote", { amount: 1000, tier: "pro" }), "The fee is 2.00."])}'` }),
+    );
+    // The outer page lives on the localhost docs host: a third origin around the frame.
+    docsLocalhost.route("/outer.html", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outer</title><link rel="icon" href="data:,"></head><body><h1>Outer page</h1><iframe title="Docs" src="${docs.url("/framed.html")}" style="width:720px;height:640px"></iframe></body></html>`);
+    await page.goto(docsLocalhost.url("/outer.html"));
+    const frame = page.frameLocator("iframe[title=Docs]");
+    const widget = frame.locator("edge-chat");
+    await ask(widget, "Fee for 1000 on pro?");
+    await expect(widget.getByRole("article", { name: "Tool call fee_quote" }).getByText("ok", { exact: true })).toBeVisible();
+    await expect(widget.getByText("The fee is 2.00.")).toBeVisible();
+    const inner = page.frames().find((f) => f.url().startsWith(docs.origin))!;
+    const receipts = await events(inner, "edge-receipt");
+    expect(receipts[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "fee_quote", status: "ok", runner_secret_verified: true }] });
+  });
+
+  test("hostile page CSS does not break the widget, and the widget does not restyle the page", async ({ page }) => {
+    test.setTimeout(150_000);
+    const css = `* { color: red !important; display: block; font-family: "Comic Sans MS", cursive !important; letter-spacing: 4px !important; }
+      input, button, iframe, article, section, div { display: none !important; visibility: hidden !important; }
+      edge-chat { display: block; }
+      p { color: rgb(1, 2, 3); }`;
+    docs.route(
+      "/hostile.html",
+      docsPage({ widgetUrl: widgetUrl(), css, body: `<p id="host-text">Host paragraph.</p>`, attrs: `tools-src="./tools.py" engine="scripted" script='${scriptAttr([call("hello_world", {}), "Hello from the tools."])}'` }),
+    );
+    await page.goto(docs.url("/hostile.html"));
+    const widget = page.locator("edge-chat");
+    const input = widget.getByRole("textbox", { name: "Your question" });
+    await expect(input).toBeVisible();
+    await expect(widget.getByRole("button", { name: "Send" })).toBeVisible();
+    await ask(widget, "Say hello");
+    const answer = widget.getByText("Hello from the tools.");
+    await expect(answer).toBeVisible();
+    const style = await answer.evaluate((el) => {
+      const s = getComputedStyle(el);
+      return { color: s.color, letterSpacing: s.letterSpacing, font: s.fontFamily };
+    });
+    expect(style.color).not.toBe("rgb(255, 0, 0)");
+    expect(style.letterSpacing).toBe("normal");
+    expect(style.font).not.toContain("Comic");
+    // The page's own styles still apply to the page (the widget's styles stay in its shadow root).
+    expect(await page.locator("#host-text").evaluate((el) => getComputedStyle(el).color)).toBe("rgb(255, 0, 0)");
+    expect(await page.evaluate(() => document.querySelectorAll("style, link[rel=stylesheet]").length)).toBe(1);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await widget.screenshot({ path: path.join(SCREENSHOTS, "widget-hostile-css.png") });
+  });
+
+  test("XSS in model output and in a tool result stays inert text", async ({ page }) => {
+    test.setTimeout(150_000);
+    const payload = `<img src=x onerror="window.__xss=(window.__xss||0)+1"><script>window.__xss=99</script><b>bold?</b>`;
+    const xssTools = `${tools}
+
+@edge_tool
+def echo_html(text: str) -> dict:
+    return {"html": text, "svg": "<svg onload=\\"window.__xss=7\\"></svg>"}
+`;
+    docs.route("/xss_tools.py", xssTools);
+    docs.route(
+      "/xss.html",
+      docsPage({
+        widgetUrl: widgetUrl(),
+        attrs: `tools-src="./xss_tools.py" tool="echo_html" engine="scripted" script='${scriptAttr([call("echo_html", { text: payload }), `Here it is: ${payload}`])}'`,
+      }),
+    );
+    page.on("dialog", (d) => void d.dismiss());
+    await page.goto(docs.url("/xss.html"));
+    const widget = page.locator("edge-chat");
+    await ask(widget, payload);
+    await expect(widget.getByText(`Here it is: ${payload}`)).toBeVisible();
+    const card = widget.getByRole("article", { name: "Tool call echo_html" });
+    await expect(card.getByText("ok", { exact: true })).toBeVisible();
+    await card.getByText("Result").click();
+    await expect(card.getByText('<svg onload=\\"window.__xss=7\\"></svg>', { exact: false })).toBeVisible();
+    // The user's own prompt is text too.
+    await expect(widget.locator(".user")).toContainText(payload);
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    const injected = await widget.evaluate((el) => el.shadowRoot!.querySelectorAll("img, script, svg, b").length);
+    expect(injected).toBe(0);
+  });
+
+  test("an edit of the tools file on the server during a session is refused: tools_file_changed", async ({ page }) => {
+    test.setTimeout(150_000);
+    docs.route("/live_tools.py", tools);
+    docs.route(
+      "/live.html",
+      docsPage({
+        widgetUrl: widgetUrl(),
+        attrs: `tools-src="./live_tools.py" engine="scripted" script='${scriptAttr([call("hello_world", {}), "First answer.", call("hello_world", {})])}'`,
+      }),
+    );
+    await page.goto(docs.url("/live.html"));
+    const widget = page.locator("edge-chat");
+    await ask(widget, "Hello?");
+    await expect(widget.getByText("First answer.")).toBeVisible();
+    docs.route("/live_tools.py", tools.replace('return "hello world"', 'return "hello, edited"'));
+    await ask(widget, "Hello again?");
+    await expect(widget.getByText("Not answered (tools_file_changed)")).toBeVisible();
+    const errorsSeen = await events(page, "edge-error");
+    expect(errorsSeen.at(-1)!.detail).toMatchObject({ code: "tools_file_changed" });
+    expect((await events(page, "edge-receipt")).at(-1)!.detail).toMatchObject({ outcome: "failed_closed", code: "tools_file_changed" });
+  });
+});

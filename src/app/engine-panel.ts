@@ -1,0 +1,170 @@
+// Header: WebGPU status in plain words, the engine/model picker (web-llm's list with sizes, loaded
+// lazily), a real progress bar for download and compile, and the scripted demo — offered only
+// under its own label and chosen automatically when WebGPU is missing.
+import { errorText, h, replace, setStatus } from "./dom.ts";
+import type { App } from "./app.ts";
+import type { PlaygroundScript } from "./scripted.ts";
+import { SCRIPTED_LABEL } from "../engines/scripted.ts";
+import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
+import type { ModelOption } from "../engines/models.ts";
+import type { Engine } from "../engines/engine.ts";
+import { toErrorJson } from "../contract/errors.ts";
+
+const SCRIPTED_VALUE = "scripted";
+
+export interface EnginePanel {
+  probe: WebGPUProbe | null;
+  /** Resolves once the initial engine (scripted) is set. */
+  ready: Promise<void>;
+}
+
+function sizeLabel(m: ModelOption): string {
+  const parts: string[] = [];
+  if (m.estimatedDownloadMB !== undefined) parts.push(`~${m.estimatedDownloadMB >= 1000 ? `${(m.estimatedDownloadMB / 1000).toFixed(1)} GB` : `${m.estimatedDownloadMB} MB`} download`);
+  if (m.vramMB !== undefined) parts.push(`${(m.vramMB / 1000).toFixed(1)} GB GPU memory`);
+  parts.push(m.precision);
+  if (m.recommended) parts.push("recommended");
+  if (m.supported === false) parts.push("needs shader-f16");
+  return `${m.id} — ${parts.join(", ")}`;
+}
+
+export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLElement): EnginePanel {
+  const gpuStatus = h("span", { id: "gpu-status", class: "pill", role: "status", "data-state": "busy" }, "WebGPU: checking…");
+  const gpuExplain = h("p", { id: "gpu-explain", class: "explain", hidden: true });
+  const select = h("select", { id: "engine-select", "aria-describedby": "engine-status" });
+  select.appendChild(h("option", { value: SCRIPTED_VALUE }, SCRIPTED_LABEL));
+  const modelGroup = h("optgroup", { label: "web-llm models (WebGPU)" });
+  const listBtn = h("button", { type: "button", id: "list-models", class: "secondary" }, "List web-llm models");
+  const loadBtn = h("button", { type: "button", id: "load-engine" }, "Use engine");
+  const cancelBtn = h("button", { type: "button", id: "cancel-load", class: "secondary", hidden: true }, "Cancel");
+  const progress = h("progress", { id: "load-progress", max: 1, value: 0, hidden: true, "aria-label": "Model download and compile progress" });
+  const status = h("span", { id: "engine-status", class: "status", role: "status", "aria-live": "polite" });
+
+  replace(
+    root,
+    h(
+      "div",
+      { class: "engine-row" },
+      gpuStatus,
+      h("label", { for: "engine-select" }, "Engine"),
+      select,
+      loadBtn,
+      listBtn,
+      cancelBtn,
+      progress,
+      status,
+    ),
+    gpuExplain,
+  );
+
+  const panel: EnginePanel = { probe: null, ready: Promise.resolve() };
+  let loading: AbortController | undefined;
+
+  async function useEngine(engine: Engine): Promise<void> {
+    const previous = app.engine;
+    app.engine = engine;
+    app.emit("engine");
+    if (previous && previous !== engine && previous !== script.engine) await previous.unload().catch(() => undefined);
+    try {
+      await app.newSession();
+      setStatus(status, `${engine.info().label} ready; new session started.`, "ok");
+    } catch (err) {
+      setStatus(status, `Engine ready, but the session could not start: ${errorText(toErrorJson(err))}`, "error");
+    }
+  }
+
+  async function useScripted(): Promise<void> {
+    await script.engine.load();
+    select.value = SCRIPTED_VALUE;
+    await useEngine(script.engine);
+  }
+
+  async function listModels(): Promise<void> {
+    listBtn.disabled = true;
+    setStatus(status, "Loading web-llm's model list (this downloads the web-llm library once)…", "busy");
+    try {
+      const { listModels: list } = await import("../engines/webllm.ts");
+      const probe = panel.probe;
+      const rows = await list(probe?.available ? { shaderF16: probe.shaderF16 } : {});
+      replace(modelGroup);
+      for (const m of rows) {
+        const opt = h("option", { value: m.id, disabled: m.supported === false }, sizeLabel(m));
+        modelGroup.appendChild(opt);
+      }
+      if (!modelGroup.parentNode) select.appendChild(modelGroup);
+      listBtn.hidden = true;
+      const rec = rows.find((r) => r.recommended);
+      setStatus(status, `${rows.length} models listed${rec ? `; recommended for this GPU: ${rec.id}` : ""}. Pick one and press “Use engine” to download it.`, "idle");
+    } catch (err) {
+      setStatus(status, `Could not list models: ${errorText(toErrorJson(err))}`, "error");
+      listBtn.disabled = false;
+    }
+  }
+
+  async function loadSelected(): Promise<void> {
+    const value = select.value;
+    if (value === SCRIPTED_VALUE) {
+      await useScripted();
+      return;
+    }
+    if (!panel.probe?.available) {
+      setStatus(status, `This model needs WebGPU, which is not available here. ${panel.probe && !panel.probe.available ? panel.probe.message : ""}`, "error");
+      return;
+    }
+    loading = new AbortController();
+    loadBtn.disabled = true;
+    select.disabled = true;
+    cancelBtn.hidden = false;
+    progress.hidden = false;
+    progress.value = 0;
+    setStatus(status, `Loading ${value}…`, "busy");
+    try {
+      const { WebLLMEngine } = await import("../engines/webllm.ts");
+      const engine = new WebLLMEngine({ modelId: value });
+      await engine.load((p) => {
+        progress.value = p.progress;
+        progress.setAttribute("aria-valuetext", `${p.phase} ${Math.round(p.progress * 100)}%`);
+        setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Compiling" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
+      }, loading.signal);
+      await useEngine(engine);
+    } catch (err) {
+      setStatus(status, `Could not load ${value}: ${errorText(toErrorJson(err))}`, "error");
+    } finally {
+      loadBtn.disabled = false;
+      select.disabled = false;
+      cancelBtn.hidden = true;
+      progress.hidden = true;
+      loading = undefined;
+    }
+  }
+
+  listBtn.addEventListener("click", () => void listModels());
+  loadBtn.addEventListener("click", () => void loadSelected());
+  cancelBtn.addEventListener("click", () => loading?.abort());
+
+  panel.ready = (async () => {
+    const probe = await probeWebGPU();
+    panel.probe = probe;
+    if (probe.available) {
+      const a = probe.adapter;
+      const name = [a.vendor, a.architecture].filter(Boolean).join(" ") || a.description || "GPU";
+      setStatus(gpuStatus, `WebGPU: ${name}${a.isFallbackAdapter ? " (software)" : ""}`, a.isFallbackAdapter ? "warn" : "ok");
+      gpuStatus.title = `shader-f16: ${probe.shaderF16 ? "yes" : "no (f32 models only)"}`;
+      if (a.isFallbackAdapter) {
+        gpuExplain.textContent = "This WebGPU adapter is a software fallback: models will run very slowly. The scripted demo shows the tool loop without a model.";
+        gpuExplain.hidden = false;
+      }
+    } else {
+      setStatus(gpuStatus, "WebGPU: not available", "error");
+      gpuExplain.textContent = `${probe.message} Until then the playground uses the “${SCRIPTED_LABEL}” engine: it replays a script you can edit, so the whole tool loop (checks, sandboxed Python runner, receipts, confirmations) still runs for real.`;
+      gpuExplain.hidden = false;
+    }
+    // The scripted demo is the starting engine everywhere: nothing is downloaded without a click.
+    // (main.ts starts the first session once the tools are inspected.)
+    await script.engine.load();
+    select.value = SCRIPTED_VALUE;
+    app.engine = script.engine;
+    app.emit("engine");
+  })();
+  return panel;
+}

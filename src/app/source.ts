@@ -1,0 +1,62 @@
+// Where tools.py comes from: the editor's buffer, or a file on disk through the File System
+// Access API (then the file on disk is the source: every call re-reads it, so an edit on disk
+// during a session is refused with tools_file_changed, exactly as the contract says).
+import type { ToolSource } from "../runner/host.ts";
+
+/** The part of the File System Access API we use (TypeScript's DOM lib lacks the pickers). */
+export interface FileHandleLike {
+  readonly kind: "file";
+  readonly name: string;
+  getFile(): Promise<File>;
+}
+
+interface PickerWindow {
+  showOpenFilePicker?: (options?: { multiple?: boolean; types?: { description: string; accept: Record<string, string[]> }[] }) => Promise<FileHandleLike[]>;
+}
+
+export function hasFileSystemAccess(): boolean {
+  return typeof (window as unknown as PickerWindow).showOpenFilePicker === "function";
+}
+
+/** Ask the user for a .py file; null when they cancel. */
+export async function pickPythonFileHandle(): Promise<FileHandleLike | null> {
+  const picker = (window as unknown as PickerWindow).showOpenFilePicker;
+  if (!picker) return null;
+  try {
+    const [handle] = await picker({ multiple: false, types: [{ description: "Python tools file", accept: { "text/x-python": [".py"] } }] });
+    return handle ?? null;
+  } catch (err) {
+    if (err instanceof DOMException && err.name === "AbortError") return null;
+    throw err;
+  }
+}
+
+/** A dropped item as a live handle when the browser offers one (Chromium), else null. */
+export async function handleFromDrop(item: DataTransferItem): Promise<FileHandleLike | null> {
+  const get = (item as unknown as { getAsFileSystemHandle?: () => Promise<{ kind: string } | null> }).getAsFileSystemHandle;
+  if (typeof get !== "function") return null;
+  try {
+    const handle = await get.call(item);
+    return handle && handle.kind === "file" ? (handle as FileHandleLike) : null;
+  } catch {
+    return null;
+  }
+}
+
+export type SourceMode = { kind: "buffer"; name: string } | { kind: "disk"; handle: FileHandleLike };
+
+/** The ToolSource for a mode. Buffer: the editor's text at the moment of each read. */
+export function toolSourceFor(mode: SourceMode, bufferText: () => string): ToolSource {
+  if (mode.kind === "disk") {
+    const handle = mode.handle;
+    return {
+      name: handle.name,
+      async read() {
+        const file = await handle.getFile();
+        return new Uint8Array(await file.arrayBuffer());
+      },
+    };
+  }
+  const enc = new TextEncoder();
+  return { name: mode.name, read: async () => enc.encode(bufferText()) };
+}

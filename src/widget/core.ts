@@ -1,0 +1,251 @@
+// The widget's working part, loaded with a dynamic import() on first use so the element itself
+// stays small: one chat session over Edge's core — the sandboxed Pyodide runner host, the engine
+// (web-llm, or the explicitly labelled scripted demo), receipts and pending actions in the host
+// page's IndexedDB, and the confirmation flow. No DOM here except the runner's hidden frame,
+// which goes into the element's shadow root (the container the element passes).
+import { createChatSession, type ChatEvent, type ChatRun, type ChatSession } from "../chat/session.ts";
+import type { Receipt } from "../chat/receipt-types.ts";
+import { EdgeError } from "../contract/errors.ts";
+import { createConfirmationBroker } from "../confirm/broker.ts";
+import { confirm as confirmAction, reject as rejectAction, startPurging } from "../confirm/confirm.ts";
+import { createIdbPendingStore } from "../confirm/idb-pending.ts";
+import type { ConfirmOutcome, PendingStore } from "../confirm/types.ts";
+import type { Engine, LoadProgress } from "../engines/engine.ts";
+import { toolCallOrTextResponseFormat } from "../engines/grammar.ts";
+import { ScriptedEngine } from "../engines/scripted.ts";
+import { WebLLMEngine } from "../engines/webllm.ts";
+import { importFacts } from "../facts/import.ts";
+import { createIdbFactsStore } from "../facts/store-idb.ts";
+import { factsStoreSurface } from "../facts/surface.ts";
+import type { RunnerHost, ToolSource } from "../runner/host.ts";
+import { createBrowserRunnerHost, type BrowserRunnerHost } from "../runner/browser/index.ts";
+import { openEdgeDb } from "../store/idb.ts";
+import { createIdbReceiptStore } from "../store/idb-receipts.ts";
+import type { EdgeDb } from "../store/idb-schema.ts";
+import { createCrossOriginModuleWorker, llmWorkerScriptUrl } from "./assets.ts";
+import type { PendingActionDetail, WidgetConfig, WidgetRun } from "./types.ts";
+
+export interface AskHooks {
+  signal?: AbortSignal;
+  onToken?: (delta: string) => void;
+  onEvent?: (event: ChatEvent) => void;
+  onProgress?: (progress: LoadProgress) => void;
+  onStatus?: (text: string) => void;
+}
+
+/**
+ * The tools file at a URL, fetched again for every job (discovery, each call, each confirm), so
+ * an edit on the server during a session is seen and refused with tools_file_changed.
+ */
+export function urlToolSource(url: string): ToolSource {
+  return {
+    name: url,
+    async read() {
+      let res: Response;
+      try {
+        res = await fetch(url, { cache: "no-store", credentials: "same-origin" });
+      } catch (err) {
+        throw new EdgeError("tools_file_unreadable", { url }, `The tools file ${url} could not be fetched (${String(err)}).`);
+      }
+      if (!res.ok) throw new EdgeError("tools_file_unreadable", { url, status: res.status }, `The tools file ${url} could not be fetched: HTTP ${res.status}.`);
+      return new Uint8Array(await res.arrayBuffer());
+    },
+  };
+}
+
+/** The scripted demo's outputs: a JSON array of strings, inline or at a URL. */
+async function loadScript(script: string): Promise<string[]> {
+  const trimmed = script.trim();
+  let value: unknown;
+  if (trimmed.startsWith("[")) {
+    value = parseJson(trimmed, "the script attribute");
+  } else {
+    const res = await fetch(new URL(trimmed, location.href), { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
+      throw new EdgeError("invalid_argument", { url: trimmed }, `The demo script ${trimmed} could not be fetched (${String(err)}).`);
+    });
+    if (!res.ok) throw new EdgeError("invalid_argument", { url: trimmed }, `The demo script ${trimmed} could not be fetched: HTTP ${res.status}.`);
+    value = parseJson(await res.text(), trimmed);
+  }
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+    throw new EdgeError("invalid_argument", {}, "The demo script must be a JSON array of strings (the model's successive outputs).");
+  }
+  return value as string[];
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new EdgeError("invalid_argument", {}, `${what} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export class WidgetCore {
+  private db: Promise<EdgeDb> | undefined;
+  private host: Promise<BrowserRunnerHost> | undefined;
+  private engine: Promise<Engine> | undefined;
+  private session: Promise<ChatSession> | undefined;
+  private pending: PendingStore | undefined;
+  private stopPurging: (() => void) | undefined;
+  private readonly tokens = new Map<string, string>();
+  private readonly toolSource: ToolSource | null;
+  private closed = false;
+
+  constructor(
+    readonly config: WidgetConfig,
+    /** Where the runner's hidden sandbox frame is attached (inside the element's shadow root). */
+    private readonly frameContainer: HTMLElement,
+  ) {
+    this.toolSource = config.toolsUrl ? urlToolSource(config.toolsUrl) : null;
+  }
+
+  /** Start what does not download a model: storage, the runner sandbox, the frozen tools. */
+  prepare(onStatus?: (text: string) => void): Promise<ChatSession> {
+    this.session ??= this.createSession(onStatus).catch((err: unknown) => {
+      // A failed start is not cached: the next ask tries again (e.g. after the tools file was fixed).
+      this.session = undefined;
+      throw err;
+    });
+    return this.session;
+  }
+
+  private openDb(): Promise<EdgeDb> {
+    this.db ??= openEdgeDb(this.config.dbName ? { name: this.config.dbName } : {}).then((db) => {
+      this.pending = createIdbPendingStore(db);
+      this.stopPurging = startPurging(this.pending);
+      return db;
+    });
+    return this.db;
+  }
+
+  private runnerHost(): Promise<BrowserRunnerHost> {
+    this.host ??= createBrowserRunnerHost({ pyodideBaseUrl: this.config.pyodideBaseUrl, container: this.frameContainer }).catch((err: unknown) => {
+      this.host = undefined;
+      throw new EdgeError("runner_boot_failed", { reason: String(err) }, `The Python runner could not start: ${(err as Error)?.message ?? String(err)}`);
+    });
+    return this.host;
+  }
+
+  private createEngine(): Promise<Engine> {
+    this.engine ??= (async (): Promise<Engine> => {
+      if (this.config.engine === "scripted") {
+        if (!this.config.script) throw new EdgeError("invalid_argument", {}, 'engine="scripted" needs a script attribute (a JSON array of the model\'s outputs, or its URL).');
+        return new ScriptedEngine(await loadScript(this.config.script), { chunkDelayMs: 4 });
+      }
+      return new WebLLMEngine({
+        ...(this.config.model ? { modelId: this.config.model } : {}),
+        createWorker: () => createCrossOriginModuleWorker(llmWorkerScriptUrl(), "edge-llm"),
+      });
+    })().catch((err: unknown) => {
+      this.engine = undefined;
+      throw err;
+    });
+    return this.engine;
+  }
+
+  private async createSession(onStatus?: (text: string) => void): Promise<ChatSession> {
+    const { config } = this;
+    if (config.toolsUrl && config.factsUrl) throw new EdgeError("conflicting_tool_options", {}, "Give the widget tools-src or facts-src, not both (one tool source per session).");
+    onStatus?.("Opening local storage…");
+    const db = await this.openDb();
+    const engine = await this.createEngine();
+    const receipts = createIdbReceiptStore(db);
+    const base = {
+      engine,
+      store: receipts,
+      ...(engine instanceof WebLLMEngine ? { responseFormat: toolCallOrTextResponseFormat } : {}),
+    };
+    if (this.toolSource) {
+      onStatus?.("Starting the Python tool runner…");
+      const host = await this.runnerHost();
+      onStatus?.("Reading the tools…");
+      const selection = { tool: config.tool, toolTag: config.toolTag };
+      return createChatSession({
+        ...base,
+        tools: this.toolSource,
+        host,
+        selection,
+        confirmations: createConfirmationBroker({ store: this.pending!, toolsFile: this.toolSource.name, selection }),
+      });
+    }
+    if (config.factsUrl) {
+      onStatus?.("Importing the facts…");
+      const res = await fetch(config.factsUrl, { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
+        throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched (${String(err)}).`);
+      });
+      if (!res.ok) throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched: HTTP ${res.status}.`);
+      const facts = createIdbFactsStore(db);
+      const imported = await importFacts(facts, new Uint8Array(await res.arrayBuffer()));
+      return createChatSession({ ...base, factsStore: await factsStoreSurface(facts, imported.file_store) });
+    }
+    return createChatSession(base);
+  }
+
+  async ask(prompt: string, hooks: AskHooks = {}): Promise<WidgetRun> {
+    if (this.closed) throw new EdgeError("invalid_argument", {}, "This widget was disconnected.");
+    const session = await this.prepare(hooks.onStatus);
+    const engine = await this.createEngine();
+    if (engine instanceof WebLLMEngine && !engine.loaded) hooks.onStatus?.("Loading the model…");
+    await engine.load(hooks.onProgress, hooks.signal);
+    hooks.onStatus?.("Thinking…");
+    const run = await session.chat(prompt, { signal: hooks.signal, onToken: hooks.onToken, onEvent: hooks.onEvent });
+    return await this.withoutToken(run);
+  }
+
+  /** The token stays here; the run handed out carries the action's id, tool, arguments and
+   *  expiry (read back from the pending store: exactly what will run). */
+  private async withoutToken(run: ChatRun): Promise<WidgetRun> {
+    const { pending_action: ticket, ...rest } = run;
+    if (!ticket) return rest;
+    this.tokens.set(ticket.id, ticket.confirmation_token);
+    const record = await this.pending?.get(ticket.id);
+    const call = run.receipt.calls.find((c) => c.status === "pending_confirmation");
+    const detail: PendingActionDetail = {
+      id: ticket.id,
+      tool: record?.tool_name ?? call?.tool_name ?? "",
+      arguments: record?.arguments ?? {},
+      expires_at: record?.expires_at ?? ticket.expires_at,
+    };
+    return { ...rest, pending_action: detail };
+  }
+
+  hasToken(id: string): boolean {
+    return this.tokens.has(id);
+  }
+
+  token(id: string): string | undefined {
+    return this.tokens.get(id);
+  }
+
+  async confirm(id: string): Promise<{ outcome: ConfirmOutcome; receipt?: Receipt }> {
+    const token = this.tokens.get(id);
+    if (token === undefined) {
+      return { outcome: { ok: false, id, status: null, error: { code: "pending_action_not_found", message: "This widget holds no confirmation token for that pending action; ask again in chat." } } };
+    }
+    if (!this.toolSource) throw new EdgeError("invalid_argument", {}, "Pending actions need a tools file.");
+    const db = await this.openDb();
+    const host: RunnerHost = await this.runnerHost();
+    const receipts = createIdbReceiptStore(db);
+    const outcome = await confirmAction(id, token, { store: this.pending!, host, source: this.toolSource, receipts });
+    // Single use: whatever happened, this token will not be tried again.
+    this.tokens.delete(id);
+    const receipt = outcome.receipt_id ? await receipts.get(outcome.receipt_id) : undefined;
+    return { outcome, ...(receipt ? { receipt } : {}) };
+  }
+
+  async reject(id: string): Promise<ConfirmOutcome> {
+    await this.openDb();
+    const outcome = await rejectAction(id, { store: this.pending! });
+    this.tokens.delete(id);
+    return outcome;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopPurging?.();
+    const host = this.host;
+    this.host = undefined;
+    await host?.then((h) => h.close()).catch(() => undefined);
+    (await this.db?.catch(() => undefined))?.close();
+  }
+}

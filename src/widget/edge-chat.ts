@@ -1,0 +1,578 @@
+// <edge-chat>: Edge's chat as a custom element for docs sites. A lit element in Shadow DOM; the
+// working part (runner sandbox, engine, session, storage) is in core.ts and loaded on first use,
+// so the element itself costs little until someone asks something.
+//
+// Everything the model or a tool produced is rendered through lit text bindings (escaped), never
+// as HTML. The confirmation token of a pending action stays inside the widget.
+import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
+import type { ChatEvent } from "../chat/session.ts";
+import type { CallReceipt } from "../chat/receipt-types.ts";
+import { ERRORS, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
+import type { JsonObject } from "../contract/types.ts";
+import type { LoadProgress } from "../engines/engine.ts";
+import { SCRIPTED_LABEL } from "../engines/scripted.ts";
+import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
+import { pyodideBaseUrl } from "./assets.ts";
+import type { WidgetCore } from "./core.ts";
+import { styles } from "./styles.ts";
+import type { EdgeErrorDetail, EngineKind, PendingActionDetail, WidgetConfig, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
+
+type Entry =
+  | { kind: "user"; text: string }
+  | { kind: "assistant"; text: string; streaming: boolean }
+  | { kind: "result"; tool: string; value: unknown }
+  | { kind: "tool"; callId: string; tool: string; args: JsonObject; call?: CallReceipt; result?: unknown; error?: ErrorJson; hasResult: boolean }
+  | { kind: "note"; text: string }
+  | { kind: "error"; code: string; message: string }
+  | {
+      kind: "pending";
+      detail: PendingActionDetail;
+      state: "pending" | "working" | "done" | "failed" | "rejected";
+      result?: unknown;
+      error?: ErrorJson;
+    };
+
+/** Model output that is (the start of) a tool call rather than an answer: not shown as text. */
+function looksLikeCall(text: string): boolean {
+  const t = text.trimStart();
+  return t.startsWith("{") || t.startsWith("```");
+}
+
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function splitList(value: string | null): string[] {
+  return (value ?? "")
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function errorDetail(err: unknown): EdgeErrorDetail {
+  const e = err as { code?: unknown; message?: unknown; details?: { tool?: unknown } } | null;
+  const code = typeof e?.code === "string" && e.code in ERRORS ? (e.code as ErrorCode) : "invalid_argument";
+  const message = typeof e?.message === "string" && e.message ? e.message : String(err);
+  const tool = typeof e?.details?.tool === "string" ? e.details.tool : undefined;
+  return { code, message, ...(tool ? { tool } : {}) };
+}
+
+let loadCore: Promise<typeof import("./core.ts")> | undefined;
+function importCore(): Promise<typeof import("./core.ts")> {
+  loadCore ??= import("./core.ts");
+  return loadCore;
+}
+
+let idCounter = 0;
+
+export class EdgeChatElement extends LitElement {
+  static override styles = styles;
+  static override shadowRootOptions: ShadowRootInit = { ...LitElement.shadowRootOptions, delegatesFocus: false };
+
+  static override properties = {
+    toolsSrc: { type: String, attribute: "tools-src" },
+    factsSrc: { type: String, attribute: "facts-src" },
+    model: { type: String },
+    tool: { type: String },
+    toolTag: { type: String, attribute: "tool-tag" },
+    engine: { type: String },
+    script: { type: String },
+    heading: { type: String },
+    placeholder: { type: String },
+    dbName: { type: String, attribute: "db-name" },
+    entries: { state: true },
+    busy: { state: true },
+    statusText: { state: true },
+    progress: { state: true },
+    gpu: { state: true },
+    demoChosen: { state: true },
+  };
+
+  /** URL of the tools file, resolved against the page. Re-fetched for every tool call. */
+  declare toolsSrc: string | null;
+  /** URL of a facts file (edge.demo.facts.v1): imported, then exposed as local_facts_lookup. */
+  declare factsSrc: string | null;
+  /** web-llm model id (default: the best small model this GPU runs). */
+  declare model: string | null;
+  /** Active-set selection: tool names / intent tags, separated by commas or spaces. */
+  declare tool: string | null;
+  declare toolTag: string | null;
+  /** "webllm" (default) or "scripted" (the labelled demo: replays `script`, no model runs). */
+  declare engine: string | null;
+  /** The scripted demo's outputs: a JSON array of strings, or the URL of one. */
+  declare script: string | null;
+  declare heading: string;
+  declare placeholder: string;
+  declare dbName: string | null;
+
+  declare private entries: Entry[];
+  declare private busy: boolean;
+  declare private statusText: string;
+  declare private progress: LoadProgress | null;
+  declare private gpu: WebGPUProbe | null;
+  declare private demoChosen: boolean;
+
+  private core: WidgetCore | undefined;
+  private coreKey = "";
+  private queue: Promise<unknown> = Promise.resolve();
+  private controller: AbortController | undefined;
+  private readonly uid = `edge-chat-${++idCounter}`;
+
+  constructor() {
+    super();
+    this.toolsSrc = null;
+    this.factsSrc = null;
+    this.model = null;
+    this.tool = null;
+    this.toolTag = null;
+    this.engine = null;
+    this.script = null;
+    this.heading = "Ask Edge";
+    this.placeholder = "Ask a question…";
+    this.dbName = null;
+    this.entries = [];
+    this.busy = false;
+    this.statusText = "";
+    this.progress = null;
+    this.gpu = null;
+    this.demoChosen = false;
+  }
+
+  // ── public API ────────────────────────────────────────────────────────────────────────
+
+  /** The engine in use: the attribute, or the scripted demo once the person chose it. */
+  get engineKind(): EngineKind {
+    return this.engine === "scripted" || this.demoChosen ? "scripted" : "webllm";
+  }
+
+  /** Ask a question (as if typed). Runs after any run in progress. The pending action in the
+   *  result carries no token; confirm(id) uses the one the widget holds. */
+  ask(prompt: string): Promise<WidgetRun> {
+    const next = this.queue.then(() => this.runAsk(prompt));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Confirm a pending action this widget created (runs the commit tool once). */
+  confirm(id: string): Promise<WidgetConfirmOutcome> {
+    return this.decide(id, "confirm");
+  }
+
+  /** Reject a pending action: it can never run. */
+  reject(id: string): Promise<WidgetConfirmOutcome> {
+    return this.decide(id, "reject");
+  }
+
+  /** Stop the run in progress (the running tool is stopped, its result discarded). */
+  stop(): void {
+    this.controller?.abort();
+  }
+
+  /** The confirmation token of a pending action, for a host page that confirms elsewhere (e.g.
+   *  on its server). The widget never puts it in an event. */
+  confirmationToken(id: string): string | undefined {
+    return this.core?.token(id);
+  }
+
+  // ── lifecycle ─────────────────────────────────────────────────────────────────────────
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.gpu === null) {
+      void probeWebGPU().then((probe) => {
+        this.gpu = probe;
+      });
+    }
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.controller?.abort();
+    void this.disposeCore();
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    // A changed tool source, selection or engine starts a new session on the next question.
+    const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "script", "dbName", "demoChosen"] as const;
+    if (this.core && keys.some((k) => changed.has(k as keyof EdgeChatElement)) && this.configKey() !== this.coreKey) void this.disposeCore();
+  }
+
+  private async disposeCore(): Promise<void> {
+    const core = this.core;
+    this.core = undefined;
+    await core?.close();
+  }
+
+  private config(): WidgetConfig {
+    const abs = (u: string | null): string | null => (u ? new URL(u, document.baseURI).href : null);
+    return {
+      toolsUrl: abs(this.toolsSrc),
+      factsUrl: abs(this.factsSrc),
+      tool: splitList(this.tool),
+      toolTag: splitList(this.toolTag),
+      engine: this.engineKind,
+      model: this.model || null,
+      script: this.script && !this.script.trim().startsWith("[") ? abs(this.script) : this.script,
+      pyodideBaseUrl: pyodideBaseUrl(),
+      dbName: this.dbName || null,
+    };
+  }
+
+  private configKey(): string {
+    return JSON.stringify(this.config());
+  }
+
+  private async getCore(): Promise<WidgetCore> {
+    const key = this.configKey();
+    if (this.core && this.coreKey === key) return this.core;
+    await this.disposeCore();
+    const { WidgetCore } = await importCore();
+    await this.updateComplete;
+    const container = this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
+    this.core = new WidgetCore(this.config(), container);
+    this.coreKey = key;
+    return this.core;
+  }
+
+  /** Warm up when the person starts typing: storage, runner and tools (never the model). */
+  private warm(): void {
+    if (this.busy || !this.canAsk()) return;
+    void this.getCore()
+      .then((core) => core.prepare())
+      .catch(() => undefined); // reported when they ask
+  }
+
+  private canAsk(): boolean {
+    return this.engineKind === "scripted" || this.gpu?.available !== false;
+  }
+
+  // ── events ────────────────────────────────────────────────────────────────────────────
+
+  private emit<T>(type: string, detail: T): void {
+    this.dispatchEvent(new CustomEvent<T>(type, { detail, bubbles: true, composed: true }));
+  }
+
+  private emitError(detail: EdgeErrorDetail): void {
+    this.emit<EdgeErrorDetail>("edge-error", detail);
+  }
+
+  private push(entry: Entry): number {
+    this.entries = [...this.entries, entry];
+    return this.entries.length - 1;
+  }
+
+  private replace(index: number, entry: Entry): void {
+    const next = [...this.entries];
+    next[index] = entry;
+    this.entries = next;
+  }
+
+  // ── asking ────────────────────────────────────────────────────────────────────────────
+
+  private async runAsk(prompt: string): Promise<WidgetRun> {
+    if (typeof prompt !== "string" || prompt.trim() === "") {
+      const detail: EdgeErrorDetail = { code: "invalid_argument", message: "The prompt is empty." };
+      this.emitError(detail);
+      throw Object.assign(new Error(detail.message), detail);
+    }
+    this.push({ kind: "user", text: prompt });
+    if (!this.canAsk()) {
+      const probe = this.gpu as Extract<WebGPUProbe, { available: false }>;
+      const detail: EdgeErrorDetail = { code: "webgpu_unavailable", message: probe.message };
+      this.push({ kind: "error", code: detail.code, message: detail.message });
+      this.emitError(detail);
+      throw Object.assign(new Error(detail.message), detail);
+    }
+    this.busy = true;
+    const controller = new AbortController();
+    this.controller = controller;
+    let bubble: number | undefined; // the entry receiving streamed text
+    let lastOutput: number | undefined; // the finished output of the last model turn
+    const onEvent = (event: ChatEvent): void => {
+      if (event.type === "model_output") {
+        lastOutput = bubble;
+        bubble = undefined;
+        if (lastOutput !== undefined) {
+          const e = this.entries[lastOutput];
+          if (e?.kind === "assistant") this.replace(lastOutput, { ...e, streaming: false });
+        }
+      } else if (event.type === "tool_call") {
+        const card: Entry = { kind: "tool", callId: event.call_id, tool: event.tool_name, args: event.arguments, hasResult: false };
+        if (lastOutput !== undefined) this.replace(lastOutput, card);
+        else this.push(card);
+        lastOutput = undefined;
+        this.statusText = `Running tool ${event.tool_name}…`;
+      } else if (event.type === "tool_result") {
+        const i = this.entries.findIndex((e) => e.kind === "tool" && e.callId === event.call.call_id);
+        const e = this.entries[i];
+        if (e?.kind === "tool") {
+          this.replace(i, { ...e, call: event.call, hasResult: "result" in event, result: event.result, ...(event.error ? { error: event.error } : {}) });
+        }
+        this.statusText = "Thinking…";
+      } else if (event.type === "repair") {
+        const note: Entry = { kind: "note", text: `The model's tool call was refused (${event.code}); it was asked to correct it.` };
+        if (lastOutput !== undefined) this.replace(lastOutput, note);
+        else this.push(note);
+        lastOutput = undefined;
+      }
+    };
+    const onToken = (delta: string): void => {
+      if (bubble === undefined) bubble = this.push({ kind: "assistant", text: delta, streaming: true });
+      else {
+        const e = this.entries[bubble];
+        if (e?.kind === "assistant") this.replace(bubble, { ...e, text: e.text + delta });
+      }
+    };
+    try {
+      const core = await this.getCore();
+      const run = await core.ask(prompt, {
+        signal: controller.signal,
+        onToken,
+        onEvent,
+        onProgress: (p) => {
+          this.progress = p.phase === "ready" ? null : p;
+        },
+        onStatus: (text) => {
+          this.statusText = text;
+        },
+      });
+      this.progress = null;
+      const leftover = lastOutput ?? bubble;
+      if (run.outcome === "answered") {
+        const entry: Entry = { kind: "assistant", text: run.answer ?? "", streaming: false };
+        if (leftover !== undefined) this.replace(leftover, entry);
+        else this.push(entry);
+        this.statusText = "Answered.";
+      } else if (run.outcome === "return_direct") {
+        const call = run.receipt.calls[run.receipt.calls.length - 1];
+        this.push({ kind: "result", tool: call?.tool_name ?? "", value: run.result });
+        this.statusText = `Result from ${call?.tool_name ?? "the tool"}.`;
+      } else if (run.outcome === "pending_confirmation" && run.pending_action) {
+        this.push({ kind: "pending", detail: run.pending_action, state: "pending" });
+        this.statusText = `${run.pending_action.tool} needs your confirmation before it runs.`;
+      } else {
+        const error = run.error ?? { code: "invalid_argument" as ErrorCode, message: "The run failed." };
+        const entry: Entry = { kind: "error", code: error.code, message: error.message };
+        if (leftover !== undefined && this.entries[leftover]?.kind === "assistant") this.replace(leftover, entry);
+        else this.push(entry);
+        this.statusText = `Failed: ${error.code}.`;
+      }
+      this.emit("edge-receipt", run.receipt);
+      if (run.pending_action) this.emit<PendingActionDetail>("edge-pending-action", run.pending_action);
+      if (!run.ok && run.error && run.outcome !== "pending_confirmation") {
+        this.emitError({ code: run.error.code, message: run.error.message, ...(run.error.tool ? { tool: run.error.tool } : {}) });
+      }
+      return run;
+    } catch (err) {
+      const detail = errorDetail(err);
+      this.progress = null;
+      const entry: Entry = { kind: "error", code: detail.code, message: detail.message };
+      const leftover = lastOutput ?? bubble;
+      if (leftover !== undefined && this.entries[leftover]?.kind === "assistant") this.replace(leftover, entry);
+      else this.push(entry);
+      this.statusText = `Failed: ${detail.code}.`;
+      this.emitError(detail);
+      throw err;
+    } finally {
+      this.busy = false;
+      if (this.controller === controller) this.controller = undefined;
+    }
+  }
+
+  private async decide(id: string, action: "confirm" | "reject"): Promise<WidgetConfirmOutcome> {
+    const index = this.entries.findIndex((e) => e.kind === "pending" && e.detail.id === id);
+    const card = this.entries[index];
+    const setCard = (patch: Partial<Extract<Entry, { kind: "pending" }>>): void => {
+      const current = this.entries[index];
+      if (current?.kind === "pending") this.replace(index, { ...current, ...patch });
+    };
+    if (card?.kind === "pending") setCard({ state: "working" });
+    this.statusText = action === "confirm" ? "Confirming…" : "Rejecting…";
+    try {
+      const core = await this.getCore();
+      let outcome: WidgetConfirmOutcome;
+      if (action === "confirm") {
+        const done = await core.confirm(id);
+        outcome = done.outcome;
+        if (done.receipt) this.emit("edge-receipt", done.receipt);
+      } else {
+        outcome = await core.reject(id);
+      }
+      if (outcome.ok) {
+        setCard({ state: action === "confirm" ? "done" : "rejected", ...(outcome.result ? { result: outcome.result } : {}) });
+        this.statusText = action === "confirm" ? "Confirmed: the tool ran." : "Rejected: it will not run.";
+      } else {
+        setCard({ state: "failed", ...(outcome.error ? { error: outcome.error } : {}) });
+        this.statusText = `Not run: ${outcome.error?.code ?? "failed"}.`;
+        if (outcome.error) this.emitError({ code: outcome.error.code, message: outcome.error.message });
+      }
+      return outcome;
+    } catch (err) {
+      const detail = errorDetail(err);
+      setCard({ state: "failed", error: { code: detail.code, message: detail.message } });
+      this.statusText = `Failed: ${detail.code}.`;
+      this.emitError(detail);
+      throw err;
+    }
+  }
+
+  // ── rendering ─────────────────────────────────────────────────────────────────────────
+
+  private onSubmit(event: Event): void {
+    event.preventDefault();
+    const input = this.renderRoot.querySelector<HTMLInputElement>("input")!;
+    const prompt = input.value;
+    if (!prompt.trim() || this.busy) return;
+    input.value = "";
+    this.ask(prompt).catch(() => undefined); // shown in the transcript and as edge-error
+  }
+
+  private useDemo(): void {
+    this.demoChosen = true;
+    this.statusText = `Using the ${SCRIPTED_LABEL}: answers are replayed from a script, no model runs.`;
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has("entries" as keyof EdgeChatElement)) {
+      const log = this.renderRoot.querySelector<HTMLElement>(".log");
+      if (log) log.scrollTop = log.scrollHeight;
+    }
+  }
+
+  override render(): TemplateResult {
+    const scripted = this.engineKind === "scripted";
+    const gpuMissing = !scripted && this.gpu !== null && !this.gpu.available;
+    const titleId = `${this.uid}-title`;
+    const noticeId = `${this.uid}-notice`;
+    return html`
+      <section class="panel" part="panel" aria-labelledby=${titleId}>
+        <header part="header">
+          <h2 id=${titleId}>${this.heading}</h2>
+          ${scripted
+            ? html`<span class="badge demo" part="badge">${SCRIPTED_LABEL}</span>`
+            : html`<span class="badge" part="badge">${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)</span>`}
+        </header>
+        ${gpuMissing ? this.renderGpuNotice(noticeId) : nothing}
+        <div class="log" part="log" role="log" aria-live="polite" aria-label="Conversation" tabindex="0">
+          ${this.entries.length === 0 ? html`<p class="empty">Ask a question; answers may use this site's tools.</p>` : nothing}
+          ${this.entries.map((e) => this.renderEntry(e))}
+        </div>
+        ${this.progress
+          ? html`<div part="progress">
+              <progress max="1" .value=${this.progress.progress} aria-label="Loading the model"></progress>
+              <span class="muted">${this.progress.text}</span>
+            </div>`
+          : nothing}
+        <p class="live" role="status" aria-live="polite">${this.statusText}</p>
+        <form part="form" @submit=${this.onSubmit}>
+          <label for="${this.uid}-input">Your question</label>
+          <input
+            id="${this.uid}-input"
+            part="input"
+            type="text"
+            autocomplete="off"
+            enterkeyhint="send"
+            placeholder=${this.placeholder}
+            aria-describedby=${gpuMissing ? noticeId : nothing}
+            ?disabled=${gpuMissing}
+            @focus=${this.warm}
+          />
+          ${this.busy
+            ? html`<button type="button" part="button" class="secondary" @click=${this.stop}>Stop</button>`
+            : html`<button type="submit" part="button" ?disabled=${gpuMissing}>Send</button>`}
+        </form>
+        <div class="sandbox" aria-hidden="true"></div>
+      </section>
+    `;
+  }
+
+  private renderGpuNotice(id: string): TemplateResult {
+    const probe = this.gpu as Extract<WebGPUProbe, { available: false }>;
+    return html`<div class="notice" part="notice" id=${id}>
+      <p><strong>The on-device model cannot run here: WebGPU is not available.</strong> ${probe.message}</p>
+      ${this.script
+        ? html`<button type="button" class="secondary" @click=${this.useDemo}>Use the ${SCRIPTED_LABEL}</button>`
+        : nothing}
+    </div>`;
+  }
+
+  private renderEntry(e: Entry): TemplateResult {
+    switch (e.kind) {
+      case "user":
+        return html`<div class="msg user" part="message user"><span class="who">You</span>${e.text}</div>`;
+      case "assistant":
+        return html`<div class="msg assistant" part="message assistant" aria-busy=${e.streaming ? "true" : "false"}>
+          <span class="who">Assistant</span>${e.streaming && looksLikeCall(e.text) ? html`<span class="muted">Preparing a tool call…</span>` : e.text}
+        </div>`;
+      case "result":
+        return html`<div class="msg assistant" part="message result">
+          <span class="who">Result from <code>${e.tool}</code></span>
+          <pre>${json(e.value)}</pre>
+        </div>`;
+      case "note":
+        return html`<p class="note">${e.text}</p>`;
+      case "error":
+        return html`<div class="msg error" part="message error"><span class="who">Not answered (${e.code})</span>${e.message}</div>`;
+      case "tool":
+        return this.renderToolCard(e);
+      case "pending":
+        return this.renderPendingCard(e);
+    }
+  }
+
+  private renderToolCard(e: Extract<Entry, { kind: "tool" }>): TemplateResult {
+    const status = e.call?.status;
+    const cls = !status ? "running" : status === "ok" ? "ok" : status === "pending_confirmation" ? "pending" : "failed";
+    const label = !status ? "running" : status === "pending_confirmation" ? "needs confirmation" : status === "failed_closed" ? "failed closed" : status;
+    return html`<article class="card tool" part="tool-card" aria-label="Tool call ${e.tool}">
+      <div class="head">
+        <span>Tool <code>${e.tool}</code></span>
+        <span class="status ${cls}">${label}</span>
+        ${e.call ? html`<span class="muted">${e.call.duration_ms} ms${e.call.code ? html` · <code>${e.call.code}</code>` : nothing}</span>` : nothing}
+      </div>
+      <details>
+        <summary>Arguments</summary>
+        <pre>${json(e.args)}</pre>
+      </details>
+      ${e.hasResult
+        ? html`<details>
+            <summary>Result</summary>
+            <pre>${json(e.result)}</pre>
+          </details>`
+        : nothing}
+      ${e.error && e.error.code !== "tool_confirmation_required" ? html`<p class="muted">${e.error.message}</p>` : nothing}
+    </article>`;
+  }
+
+  private renderPendingCard(e: Extract<Entry, { kind: "pending" }>): TemplateResult {
+    const headingId = `${this.uid}-pa-${e.detail.id}`;
+    const expires = new Date(e.detail.expires_at);
+    const open = e.state === "pending" || e.state === "working";
+    return html`<article class="card confirm" part="confirm-card" aria-labelledby=${headingId}>
+      <h3 id=${headingId}>Confirm <code>${e.detail.tool}</code>?</h3>
+      <p class="muted">This tool makes a change. It runs only if you confirm, at most once.</p>
+      <pre aria-label="Arguments">${json(e.detail.arguments)}</pre>
+      ${open ? html`<p class="muted">Expires at ${expires.toLocaleTimeString()}.</p>` : nothing}
+      ${open
+        ? html`<div class="actions">
+            <button type="button" part="button confirm" ?disabled=${e.state === "working"} @click=${() => void this.confirm(e.detail.id).catch(() => undefined)}>
+              Confirm
+            </button>
+            <button type="button" part="button reject" class="secondary" ?disabled=${e.state === "working"} @click=${() => void this.reject(e.detail.id).catch(() => undefined)}>
+              Reject
+            </button>
+          </div>`
+        : nothing}
+      ${e.state === "done"
+        ? html`<p><span class="status ok">confirmed</span> The tool ran.</p>
+            <pre aria-label="Result">${json(e.result)}</pre>`
+        : nothing}
+      ${e.state === "rejected" ? html`<p><span class="status failed">rejected</span> It will not run.</p>` : nothing}
+      ${e.state === "failed" ? html`<p><span class="status failed">not run</span> <code>${e.error?.code ?? ""}</code> ${e.error?.message ?? ""}</p>` : nothing}
+    </article>`;
+  }
+}

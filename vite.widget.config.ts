@@ -42,7 +42,6 @@ export default defineConfig({
     sourcemap: false,
     // Library builds of ES modules are not minified by default; this one ships to browsers.
     minify: "oxc",
-    // Chunk names only; the entry keeps its stable name.
     lib: {
       entry: path.join(root, "src/widget/index.ts"),
       formats: ["es"],
@@ -50,7 +49,9 @@ export default defineConfig({
     },
     rolldownOptions: {
       output: {
-        chunkFileNames: "chunks/[name]-[hash].js",
+        // Every chunk beside edge-chat.js: modules find their files relative to import.meta.url
+        // (src/widget/assets.ts), whichever chunk they end up in.
+        chunkFileNames: "edge-chat.[name]-[hash].js",
         // Library mode keeps ES output readable (codegen: false) for re-bundling; this file ships
         // to browsers as is, so minify fully.
         minify: true,

@@ -22,7 +22,9 @@ export interface BootMessage {
 }
 
 export type PyodideAssets =
-  | { kind: "indexURL"; indexURL: string }
+  /** `wasmModule`: Pyodide's wasm compiled once by the host and shared by every worker (V8
+   *  shares the compiled code and its optimized tiers), instead of each worker compiling it. */
+  | { kind: "indexURL"; indexURL: string; wasmModule?: WebAssembly.Module }
   | { kind: "bytes"; files: Record<string, Uint8Array>; lockFileContents?: string };
 
 export interface DiscoverJobMessage {

@@ -26,8 +26,21 @@ startRunnerWorker(
     postMessage: (msg, transfer) => send(msg, transfer),
     onMessage: (handler) => void listen("message", (msg: HostToWorker) => handler(msg)),
   },
-  (assets, options) => {
+  async (assets, options) => {
     if (assets.kind !== "indexURL") throw new Error("the Node runner loads Pyodide from an indexURL");
-    return loadPyodide({ ...options, indexURL: assets.indexURL });
+    const module = assets.wasmModule;
+    if (!(module instanceof WebAssembly.Module)) return loadPyodide({ ...options, indexURL: assets.indexURL });
+    // Pyodide instantiates its wasm from the file's bytes; hand it the host's compiled module
+    // instead, for the duration of the load only (no tool code exists yet).
+    const real = WebAssembly.instantiate;
+    WebAssembly.instantiate = (async (_bytes: unknown, imports?: WebAssembly.Imports) => ({
+      instance: await real(module, imports),
+      module,
+    })) as typeof WebAssembly.instantiate;
+    try {
+      return await loadPyodide({ ...options, indexURL: assets.indexURL });
+    } finally {
+      WebAssembly.instantiate = real;
+    }
   },
 );

@@ -36,7 +36,8 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     scriptArea,
     h("div", { class: "button-row" }, scriptReset),
   );
-  const log = h("ol", { id: "chat-log", class: "chat-log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
+  const log = h("ol", { id: "chat-log", class: "chat-log" });
+  const logRegion = h("div", { role: "log", "aria-live": "polite", "aria-label": "Conversation", class: "chat-log-region" }, log);
   const prompt = h("textarea", { id: "prompt", rows: 2, placeholder: "Ask something… (Enter sends, Shift+Enter for a new line)" });
   const sendBtn = h("button", { type: "submit", id: "send", class: "primary" }, "Send");
   const stopBtn = h("button", { type: "button", id: "stop", class: "danger", disabled: true }, "Stop");
@@ -49,7 +50,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     prompt,
     h("div", { class: "button-row" }, sendBtn, stopBtn, newBtn),
   );
-  replace(root, h("h2", { class: "visually-hidden" }, "Chat"), info, scriptBox, log, status, formEl);
+  replace(root, h("h2", { class: "visually-hidden" }, "Chat"), info, scriptBox, logRegion, status, formEl);
 
   let scriptEdited = false;
   let running: AbortController | undefined;
@@ -157,6 +158,8 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
           h("dd", {}, hashCode(v.binding_sha256)),
         ),
       );
+      // The card grew: keep its buttons in view.
+      confirmBtn.scrollIntoView({ block: "nearest" });
     });
     const show = (out: ConfirmOutcome, verb: string): void => {
       done();
@@ -253,7 +256,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
         const state = card.querySelector(".tool-state");
         if (state) state.textContent = `${c.status}${c.code ? ` · ${c.code}` : ""} · ${ms(c.duration_ms)}`;
         if (ev.result !== undefined) card.append(h("p", { class: "small muted" }, "Result"), h("pre", { class: "json small", "data-testid": "tool-result" }, pretty(ev.result)));
-        if (ev.error) card.append(h("p", { class: "error small" }, errorText(ev.error as ErrorJson)));
+        if (ev.error) card.append(h("p", { class: `${ev.error.code === "tool_confirmation_required" ? "warn-text" : "error"} small` }, errorText(ev.error as ErrorJson)));
         if (ev.stderr) card.append(h("details", {}, h("summary", {}, "stderr"), h("pre", { class: "json small" }, ev.stderr)));
         card.append(
           h(

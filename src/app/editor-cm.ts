@@ -53,7 +53,7 @@ export function createToolsEditor(parent: HTMLElement, text: string, label: stri
         syntaxHighlighting(highlight),
         theme,
         readOnly.of(EditorState.readOnly.of(false)),
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) for (const l of listeners) l();
         }),

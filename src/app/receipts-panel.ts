@@ -62,7 +62,7 @@ export function mountReceiptsPanel(app: App, root: HTMLElement): ReceiptsPanel {
             h("td", { "data-state": r.outcome === "failed_closed" ? "error" : "ok" }, r.outcome, r.code ? ` (${r.code})` : ""),
             h("td", {}, r.calls.map((c) => `${c.tool_name}: ${c.status}${c.code ? ` ${c.code}` : ""}`).join("; ") || "—"),
             h("td", {}, new Date(r.created_at).toLocaleTimeString()),
-            h("td", {}, h("button", { type: "button", class: "link", onclick: () => void show(r.id), "aria-label": `Show receipt ${r.seq}` }, "Details")),
+            h("td", {}, h("button", { type: "button", class: "link", onclick: () => void show(r.id), "aria-label": `Details of receipt ${r.seq}` }, "Details")),
           ),
         ),
       ),

@@ -5,6 +5,7 @@
 // APIs (file system, network, child processes) through Pyodide's JS bridge. It is meant for tool
 // authors and CI running their own tools.py (docs/runner.md).
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
@@ -72,10 +73,12 @@ const STDERR_TAIL = 4096;
 
 /** worker_threads adapter. */
 export function nodeWorkerFactory(): RunnerWorkerFactory {
-  const assets: PyodideAssets = { kind: "indexURL", indexURL: pyodideIndexURL() };
+  const indexURL = pyodideIndexURL();
+  let assets: PyodideAssets | undefined;
   const bootstrap = workerBootstrapSource();
   return {
-    pyodideAssets: () => assets,
+    // Compiled on first use (≈ 40 ms, lazily tiered by V8), then shared with every worker.
+    pyodideAssets: () => (assets ??= { kind: "indexURL", indexURL, wasmModule: new WebAssembly.Module(readFileSync(join(indexURL, "pyodide.asm.wasm"))) }),
     spawn(): RunnerWorkerHandle {
       const worker = new Worker(bootstrap, {
         eval: true,

@@ -351,69 +351,86 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       runner.kill("aborted");
       return { kind: "aborted" };
     }
-    try {
-      return await runner.run(job, timeoutMs, signal);
-    } finally {
-      // Replacements boot after the job, not during it: on two cores a boot next to the job
-      // roughly doubles the job's latency, while the next call of a tool loop only comes after
-      // the model has read this result.
-      refill();
+    return runner.run(job, timeoutMs, signal);
+  }
+
+  /** Replacements boot after the job, not during it: on two cores a boot next to the job roughly
+   *  doubles the job's latency. Spawning also costs the main thread (a new worker, a copy of the
+   *  snapshot), so it is scheduled once the job's outcome is checked, as a macrotask: the caller's
+   *  continuation runs first. */
+  function scheduleRefill(): void {
+    if (!closed) setTimeout(refill, 0);
+  }
+
+  async function discoverJob(job: DiscoverJob, signal?: AbortSignal): Promise<DiscoverOutcome> {
+    const started = performance.now();
+    const jobId = randomHex(16);
+    const msg: DiscoverJobMessage = {
+      type: "discover",
+      jobId,
+      source: job.bytes,
+      expectedSha256: job.expectedSha256,
+      filename: job.filename,
+    };
+    const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
+    const duration_ms = Math.round(performance.now() - started);
+    if (end.kind === "message") {
+      const fatal = fatalMessage(end.msg);
+      if (fatal === undefined) return { ...verifyDiscoverReply(end.msg, jobId, job.expectedSha256, stderrLimit), duration_ms };
+      return { ...failedDiscovery("runner_crashed", job.expectedSha256), duration_ms, diagnostics: { reason: fatal } };
     }
+    const { code, diagnostics } = failure(end);
+    return { ...failedDiscovery(code, job.expectedSha256), duration_ms, diagnostics };
+  }
+
+  async function callJob(job: CallJob, signal?: AbortSignal): Promise<CallOutcome> {
+    const started = performance.now();
+    const jobId = randomHex(16);
+    const callId = job.callId ?? `call_${randomHex(12)}`;
+    const secret = randomHex(32);
+    const msg: CallJobMessage = {
+      type: "call",
+      jobId,
+      source: job.bytes,
+      expectedSha256: job.expectedSha256,
+      filename: job.filename,
+      toolName: job.toolName,
+      argsJson: JSON.stringify(job.args),
+      callId,
+      secret,
+    };
+    const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
+    let verdict: CallVerdict;
+    if (end.kind === "message") {
+      const fatal = fatalMessage(end.msg);
+      if (fatal !== undefined) {
+        // The worker's own error path (the interpreter died under it); fail closed as a crash.
+        verdict = crashed(fatal);
+      } else {
+        verdict = await verifyCallReply(end.msg, { jobId, callId, secret, outputSchema: job.outputSchema, maxResultBytes, stderrLimit });
+      }
+    } else {
+      const { code, diagnostics } = failure(end);
+      verdict = { ok: false, tools_file_sha256_verified: false, runner_secret_verified: false, stderr: "", error: errorJson(code), diagnostics };
+    }
+    return { ...verdict, callId, duration_ms: Math.round(performance.now() - started) };
   }
 
   const host: PoolRunnerHost = {
     async discover(job: DiscoverJob, signal?: AbortSignal): Promise<DiscoverOutcome> {
-      const started = performance.now();
-      const jobId = randomHex(16);
-      const msg: DiscoverJobMessage = {
-        type: "discover",
-        jobId,
-        source: job.bytes,
-        expectedSha256: job.expectedSha256,
-        filename: job.filename,
-      };
-      const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
-      const duration_ms = Math.round(performance.now() - started);
-      if (end.kind === "message") {
-        const fatal = fatalMessage(end.msg);
-        if (fatal === undefined) return { ...verifyDiscoverReply(end.msg, jobId, job.expectedSha256, stderrLimit), duration_ms };
-        return { ...failedDiscovery("runner_crashed", job.expectedSha256), duration_ms, diagnostics: { reason: fatal } };
+      try {
+        return await discoverJob(job, signal);
+      } finally {
+        scheduleRefill();
       }
-      const { code, diagnostics } = failure(end);
-      return { ...failedDiscovery(code, job.expectedSha256), duration_ms, diagnostics };
     },
 
     async call(job: CallJob, signal?: AbortSignal): Promise<CallOutcome> {
-      const started = performance.now();
-      const jobId = randomHex(16);
-      const callId = job.callId ?? `call_${randomHex(12)}`;
-      const secret = randomHex(32);
-      const msg: CallJobMessage = {
-        type: "call",
-        jobId,
-        source: job.bytes,
-        expectedSha256: job.expectedSha256,
-        filename: job.filename,
-        toolName: job.toolName,
-        argsJson: JSON.stringify(job.args),
-        callId,
-        secret,
-      };
-      const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
-      let verdict: CallVerdict;
-      if (end.kind === "message") {
-        const fatal = fatalMessage(end.msg);
-        if (fatal !== undefined) {
-          // The worker's own error path (the interpreter died under it); fail closed as a crash.
-          verdict = crashed(fatal);
-        } else {
-          verdict = await verifyCallReply(end.msg, { jobId, callId, secret, outputSchema: job.outputSchema, maxResultBytes, stderrLimit });
-        }
-      } else {
-        const { code, diagnostics } = failure(end);
-        verdict = { ok: false, tools_file_sha256_verified: false, runner_secret_verified: false, stderr: "", error: errorJson(code), diagnostics };
+      try {
+        return await callJob(job, signal);
+      } finally {
+        scheduleRefill();
       }
-      return { ...verdict, callId, duration_ms: Math.round(performance.now() - started) };
     },
 
     async close(): Promise<void> {

@@ -204,6 +204,8 @@ export class EdgeChatElement extends LitElement {
   private async disposeCore(): Promise<void> {
     const core = this.core;
     this.core = undefined;
+    this.coreKey = "";
+    this.coreStarting = undefined;
     await core?.close();
   }
 
@@ -226,16 +228,30 @@ export class EdgeChatElement extends LitElement {
     return JSON.stringify(this.config());
   }
 
-  private async getCore(): Promise<WidgetCore> {
+  private coreStarting: Promise<WidgetCore> | undefined;
+
+  /** The core for the current attributes (one at a time: concurrent callers share it). */
+  private getCore(): Promise<WidgetCore> {
     const key = this.configKey();
-    if (this.core && this.coreKey === key) return this.core;
-    await this.disposeCore();
-    const { WidgetCore } = await importCore();
-    await this.updateComplete;
-    const container = this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
-    this.core = new WidgetCore(this.config(), container);
+    if (this.core && this.coreKey === key) return Promise.resolve(this.core);
+    if (this.coreStarting && this.coreKey === key) return this.coreStarting;
     this.coreKey = key;
-    return this.core;
+    const old = this.core;
+    this.core = undefined;
+    const starting = (async () => {
+      await old?.close();
+      const { WidgetCore } = await importCore();
+      await this.updateComplete;
+      const container = this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
+      const core = new WidgetCore(this.config(), container);
+      if (this.coreKey === key) this.core = core;
+      return core;
+    })();
+    this.coreStarting = starting;
+    void starting.finally(() => {
+      if (this.coreStarting === starting) this.coreStarting = undefined;
+    }).catch(() => undefined);
+    return starting;
   }
 
   /** Warm up when the person starts typing: storage, runner and tools (never the model). */

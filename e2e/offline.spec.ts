@@ -1,0 +1,34 @@
+// The installable, offline playground: after one online visit the service worker (Workbox,
+// vite-plugin-pwa) has precached the app shell, the JS chunks, the examples and Pyodide, so with
+// the network cut the page reloads, inspects the example and runs a tool in the sandboxed runner.
+import { expect, test } from "@playwright/test";
+
+test("after one online visit the playground reloads and runs tools offline", async ({ page, context }) => {
+  test.setTimeout(180_000);
+  await page.goto("/");
+  await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
+  // The service worker installed and precached everything (onOfflineReady).
+  await expect(page.locator("body")).toHaveAttribute("data-offline-ready", "1", { timeout: 90_000 });
+  const manifest = await page.evaluate(async () => {
+    const link = document.querySelector<HTMLLinkElement>("link[rel=manifest]");
+    return link ? ((await (await fetch(link.href)).json()) as { name: string; icons: { sizes: string; purpose?: string }[]; display: string }) : null;
+  });
+  expect(manifest?.name).toBe("Edge playground");
+  expect(manifest?.display).toBe("standalone");
+  expect(manifest?.icons.map((i) => `${i.sizes}:${i.purpose ?? "any"}`)).toEqual(["192x192:any", "512x512:any", "512x512:maskable"]);
+
+  await context.setOffline(true);
+  expect(await page.evaluate(() => fetch("/definitely-not-cached.txt").then(() => "reached", () => "offline"))).toBe("offline");
+  await page.reload();
+  await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
+  expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+  await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 5 tool(s)");
+
+  await page.getByRole("tab", { name: "Try a tool" }).click();
+  await page.getByLabel("Tool", { exact: true }).selectOption("fee_quote");
+  await page.locator("#try-form input[data-field=amount]").fill("250");
+  await page.getByRole("button", { name: "Run tool" }).click();
+  await expect(page.locator("#try-result")).toContainText('"fee": 0.75', { timeout: 60_000 });
+  await page.screenshot({ path: ".cache/screenshots/playground-offline.png", fullPage: true });
+  await context.setOffline(false);
+});

@@ -183,7 +183,7 @@ export function ensureWidgetBuild(outDir = process.env.EDGE_WIDGET_DIR ?? "dist/
   const entry = path.join(out, "edge-chat.js");
   const skip = /(__pycache__|[\\/]tests[\\/]|\.test\.ts$)/;
   const sources = Math.max(
-    newestMtime(path.join(ROOT, "src"), skip),
+    newestMtime(path.join(ROOT, "src"), /(__pycache__|[\\/]tests[\\/]|\.test\.ts$|[\\/]src[\\/]app[\\/])/),
     newestMtime(path.join(ROOT, "workers"), skip),
     newestMtime(path.join(ROOT, "runner-pyodide"), skip),
     statSync(path.join(ROOT, "vite.widget.config.ts")).mtimeMs,

@@ -6,6 +6,7 @@
 // No GPU here: the widget shows its WebGPU notice, and answers come from the scripted demo engine
 // (labelled "Scripted demo (no model)") replaying model outputs through the REAL tool loop.
 import { expect, test, type Frame, type Locator, type Page } from "@playwright/test";
+import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { docsPage, ensureWidgetBuild, ROOT, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
@@ -182,24 +183,30 @@ test.describe("docs pages made for the test", () => {
     expect(again).toMatchObject({ ok: false });
   });
 
-  test("inside an iframe of another origin: the widget answers and emits edge-receipt in the frame", async ({ page }) => {
-    test.setTimeout(150_000);
-    docs.route(
-      "/framed.html",
-      docsPage({ widgetUrl: widgetUrl(), attrs: `tools-src="./tools.py" engine="scripted" script='${scriptAttr([call("fee_quote", { amount: 1000, tier: "pro" }), "The fee is 2.00."])}'` }),
-    );
-    // The outer page lives on the localhost docs host: a third origin around the frame.
-    docsLocalhost.route("/outer.html", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outer</title><link rel="icon" href="data:,"></head><body><h1>Outer page</h1><iframe title="Docs" src="${docs.url("/framed.html")}" style="width:720px;height:640px"></iframe></body></html>`);
-    await page.goto(docsLocalhost.url("/outer.html"));
-    const frame = page.frameLocator("iframe[title=Docs]");
-    const widget = frame.locator("edge-chat");
-    await ask(widget, "Fee for 1000 on pro?");
-    await expect(widget.getByRole("article", { name: "Tool call fee_quote" }).getByText("ok", { exact: true })).toBeVisible();
-    await expect(widget.getByText("The fee is 2.00.")).toBeVisible();
-    const inner = page.frames().find((f) => f.url().startsWith(docs.origin))!;
-    const receipts = await events(inner, "edge-receipt");
-    expect(receipts[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "fee_quote", status: "ok", runner_secret_verified: true }] });
-  });
+  for (const variant of ["same-site", "cross-site"] as const) {
+    test(`inside an iframe (${variant} parent): the widget answers and emits edge-receipt in the frame`, async ({ page }) => {
+      test.setTimeout(150_000);
+      docs.route(
+        "/framed.html",
+        docsPage({ widgetUrl: widgetUrl(), attrs: `tools-src="./tools.py" engine="scripted" script='${scriptAttr([call("fee_quote", { amount: 1000, tier: "pro" }), "The fee is 2.00."])}'` }),
+      );
+      // The outer page is a third origin: same site (127.0.0.1, another port) or another site
+      // (localhost), where Chromium refuses the frame IndexedDB and the widget keeps receipts in memory.
+      const outer = variant === "same-site" ? sites.docs : docsLocalhost;
+      outer.route("/outer.html", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outer</title><link rel="icon" href="data:,"></head><body><h1>Outer page</h1><iframe title="Docs" src="${docs.url("/framed.html")}" style="width:720px;height:640px"></iframe></body></html>`);
+      await page.goto(outer.url("/outer.html"));
+      const widget = page.frameLocator("iframe[title=Docs]").locator("edge-chat");
+      await ask(widget, "Fee for 1000 on pro?");
+      await expect(widget.getByRole("article", { name: "Tool call fee_quote" }).getByText("ok", { exact: true })).toBeVisible();
+      await expect(widget.getByText("The fee is 2.00.")).toBeVisible();
+      const note = widget.getByText("receipts and confirmations are kept for this page visit only");
+      if (variant === "cross-site") await expect(note).toBeVisible();
+      else await expect(note).toHaveCount(0);
+      const inner = page.frames().find((f) => f.url().startsWith(docs.origin))!;
+      const receipts = await events(inner, "edge-receipt");
+      expect(receipts[0]!.detail).toMatchObject({ outcome: "answered", seq: 1, calls: [{ tool_name: "fee_quote", status: "ok", runner_secret_verified: true }] });
+    });
+  }
 
   test("hostile page CSS does not break the widget, and the widget does not restyle the page", async ({ page }) => {
     test.setTimeout(150_000);
@@ -288,4 +295,56 @@ def echo_html(text: str) -> dict:
     expect(errorsSeen.at(-1)!.detail).toMatchObject({ code: "tools_file_changed" });
     expect((await events(page, "edge-receipt")).at(-1)!.detail).toMatchObject({ outcome: "failed_closed", code: "tools_file_changed" });
   });
+});
+
+test("web-llm engine on a foreign origin: its worker starts from the asset host, web-llm loads only on ask, and the blocked model download is reported", async ({ playwright }) => {
+  test.setTimeout(180_000);
+  // A SwiftShader WebGPU adapter, so the widget goes as far as loading a model. No model exists
+  // here: every request off the two local servers is aborted (never a download).
+  const executablePath = findChromium();
+  const browser = await playwright.chromium.launch({ ...(executablePath ? { executablePath } : {}), args: [...CHROMIUM_ARGS, "--enable-unsafe-webgpu"] });
+  try {
+    const context = await browser.newContext();
+    await context.addInitScript(RECORD_EVENTS);
+    const attempted: string[] = [];
+    await context.route(
+      (url) => url.hostname !== "127.0.0.1" && url.hostname !== "localhost",
+      async (route) => {
+        attempted.push(route.request().url());
+        await route.abort("internetdisconnected");
+      },
+    );
+    const page = await context.newPage();
+    const workers: string[] = [];
+    page.on("worker", (w) => workers.push(w.url()));
+    const docs = await startStaticServer();
+    try {
+      docs.route("/tools.py", { body: await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "tools.py")) });
+      docs.route("/llm.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py"` }));
+      const before = sites.assets.requests.length;
+      await page.goto(docs.url("/llm.html"));
+      const widget = page.locator("edge-chat");
+      await expect(widget.getByText("on-device model (WebGPU)")).toBeVisible();
+      await expect(widget.getByText("WebGPU is not available")).toHaveCount(0);
+      // Nothing heavy before the first question.
+      await page.waitForTimeout(500);
+      const initial = sites.assets.requests.slice(before);
+      expect(initial.filter((p) => /lib-|pyodide|llm\.worker/.test(p))).toEqual([]);
+
+      await ask(widget, "Where is order A-1001?");
+      await expect(widget.getByText("Not answered (model_fetch_failed)")).toBeVisible({ timeout: 120_000 });
+      const after = sites.assets.requests.slice(before);
+      // The llm worker module came from the asset host (started through a same-origin blob: module).
+      expect(after.some((p) => /^\/assets\/llm\.worker-[\w-]+\.js$/.test(p))).toBe(true);
+      expect(workers.some((u) => u.startsWith("blob:" + docs.origin))).toBe(true);
+      // web-llm itself was fetched from the asset host (the worker's half and the page's half).
+      expect(after.filter((p) => /lib-[\w-]+\.js$/.test(p)).length).toBeGreaterThanOrEqual(2);
+      expect(attempted.some((u) => u.startsWith("https://huggingface.co/"))).toBe(true);
+      expect((await events(page, "edge-error")).at(-1)!.detail).toMatchObject({ code: "model_fetch_failed" });
+    } finally {
+      await docs.close();
+    }
+  } finally {
+    await browser.close();
+  }
 });

@@ -15,7 +15,8 @@ export function widgetAssetBase(): string {
 
 /** Where Pyodide's files are fetched from: `<asset base>pyodide/` in the widget build. */
 export function pyodideBaseUrl(): string {
-  if (WIDGET_BUILD) return new URL("./pyodide/", import.meta.url).href;
+  // Pyodide's files are copied next to the widget at build time (not bundled): resolved at runtime.
+  if (WIDGET_BUILD) return new URL(/* @vite-ignore */ "./pyodide/", import.meta.url).href;
   const base = (import.meta.env.BASE_URL as string | undefined) ?? "/";
   return new URL(`${base}pyodide/`, location.href).href;
 }

@@ -4,7 +4,7 @@
 // page's IndexedDB, and the confirmation flow. No DOM here except the runner's hidden frame,
 // which goes into the element's shadow root (the container the element passes).
 import { createChatSession, type ChatEvent, type ChatRun, type ChatSession } from "../chat/session.ts";
-import type { Receipt } from "../chat/receipt-types.ts";
+import type { Receipt, ReceiptStore } from "../chat/receipt-types.ts";
 import { EdgeError } from "../contract/errors.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
 import { confirm as confirmAction, reject as rejectAction, startPurging } from "../confirm/confirm.ts";
@@ -23,7 +23,19 @@ import { openEdgeDb } from "../store/idb.ts";
 import { createIdbReceiptStore } from "../store/idb-receipts.ts";
 import type { EdgeDb } from "../store/idb-schema.ts";
 import { createCrossOriginModuleWorker, llmWorkerScriptUrl } from "./assets.ts";
+import { createMemoryPendingStore, createMemoryReceiptStore } from "./memory-stores.ts";
 import type { PendingActionDetail, WidgetConfig, WidgetRun } from "./types.ts";
+
+/** Where receipts and pending actions live: the page origin's IndexedDB, or (when the browser
+ *  refuses it, e.g. a cross-site iframe) memory for the page's lifetime. */
+export interface WidgetStorage {
+  kind: "indexeddb" | "memory";
+  db: EdgeDb | null;
+  receipts: ReceiptStore;
+  pending: PendingStore;
+  /** Why IndexedDB was not used (kind "memory"). */
+  reason?: string;
+}
 
 export interface AskHooks {
   signal?: AbortSignal;
@@ -81,11 +93,10 @@ function parseJson(text: string, what: string): unknown {
 }
 
 export class WidgetCore {
-  private db: Promise<EdgeDb> | undefined;
+  private storage: Promise<WidgetStorage> | undefined;
   private host: Promise<BrowserRunnerHost> | undefined;
   private engine: Promise<Engine> | undefined;
   private session: Promise<ChatSession> | undefined;
-  private pending: PendingStore | undefined;
   private stopPurging: (() => void) | undefined;
   private readonly tokens = new Map<string, string>();
   private readonly toolSource: ToolSource | null;
@@ -109,13 +120,21 @@ export class WidgetCore {
     return this.session;
   }
 
-  private openDb(): Promise<EdgeDb> {
-    this.db ??= openEdgeDb(this.config.dbName ? { name: this.config.dbName } : {}).then((db) => {
-      this.pending = createIdbPendingStore(db);
-      this.stopPurging = startPurging(this.pending);
-      return db;
-    });
-    return this.db;
+  /** Storage, opened once. Resolves with the memory fallback when IndexedDB is refused. */
+  openStorage(): Promise<WidgetStorage> {
+    this.storage ??= openEdgeDb(this.config.dbName ? { name: this.config.dbName } : {}).then(
+      (db): WidgetStorage => {
+        const pending = createIdbPendingStore(db);
+        this.stopPurging = startPurging(pending);
+        return { kind: "indexeddb", db, receipts: createIdbReceiptStore(db), pending };
+      },
+      (err: unknown): WidgetStorage => {
+        const pending = createMemoryPendingStore();
+        this.stopPurging = startPurging(pending);
+        return { kind: "memory", db: null, receipts: createMemoryReceiptStore(), pending, reason: (err as Error)?.message ?? String(err) };
+      },
+    );
+    return this.storage;
   }
 
   private runnerHost(): Promise<BrowserRunnerHost> {
@@ -147,12 +166,11 @@ export class WidgetCore {
     const { config } = this;
     if (config.toolsUrl && config.factsUrl) throw new EdgeError("conflicting_tool_options", {}, "Give the widget tools-src or facts-src, not both (one tool source per session).");
     onStatus?.("Opening local storage…");
-    const db = await this.openDb();
+    const storage = await this.openStorage();
     const engine = await this.createEngine();
-    const receipts = createIdbReceiptStore(db);
     const base = {
       engine,
-      store: receipts,
+      store: storage.receipts,
       ...(engine instanceof WebLLMEngine ? { responseFormat: toolCallOrTextResponseFormat } : {}),
     };
     if (this.toolSource) {
@@ -165,7 +183,7 @@ export class WidgetCore {
         tools: this.toolSource,
         host,
         selection,
-        confirmations: createConfirmationBroker({ store: this.pending!, toolsFile: this.toolSource.name, selection }),
+        confirmations: createConfirmationBroker({ store: storage.pending, toolsFile: this.toolSource.name, selection }),
       });
     }
     if (config.factsUrl) {
@@ -174,7 +192,8 @@ export class WidgetCore {
         throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched (${String(err)}).`);
       });
       if (!res.ok) throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched: HTTP ${res.status}.`);
-      const facts = createIdbFactsStore(db);
+      if (!storage.db) throw new EdgeError("storage_failed", { reason: storage.reason }, `Local facts need IndexedDB, which this browser refuses here (${storage.reason ?? "unavailable"}).`);
+      const facts = createIdbFactsStore(storage.db);
       const imported = await importFacts(facts, new Uint8Array(await res.arrayBuffer()));
       return createChatSession({ ...base, factsStore: await factsStoreSurface(facts, imported.file_store) });
     }
@@ -183,10 +202,12 @@ export class WidgetCore {
 
   async ask(prompt: string, hooks: AskHooks = {}): Promise<WidgetRun> {
     if (this.closed) throw new EdgeError("invalid_argument", {}, "This widget was disconnected.");
-    const session = await this.prepare(hooks.onStatus);
     const engine = await this.createEngine();
-    if (engine instanceof WebLLMEngine && !engine.loaded) hooks.onStatus?.("Loading the model…");
-    await engine.load(hooks.onProgress, hooks.signal);
+    const modelLoading = engine instanceof WebLLMEngine && !engine.loaded;
+    if (modelLoading) hooks.onStatus?.("Loading the model…");
+    // The model loads while the runner boots and the tools are frozen (both take seconds); the
+    // status line then follows the model, the slower of the two.
+    const [session] = await Promise.all([this.prepare(modelLoading ? undefined : hooks.onStatus), engine.load(hooks.onProgress, hooks.signal)]);
     hooks.onStatus?.("Thinking…");
     const run = await session.chat(prompt, { signal: hooks.signal, onToken: hooks.onToken, onEvent: hooks.onEvent });
     return await this.withoutToken(run);
@@ -198,7 +219,7 @@ export class WidgetCore {
     const { pending_action: ticket, ...rest } = run;
     if (!ticket) return rest;
     this.tokens.set(ticket.id, ticket.confirmation_token);
-    const record = await this.pending?.get(ticket.id);
+    const record = await (await this.openStorage()).pending.get(ticket.id);
     const call = run.receipt.calls.find((c) => c.status === "pending_confirmation");
     const detail: PendingActionDetail = {
       id: ticket.id,
@@ -223,10 +244,9 @@ export class WidgetCore {
       return { outcome: { ok: false, id, status: null, error: { code: "pending_action_not_found", message: "This widget holds no confirmation token for that pending action; ask again in chat." } } };
     }
     if (!this.toolSource) throw new EdgeError("invalid_argument", {}, "Pending actions need a tools file.");
-    const db = await this.openDb();
+    const { pending, receipts } = await this.openStorage();
     const host: RunnerHost = await this.runnerHost();
-    const receipts = createIdbReceiptStore(db);
-    const outcome = await confirmAction(id, token, { store: this.pending!, host, source: this.toolSource, receipts });
+    const outcome = await confirmAction(id, token, { store: pending, host, source: this.toolSource, receipts });
     // Single use: whatever happened, this token will not be tried again.
     this.tokens.delete(id);
     const receipt = outcome.receipt_id ? await receipts.get(outcome.receipt_id) : undefined;
@@ -234,8 +254,8 @@ export class WidgetCore {
   }
 
   async reject(id: string): Promise<ConfirmOutcome> {
-    await this.openDb();
-    const outcome = await rejectAction(id, { store: this.pending! });
+    const { pending } = await this.openStorage();
+    const outcome = await rejectAction(id, { store: pending });
     this.tokens.delete(id);
     return outcome;
   }
@@ -246,6 +266,6 @@ export class WidgetCore {
     const host = this.host;
     this.host = undefined;
     await host?.then((h) => h.close()).catch(() => undefined);
-    (await this.db?.catch(() => undefined))?.close();
+    (await this.storage)?.db?.close();
   }
 }

@@ -90,6 +90,7 @@ export class EdgeChatElement extends LitElement {
     progress: { state: true },
     gpu: { state: true },
     demoChosen: { state: true },
+    memoryOnly: { state: true },
   };
 
   /** URL of the tools file, resolved against the page. Re-fetched for every tool call. */
@@ -115,6 +116,8 @@ export class EdgeChatElement extends LitElement {
   declare private progress: LoadProgress | null;
   declare private gpu: WebGPUProbe | null;
   declare private demoChosen: boolean;
+  /** The browser refused IndexedDB here (e.g. a cross-site iframe): receipts live in memory. */
+  declare private memoryOnly: boolean;
 
   private core: WidgetCore | undefined;
   private coreKey = "";
@@ -140,6 +143,7 @@ export class EdgeChatElement extends LitElement {
     this.progress = null;
     this.gpu = null;
     this.demoChosen = false;
+    this.memoryOnly = false;
   }
 
   // ── public API ────────────────────────────────────────────────────────────────────────
@@ -245,6 +249,9 @@ export class EdgeChatElement extends LitElement {
       const container = this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
       const core = new WidgetCore(this.config(), container);
       if (this.coreKey === key) this.core = core;
+      void core.openStorage().then((storage) => {
+        this.memoryOnly = storage.kind === "memory";
+      });
       return core;
     })();
     this.coreStarting = starting;
@@ -473,6 +480,9 @@ export class EdgeChatElement extends LitElement {
             : html`<span class="badge" part="badge">${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)</span>`}
         </header>
         ${gpuMissing ? this.renderGpuNotice(noticeId) : nothing}
+        ${this.memoryOnly
+          ? html`<p class="note" part="storage-note">This browser does not let the widget store data here, so receipts and confirmations are kept for this page visit only.</p>`
+          : nothing}
         <div class="log" part="log" role="log" aria-live="polite" aria-label="Conversation" tabindex="0">
           ${this.entries.length === 0 ? html`<p class="empty">Ask a question; answers may use this site's tools.</p>` : nothing}
           ${this.entries.map((e) => this.renderEntry(e))}
@@ -519,10 +529,12 @@ export class EdgeChatElement extends LitElement {
   private renderEntry(e: Entry): TemplateResult {
     switch (e.kind) {
       case "user":
-        return html`<div class="msg user" part="message user"><span class="who">You</span>${e.text}</div>`;
+        return html`<div class="msg user" part="message user"><span class="who">You</span><span class="text">${e.text}</span></div>`;
       case "assistant":
         return html`<div class="msg assistant" part="message assistant" aria-busy=${e.streaming ? "true" : "false"}>
-          <span class="who">Assistant</span>${e.streaming && looksLikeCall(e.text) ? html`<span class="muted">Preparing a tool call…</span>` : e.text}
+          <span class="who">Assistant</span>${e.streaming && looksLikeCall(e.text)
+            ? html`<span class="muted">Preparing a tool call…</span>`
+            : html`<span class="text">${e.text}</span>`}
         </div>`;
       case "result":
         return html`<div class="msg assistant" part="message result">
@@ -532,7 +544,7 @@ export class EdgeChatElement extends LitElement {
       case "note":
         return html`<p class="note">${e.text}</p>`;
       case "error":
-        return html`<div class="msg error" part="message error"><span class="who">Not answered (${e.code})</span>${e.message}</div>`;
+        return html`<div class="msg error" part="message error"><span class="who">Not answered (${e.code})</span><span class="text">${e.message}</span></div>`;
       case "tool":
         return this.renderToolCard(e);
       case "pending":

@@ -118,6 +118,8 @@ export const styles = css`
     border-radius: calc(var(--_radius) / 1.5);
     max-width: 100%;
     overflow-wrap: anywhere;
+  }
+  .msg .text {
     white-space: pre-wrap;
   }
   .msg .who {

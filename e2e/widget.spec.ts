@@ -274,6 +274,27 @@ def echo_html(text: str) -> dict:
     expect(injected).toBe(0);
   });
 
+  test("facts-src: the facts file is imported and the model looks facts up through local_facts_lookup", async ({ page }) => {
+    test.setTimeout(120_000);
+    docs.route("/facts.json", { body: await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "facts.json")) });
+    docs.route(
+      "/facts.html",
+      docsPage({
+        widgetUrl: widgetUrl(),
+        attrs: `facts-src="./facts.json" engine="scripted" script='${scriptAttr([call("local_facts_lookup", { query: "refund", topic: "refunds" }), "Refunds are possible within 30 days."])}'`,
+      }),
+    );
+    await page.goto(docs.url("/facts.html"));
+    const widget = page.locator("edge-chat");
+    await ask(widget, "Can I get a refund?");
+    const card = widget.getByRole("article", { name: "Tool call local_facts_lookup" });
+    await expect(card.getByText("ok", { exact: true })).toBeVisible();
+    await card.getByText("Result").click();
+    await expect(card.getByText('"fact_id": "refund-window"')).toBeVisible();
+    await expect(widget.getByText("Refunds are possible within 30 days.")).toBeVisible();
+    expect((await events(page, "edge-receipt"))[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "local_facts_lookup", status: "ok" }] });
+  });
+
   test("an edit of the tools file on the server during a session is refused: tools_file_changed", async ({ page }) => {
     test.setTimeout(150_000);
     docs.route("/live_tools.py", tools);

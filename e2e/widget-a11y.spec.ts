@@ -4,7 +4,9 @@
 // Keyboard: the question field is labelled and focusable, Enter sends, the buttons are reachable.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { ensureWidgetBuild, startWidgetSites } from "./widget-servers.ts";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { ensureWidgetBuild, ROOT, startWidgetSites } from "./widget-servers.ts";
 
 let sites: Awaited<ReturnType<typeof startWidgetSites>>;
 
@@ -36,6 +38,8 @@ test("the widget has no serious or critical axe violations, and works from the k
   const widget = page.locator("edge-chat");
   await expect(widget.getByText("WebGPU is not available")).toBeVisible();
   await expectNoSeriousViolations(page, "WebGPU notice");
+  mkdirSync(path.join(ROOT, ".cache", "screenshots"), { recursive: true });
+  await widget.screenshot({ path: path.join(ROOT, ".cache", "screenshots", "widget-webgpu-notice.png") });
 
   // Keyboard only: Tab reaches the demo button (after the page's own link), Enter activates it.
   const demo = widget.getByRole("button", { name: "Use the Scripted demo (no model)" });

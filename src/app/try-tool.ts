@@ -1,9 +1,9 @@
 // "Try a tool": pick a tool of the frozen active set, fill the form generated from its schema, run
 // it through the real sandboxed runner (callTool: ajv check, fresh worker, hash check, HMAC), and
 // see the result, timing, stderr and the receipt (kind "tool_call", chained with chat receipts).
-import { RECEIPT_VERSION, type CallReceipt, type Receipt, type ReceiptBody } from "../chat/receipt-types.ts";
+import { directCallReceiptBody } from "../chat/receipt-direct.ts";
+import type { Receipt, ReceiptBody } from "../chat/receipt-types.ts";
 import { toErrorJson } from "../contract/errors.ts";
-import { randomHex } from "../contract/hash.ts";
 import { callTool, type ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import type { App } from "./app.ts";
@@ -18,41 +18,11 @@ export interface TryToolPanel {
 /** The receipt of a direct tool call from the playground (no model involved). */
 export function tryReceiptBody(toolset: FrozenToolset, report: ToolCallReport): ReceiptBody {
   const tool = toolset.active.find((t) => t.schema.name === report.tool_name);
-  const call: CallReceipt = {
-    call_id: report.call_id,
-    tool_name: report.tool_name,
-    execution_level: tool?.schema.execution_level ?? null,
-    args_sha256: report.args_sha256,
-    result_sha256: report.result_sha256 ?? null,
-    tool_schema_sha256: report.tool_schema_sha256,
-    tools_file_sha256_verified: report.tools_file_sha256_verified,
-    runner_secret_verified: report.runner_secret_verified,
-    network_used_by_edge: false,
-    status: report.ok ? "ok" : "failed_closed",
-    ...(report.error ? { code: report.error.code } : {}),
-    duration_ms: Math.round(report.duration_ms),
-  };
-  return {
-    receipt_version: RECEIPT_VERSION,
-    id: `try_${randomHex(12)}`,
+  return directCallReceiptBody(toolset, report, {
     kind: "tool_call",
-    created_at: new Date().toISOString(),
-    model_id: null,
-    engine: null,
-    prompt_sha256: null,
-    answer_sha256: report.result_sha256 ?? null,
-    tools_file_sha256: toolset.tools_file_sha256,
-    active_set_sha256: toolset.active_set_sha256,
-    schema_generator_version: toolset.schema_generator_version,
-    tool_instruction_mode: "none",
-    tool_instruction_sha256: null,
-    imprint_id: null,
-    outcome: report.ok ? "return_direct" : "failed_closed",
-    code: report.error?.code ?? null,
-    network_used_by_edge: false,
-    calls: [call],
+    executionLevel: tool?.schema.execution_level ?? null,
     extra: { via: "playground_try_a_tool" },
-  };
+  });
 }
 
 export function mountTryTool(app: App, root: HTMLElement, openReceipt: (id: string) => void): TryToolPanel {

@@ -7,26 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./run.ts";
+import { EXAMPLES, cli } from "./cli-test-helpers.ts";
 
-const EXAMPLES = new URL("../../public/examples/", import.meta.url).pathname;
 const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-confirm-"));
 const DATA = join(tmp, "data");
 process.env.EDGE_DATA_DIR = DATA;
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
-  let json: unknown;
-  try {
-    json = JSON.parse(out);
-  } catch {
-    json = undefined;
-  }
-  return { code, out, err, json };
-}
 
 function script(name: string, outputs: unknown[]): string {
   const file = join(tmp, name);

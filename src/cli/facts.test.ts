@@ -1,36 +1,19 @@
 // `edge facts …`, `edge tools validate MANIFEST.json` and `edge chat --facts-store|--tools-manifest`:
 // exit codes and JSON shapes, against stores under a temporary $EDGE_DATA_DIR.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "./run.ts";
+import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
 
-const EXAMPLES = new URL("../../public/examples/", import.meta.url).pathname;
 let tmp: string;
 beforeEach(() => {
   tmp = mkdtempSync(join(tmpdir(), "edge-facts-cli-"));
   process.env.EDGE_DATA_DIR = join(tmp, "data");
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
-  let json: unknown;
-  try {
-    json = JSON.parse(out);
-  } catch {
-    json = undefined;
-  }
-  return { code, out, err, json };
-}
 
-function file(name: string, value: unknown): string {
-  const p = join(tmp, name);
-  writeFileSync(p, typeof value === "string" ? value : JSON.stringify(value));
-  return p;
-}
+const file = (name: string, value: unknown): string => writeTestFile(tmp, name, value);
 
 describe("edge facts", () => {
   it("import --json, list, inspect, export, delete", async () => {

@@ -4,31 +4,14 @@ import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./run.ts";
+import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
 
-const EXAMPLES = new URL("../../public/examples/", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-learn-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");
 const TOOLS = join(EXAMPLES, "tools.py");
 const SAMPLE = join(EXAMPLES, "learn_sample.json");
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
-  let json: unknown;
-  try {
-    json = JSON.parse(out);
-  } catch {
-    json = undefined;
-  }
-  return { code, out, err, json };
-}
-function file(name: string, value: unknown): string {
-  const p = join(tmp, name);
-  writeFileSync(p, typeof value === "string" ? value : JSON.stringify(value));
-  return p;
-}
+const file = (name: string, value: unknown): string => writeTestFile(tmp, name, value);
 const call = (name: string, args: object) => JSON.stringify({ tool_name: name, arguments: args });
 const EVAL = file("eval.json", [
   "It depends.", call("fee_quote", { amount: 100 }),

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { sampleReceiptBody } from "../store/receipt-fixture.ts";
-import { runCli } from "./run.ts";
+import { cli } from "./cli-test-helpers.ts";
 
 let tmp: string;
 let saved: string | undefined;
@@ -18,13 +18,6 @@ afterEach(async () => {
   else process.env.EDGE_DATA_DIR = saved;
   await rm(tmp, { recursive: true, force: true });
 });
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
-  return { code, out, err };
-}
 
 async function seed(n: number): Promise<void> {
   const store = createNodeReceiptStore(); // reads $EDGE_DATA_DIR, like the CLI

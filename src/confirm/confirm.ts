@@ -10,7 +10,8 @@ import { randomHex, sha256Json, timingSafeEqual, type Sha256 } from "../contract
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { callTool, type ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
-import { RECEIPT_VERSION, type CallReceipt, type ReceiptBody, type ReceiptStore } from "../chat/receipt-types.ts";
+import { directCallReceiptBody } from "../chat/receipt-direct.ts";
+import type { ReceiptBody, ReceiptStore } from "../chat/receipt-types.ts";
 import { bindingMac, bindingSha256, isExpired, isPendingId, selectionOf, tokenMatches } from "./pending.ts";
 import { DEFAULT_RETENTION_MS, type ConfirmOutcome, type PendingAction, type PendingStatus, type PendingStore } from "./types.ts";
 
@@ -145,7 +146,7 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
     let receiptError: ErrorJson | undefined;
     if (ctx.receipts) {
       try {
-        receiptId = (await ctx.receipts.append(await confirmReceipt(claim.written, frozen.toolset, report, now()))).id;
+        receiptId = (await ctx.receipts.append(confirmReceipt(claim.written, frozen.toolset, report, now()))).id;
       } catch (err) {
         receiptError = toErrorJson(err);
       }
@@ -186,40 +187,11 @@ function expire(record: PendingAction, nowMs: number): PendingAction {
   return { ...record, status: "expired", expired_at: iso(nowMs), arguments: null, arguments_wiped: true };
 }
 
-async function confirmReceipt(record: PendingAction, toolset: FrozenToolset, report: ToolCallReport, nowMs: number): Promise<ReceiptBody> {
-  const call: CallReceipt = {
-    call_id: report.call_id,
-    tool_name: report.tool_name,
-    execution_level: record.execution_level,
-    args_sha256: report.args_sha256,
-    result_sha256: report.result_sha256 ?? null,
-    tool_schema_sha256: report.tool_schema_sha256,
-    tools_file_sha256_verified: report.tools_file_sha256_verified,
-    runner_secret_verified: report.runner_secret_verified,
-    network_used_by_edge: false,
-    status: report.ok ? "ok" : "failed_closed",
-    ...(report.error ? { code: report.error.code } : {}),
-    duration_ms: Math.round(report.duration_ms),
-  };
-  return {
-    receipt_version: RECEIPT_VERSION,
-    id: `confirm_${randomHex(12)}`,
+function confirmReceipt(record: PendingAction, toolset: FrozenToolset, report: ToolCallReport, nowMs: number): ReceiptBody {
+  return directCallReceiptBody(toolset, report, {
     kind: "confirm",
-    created_at: iso(nowMs),
-    model_id: null,
-    engine: null,
-    prompt_sha256: null,
-    answer_sha256: report.result_sha256 ?? null,
-    tools_file_sha256: toolset.tools_file_sha256,
-    active_set_sha256: toolset.active_set_sha256,
-    schema_generator_version: toolset.schema_generator_version,
-    tool_instruction_mode: "none",
-    tool_instruction_sha256: null,
-    imprint_id: null,
-    outcome: report.ok ? "return_direct" : "failed_closed",
-    code: report.error?.code ?? null,
-    network_used_by_edge: false,
-    calls: [call],
+    executionLevel: record.execution_level,
+    createdAt: iso(nowMs),
     extra: {
       pending_action_id: record.id,
       binding_sha256: record.binding_sha256,
@@ -228,7 +200,7 @@ async function confirmReceipt(record: PendingAction, toolset: FrozenToolset, rep
       claimed_at: record.claimed_at ?? null,
       ...(report.error ? { reason: report.error.message } : {}),
     },
-  };
+  });
 }
 
 /** Reject a pending action: it can never be confirmed afterwards; its arguments are wiped. */

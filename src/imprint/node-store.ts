@@ -6,7 +6,7 @@ import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
 import { dataDir, ensurePrivateDir, writeFileAtomic } from "../store/node-files.ts";
 import { toStorageError } from "../store/storage-error.ts";
-import { isImprintId, listingOf, verifyImprint, type Imprint, type ImprintListing, type ImprintStore } from "./record.ts";
+import { isImprintId, listingOf, verifyImprint, type ImprintListing, type ImprintStore } from "./record.ts";
 
 export interface NodeImprintStoreOptions {
   /** The data directory (imprints go to <dir>/imprints). Default dataDir() at creation time. */

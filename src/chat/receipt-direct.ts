@@ -1,0 +1,55 @@
+// The receipt of a tool call that no model asked for: "try a tool" in the playground, and the
+// confirmation of a pending commit action. Same fields as a chat receipt; no prompt, no engine.
+import { randomHex } from "../contract/hash.ts";
+import type { ExecutionLevel } from "../contract/types.ts";
+import type { ToolCallReport } from "../toolset/call.ts";
+import type { FrozenToolset } from "../toolset/freeze.ts";
+import { RECEIPT_VERSION, type CallReceipt, type ReceiptBody } from "./receipt-types.ts";
+
+export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionLevel | null): CallReceipt {
+  return {
+    call_id: report.call_id,
+    tool_name: report.tool_name,
+    execution_level: executionLevel,
+    args_sha256: report.args_sha256,
+    result_sha256: report.result_sha256 ?? null,
+    tool_schema_sha256: report.tool_schema_sha256,
+    tools_file_sha256_verified: report.tools_file_sha256_verified,
+    runner_secret_verified: report.runner_secret_verified,
+    network_used_by_edge: false,
+    status: report.ok ? "ok" : "failed_closed",
+    ...(report.error ? { code: report.error.code } : {}),
+    duration_ms: Math.round(report.duration_ms),
+  };
+}
+
+export interface DirectReceiptOptions {
+  kind: "tool_call" | "confirm";
+  executionLevel: ExecutionLevel | null;
+  createdAt?: string;
+  extra?: Record<string, unknown>;
+}
+
+export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallReport, options: DirectReceiptOptions): ReceiptBody {
+  return {
+    receipt_version: RECEIPT_VERSION,
+    id: `${options.kind === "confirm" ? "confirm" : "try"}_${randomHex(12)}`,
+    kind: options.kind,
+    created_at: options.createdAt ?? new Date().toISOString(),
+    model_id: null,
+    engine: null,
+    prompt_sha256: null,
+    answer_sha256: report.result_sha256 ?? null,
+    tools_file_sha256: toolset.tools_file_sha256,
+    active_set_sha256: toolset.active_set_sha256,
+    schema_generator_version: toolset.schema_generator_version,
+    tool_instruction_mode: "none",
+    tool_instruction_sha256: null,
+    imprint_id: null,
+    outcome: report.ok ? "return_direct" : "failed_closed",
+    code: report.error?.code ?? null,
+    network_used_by_edge: false,
+    calls: [callReceiptOf(report, options.executionLevel)],
+    ...(options.extra ? { extra: options.extra } : {}),
+  };
+}

@@ -10,33 +10,37 @@ import { toolsCommand } from "./tools.ts";
 
 export const HELP = `edge — Edge Web command line
 
-Usage:
+Tools (a tools.py with @edge_tool functions, or a tools manifest):
   edge tools validate FILE [--tool NAME]... [--tool-tag TAG]... [--json]
   edge tools inspect  FILE [--tool NAME]... [--tool-tag TAG]... [--json]
   edge tools validate tools.manifest.json [--learn-sample SAMPLE.json] [--json]
   edge tools call     FILE TOOL --args JSON [--timeout-ms N] [--json]
-  edge tools confirm  ID|PENDING_FILE --token TOKEN [--timeout-ms N] [--json]
-                                       run a pending commit action once (printed by edge chat)
-  edge tools pending list|show ID|reject ID|purge [--json]
+
+Chat (the tool loop; in Node the model is the scripted engine, web-llm needs a browser's WebGPU):
   edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
-            --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N] [--json]
+            --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N]
+            [--timeout-ms N] [--with-imprint ID|FILE] [--json]
   edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT --engine scripted --script OUTPUTS.json [--json]
-                                       (--engine webllm needs WebGPU: use the browser playground)
+
+Confirmation of commit tools (edge chat prints the exact command):
+  edge tools confirm  ID|PENDING_FILE --token TOKEN [--timeout-ms N] [--json]
+  edge tools pending  list|show ID|reject ID|purge [--json]
+
+Local facts:
   edge facts import FILE [--store STORE] [--json]   validate the whole file, then upsert by fact_id
-  edge facts list [--json]
-  edge facts inspect STORE [--json]
-  edge facts delete STORE [--json]
-  edge facts export STORE              the store as an edge.demo.facts.v1 file on stdout
-  edge learn validate SAMPLE.json [--tools FILE] [--json]   check an edge.demo.learn.sample.v1 file
+  edge facts list|inspect STORE|delete STORE [--json]
+  edge facts export STORE                          the store as an edge.demo.facts.v1 file
+
+Neural Imprint:
+  edge learn validate SAMPLE.json [--tools FILE] [--json]
   edge learn run --sample-file SAMPLE.json [--tools FILE] [--tool NAME]... [--max-calls N]
             --engine scripted --script OUTPUTS.json [--no-evaluate] [--json]
-                                       learn a Neural Imprint (script: per scored question, the
-                                       output without the prefix, then with it)
-  edge chat ... --with-imprint ID|FILE restore an imprint (gate: tools, model, tool names, schemas)
+                       (script: per scored question, the output without the prefix, then with it)
   edge imprints list|show ID|export ID [-o FILE]|import FILE|delete ID [--json]
-  edge receipts list [--json]          receipts stored under $EDGE_DATA_DIR, oldest first
-  edge receipts show ID [--json]
-  edge receipts export                 JSON Lines to stdout, oldest first
+
+Receipts (stored under $EDGE_DATA_DIR):
+  edge receipts list|show ID [--json]
+  edge receipts export                 JSON Lines on stdout, oldest first
   edge receipts verify FILE [--json]   exit 0 if the chain holds, 1 at the first broken link
 
 Exit codes: 0 valid / ok, 1 invalid / failed closed, 2 usage error.

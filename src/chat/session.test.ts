@@ -113,6 +113,7 @@ describe("the tool loop", () => {
       [call("add", { a: 1, b: 2, c: 3 }), "invalid_tool_args"],
       ['{"tool_name": "add", "arguments": {"a": 1, "b": 2}', "invalid_tool_call"],
       ['{"tool_name": "add"}', "invalid_tool_call"],
+      ['{"tool_name": "draft", "arguments": {"x": "\\ud800"}}', "invalid_tool_args"],
     ] as const) {
       const h = await session([bad, bad, "unreachable"]);
       const run = await h.s.chat("go");

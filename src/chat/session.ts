@@ -2,14 +2,13 @@
 // contract → model text → parse → checks (name, ajv arguments, call budget) → ToolRuntime
 // pipeline (fresh runner per Python call) → result back to the model or straight to the caller
 // (return_direct) → one chained receipt. Every failure ends the run fail-closed with its code.
-import { validateAgainst, describeSchemaErrors } from "../contract/ajv.ts";
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
-import type { ToolCallReport } from "../toolset/call.ts";
+import { argsProblem, type ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
 import { parseModelOutput } from "./parse.ts";
@@ -250,10 +249,8 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
           problem = { code: "unknown_tool", message: `No tool named "${parsed.toolName}" is available; the tools are: ${schemas.map((s) => s.name).join(", ") || "none"}.`, tool: parsed.toolName };
         } else {
           const schema = schemas.find((s) => s.name === parsed.toolName)!;
-          const check = safeValidate(schema.parameters, parsed.args);
-          if (!check.valid) {
-            problem = { code: "invalid_tool_args", message: `Arguments for "${schema.name}" do not match its schema: ${check.detail}.`, tool: schema.name };
-          }
+          const bad = argsProblem(schema.parameters, parsed.args);
+          if (bad) problem = { code: "invalid_tool_args", message: `Arguments for "${schema.name}" do not match its schema: ${bad.detail}.`, tool: schema.name };
         }
         if (problem) {
           if (repaired || schemas.length === 0) {
@@ -349,15 +346,6 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       history = [];
     },
   };
-}
-
-function safeValidate(schema: JsonObject, args: JsonObject): { valid: boolean; detail: string } {
-  try {
-    const check = validateAgainst(schema, args);
-    return { valid: check.valid, detail: describeSchemaErrors(check.errors) };
-  } catch (err) {
-    return { valid: false, detail: String(err) };
-  }
 }
 
 const STATUS: Record<ToolExecution["status"], CallStatus> = {

@@ -4,7 +4,7 @@
 // the playground's "try a tool" form and, wrapped by defineTool, the chat loop.
 import { describeSchemaErrors, validateAgainst } from "../contract/ajv.ts";
 import { EdgeError, toErrorJson, type ErrorJson } from "../contract/errors.ts";
-import { randomHex, sha256Json, type Sha256 } from "../contract/hash.ts";
+import { canonicalJson, randomHex, sha256Json, type Sha256 } from "../contract/hash.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { CallOutcome, RunnerHost } from "../runner/host.ts";
 import { baseName, readSource, type FrozenTool, type FrozenToolset } from "./freeze.ts";
@@ -39,12 +39,27 @@ export function findActiveTool(toolset: FrozenToolset, name: string): FrozenTool
   return tool;
 }
 
+/**
+ * Why `args` are not valid for a tool with this parameters schema, or null when they are: the
+ * schema (ajv, cached validator) and canonical JSON (lone surrogates have no UTF-8 form, so they
+ * could be neither hashed nor passed to Python faithfully).
+ */
+export function argsProblem(parameters: JsonObject, args: unknown): { detail: string; problems?: unknown } | null {
+  const check = validateAgainst(parameters, args);
+  if (!check.valid) return { detail: describeSchemaErrors(check.errors), problems: check.errors };
+  try {
+    canonicalJson(args);
+  } catch {
+    return { detail: "the arguments contain text that is not valid Unicode (a lone surrogate)" };
+  }
+  return null;
+}
+
 /** Validate arguments against the tool's parameters schema; throws invalid_tool_args with every problem. */
 export function checkToolArgs(tool: FrozenTool, args: unknown): JsonObject {
-  const check = validateAgainst(tool.schema.parameters, args);
-  if (!check.valid) {
-    const detail = describeSchemaErrors(check.errors);
-    throw new EdgeError("invalid_tool_args", { tool: tool.schema.name, problems: check.errors }, `Arguments for "${tool.schema.name}" do not match its schema: ${detail}.`);
+  const problem = argsProblem(tool.schema.parameters, args);
+  if (problem) {
+    throw new EdgeError("invalid_tool_args", { tool: tool.schema.name, problems: problem.problems }, `Arguments for "${tool.schema.name}" do not match its schema: ${problem.detail}.`);
   }
   return args as JsonObject;
 }

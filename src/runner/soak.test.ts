@@ -1,0 +1,98 @@
+// Issue 3's last fault: "200 calls in a row with no growth of memory beyond 10 % after warm-up",
+// Node half (the Chromium half is e2e/soak.spec.ts). One host with one spare, as an app would
+// hold it; every call is a fresh worker_thread (Pyodide from the snapshot) that is terminated
+// after its job, so nothing of a call may stay behind in this process.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runInNewContext } from "node:vm";
+import { setFlagsFromString } from "node:v8";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { sha256Bytes, utf8, type Sha256 } from "../contract/hash.ts";
+import { createNodeRunnerHost } from "./node.ts";
+import type { PoolRunnerHost } from "./pool.ts";
+
+const TOOLS = `
+from edgestudio.tools import edge_tool
+
+@edge_tool
+def work(n: int) -> dict:
+    """Allocate a little, compute a little, print a little."""
+    data = [i * i for i in range(n)]
+    print("work", n)
+    return {"n": n, "total": sum(data), "text": "z" * 2000}
+`;
+
+const WARM_UP = 20;
+const TOTAL = 200;
+const MAX_GROWTH = 0.1;
+
+let dir: string;
+let host: PoolRunnerHost;
+let bytes: Uint8Array;
+let sha: Sha256;
+
+/** A full collection when one is available: --expose-gc, else V8's flag set at run time. */
+function collector(): (() => void) | undefined {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  try {
+    setFlagsFromString("--expose-gc");
+    return runInNewContext("gc") as () => void;
+  } catch {
+    return undefined;
+  }
+}
+
+async function settledRss(gc: (() => void) | undefined): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc?.();
+    await new Promise((r) => setTimeout(r, 500)); // terminated workers finish tearing down
+  }
+  return process.memoryUsage().rss;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "edge-soak-test-"));
+  bytes = utf8(TOOLS);
+  sha = await sha256Bytes(bytes);
+  host = createNodeRunnerHost({ cacheDir: join(dir, "cache"), spares: 1 });
+  await host.warm(); // makes the snapshot, boots the spare
+}, 120_000);
+
+afterAll(async () => {
+  await host?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function oneCall(i: number): Promise<void> {
+  const n = 1000 + i;
+  const out = await host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: "work", args: { n }, outputSchema: null });
+  expect(out.error, `call ${i}`).toBeUndefined();
+  expect(out.ok).toBe(true);
+  expect(out.runner_secret_verified).toBe(true);
+  expect(out.tools_file_sha256_verified).toBe(true);
+  expect(out.result?.n).toBe(n);
+}
+
+it(`${TOTAL} calls in a row: memory grows at most ${MAX_GROWTH * 100} % after ${WARM_UP} warm-up calls`, async () => {
+  const gc = collector();
+  const t0 = performance.now();
+  for (let i = 0; i < WARM_UP; i++) await oneCall(i);
+  const before = await settledRss(gc);
+  const t1 = performance.now();
+  for (let i = WARM_UP; i < TOTAL; i++) await oneCall(i);
+  const t2 = performance.now();
+  const after = await settledRss(gc);
+  const growth = (after - before) / before;
+  const mb = (b: number) => (b / 2 ** 20).toFixed(1);
+  const stats = host.stats();
+  console.log(
+    `[soak node] gc=${gc ? "yes" : "no"} warm-up ${WARM_UP} calls ${Math.round(t1 - t0)} ms; ` +
+      `${TOTAL - WARM_UP} calls ${Math.round(t2 - t1)} ms (${Math.round((t2 - t1) / (TOTAL - WARM_UP))} ms/call); ` +
+      `rss after warm-up ${mb(before)} MB, after ${TOTAL} ${mb(after)} MB, growth ${(growth * 100).toFixed(1)} %; ` +
+      `workers spawned ${stats.workersSpawned}, snapshot boots ${stats.bootsFromSnapshot}, plain boots ${stats.plainBoots}`,
+  );
+  expect(stats.workersSpawned).toBeGreaterThanOrEqual(TOTAL); // a fresh worker per call, really
+  expect(growth).toBeLessThanOrEqual(MAX_GROWTH);
+}, 240_000);

@@ -58,7 +58,7 @@ async function buildBenchPage(outDir: string): Promise<void> {
 }
 
 /** Direct children of `pid`. */
-async function childrenOf(pid: number): Promise<number[]> {
+export async function childrenOf(pid: number): Promise<number[]> {
   return (await parentMap()).get(pid) ?? [];
 }
 
@@ -81,7 +81,7 @@ async function parentMap(): Promise<Map<number, number[]>> {
 }
 
 /** Process ids of `root` and all its descendants (from /proc/<pid>/stat). */
-async function processTree(root: number): Promise<number[]> {
+export async function processTree(root: number): Promise<number[]> {
   const children = await parentMap();
   const out: number[] = [];
   const queue = [root];
@@ -93,7 +93,7 @@ async function processTree(root: number): Promise<number[]> {
   return out;
 }
 
-async function vmRssBytes(pid: number): Promise<number> {
+export async function vmRssBytes(pid: number): Promise<number> {
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
     const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);

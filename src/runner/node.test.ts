@@ -39,6 +39,13 @@ def hog() -> dict:
     return {"n": len(block)}
 
 @edge_tool
+def hog_real() -> dict:
+    # 32-bit wasm: one 4 GB object cannot even be sized (OverflowError); four 1 GB ones really
+    # exhaust the heap.
+    blocks = [bytearray(1024 ** 3) for _ in range(4)]
+    return {"n": len(blocks)}
+
+@edge_tool
 def recurse() -> dict:
     def down(n):
         return down(n + 1) + 1
@@ -230,7 +237,8 @@ describe("faults are contained and the next call works", () => {
   const cases: Array<[string, string, JsonObject, readonly string[], number?]> = [
     ["an infinite loop", "spin", {}, ["runner_timeout"], FAST],
     ["time.sleep(30)", "nap", {}, ["runner_timeout"], FAST],
-    ["allocating 4 GB", "hog", {}, ["tool_raised", "runner_crashed"]],
+    ["allocating 4 GB in one object (too large to size in 32-bit wasm)", "hog", {}, ["tool_raised"]],
+    ["allocating 4 × 1 GB (out of memory)", "hog_real", {}, ["tool_raised", "runner_crashed"], 30_000],
     ["deep recursion (RecursionError)", "recurse", {}, ["tool_raised"]],
     // With the limit lifted, CPython 3.14 frames live on the heap: it runs until stopped or dies.
     ["deep recursion with sys.setrecursionlimit(10**7)", "recurse_unbounded", {}, ["tool_raised", "runner_crashed", "runner_timeout"], FAST],

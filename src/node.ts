@@ -4,3 +4,5 @@ export { createNodeRunnerHost, fileSource, type NodeRunnerHostOptions } from "./
 export { createNodeReceiptStore } from "./store/node-receipts.ts";
 export { createNodeImprintStore } from "./imprint/node-store.ts";
 export { createNodePendingStore } from "./confirm/node-pending.ts";
+export { createNodeFactsStore } from "./facts/store-node.ts";
+export { openNodeVfs } from "./builtins/vfs/vfs-node.ts";

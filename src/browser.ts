@@ -1,0 +1,10 @@
+// Browser entry points: the same core plus the browser adapters (Vite-built pages only: the
+// runner host bundles its worker through Vite).
+export * from "./index.ts";
+export { createBrowserRunnerHost, type BrowserRunnerHost, type BrowserRunnerHostOptions } from "./runner/browser/index.ts";
+export { openEdgeDb } from "./store/idb.ts";
+export { createIdbReceiptStore } from "./store/idb-receipts.ts";
+export { createIdbPendingStore } from "./confirm/idb-pending.ts";
+export { createIdbImprintStore } from "./imprint/idb-store.ts";
+export { createIdbFactsStore } from "./facts/store-idb.ts";
+export { openIdbVfs } from "./builtins/vfs/vfs-idb.ts";

@@ -12,6 +12,7 @@ import { createIdbPendingStore } from "../confirm/idb-pending.ts";
 import type { PendingAction, PendingStore } from "../confirm/types.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import type { Engine } from "../engines/engine.ts";
+import { toolCallOrTextResponseFormat } from "../engines/grammar.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import type { FactsStore } from "../facts/store.ts";
 import type { Imprint, ImprintStore } from "../imprint/record.ts";
@@ -197,6 +198,9 @@ export class App {
     const session = await createChatSession({
       engine,
       store: this.stores.receipts,
+      // Guided decoding with web-llm: the model can only write one valid call or plain text (the
+      // loop still re-validates everything). The scripted demo ignores it.
+      ...(engine.info().kind === "webllm" ? { responseFormat: toolCallOrTextResponseFormat } : {}),
       ...(toolset
         ? {
             toolset,

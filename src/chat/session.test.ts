@@ -272,3 +272,16 @@ describe("the 8-tool limit counts every tool the model sees", () => {
     expect(engine.calls).toHaveLength(0);
   });
 });
+
+describe("guided decoding", () => {
+  it("the response format built from the active tools reaches the engine on every model turn", async () => {
+    const { toolCallOrTextResponseFormat } = await import("../engines/grammar.ts");
+    const engine = new ScriptedEngine([call("add", { a: 1, b: 2 }), "3"]);
+    await engine.load();
+    const s = await createChatSession({ engine, runtime: harness().runtime, responseFormat: toolCallOrTextResponseFormat });
+    await s.chat("1+2?");
+    const expected = toolCallOrTextResponseFormat(s.runtime.schemas());
+    expect(engine.calls.map((c) => c.responseFormat)).toEqual([expected, expected]);
+    expect(JSON.stringify(expected)).toContain('"add"');
+  });
+});

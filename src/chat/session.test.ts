@@ -285,3 +285,21 @@ describe("guided decoding", () => {
     expect(String(expected.structural_tag)).toContain('"tool_name":{"const":"add"}');
   });
 });
+
+describe("conversation history", () => {
+  it("a follow-up prompt extends exactly what the model saw and said, tool turns included", async () => {
+    const { s, engine } = await session([call("add", { a: 2, b: 3 }), "The sum is 5.", "It was 5.", "Hello."]);
+    await s.chat("What is 2+3?");
+    await s.chat("What was the sum again?");
+    const first = engine.calls[1]!.messages; // system, user, assistant call, tool result
+    const followUp = engine.calls[2]!.messages;
+    expect(followUp.slice(0, first.length)).toEqual(first);
+    expect(followUp.slice(first.length)).toEqual([
+      { role: "assistant", content: "The sum is 5." },
+      { role: "user", content: "What was the sum again?" },
+    ]);
+    s.reset();
+    await s.chat("fresh start");
+    expect(engine.calls[3]!.messages.map((m) => m.role)).toEqual(["system", "user"]);
+  });
+});

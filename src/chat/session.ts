@@ -214,6 +214,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     let result: unknown;
     let error: ErrorJson | undefined;
     let pending: PendingTicket | undefined;
+    let lastText = "";
 
     const fail = (e: ErrorJson): void => {
       outcome = e.code === "tool_confirmation_required" ? "pending_confirmation" : "failed_closed";
@@ -231,6 +232,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
           ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
         });
         const text = generated.text;
+        lastText = text;
         turn.onEvent?.({ type: "model_output", text, turn: modelTurn });
         const parsed = parseModelOutput(text);
         if (parsed.kind === "answer") {
@@ -300,7 +302,15 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       fail(toErrorJson(err));
     }
 
-    if (outcome === "answered" && answer !== undefined) history = [...history, { role: "user", content: prompt }, { role: "assistant", content: answer }];
+    // The conversation continues from exactly what the model saw and said (tool turns included):
+    // a follow-up can refer to a result, and web-llm reuses its KV cache for a prompt that extends
+    // the previous one. Failed or pending runs leave the history as it was.
+    const turnMessages = messages.slice(contract ? 1 : 0);
+    if (outcome === "answered") history = [...turnMessages, { role: "assistant", content: lastText }];
+    else if (outcome === "return_direct") {
+      const toolName = calls.at(-1)?.tool_name ?? "";
+      history = [...turnMessages, { role: "assistant", content: lastText }, { role: "tool", content: renderToolResult(toolName, result) }];
+    }
     const body: ReceiptBody = {
       receipt_version: RECEIPT_VERSION,
       id: runId,

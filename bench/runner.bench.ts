@@ -56,6 +56,42 @@ const round1 = (n: number): number => Math.round(n * 10) / 10;
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+interface RunnerSamples {
+  warm: number[];
+  cold: number[];
+  burst: Record<string, number[]>;
+  snapBoots: number[];
+  plainBoots: number[];
+  spareMb: number;
+  cpyP50: number;
+  /** The pool size the environment's host uses by default (the burst reported first). */
+  pool: number;
+}
+
+/** One environment's JSON entry: the same keys and rounding for Node and Chromium. */
+function runnerEntry(env: "node" | "chromium", m: RunnerSamples, extra: Record<string, unknown>): Record<string, unknown> {
+  const warmP50 = pct(m.warm, 50);
+  const coldP50 = pct(m.cold, 50);
+  const pool = m.pool;
+  return {
+    env,
+    warm_p50_ms: round1(warmP50),
+    warm_p95_ms: round1(pct(m.warm, 95)),
+    cold_p50_ms: round1(coldP50),
+    cpython_subprocess_p50_ms: round1(m.cpyP50),
+    ratio_warm_vs_cpython: Math.round((warmP50 / m.cpyP50) * 100) / 100,
+    ratio_cold_vs_cpython: Math.round((coldP50 / m.cpyP50) * 100) / 100,
+    burst4_p50_ms: round1(pct(m.burst[pool] ?? [], 50)),
+    pool_size: pool,
+    boot_ms: round1(pct(m.snapBoots.slice(1), 50)),
+    boot_ms_no_snapshot: round1(pct(m.plainBoots, 50)),
+    spare_memory_mb: round1(m.spareMb),
+    burst4_p50_ms_by_pool: Object.fromEntries(Object.entries(m.burst).map(([k, v]) => [k, round1(pct(v, 50))])),
+    burst4_max_ms_by_pool: Object.fromEntries(Object.entries(m.burst).map(([k, v]) => [k, round1(Math.max(...v))])),
+    ...extra,
+  };
+}
+
 let bytes: Uint8Array;
 let sha: Sha256;
 
@@ -176,26 +212,9 @@ async function main(): Promise<{ entry: Record<string, unknown>; cpyP50: number 
     log("rss", Math.round(rss0 / 2 ** 20), Math.round(rss3 / 2 ** 20));
 
     const cpyP50 = pct(cpy, 50);
-    const warmP50 = pct(warm, 50);
-    const coldP50 = pct(cold, 50);
-    const pool = DEFAULT_SPARES;
-    const entry = {
-      env: "node",
-      warm_p50_ms: round1(warmP50),
-      warm_p95_ms: round1(pct(warm, 95)),
-      cold_p50_ms: round1(coldP50),
-      cpython_subprocess_p50_ms: round1(cpyP50),
-      ratio_warm_vs_cpython: Math.round((warmP50 / cpyP50) * 100) / 100,
-      ratio_cold_vs_cpython: Math.round((coldP50 / cpyP50) * 100) / 100,
-      burst4_p50_ms: round1(pct(burst[pool] ?? [], 50)),
-      pool_size: pool,
-      boot_ms: round1(pct(snapBoots.slice(1), 50)),
-      boot_ms_no_snapshot: round1(pct(plainBoots, 50)),
-      spare_memory_mb: round1(spareMb),
-      burst4_p50_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(pct(v, 50))])),
-      burst4_max_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(Math.max(...v))])),
+    const entry = runnerEntry("node", { warm, cold, burst, snapBoots, plainBoots, spareMb, cpyP50, pool: DEFAULT_SPARES }, {
       memory_method: "process RSS (process.memoryUsage.rss) of this Node process with a host holding 3 idle booted spares minus with a host holding 0 spares, divided by 3 (worker threads share the process)",
-    };
+    });
     return { entry, cpyP50 };
   } finally {
     for (const h of hosts) await h.close();
@@ -248,30 +267,14 @@ async function measureChromium(cpyP50: number): Promise<Record<string, unknown>>
     const spareMb = mb(mean(rssSamples["3"]) - mean(rssSamples["0"])) / 3;
     log("chromium tree rss MB", rssSamples["0"].map((b) => Math.round(mb(b))), rssSamples["3"].map((b) => Math.round(mb(b))));
 
-    const warmP50 = pct(warm, 50);
-    const coldP50 = pct(cold, 50);
-    return {
-      env: "chromium",
-      warm_p50_ms: round1(warmP50),
-      warm_p95_ms: round1(pct(warm, 95)),
-      cold_p50_ms: round1(coldP50),
-      cpython_subprocess_p50_ms: round1(cpyP50),
-      ratio_warm_vs_cpython: Math.round((warmP50 / cpyP50) * 100) / 100,
-      ratio_cold_vs_cpython: Math.round((coldP50 / cpyP50) * 100) / 100,
-      burst4_p50_ms: round1(pct(burst[pool] ?? [], 50)),
-      pool_size: pool,
-      boot_ms: round1(pct(snapBoots.slice(1), 50)),
-      boot_ms_no_snapshot: round1(pct(plainBoots, 50)),
-      spare_memory_mb: round1(spareMb),
-      burst4_p50_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(pct(v, 50))])),
-      burst4_max_ms_by_pool: Object.fromEntries(Object.entries(burst).map(([k, v]) => [k, round1(Math.max(...v))])),
+    return runnerEntry("chromium", { warm, cold, burst, snapBoots, plainBoots, spareMb, cpyP50, pool }, {
       memory_method:
         "sum of VmRSS (/proc/<pid>/status) over the Chromium browser process and all its descendants (renderers incl. the sandbox frame, GPU, network, zygotes), with a fresh tab whose runner host holds 3 idle booted spares minus one holding 0 (same sandbox frame and snapshot), mean of 2 alternating rounds each, divided by 3; shared pages count in every process, so this is an upper-bound-style estimate",
       rss_tree_mb: { spares_0: rssSamples["0"].map((b) => round1(mb(b))), spares_3: rssSamples["3"].map((b) => round1(mb(b))) },
       sandbox_setup_ms: { fetch: round1(warmRun.sandbox.fetchMs), frame: round1(warmRun.sandbox.frameMs), compile: round1(warmRun.sandbox.compileMs) },
       browser: `Chromium ${bench.version}`,
       timer_resolution_ms: round3(timerMs),
-    };
+    });
   } catch (err) {
     process.exitCode = 1;
     return { env: "chromium", error: err instanceof Error ? err.message : String(err) };

@@ -9,7 +9,7 @@ import { sha256Bytes } from "../src/contract/hash.ts";
 import { createNodeRunnerHost } from "../src/runner/node.ts";
 import { createNodeReceiptStore } from "../src/store/node-receipts.ts";
 import { chromiumMissing, startChromiumBench, type ChromiumBench } from "./chromium.ts";
-import { measureHostOverhead, percentile } from "./loop-core.ts";
+import { measureHostOverhead, percentile, type OverheadStats } from "./loop-core.ts";
 
 const JSON_ONLY = process.argv.includes("--json");
 const CALLS = 1000;
@@ -40,18 +40,7 @@ try {
   await host.close();
   const runnerP50 = percentile(runner, 50);
   const result: Record<string, unknown>[] = [
-    {
-      env: "node",
-      calls: 1000,
-      host_overhead_p50_ms: round3(overhead.p50),
-      host_overhead_p95_ms: round3(overhead.p95),
-      compute_p50_ms: round3(overhead.compute_p50),
-      receipt_write_p50_ms: round3(overhead.store_p50),
-      target_p50_ms: 1,
-      runner_call_p50_ms: round3(runnerP50),
-      ratio_overhead_vs_runner: round3(overhead.p50 / runnerP50),
-      receipt_store: "node files: lock, atomic write with fsync of file and folder",
-    },
+    loopEntry("node", overhead, runnerP50, { receipt_store: "node files: lock, atomic write with fsync of file and folder" }),
   ];
   result.push(await measureChromium());
   console.log(JSON.stringify(result, null, JSON_ONLY ? 0 : 2));
@@ -74,26 +63,33 @@ async function measureChromium(): Promise<Record<string, unknown>> {
     log("chromium runner", runner.map(Math.round));
     const runnerP50 = percentile(runner, 50);
     const timerMs = await page.evaluate(() => window.__bench!.timerResolutionMs());
-    return {
-      env: "chromium",
-      calls: CALLS,
-      host_overhead_p50_ms: round3(overhead.p50),
-      host_overhead_p95_ms: round3(overhead.p95),
-      compute_p50_ms: round3(overhead.compute_p50),
-      receipt_write_p50_ms: round3(overhead.store_p50),
-      target_p50_ms: 1,
-      runner_call_p50_ms: round3(runnerP50),
-      ratio_overhead_vs_runner: round3(overhead.p50 / runnerP50),
+    return loopEntry("chromium", overhead, runnerP50, {
       receipt_store: "IndexedDB (idb): createIdbReceiptStore(openEdgeDb()), head read + one readwrite compare-and-swap transaction per append",
       browser: `Chromium ${bench.version}`,
       timer_resolution_ms: round3(timerMs),
-    };
+    });
   } catch (err) {
     process.exitCode = 1;
     return { env: "chromium", error: err instanceof Error ? err.message : String(err) };
   } finally {
     await bench?.close();
   }
+}
+
+/** One environment's JSON entry: the same keys and rounding for Node and Chromium. */
+function loopEntry(env: "node" | "chromium", overhead: OverheadStats, runnerP50: number, extra: Record<string, unknown>): Record<string, unknown> {
+  return {
+    env,
+    calls: CALLS,
+    host_overhead_p50_ms: round3(overhead.p50),
+    host_overhead_p95_ms: round3(overhead.p95),
+    compute_p50_ms: round3(overhead.compute_p50),
+    receipt_write_p50_ms: round3(overhead.store_p50),
+    target_p50_ms: 1,
+    runner_call_p50_ms: round3(runnerP50),
+    ratio_overhead_vs_runner: round3(overhead.p50 / runnerP50),
+    ...extra,
+  };
 }
 
 function round3(n: number): number {

@@ -7,17 +7,8 @@ import { readFile } from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
 import { childrenOf, processTree, vmRssBytes } from "../bench/chromium.ts";
 import type { FrozenToolset } from "../src/toolset/freeze.ts";
+import { SOAK_TOOLS } from "../test/fixtures/soak-tools.ts";
 
-const TOOLS = `
-from edgestudio.tools import edge_tool
-
-@edge_tool
-def work(n: int) -> dict:
-    """Allocate a little, compute a little, print a little."""
-    data = [i * i for i in range(n)]
-    print("work", n)
-    return {"n": n, "total": sum(data), "text": "z" * 2000}
-`;
 
 const WARM_UP = 20;
 const TOTAL = 200;
@@ -92,7 +83,7 @@ test(`${TOTAL} calls in a row: memory of the Chromium process tree grows at most
   await page.evaluate(() => window.__edge!.host.warm());
   await page.evaluate(async (src) => {
     window.__soakToolset = await window.__edge!.freeze(src, "tools.py");
-  }, TOOLS);
+  }, SOAK_TOOLS);
   const spawned0 = await page.evaluate(() => window.__edge!.host.stats().workersSpawned);
 
   const t0 = Date.now();

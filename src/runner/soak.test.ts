@@ -11,17 +11,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { sha256Bytes, utf8, type Sha256 } from "../contract/hash.ts";
 import { createNodeRunnerHost } from "./node.ts";
 import type { PoolRunnerHost } from "./pool.ts";
+import { SOAK_TOOLS } from "../../test/fixtures/soak-tools.ts";
 
-const TOOLS = `
-from edgestudio.tools import edge_tool
-
-@edge_tool
-def work(n: int) -> dict:
-    """Allocate a little, compute a little, print a little."""
-    data = [i * i for i in range(n)]
-    print("work", n)
-    return {"n": n, "total": sum(data), "text": "z" * 2000}
-`;
 
 const WARM_UP = 20;
 const TOTAL = 200;
@@ -54,7 +45,7 @@ async function settledRss(gc: (() => void) | undefined): Promise<number> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "edge-soak-test-"));
-  bytes = utf8(TOOLS);
+  bytes = utf8(SOAK_TOOLS);
   sha = await sha256Bytes(bytes);
   host = createNodeRunnerHost({ cacheDir: join(dir, "cache"), spares: 1 });
   await host.warm(); // makes the snapshot, boots the spare

@@ -1,13 +1,18 @@
 import { defineConfig } from "vitest/config";
 
 // Unit and Node-integration tests only; Playwright specs live in e2e/ and run in real Chromium.
+// Memory soak tests (*.soak.test.ts) measure process RSS, which other test files running beside
+// them would disturb: they run only with EDGE_SOAK=1, alone (scripts/test.mjs does both runs).
+const soak = process.env.EDGE_SOAK === "1";
+
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "workers/**/*.test.ts", "bench/**/*.test.ts", "test/**/*.test.ts"],
+    include: soak ? ["src/**/*.soak.test.ts"] : ["src/**/*.test.ts", "workers/**/*.test.ts", "bench/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: soak ? [] : ["**/*.soak.test.ts", "**/node_modules/**"],
     environment: "node",
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: Pyodide workers are heavy, keep file-level parallelism modest.
-    maxWorkers: 2,
+    maxWorkers: soak ? 1 : 2,
   },
 });

@@ -25,17 +25,24 @@ function readJson(path) {
 
 mkdirSync(".cache", { recursive: true });
 rmSync(".cache/vitest.json", { force: true });
+rmSync(".cache/vitest-soak.json", { force: true });
 rmSync(".cache/playwright.json", { force: true });
 
 run("typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
 
-run("unit and Node tests", "npx", ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=.cache/vitest.json"]);
-const v = readJson(".cache/vitest.json");
-if (v) {
-  results.passed += v.numPassedTests ?? 0;
-  results.failed += v.numFailedTests ?? 0;
-  results.skipped += (v.numPendingTests ?? 0) + (v.numTodoTests ?? 0);
-} else results.failed += 1;
+function vitest(label, report, env = {}) {
+  run(label, "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], env);
+  const v = readJson(report);
+  if (v) {
+    results.passed += v.numPassedTests ?? 0;
+    results.failed += v.numFailedTests ?? 0;
+    results.skipped += (v.numPendingTests ?? 0) + (v.numTodoTests ?? 0);
+  } else results.failed += 1;
+}
+
+vitest("unit and Node tests", ".cache/vitest.json");
+// Memory soak: alone, so no other test's workers share the measured process or the cores.
+vitest("Node memory soak", ".cache/vitest-soak.json", { EDGE_SOAK: "1" });
 
 let chromium = findChromium();
 if (!chromium && !process.env.EDGE_SKIP_BROWSER_INSTALL) {

@@ -14,7 +14,7 @@ import type { PoolRunnerHost } from "./pool.ts";
 import { SOAK_TOOLS } from "../../test/fixtures/soak-tools.ts";
 
 
-const WARM_UP = 20;
+const WARM_UP = 50;
 const TOTAL = 200;
 const MAX_GROWTH = 0.1;
 
@@ -35,12 +35,20 @@ function collector(): (() => void) | undefined {
   }
 }
 
+/** RSS once terminated workers have finished tearing down: collect and sample every 500 ms until
+ *  two readings in a row agree within 0.5 % (at most 15 s). Under load a worker's teardown lags
+ *  its terminate(), and a reading taken while one still holds its heap says nothing about leaks. */
 async function settledRss(gc: (() => void) | undefined): Promise<number> {
-  for (let i = 0; i < 3; i++) {
+  let prev = Number.POSITIVE_INFINITY;
+  let stable = 0;
+  for (let i = 0; i < 30 && stable < 2; i++) {
     gc?.();
-    await new Promise((r) => setTimeout(r, 500)); // terminated workers finish tearing down
+    await new Promise((r) => setTimeout(r, 500));
+    const rss = process.memoryUsage().rss;
+    stable = Math.abs(rss - prev) / rss < 0.005 ? stable + 1 : 0;
+    prev = rss;
   }
-  return process.memoryUsage().rss;
+  return prev;
 }
 
 beforeAll(async () => {

@@ -3,3 +3,4 @@ export * from "./hash.ts";
 export * from "./types.ts";
 export * from "./selection.ts";
 export * from "./ajv.ts";
+export * from "./abort.ts";

@@ -29,6 +29,7 @@ import { ProgressMapper } from "./progress.ts";
 import { isLlmWorkerMessage, type LlmWorkerMessage } from "./protocol.ts";
 import { mapWebLLMError } from "./webllm-errors.ts";
 import { probeWebGPU, webgpuUnavailableError, type WebGPUProbe } from "./webgpu.ts";
+import { raceSignal } from "../contract/abort.ts";
 
 type WebLLM = typeof import("@mlc-ai/web-llm");
 
@@ -149,25 +150,6 @@ class WorkerBridge {
   }
 }
 
-/** Reject when the signal aborts (and run cleanup), else follow the promise. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => EdgeError): Promise<T> {
-  if (signal.aborted) return Promise.reject(onAbort());
-  return new Promise<T>((resolve, reject) => {
-    const listener = () => reject(onAbort());
-    signal.addEventListener("abort", listener, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", listener);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", listener);
-        reject(e);
-      },
-    );
-  });
-}
-
 export class WebLLMEngine implements Engine {
   private worker: Worker | undefined;
   private bridge: WorkerBridge | undefined;
@@ -230,13 +212,13 @@ export class WebLLMEngine implements Engine {
     this.bridge = bridge;
 
     // 1. The worker probes WebGPU where web-llm will run, before anything is downloaded.
-    const hello = await raceAbort(bridge.next("edge.hello"), signal, aborted);
+    const hello = await raceSignal(bridge.next("edge.hello"), signal, aborted);
     this.workerProbe = hello.probe;
     if (!hello.probe.available) throw webgpuUnavailableError(hello.probe, "worker");
     const adapter = { shaderF16: hello.probe.shaderF16 };
 
     // 2. Model choice (page side needs the model list; web-llm's page half loads meanwhile).
-    const [webllm] = await raceAbort(Promise.all([importWebLLM(), bridge.next("edge.ready")]), signal, aborted);
+    const [webllm] = await raceSignal(Promise.all([importWebLLM(), bridge.next("edge.ready")]), signal, aborted);
     const appConfig = await resolveAppConfig(this.options);
     const record = resolveModel(appConfig.model_list, this.options.modelId, adapter);
     this.record = record;
@@ -244,7 +226,7 @@ export class WebLLMEngine implements Engine {
 
     // 3. web-llm downloads (or reads its cache), checks the GPU features, and compiles.
     const progress = new ProgressMapper();
-    const engine = await raceAbort(
+    const engine = await raceSignal(
       webllm.CreateWebWorkerMLCEngine(
         bridge,
         record.model_id,

@@ -13,6 +13,7 @@ import {
   verifyDiscoverReply,
   type CallVerdict,
 } from "./verify.ts";
+import { raceSignal } from "../contract/abort.ts";
 
 /** One spawned worker, as the adapter exposes it. */
 export interface RunnerWorkerHandle {
@@ -338,7 +339,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     let runner: Runner;
     const acquiring = acquire();
     try {
-      runner = await raceAbort(acquiring, signal);
+      runner = await raceSignal(acquiring, signal, () => new Error("aborted"));
     } catch (err) {
       if (signal?.aborted) {
         acquiring.then((r) => r.kill("aborted"), () => undefined);
@@ -490,22 +491,4 @@ function failure(end: Exclude<JobEnd, { kind: "message" }>): { code: ErrorCode; 
     case "boot_failed":
       return { code: "runner_boot_failed", diagnostics: { reason: end.reason } };
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new Error("aborted"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

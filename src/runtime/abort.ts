@@ -1,6 +1,7 @@
 // AbortSignal helpers used by the pipeline and the timeout policy. Written against the web
 // platform's AbortController only, so they run the same in browsers and Node.
 import { EdgeError } from "../contract/errors.ts";
+import { raceSignal } from "../contract/abort.ts";
 
 /** A signal that aborts when any input does, with that input's reason. `release` detaches the
  *  listeners, so a long-lived session signal does not collect one listener per call. */
@@ -39,27 +40,7 @@ export class SignalAborted extends Error {
  * as an unhandled rejection.
  */
 export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(new SignalAborted(signal.reason));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      work.catch(() => undefined);
-      reject(new SignalAborted(signal.reason));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+  return raceSignal(work, signal, () => new SignalAborted(signal.reason));
 }
 
 /** A timeout is an abort whose reason says so: our EdgeError codes or the platform's TimeoutError. */

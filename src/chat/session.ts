@@ -8,7 +8,8 @@ import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection
 import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
-import { argsProblem, type ToolCallReport } from "../toolset/call.ts";
+import { argsProblem } from "../contract/ajv.ts";
+import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
 import { parseModelOutput } from "./parse.ts";

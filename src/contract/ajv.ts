@@ -74,3 +74,19 @@ export function describeSchemaErrors(errors: readonly SchemaError[]): string {
     })
     .join("; ");
 }
+
+/**
+ * Why `args` are not valid for a tool with this parameters schema, or null when they are: the
+ * schema (ajv, cached validator) and canonical JSON (lone surrogates have no UTF-8 form, so they
+ * could be neither hashed nor passed to Python faithfully).
+ */
+export function argsProblem(parameters: object, args: unknown): { detail: string; problems?: unknown } | null {
+  const check = validateAgainst(parameters, args);
+  if (!check.valid) return { detail: describeSchemaErrors(check.errors), problems: check.errors };
+  try {
+    canonicalJson(args);
+  } catch {
+    return { detail: "the arguments contain text that is not valid Unicode (a lone surrogate)" };
+  }
+  return null;
+}

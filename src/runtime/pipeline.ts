@@ -1,7 +1,7 @@
 // One call through the seven stages: gate (pre-execute + approval, guard) → dispatch
 // (around-dispatch, body) → result (post-execute, finalize) → emit. Never throws for anything
 // a tool or hook does; every path ends in one coded ToolExecution that observers then see.
-import { describeSchemaErrors, validateAgainst } from "../contract/ajv.ts";
+import { argsProblem } from "../contract/ajv.ts";
 import { errorJson } from "../contract/errors.ts";
 import { errorFrom, settledError, type Settled } from "./outcome.ts";
 import { snapshot } from "./snapshot.ts";
@@ -75,8 +75,8 @@ async function stages(
   if (!tool) return { status: "failed", error: errorJson("unknown_tool", { tool: call.name }) };
   // Built-ins are called through the runtime directly, so it checks arguments itself too
   // (the chat loop checks first to give the model its repair turn).
-  const check = validateAgainst(tool.parameters, call.args);
-  if (!check.valid) return settledError("failed", "invalid_tool_args", tool.name, { reason: describeSchemaErrors(check.errors) });
+  const bad = argsProblem(tool.parameters, call.args);
+  if (bad) return settledError("failed", "invalid_tool_args", tool.name, { reason: bad.detail });
 
   const signal = ctx.signal ?? NEVER;
   const meta = ctx.meta ?? {};

@@ -2,9 +2,9 @@
 // frozen active set, the arguments validate, the source is re-read (an edit is refused by the
 // runner with tools_file_changed), and the host verifies the reply. Used by `edge tools call`,
 // the playground's "try a tool" form and, wrapped by defineTool, the chat loop.
-import { describeSchemaErrors, validateAgainst } from "../contract/ajv.ts";
+import { argsProblem } from "../contract/ajv.ts";
 import { EdgeError, toErrorJson, type ErrorJson } from "../contract/errors.ts";
-import { canonicalJson, randomHex, sha256Json, type Sha256 } from "../contract/hash.ts";
+import { randomHex, sha256Json, type Sha256 } from "../contract/hash.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { CallOutcome, RunnerHost } from "../runner/host.ts";
 import { baseName, readSource, type FrozenTool, type FrozenToolset } from "./freeze.ts";
@@ -37,22 +37,6 @@ export function findActiveTool(toolset: FrozenToolset, name: string): FrozenTool
     throw new EdgeError("unknown_tool", { tool: name }, `No tool named "${name}" is in the active tool set (${toolset.active.map((t) => t.schema.name).join(", ") || "empty"}).`);
   }
   return tool;
-}
-
-/**
- * Why `args` are not valid for a tool with this parameters schema, or null when they are: the
- * schema (ajv, cached validator) and canonical JSON (lone surrogates have no UTF-8 form, so they
- * could be neither hashed nor passed to Python faithfully).
- */
-export function argsProblem(parameters: JsonObject, args: unknown): { detail: string; problems?: unknown } | null {
-  const check = validateAgainst(parameters, args);
-  if (!check.valid) return { detail: describeSchemaErrors(check.errors), problems: check.errors };
-  try {
-    canonicalJson(args);
-  } catch {
-    return { detail: "the arguments contain text that is not valid Unicode (a lone surrogate)" };
-  }
-  return null;
 }
 
 /** Validate arguments against the tool's parameters schema; throws invalid_tool_args with every problem. */

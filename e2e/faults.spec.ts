@@ -6,76 +6,8 @@
 import { expect, test, type Page } from "@playwright/test";
 import type { ToolCallReport } from "../src/toolset/call.ts";
 import type { FrozenToolset } from "../src/toolset/freeze.ts";
+import { FAULT_TOOLS } from "../test/fixtures/fault-tools.ts";
 
-const TOOLS = `
-import json, os, sys, time
-from edgestudio.tools import edge_tool
-
-@edge_tool
-def add(a: int, b: int) -> dict:
-    """Add two integers."""
-    print("adding", a, b)
-    return {"sum": a + b}
-
-# One dispatching tool: a frozen toolset may hold at most 8 active tools.
-@edge_tool
-def fault(kind: str) -> dict:
-    if kind == "spin":
-        while True:
-            pass
-    if kind == "nap":
-        time.sleep(30)
-        return {"slept": True}
-    if kind == "hog":
-        block = bytearray(4 * 1024 ** 3)
-        return {"n": len(block)}
-    if kind == "hog_chunks":
-        blocks = [bytearray(1024 ** 3) for _ in range(4)]
-        return {"n": sum(len(b) for b in blocks)}
-    if kind in ("recurse", "recurse_unbounded"):
-        if kind == "recurse_unbounded":
-            sys.setrecursionlimit(10 ** 7)
-        def down(n):
-            return down(n + 1) + 1
-        return {"n": down(0)}
-    if kind == "bye":
-        sys.exit(3)
-    if kind == "hard_exit":
-        os._exit(1)
-    if kind == "give_set":
-        return {"s": {1, 2}}
-    if kind == "give_bytes":
-        return {"b": b"raw"}
-    if kind == "give_nan":
-        return {"x": float("nan")}
-    if kind == "big":
-        return {"text": "x" * 100_000}
-    return {"kind": kind}
-
-SHAPE = {"type": "object", "properties": {"name": {"type": "string"}, "count": {"type": "integer"}},
-         "required": ["name", "count"], "additionalProperties": False}
-
-@edge_tool(output_schema=SHAPE)
-def shaped(mode: str) -> dict:
-    if mode == "ok":
-        return {"name": "a", "count": 1}
-    if mode == "missing":
-        return {"name": "a"}
-    if mode == "extra":
-        return {"name": "a", "count": 1, "more": True}
-    return {"name": "a", "count": "one"}
-
-@edge_tool
-def fail(value: str) -> dict:
-    raise ValueError(f"bad input value {value}")
-
-@edge_tool
-def shout() -> dict:
-    chunk = "y" * 1023
-    for _ in range(10 * 1024):
-        print(chunk)
-    return {"printed": True}
-`;
 
 const FAST = 2_000; // timeout for the runaway tools; the other calls keep the 10 s default
 
@@ -157,7 +89,7 @@ test("every fault is contained with its code and the next call works (Chromium s
     const toolset = await window.__edge!.freeze(src, "tools.py");
     window.__faultsToolset = toolset;
     return { names: toolset.active.map((t) => t.schema.name), shaped: toolset.active.find((t) => t.schema.name === "shaped")?.schema.output_schema };
-  }, TOOLS);
+  }, FAULT_TOOLS);
   expect(frozen.names).toEqual(["add", "fault", "shaped", "fail", "shout"]);
   expect(frozen.shaped).toBeTruthy();
 

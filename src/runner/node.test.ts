@@ -9,102 +9,11 @@ import type { JsonObject } from "../contract/types.ts";
 import type { CallOutcome } from "./host.ts";
 import { createNodeRunnerHost, diskSnapshotStore, fileSource, readRunnerPythonFiles, snapshotKey } from "./node.ts";
 import type { PoolRunnerHost } from "./pool.ts";
+import { FAULT_TOOLS } from "../../test/fixtures/fault-tools.ts";
 
-const TOOLS = `
-import json, os, sys, time
-from edgestudio.tools import edge_tool
-
+const TOOLS = `${FAULT_TOOLS}
 COUNT = 0
 print("TOPLEVEL-RAN")
-
-@edge_tool
-def add(a: int, b: int) -> dict:
-    """Add two integers."""
-    print("adding", a, b)
-    return {"sum": a + b}
-
-@edge_tool
-def spin() -> dict:
-    while True:
-        pass
-
-@edge_tool
-def nap() -> dict:
-    time.sleep(30)
-    return {"slept": True}
-
-@edge_tool
-def hog() -> dict:
-    block = bytearray(4 * 1024 ** 3)
-    return {"n": len(block)}
-
-@edge_tool
-def hog_real() -> dict:
-    # 32-bit wasm: one 4 GB object cannot even be sized (OverflowError); four 1 GB ones really
-    # exhaust the heap.
-    blocks = [bytearray(1024 ** 3) for _ in range(4)]
-    return {"n": len(blocks)}
-
-@edge_tool
-def recurse() -> dict:
-    def down(n):
-        return down(n + 1) + 1
-    return {"n": down(0)}
-
-@edge_tool
-def recurse_unbounded() -> dict:
-    sys.setrecursionlimit(10 ** 7)
-    def down(n):
-        return down(n + 1) + 1
-    return {"n": down(0)}
-
-@edge_tool
-def bye() -> dict:
-    sys.exit(3)
-
-@edge_tool
-def hard_exit() -> dict:
-    os._exit(1)
-
-@edge_tool
-def give_set() -> dict:
-    return {"s": {1, 2}}
-
-@edge_tool
-def give_bytes() -> dict:
-    return {"b": b"raw"}
-
-@edge_tool
-def give_nan() -> dict:
-    return {"x": float("nan")}
-
-@edge_tool
-def big() -> dict:
-    return {"text": "x" * 100_000}
-
-SHAPE = {"type": "object", "properties": {"name": {"type": "string"}, "count": {"type": "integer"}},
-         "required": ["name", "count"], "additionalProperties": False}
-
-@edge_tool(output_schema=SHAPE)
-def shaped(mode: str) -> dict:
-    if mode == "ok":
-        return {"name": "a", "count": 1}
-    if mode == "missing":
-        return {"name": "a"}
-    if mode == "extra":
-        return {"name": "a", "count": 1, "more": True}
-    return {"name": "a", "count": "one"}
-
-@edge_tool
-def fail(value: str) -> dict:
-    raise ValueError(f"bad input value {value}")
-
-@edge_tool
-def shout() -> dict:
-    chunk = "y" * 1023
-    for _ in range(10 * 1024):
-        print(chunk)
-    return {"printed": True}
 
 @edge_tool
 def forge() -> dict:
@@ -182,7 +91,7 @@ describe("discovery", () => {
     expect(d.tools_file_sha256).toBe(sha);
     expect(d.schema_generator_version).toBe("edge.tools.schema.v1");
     const names = d.tools.map((t) => t.schema.name);
-    expect(names.slice(0, 3)).toEqual(["add", "spin", "nap"]);
+    expect(names.slice(0, 3)).toEqual(["add", "fault", "shaped"]);
     const add = d.tools[0]!;
     expect(add.schema.description).toBe("Add two integers.");
     expect(add.schema.parameters).toEqual({
@@ -235,19 +144,19 @@ describe("a call", () => {
 
 describe("faults are contained and the next call works", () => {
   const cases: Array<[string, string, JsonObject, readonly string[], number?]> = [
-    ["an infinite loop", "spin", {}, ["runner_timeout"], FAST],
-    ["time.sleep(30)", "nap", {}, ["runner_timeout"], FAST],
-    ["allocating 4 GB in one object (too large to size in 32-bit wasm)", "hog", {}, ["tool_raised"]],
-    ["allocating 4 × 1 GB (out of memory)", "hog_real", {}, ["tool_raised", "runner_crashed"], 30_000],
-    ["deep recursion (RecursionError)", "recurse", {}, ["tool_raised"]],
+    ["an infinite loop", "fault", { kind: "spin" }, ["runner_timeout"], FAST],
+    ["time.sleep(30)", "fault", { kind: "nap" }, ["runner_timeout"], FAST],
+    ["allocating 4 GB in one object (too large to size in 32-bit wasm)", "fault", { kind: "hog" }, ["tool_raised"]],
+    ["allocating 4 × 1 GB (out of memory)", "fault", { kind: "hog_chunks" }, ["tool_raised", "runner_crashed"], 30_000],
+    ["deep recursion (RecursionError)", "fault", { kind: "recurse" }, ["tool_raised"]],
     // With the limit lifted, CPython 3.14 frames live on the heap: it runs until stopped or dies.
-    ["deep recursion with sys.setrecursionlimit(10**7)", "recurse_unbounded", {}, ["tool_raised", "runner_crashed", "runner_timeout"], FAST],
-    ["sys.exit()", "bye", {}, ["tool_raised", "runner_crashed"]],
-    ["os._exit(1)", "hard_exit", {}, ["runner_crashed"]],
-    ["returning a set", "give_set", {}, ["unsupported_tool_result"]],
-    ["returning bytes", "give_bytes", {}, ["unsupported_tool_result"]],
-    ["returning NaN", "give_nan", {}, ["unsupported_tool_result"]],
-    ["a 100 KB string", "big", {}, ["tool_result_oversized"]],
+    ["deep recursion with sys.setrecursionlimit(10**7)", "fault", { kind: "recurse_unbounded" }, ["tool_raised", "runner_crashed", "runner_timeout"], FAST],
+    ["sys.exit()", "fault", { kind: "bye" }, ["tool_raised", "runner_crashed"]],
+    ["os._exit(1)", "fault", { kind: "hard_exit" }, ["runner_crashed"]],
+    ["returning a set", "fault", { kind: "give_set" }, ["unsupported_tool_result"]],
+    ["returning bytes", "fault", { kind: "give_bytes" }, ["unsupported_tool_result"]],
+    ["returning NaN", "fault", { kind: "give_nan" }, ["unsupported_tool_result"]],
+    ["a 100 KB string", "fault", { kind: "big" }, ["tool_result_oversized"]],
   ];
   for (const [label, tool, args, codes, timeoutMs] of cases) {
     it(label, async () => {
@@ -308,7 +217,7 @@ describe("faults are contained and the next call works", () => {
 
   it("an abort stops the running tool", async () => {
     const controller = new AbortController();
-    const pending = host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: "spin", args: {}, outputSchema: null }, controller.signal);
+    const pending = host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: "fault", args: { kind: "spin" }, outputSchema: null }, controller.signal);
     setTimeout(() => controller.abort(), 300);
     const out = await pending;
     expect(out.ok).toBe(false);

@@ -1,10 +1,10 @@
 // The pending action store in Node: one JSON file per action in <dataDir>/pending/<id>.json,
 // readable by its owner only (folder 0700, files 0600). Every change takes the folder's
 // inter-process lock file, so two `edge tools confirm` processes cannot both claim an action.
-import { readdir, readFile, unlink } from "node:fs/promises";
+import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, withFileLock, writeFileAtomic, type FileLockOptions } from "../store/node-files.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "../store/node-files.ts";
 import { toStorageError } from "../store/storage-error.ts";
 import { isPendingId } from "./pending.ts";
 import type { PendingAction, PendingStore } from "./types.ts";
@@ -46,13 +46,8 @@ export function createNodePendingStore(options: NodePendingStoreOptions = {}): N
 
   async function read(id: string): Promise<PendingAction | undefined> {
     const file = fileOf(id);
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") return undefined;
-      throw toStorageError(err, "read pending action", { path: file });
-    }
+    const text = await readTextIfExists(file, "read pending action");
+    if (text === undefined) return undefined;
     try {
       return JSON.parse(text) as PendingAction;
     } catch (err) {
@@ -72,13 +67,7 @@ export function createNodePendingStore(options: NodePendingStoreOptions = {}): N
     },
     get: read,
     async list() {
-      let names: string[];
-      try {
-        names = (await readdir(dir)).filter((f) => FILE_RE.test(f));
-      } catch (err) {
-        if ((err as { code?: string }).code === "ENOENT") return [];
-        throw toStorageError(err, "list pending actions", { path: dir });
-      }
+      const names = (await listDirIfExists(dir, "list pending actions")).filter((f) => FILE_RE.test(f));
       const all = (await Promise.all(names.map((n) => read(n.slice(0, -5))))).filter((r): r is PendingAction => r !== undefined);
       return all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
     },

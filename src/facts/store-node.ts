@@ -1,9 +1,8 @@
 // Facts in Node: one JSON file per store under $EDGE_DATA_DIR/facts/<store>.json, replaced
 // atomically (temp file + rename) under an inter-process lock, so an import is all or nothing
 // and two `edge facts import` processes never lose each other's facts.
-import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { dataDir, ensurePrivateDir, withFileLock, writeFileAtomic } from "../store/node-files.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic } from "../store/node-files.ts";
 import { toStorageError } from "../store/storage-error.ts";
 import { checkStoreName, type Fact, type FactsFile } from "./format.ts";
 import { byFactId, detailOf, exportFile, plainFact, storeNotFound, topicCount, upsertCounts, type FactsStore, type FactsStoreSummary } from "./store.ts";
@@ -30,13 +29,8 @@ export function createNodeFactsStore(options: NodeFactsStoreOptions = {}): Facts
 
   async function read(store: string): Promise<StoreFile | null> {
     const file = fileOf(store);
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") return null;
-      throw toStorageError(err, "read facts", { path: file });
-    }
+    const text = await readTextIfExists(file, "read facts");
+    if (text === undefined) return null;
     try {
       const parsed = JSON.parse(text) as StoreFile;
       if (parsed.schema_version !== FILE_VERSION || !Array.isArray(parsed.facts)) throw new Error("unexpected content");
@@ -82,15 +76,9 @@ export function createNodeFactsStore(options: NodeFactsStoreOptions = {}): Facts
     },
 
     async list() {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch (err) {
-        if ((err as { code?: string }).code === "ENOENT") return [];
-        throw toStorageError(err, "list facts", { path: dir });
-      }
+      const names = await listDirIfExists(dir, "list facts");
       const out: FactsStoreSummary[] = [];
-      for (const name of names.filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort()) {
+      for (const name of names.filter((n) => n.endsWith(".json") && !n.startsWith("."))) {
         const s = await read(name.slice(0, -".json".length));
         if (s && s.facts.length) out.push(summaryOf(s));
       }

@@ -1,10 +1,10 @@
 // The imprint store in Node: one pretty-printed JSON file per imprint, <dataDir>/imprints/<id>.json,
 // private (folder 0700, files 0600), written atomically and never replaced. Every read re-verifies
 // the seal, so a file edited on disk is refused (imprint_corrupted), not trusted.
-import { readdir, readFile, unlink } from "node:fs/promises";
+import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, writeFileAtomic } from "../store/node-files.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, writeFileAtomic } from "../store/node-files.ts";
 import { toStorageError } from "../store/storage-error.ts";
 import { isImprintId, listingOf, verifyImprint, type ImprintListing, type ImprintStore } from "./record.ts";
 
@@ -24,13 +24,8 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): I
   };
 
   async function readRaw(file: string, id: string): Promise<unknown> {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored; list them with \`edge imprints list\`.`);
-      throw toStorageError(err, "read imprint", { path: file });
-    }
+    const text = await readTextIfExists(file, "read imprint");
+    if (text === undefined) throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored; list them with \`edge imprints list\`.`);
     try {
       return JSON.parse(text);
     } catch {
@@ -54,13 +49,7 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): I
       return imprint;
     },
     async list(): Promise<ImprintListing[]> {
-      let names: string[];
-      try {
-        names = (await readdir(dir)).filter((f) => FILE_RE.test(f));
-      } catch (err) {
-        if ((err as { code?: string }).code === "ENOENT") return [];
-        throw toStorageError(err, "list imprints", { path: dir });
-      }
+      const names = (await listDirIfExists(dir, "list imprints")).filter((f) => FILE_RE.test(f));
       const rows: ImprintListing[] = [];
       for (const name of names) {
         const id = FILE_RE.exec(name)![1]!;

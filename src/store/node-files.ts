@@ -2,7 +2,7 @@
 // and facts later, each in its own folder under dataDir()): the data directory, private folders,
 // atomic no-clobber writes and an inter-process lock. Every fs failure becomes storage_failed.
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, rename, stat, chmod, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, stat, chmod, unlink } from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
@@ -38,6 +38,26 @@ function tempSuffix(): string {
  * alone (receipts/, pending/ …) that already exists with wider permissions is narrowed; folders
  * the user chose ($EDGE_DATA_DIR) and parents that existed before are left alone.
  */
+/** A file's text, or undefined when it does not exist; any other failure is storage_failed. */
+export async function readTextIfExists(file: string, op: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    if (fsCode(err) === "ENOENT") return undefined;
+    throw toStorageError(err, op, { path: file });
+  }
+}
+
+/** A folder's entry names (sorted), or [] when it does not exist yet; else storage_failed. */
+export async function listDirIfExists(dir: string, op: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (err) {
+    if (fsCode(err) === "ENOENT") return [];
+    throw toStorageError(err, op, { path: dir });
+  }
+}
+
 export async function ensurePrivateDir(dir: string, options: { narrow?: boolean } = {}): Promise<void> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });

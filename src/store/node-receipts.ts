@@ -2,12 +2,12 @@
 // named by zero-padded seq (000000000001.json …), private (folder 0700, files 0600). Appends take
 // an inter-process lock file, read the head, chain, and write the new file atomically and
 // without ever replacing an existing one, so concurrent CLI processes still form one chain.
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Receipt, ReceiptBody, ReceiptStore } from "../chat/receipt-types.ts";
 import { chainReceipt } from "../chat/receipt-chain.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, withFileLock, writeFileAtomic, type FileLockOptions } from "./node-files.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "./node-files.ts";
 import { toStorageError } from "./storage-error.ts";
 
 export interface NodeReceiptStoreOptions extends FileLockOptions {
@@ -30,12 +30,7 @@ export function createNodeReceiptStore(options: NodeReceiptStoreOptions = {}): R
   let queue: Promise<unknown> = Promise.resolve();
 
   async function files(): Promise<string[]> {
-    try {
-      return (await readdir(dir)).filter((f) => FILE_RE.test(f)).sort();
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") return []; // nothing stored yet
-      throw toStorageError(err, "list receipts", { path: dir });
-    }
+    return (await listDirIfExists(dir, "list receipts")).filter((f) => FILE_RE.test(f));
   }
 
   async function readReceipt(file: string): Promise<Receipt> {

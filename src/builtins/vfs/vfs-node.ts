@@ -2,10 +2,9 @@
 // (file bytes base64), replaced atomically after every change under an inter-process lock.
 // Rewriting the snapshot costs O(workspace size) per change, which the VFS size limits keep
 // small; the CLI and tests use it, the browser uses IndexedDB (vfs-idb.ts).
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../../contract/errors.ts";
-import { dataDir, ensurePrivateDir, withFileLock, writeFileAtomic } from "../../store/node-files.ts";
+import { dataDir, ensurePrivateDir, readTextIfExists, withFileLock, writeFileAtomic } from "../../store/node-files.ts";
 import { toStorageError } from "../../store/storage-error.ts";
 import { openVfs, type EdgeVfs, type OpenVfsOptions, type VfsEntryRecord, type VfsPersistence } from "./core.ts";
 
@@ -34,13 +33,8 @@ export function nodeVfsPersistence(options: NodeVfsOptions = {}): VfsPersistence
   const lock = path.join(dir, `.${name}.lock`);
 
   async function read(): Promise<Map<string, StoredEntry>> {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (err) {
-      if ((err as { code?: string }).code === "ENOENT") return new Map();
-      throw toStorageError(err, "load workspace files", { path: file });
-    }
+    const text = await readTextIfExists(file, "load workspace files");
+    if (text === undefined) return new Map();
     try {
       const parsed = JSON.parse(text) as { schema_version: string; entries: StoredEntry[] };
       if (parsed.schema_version !== SNAPSHOT_VERSION || !Array.isArray(parsed.entries)) throw new Error("unexpected content");

@@ -157,3 +157,22 @@ test("hostile text from the model and from a tool result stays inert text", asyn
   expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
   expect(await page.locator("#chat-log img, #chat-log script, #chat-log b, #try-output img, #try-output b").count()).toBe(0);
 });
+
+test("a file with more than 8 tools: the limit is explained on the active set, and narrowing by tag fixes it", async ({ page }) => {
+  await openPlayground(page);
+  const nine =
+    "from edgestudio.tools import edge_tool\n" +
+    Array.from({ length: 9 }, (_, i) => `\n@edge_tool(intent_tags=["${i < 2 ? "two" : "rest"}"])\ndef t${i}() -> str:\n    return "${i}"\n`).join("");
+  await page.locator("#editor .cm-content").click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(nine);
+  await page.getByRole("button", { name: "Inspect", exact: true }).click();
+  // The file itself is valid: all nine tools are listed, and the problem is the selection.
+  await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 9 tool(s)");
+  await expect(page.locator("#tool-list .tool-name")).toHaveCount(9);
+  await expect(page.locator("#active-set")).toContainText("active_tool_limit_exceeded");
+  await page.getByLabel("#two").check();
+  await expect(page.locator("#active-set")).toContainText("Active set: 2 of 9 tools");
+  await page.getByRole("button", { name: "Freeze / new session" }).click();
+  await expect(page.locator("#session-info")).toContainText("2 active tool(s)");
+});

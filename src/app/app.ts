@@ -2,8 +2,8 @@
 // methods; it emits "change" events (on `events`) so every panel can re-render what it shows.
 import { createChatSession, type ChatSession } from "../chat/session.ts";
 import type { ReceiptStore } from "../chat/receipt-types.ts";
-import { EdgeError, errorJson, type ErrorJson } from "../contract/errors.ts";
-import { activeSetSha256, sha256Bytes } from "../contract/hash.ts";
+import { EdgeError, type ErrorJson } from "../contract/errors.ts";
+import { sha256Bytes } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
 import type { Selection } from "../contract/types.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
@@ -21,7 +21,7 @@ import type { ToolSource } from "../runner/host.ts";
 import { openEdgeDb } from "../store/idb.ts";
 import { createIdbReceiptStore } from "../store/idb-receipts.ts";
 import type { EdgeDb } from "../store/idb-schema.ts";
-import { analyzeToolset, type FrozenTool, type FrozenToolset, type ToolsetReport } from "../toolset/freeze.ts";
+import { analyzeToolset, freezeReport, type FrozenTool, type FrozenToolset, type ToolsetReport } from "../toolset/freeze.ts";
 import type { ToolsEditor } from "./editor.ts";
 import { toolSourceFor, type SourceMode } from "./source.ts";
 
@@ -129,7 +129,7 @@ export class App {
   activeSelection(): { active: FrozenTool[]; errors: ErrorJson[] } {
     const report = this.report;
     if (!report) return { active: [], errors: [] };
-    if (report.errors.length) return { active: [], errors: report.errors };
+    if (!report.file_ok) return { active: [], errors: report.errors };
     const r = selectActiveSet(report.tools, this.selection);
     return { active: r.active as FrozenTool[], errors: r.errors };
   }
@@ -141,24 +141,8 @@ export class App {
 
   /** Freeze the last report's bytes under the selection (no second discovery). */
   async freezeFromReport(): Promise<FrozenToolset> {
-    const report = this.report;
-    if (!report || !report.ok || !report.bytes || !report.tools_file_sha256 || !report.schema_generator_version) {
-      const first = report?.errors[0] ?? errorJson("tools_file_import_failed", { message: "Inspect the tools file first." });
-      throw new EdgeError(first.code, { ...first }, first.message);
-    }
-    const { active, errors } = this.activeSelection();
-    if (errors.length) throw new EdgeError(errors[0]!.code, { ...errors[0]!, errors }, errors[0]!.message);
-    return {
-      source: this.toolSource(),
-      filename: report.filename,
-      bytes: report.bytes,
-      tools_file_sha256: report.tools_file_sha256,
-      schema_generator_version: report.schema_generator_version,
-      tools: report.tools,
-      active,
-      active_set_sha256: await activeSetSha256(active.map((t) => t.schema)),
-      warnings: report.warnings,
-    };
+    if (!this.report) throw new EdgeError("tools_file_import_failed", {}, "Inspect the tools file first.");
+    return freezeReport(this.report, this.toolSource(), this.selection);
   }
 
   /** Whether the current source's bytes still equal what the last report saw. */

@@ -142,8 +142,10 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
   function renderReport(): void {
     const report = app.report;
     if (!report) return;
-    renderErrors(report.errors, report.warnings);
-    if (report.ok) {
+    // Selection problems (e.g. more than 8 tools) are shown on the active-set line, where the
+    // person fixes them by narrowing; here only the file's own problems.
+    renderErrors(report.file_ok ? [] : report.errors, report.warnings);
+    if (report.file_ok) {
       setStatus(status, `Inspected ${report.filename}: ${report.tools.length} tool(s) in ${ms(app.reportMs)} · tools_file_sha256 ${report.tools_file_sha256 ?? ""}`, "ok");
       document.body.dataset.inspected = "ok";
     } else {

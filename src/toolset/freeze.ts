@@ -33,6 +33,9 @@ export interface FrozenToolset {
 /** Everything discovery and selection found, valid or not: what validate/inspect print. */
 export interface ToolsetReport {
   ok: boolean;
+  /** The file itself is valid (discovery, schemas); `errors` may still hold selection problems,
+   *  which another selection can fix without discovering again (see freezeReport). */
+  file_ok: boolean;
   filename: string;
   tools_file_sha256: Sha256 | null;
   schema_generator_version: string | null;
@@ -63,6 +66,7 @@ export async function analyzeToolset(
   const filename = source.name;
   const empty: ToolsetReport = {
     ok: false,
+    file_ok: false,
     filename,
     tools_file_sha256: null,
     schema_generator_version: null,
@@ -101,12 +105,14 @@ export async function analyzeToolset(
     }
     valid.push({ ...tool, schema_sha256: await schemaSha256(tool.schema) });
   }
-  const selected = errors.length ? { active: [], errors: [] } : selectActiveSet(valid, selection);
+  const fileOk = errors.length === 0;
+  const selected = fileOk ? selectActiveSet(valid, selection) : { active: [], errors: [] };
   errors.push(...selected.errors);
   const active = selected.active as FrozenTool[];
   const ok = errors.length === 0;
   return {
     ok,
+    file_ok: fileOk,
     filename,
     tools_file_sha256: sha,
     schema_generator_version: discovery.schema_generator_version,
@@ -126,11 +132,23 @@ export async function freezeToolset(
   selection: Selection = {},
   signal?: AbortSignal,
 ): Promise<FrozenToolset> {
-  const report = await analyzeToolset(source, host, selection, signal);
-  if (!report.ok || !report.bytes || !report.tools_file_sha256 || !report.active_set_sha256 || !report.schema_generator_version) {
-    const first = report.errors[0] ?? errorJson("tools_file_import_failed");
-    throw new EdgeError(first.code, { ...first, errors: report.errors }, first.message);
-  }
+  return freezeReport(await analyzeToolset(source, host, {}, signal), source, selection);
+}
+
+/**
+ * Freeze what a report discovered under `selection`, without discovering again (the playground
+ * inspects once, then freezes under whatever selection the person picks). Throws the first problem
+ * of the file or of the selection as an EdgeError (details.errors has all).
+ */
+export async function freezeReport(report: ToolsetReport, source: ToolSource, selection: Selection = {}): Promise<FrozenToolset> {
+  const fail = (errors: ErrorJson[]): never => {
+    const first = errors[0] ?? errorJson("tools_file_import_failed");
+    throw new EdgeError(first.code, { ...first, errors }, first.message);
+  };
+  if (!report.file_ok || !report.bytes || !report.tools_file_sha256 || !report.schema_generator_version) return fail(report.errors);
+  const selected = selectActiveSet(report.tools, selection);
+  if (selected.errors.length) return fail(selected.errors);
+  const active = selected.active as FrozenTool[];
   return {
     source,
     filename: report.filename,
@@ -138,8 +156,8 @@ export async function freezeToolset(
     tools_file_sha256: report.tools_file_sha256,
     schema_generator_version: report.schema_generator_version,
     tools: report.tools,
-    active: report.active,
-    active_set_sha256: report.active_set_sha256,
+    active,
+    active_set_sha256: await activeSetSha256(active.map((t) => t.schema)),
     warnings: report.warnings,
   };
 }

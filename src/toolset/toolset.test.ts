@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { createNodeRunnerHost } from "../runner/node.ts";
-import { analyzeToolset, freezeToolset, MAX_TOOLS_FILE_BYTES } from "./freeze.ts";
+import { analyzeToolset, freezeReport, freezeToolset, MAX_TOOLS_FILE_BYTES } from "./freeze.ts";
 import { inspect, memorySource, validate } from "./inspect.ts";
 
 const host = createNodeRunnerHost({ spares: 1 });
@@ -94,5 +94,22 @@ def bad() -> dict:
     const byName = await freezeToolset(memorySource("m.py", many), host, { tool: ["t1", "t0"] });
     expect(byName.active_set_sha256).toBe(two.active_set_sha256);
     await expect(freezeToolset(memorySource("m.py", many), host, { tool: ["t9"] })).rejects.toMatchObject({ code: "unknown_tool" });
+  });
+});
+
+describe("freezing a report under another selection", () => {
+  it("a file with 9 tools is valid; the limit is a selection problem another selection fixes without a second discovery", async () => {
+    const many = HEADER + Array.from({ length: 9 }, (_, i) => `@edge_tool(intent_tags=[${i < 2 ? '"two"' : '"rest"'}])\ndef t${i}() -> str:\n    return "${i}"\n`).join("\n");
+    const source = memorySource("m.py", many);
+    const report = await analyzeToolset(source, host);
+    expect(report).toMatchObject({ ok: false, file_ok: true });
+    expect(report.errors.map((e) => e.code)).toEqual(["active_tool_limit_exceeded"]);
+    const two = await freezeReport(report, source, { toolTag: ["two"] });
+    expect(two.active.map((t) => t.schema.name)).toEqual(["t0", "t1"]);
+    expect(two.active_set_sha256).toBe((await freezeToolset(source, host, { tool: ["t0", "t1"] })).active_set_sha256);
+    await expect(freezeReport(report, source)).rejects.toMatchObject({ code: "active_tool_limit_exceeded" });
+    const broken = await analyzeToolset(memorySource("b.py", "def broken(:\n"), host);
+    expect(broken.file_ok).toBe(false);
+    await expect(freezeReport(broken, source, { toolTag: ["two"] })).rejects.toMatchObject({ code: "tools_file_import_failed" });
   });
 });

@@ -3,7 +3,8 @@
 import { defineConfig } from "@playwright/test";
 import { CHROMIUM_ARGS, findChromium } from "./scripts/chromium.mjs";
 
-const PORT = 4173;
+// EDGE_E2E_PORT lets two checkouts run their browser tests side by side.
+const PORT = Number(process.env.EDGE_E2E_PORT ?? 4173);
 const executablePath = findChromium();
 // EDGE_E2E_BASE_URL=http://127.0.0.1:5173 runs the specs against a server you started yourself
 // (e.g. the dev server, to check the dev-time worker bundle); otherwise build + preview.

@@ -73,7 +73,14 @@ export const ERRORS = {
   generation_failed: "The model failed while generating; try again, or reload the model.",
   engine_not_loaded: "Load a model before chatting.",
   model_integrity_failed:
-    "A downloaded model file did not match the SRI hash pinned in the model's integrity record, so it was not used. Clear the model cache and download again, or fix the appConfig's integrity values.",
+    "A downloaded model file did not match the hash pinned for it (the model record's sha256 or SRI integrity), so it was not used and nothing was cached. Download it again, or check the model record.",
+  model_runtime_missing:
+    "Running a model in Node needs the optional llama.cpp runtime, which is not installed; see the message for the one command that installs it.",
+  unknown_model: "This build cannot run a model by that name; pick one from the list in the message, or pass a GGUF file path or URL.",
+  context_window_exceeded:
+    "This turn does not fit the model's context window even after dropping older turns (the prompt or a tool result is too large); shorten the prompt, return smaller tool results, reset the conversation, or load a model with a larger context.",
+  engine_lost:
+    "The model's worker or GPU device was lost after loading (a crash, out of memory, or a driver reset); the answer in progress was discarded. Reload the model to continue.",
   script_exhausted:
     "The scripted demo engine has no scripted output left for this turn; it only replays its script (no model runs).",
 

@@ -1,7 +1,8 @@
 // The Engine seam: the tool loop talks to a language model only through this interface.
-// Two implementations: WebLLMEngine (the real one: web-llm in a worker, WebGPU) and
-// ScriptedEngine (replays a script; tests and the explicitly labelled demo). Nothing here
-// imports web-llm, so the core can depend on this file without pulling 6 MB into its bundle.
+// Implementations: WebLLMEngine (web-llm in a worker, WebGPU), the llama.cpp engine (GGUF models:
+// wllama in a browser worker, a native binding in Node) and ScriptedEngine (replays a script;
+// tests and the explicitly labelled demo). Nothing here imports an engine library, so the core can
+// depend on this file without pulling megabytes into its bundle.
 import { EdgeError } from "../contract/errors.ts";
 
 export type ChatRole = "system" | "user" | "assistant" | "tool";
@@ -61,6 +62,12 @@ export interface ChatUsage {
   totalTokens?: number;
   prefillTokensPerS?: number;
   decodeTokensPerS?: number;
+  /** Prompt tokens the engine actually evaluated for this request; the rest of `promptTokens` came
+   *  from its prompt cache (a follow-up that extends the previous conversation evaluates only the
+   *  new tokens). Undefined when the engine does not report it. */
+  promptTokensEvaluated?: number;
+  /** Milliseconds from the request to the first generated token. */
+  timeToFirstTokenMs?: number;
   /** Seconds spent compiling the guided-decoding grammar (web-llm's `grammar_init_s`). */
   grammarInitS?: number;
   grammarPerTokenS?: number;
@@ -77,6 +84,10 @@ export interface ChatResult {
 /** What identifies the exact model that produced an answer (receipts, imprints). */
 export interface ModelFingerprint {
   modelId: string;
+  /** sha256 of the model file ("sha256:<hex>"), for engines that load one file (GGUF). */
+  sha256?: string;
+  /** The inference runtime and its version, e.g. "wllama 3.13.0" or "node-llama-cpp 3.22.1". */
+  runtime?: string;
   /** URL of the compiled model library (.wasm). */
   modelLib?: string;
   /** Base URL of the weights and config (mlc-chat-config.json, tensor cache). */
@@ -93,11 +104,15 @@ export interface ModelFingerprint {
   shaderF16?: boolean;
 }
 
+export type EngineKind = "webllm" | "llamacpp" | "scripted";
+
 export interface EngineInfo {
-  kind: "webllm" | "scripted";
+  kind: EngineKind;
   modelId: string;
   label: string;
   fingerprint?: ModelFingerprint;
+  /** The loaded model's context window in tokens (prompt + answer), when known. */
+  contextWindow?: number;
 }
 
 export interface Engine {
@@ -106,6 +121,9 @@ export interface Engine {
   load(onProgress?: ProgressListener, signal?: AbortSignal): Promise<void>;
   /** Generate one assistant turn; streams via request.onToken, resolves with the full text. */
   chat(request: ChatRequest): Promise<ChatResult>;
+  /** The exact number of prompt tokens these messages make for the loaded model (chat template
+   *  included), for engines that can tokenize; the loop fits history to the context window with it. */
+  countTokens?(messages: readonly ChatMessage[]): Promise<number>;
   /** Stop the generation in progress (its chat() rejects with `aborted`). */
   abort(): void;
   /** Free the model (and its worker); load() again before the next chat(). */

@@ -1,6 +1,6 @@
 // Command dispatch for `edge`. Each command lives in its own file; this one only routes.
 import { toErrorJson } from "../contract/errors.ts";
-import { EXIT_FAILED, EXIT_USAGE, printJson, UsageError, usageErrorJson, type CliIO } from "./io.ts";
+import { EXIT_FAILED, EXIT_USAGE, printJson, terminalSafe, UsageError, usageErrorJson, type CliIO } from "./io.ts";
 import { chatCommand } from "./chat.ts";
 import { factsCommand } from "./facts.ts";
 import { imprintsCommand } from "./imprints.ts";
@@ -48,7 +48,10 @@ Discovery imports FILE inside an isolated Pyodide runner: its top-level code run
 Only point edge at tool files you trust.
 `;
 
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+export async function runCli(argv: string[], rawIo: CliIO): Promise<number> {
+  // Tool output, tracebacks, errors and model answers are printed through this io: control
+  // characters in them show as escapes instead of acting on the terminal.
+  const io = terminalSafe(rawIo);
   const json = argv.includes("--json");
   try {
     const [group, ...rest] = argv;

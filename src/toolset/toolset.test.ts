@@ -1,4 +1,4 @@
-// Discovery through the real runner (Pyodide 3.14 in worker_threads), then the host-side checks:
+// Discovery through the real runner (Pyodide 3.14 in runner processes), then the host-side checks:
 // the type table, every refusal, selection and limits. CPython cross-checks live in test/python.
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,6 +10,8 @@ const host = createNodeRunnerHost({ spares: 1 });
 afterAll(() => host.close());
 const example = (name: string) => readFileSync(new URL(`../../public/examples/${name}`, import.meta.url), "utf8");
 const HEADER = "from typing import List, Literal, Optional, Union\nfrom edgestudio.tools import edge_tool\n\n";
+/** An int parameter: bounded to the integers JSON carries exactly. */
+const INT = { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 };
 
 describe("discovery in Pyodide", () => {
   it("the whole type table, defaults, and string annotations", async () => {
@@ -29,15 +31,15 @@ def t(a: str, b: int, c: float, d: bool, e: Literal["x", "y"], f: Optional[int],
       type: "object",
       properties: {
         a: { type: "string" },
-        b: { type: "integer" },
+        b: INT,
         c: { type: "number" },
         d: { type: "boolean" },
         e: { type: "string", enum: ["x", "y"] },
-        f: { type: ["integer", "null"] },
-        g: { type: ["integer", "null"] },
+        f: { ...INT, type: ["integer", "null"] },
+        g: { ...INT, type: ["integer", "null"] },
         h: { type: ["string", "null"] },
         i: { type: "array", items: { type: "string" } },
-        j: { type: "array", items: { type: "array", items: { type: "integer" } } },
+        j: { type: "array", items: { type: "array", items: INT } },
         k: { type: ["array", "null"], items: { type: "string", enum: ["p", "q"] }, default: null },
         l: { type: "number", default: 1.5 },
         m: { type: "integer", enum: [1, 2], default: 2 },

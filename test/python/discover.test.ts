@@ -37,6 +37,9 @@ def typed(
     return {}
 `);
 
+/** An int parameter: JSON carries integers exactly only within ±(2^53−1), and the bounds say so. */
+const INT = { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 };
+
 describe.skipIf(!HAS_PYTHON)(`discover: type table (CPython)${SKIP_REASON}`, () => {
   let reply: Reply;
   beforeAll(() => {
@@ -56,29 +59,29 @@ describe.skipIf(!HAS_PYTHON)(`discover: type table (CPython)${SKIP_REASON}`, () 
     ]);
     expect(params.properties).toEqual({
       s: { type: "string" },
-      i: { type: "integer" },
+      i: INT,
       f: { type: "number" },
       b: { type: "boolean" },
       lit: { type: "string", enum: ["a", "b"] },
       ilit: { type: "integer", enum: [1, 2, 3] },
       blit: { type: "boolean", enum: [true] },
       opt: { type: ["string", "null"] },
-      pipe: { type: ["integer", "null"] },
+      pipe: { ...INT, type: ["integer", "null"] },
       uni: { type: ["number", "null"] },
       olit: { type: ["string", "null"], enum: ["x", "y", null] },
       ls: { type: "array", items: { type: "string" } },
-      Ls: { type: "array", items: { type: "integer" } },
+      Ls: { type: "array", items: INT },
       nested: { type: "array", items: { type: "array", items: { type: "boolean" } } },
       optlistlit: { type: ["array", "null"], items: { type: "string", enum: ["a", "b"] } },
-      listopt: { type: "array", items: { type: ["integer", "null"] } },
+      listopt: { type: "array", items: { ...INT, type: ["integer", "null"] } },
       kw: { type: "string", default: "k" },
-      d_int: { type: "integer", default: 3 },
+      d_int: { ...INT, default: 3 },
       d_float: { type: "number", default: 0.5 },
       d_float_int: { type: "number", default: 2 },
       d_bool: { type: "boolean", default: false },
-      d_none: { type: ["integer", "null"], default: null },
+      d_none: { ...INT, type: ["integer", "null"], default: null },
       d_list: { type: "array", items: { type: "string" }, default: ["x"] },
-      d_tuple: { type: "array", items: { type: "integer" }, default: [1, 2] },
+      d_tuple: { type: "array", items: INT, default: [1, 2] },
       d_lit: { type: "string", enum: ["basic", "pro"], default: "pro" },
     });
   });
@@ -101,7 +104,7 @@ def f(a: Optional[list[Literal["a", "b"]]], b: int | None = None, c: "list[str]"
     expect(r.tools[0].schema.description).toBe("First line wins.");
     expect(r.tools[0].schema.parameters.properties).toEqual({
       a: { type: ["array", "null"], items: { type: "string", enum: ["a", "b"] } },
-      b: { type: ["integer", "null"], default: null },
+      b: { ...INT, type: ["integer", "null"], default: null },
       c: { type: "array", items: { type: "string" }, default: [] },
     });
   });
@@ -205,6 +208,8 @@ const CASES: Case[] = [
   { title: "int | str | None", body: "@edge_tool\ndef t(x: int | str | None) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x" },
   { title: "mixed Literal[True, 1]", body: "@edge_tool\ndef t(x: Literal[True, 1]) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x", mention: "Literal[True, 1]" },
   { title: 'mixed Literal["a", 1]', body: '@edge_tool\ndef t(x: Literal["a", 1]) -> str: ...', code: "unsupported_type_hint", tool: "t", parameter: "x" },
+  { title: "Literal integer beyond 2**53-1", body: "@edge_tool\ndef t(x: Literal[2**53]) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x", mention: "2**53-1" },
+  { title: "int default beyond 2**53-1", body: "@edge_tool\ndef t(x: int = 2**53) -> str: ...", code: "invalid_parameter_default", tool: "t", parameter: "x" },
   { title: "Optional[dict]", body: "@edge_tool\ndef t(x: Optional[dict] = None) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x", mention: "dict" },
   { title: "list[dict]", body: "@edge_tool\ndef t(x: list[dict]) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x" },
   { title: "*args", body: "@edge_tool\ndef t(*args: str) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "args", mention: "*args" },

@@ -29,6 +29,11 @@ export type PyodideLoader = (assets: PyodideAssets, options: RunnerLoadOptions) 
 export interface RunnerWorkerHooks {
   /** Called once the worker has nothing more to do (after its reply or a fatal error). */
   finished?(): void;
+  /** Passes of edge_runner.preload() a spare (boot message `warmUp`) runs after a snapshot boot,
+   *  before it says "ready": for an entry that compiles Pyodide's wasm itself (a Node runner
+   *  process), so the job's code paths are compiled, and the hottest optimized, before the job.
+   *  A "hurry" message ends it early. Default 0. */
+  warmUpPasses?: number;
 }
 
 /** Where the runner's Python files live inside the interpreter's file system. */
@@ -53,10 +58,12 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
   const hasOwn = Object.prototype.hasOwnProperty;
   const now = performance.now.bind(performance);
   const finished = hooks.finished;
+  const warmUpPasses = Math.max(0, Math.floor(hooks.warmUpPasses ?? 0));
 
   let phase: "idle" | "booting" | "ready" | "busy" | "finished" = "idle";
   let runtime: Runtime | undefined;
   let queued: DiscoverJobMessage | CallJobMessage | undefined;
+  let hurried = false;
   const sink = new BoundedText(DEFAULT_STDERR_LIMIT);
 
   const finish = (): void => {
@@ -80,6 +87,8 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
       if (phase !== "idle") return fatal("boot received twice");
       phase = "booting";
       void boot(msg as BootMessage);
+    } else if (type === "hurry") {
+      hurried = true; // a job waits for this spare; harmless once it is ready
     } else if (type === "discover" || type === "call") {
       const job = msg as DiscoverJobMessage | CallJobMessage;
       if (phase === "ready") run(job);
@@ -96,6 +105,7 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
     const makeSnapshot = msg.makeSnapshot === true;
     const fromSnapshot = !makeSnapshot && msg.snapshot instanceof Uint8Array;
     let py: PyodideAPI;
+    let bootMs = 0;
     try {
       const options: RunnerLoadOptions = { stdout: sink.line, stderr: sink.line, env: { HOME: "/home/pyodide" } };
       if (makeSnapshot) options._makeSnapshot = true;
@@ -121,12 +131,21 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
         throw new Error("edge_runner lacks discover/call/sign");
       }
       runtime = { discover: mod.discover, call: mod.call, sign: mod.sign, toBytes };
+      bootMs = Math.round(now() - started); // what follows is warm-up, not boot
+      // A spare may warm its code up while nobody needs it (hooks.warmUpPasses); a job or a
+      // "hurry" that arrives meanwhile ends the warm-up at the next pass.
+      if (fromSnapshot && msg.warmUp === true && typeof mod.preload === "function") {
+        for (let i = 0; i < warmUpPasses && !hurried && !queued; i++) {
+          callAndDrop(mod.preload);
+          await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+      }
     } catch (err) {
       return fatal(`boot failed: ${describe(err)}${sink.text ? `\n${sink.text}` : ""}`);
     }
     sink.clear(); // boot chatter is not the job's output
     phase = "ready";
-    post({ type: "ready", bootMs: Math.round(now() - started), fromSnapshot });
+    post({ type: "ready", bootMs, fromSnapshot });
     const job = queued;
     queued = undefined;
     if (job) run(job);

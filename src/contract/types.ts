@@ -15,6 +15,9 @@ export const SCHEMA_GENERATOR_VERSION = "edge.tools.schema.v2";
 /** The at-most-8 rule of SPEC §3. */
 export const ACTIVE_TOOL_LIMIT = 8;
 
+/** 1 MiB: a tools file is code, not data (SPEC leaves the bound to us; see docs/decisions.md). */
+export const MAX_TOOLS_FILE_BYTES = 1024 * 1024;
+
 /** The tool schema of SPEC §1: exactly what the model sees and what schema_sha256 covers. */
 export interface ToolSchema {
   name: string;

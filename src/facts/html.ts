@@ -97,7 +97,7 @@ export function extractPageText(html: string): PageText {
     article = null;
   }
   if (article?.content) {
-    const lines = blockLines(parseDocument(`<body>${article.content}</body>`).body!);
+    const lines = blockLines(parseDocument(`<!doctype html><html><head></head><body>${article.content}</body></html>`).body!);
     if (lines.join(" ").length >= 40) return { title: title || collapse(article.title ?? ""), lines, extractor: "readability" };
   }
   for (const el of Array.from(doc.querySelectorAll(BOILERPLATE))) el.remove();

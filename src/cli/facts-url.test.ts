@@ -92,6 +92,7 @@ describe("edge facts import-url", () => {
     expect(rows.message).toContain("5000");
     expect(await cli("facts", "import-url", `${site.origin}/rows/3`, "--store", "rows", "--split", "html-table-rows", "--json")).toMatchObject({ code: 0, json: { imported: 3 } });
     await refused(["facts", "import-url", `${site.origin}/missing`, "--store", "gone"], "url_fetch_failed", "gone");
+    await refused(["facts", "import-url", `${site.origin}/docs/limits`, "--store", "no-rows", "--split", "html-table-rows"], "html_no_facts", "no-rows");
     const hits = site.hits.get("/docs/limits") ?? 0;
     for (const store of ["../escape", "a/b", ".hidden", "x".repeat(65)]) {
       const r = await cli("facts", "import-url", `${site.origin}/docs/limits`, "--store", store, "--json");

@@ -169,7 +169,7 @@ fact_correction_unstable) never refuse. ${JSON_OUT}`,
     summary: "learn a Neural Imprint from a sample (or --dry-run: the plan, no model)",
     usage: `edge learn run --sample-file SAMPLE.json [--tools FILE [--tool NAME]... [--tool-tag TAG]...
           | --facts-store STORE | --tools-manifest FILE] [--max-calls N]
-          --engine scripted --script OUTPUTS.json [--no-evaluate] [--json]
+          --engine scripted --script OUTPUTS.json [--no-evaluate] [--include-text] [--json]
 edge learn run --dry-run --sample-file SAMPLE.json [--tools FILE | --facts-store STORE
           | --tools-manifest FILE] [--include-text] [--json]
 
@@ -178,7 +178,8 @@ lookup, or a manifest's lookups); chat restores it with the same surface. The sc
 scored question, the output without the prefix, then the output with it.
 --dry-run validates everything and prints the plan (questions, corrections applied or skipped,
 what would be scored, the prefix hash) without running a model or writing anything.
-${JSON_OUT}`,
+--include-text adds the question texts (dry run) and the prefix's text; output is hash-first
+without it. ${JSON_OUT}`,
     run: learnRun,
   },
   {

@@ -71,9 +71,10 @@ describe("imprints learned with a facts store or a tools manifest", () => {
 
   it("--tools-manifest: learn and restore under the manifest's name; a learn receipt path works as --with-imprint", async () => {
     const script = file("eval-manifest.json", ["It depends.", LOOKUP("support_kb")]);
-    const learned = await cli("learn", "run", "--sample-file", factsSample("support_kb"), "--tools-manifest", MANIFEST, "--engine", "scripted", "--script", script, "--json");
+    const learned = await cli("learn", "run", "--sample-file", factsSample("support_kb"), "--tools-manifest", MANIFEST, "--engine", "scripted", "--script", script, "--include-text", "--json");
     expect(learned.code, learned.out + learned.err).toBe(0);
     expect(learned.json.tool_surface).toBe("tools_manifest");
+    expect(learned.json.prefix).toContain("support_kb");
     expect(existsSync(learned.json.receipt_path)).toBe(true);
     const receipt = JSON.parse(readFileSync(learned.json.receipt_path, "utf8"));
     expect(receipt).toMatchObject({ kind: "learn", imprint_id: learned.json.imprint_id, tool_surface: "tools_manifest", tools_manifest_sha256: expect.stringMatching(/^sha256:/) });

@@ -116,6 +116,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         warnings: result.warnings,
         receipt_id: receipt.id,
         receipt_path: receiptPath,
+        ...(values["include-text"] ? { prefix: result.imprint.prefix } : {}),
       });
     } else {
       const e = result.evaluation;

@@ -15,6 +15,7 @@ interface DomNode {
 }
 interface DomElement extends DomNode {
   getAttribute(name: string): string | null;
+  closest(selector: string): DomElement | null;
   querySelectorAll(selector: string): ArrayLike<DomElement>;
   querySelector(selector: string): DomElement | null;
   remove(): void;
@@ -141,6 +142,8 @@ export function extractTableRows(html: string, baseUrl: string, limit: number): 
     const caption = collapse(table.querySelector("caption")?.textContent ?? "");
     let headers: string[] = [];
     for (const tr of Array.from(table.querySelectorAll("tr"))) {
+      // A nested table's rows are its own (visited as that table), not this one's.
+      if (tr.closest("table") !== table) continue;
       const cells = Array.from(tr.childNodes).filter((n): n is DomElement => n.nodeType === ELEMENT_NODE && /^T[DH]$/i.test(n.nodeName));
       if (!cells.length) continue;
       if (cells.every((c) => c.nodeName.toUpperCase() === "TH")) {

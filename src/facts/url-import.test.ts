@@ -23,6 +23,16 @@ describe("facts from a page", () => {
     expect(chunkLines(["a".repeat(10)], 4)).toEqual(["aaaa", "aaaa", "aa"]);
   });
 
+  it("table rows: a nested table's rows are counted once, links become absolute", () => {
+    const html = `<html><head><title>Index</title></head><body><table><tr><th>Id</th><th>Spec</th></tr>
+<tr><td><a href="/eip/1">1</a></td><td><table><tr><td>draft</td><td>core</td></tr></table></td></tr></table></body></html>`;
+    const { facts } = factsFromPage({ url: "https://eips.example.org/all", html, page_sha256: SHA, fetched_at: "t" }, { split: "html-table-rows", factIdPrefix: "eip" });
+    expect(facts.map((f) => [f.fact_id, f.text])).toEqual([
+      ["eip-row-1", "Id: 1 (https://eips.example.org/eip/1); Spec: draft | core"],
+      ["eip-row-2", "draft | core"],
+    ]);
+  });
+
   it("a crawl needs every bound, each within its ceiling", () => {
     const all = { maxDepth: 1, maxUrls: 5, maxBytes: 1000, maxBytesTotal: 5000, timeoutMs: 1000 };
     expect(checkCrawlBounds(all)).toEqual(all);

@@ -7,10 +7,9 @@ import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
 import type { ToolSchema } from "../contract/types.ts";
-import { LEARN_SAMPLE_SCHEMA, parseLearnSample, sampleWarnings, surfaceSchemas, TOOL_SCHEMA_EXPORT_SCHEMA, type LearnSample } from "../imprint/index.ts";
-import { activeSchemas } from "../toolset/freeze.ts";
+import { LEARN_SAMPLE_SCHEMA, parseLearnSample, sampleWarnings, TOOL_SCHEMA_EXPORT_SCHEMA, type LearnSample } from "../imprint/index.ts";
 import { EXIT_OK, printJson, UsageError, type CliIO } from "./io.ts";
-import { openToolSurface, SURFACE_OPTIONS } from "./tool-surface.ts";
+import { openToolSurface, SURFACE_OPTIONS, surfaceToolSchemas } from "./tool-surface.ts";
 
 const PEER = "my-demo-peer";
 const APP = "com.example.my-app";
@@ -72,14 +71,11 @@ export async function learnSampleInit(argv: string[], io: CliIO): Promise<number
   const { values, positionals } = parseArgs({ args: argv, options: { ...SURFACE_OPTIONS, output: { type: "string", short: "o" }, json: { type: "boolean" } }, allowPositionals: true, strict: true });
   if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}" (the file goes after --output).`);
   const opened = await openToolSurface(values);
-  let schemas: ToolSchema[];
-  try {
-    schemas = opened.toolset ? activeSchemas(opened.toolset) : opened.surface ? surfaceSchemas(opened.surface) : [];
-  } finally {
-    await opened.close();
-  }
+  await opened.close();
+  const active = surfaceToolSchemas(opened);
+  const schemas = active ?? [];
   const sample = starterSample(schemas);
-  const warnings = sampleWarnings(sample, opened.toolset || opened.surface ? schemas.map((s) => s.name) : null, null);
+  const warnings = sampleWarnings(sample, active ? schemas.map((s) => s.name) : null, null);
   const text = `${JSON.stringify(sample, null, 2)}\n`;
   if (values.output === undefined) {
     io.out(text);

@@ -7,13 +7,12 @@ import { parseArgs } from "node:util";
 import type { Receipt } from "../chat/receipt-types.ts";
 import { EdgeError } from "../contract/errors.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
-import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample, surfaceSchemas, type LearnSample } from "../imprint/index.ts";
+import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
 import { createNodeImprintStore } from "../imprint/node-store.ts";
 import { createNodeReceiptStore, receiptFileName } from "../store/node-receipts.ts";
-import { activeSchemas } from "../toolset/freeze.ts";
 import { readScript } from "./chat.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
-import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, type SurfaceValues } from "./tool-surface.ts";
+import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, surfaceToolSchemas, type SurfaceValues } from "./tool-surface.ts";
 
 export async function readSampleFile(file: string): Promise<LearnSample> {
   let text: string;
@@ -35,13 +34,8 @@ export async function validateSample(argv: string[], io: CliIO): Promise<number>
   if (positionals.length !== 1) throw new UsageError("learn validate takes exactly one FILE.");
   const sample = await readSampleFile(positionals[0]!);
   const opened = await openToolSurface(values);
-  let active: string[] | null = null;
-  try {
-    if (opened.toolset) active = activeSchemas(opened.toolset).map((s) => s.name);
-    else if (opened.surface) active = surfaceSchemas(opened.surface).map((s) => s.name);
-  } finally {
-    await opened.close();
-  }
+  await opened.close();
+  const active = surfaceToolSchemas(opened)?.map((s) => s.name) ?? null;
   const summary = await summarizeSample(sample);
   const warnings = sampleWarnings(sample, active, null);
   if (values.json) printJson(io, { ok: true, status: "valid", sample_id: sample.sample_id, sample: summary, warnings, warning_count: warnings.length });

@@ -1,9 +1,11 @@
 // The tool surface of `edge learn …`: a tools.py (frozen in a runner), a facts store's lookup, or
 // a tools manifest's lookups — mutually exclusive, as in `edge chat`.
 import { EdgeError } from "../contract/errors.ts";
+import type { ToolSchema } from "../contract/types.ts";
 import type { FactsSurface } from "../facts/surface.ts";
+import { surfaceSchemas } from "../imprint/learn.ts";
 import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
-import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
+import { activeSchemas, freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { factsSurfaceFor } from "./chat.ts";
 import { UsageError } from "./io.ts";
 
@@ -44,6 +46,12 @@ export async function openToolSurface(values: SurfaceValues): Promise<OpenSurfac
     await host.close();
     throw err;
   }
+}
+
+/** The schemas the model would see, or null without any tool surface. */
+export function surfaceToolSchemas(opened: OpenSurface): ToolSchema[] | null {
+  if (opened.toolset) return activeSchemas(opened.toolset);
+  return opened.surface ? surfaceSchemas(opened.surface) : null;
 }
 
 /** The flag that gives chat the same surface (for the "next:" hint). */

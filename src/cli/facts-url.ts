@@ -1,8 +1,9 @@
 // `edge facts import-url` and `edge facts crawl-url` (Edge Studio's commands, as documented):
 // HTML pages into a facts store, every bound explicit, validated whole before anything is written.
+// The HTML parser and extractor load only when one of these commands runs.
 import { parseArgs } from "node:util";
 import { createNodeFactsStore } from "../facts/store-node.ts";
-import { crawlUrl, importUrl, SPLIT_MODES, type FactOptions, type SplitMode, type UrlImportReport } from "../facts/url-import.ts";
+import type { FactOptions, SplitMode, UrlImportReport } from "../facts/url-import.ts";
 import { printRefusal } from "./facts.ts";
 import { EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
@@ -30,10 +31,12 @@ function oneUrl(sub: string, positionals: string[]): string {
   return positionals[0]!;
 }
 
+const SPLITS: readonly SplitMode[] = ["page", "html-table-rows"];
+
 function factOptions(sub: string, values: FactValues): FactOptions & { store: string } {
   if (values.store === undefined) throw new UsageError(`facts ${sub} needs --store STORE.`);
-  if (values.split !== undefined && !(SPLIT_MODES as readonly string[]).includes(values.split)) {
-    throw new UsageError(`--split must be one of ${SPLIT_MODES.join(", ")}.`);
+  if (values.split !== undefined && !(SPLITS as readonly string[]).includes(values.split)) {
+    throw new UsageError(`--split must be one of ${SPLITS.join(", ")}.`);
   }
   return {
     store: values.store,
@@ -68,6 +71,7 @@ export async function factsImportUrl(argv: string[], io: CliIO): Promise<number>
   const options = factOptions("import-url", values);
   const json = values.json === true;
   try {
+    const { importUrl } = await import("../facts/url-import.ts");
     const report = await importUrl(createNodeFactsStore(), url, {
       ...options,
       maxBytes: integer(values["max-bytes"], "--max-bytes") ?? 2_000_000,
@@ -103,6 +107,7 @@ export async function factsCrawlUrl(argv: string[], io: CliIO): Promise<number> 
   }
   const json = values.json === true;
   try {
+    const { crawlUrl } = await import("../facts/url-import.ts");
     return printReport(io, json, await crawlUrl(createNodeFactsStore(), url, { ...options, ...bounds }));
   } catch (err) {
     return printRefusal(io, json, url, err);

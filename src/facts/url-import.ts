@@ -12,7 +12,6 @@ import { importFacts, type ImportResult } from "./import.ts";
 import type { FactsStore } from "./store.ts";
 
 export type SplitMode = "page" | "html-table-rows";
-export const SPLIT_MODES: readonly SplitMode[] = ["page", "html-table-rows"];
 
 export const URL_IMPORT_LIMITS = {
   /** Facts one URL import (or crawl) may produce. */

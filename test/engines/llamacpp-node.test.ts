@@ -3,7 +3,7 @@
 // wrong hash, a 404, a file that is not GGUF, a download aborted or dropped half-way. Each gets its
 // code, leaves nothing in the model cache, and the same backend loads a good model afterwards.
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,8 @@ import { LlamaCppEngine } from "../../src/engines/llamacpp/engine.ts";
 import { ggmlTypeSize, KNOWN_GGML_TYPES } from "../../src/engines/llamacpp/gguf.ts";
 import { createNodeLlamaBackend } from "../../src/engines/llamacpp/node/backend.ts";
 import { loadNodeRuntime, nodeRuntime } from "../../src/engines/llamacpp/node/runtime.ts";
+import { checkImprint, learn, parseLearnSampleText } from "../../src/imprint/index.ts";
+import { createChatSession } from "../../src/chat/session.ts";
 import { buildTestModel, writeTestModel } from "../fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "./model-server.ts";
 import { nodeLlamaAvailable } from "./node-llama.ts";
@@ -183,7 +185,25 @@ describe.skipIf(!available)("llama.cpp in Node (node-llama-cpp 3.22.1, generated
     await e.load();
     await e.unload();
     const [entry] = cacheEntries();
-    const { readFileSync } = await import("node:fs");
     expect(createHash("sha256").update(readFileSync(path.join(cacheDir, entry!))).digest("hex")).toBe(model.sha256);
+  });
+
+  it("receipts and imprints record the GGUF file's sha256; an imprint refuses another file under the same name", async () => {
+    const a = new LlamaCppEngine({ backend, model: { kind: "file", path: model.path, id: "edge-test" }, threads: 1 });
+    const other = writeTestModel({ seed: 2 });
+    const b = new LlamaCppEngine({ backend, model: { kind: "file", path: other.path, id: "edge-test" }, threads: 1 });
+    await a.load();
+    await b.load();
+    const session = await createChatSession({ engine: a, responseFormat: () => ({ type: "grammar", grammar: 'root ::= "Hello."' }) });
+    const run = await session.chat("Say hello.");
+    expect(run.receipt.model_fingerprint).toEqual({ modelId: "edge-test", sha256: `sha256:${model.sha256}`, runtime: "node-llama-cpp 3.22.1" });
+    const sample = parseLearnSampleText(readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8"));
+    const { imprint } = await learn({ sample, toolset: null, engine: a, evaluate: false });
+    expect(imprint.model.fingerprint?.sha256).toBe(`sha256:${model.sha256}`);
+    await checkImprint(imprint, { schemas: [], toolset: null, engine: a.info() });
+    const refused = await checkImprint(imprint, { schemas: [], toolset: null, engine: b.info() }).catch((e: EdgeError) => e);
+    expect((refused as EdgeError).code).toBe("imprint_model_mismatch");
+    await a.unload();
+    await b.unload();
   });
 });

@@ -1,8 +1,10 @@
-// `edge learn validate|run`: check a learn sample, and learn a Neural Imprint from it with the
-// scripted engine in Node (web-llm needs WebGPU: learn in the browser playground for a real model).
+// `edge learn validate|run`: check a learn sample, and learn a Neural Imprint from it in Node with a
+// GGUF model (`--model`, llama.cpp) or the scripted engine (web-llm needs WebGPU: learn in the
+// browser playground for a web-llm model).
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
+import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { learn, parseLearnSampleText, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
 import { createNodeImprintStore } from "../imprint/node-store.ts";
@@ -11,6 +13,7 @@ import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { activeSchemas, freezeToolset } from "../toolset/freeze.ts";
 import { readScript } from "./chat.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
+import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS } from "./model.ts";
 
 export async function learnCommand(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
@@ -74,7 +77,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       tools: { type: "string" },
       tool: { type: "string", multiple: true },
       "tool-tag": { type: "string", multiple: true },
-      engine: { type: "string", default: "webllm" },
+      engine: { type: "string" },
+      ...MODEL_OPTIONS,
       script: { type: "string" },
       "max-calls": { type: "string" },
       "no-evaluate": { type: "boolean" },
@@ -91,15 +95,20 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new UsageError("--max-calls must be an integer ≥ 0.");
   }
   const sample = await readSampleFile(values["sample-file"]);
-  if (values.engine === "webllm") {
-    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine needs WebGPU, which Node does not have: learn with a real model in the browser playground, or use --engine scripted --script OUTPUTS.json here.");
+  const kind = engineKind(values);
+  if (kind === "webllm") {
+    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine needs WebGPU, which Node does not have: learn with a GGUF model here (--model FILE.gguf), in the browser playground, or with --engine scripted --script OUTPUTS.json.");
   }
-  if (values.engine !== "scripted") throw new UsageError(`Unknown engine "${values.engine}" (use webllm or scripted).`);
-  if (!values.script && !values["no-evaluate"]) {
+  if (kind !== "scripted" && kind !== "llamacpp") throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
+  if (kind === "scripted" && !values.script && !values["no-evaluate"]) {
     throw new UsageError("--engine scripted needs --script OUTPUTS.json: for each scored question, the output without the imprint prefix, then the output with it (or pass --no-evaluate).");
   }
-  const engine = new ScriptedEngine(values.script ? await readScript(values.script) : []);
-  await engine.load();
+  let engine: Engine;
+  if (kind === "llamacpp") engine = await loadModelEngine(values, io, values.json === true);
+  else {
+    engine = new ScriptedEngine(values.script ? await readScript(values.script) : []);
+    await engine.load();
+  }
 
   const host = createNodeRunnerHost({ spares: 0 });
   try {
@@ -112,6 +121,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       receipts: createNodeReceiptStore(),
       evaluate: values["no-evaluate"] !== true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
+      ...(maxTokensOf(values) !== undefined ? { maxTokens: maxTokensOf(values) } : {}),
     });
     if (values.json) {
       printJson(io, {
@@ -133,6 +143,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     return EXIT_OK;
   } finally {
     await host.close();
+    await engine.unload();
   }
 }
 

@@ -16,7 +16,10 @@ Tools (a tools.py with @edge_tool functions, or a tools manifest):
   edge tools validate tools.manifest.json [--learn-sample SAMPLE.json] [--json]
   edge tools call     FILE TOOL --args JSON [--timeout-ms N] [--json]
 
-Chat (the tool loop; in Node the model is the scripted engine, web-llm needs a browser's WebGPU):
+Chat (the tool loop; in Node a GGUF model runs in llama.cpp — needs \`npm run setup:llama\` once —
+or the scripted engine replays outputs; web-llm needs a browser's WebGPU):
+  edge chat --model FILE.gguf|URL|NAME --tools FILE --prompt TEXT [--tool-choice auto|required|none]
+            [--model-sha256 HEX] [--ctx-size N] [--threads N] [--max-tokens N] [--json]
   edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
             --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N]
             [--timeout-ms N] [--with-imprint ID|FILE] [--json]
@@ -34,7 +37,7 @@ Local facts:
 Neural Imprint:
   edge learn validate SAMPLE.json [--tools FILE] [--json]
   edge learn run --sample-file SAMPLE.json [--tools FILE] [--tool NAME]... [--max-calls N]
-            --engine scripted --script OUTPUTS.json [--no-evaluate] [--json]
+            --model FILE.gguf|URL|NAME | --engine scripted --script OUTPUTS.json [--no-evaluate] [--json]
                        (script: per scored question, the output without the prefix, then with it)
   edge imprints list|show ID|export ID [-o FILE]|import FILE|delete ID [--json]
 

@@ -2,6 +2,7 @@
 import type { ErrorCode } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
+import type { ModelFingerprint } from "../engines/engine.ts";
 
 export const RECEIPT_VERSION = "edge.receipt.v1";
 
@@ -40,6 +41,9 @@ export interface ReceiptBody {
   created_at: string;
   model_id: string | null;
   engine: string | null;
+  /** Which exact model build answered (a GGUF engine: the file's sha256 and the runtime). Optional:
+   *  absent from receipts written before it existed and from engines that report none. */
+  model_fingerprint?: ModelFingerprint;
   prompt_sha256: Sha256 | null;
   answer_sha256: Sha256 | null;
   tools_file_sha256: Sha256 | null;

@@ -334,6 +334,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       created_at: new Date().toISOString(),
       model_id: info.modelId,
       engine: info.kind,
+      ...(info.fingerprint ? { model_fingerprint: info.fingerprint } : {}),
       prompt_sha256: await sha256Text(prompt),
       answer_sha256: outcome === "return_direct" ? await sha256Json(result) : answer !== undefined ? await sha256Text(answer) : null,
       tools_file_sha256: toolset?.tools_file_sha256 ?? null,

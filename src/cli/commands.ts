@@ -22,8 +22,12 @@ export interface Command {
 }
 
 const SELECT = "--tool NAME (repeatable) and --tool-tag TAG (repeatable) narrow a tools.py's active set (at most 8 tools).";
-const SCRIPTED = `--engine scripted --script OUTPUTS.json: the model's successive outputs, a JSON array of strings.
-In Node the model is the scripted engine; web-llm needs a browser's WebGPU (npm start opens the playground).`;
+const MODEL = `--model runs a GGUF model with llama.cpp (needs \`npm run setup:llama\` once): a file path, an
+http(s) URL (downloaded once into $EDGE_DATA_DIR/models) or a catalog name. MODEL OPTIONS:
+[--model-sha256 HEX] (pin the file) [--ctx-size N] [--threads N] [--max-tokens N]
+[--tool-choice auto|required|none] (auto: exactly one valid call or a plain answer).`;
+const SCRIPTED = `--engine scripted --script OUTPUTS.json: the model's successive outputs, a JSON array of strings
+(no model runs). web-llm needs a browser's WebGPU (npm start opens the playground).`;
 const JSON_OUT = "--json prints one JSON document on stdout.";
 
 export const COMMANDS: readonly Command[] = [
@@ -78,12 +82,13 @@ expired token, or a second confirmation fails closed. ${JSON_OUT}`,
     path: ["chat"],
     summary: "the tool loop: one prompt, with a tools.py, a facts store or a tools manifest",
     usage: `edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
-          --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N]
-          [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT] [--json]
+          (--model FILE.gguf|URL|NAME [MODEL OPTIONS] | --engine scripted --script OUTPUTS.json)
+          [--include-text] [--max-calls N] [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT] [--json]
 edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT
-          --engine scripted --script OUTPUTS.json [--with-imprint ...] [--json]
+          (--model ... | --engine scripted --script OUTPUTS.json) [--with-imprint ...] [--json]
 
 --tools, --tools-manifest and --facts-store are mutually exclusive; ${SELECT}
+${MODEL}
 ${SCRIPTED}
 --with-imprint restores a Neural Imprint (an id, an exported imprint file, or a learn receipt) under
 its schema-level gates. --include-text stores the prompt and answer in the receipt.
@@ -169,10 +174,12 @@ fact_correction_unstable) never refuse. ${JSON_OUT}`,
     summary: "learn a Neural Imprint from a sample (or --dry-run: the plan, no model)",
     usage: `edge learn run --sample-file SAMPLE.json [--tools FILE [--tool NAME]... [--tool-tag TAG]...
           | --facts-store STORE | --tools-manifest FILE] [--max-calls N]
-          --engine scripted --script OUTPUTS.json [--no-evaluate] [--include-text] [--json]
+          (--model FILE.gguf|URL|NAME [MODEL OPTIONS] | --engine scripted --script OUTPUTS.json)
+          [--no-evaluate] [--include-text] [--json]
 edge learn run --dry-run --sample-file SAMPLE.json [--tools FILE | --facts-store STORE
           | --tools-manifest FILE] [--include-text] [--json]
 
+${MODEL}
 The imprint is bound to the tool surface it learned (a tools.py's active set, a facts store's
 lookup, or a manifest's lookups); chat restores it with the same surface. The script holds, per
 scored question, the output without the prefix, then the output with it.

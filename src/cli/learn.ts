@@ -1,11 +1,13 @@
-// `edge learn validate|run`: check a learn sample, and learn a Neural Imprint from it with the
-// scripted engine in Node (web-llm needs WebGPU: learn in the browser playground for a real model),
-// against a tools.py, a facts store or a tools manifest; `--dry-run` prints the plan only.
+// `edge learn validate|run`: check a learn sample, and learn a Neural Imprint from it in Node with a
+// GGUF model (`--model`, llama.cpp) or the scripted engine (web-llm needs WebGPU: learn in the
+// browser playground for a web-llm model), against a tools.py, a facts store or a tools manifest;
+// `--dry-run` prints the plan only.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import type { Receipt } from "../chat/receipt-types.ts";
 import { EdgeError } from "../contract/errors.ts";
+import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
 import { createNodeImprintStore } from "../imprint/node-store.ts";
@@ -13,6 +15,7 @@ import { createNodeReceiptStore, receiptFileName } from "../store/node-receipts.
 import { readScript } from "./chat.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, surfaceToolSchemas, type SurfaceValues } from "./tool-surface.ts";
+import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS } from "./model.ts";
 
 export async function readSampleFile(file: string): Promise<LearnSample> {
   let text: string;
@@ -56,7 +59,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       ...SURFACE_OPTIONS,
       "dry-run": { type: "boolean" },
       "include-text": { type: "boolean" },
-      engine: { type: "string", default: "webllm" },
+      engine: { type: "string" },
+      ...MODEL_OPTIONS,
       script: { type: "string" },
       "max-calls": { type: "string" },
       "no-evaluate": { type: "boolean" },
@@ -73,15 +77,20 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
   const sample = await readSampleFile(values["sample-file"]);
   if (values["dry-run"]) return dryRun(sample, values, maxCalls, values["include-text"] === true, values.json === true, io);
-  if (values.engine === "webllm") {
-    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine needs WebGPU, which Node does not have: learn with a real model in the browser playground, or use --engine scripted --script OUTPUTS.json here.");
+  const kind = engineKind(values);
+  if (kind === "webllm") {
+    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine needs WebGPU, which Node does not have: learn with a GGUF model here (--model FILE.gguf), in the browser playground, or with --engine scripted --script OUTPUTS.json.");
   }
-  if (values.engine !== "scripted") throw new UsageError(`Unknown engine "${values.engine}" (use webllm or scripted).`);
-  if (!values.script && !values["no-evaluate"]) {
+  if (kind !== "scripted" && kind !== "llamacpp") throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
+  if (kind === "scripted" && !values.script && !values["no-evaluate"]) {
     throw new UsageError("--engine scripted needs --script OUTPUTS.json: for each scored question, the output without the imprint prefix, then the output with it (or pass --no-evaluate).");
   }
-  const engine = new ScriptedEngine(values.script ? await readScript(values.script) : []);
-  await engine.load();
+  let engine: Engine;
+  if (kind === "llamacpp") engine = await loadModelEngine(values, io, values.json === true);
+  else {
+    engine = new ScriptedEngine(values.script ? await readScript(values.script) : []);
+    await engine.load();
+  }
 
   const opened = await openToolSurface(values);
   try {
@@ -95,6 +104,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       receipts,
       evaluate: values["no-evaluate"] !== true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
+      ...(maxTokensOf(values) !== undefined ? { maxTokens: maxTokensOf(values) } : {}),
     });
     // The stored learn receipt: `--with-imprint` also accepts its path (as Edge Studio's does).
     const receipt = result.receipt as Receipt;
@@ -124,6 +134,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     return EXIT_OK;
   } finally {
     await opened.close();
+    await engine.unload();
   }
 }
 

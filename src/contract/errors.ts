@@ -81,6 +81,10 @@ export const ERRORS = {
     "This turn does not fit the model's context window even after dropping older turns (the prompt or a tool result is too large); shorten the prompt, return smaller tool results, reset the conversation, or load a model with a larger context.",
   engine_lost:
     "The model's worker or GPU device was lost after loading (a crash, out of memory, or a driver reset); the answer in progress was discarded. Reload the model to continue.",
+  model_not_gguf:
+    "This file is not a GGUF model (wrong magic bytes, unsupported version or a garbled header); pick a .gguf file made for llama.cpp.",
+  model_truncated:
+    "The GGUF model file is incomplete (shorter than its own tensor table says), usually an interrupted download; download it again.",
   script_exhausted:
     "The scripted demo engine has no scripted output left for this turn; it only replays its script (no model runs).",
 

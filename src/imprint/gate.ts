@@ -38,6 +38,8 @@ export function fingerprintKey(fp: ModelFingerprint | null | undefined): string 
     modelUrl: fp.modelUrl ?? null,
     integrity: fp.integrity ?? null,
     runtimeVersion: fp.runtimeVersion ?? null,
+    // A GGUF model is its file: the same weights under another runtime restore fine.
+    ...(fp.sha256 ? { sha256: fp.sha256 } : {}),
   });
 }
 

@@ -104,7 +104,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
   const maxCalls = options.maxCalls ?? 4;
   if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_argument", {}, "maxCalls must be a non-negative integer.");
   const info = engine.info();
-  if (info.kind === "webllm" && !info.fingerprint) {
+  if (info.kind !== "scripted" && !info.fingerprint) {
     // Binding to a model we cannot identify would make the model gate meaningless.
     throw new EdgeError("engine_not_loaded", {}, "Load the model before learning: the imprint is bound to the exact model build, which is known only after loading.");
   }

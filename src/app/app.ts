@@ -2,8 +2,9 @@
 // methods; it emits "change" events (on `events`) so every panel can re-render what it shows.
 import { createChatSession, type ChatSession } from "../chat/session.ts";
 import type { ReceiptStore } from "../chat/receipt-types.ts";
+import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import { EdgeError, type ErrorJson } from "../contract/errors.ts";
-import { sha256Bytes } from "../contract/hash.ts";
+import { randomHex, sha256Bytes } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
 import type { Selection } from "../contract/types.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
@@ -32,6 +33,8 @@ export interface Stores {
   /** Loaded on first use (own chunks: the imprint and facts code is not in the entry script). */
   imprints(): Promise<ImprintStore>;
   facts(): Promise<FactsStore>;
+  /** The workspace file system (IndexedDB), shared by the Workspace tab, built-ins and read_local tools. */
+  workspace(): Promise<EdgeVfs>;
 }
 
 function lazy<T>(load: () => Promise<T>): () => Promise<T> {
@@ -42,9 +45,11 @@ function lazy<T>(load: () => Promise<T>): () => Promise<T> {
 /** What the chat's tools are: the Python file, a facts store's lookup, or a tools manifest. */
 export type ToolMode = { kind: "python" } | { kind: "facts"; store: string } | { kind: "manifest"; name: string; bytes: Uint8Array };
 
-export type AppChange = "report" | "selection" | "session" | "engine" | "receipts" | "imprints" | "facts" | "source";
+export type AppChange = "report" | "selection" | "session" | "engine" | "receipts" | "imprints" | "facts" | "source" | "workspace";
 
 export interface SessionInfo {
+  /** Random per session: names the session's goals file in the workspace. */
+  id: string;
   session: ChatSession;
   /** The source the session (and confirm) re-read. */
   source: ToolSource | null;
@@ -94,6 +99,7 @@ export class App {
       pending: createIdbPendingStore(db),
       imprints: lazy(async () => (await import("../imprint/idb-store.ts")).createIdbImprintStore(db)),
       facts: lazy(async () => (await import("../facts/store-idb.ts")).createIdbFactsStore(db)),
+      workspace: lazy(async () => (await import("../builtins/vfs/vfs-idb.ts")).openIdbVfs(db)),
     };
   }
 
@@ -202,7 +208,7 @@ export class App {
       ...(surface?.kind === "tools_manifest" ? { toolsManifest: surface } : {}),
       ...(imprint ? { imprint } : {}),
     });
-    this.current = { session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now() };
+    this.current = { id: `session_${randomHex(8)}`, session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now() };
     this.sourceChanged = false;
     this.emit("session");
     return this.current;

@@ -265,6 +265,33 @@ export class EdgeVfs implements IFileSystem {
     return { created: !prev };
   }
 
+  /**
+   * Write several files as ONE change: every limit is checked for the whole batch and it is
+   * committed in one transaction, so an import or an approved plan lands whole or not at all.
+   * `null` data removes the file. Missing parent directories are created.
+   */
+  async writeBatch(files: readonly { path: string; data: Uint8Array | null }[]): Promise<void> {
+    const changes = new Map<string, Entry | null>();
+    for (const f of files) {
+      const p = normalizePath(f.path);
+      if (p === DEV_NULL || p === "/") throw vfsError("vfs_invalid_path", "EINVAL", "not a file path", "open", p);
+      const prev = changes.has(p) ? changes.get(p) : this.entries.get(p);
+      if (prev?.type === "directory") throw isDir("open", p);
+      if (f.data === null) {
+        if (prev) changes.set(p, null);
+        continue;
+      }
+      for (let d = parentOf(p); d !== "/"; d = parentOf(d)) {
+        const e = changes.has(d) ? changes.get(d) : this.entries.get(d);
+        if (e?.type === "directory") break;
+        if (e) throw notDir("open", p);
+        changes.set(d, this.dirEntry());
+      }
+      changes.set(p, { type: "file", data: f.data, mode: prev?.mode ?? 0o644, mtime: Date.now() });
+    }
+    if (changes.size) await this.apply(changes);
+  }
+
   readBytes(path: string): Uint8Array {
     const p = normalizePath(path);
     if (p === DEV_NULL) return new Uint8Array();
@@ -272,6 +299,12 @@ export class EdgeVfs implements IFileSystem {
     if (!e) throw notFound("open", p);
     if (e.type === "directory") throw isDir("read", p);
     return e.data!;
+  }
+
+  /** A file's bytes, or null for a directory or a missing path (listing code: no exceptions). */
+  readBytesIfFile(path: string): Uint8Array | null {
+    const e = this.entries.get(normalizePath(path));
+    return e?.type === "file" ? e.data! : null;
   }
 
   // ── IFileSystem (just-bash) ──────────────────────────────────────────────────────────

@@ -116,3 +116,50 @@ test("bad input is refused with a code and leaves the workspace unchanged", asyn
   await expect(page.locator("#ws-status")).toContainText("storage_quota_exceeded:");
   expect(await wsPaths(page)).toEqual(unchanged);
 });
+
+async function chat(page: Page, outputs: unknown[], prompt: string): Promise<void> {
+  await page.getByRole("tab", { name: "Chat" }).click();
+  await page.locator("#script").fill(JSON.stringify(outputs));
+  await page.getByLabel("Message").fill(prompt);
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+}
+
+test("built-ins for a session: counted with the Python tools, writes shown as a diff and approved or rejected", async ({ page }) => {
+  await openWorkspace(page);
+  await page.locator("#ws-files").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("one\ntwo\n") });
+  await expect(page.locator("#ws-status")).toHaveText("Uploaded 1 file(s).");
+  for (const name of ["read_file", "write_file", "bash", "create_goal"]) await page.locator(`#builtin-list input[data-builtin=${name}]`).check();
+  await expect(page.locator("#active-set")).toContainText("active_tool_limit_exceeded: 5 Python tool(s) + 4 built-in(s) = 9 of 8");
+  await page.locator("#builtin-list input[data-builtin=create_goal]").uncheck();
+  await expect(page.locator("#active-set")).toContainText("+ 3 built-in(s) = 8 of 8");
+  await page.getByRole("button", { name: "Freeze / new session" }).click();
+  await expect(page.locator("#chat-info")).toContainText("write_file");
+
+  // Approve: the card shows the line diff; the file holds exactly that afterwards.
+  await chat(page, [{ tool_name: "write_file", arguments: { path: "notes.txt", content: "one\nTWO\n" } }, "Written."], "fix line two");
+  const card = page.locator(".write-card");
+  await expect(card.getByTestId("write-diff")).toContainText("-two");
+  await expect(card.getByTestId("write-diff")).toContainText("+TWO");
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.locator(".entry.answer .text")).toHaveText("Written.");
+  await expect(page.locator(".tool-card[data-tool=write_file]")).toHaveAttribute("data-state", "ok");
+
+  // Reject: nothing is written; the run fails closed with builtin_write_rejected.
+  await page.getByRole("button", { name: "Clear conversation" }).click();
+  await chat(page, [{ tool_name: "bash", arguments: { command: "echo three >> notes.txt" } }], "append");
+  await expect(page.locator(".write-card").getByTestId("write-diff")).toContainText("+three");
+  await page.locator(".write-card").getByRole("button", { name: "Reject" }).click();
+  await expect(page.locator(".entry.error")).toContainText("builtin_write_rejected");
+
+  // A read-only script needs no approval.
+  await page.getByRole("button", { name: "Clear conversation" }).click();
+  await chat(page, [{ tool_name: "bash", arguments: { command: "cat notes.txt" } }, "{{tool_result.stdout}}"], "show");
+  await expect(page.locator(".entry.answer .text")).toHaveText("one\nTWO");
+  await expect(page.locator(".write-card")).toHaveCount(0);
+
+  await page.getByRole("tab", { name: "Workspace" }).click();
+  await page.getByRole("button", { name: "notes.txt", exact: true }).click();
+  await expect(page.getByLabel("Contents of notes.txt")).toHaveValue("one\nTWO\n");
+  await page.getByRole("tab", { name: "Receipts" }).click();
+  await expect(page.locator("#panel-receipts")).toContainText("failed_closed");
+});

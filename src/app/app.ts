@@ -2,7 +2,10 @@
 // methods; it emits "change" events (on `events`) so every panel can re-render what it shows.
 import { createChatSession, type ChatSession } from "../chat/session.ts";
 import type { ReceiptStore } from "../chat/receipt-types.ts";
+import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
+import type { WritePlan } from "../builtins/write-plan.ts";
+import { createToolRuntime, type ApprovalHandler, type ToolRuntime } from "../runtime/index.ts";
 import { EdgeError, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Bytes } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
@@ -77,6 +80,12 @@ export class App {
   readonly tickets = new Map<string, PendingTicket>();
   /** Set when the editor or the file differs from what the session froze. */
   sourceChanged = false;
+  /** Built-in tools offered next to the Python tools (counted in the same 8-tool limit). */
+  builtins: BuiltinToolName[] = [];
+  /** "Allow writes for this session": built-in writes run without the approval card. */
+  allowWrites = false;
+  /** Shows a built-in write's diff and resolves with the person's answer (set by the chat panel). */
+  writeApprover: ((plan: WritePlan, signal: AbortSignal) => Promise<boolean>) | null = null;
   private stopPurge: (() => void) | undefined;
 
   constructor(
@@ -145,6 +154,27 @@ export class App {
     this.emit("selection");
   }
 
+  setBuiltins(names: BuiltinToolName[]): void {
+    this.builtins = names;
+    this.emit("selection");
+  }
+
+  /** The built-ins chosen for a session, registered into a fresh runtime with their write approval. */
+  private async builtinsFor(sessionId: string): Promise<{ runtime: ToolRuntime; approval: ApprovalHandler } | null> {
+    if (!this.builtins.length) return null;
+    const b = await import("../builtins/index.ts");
+    const vfs = await this.stores.workspace();
+    const runtime = createToolRuntime();
+    const planner = b.createBuiltinWritePlanner({ vfs, sessionId });
+    await b.registerBuiltins(runtime, { vfs, tools: this.builtins, planner, sessionId });
+    const approval = b.writeApproval({
+      planner,
+      allowWrites: () => this.allowWrites,
+      ask: (plan, signal) => (this.writeApprover ? this.writeApprover(plan, signal) : Promise.resolve(false)),
+    });
+    return { runtime, approval };
+  }
+
   /** Freeze the last report's bytes under the selection (no second discovery). */
   async freezeFromReport(): Promise<FrozenToolset> {
     if (!this.report) throw new EdgeError("tools_file_import_failed", {}, "Inspect the tools file first.");
@@ -184,6 +214,8 @@ export class App {
       surface = mode.kind === "facts" ? await factsStoreSurface(facts, mode.store) : await toolsManifestSurface(facts, mode.bytes);
     }
     const imprint = this.imprint ? (await import("../imprint/gate.ts")).imprintBinding(this.imprint) : undefined;
+    const id = `session_${randomHex(8)}`;
+    const builtins = await this.builtinsFor(id);
     const pythonSel = selection.tool?.length || selection.toolTag?.length ? selection : undefined;
     const session = await createChatSession({
       engine,
@@ -207,8 +239,9 @@ export class App {
       ...(surface?.kind === "facts_store" ? { factsStore: surface } : {}),
       ...(surface?.kind === "tools_manifest" ? { toolsManifest: surface } : {}),
       ...(imprint ? { imprint } : {}),
+      ...(builtins ? builtins : {}),
     });
-    this.current = { id: `session_${randomHex(8)}`, session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now() };
+    this.current = { id, session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now() };
     this.sourceChanged = false;
     this.emit("session");
     return this.current;

@@ -10,6 +10,7 @@ import { viewOf } from "../confirm/pending.ts";
 import type { App } from "./app.ts";
 import { errorText, h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
 import { defaultScript, type PlaygroundScript } from "./scripted.ts";
+import { writeApprovalCard } from "./write-card.ts";
 
 export interface ChatPanel {
   send(prompt: string): Promise<ChatRun | null>;
@@ -76,7 +77,8 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
       info.textContent = "Starting…";
       return;
     }
-    const tools = cur.toolset ? cur.toolset.active.map((t) => t.schema.name) : cur.surface ? cur.surface.tools.map((t) => t.name) : [];
+    // Everything the model is offered: Python tools, built-ins, lookups.
+    const tools = cur.session.runtime.schemas().map((t) => t.name);
     replace(
       info,
       `Engine: ${cur.engine.info().label} · tools: ${tools.join(", ") || "none"}`,
@@ -330,5 +332,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     }
   });
   renderInfo();
+  // A built-in write waits here for the person: its diff, Approve / Reject.
+  app.writeApprover = (plan, signal) => writeApprovalCard(entry("tool write"), plan, signal);
   return { send };
 }

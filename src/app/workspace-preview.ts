@@ -4,20 +4,11 @@ import { toErrorJson } from "../contract/errors.ts";
 import { sha256Bytes } from "../contract/hash.ts";
 import { sniffImage } from "../builtins/fs-tools.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
+import { asText } from "../builtins/workspace/text.ts";
 import { bytes as fmtBytes, download, errorText, h, replace, setStatus } from "./dom.ts";
 
 /** Text above this is shown read-only in part (editing it in a textarea helps no one). */
 const EDIT_LIMIT = 1024 * 1024;
-
-/** UTF-8 text without NULs, or null (binary). */
-export function asText(data: Uint8Array): string | null {
-  if (data.includes(0)) return null;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(data);
-  } catch {
-    return null;
-  }
-}
 
 export interface PreviewHooks {
   /** After a save (the panel re-lists, other panels learn the workspace changed). */

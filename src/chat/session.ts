@@ -3,7 +3,7 @@
 // pipeline (fresh runner per Python call) → result back to the model or straight to the caller
 // (return_direct) → one chained receipt. Every failure ends the run fail-closed with its code.
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
-import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
+import { randomHex, schemaSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
@@ -384,7 +384,7 @@ async function callReceipt(
     execution_level: def?.executionLevel ?? null,
     args_sha256: report?.args_sha256 ?? (await safeHash(args)),
     result_sha256: report?.result_sha256 ?? (execution.status === "ok" ? await safeHash(execution.result) : null),
-    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || null,
+    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || (await registeredSchemaSha(runtime, execution.name)),
     tools_file_sha256_verified: report?.tools_file_sha256_verified ?? false,
     runner_secret_verified: report?.runner_secret_verified ?? false,
     network_used_by_edge: false,
@@ -396,6 +396,12 @@ async function callReceipt(
       : {}),
     ...(includeText ? { arguments: args } : {}),
   };
+}
+
+/** Built-ins and lookups carry no precomputed hash: the schema the model saw, hashed the same way. */
+async function registeredSchemaSha(runtime: ToolRuntime, name: string): Promise<Sha256 | null> {
+  const schema = runtime.schemas({ allow: [name] })[0];
+  return schema ? schemaSha256(schema) : null;
 }
 
 async function safeHash(value: unknown): Promise<Sha256 | null> {

@@ -11,6 +11,7 @@ import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecuti
 import { argsProblem } from "../contract/ajv.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
 import { parseModelOutput } from "./parse.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
@@ -97,6 +98,8 @@ export interface ChatSessionOptions {
   responseFormat?: (schemas: readonly ToolSchema[]) => ResponseFormat | undefined;
   /** Extra tools (built-ins) or hooks: the session registers its Python tools into this runtime. */
   runtime?: ToolRuntime;
+  /** Mounted read-only at /workspace for Python tools that declare read_local (a snapshot per call). */
+  workspace?: WorkspaceSource;
   maxTokens?: number;
 }
 
@@ -152,7 +155,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const runtime = options.runtime ?? createToolRuntime();
   const reports = new Map<string, ToolCallReport>();
   if (toolset && host) {
-    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, onReport: (r) => reports.set(r.call_id, r) })) {
+    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, workspace: options.workspace, onReport: (r) => reports.set(r.call_id, r) })) {
       runtime.register(def);
     }
   }
@@ -394,6 +397,7 @@ async function callReceipt(
     ...(def?.meta["reportsRows"] === true && typeof (execution.result as { rows?: unknown } | undefined)?.rows === "number"
       ? { rows: (execution.result as { rows: number }).rows }
       : {}),
+    ...(report?.workspace_sha256 ? { workspace_sha256: report.workspace_sha256 } : {}),
     ...(includeText ? { arguments: args } : {}),
   };
 }

@@ -163,3 +163,75 @@ test("built-ins for a session: counted with the Python tools, writes shown as a 
   await page.getByRole("tab", { name: "Receipts" }).click();
   await expect(page.locator("#panel-receipts")).toContainText("failed_closed");
 });
+
+test("a read_local tool summarizes /workspace/data.csv; an edit changes the next call's workspace_sha256", async ({ page }) => {
+  await openWorkspace(page);
+  await page.locator("#ws-files").setInputFiles({ name: "data.csv", mimeType: "text/csv", buffer: Buffer.from(CSV) });
+  await expect(page.locator("#ws-status")).toHaveText("Uploaded 1 file(s).");
+  // The example read_local tools become the session's tools.
+  await page.locator("#file-input").setInputFiles("public/examples/workspace_tools.py");
+  await expect(page.locator("#session-info")).toContainText("4 active tool(s) of workspace_tools.py");
+
+  const summarize = [{ tool_name: "summarize_csv", arguments: { path: "data.csv" } }, "rows={{tool_result.rows}} sums={{tool_result.sums}}"];
+  await chat(page, summarize, "Summarize data.csv");
+  await expect(page.locator(".entry.answer .text").last()).toHaveText('rows=2 sums={"amount":42}');
+  const first = await page.getByTestId("workspace-sha").last().getAttribute("data-sha");
+  expect(first).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+  await page.getByRole("tab", { name: "Workspace" }).click();
+  await page.getByRole("button", { name: "data.csv", exact: true }).click();
+  await page.getByLabel("Contents of data.csv").fill(`${CSV}east,8\n`);
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.locator("#ws-status")).toHaveText("Saved /workspace/data.csv.");
+  await chat(page, summarize, "Again");
+  await expect(page.locator(".entry.answer .text").last()).toHaveText('rows=3 sums={"amount":50}');
+  const second = await page.getByTestId("workspace-sha").last().getAttribute("data-sha");
+  expect(second).toMatch(/^sha256:[0-9a-f]{64}$/);
+  expect(second).not.toBe(first);
+
+  // Without read_local there is no /workspace; writing into it fails in Python.
+  await chat(page, [{ tool_name: "sees_workspace", arguments: {} }, "exists={{tool_result.exists}}"], "Can you see it?");
+  await expect(page.locator(".entry.answer .text").last()).toHaveText("exists=false");
+  await expect(page.locator(".tool-card[data-tool=sees_workspace] [data-testid=workspace-sha]")).toHaveCount(0);
+  await chat(page, [{ tool_name: "write_report", arguments: { text: "hi" } }], "Write a report");
+  await expect(page.locator(".entry.error").last()).toContainText("tool_raised");
+  await expect(page.locator(".entry.error").last()).toContainText("PermissionError");
+  await page.getByRole("tab", { name: "Workspace" }).click();
+  expect(await wsPaths(page)).toEqual(["/workspace/data.csv"]);
+
+  // The receipt records the hash of exactly the data the call read.
+  await page.getByRole("tab", { name: "Receipts" }).click();
+  const receipts = await page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open("edge-web");
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    return new Promise<{ seq: number; calls: { tool_name: string; workspace_sha256?: string }[] }[]>((res) => {
+      const q = db.transaction("receipts").objectStore("receipts").getAll();
+      q.onsuccess = () => res(q.result);
+    });
+  });
+  const reads = receipts
+    .sort((a, b) => a.seq - b.seq)
+    .flatMap((r) => r.calls).filter((c) => c.tool_name === "summarize_csv").map((c) => c.workspace_sha256);
+  expect(reads).toEqual([first, second]);
+});
+
+test("the workspace survives an offline reload", async ({ page, context }) => {
+  test.setTimeout(240_000);
+  await page.goto("/");
+  await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
+  await expect(page.locator("body")).toHaveAttribute("data-offline-ready", "1", { timeout: 120_000 });
+  await page.getByRole("tab", { name: "Workspace" }).click();
+  await page.locator("#ws-files").setInputFiles({ name: "data.csv", mimeType: "text/csv", buffer: Buffer.from(CSV) });
+  await expect(page.locator("#ws-status")).toHaveText("Uploaded 1 file(s).");
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
+  await page.getByRole("tab", { name: "Workspace" }).click();
+  expect(await wsPaths(page)).toEqual(["/workspace/data.csv"]);
+  await page.getByRole("button", { name: "data.csv", exact: true }).click();
+  await expect(page.getByLabel("Contents of data.csv")).toHaveValue(CSV);
+  await context.setOffline(false);
+});

@@ -22,6 +22,7 @@ import type { FactsStore } from "../facts/store.ts";
 import type { Imprint, ImprintStore } from "../imprint/record.ts";
 import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { openEdgeDb } from "../store/idb.ts";
 import { createIdbReceiptStore } from "../store/idb-receipts.ts";
 import type { EdgeDb } from "../store/idb-schema.ts";
@@ -175,6 +176,14 @@ export class App {
     return { runtime, approval };
   }
 
+  /** The Workspace tab's files as read_local tools see them (the VFS is opened on first use). */
+  readonly workspace: WorkspaceSource = {
+    snapshot: async (limits) => {
+      const [{ vfsWorkspaceSource }, vfs] = await Promise.all([import("../builtins/workspace/source.ts"), this.stores.workspace()]);
+      return vfsWorkspaceSource(vfs).snapshot(limits);
+    },
+  };
+
   /** Freeze the last report's bytes under the selection (no second discovery). */
   async freezeFromReport(): Promise<FrozenToolset> {
     if (!this.report) throw new EdgeError("tools_file_import_failed", {}, "Inspect the tools file first.");
@@ -227,6 +236,7 @@ export class App {
         ? {
             toolset,
             host: this.host,
+            workspace: this.workspace,
             ...(pythonSel ? { selection: pythonSel } : {}),
             confirmations: createConfirmationBroker({
               store: this.stores.pending,

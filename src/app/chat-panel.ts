@@ -187,7 +187,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
         return;
       }
       try {
-        show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts }), "Confirmed");
+        show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts, workspace: app.workspace }), "Confirmed");
       } catch (err) {
         replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
       }
@@ -266,6 +266,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
             { class: "small muted" },
             `runner secret verified: ${c.runner_secret_verified ? "yes" : "no"} · tools file verified: ${c.tools_file_sha256_verified ? "yes" : "no"} · args `,
             hashCode(c.args_sha256),
+            c.workspace_sha256 ? h("span", { "data-testid": "workspace-sha", "data-sha": c.workspace_sha256 }, " · read the workspace ", hashCode(c.workspace_sha256)) : null,
           ),
         );
       }

@@ -110,7 +110,11 @@ export async function mountWorkspacePanel(app: App, root: HTMLElement): Promise<
       rename,
       remove,
     });
-    if (selected) renderPreview(ui.preview, vfs, selected, { saved: changed });
+    const saved = (path: string): void => {
+      setStatus(ui.status, `Saved ${path}.`, "ok");
+      changed();
+    };
+    if (selected) renderPreview(ui.preview, vfs, selected, { saved });
     else replace(ui.preview, h("p", { class: "muted" }, "Select a file to see its size, sha256 and contents."));
     await renderMeter(ui.meter, ui.meterText, vfs);
     renderGoals(ui.goals, vfs, app.current?.id ?? null);

@@ -38,7 +38,6 @@ export function renderPreview(root: HTMLElement, vfs: EdgeVfs, path: string, hoo
     save.addEventListener("click", async () => {
       try {
         await vfs.writeBytes(path, new TextEncoder().encode(area.value));
-        setStatus(status, `Saved ${path}.`, "ok");
         hooks.saved(path);
       } catch (err) {
         setStatus(status, errorText(toErrorJson(err)), "error");

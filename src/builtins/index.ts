@@ -110,8 +110,10 @@ export interface WriteApprovalOptions {
   planner: WritePlanner;
   /** The person ticked "allow writes for this session": no card, every built-in write runs. */
   allowWrites?: () => boolean;
-  /** Show the plan (its diff) and resolve true to apply it, false to refuse. */
-  ask(plan: WritePlan, signal: AbortSignal): Promise<boolean>;
+  /** Show the plan (its diff) and resolve true to apply it, false to refuse. Without it (a CLI
+   *  run has no one to ask) a write that changes files is denied with `deniedReason`. */
+  ask?(plan: WritePlan, signal: AbortSignal): Promise<boolean>;
+  deniedReason?: string;
   /** Anything else that asks (not a built-in write); default: denied. */
   next?: ApprovalHandler;
 }
@@ -136,6 +138,10 @@ export function writeApproval(options: WriteApprovalOptions): ApprovalHandler {
       return { decision: "deny", reason: e.message, code: e.code };
     }
     if (plan.changes.length === 0) return { decision: "allow" };
+    if (!options.ask) {
+      options.planner.take(call.id);
+      return { decision: "deny", reason: options.deniedReason ?? ERRORS.builtin_writes_not_allowed, code: "builtin_writes_not_allowed" };
+    }
     const yes = await options.ask(plan, signal).catch(() => false);
     if (yes && !signal.aborted) return { decision: "allow" };
     options.planner.take(call.id);

@@ -7,6 +7,7 @@ import { imprintsCommand } from "./imprints.ts";
 import { learnCommand } from "./learn.ts";
 import { receiptsCommand } from "./receipts.ts";
 import { toolsCommand } from "./tools.ts";
+import { workspaceCommand } from "./workspace.ts";
 
 export const HELP = `edge — Edge Web command line
 
@@ -21,6 +22,13 @@ Chat (the tool loop; in Node the model is the scripted engine, web-llm needs a b
             --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N]
             [--timeout-ms N] [--with-imprint ID|FILE] [--json]
   edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT --engine scripted --script OUTPUTS.json [--json]
+
+The workspace (built-in tools: read_file, write_file, edit_file, read_image, bash, goals):
+  edge chat … --workspace DIR [--builtins read_file,bash,…] [--allow-writes]
+                       built-ins over DIR; read_local Python tools see DIR read-only at /workspace
+  edge workspace ls [--json]                           the stored workspace's files, sizes, sha256
+  edge workspace import PATH [--into SUBDIR] [--json]  a .zip (bounded), a folder or a file
+  edge workspace export -o FILE.zip [--json]
 
 Confirmation of commit tools (edge chat prints the exact command):
   edge tools confirm  ID|PENDING_FILE --token TOKEN [--timeout-ms N] [--json]
@@ -62,6 +70,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (group === "facts") return await factsCommand(rest, io);
     if (group === "learn") return await learnCommand(rest, io);
     if (group === "imprints") return await imprintsCommand(rest, io);
+    if (group === "workspace") return await workspaceCommand(rest, io);
     throw new UsageError(`Unknown command "${group}".`);
   } catch (err) {
     if (err instanceof UsageError || (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS"))) {

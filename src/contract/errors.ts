@@ -137,6 +137,8 @@ export const ERRORS = {
   workspace_too_large:
     "The workspace is larger than what a read_local tool may have mounted (size or file count limit); remove files from the workspace or raise the mount limit.",
   builtin_write_rejected: "The person rejected this change to the workspace; nothing was written.",
+  builtin_writes_not_allowed:
+    "This built-in tool would change files in the workspace and writes are not allowed in this run; nothing was written. In the CLI pass --allow-writes.",
   write_preview_stale:
     "The workspace changed while this change waited for approval, so the approved diff no longer applies; nothing was written. Ask again.",
   workspace_path_escape:

@@ -3,37 +3,16 @@
 // handler's question; nothing is written before Approve, and the written result is exactly the
 // plan shown here.
 import type { FileChange, WritePlan } from "../builtins/write-plan.ts";
-import { DIR } from "../builtins/write-plan.ts";
+import { describeChange, diffLines } from "../builtins/workspace/plan-text.ts";
 import { h } from "./dom.ts";
-import { asText } from "../builtins/workspace/text.ts";
-
-/** More diff lines than this are cut (the card stays usable; the full file is in the workspace). */
-const MAX_LINES = 400;
-
-function what(c: FileChange): string {
-  if (c.type === "directory") return c.after === null ? "folder removed" : "new folder";
-  if (c.before === null) return `new file, ${c.after!.byteLength} bytes`;
-  if (c.after === null) return `deleted (was ${c.before.byteLength} bytes)`;
-  return `changed, ${c.before.byteLength} → ${c.after.byteLength} bytes`;
-}
 
 async function diffOf(c: FileChange): Promise<HTMLElement | null> {
-  if (c.type === "directory" || c.before === DIR || c.after === DIR) return null;
-  const before = c.before ? asText(c.before) : "";
-  const after = c.after ? asText(c.after) : "";
-  if (before === null || after === null) return h("p", { class: "small muted" }, "Binary content: no line diff.");
-  const { structuredPatch } = await import("diff");
-  const patch = structuredPatch(c.path, c.path, before, after, "", "", { context: 3 });
+  const d = await diffLines(c);
+  if (!d) return null;
+  if (d.binary) return h("p", { class: "small muted" }, "Binary content: no line diff.");
   const pre = h("pre", { class: "write-diff", "data-testid": "write-diff" });
-  let shown = 0;
-  for (const hunk of patch.hunks) {
-    pre.append(h("span", { class: "muted" }, `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@\n`));
-    for (const line of hunk.lines) {
-      if (++shown > MAX_LINES) break;
-      pre.append(h("span", { class: line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "" }, `${line}\n`));
-    }
-  }
-  if (shown > MAX_LINES) pre.append(h("span", { class: "muted" }, `… ${shown - MAX_LINES} more lines not shown\n`));
+  for (const line of d.lines) pre.append(h("span", { class: line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "muted" : "" }, `${line}\n`));
+  if (d.cut) pre.append(h("span", { class: "muted" }, `… ${d.cut} more lines not shown\n`));
   return pre;
 }
 
@@ -53,7 +32,7 @@ export function writeApprovalCard(entry: HTMLElement, plan: WritePlan, signal: A
     outcome,
   );
   for (const c of plan.changes) {
-    const item = h("li", { class: "card", "data-path": c.path }, h("p", {}, h("code", {}, c.path), " ", h("span", { class: "muted small" }, what(c))));
+    const item = h("li", { class: "card", "data-path": c.path }, h("p", {}, h("code", {}, c.path), " ", h("span", { class: "muted small" }, describeChange(c))));
     list.append(item);
     void diffOf(c).then((d) => d && item.append(d));
   }

@@ -5,7 +5,7 @@ import type { ReceiptStore } from "../chat/receipt-types.ts";
 import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import type { WritePlan } from "../builtins/write-plan.ts";
-import { createToolRuntime, type ApprovalHandler, type ToolRuntime } from "../runtime/index.ts";
+import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import { EdgeError, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Bytes } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
@@ -163,17 +163,14 @@ export class App {
   /** The built-ins chosen for a session, registered into a fresh runtime with their write approval. */
   private async builtinsFor(sessionId: string): Promise<{ runtime: ToolRuntime; approval: ApprovalHandler } | null> {
     if (!this.builtins.length) return null;
-    const b = await import("../builtins/index.ts");
-    const vfs = await this.stores.workspace();
-    const runtime = createToolRuntime();
-    const planner = b.createBuiltinWritePlanner({ vfs, sessionId });
-    await b.registerBuiltins(runtime, { vfs, tools: this.builtins, planner, sessionId });
-    const approval = b.writeApproval({
-      planner,
+    const [{ builtinsForSession }, vfs] = await Promise.all([import("../builtins/index.ts"), this.stores.workspace()]);
+    return builtinsForSession({
+      vfs,
+      tools: this.builtins,
+      sessionId,
       allowWrites: () => this.allowWrites,
       ask: (plan, signal) => (this.writeApprover ? this.writeApprover(plan, signal) : Promise.resolve(false)),
     });
-    return { runtime, approval };
   }
 
   /** The Workspace tab's files as read_local tools see them (the VFS is opened on first use). */

@@ -13,7 +13,7 @@
 import { EdgeError, ERRORS, toErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type JsonObject } from "../contract/types.ts";
-import { defineTool, spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolContext, type ToolRuntime } from "../runtime/index.ts";
+import { createToolRuntime, defineTool, spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolContext, type ToolRuntime } from "../runtime/index.ts";
 import { bashTool, type ExecutionLimits } from "./bash.ts";
 import { editFileTool, readFileTool, readImageTool, writeFileTool } from "./fs-tools.ts";
 import { goalTools } from "./goals.ts";
@@ -106,14 +106,28 @@ export function createBuiltinWritePlanner(options: Omit<BuiltinsOptions, "planne
   return createWritePlanner(options.vfs, { write_file: planFn("write_file"), edit_file: planFn("edit_file"), bash: planFn("bash") });
 }
 
+/**
+ * A fresh runtime holding the chosen built-ins over `vfs`, and the approval handler for their
+ * writes (pass both to createChatSession: `runtime`, `approval`). The one way the playground, the
+ * widget and the CLI set up built-ins for a session.
+ */
+export async function builtinsForSession(
+  options: Omit<BuiltinsOptions, "planner" | "allowWrites"> & Omit<WriteApprovalOptions, "planner">,
+): Promise<{ runtime: ToolRuntime; approval: ApprovalHandler }> {
+  const { allowWrites, ask, next, ...builtins } = options;
+  const planner = createBuiltinWritePlanner(builtins);
+  const runtime = createToolRuntime();
+  await registerBuiltins(runtime, { ...builtins, planner });
+  return { runtime, approval: writeApproval({ planner, ...(allowWrites ? { allowWrites } : {}), ...(ask ? { ask } : {}), ...(next ? { next } : {}) }) };
+}
+
 export interface WriteApprovalOptions {
   planner: WritePlanner;
   /** The person ticked "allow writes for this session": no card, every built-in write runs. */
   allowWrites?: () => boolean;
   /** Show the plan (its diff) and resolve true to apply it, false to refuse. Without it (a CLI
-   *  run has no one to ask) a write that changes files is denied with `deniedReason`. */
+   *  run has no one to ask) a write that changes files is builtin_writes_not_allowed. */
   ask?(plan: WritePlan, signal: AbortSignal): Promise<boolean>;
-  deniedReason?: string;
   /** Anything else that asks (not a built-in write); default: denied. */
   next?: ApprovalHandler;
 }
@@ -140,7 +154,7 @@ export function writeApproval(options: WriteApprovalOptions): ApprovalHandler {
     if (plan.changes.length === 0) return { decision: "allow" };
     if (!options.ask) {
       options.planner.take(call.id);
-      return { decision: "deny", reason: options.deniedReason ?? ERRORS.builtin_writes_not_allowed, code: "builtin_writes_not_allowed" };
+      return { decision: "deny", reason: ERRORS.builtin_writes_not_allowed, code: "builtin_writes_not_allowed" };
     }
     const yes = await options.ask(plan, signal).catch(() => false);
     if (yes && !signal.aborted) return { decision: "allow" };

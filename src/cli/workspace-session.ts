@@ -4,9 +4,9 @@
 // there is no one to show a diff to); read-only work (read_file, a bash script that changes
 // nothing) runs.
 import { EdgeError } from "../contract/errors.ts";
-import { createToolRuntime, type ApprovalHandler, type ToolRuntime } from "../runtime/index.ts";
+import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
-import { BUILTIN_TOOL_NAMES, createBuiltinWritePlanner, registerBuiltins, writeApproval, type BuiltinToolName } from "../builtins/index.ts";
+import { BUILTIN_TOOL_NAMES, builtinsForSession, type BuiltinToolName } from "../builtins/index.ts";
 import { openDirVfs, type SkippedEntry } from "../builtins/vfs/vfs-dir.ts";
 import { vfsWorkspaceSource } from "../builtins/workspace/source.ts";
 import { UsageError } from "./io.ts";
@@ -33,9 +33,6 @@ export async function cliWorkspace(dir: string | undefined, builtins: string | u
   const { vfs, root, skipped } = await openDirVfs(dir);
   const out: CliWorkspace = { workspace: vfsWorkspaceSource(vfs), info: { dir: root, skipped, builtins: names as BuiltinToolName[] } };
   if (!names.length) return out;
-  const runtime = createToolRuntime();
-  const planner = createBuiltinWritePlanner({ vfs });
-  await registerBuiltins(runtime, { vfs, tools: names as BuiltinToolName[], planner });
-  const approval = writeApproval({ planner, allowWrites: () => allowWrites });
-  return { ...out, runtime, approval };
+  const session = await builtinsForSession({ vfs, tools: names as BuiltinToolName[], allowWrites: () => allowWrites });
+  return { ...out, ...session };
 }

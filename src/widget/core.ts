@@ -28,7 +28,7 @@ import type { PendingActionDetail, WidgetConfig, WidgetRun } from "./types.ts";
 import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import type { WritePlan } from "../builtins/write-plan.ts";
-import { createToolRuntime, type ApprovalHandler, type ToolRuntime } from "../runtime/index.ts";
+import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 
 /** Where receipts and pending actions live: the page origin's IndexedDB, or (when the browser
@@ -221,12 +221,9 @@ export class WidgetCore {
     const [{ vfsWorkspaceSource }, vfs] = await Promise.all([import("../builtins/workspace/source.ts"), files.vfs()]);
     const workspace = vfsWorkspaceSource(vfs);
     if (!this.config.builtins.length) return { workspace };
-    const b = await import("../builtins/index.ts");
+    const { builtinsForSession } = await import("../builtins/index.ts");
     const tools = this.config.builtins as BuiltinToolName[];
-    const runtime = createToolRuntime();
-    const planner = b.createBuiltinWritePlanner({ vfs });
-    await b.registerBuiltins(runtime, { vfs, tools, planner });
-    return { workspace, runtime, approval: b.writeApproval({ planner, ask: (plan, signal) => files.askWrite(plan, signal) }) };
+    return { workspace, ...(await builtinsForSession({ vfs, tools, ask: (plan, signal) => files.askWrite(plan, signal) })) };
   }
 
   /** Whether this session's tools read the visitor's files (read_local) or work on them (built-ins). */

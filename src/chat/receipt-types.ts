@@ -28,6 +28,8 @@ export interface CallReceipt {
   duration_ms: number;
   /** Built-in lookups report how many rows they returned. */
   rows?: number;
+  /** read_local tools: sha256 of the workspace snapshot mounted for the call (docs/receipts.md). */
+  workspace_sha256?: Sha256;
   /** Only with includeText. */
   arguments?: unknown;
 }

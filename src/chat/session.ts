@@ -3,7 +3,7 @@
 // pipeline (fresh runner per Python call) → result back to the model or straight to the caller
 // (return_direct) → one chained receipt. Every failure ends the run fail-closed with its code.
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
-import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
+import { randomHex, schemaSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
@@ -11,6 +11,7 @@ import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecuti
 import { argsProblem } from "../contract/ajv.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
 import { parseModelOutput } from "./parse.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
@@ -103,6 +104,8 @@ export interface ChatSessionOptions {
   responseFormat?: (schemas: readonly ToolSchema[]) => ResponseFormat | undefined;
   /** Extra tools (built-ins) or hooks: the session registers its Python tools into this runtime. */
   runtime?: ToolRuntime;
+  /** Mounted read-only at /workspace for Python tools that declare read_local (a snapshot per call). */
+  workspace?: WorkspaceSource;
   maxTokens?: number;
 }
 
@@ -158,7 +161,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const runtime = options.runtime ?? createToolRuntime();
   const reports = new Map<string, ToolCallReport>();
   if (toolset && host) {
-    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, onReport: (r) => reports.set(r.call_id, r) })) {
+    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, workspace: options.workspace, onReport: (r) => reports.set(r.call_id, r) })) {
       runtime.register(def);
     }
   }
@@ -402,7 +405,7 @@ async function callReceipt(
     execution_level: def?.executionLevel ?? null,
     args_sha256: report?.args_sha256 ?? (await safeHash(args)),
     result_sha256: report?.result_sha256 ?? (execution.status === "ok" ? await safeHash(execution.result) : null),
-    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || null,
+    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || (await registeredSchemaSha(runtime, execution.name)),
     tools_file_sha256_verified: report?.tools_file_sha256_verified ?? false,
     runner_secret_verified: report?.runner_secret_verified ?? false,
     network_used_by_edge: false,
@@ -412,8 +415,15 @@ async function callReceipt(
     ...(def?.meta["reportsRows"] === true && typeof (execution.result as { rows?: unknown } | undefined)?.rows === "number"
       ? { rows: (execution.result as { rows: number }).rows }
       : {}),
+    ...(report?.workspace_sha256 ? { workspace_sha256: report.workspace_sha256 } : {}),
     ...(includeText ? { arguments: args } : {}),
   };
+}
+
+/** Built-ins and lookups carry no precomputed hash: the schema the model saw, hashed the same way. */
+async function registeredSchemaSha(runtime: ToolRuntime, name: string): Promise<Sha256 | null> {
+  const schema = runtime.schemas({ allow: [name] })[0];
+  return schema ? schemaSha256(schema) : null;
 }
 
 async function safeHash(value: unknown): Promise<Sha256 | null> {

@@ -16,6 +16,7 @@ import { imprintBindingFor } from "./imprints.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
 import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceFormat } from "./model.ts";
+import { cliWorkspace } from "./workspace-session.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
@@ -34,6 +35,9 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       "timeout-ms": { type: "string" },
       "include-text": { type: "boolean" },
       "with-imprint": { type: "string" },
+      workspace: { type: "string" },
+      builtins: { type: "string" },
+      "allow-writes": { type: "boolean" },
       json: { type: "boolean" },
     },
     strict: true,
@@ -73,9 +77,13 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
 
   // Facts surfaces (built-in lookups over $EDGE_DATA_DIR/facts) need no Python runner.
   const surface = await factsSurfaceFor(values["facts-store"], values["tools-manifest"]);
+  const ws = await cliWorkspace(values.workspace, values.builtins, values["allow-writes"] === true);
   const host = createNodeRunnerHost({ spares: values.tools ? 1 : 0 });
   try {
     const session = await createChatSession({
+      ...(ws.runtime ? { runtime: ws.runtime } : {}),
+      ...(ws.approval ? { approval: ws.approval } : {}),
+      ...(ws.workspace ? { workspace: ws.workspace } : {}),
       engine,
       host,
       ...(values.tools ? { tools: fileSource(values.tools), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
@@ -102,8 +110,10 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
         receipt: run.receipt,
         ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
         ...(run.pending_action ? { pending_action: pendingJson(run.pending_action) } : {}),
+        ...(ws.info ? { workspace: ws.info } : {}),
       });
     } else {
+      for (const s of ws.info?.skipped ?? []) io.err(`workspace: skipped ${s.path} (a symbolic link to ${s.target ?? "a missing target"}, outside or duplicating the folder: ${s.code})\n`);
       if (run.outcome === "answered") io.out(`${run.answer}\n`);
       else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
       if (run.pending_action) {

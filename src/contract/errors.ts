@@ -132,6 +132,22 @@ export const ERRORS = {
   bash_limit_exceeded:
     "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped.",
 
+  // ── the workspace in the product (issue 14): uploads, zips, approvals, read_local mounts ──
+  zip_invalid: "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported.",
+  zip_too_large:
+    "The zip archive expands beyond what the workspace can hold (total size, file size or entry count); nothing was imported. Import a smaller archive or delete files first.",
+  storage_quota_exceeded:
+    "The browser's storage quota for this site is used up, so the workspace change was not saved; nothing was half-written. Delete files (or receipts, cached models), or let the site store more.",
+  workspace_too_large:
+    "The workspace is larger than what a read_local tool may have mounted (size or file count limit); remove files from the workspace or raise the mount limit.",
+  builtin_write_rejected: "The person rejected this change to the workspace; nothing was written.",
+  builtin_writes_not_allowed:
+    "This built-in tool would change files in the workspace and writes are not allowed in this run; nothing was written. In the CLI pass --allow-writes.",
+  write_preview_stale:
+    "The workspace changed while this change waited for approval, so the approved diff no longer applies; nothing was written. Ask again.",
+  workspace_path_escape:
+    "This path leaves the workspace folder (through .. or a symbolic link that points outside it); only files inside the folder can be read or written.",
+
   // ── Neural Imprint (SPEC §7), added by src/imprint ──────────────────────────────────
   imprint_requires_tools:
     "This imprint was learned with tools; restore it with the same tools file (--tools), or learn a new imprint without tools.",

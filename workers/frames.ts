@@ -5,15 +5,16 @@
 // malformed or oversized frame is an error the host handles (it kills that runner).
 //
 // One frame: u32 big-endian length of the rest, u32 length of the JSON part, the JSON text
-// (UTF-8), then the raw bytes of the message's top-level Uint8Array fields, each replaced in
-// the JSON by {"$bytes": [offset, length]} into that binary part. Only top-level fields are
-// carried as bytes: that is all the protocol needs (snapshot, source), and it keeps the decoder
-// a few lines long. Environment-neutral apart from Uint8Array/TextEncoder.
+// (UTF-8), then raw bytes: every Uint8Array in the message, at any depth (a snapshot, a tools
+// file, a workspace's files), is replaced in the JSON by {"$bytes": [offset, length]} into that
+// binary part, so 31 MB of snapshot are never base64'd. Environment-neutral apart from
+// Uint8Array/TextEncoder.
 
-/** What a frame carries: a JSON object whose top-level values may be Uint8Arrays. */
+/** What a frame carries: a JSON object whose values (at any depth) may be Uint8Arrays. */
 export type FrameMessage = Record<string, unknown>;
 
 const HEADER = 8;
+const ALIGN = 8;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -21,26 +22,28 @@ export class FrameError extends Error {
   override readonly name = "FrameError";
 }
 
-/** The chunks of one frame (the header, the JSON, then each byte field, not copied). */
+/** The chunks of one frame (the header, the JSON, then the byte values, not copied). */
 export function encodeFrame(msg: FrameMessage): Uint8Array[] {
   const blobs: Uint8Array[] = [];
   let offset = 0;
-  const plain: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(msg)) {
-    if (value instanceof Uint8Array) {
-      plain[key] = { $bytes: [offset, value.byteLength] };
-      blobs.push(value);
-      offset += value.byteLength;
-    } else {
-      plain[key] = value;
-    }
-  }
-  let json = encoder.encode(JSON.stringify(plain));
+  const text = JSON.stringify(msg, (_key, value: unknown) => {
+    if (!(value instanceof Uint8Array)) return value;
+    // Each byte value starts at a multiple of 8 (see the JSON padding below).
+    const gap = (ALIGN - (offset % ALIGN)) % ALIGN;
+    if (gap) blobs.push(new Uint8Array(gap));
+    offset += gap;
+    const ref = { $bytes: [offset, value.byteLength] };
+    blobs.push(value);
+    offset += value.byteLength;
+    return ref;
+  });
+  const utf8 = encoder.encode(text);
   // Spaces after the JSON put the bytes at a multiple of 8 in the frame: a large frame is
-  // reassembled at offset 0, so its byte fields arrive aligned (Pyodide reads a snapshot
-  // through a Uint32Array, which needs that).
-  const pad = (8 - ((4 + json.byteLength) % 8)) % 8;
-  if (pad) json = encoder.encode(JSON.stringify(plain) + " ".repeat(pad));
+  // reassembled at offset 0, so its byte values arrive aligned (Pyodide reads a snapshot through
+  // a Uint32Array, which needs that) and are used without a copy.
+  const pad = (ALIGN - ((4 + utf8.byteLength) % ALIGN)) % ALIGN;
+  const json = pad ? new Uint8Array(utf8.byteLength + pad).fill(0x20) : utf8;
+  if (pad) json.set(utf8);
   const header = new Uint8Array(HEADER);
   const view = new DataView(header.buffer);
   const rest = 4 + json.byteLength + offset;
@@ -108,28 +111,36 @@ export class FrameReader {
 function decodeBody(body: Uint8Array): FrameMessage {
   const jsonLength = new DataView(body.buffer, body.byteOffset, 4).getUint32(0);
   if (jsonLength > body.byteLength - 4) throw new FrameError("the JSON part is longer than the frame");
+  const binary = body.subarray(4 + jsonLength);
+  // JSON.parse defines revived values as own data properties: a key "__proto__" stays a field.
+  const revive = (_key: string, value: unknown): unknown => {
+    const ref = bytesRef(value);
+    if (!ref) return value;
+    const [offset, length] = ref;
+    if (offset + length > binary.byteLength) throw new FrameError("a byte value lies outside the frame");
+    // A plain, 8-byte aligned Uint8Array: Pyodide refuses Node Buffer views and reads a snapshot
+    // through a Uint32Array.
+    const start = binary.byteOffset + offset;
+    const bytes = new Uint8Array(binary.buffer, start, length);
+    return start % ALIGN === 0 ? bytes : new Uint8Array(bytes); // a copy, at offset 0
+  };
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(body.subarray(4, 4 + jsonLength)));
+    value = JSON.parse(decoder.decode(body.subarray(4, 4 + jsonLength)), revive);
   } catch (err) {
+    if (err instanceof FrameError) throw err;
     throw new FrameError(`the JSON part is not valid: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new FrameError("a frame must carry a JSON object");
-  const binary = body.subarray(4 + jsonLength);
-  const msg = value as FrameMessage;
-  for (const [key, field] of Object.entries(msg)) {
-    const ref = (field as { $bytes?: unknown } | null)?.$bytes;
-    if (ref === undefined) continue;
-    if (!Array.isArray(ref) || ref.length !== 2 || !ref.every((n) => Number.isSafeInteger(n) && n >= 0) || ref[0] + ref[1] > binary.byteLength) {
-      throw new FrameError(`field ${key} refers to bytes outside the frame`);
-    }
-    // A plain, 8-byte aligned Uint8Array (Pyodide refuses Node Buffer views and reads a snapshot
-    // through a Uint32Array), and defineProperty rather than assignment, so a key "__proto__"
-    // stays a plain field.
-    const start = binary.byteOffset + ref[0];
-    let bytes = new Uint8Array(binary.buffer, start, ref[1]);
-    if (start % 8 !== 0) bytes = new Uint8Array(bytes); // a copy, at offset 0
-    Object.defineProperty(msg, key, { value: bytes, enumerable: true, writable: true, configurable: true });
-  }
-  return msg;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new FrameError("a frame must carry a JSON object");
+  return value as FrameMessage;
+}
+
+/** [offset, length] of a {"$bytes": [offset, length]} placeholder (and nothing else), or undefined. */
+function bytesRef(value: unknown): [number, number] | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || keys[0] !== "$bytes") return undefined;
+  const ref = (value as { $bytes: unknown }).$bytes;
+  if (!Array.isArray(ref) || ref.length !== 2 || !ref.every((n) => Number.isSafeInteger(n) && n >= 0)) throw new FrameError("a malformed byte reference");
+  return ref as [number, number];
 }

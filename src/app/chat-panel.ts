@@ -10,6 +10,7 @@ import { viewOf } from "../confirm/pending.ts";
 import type { App } from "./app.ts";
 import { errorText, h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
 import { defaultScript, type PlaygroundScript } from "./scripted.ts";
+import { writeApprovalCard } from "./write-card.ts";
 
 export interface ChatPanel {
   send(prompt: string): Promise<ChatRun | null>;
@@ -76,11 +77,14 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
       info.textContent = "Starting…";
       return;
     }
-    const tools = cur.toolset ? cur.toolset.active.map((t) => t.schema.name) : cur.surface ? cur.surface.tools.map((t) => t.name) : [];
+    // Everything the model is offered: Python tools, built-ins, lookups.
+    const tools = cur.session.runtime.schemas().map((t) => t.name);
     replace(
       info,
       `Engine: ${cur.engine.info().label} · tools: ${tools.join(", ") || "none"}`,
-      cur.imprint ? ` · imprint ${cur.imprint.id} (tool_instruction_mode: imprint)` : " · tool_instruction_mode: contract",
+      cur.imprint
+        ? ` · imprint ${cur.imprint.id} (tool_instruction_mode: ${cur.imprint.tools === null && tools.length ? "imprint_with_contract" : "imprint"})`
+        : " · tool_instruction_mode: contract",
     );
     if (!scriptEdited) setScript(defaultScript(cur.toolset?.active ?? []));
   }
@@ -185,7 +189,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
         return;
       }
       try {
-        show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts }), "Confirmed");
+        show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts, workspace: app.workspace }), "Confirmed");
       } catch (err) {
         replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
       }
@@ -264,6 +268,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
             { class: "small muted" },
             `runner secret verified: ${c.runner_secret_verified ? "yes" : "no"} · tools file verified: ${c.tools_file_sha256_verified ? "yes" : "no"} · args `,
             hashCode(c.args_sha256),
+            c.workspace_sha256 ? h("span", { "data-testid": "workspace-sha", "data-sha": c.workspace_sha256 }, " · read the workspace ", hashCode(c.workspace_sha256)) : null,
           ),
         );
       }
@@ -330,5 +335,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     }
   });
   renderInfo();
+  // A built-in write waits here for the person: its diff, Approve / Reject.
+  app.writeApprover = (plan, signal) => writeApprovalCard(entry("tool write"), plan, signal);
   return { send };
 }

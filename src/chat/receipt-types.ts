@@ -2,12 +2,16 @@
 import type { ErrorCode } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
+import type { ModelFingerprint } from "../engines/engine.ts";
 
 export const RECEIPT_VERSION = "edge.receipt.v1";
 
 export type RunOutcome = "answered" | "return_direct" | "pending_confirmation" | "failed_closed";
 export type CallStatus = "ok" | "failed_closed" | "pending_confirmation" | "aborted";
-export type ToolInstructionMode = "contract" | "imprint" | "none";
+/** imprint_with_contract: a profile-only imprint joined with a facts surface (the lookups' contract
+ *  is injected before the imprint's prefix). */
+export type ToolInstructionMode = "contract" | "imprint" | "imprint_with_contract" | "none";
+export type ToolSurfaceKind = "tools_file" | "tools_manifest" | "facts_store";
 
 export interface CallReceipt {
   call_id: string;
@@ -24,6 +28,8 @@ export interface CallReceipt {
   duration_ms: number;
   /** Built-in lookups report how many rows they returned. */
   rows?: number;
+  /** read_local tools: sha256 of the workspace snapshot mounted for the call (docs/receipts.md). */
+  workspace_sha256?: Sha256;
   /** Only with includeText. */
   arguments?: unknown;
 }
@@ -37,10 +43,17 @@ export interface ReceiptBody {
   created_at: string;
   model_id: string | null;
   engine: string | null;
+  /** Which exact model build answered (a GGUF engine: the file's sha256 and the runtime). Optional:
+   *  absent from receipts written before it existed and from engines that report none. */
+  model_fingerprint?: ModelFingerprint;
   prompt_sha256: Sha256 | null;
   answer_sha256: Sha256 | null;
   tools_file_sha256: Sha256 | null;
   tools_manifest_sha256?: Sha256 | null;
+  /** Which kind of tools the run had (absent without tools, and in older receipts). */
+  tool_surface?: ToolSurfaceKind;
+  /** The store of a facts_store surface. */
+  facts_store?: string;
   active_set_sha256: Sha256 | null;
   schema_generator_version: string | null;
   tool_instruction_mode: ToolInstructionMode;

@@ -3,7 +3,7 @@
 // pipeline (fresh runner per Python call) → result back to the model or straight to the caller
 // (return_direct) → one chained receipt. Every failure ends the run fail-closed with its code.
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
-import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
+import { randomHex, schemaSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
@@ -11,6 +11,7 @@ import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecuti
 import { argsProblem } from "../contract/ajv.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
 import { parseModelOutput } from "./parse.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
@@ -22,6 +23,7 @@ import {
   type ReceiptBody,
   type ReceiptStore,
   type RunOutcome,
+  type ToolInstructionMode,
 } from "./receipt-types.ts";
 
 export const DEFAULT_MAX_CALLS = 4;
@@ -34,6 +36,8 @@ export interface ToolSurface {
   readonly active_set_sha256: Sha256;
   readonly schema_generator_version: string;
   readonly tools_manifest_sha256?: Sha256;
+  /** The store of a facts_store surface (receipts name it). */
+  readonly facts_store?: string;
 }
 
 /** What the session hands the confirmation flow when a commit tool asks. */
@@ -64,8 +68,11 @@ export interface ConfirmationBroker {
 export interface ImprintBinding {
   readonly id: string;
   readonly prefix: string;
+  /** false when the prefix carries no tool contract (an imprint learned without tools): with a
+   *  facts surface the session then injects the contract before the prefix. Default true. */
+  readonly toolContract?: boolean;
   /** Throws the imprint_* EdgeError when the imprint does not fit this session (SPEC §7). */
-  check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo }): Promise<void> | void;
+  check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo; surface?: ToolSurface | null }): Promise<void> | void;
 }
 
 export interface ChatSessionOptions {
@@ -97,6 +104,8 @@ export interface ChatSessionOptions {
   responseFormat?: (schemas: readonly ToolSchema[]) => ResponseFormat | undefined;
   /** Extra tools (built-ins) or hooks: the session registers its Python tools into this runtime. */
   runtime?: ToolRuntime;
+  /** Mounted read-only at /workspace for Python tools that declare read_local (a snapshot per call). */
+  workspace?: WorkspaceSource;
   maxTokens?: number;
 }
 
@@ -152,7 +161,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const runtime = options.runtime ?? createToolRuntime();
   const reports = new Map<string, ToolCallReport>();
   if (toolset && host) {
-    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, onReport: (r) => reports.set(r.call_id, r) })) {
+    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, workspace: options.workspace, onReport: (r) => reports.set(r.call_id, r) })) {
       runtime.register(def);
     }
   }
@@ -195,10 +204,19 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   }
   // The imprint gate runs before any generation; on success its prefix is the fixed start and
   // the contract is not injected again.
-  if (options.imprint) await options.imprint.check({ schemas, toolset, engine: options.engine.info() });
-  const contract = options.imprint ? options.imprint.prefix : schemas.length ? renderToolContract(schemas, maxCalls) : null;
+  if (options.imprint) await options.imprint.check({ schemas, toolset, engine: options.engine.info(), surface: surface ?? null });
+  // A profile-only imprint joined with a facts surface: the lookups' contract, then the prefix.
+  const combined = options.imprint?.toolContract === false && schemas.length > 0;
+  const contract = options.imprint
+    ? combined
+      ? `${renderToolContract(schemas, maxCalls)}\n\n${options.imprint.prefix}`
+      : options.imprint.prefix
+    : schemas.length
+      ? renderToolContract(schemas, maxCalls)
+      : null;
   const contractSha = contract ? await toolInstructionSha256(contract) : null;
-  const instructionMode = options.imprint ? "imprint" : contract ? "contract" : "none";
+  const instructionMode: ToolInstructionMode = options.imprint ? (combined ? "imprint_with_contract" : "imprint") : contract ? "contract" : "none";
+  const toolSurface = toolset ? ("tools_file" as const) : (surface?.kind ?? null);
   const responseFormat = schemas.length ? options.responseFormat?.(schemas) : undefined;
   let history: ChatMessage[] = [];
 
@@ -319,12 +337,15 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       created_at: new Date().toISOString(),
       model_id: info.modelId,
       engine: info.kind,
+      ...(info.fingerprint ? { model_fingerprint: info.fingerprint } : {}),
       prompt_sha256: await sha256Text(prompt),
       answer_sha256: outcome === "return_direct" ? await sha256Json(result) : answer !== undefined ? await sha256Text(answer) : null,
       tools_file_sha256: toolset?.tools_file_sha256 ?? null,
       active_set_sha256: toolset?.active_set_sha256 ?? surface?.active_set_sha256 ?? null,
       schema_generator_version: toolset?.schema_generator_version ?? surface?.schema_generator_version ?? null,
       ...(surface?.tools_manifest_sha256 ? { tools_manifest_sha256: surface.tools_manifest_sha256 } : {}),
+      ...(toolSurface ? { tool_surface: toolSurface } : {}),
+      ...(surface?.facts_store ? { facts_store: surface.facts_store } : {}),
       tool_instruction_mode: instructionMode,
       tool_instruction_sha256: contractSha,
       imprint_id: options.imprint?.id ?? null,
@@ -384,7 +405,7 @@ async function callReceipt(
     execution_level: def?.executionLevel ?? null,
     args_sha256: report?.args_sha256 ?? (await safeHash(args)),
     result_sha256: report?.result_sha256 ?? (execution.status === "ok" ? await safeHash(execution.result) : null),
-    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || null,
+    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || (await registeredSchemaSha(runtime, execution.name)),
     tools_file_sha256_verified: report?.tools_file_sha256_verified ?? false,
     runner_secret_verified: report?.runner_secret_verified ?? false,
     network_used_by_edge: false,
@@ -394,8 +415,15 @@ async function callReceipt(
     ...(def?.meta["reportsRows"] === true && typeof (execution.result as { rows?: unknown } | undefined)?.rows === "number"
       ? { rows: (execution.result as { rows: number }).rows }
       : {}),
+    ...(report?.workspace_sha256 ? { workspace_sha256: report.workspace_sha256 } : {}),
     ...(includeText ? { arguments: args } : {}),
   };
+}
+
+/** Built-ins and lookups carry no precomputed hash: the schema the model saw, hashed the same way. */
+async function registeredSchemaSha(runtime: ToolRuntime, name: string): Promise<Sha256 | null> {
+  const schema = runtime.schemas({ allow: [name] })[0];
+  return schema ? schemaSha256(schema) : null;
 }
 
 async function safeHash(value: unknown): Promise<Sha256 | null> {

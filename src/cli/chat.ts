@@ -1,11 +1,13 @@
-// `edge chat`: the same tool loop as the browser, in Node. The model is the scripted engine
-// (a JSON array of the model's successive outputs); web-llm needs WebGPU, which Node lacks.
+// `edge chat`: the same tool loop as the browser, in Node. The model is a GGUF file run by
+// llama.cpp (`--model`, see model.ts), or the scripted engine (a JSON array of the model's
+// successive outputs); web-llm needs WebGPU, which Node lacks.
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
 import { createChatSession, type PendingTicket } from "../chat/session.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
 import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
+import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { probeWebGPU } from "../engines/webgpu.ts";
 import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
@@ -13,6 +15,8 @@ import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { imprintBindingFor } from "./imprints.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
+import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceFormat } from "./model.ts";
+import { cliWorkspace } from "./workspace-session.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
@@ -24,12 +28,16 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       tool: { type: "string", multiple: true },
       "tool-tag": { type: "string", multiple: true },
       prompt: { type: "string" },
-      engine: { type: "string", default: "webllm" },
+      engine: { type: "string" },
+      ...MODEL_OPTIONS,
       script: { type: "string" },
       "max-calls": { type: "string" },
       "timeout-ms": { type: "string" },
       "include-text": { type: "boolean" },
       "with-imprint": { type: "string" },
+      workspace: { type: "string" },
+      builtins: { type: "string" },
+      "allow-writes": { type: "boolean" },
       json: { type: "boolean" },
     },
     strict: true,
@@ -42,8 +50,11 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const maxCalls = optionalInt(values["max-calls"], "--max-calls", 0);
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
 
-  let engine: ScriptedEngine;
-  if (values.engine === "webllm") {
+  const kind = engineKind(values);
+  const responseFormat = kind === "llamacpp" ? toolChoiceFormat(values["tool-choice"]) : undefined;
+  const maxTokens = maxTokensOf(values);
+  let engine: Engine;
+  if (kind === "webllm") {
     // The real check, not an assumption: Node has no navigator.gpu, so this reports why.
     const probe = await probeWebGPU();
     if (!probe.available) {
@@ -54,19 +65,25 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       );
     }
     throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, or --engine scripted here.");
-  } else if (values.engine === "scripted") {
+  } else if (kind === "scripted") {
     if (!values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs, as strings).");
     engine = new ScriptedEngine(await readScript(values.script));
+    await engine.load();
+  } else if (kind === "llamacpp") {
+    engine = await loadModelEngine(values, io, values.json === true);
   } else {
-    throw new UsageError(`Unknown engine "${values.engine}" (use webllm or scripted).`);
+    throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
   }
-  await engine.load();
 
   // Facts surfaces (built-in lookups over $EDGE_DATA_DIR/facts) need no Python runner.
   const surface = await factsSurfaceFor(values["facts-store"], values["tools-manifest"]);
+  const ws = await cliWorkspace(values.workspace, values.builtins, values["allow-writes"] === true);
   const host = createNodeRunnerHost({ spares: values.tools ? 1 : 0 });
   try {
     const session = await createChatSession({
+      ...(ws.runtime ? { runtime: ws.runtime } : {}),
+      ...(ws.approval ? { approval: ws.approval } : {}),
+      ...(ws.workspace ? { workspace: ws.workspace } : {}),
       engine,
       host,
       ...(values.tools ? { tools: fileSource(values.tools), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
@@ -79,6 +96,8 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       includeText: values["include-text"] === true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(responseFormat ? { responseFormat } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
     });
     const run = await session.chat(values.prompt);
     if (values.json) {
@@ -91,8 +110,10 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
         receipt: run.receipt,
         ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
         ...(run.pending_action ? { pending_action: pendingJson(run.pending_action) } : {}),
+        ...(ws.info ? { workspace: ws.info } : {}),
       });
     } else {
+      for (const s of ws.info?.skipped ?? []) io.err(`workspace: skipped ${s.path} (a symbolic link to ${s.target ?? "a missing target"}, outside or duplicating the folder: ${s.code})\n`);
       if (run.outcome === "answered") io.out(`${run.answer}\n`);
       else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
       if (run.pending_action) {
@@ -103,10 +124,11 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     return run.ok ? EXIT_OK : EXIT_FAILED;
   } finally {
     await host.close();
+    await engine.unload();
   }
 }
 
-async function factsSurfaceFor(store: string | undefined, manifest: string | undefined): Promise<FactsSurface | undefined> {
+export async function factsSurfaceFor(store: string | undefined, manifest: string | undefined): Promise<FactsSurface | undefined> {
   if (store !== undefined) return factsStoreSurface(createNodeFactsStore(), store);
   if (manifest === undefined) return undefined;
   let raw: Uint8Array;
@@ -118,7 +140,7 @@ async function factsSurfaceFor(store: string | undefined, manifest: string | und
   return toolsManifestSurface(createNodeFactsStore(), raw);
 }
 
-function pendingJson(p: PendingTicket): Record<string, unknown> {
+export function pendingJson(p: PendingTicket): Record<string, unknown> {
   return {
     id: p.id,
     expires_at: p.expires_at,

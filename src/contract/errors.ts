@@ -83,6 +83,10 @@ export const ERRORS = {
     "This turn does not fit the model's context window even after dropping older turns (the prompt or a tool result is too large); shorten the prompt, return smaller tool results, reset the conversation, or load a model with a larger context.",
   engine_lost:
     "The model's worker or GPU device was lost after loading (a crash, out of memory, or a driver reset); the answer in progress was discarded. Reload the model to continue.",
+  model_not_gguf:
+    "This file is not a GGUF model (wrong magic bytes, unsupported version or a garbled header); pick a .gguf file made for llama.cpp.",
+  model_truncated:
+    "The GGUF model file is incomplete (shorter than its own tensor table says), usually an interrupted download; download it again.",
   script_exhausted:
     "The scripted demo engine has no scripted output left for this turn; it only replays its script (no model runs).",
 
@@ -130,6 +134,22 @@ export const ERRORS = {
   bash_limit_exceeded:
     "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped.",
 
+  // ── the workspace in the product (issue 14): uploads, zips, approvals, read_local mounts ──
+  zip_invalid: "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported.",
+  zip_too_large:
+    "The zip archive expands beyond what the workspace can hold (total size, file size or entry count); nothing was imported. Import a smaller archive or delete files first.",
+  storage_quota_exceeded:
+    "The browser's storage quota for this site is used up, so the workspace change was not saved; nothing was half-written. Delete files (or receipts, cached models), or let the site store more.",
+  workspace_too_large:
+    "The workspace is larger than what a read_local tool may have mounted (size or file count limit); remove files from the workspace or raise the mount limit.",
+  builtin_write_rejected: "The person rejected this change to the workspace; nothing was written.",
+  builtin_writes_not_allowed:
+    "This built-in tool would change files in the workspace and writes are not allowed in this run; nothing was written. In the CLI pass --allow-writes.",
+  write_preview_stale:
+    "The workspace changed while this change waited for approval, so the approved diff no longer applies; nothing was written. Ask again.",
+  workspace_path_escape:
+    "This path leaves the workspace folder (through .. or a symbolic link that points outside it); only files inside the folder can be read or written.",
+
   // ── Neural Imprint (SPEC §7), added by src/imprint ──────────────────────────────────
   imprint_requires_tools:
     "This imprint was learned with tools; restore it with the same tools file (--tools), or learn a new imprint without tools.",
@@ -158,6 +178,28 @@ export const ERRORS = {
   confirmation_binding_mismatch:
     "The stored pending action no longer matches what was bound when it was created (arguments, tool schema, active set or hashes changed); nothing ran.",
   confirmation_rejected: "This pending action was rejected; it can no longer be confirmed.",
+
+  // ── Edge Studio's commands as written (issue 13), added by src/cli and src/facts ──────
+  tools_file_is_json:
+    "This file is JSON (a tools manifest?), not a tools.py; pass a manifest with --tools-manifest FILE, or a Python file with --tools.",
+  fact_not_found: "No fact with this id is in the facts store; list the ids with `edge facts list --store STORE`.",
+  invalid_url: "Only absolute http:// or https:// URLs can be imported.",
+  url_fetch_failed: "The page could not be fetched (network error or an HTTP error status); nothing was imported.",
+  url_not_html: "The URL did not return an HTML page (see its content type); only HTML pages are imported as facts.",
+  url_too_large: "The page is larger than the byte limit of this import; raise --max-bytes (up to its ceiling) or import a smaller page.",
+  url_fetch_timeout: "Fetching did not finish within the time limit; nothing was imported. Raise --timeout or import fewer pages.",
+  url_redirect_off_origin:
+    "A page of the crawl redirected to another origin; a crawl stays on the start URL's origin, so nothing was imported.",
+  url_blocked_by_cors:
+    "The site does not let this page read it (no CORS permission); save the page as HTML in your browser and import the saved file instead.",
+  crawl_bounds_required:
+    "A crawl needs every bound given explicitly: max depth, max URLs, max bytes per page, max bytes in total and a timeout (there are no defaults).",
+  url_import_too_many_facts:
+    "The page(s) would give more facts than one URL import takes; import a smaller page or table, or split the source.",
+  html_no_facts: "The page has no text to import (or, with --split html-table-rows, no table rows).",
+  // A warning (reported, never a refusal).
+  fact_correction_unstable:
+    "A fact_correction needs at least two agreeing corrections of the same fact before it is learned; this one was skipped as unstable (use profile_correction for one-shot changes).",
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,5 +1,6 @@
 // Engines: the seam (engine.ts), the scripted demo engine, the web-llm engine and its helpers.
-// Importing this module does not load web-llm: webllm.ts reaches it only via dynamic import().
+// Importing this module does not load web-llm (webllm.ts reaches it only via dynamic import()) nor
+// any llama.cpp runtime (backends are separate: ./llamacpp/node, ./llamacpp/browser).
 export * from "./engine.ts";
 export * from "./scripted.ts";
 export * from "./grammar.ts";
@@ -8,3 +9,4 @@ export * from "./progress.ts";
 export * from "./webgpu.ts";
 export * from "./webllm-errors.ts";
 export * from "./webllm.ts";
+export * from "./llamacpp/index.ts";

@@ -1,0 +1,76 @@
+// The llama.cpp engine's model catalog: small instruct models that are good at JSON and tool use,
+// each pinned to an exact Hugging Face revision (never `main`) and to the sha256 of its file.
+// The engine checks the downloaded bytes against that hash before it uses or caches them
+// (a mismatch is `model_integrity_failed`).
+//
+// Every value below was read from the file's Hugging Face page at that revision (the "Git LFS
+// Details" SHA256 and the revision in the page's address). None was computed here: this machine
+// has no internet. A model whose revision and hash could not both be found is not listed
+// (Qwen3-0.6B / Qwen3-1.7B: no pinned page was found; see docs/engines.md).
+import { EdgeError } from "../../contract/errors.ts";
+import type { ModelSource } from "./backend.ts";
+
+export interface CatalogModel {
+  /** What `--model` and the widget's `model="…"` accept. */
+  id: string;
+  label: string;
+  /** The file, at a pinned revision. */
+  url: string;
+  /** sha256 of the file (hex). */
+  sha256: string;
+  /** Download size as Hugging Face shows it (MB). */
+  sizeMB: number;
+  /** The context the model was trained with (tokens); the engine allocates less by default. */
+  contextLength: number;
+  /** Where the pin was read. */
+  pinnedFrom: string;
+}
+
+const hf = (repo: string, revision: string, file: string) => ({
+  url: `https://huggingface.co/${repo}/resolve/${revision}/${file}`,
+  pinnedFrom: `https://huggingface.co/${repo}/blob/${revision}/${file}`,
+});
+
+export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
+  {
+    id: "qwen2.5-0.5b-instruct-q4_k_m",
+    label: "Qwen2.5 0.5B Instruct (Q4_K_M)",
+    ...hf("bartowski/Qwen2.5-0.5B-Instruct-GGUF", "b26a58accf53b1a19fbc555d52fdb224bec473f5", "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf"),
+    sha256: "6eb923e7d26e9cea28811e1a8e852009b21242fb157b26149d3b188f3a8c8653",
+    sizeMB: 398,
+    contextLength: 32768,
+  },
+  {
+    id: "qwen2.5-1.5b-instruct-q4_k_m",
+    label: "Qwen2.5 1.5B Instruct (Q4_K_M)",
+    ...hf("bartowski/Qwen2.5-1.5B-Instruct-GGUF", "85553858e3522ce5b531285b2202bdb40fab1624", "Qwen2.5-1.5B-Instruct-Q4_K_M.gguf"),
+    sha256: "50961d9b7d3b89e46be230528fc66d38bbdda8ac3748323dd34f129a714124fc",
+    sizeMB: 986,
+    contextLength: 32768,
+  },
+  {
+    id: "llama-3.2-1b-instruct-q4_k_m",
+    label: "Llama 3.2 1B Instruct (Q4_K_M)",
+    ...hf("bartowski/Llama-3.2-1B-Instruct-GGUF", "d52af3776f99ddf220e5ffd3f93b2a4e4df105be", "Llama-3.2-1B-Instruct-Q4_K_M.gguf"),
+    sha256: "6f85a640a97cf2bf5b8e764087b1e83da0fdb51d7c9fab7d0fece9385611df83",
+    sizeMB: 808,
+    contextLength: 131072,
+  },
+];
+
+export function catalogModel(id: string, catalog: readonly CatalogModel[] = LLAMACPP_CATALOG): CatalogModel | undefined {
+  return catalog.find((m) => m.id === id.toLowerCase());
+}
+
+/** The pinned download of a catalog model. */
+export function catalogSource(model: CatalogModel): ModelSource {
+  return { kind: "url", url: model.url, sha256: model.sha256, id: model.id };
+}
+
+export function unknownModel(name: string, catalog: readonly CatalogModel[] = LLAMACPP_CATALOG): EdgeError {
+  return new EdgeError(
+    "unknown_model",
+    { model: name, catalog: catalog.map((m) => m.id) },
+    `"${name}" is neither a GGUF file here, an http(s) URL, nor a catalog model. Catalog: ${catalog.map((m) => m.id).join(", ")}.`,
+  );
+}

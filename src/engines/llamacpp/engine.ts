@@ -1,0 +1,181 @@
+// LlamaCppEngine: GGUF models through llama.cpp, behind the same Engine interface as web-llm.
+// Environment-neutral: the runtime that holds the model is a LlamaBackend (node-llama-cpp in
+// Node, wllama in a browser worker). This class owns what must behave the same everywhere:
+// the message rules, tool turns sent as user turns (small models' templates rarely have a tool
+// role), the guided-call grammar built from the caller's response_format, one generation at a
+// time, abort (the stream ends, the engine stays usable), usage numbers and the fingerprint
+// (the GGUF file's sha256 and the runtime's version) that receipts and imprints record.
+import { EdgeError } from "../../contract/errors.ts";
+import {
+  abortedError,
+  validateMessages,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResult,
+  type ChatUsage,
+  type Engine,
+  type EngineInfo,
+  type ProgressListener,
+} from "../engine.ts";
+import type { GenerateResult, LlamaBackend, LoadedModel, ModelSource, PromptMessage } from "./backend.ts";
+import { gbnfForResponseFormat } from "./format.ts";
+
+export interface LlamaCppEngineOptions {
+  backend: LlamaBackend;
+  model: ModelSource;
+  /** Context window to allocate, in tokens (default 4096; capped to the model's trained context). */
+  contextSize?: number;
+  /** CPU threads (default: the runtime's choice). One thread is faster on an oversubscribed machine. */
+  threads?: number;
+  /** Sampling temperature when a request names none (default 0: greedy, reproducible tool calls). */
+  temperature?: number;
+  /** Sampling seed, for temperature > 0 (default 42). */
+  seed?: number;
+  /** Answer budget when a request names none (default 1024; capped to the room left). */
+  maxTokens?: number;
+}
+
+export const DEFAULT_CONTEXT_SIZE = 4096;
+const DEFAULT_MAX_TOKENS = 1024;
+
+/** The model id a source shows before (and after) loading: its id, else its file name. */
+export function modelIdOf(source: ModelSource): string {
+  if (source.id) return source.id;
+  const raw = source.kind === "file" ? source.path : source.kind === "blob" ? source.name : source.url.split(/[?#]/)[0]!;
+  return raw.split(/[\\/]/).pop() || raw;
+}
+
+/** Tool results reach the model as user turns, with the loop's own wording. */
+export function toPromptMessages(messages: readonly ChatMessage[]): PromptMessage[] {
+  return messages.map((m) => ({ role: m.role === "tool" ? "user" : m.role, content: m.content }));
+}
+
+function usageOf(r: GenerateResult): ChatUsage {
+  const usage: ChatUsage = {
+    promptTokens: r.promptTokens,
+    completionTokens: r.completionTokens,
+    totalTokens: r.promptTokens + r.completionTokens,
+    promptTokensEvaluated: r.promptTokensEvaluated,
+    timeToFirstTokenMs: r.timeToFirstTokenMs,
+  };
+  if (r.promptMs > 0) usage.prefillTokensPerS = (r.promptTokensEvaluated / r.promptMs) * 1000;
+  if (r.decodeMs > 0 && r.completionTokens > 1) usage.decodeTokensPerS = ((r.completionTokens - 1) / r.decodeMs) * 1000;
+  return usage;
+}
+
+export class LlamaCppEngine implements Engine {
+  private loadedModel: LoadedModel | undefined;
+  private loading: Promise<void> | undefined;
+  private loadController: AbortController | undefined;
+  private generation: AbortController | undefined;
+  /** Present once a model that can tokenize is loaded (the loop fits history with it). */
+  countTokens?: (messages: readonly ChatMessage[]) => Promise<number>;
+
+  constructor(private readonly options: LlamaCppEngineOptions) {}
+
+  info(): EngineInfo {
+    const loaded = this.loadedModel;
+    const modelId = loaded?.model.id ?? modelIdOf(this.options.model);
+    const info: EngineInfo = { kind: "llamacpp", modelId, label: `${modelId} (llama.cpp, ${loaded?.device ?? "CPU"})` };
+    if (loaded) {
+      info.fingerprint = { modelId, sha256: loaded.model.sha256, runtime: loaded.runtime };
+      info.contextWindow = loaded.contextWindow;
+    }
+    return info;
+  }
+
+  get loaded(): boolean {
+    return this.loadedModel !== undefined;
+  }
+
+  load(onProgress?: ProgressListener, signal?: AbortSignal): Promise<void> {
+    if (this.loadedModel) return Promise.resolve();
+    if (this.loading) return this.loading;
+    const controller = new AbortController();
+    this.loadController = controller;
+    const onOuter = () => controller.abort();
+    signal?.addEventListener("abort", onOuter, { once: true });
+    if (signal?.aborted) controller.abort();
+    const { backend, model, contextSize, threads } = this.options;
+    this.loading = backend
+      .load(model, { contextSize: contextSize ?? DEFAULT_CONTEXT_SIZE, ...(threads !== undefined ? { threads } : {}), signal: controller.signal, ...(onProgress ? { onProgress } : {}) })
+      .then((loaded) => {
+        if (controller.signal.aborted) {
+          void loaded.unload();
+          throw new EdgeError("aborted", { stage: "load" });
+        }
+        this.loadedModel = loaded;
+        if (loaded.countTokens) {
+          const count = loaded.countTokens.bind(loaded);
+          this.countTokens = (messages) => count(toPromptMessages(messages));
+        }
+        onProgress?.({ progress: 1, text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context).`, phase: "ready" });
+      })
+      .catch((e: unknown) => {
+        if (controller.signal.aborted) throw new EdgeError("aborted", { stage: "load" });
+        if (e instanceof EdgeError) throw e;
+        throw new EdgeError("model_load_failed", { original: String(e) }, `The model could not be loaded: ${(e as Error)?.message ?? String(e)}`);
+      })
+      .finally(() => {
+        signal?.removeEventListener("abort", onOuter);
+        this.loading = undefined;
+        this.loadController = undefined;
+      });
+    return this.loading;
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    const loaded = this.loadedModel;
+    if (!loaded) throw new EdgeError("engine_not_loaded");
+    validateMessages(request.messages);
+    if (this.generation) {
+      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
+    }
+    const grammar = gbnfForResponseFormat(request.responseFormat);
+    const controller = new AbortController();
+    this.generation = controller;
+    const onOuter = () => controller.abort();
+    request.signal?.addEventListener("abort", onOuter, { once: true });
+    let text = "";
+    try {
+      if (request.signal?.aborted) throw abortedError();
+      const result = await loaded.generate(
+        {
+          messages: toPromptMessages(request.messages),
+          ...(grammar !== undefined ? { grammar } : {}),
+          ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+          defaultMaxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS,
+          temperature: request.temperature ?? this.options.temperature ?? 0,
+          seed: this.options.seed ?? 42,
+        },
+        (delta) => {
+          text += delta;
+          request.onToken?.(delta);
+        },
+        controller.signal,
+      );
+      if (controller.signal.aborted) throw abortedError({ partialText: text });
+      return { text: result.text, finishReason: result.finishReason, usage: usageOf(result) };
+    } catch (e) {
+      if (controller.signal.aborted) throw abortedError({ partialText: text });
+      if (e instanceof EdgeError) throw e;
+      throw new EdgeError("generation_failed", { original: String(e) }, `The model failed while generating: ${(e as Error)?.message ?? String(e)}`);
+    } finally {
+      request.signal?.removeEventListener("abort", onOuter);
+      this.generation = undefined;
+    }
+  }
+
+  abort(): void {
+    this.generation?.abort();
+    this.loadController?.abort();
+  }
+
+  async unload(): Promise<void> {
+    this.abort();
+    const loaded = this.loadedModel;
+    this.loadedModel = undefined;
+    this.countTokens = undefined;
+    await loaded?.unload();
+  }
+}

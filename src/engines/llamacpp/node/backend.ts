@@ -1,0 +1,174 @@
+// The Node llama.cpp backend: node-llama-cpp (optional, lazily imported) on the CPU.
+//
+// Generation works on tokens, not on node-llama-cpp's chat session, so Edge controls the prompt
+// cache exactly: the conversation is rendered with the model's chat template (node-llama-cpp's
+// wrapper for it), tokenized, and only the tokens after the longest prefix already in the
+// context are evaluated — a follow-up that extends the previous conversation evaluates just the
+// new turn, and `promptTokensEvaluated` says how many that was.
+import { EdgeError } from "../../../contract/errors.ts";
+import { checkAnswerBudget } from "../answer-budget.ts";
+import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, PromptMessage } from "../backend.ts";
+import { prepareLocalFile, prepareUrl, type PreparedFile } from "./model-files.ts";
+import { nodeRuntime, type NlcChatWrapper, type NlcContext, type NlcGrammar, type NlcHistoryItem, type NlcModel, type NlcSequence, type NodeRuntime, type Token } from "./runtime.ts";
+
+export interface NodeLlamaBackendOptions {
+  /** Where downloaded models are cached (the CLI passes $EDGE_DATA_DIR/models). */
+  cacheDir: string;
+}
+
+const aborted = () => new EdgeError("aborted", { stage: "load" });
+const GRAMMAR_CACHE = 8;
+
+/** Streams detokenized text, holding back a trailing incomplete UTF-8 character until it completes. */
+class TextStream {
+  private sent = "";
+  constructor(private readonly onText: (delta: string) => void) {}
+  update(text: string, final = false): void {
+    const ready = final ? text : text.replace(/\uFFFD+$/, "");
+    if (ready.length > this.sent.length && ready.startsWith(this.sent)) {
+      this.onText(ready.slice(this.sent.length));
+      this.sent = ready;
+    }
+  }
+  get text(): string {
+    return this.sent;
+  }
+}
+
+class NodeLoadedModel implements LoadedModel {
+  readonly device = "CPU";
+  readonly runtime: string;
+  readonly contextWindow: number;
+  private readonly sequence: NlcSequence;
+  private readonly grammars = new Map<string, Promise<NlcGrammar>>();
+
+  constructor(
+    private readonly rt: NodeRuntime,
+    readonly model: PreparedFile,
+    private readonly llm: NlcModel,
+    private readonly context: NlcContext,
+    private readonly wrapper: NlcChatWrapper,
+  ) {
+    this.runtime = rt.name;
+    this.contextWindow = context.contextSize;
+    this.sequence = context.getSequence();
+  }
+
+  private tokens(messages: readonly PromptMessage[]): Token[] {
+    const history: NlcHistoryItem[] = messages.map((m) => (m.role === "assistant" ? { type: "model", response: [m.content] } : { type: m.role, text: m.content }));
+    history.push({ type: "model", response: [] });
+    return this.wrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.llm.tokenizer);
+  }
+
+  async countTokens(messages: PromptMessage[]): Promise<number> {
+    return this.tokens(messages).length;
+  }
+
+  private grammar(text: string): Promise<NlcGrammar> {
+    let compiled = this.grammars.get(text);
+    if (!compiled) {
+      compiled = this.rt.llama.createGrammar({ grammar: text }).catch((e: unknown) => {
+        this.grammars.delete(text);
+        throw new EdgeError("invalid_argument", { reason: "grammar", original: String(e) }, `llama.cpp refused the grammar (GBNF): ${(e as Error).message}`);
+      });
+      if (this.grammars.size >= GRAMMAR_CACHE) this.grammars.delete(this.grammars.keys().next().value!);
+      this.grammars.set(text, compiled);
+    }
+    return compiled;
+  }
+
+  async generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
+    const start = performance.now();
+    const prompt = this.tokens(request.messages);
+    const budget = checkAnswerBudget(prompt.length, this.contextWindow, request.maxTokens, request.defaultMaxTokens);
+    const grammarEvaluationState =
+      request.grammar !== undefined ? new this.rt.module.LlamaGrammarEvaluationState({ model: this.llm, grammar: await this.grammar(request.grammar) }) : undefined;
+    // Keep the cached prefix, evaluate the rest. The last prompt token is always evaluated: its
+    // logits start the answer.
+    const head = prompt.slice(0, -1);
+    await this.sequence.adaptStateToTokens(head, false);
+    const input = [...head.slice(this.sequence.nextTokenIndex), prompt[prompt.length - 1]!];
+    const evalStart = performance.now();
+    const generated: Token[] = [];
+    const stream = new TextStream(onText);
+    let firstAt: number | undefined;
+    // "length" only when the budget ran out; an end-of-generation token, a completed grammar
+    // (the runtime ends the stream) or an abort is "stop".
+    let finishReason: GenerateResult["finishReason"] = budget > 0 ? "stop" : "length";
+    if (budget > 0 && !signal.aborted) {
+      const options = { temperature: request.temperature, seed: request.seed, ...(grammarEvaluationState ? { grammarEvaluationState } : {}) };
+      for await (const token of this.sequence.evaluate(input, options)) {
+        firstAt ??= performance.now();
+        if (this.llm.isEogToken(token)) break;
+        generated.push(token);
+        stream.update(this.llm.detokenize(generated));
+        if (signal.aborted) break;
+        if (generated.length >= budget) {
+          finishReason = "length";
+          break;
+        }
+      }
+    }
+    stream.update(this.llm.detokenize(generated), true);
+    const end = performance.now();
+    firstAt ??= end;
+    return {
+      text: stream.text,
+      finishReason,
+      promptTokens: prompt.length,
+      promptTokensEvaluated: input.length,
+      completionTokens: generated.length,
+      timeToFirstTokenMs: firstAt - start,
+      promptMs: firstAt - evalStart,
+      decodeMs: end - firstAt,
+    };
+  }
+
+  async unload(): Promise<void> {
+    await this.context.dispose();
+    await this.llm.dispose();
+  }
+}
+
+async function loadModel(rt: NodeRuntime, prepared: PreparedFile, options: Parameters<LlamaBackend["load"]>[1]): Promise<NodeLoadedModel> {
+  const { signal, onProgress } = options;
+  let llm: NlcModel;
+  try {
+    llm = await rt.llama.loadModel({
+      modelPath: prepared.path,
+      gpuLayers: 0,
+      ...(signal ? { loadSignal: signal } : {}),
+      onLoadProgress: (p) => onProgress?.({ progress: 0.5 + 0.45 * p, text: `Loading ${prepared.id} into llama.cpp ${Math.round(p * 100)}%`, phase: "compile" }),
+    });
+  } catch (e) {
+    if (signal?.aborted) throw aborted();
+    throw new EdgeError("model_load_failed", { model: prepared.id, original: String(e) }, `llama.cpp could not load ${prepared.id}: ${(e as Error).message}`);
+  }
+  try {
+    const context = await llm.createContext({
+      contextSize: Math.min(options.contextSize, llm.trainContextSize),
+      sequences: 1,
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    });
+    // Qwen3 thinks aloud by default; a tool call must be the whole reply.
+    const wrapper = rt.module.resolveChatWrapper(llm, { customWrapperSettings: { qwen: { thoughts: "discourage" } } });
+    return new NodeLoadedModel(rt, prepared, llm, context, wrapper);
+  } catch (e) {
+    await llm.dispose();
+    throw new EdgeError("model_load_failed", { model: prepared.id, original: String(e) }, `llama.cpp could not create a ${options.contextSize}-token context for ${prepared.id} (memory?): ${(e as Error).message}`);
+  }
+}
+
+export function createNodeLlamaBackend(options: NodeLlamaBackendOptions): LlamaBackend {
+  return {
+    async load(source, loadOptions) {
+      const { signal, onProgress } = loadOptions;
+      // The runtime first: without it nothing is worth downloading.
+      const rt = await nodeRuntime();
+      if (source.kind === "blob") throw new EdgeError("invalid_argument", {}, "In Node, load a model from a file path or a URL.");
+      const prepared = source.kind === "file" ? await prepareLocalFile(source, onProgress, signal) : await prepareUrl(source, options.cacheDir, onProgress, signal);
+      if (signal?.aborted) throw aborted();
+      return loadModel(rt, prepared, loadOptions);
+    },
+  };
+}

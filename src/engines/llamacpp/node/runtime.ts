@@ -1,0 +1,120 @@
+// The Node model runtime, node-llama-cpp, is an OPTIONAL peer dependency: a plain `npm install` of
+// Edge does not pull it in (with its GPU variants it is ~725 MB). It is imported here, lazily, only
+// when a model is loaded; missing, it is `model_runtime_missing` with the one command to run.
+// The types below are the small part of its API Edge uses, written out so that type-checking
+// does not need the package installed.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { EdgeError } from "../../../contract/errors.ts";
+
+export const NODE_LLAMA_CPP_VERSION = "3.22.1";
+export const SETUP_COMMAND = "npm run setup:llama";
+
+export type Token = number;
+
+export interface NlcGrammar {
+  readonly grammar: string;
+}
+export interface NlcGrammarState {
+  readonly __brand?: "grammar-state";
+}
+export interface NlcSequence {
+  readonly nextTokenIndex: number;
+  adaptStateToTokens(tokens: Token[], allowShift?: boolean): Promise<void>;
+  evaluate(tokens: Token[], options?: { temperature?: number; seed?: number; grammarEvaluationState?: NlcGrammarState }): AsyncGenerator<Token, void, void | Token | Token[]>;
+  clearHistory(): Promise<void>;
+}
+export interface NlcContext {
+  readonly contextSize: number;
+  getSequence(): NlcSequence;
+  dispose(): Promise<void>;
+}
+export type NlcHistoryItem = { type: "system"; text: string } | { type: "user"; text: string } | { type: "model"; response: string[] };
+export interface NlcChatWrapper {
+  readonly wrapperName?: string;
+  generateContextState(options: { chatHistory: NlcHistoryItem[] }): { contextText: { tokenize(tokenizer: unknown): Token[] } };
+}
+export interface NlcModel {
+  readonly trainContextSize: number;
+  readonly tokenizer: unknown;
+  detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
+  isEogToken(token: Token | undefined): boolean;
+  createContext(options: { contextSize: number; sequences?: number; threads?: number }): Promise<NlcContext>;
+  dispose(): Promise<void>;
+}
+export interface NlcLlama {
+  loadModel(options: { modelPath: string; gpuLayers?: number; onLoadProgress?: (progress: number) => void; loadSignal?: AbortSignal }): Promise<NlcModel>;
+  createGrammar(options: { grammar: string }): Promise<NlcGrammar>;
+}
+export interface NlcModule {
+  getLlama(options: { gpu: false; build: "never"; logLevel?: string; progressLogs?: boolean }): Promise<NlcLlama>;
+  resolveChatWrapper(model: NlcModel, options?: { customWrapperSettings?: Record<string, unknown> }): NlcChatWrapper;
+  LlamaGrammarEvaluationState: new (options: { model: NlcModel; grammar: NlcGrammar }) => NlcGrammarState;
+}
+
+export interface NodeRuntime {
+  module: NlcModule;
+  llama: NlcLlama;
+  /** "node-llama-cpp <version>" */
+  name: string;
+}
+
+export function runtimeMissing(reason: string): EdgeError {
+  return new EdgeError(
+    "model_runtime_missing",
+    { reason, command: SETUP_COMMAND, alternative: `npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION}` },
+    `Running a GGUF model in Node needs the optional runtime node-llama-cpp ${NODE_LLAMA_CPP_VERSION}, which is not installed (${reason}). Install it with: ${SETUP_COMMAND}`,
+  );
+}
+
+function installedVersion(require: NodeRequire, specifier: string): string | undefined {
+  try {
+    // The package's exports do not include package.json: find it from the resolved entry.
+    let dir = path.dirname(require.resolve(specifier));
+    for (let i = 0; i < 4; i++, dir = path.dirname(dir)) {
+      try {
+        const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+        if (pkg.name === specifier) return pkg.version;
+      } catch {
+        // not this folder
+      }
+    }
+  } catch {
+    // not resolvable
+  }
+  return undefined;
+}
+
+/** Import the runtime by package name and start its CPU llama (prebuilt binary only, never a
+ *  source build). Exported for tests; use nodeRuntime(). */
+export async function loadNodeRuntime(specifier = "node-llama-cpp"): Promise<NodeRuntime> {
+  const version = installedVersion(createRequire(import.meta.url), specifier);
+  if (!version) throw runtimeMissing(`the package ${specifier} cannot be found`);
+  let module: NlcModule;
+  try {
+    // A variable specifier: type-checking and bundlers must not try to resolve it.
+    module = (await import(/* @vite-ignore */ specifier)) as NlcModule;
+  } catch (e) {
+    throw runtimeMissing(`importing it failed: ${(e as Error).message}`);
+  }
+  let llama: NlcLlama;
+  try {
+    llama = await module.getLlama({ gpu: false, build: "never", logLevel: "error", progressLogs: false });
+  } catch (e) {
+    throw runtimeMissing(`no prebuilt llama.cpp binary for ${process.platform}-${process.arch} could be loaded: ${(e as Error).message}`);
+  }
+  return { module, llama, name: `node-llama-cpp ${version}` };
+}
+
+let runtime: Promise<NodeRuntime> | undefined;
+
+/** The runtime, loaded once per process. */
+export function nodeRuntime(): Promise<NodeRuntime> {
+  runtime ??= loadNodeRuntime();
+  // A failed attempt is not cached: installing the runtime and retrying works in the same process.
+  runtime.catch(() => {
+    runtime = undefined;
+  });
+  return runtime;
+}

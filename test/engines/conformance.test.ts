@@ -1,0 +1,49 @@
+// The engine conformance suite in Node: the scripted engine, and the llama.cpp engine on the
+// generated test model through node-llama-cpp (the optional runtime: `npm run setup:llama`; CI
+// installs it and sets EDGE_REQUIRE_LLAMA_RUNTIME=1 so a missing runtime fails instead of skipping).
+// Runners are the real Node Pyodide runners.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, it } from "vitest";
+import { createNodeLlamaBackend } from "../../src/engines/llamacpp/node/backend.ts";
+import { createNodeRunnerHost } from "../../src/runner/node.ts";
+import { memorySource } from "../../src/toolset/inspect.ts";
+import { CONFORMANCE_TOOLS } from "../fixtures/conformance-tools.ts";
+import { writeTestModel } from "../fixtures/gguf.ts";
+import { CHECKS, type EngineSubject } from "./conformance.ts";
+import { llamacppSubject } from "./llamacpp-subject.ts";
+import { nodeLlamaAvailable } from "./node-llama.ts";
+import { scriptedSubject } from "./scripted-subject.ts";
+
+const host = createNodeRunnerHost({ spares: 1 });
+const env = { host, tools: memorySource("tools.py", CONFORMANCE_TOOLS) };
+const dir = mkdtempSync(path.join(tmpdir(), "edge-conformance-"));
+afterAll(async () => {
+  await host.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const subjects: EngineSubject[] = [scriptedSubject];
+if (await nodeLlamaAvailable()) {
+  const notGguf = path.join(dir, "notes.gguf");
+  writeFileSync(notGguf, "These are my notes, not a model.\n".repeat(20));
+  subjects.push(
+    llamacppSubject({
+      name: "llama.cpp (LlamaCppEngine, node-llama-cpp, generated test model)",
+      backend: createNodeLlamaBackend({ cacheDir: path.join(dir, "models") }),
+      model: { kind: "file", path: writeTestModel().path },
+      smallModel: { kind: "file", path: writeTestModel({ contextLength: 256 }).path },
+      notGguf: { kind: "file", path: notGguf },
+      threads: 1,
+    }),
+  );
+}
+
+for (const subject of subjects) {
+  describe(`engine conformance: ${subject.name}`, () => {
+    for (const c of CHECKS) {
+      it.skipIf(c.needs !== undefined && !subject.capabilities[c.needs])(c.name, () => c.run(subject, env));
+    }
+  });
+}

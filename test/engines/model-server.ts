@@ -1,0 +1,59 @@
+// A local HTTP server for model downloads in tests (no internet here): the generated model, and
+// every way a download goes wrong — 404, a truncated file, a file that is not GGUF, a transfer that
+// stalls (to abort), a connection that drops half-way. Counts requests per path.
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface ModelServer {
+  url(path: string): string;
+  hits(path: string): number;
+  close(): Promise<void>;
+}
+
+export async function startModelServer(model: Uint8Array): Promise<ModelServer> {
+  const hits = new Map<string, number>();
+  const sockets = new Set<Socket>();
+  const send = (res: ServerResponse, body: Uint8Array | string, type = "application/octet-stream") => {
+    res.writeHead(200, { "content-type": type, "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  };
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    switch (path) {
+      case "/model.gguf":
+        return send(res, model);
+      case "/truncated.gguf":
+        return send(res, model.subarray(0, model.length - 4096));
+      case "/notes.gguf":
+        return send(res, "These are my notes, not a model.\n".repeat(50), "text/plain");
+      case "/stall.gguf":
+        // Half the file, then nothing: the client must abort.
+        res.writeHead(200, { "content-length": model.length });
+        res.write(model.subarray(0, model.length >> 1));
+        return;
+      case "/drop.gguf":
+        res.writeHead(200, { "content-length": model.length });
+        res.write(model.subarray(0, model.length >> 1), () => res.socket?.destroy());
+        return;
+      default:
+        res.writeHead(404, { "content-type": "text/plain" });
+        res.end("not found");
+    }
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    hits: (path) => hits.get(path) ?? 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

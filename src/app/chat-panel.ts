@@ -102,6 +102,24 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     );
   }
 
+  /** A cut-off answer is never shown as complete; the engine's numbers when it reports them. */
+  function runNotes(run: ChatRun): HTMLElement[] {
+    const notes: HTMLElement[] = [];
+    if (run.truncated) {
+      notes.push(h("p", { class: "warn-text small", "data-testid": "truncated", role: "note" }, "Incomplete: the answer was cut off at the token limit (finish_reason: length)."));
+    }
+    const st = run.engine_stats;
+    if (st) {
+      const parts = [
+        st.time_to_first_token_ms !== undefined ? `first token ${ms(st.time_to_first_token_ms)}` : "",
+        st.decode_tokens_per_s !== undefined ? `${st.decode_tokens_per_s} tokens/s` : "",
+        st.completion_tokens !== undefined ? `${st.completion_tokens} tokens` : "",
+      ].filter(Boolean);
+      if (parts.length) notes.push(h("p", { class: "small muted", "data-testid": "engine-stats" }, parts.join(" · ")));
+    }
+    return notes;
+  }
+
   function confirmationCard(run: ChatRun): HTMLElement {
     const ticket = run.pending_action!;
     const card = h("div", { class: "confirm-card", role: "group", "aria-label": "Confirmation needed", "data-pending-id": ticket.id });
@@ -276,10 +294,10 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
           const p = finalStream.querySelector(".stream");
           if (p) p.textContent = run.answer ?? "";
           finalStream.classList.add("answer");
-          finalStream.appendChild(receiptLine(run.receipt));
-        } else entry("assistant answer", h("p", { class: "who" }, "Model"), h("p", { class: "text" }, run.answer ?? ""), receiptLine(run.receipt));
+          finalStream.append(...runNotes(run), receiptLine(run.receipt));
+        } else entry("assistant answer", h("p", { class: "who" }, "Model"), h("p", { class: "text" }, run.answer ?? ""), ...runNotes(run), receiptLine(run.receipt));
       } else if (run.outcome === "return_direct") {
-        entry("assistant direct", h("p", { class: "who" }, "Returned directly by the tool"), h("pre", { class: "json", "data-testid": "direct-result" }, pretty(run.result)), receiptLine(run.receipt));
+        entry("assistant direct", h("p", { class: "who" }, "Returned directly by the tool"), h("pre", { class: "json", "data-testid": "direct-result" }, pretty(run.result)), ...runNotes(run), receiptLine(run.receipt));
       } else if (run.outcome === "pending_confirmation" && run.pending_action) {
         entry("confirm", confirmationCard(run), receiptLine(run.receipt));
       } else {

@@ -4,17 +4,9 @@
 // WebLLMEngine does over postMessage is exercised unchanged. `crash()` ends the worker like an
 // uncaught error does (an error event on the page side, then silence); `loseDevice()` reports a
 // lost GPU device the way the real worker does.
-import { WebWorkerMLCEngineHandler } from "@mlc-ai/web-llm";
 import type { WebGPUProbe } from "../../src/engines/webgpu.ts";
-import { startLlmWorker, type LlmHandler } from "../../workers/llm-worker-core.ts";
-import { FakeMLCEngine, type FakeMLCEngineOptions } from "./webllm-fake.ts";
-
-export const FAKE_GPU: WebGPUProbe = {
-  available: true,
-  shaderF16: true,
-  features: ["shader-f16"],
-  adapter: { vendor: "fake", architecture: "test", description: "fake adapter (tests)", isFallbackAdapter: false },
-};
+import { startLlmWorker } from "../../workers/llm-worker-core.ts";
+import { FAKE_GPU, FakeMLCEngine, handlerWith, type FakeMLCEngineOptions } from "./webllm-fake.ts";
 
 export interface FakeLlmWorker {
   /** What WebLLMEngine's createWorker returns. */
@@ -60,12 +52,7 @@ export function fakeLlmWorker(options: FakeMLCEngineOptions & { probe?: WebGPUPr
     watchDevices: (onLost) => {
       reportLoss = onLost;
     },
-    createHandler: async () => {
-      const handler = new WebWorkerMLCEngineHandler();
-      (handler as unknown as { engine: unknown }).engine = engine;
-      engine.setInitProgressCallback((content) => handler.postMessage({ kind: "initProgressCallback", uuid: "", content }));
-      return handler as unknown as LlmHandler;
-    },
+    createHandler: async () => handlerWith(engine),
   });
   return {
     worker: page as unknown as Worker,

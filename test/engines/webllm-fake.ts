@@ -22,6 +22,7 @@
 //    the tokenizer and config where Edge's worker code reads them.
 import {
   ModelType,
+  WebWorkerMLCEngineHandler,
   postInitAndCheckFieldsChatCompletion,
   verifyIntegrity,
   type AppConfig,
@@ -31,6 +32,8 @@ import {
   type InitProgressReport,
   type ModelRecord,
 } from "@mlc-ai/web-llm";
+import type { WebGPUProbe } from "../../src/engines/webgpu.ts";
+import type { LlmHandler } from "../../workers/llm-worker-core.ts";
 import type { WebLLMErrors } from "./webllm-classes.ts";
 
 /** web-llm's emptyThinkingBlockStr (LLMChatPipeline.forwardPrefill). */
@@ -410,3 +413,20 @@ export class FakeMLCEngine {
     if (sri) await verifyIntegrity(bytes.slice().buffer, sri, url, record.integrity?.onFailure);
   }
 }
+
+/** web-llm's own worker handler with the fake as its engine (the handler's `engine` is a public
+ *  field it creates itself; its progress callback is re-attached to the fake). */
+export function handlerWith(engine: FakeMLCEngine): LlmHandler {
+  const handler = new WebWorkerMLCEngineHandler();
+  (handler as unknown as { engine: unknown }).engine = engine;
+  engine.setInitProgressCallback((content) => handler.postMessage({ kind: "initProgressCallback", uuid: "", content }));
+  return handler as unknown as LlmHandler;
+}
+
+/** What the worker's WebGPU probe reports in tests: a GPU with shader-f16 (none exists here). */
+export const FAKE_GPU: WebGPUProbe = {
+  available: true,
+  shaderF16: true,
+  features: ["shader-f16"],
+  adapter: { vendor: "fake", architecture: "test", description: "fake adapter (tests)", isFallbackAdapter: false },
+};

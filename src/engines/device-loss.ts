@@ -15,9 +15,12 @@ export function watchDeviceLoss(gpu: GpuLike | undefined, onLost: (reason: strin
   };
 }
 
+const watched = new WeakSet<GpuAdapterLike>();
+
 function watchAdapter(adapter: GpuAdapterLike, onLost: (reason: string, message: string) => void): void {
   const requestDevice = adapter.requestDevice?.bind(adapter);
-  if (!requestDevice) return;
+  if (!requestDevice || watched.has(adapter)) return;
+  watched.add(adapter);
   (adapter as { requestDevice: (d?: unknown) => Promise<GpuDeviceLike> }).requestDevice = async (descriptor) => {
     const device = await requestDevice(descriptor);
     void device.lost.then((info) => {

@@ -17,7 +17,24 @@ export interface PinnedRecord {
   integrity?: ModelRecord["integrity"];
 }
 
+/**
+ * Empty for now, deliberately. What could be verified offline (docs/engines.md, "Pinned records"):
+ * the Hugging Face commits that first uploaded these models (Sep 2024, e.g. Qwen2.5-1.5B-Instruct-
+ * q4f16_1-MLC at 4d53aacc85e8f03dcecf9715afbfbcf1e5f62bd3) predate mlc-ai's later "Upload
+ * tensor-cache.json" commits, and web-llm 0.2.86 loads weights only through tensor-cache.json — a
+ * pin to them would break loading. The commits that added tensor-cache.json, the SRI hashes of
+ * mlc-chat-config.json and tokenizer.json, and any binary-mlc-llm-libs commit holding the
+ * v0_2_86/base libraries (with their SRI) were not found. Add a record here once its values are
+ * read from the real files (`openssl dgst -sha256 -binary FILE | base64`).
+ */
 export const PINNED_RECORDS: readonly PinnedRecord[] = [];
+
+/** A pin is only a pin if every URL names an exact commit. */
+export function isPinned(pin: PinnedRecord): boolean {
+  const hf = pin.model === undefined || /\/resolve\/[0-9a-f]{40}\/$/.test(pin.model);
+  const lib = pin.model_lib === undefined || /binary-mlc-llm-libs\/[0-9a-f]{40}\//.test(pin.model_lib);
+  return hf && lib && (pin.model !== undefined || pin.model_lib !== undefined || pin.integrity !== undefined);
+}
 
 /** web-llm's list with the pinned fields applied to the matching records. */
 export function withPinnedRecords(appConfig: AppConfig, pins: readonly PinnedRecord[] = PINNED_RECORDS): AppConfig {

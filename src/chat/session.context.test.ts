@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../engines/engine.ts";
 import { ScriptedEngine, type Script } from "../engines/scripted.ts";
 import { createToolRuntime, defineTool } from "../runtime/index.ts";
+import { draftTool } from "../../test/fixtures/loop-tools.ts";
 import { createChatSession } from "./session.ts";
 
 const call = (name: string, args: object) => JSON.stringify({ tool_name: name, arguments: args });
@@ -21,17 +22,7 @@ function runtime() {
       execute: (args: { size: number }) => ({ text: "x".repeat(args.size) }),
     }),
   );
-  rt.register(
-    defineTool({
-      name: "draft",
-      description: "Make a draft.",
-      parameters: { type: "object", properties: { x: { type: "string" } }, required: ["x"], additionalProperties: false },
-      executionLevel: "prepare",
-      returnDirect: true,
-      outputSchema: { type: "object", properties: { draft: { type: "string" } }, required: ["draft"], additionalProperties: false },
-      execute: (args: { x: string }) => ({ draft: args.x.toUpperCase() }),
-    }),
-  );
+  rt.register(draftTool());
   return rt;
 }
 

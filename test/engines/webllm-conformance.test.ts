@@ -7,19 +7,11 @@ import { EdgeError } from "../../src/contract/errors.ts";
 import type { ChatMessage } from "../../src/engines/engine.ts";
 import { toolCallOrTextResponseFormat } from "../../src/engines/grammar.ts";
 import { QWEN25, QWEN3, webllmConformance, webllmSubject } from "./webllm-adapter.ts";
+import { rejection } from "../fixtures/edge-error.ts";
 import { fakeModelFiles, sriOf, THINK_PREFIX } from "./webllm-fake.ts";
 
 const user = (content: string): ChatMessage => ({ role: "user", content });
 
-async function rejection(p: Promise<unknown>): Promise<EdgeError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(EdgeError);
-    return e as EdgeError;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe(`${webllmConformance.name}: generation`, () => {
   it("streams the reply in order; the result is the concatenation; usage is mapped", async () => {

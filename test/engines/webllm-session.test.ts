@@ -8,6 +8,7 @@ import { createChatSession } from "../../src/chat/session.ts";
 import { createToolRuntime, defineTool } from "../../src/runtime/index.ts";
 import { evaluateImprint } from "../../src/imprint/evaluate.ts";
 import { QWEN25, QWEN3, webllmSubject } from "./webllm-adapter.ts";
+import { draftTool } from "../fixtures/loop-tools.ts";
 import type { FakeScript } from "./webllm-fake.ts";
 
 const call = (name: string, args: object) => JSON.stringify({ tool_name: name, arguments: args });
@@ -29,17 +30,7 @@ function runtime() {
       execute: (args: { kb: number }) => rows(args.kb * 1000),
     }),
   );
-  rt.register(
-    defineTool({
-      name: "draft",
-      description: "Make a draft.",
-      parameters: { type: "object", properties: { x: { type: "string" } }, required: ["x"], additionalProperties: false },
-      executionLevel: "prepare",
-      returnDirect: true,
-      outputSchema: { type: "object", properties: { draft: { type: "string" } }, required: ["draft"], additionalProperties: false },
-      execute: (args: { x: string }) => ({ draft: args.x.toUpperCase() }),
-    }),
-  );
+  rt.register(draftTool());
   return rt;
 }
 

@@ -3,6 +3,7 @@
 import type { ErrorCode, ErrorJson } from "../contract/errors.ts";
 import type { ChatMessage } from "../engines/engine.ts";
 import type { CallReceipt, RunOutcome } from "./receipt-types.ts";
+import type { PendingTicket } from "./session.ts";
 
 export interface RunState {
   readonly id: string;
@@ -16,7 +17,7 @@ export interface RunState {
   result?: unknown;
   error?: ErrorJson;
   /** A pending action created by the confirmation flow (ends the run pending_confirmation). */
-  pending?: { id: string; expires_at: string; confirmation_token: string; [extra: string]: unknown };
+  pending?: PendingTicket;
   repaired: boolean;
   /** The last generation's raw text (think block included), as the engine's cache holds it. */
   lastRaw: string;

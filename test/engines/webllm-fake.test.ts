@@ -2,6 +2,7 @@
 // mirrors is quoted here from the installed @mlc-ai/web-llm (lib/index.js) — an upgrade that changes
 // one fails this file, and the fake must follow — and the fake's errors are web-llm's own classes.
 import { describe, expect, it } from "vitest";
+import { modelBaseUrl } from "../../src/engines/webllm-cache.ts";
 import { countContentTokens, loadedContextWindow } from "../../workers/llm-worker-core.ts";
 import { classSource } from "./webllm-classes.ts";
 import { FakeMLCEngine, FakeTokenizer, THINK_PREFIX } from "./webllm-fake.ts";
@@ -44,6 +45,13 @@ describe("what the fake mirrors is still what web-llm 0.2.86 does", () => {
   it("KV-cache reuse needs an identical earlier conversation that did not end in abort or length", () => {
     quoted('previousFinishReason === "abort" || previousFinishReason === "length" || !compareConversationObject(oldConv, newConv)) {');
     quoted("numPromptTokens + this.filledKVCacheLength > this.contextWindowSize) { throw new ContextWindowSizeExceededError(numPromptTokens, this.contextWindowSize);");
+  });
+
+  it("model URLs without a revision get resolve/main/ (modelBaseUrl, used by Edge's cache cleanup and the fake)", () => {
+    quoted('modelUrl += modelUrl.endsWith("/") ? "" : "/"; if (!modelUrl.match(/.+\\/resolve\\/.+\\//)) modelUrl += "resolve/main/";');
+    expect(modelBaseUrl("https://huggingface.co/mlc-ai/X-MLC", "http://h/")).toBe("https://huggingface.co/mlc-ai/X-MLC/resolve/main/");
+    expect(modelBaseUrl(`https://huggingface.co/mlc-ai/X-MLC/resolve/${"a".repeat(40)}/`, "http://h/")).toBe(`https://huggingface.co/mlc-ai/X-MLC/resolve/${"a".repeat(40)}/`);
+    expect(modelBaseUrl("/models/X", "http://h/app/")).toBe("http://h/models/X/resolve/main/");
   });
 
   it("reload caches a file, then verifies it; the config is the file ⊕ record overrides ⊕ chat options", () => {

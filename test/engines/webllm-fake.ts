@@ -33,6 +33,7 @@ import {
   type ModelRecord,
 } from "@mlc-ai/web-llm";
 import type { WebGPUProbe } from "../../src/engines/webgpu.ts";
+import { modelBaseUrl } from "../../src/engines/webllm-cache.ts";
 import type { LlmHandler } from "../../workers/llm-worker-core.ts";
 import type { WebLLMErrors } from "./webllm-classes.ts";
 
@@ -115,12 +116,6 @@ export async function sriOf(bytes: Uint8Array): Promise<string> {
   return `sha256-${btoa(String.fromCharCode(...digest))}`;
 }
 
-function modelBase(model: string): string {
-  let url = model.endsWith("/") ? model : `${model}/`;
-  if (!/.+\/resolve\/.+\//.test(url)) url += "resolve/main/";
-  return new URL(url, globalThis.location?.href ?? "http://localhost/").href;
-}
-
 class Lock {
   private tail = Promise.resolve();
   async acquire(): Promise<() => void> {
@@ -196,7 +191,7 @@ export class FakeMLCEngine {
     if (!record) throw new this.options.errors.ModelNotFoundError(id);
     this.reloads++;
     const files = fakeModelFiles(id, this.options.configContextWindow);
-    const base = modelBase(record.model);
+    const base = modelBaseUrl(record.model, globalThis.location?.href ?? "http://localhost/");
     this.report(0, "Start to fetch params");
     await this.fetched("webllm/config", new URL("mlc-chat-config.json", base).href, files.config, record.integrity?.config, record);
     await this.fetched("webllm/wasm", record.model_lib, files.modelLib, record.integrity?.model_lib, record);

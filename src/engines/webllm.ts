@@ -139,11 +139,6 @@ export class WebLLMEngine implements Engine {
     return this.client !== undefined;
   }
 
-  /** The engine_lost error when the worker or GPU was lost since the last load. */
-  get lostReason(): EdgeError | undefined {
-    return this.lostError;
-  }
-
   load(onProgress?: ProgressListener, signal?: AbortSignal): Promise<void> {
     if (this.client) return Promise.resolve();
     if (this.loading) return this.loading;
@@ -239,7 +234,7 @@ export class WebLLMEngine implements Engine {
       const create = () => client.chat.completions.create(body) as Promise<AsyncIterable<ChatCompletionChunk>>;
       return await runCompletion(create, { signal: controller.signal, lost: this.lost.promise, onToken: request.onToken, startedAt: performance.now() }, progress);
     } catch (e) {
-      if (e instanceof EdgeError && (e.code === "aborted" || e.code === "engine_lost" || e.code === "generation_failed")) throw e;
+      if (e instanceof EdgeError) throw e;
       if (controller.signal.aborted) throw abortedError({ partialText: progress.text });
       throw mapWebLLMError(e, "chat");
     } finally {
@@ -280,7 +275,9 @@ export class WebLLMEngine implements Engine {
     this.client = undefined;
     if (client) {
       // Free the GPU memory in order; a worker that does not answer is terminated anyway.
-      await Promise.race([client.unload().catch(() => undefined), new Promise((r) => setTimeout(r, UNLOAD_GRACE_MS))]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([client.unload().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, UNLOAD_GRACE_MS)))]);
+      clearTimeout(timer);
     }
     this.teardown();
     this.record = undefined;

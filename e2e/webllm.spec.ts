@@ -46,6 +46,13 @@ test("a worker that dies mid-stream fails the answer with engine_lost; a reload 
   const after = await page.evaluate(() => window.__webllm!.chat("Still there?"));
   expect(after).toMatchObject({ outcome: "answered", truncated: false });
   expect(after.answer).toMatch(/^You said: Still there\?/);
+  await expect(page.getByTestId("engine-stats")).toHaveText(/^first token (\d+ ms|[\d.]+ s) · [\d.]+ tokens\/s · \d+ tokens$/);
+  await expect(page.getByTestId("truncated")).toHaveCount(0);
+
+  // An answer cut off at max_tokens is marked, in the run and where it is shown.
+  expect(await page.evaluate(() => window.__webllm!.open({ maxTokens: 16 }))).toMatchObject({ ok: true });
+  expect(await page.evaluate(() => window.__webllm!.chat("Tell me everything."))).toMatchObject({ outcome: "answered", truncated: true });
+  await expect(page.getByTestId("truncated")).toHaveText(/Incomplete: the answer was cut off at the token limit/);
 });
 
 test("a model record with a wrong integrity hash → model_integrity_failed, and the unverified file is not left in web-llm's cache", async ({ page }) => {

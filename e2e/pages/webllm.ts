@@ -6,6 +6,7 @@ import type { AppConfig, ModelRecord } from "@mlc-ai/web-llm";
 import { EdgeError } from "../../src/contract/errors.ts";
 import { createChatSession, type ChatRun, type ChatSession } from "../../src/chat/session.ts";
 import { WebLLMEngine, importWebLLM } from "../../src/engines/webllm.ts";
+import { runNotes } from "../../src/app/run-notes.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../../src/runner/browser/index.ts";
 import { freezeToolset, type FrozenToolset } from "../../src/toolset/freeze.ts";
 import { memorySource } from "../../src/toolset/inspect.ts";
@@ -42,6 +43,8 @@ export interface OpenOptions extends Omit<FakeWorkerConfig, "kind"> {
   /** Python tools in the sandboxed runner (the report tool). */
   tools?: boolean;
   contextWindow?: number;
+  /** max_tokens of the session's generations. */
+  maxTokens?: number;
   /** Pin a wrong SRI hash on the model's config. */
   wrongIntegrity?: boolean;
 }
@@ -84,7 +87,8 @@ async function open(o: OpenOptions = {}): Promise<{ ok: boolean; code?: string; 
   } catch (e) {
     return { ok: false, code: e instanceof EdgeError ? e.code : String(e) };
   }
-  session = o.tools ? await createChatSession({ engine, host: await host(), toolset: await toolset() }) : await createChatSession({ engine });
+  const limits = o.maxTokens ? { maxTokens: o.maxTokens } : {};
+  session = o.tools ? await createChatSession({ engine, host: await host(), toolset: await toolset(), ...limits }) : await createChatSession({ engine, ...limits });
   return { ok: true, ...(engine.info().contextWindow ? { contextWindow: engine.info().contextWindow } : {}) };
 }
 
@@ -102,6 +106,8 @@ async function chat(prompt: string, abortAfterTokens?: number): Promise<RunSumma
       if (e.type === "model_output") generations++;
     },
   });
+  // Shown as the playground shows it under an answer.
+  document.getElementById("notes")!.replaceChildren(...runNotes(run));
   return {
     outcome: run.outcome,
     code: run.receipt.code,

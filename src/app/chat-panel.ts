@@ -9,6 +9,7 @@ import type { ConfirmOutcome } from "../confirm/types.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { App } from "./app.ts";
 import { errorText, h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
+import { runNotes } from "./run-notes.ts";
 import { defaultScript, type PlaygroundScript } from "./scripted.ts";
 
 export interface ChatPanel {
@@ -102,24 +103,6 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
       `${r.outcome}${r.code ? ` (${r.code})` : ""} · receipt #${r.seq} `,
       h("button", { type: "button", class: "link", onclick: () => openReceipt(r.id) }, r.id),
     );
-  }
-
-  /** A cut-off answer is never shown as complete; the engine's numbers when it reports them. */
-  function runNotes(run: ChatRun): HTMLElement[] {
-    const notes: HTMLElement[] = [];
-    if (run.truncated) {
-      notes.push(h("p", { class: "warn-text small", "data-testid": "truncated", role: "note" }, "Incomplete: the answer was cut off at the token limit (finish_reason: length)."));
-    }
-    const st = run.engine_stats;
-    if (st) {
-      const parts = [
-        st.time_to_first_token_ms !== undefined ? `first token ${ms(st.time_to_first_token_ms)}` : "",
-        st.decode_tokens_per_s !== undefined ? `${st.decode_tokens_per_s} tokens/s` : "",
-        st.completion_tokens !== undefined ? `${st.completion_tokens} tokens` : "",
-      ].filter(Boolean);
-      if (parts.length) notes.push(h("p", { class: "small muted", "data-testid": "engine-stats" }, parts.join(" · ")));
-    }
-    return notes;
   }
 
   function confirmationCard(run: ChatRun): HTMLElement {

@@ -9,6 +9,7 @@ import type { ConfirmOutcome } from "../confirm/types.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { App } from "./app.ts";
 import { errorText, h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
+import { runNotes } from "./run-notes.ts";
 import { defaultScript, type PlaygroundScript } from "./scripted.ts";
 import { writeApprovalCard } from "./write-card.ts";
 
@@ -281,10 +282,10 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
           const p = finalStream.querySelector(".stream");
           if (p) p.textContent = run.answer ?? "";
           finalStream.classList.add("answer");
-          finalStream.appendChild(receiptLine(run.receipt));
-        } else entry("assistant answer", h("p", { class: "who" }, "Model"), h("p", { class: "text" }, run.answer ?? ""), receiptLine(run.receipt));
+          finalStream.append(...runNotes(run), receiptLine(run.receipt));
+        } else entry("assistant answer", h("p", { class: "who" }, "Model"), h("p", { class: "text" }, run.answer ?? ""), ...runNotes(run), receiptLine(run.receipt));
       } else if (run.outcome === "return_direct") {
-        entry("assistant direct", h("p", { class: "who" }, "Returned directly by the tool"), h("pre", { class: "json", "data-testid": "direct-result" }, pretty(run.result)), receiptLine(run.receipt));
+        entry("assistant direct", h("p", { class: "who" }, "Returned directly by the tool"), h("pre", { class: "json", "data-testid": "direct-result" }, pretty(run.result)), ...runNotes(run), receiptLine(run.receipt));
       } else if (run.outcome === "pending_confirmation" && run.pending_action) {
         entry("confirm", confirmationCard(run), receiptLine(run.receipt));
       } else {

@@ -106,6 +106,9 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
         outcome: run.outcome,
         ...(run.answer !== undefined && run.outcome === "answered" ? { answer: run.answer } : {}),
         ...(run.outcome === "return_direct" ? { result: run.result } : {}),
+        ...(run.truncated ? { truncated: true } : {}),
+        ...(run.finish_reason ? { finish_reason: run.finish_reason } : {}),
+        ...(run.engine_stats ? { engine_stats: run.engine_stats } : {}),
         run_id: run.run_id,
         receipt: run.receipt,
         ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
@@ -115,11 +118,14 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     } else {
       for (const s of ws.info?.skipped ?? []) io.err(`workspace: skipped ${s.path} (a symbolic link to ${s.target ?? "a missing target"}, outside or duplicating the folder: ${s.code})\n`);
       if (run.outcome === "answered") io.out(`${run.answer}\n`);
+      if (run.truncated) io.err("note: the answer was cut off at the token limit (finish_reason: length); it is incomplete.\n");
       else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
       if (run.pending_action) {
         io.out(`${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`);
       } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
-      io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}, receipt: ${run.run_id}\n`);
+      const st = run.engine_stats;
+      const speed = st ? `${st.time_to_first_token_ms !== undefined ? `, first token ${st.time_to_first_token_ms} ms` : ""}${st.decode_tokens_per_s !== undefined ? `, ${st.decode_tokens_per_s} tokens/s` : ""}` : "";
+      io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}${speed}, receipt: ${run.run_id}\n`);
     }
     return run.ok ? EXIT_OK : EXIT_FAILED;
   } finally {

@@ -81,6 +81,8 @@ export const ERRORS = {
   unknown_model: "This build cannot run a model by that name; pick one from the list in the message, or pass a GGUF file path or URL.",
   context_window_exceeded:
     "This turn does not fit the model's context window even after dropping older turns (the prompt or a tool result is too large); shorten the prompt, return smaller tool results, reset the conversation, or load a model with a larger context.",
+  model_output_empty:
+    "The model's reply was empty (nothing but whitespace or a reasoning block), so there was no answer or call to use. Ask again, or rephrase the question.",
   engine_lost:
     "The model's worker or GPU device was lost after loading (a crash, out of memory, or a driver reset); the answer in progress was discarded. Reload the model to continue.",
   model_not_gguf:

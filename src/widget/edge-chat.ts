@@ -388,7 +388,9 @@ export class EdgeChatElement extends LitElement {
         const entry: Entry = { kind: "assistant", text: run.answer ?? "", streaming: false };
         if (leftover !== undefined) this.replace(leftover, entry);
         else this.push(entry);
-        this.statusText = "Answered.";
+        // An answer cut off at the token limit is never shown as complete.
+        if (run.truncated) this.push({ kind: "note", text: "Incomplete: the answer was cut off at the token limit." });
+        this.statusText = run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
       } else if (run.outcome === "return_direct") {
         const call = run.receipt.calls[run.receipt.calls.length - 1];
         this.push({ kind: "result", tool: call?.tool_name ?? "", value: run.result });

@@ -3,15 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeFrame, FrameError, FrameReader } from "./frames.ts";
 
-const concat = (chunks: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-};
+const concat = (chunks: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(chunks));
 
 const frame = (json: string, binary = new Uint8Array(0)): Uint8Array => {
   const text = new TextEncoder().encode(json);

@@ -7,6 +7,7 @@
 // tool code can reach JS globals (`import js`, `pyodide_js`) and overwrite them, and it can
 // replace attributes of the edge_runner module, so neither is looked up again.
 import type { PyodideAPI } from "pyodide";
+import { BoundedText } from "./bounded-text.ts";
 import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, PyodideAssets, PythonFiles, WorkerToHost, WorkspaceMount } from "./protocol.ts";
 
 /** The two things a worker needs from its environment's message channel. */
@@ -296,27 +297,4 @@ function safeParse(parse: typeof JSON.parse, text: string): Record<string, unkno
 function describe(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   return String(err);
-}
-
-/** Text with a hard size bound; the rest is counted, not kept. */
-class BoundedText {
-  private kept = "";
-  private dropped = 0;
-  constructor(public limit: number) {}
-  get text(): string {
-    return this.dropped > 0 ? `${this.kept}\n[… ${this.dropped} more characters of output not kept]` : this.kept;
-  }
-  readonly line = (line: string): void => {
-    const chunk = `${line}\n`;
-    const room = this.limit - this.kept.length;
-    if (room >= chunk.length) this.kept += chunk;
-    else {
-      if (room > 0) this.kept += chunk.slice(0, room);
-      this.dropped += chunk.length - Math.max(room, 0);
-    }
-  };
-  clear(): void {
-    this.kept = "";
-    this.dropped = 0;
-  }
 }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Readable } from "node:stream";
 import { build } from "esbuild";
+import { BoundedText } from "../../workers/bounded-text.ts";
 import { encodeFrame, FrameReader, type FrameMessage } from "../../workers/frames.ts";
 import type { PyodideAssets } from "../../workers/protocol.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./pool.ts";
@@ -77,27 +78,6 @@ function holdInspectorClosed(): () => void {
   };
 }
 
-/** Bounded text from a child's fd 1/2; the rest is counted. */
-class Captured {
-  text = "";
-  dropped = 0;
-  constructor(private readonly limit: number) {}
-  add(chunk: string): void {
-    const room = this.limit - this.text.length;
-    if (room >= chunk.length) this.text += chunk;
-    else {
-      if (room > 0) this.text += chunk.slice(0, room);
-      this.dropped += chunk.length - Math.max(room, 0);
-    }
-  }
-  take(): string {
-    const out = this.dropped ? `${this.text}\n[… ${this.dropped} more characters of output not kept]` : this.text;
-    this.text = "";
-    this.dropped = 0;
-    return out;
-  }
-}
-
 /** The process adapter behind createNodeRunnerHost. */
 export function nodeProcessFactory(indexURL: string): RunnerWorkerFactory {
   const indexDir = fileURLToPath(new URL(indexURL, "file:///"));
@@ -118,7 +98,7 @@ class RunnerProcess implements RunnerWorkerHandle {
   private messageHandler: ((msg: unknown) => void) | undefined;
   private exitHandler: ((reason: string) => void) | undefined;
   private exited = false;
-  private readonly output = new Captured(OUTPUT_LIMIT);
+  private readonly output = new BoundedText(OUTPUT_LIMIT);
   private tail = "";
   private release: (() => void) | undefined;
 
@@ -142,7 +122,7 @@ class RunnerProcess implements RunnerWorkerHandle {
     for (const stream of [child.stdout, child.stderr]) {
       stream?.setEncoding("utf8");
       stream?.on("data", (chunk: string) => {
-        this.output.add(chunk);
+        this.output.append(chunk);
         this.tail = (this.tail + chunk).slice(-EXIT_TAIL);
       });
     }
@@ -167,13 +147,14 @@ class RunnerProcess implements RunnerWorkerHandle {
 
   private receive(msg: FrameMessage): void {
     if (this.exited) return;
-    if (msg.type === "ready") this.output.take(); // boot chatter is not the job's output
+    if (msg.type === "ready") this.output.clear(); // boot chatter is not the job's output
     if (msg.type !== "done") return this.messageHandler?.(msg);
     // Output the tool wrote to fd 1/2 before its reply joins the reply's stderr. It was written
     // before the reply, so it is readable now; one turn of the event loop lets it be read.
     setImmediate(() => {
       if (this.exited) return;
-      const printed = this.output.take();
+      const printed = this.output.text;
+      this.output.clear();
       if (printed && (msg.stderr === undefined || typeof msg.stderr === "string")) msg.stderr = `${msg.stderr ?? ""}${printed}`;
       this.messageHandler?.(msg);
     });

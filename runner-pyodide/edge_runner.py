@@ -50,7 +50,7 @@ import edgestudio.tools as _edge_tools
 
 __all__ = ["SCHEMA_GENERATOR_VERSION", "discover", "call", "sign", "canonical_json", "preload"]
 
-SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v2"
+SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v1"
 
 MAX_SOURCE_BYTES = 1024 * 1024
 STDERR_LIMIT_BYTES = 64 * 1024
@@ -742,10 +742,6 @@ def _resolve(annotation, pname, globalns):
 
 def _schema_for(tp):
     if isinstance(tp, type) and tp in _PRIMITIVES:
-        if tp is int:
-            # JSON numbers carry integers exactly only within +-(2**53-1) (the rule results follow
-            # too): bounds the model sees, and that refuse 1e300 or 9007199254740993 as arguments.
-            return {"type": "integer", "minimum": -MAX_SAFE_INTEGER, "maximum": MAX_SAFE_INTEGER}
         return {"type": _PRIMITIVES[tp]}
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
@@ -757,6 +753,8 @@ def _schema_for(tp):
             raise _Unsupported("Literal values must all be of one type: str, int, float or bool")
         if any(isinstance(v, float) and not math.isfinite(v) for v in args):
             raise _Unsupported("Literal values must be finite numbers")
+        # A discovery error, not a schema change: JSON carries integers exactly only within
+        # +-(2**53-1), so such a value could never be passed back faithfully.
         if any(isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_SAFE_INTEGER for v in args):
             raise _Unsupported("Literal integers must be within +-(2**53-1), the integers JSON carries exactly")
         return {"type": _PRIMITIVES[next(iter(kinds))], "enum": list(args)}

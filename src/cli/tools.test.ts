@@ -189,20 +189,22 @@ describe("hostile inputs (issue 15)", () => {
     expect(r.json.errors[0]).toMatchObject({ code: "tools_file_too_large", message: expect.stringContaining("2097152 bytes") });
   });
 
-  it("an int parameter refuses integers JSON cannot carry exactly, and its schema says so", async () => {
+  it("an int parameter refuses integers JSON cannot carry exactly; its schema stays SPEC's", async () => {
     const file = writeTestFile(tmp, "int_tools.py", "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef same(n: int) -> dict:\n    return {'n': n, 'type': type(n).__name__}\n");
     const inspected = await cli("tools", "inspect", file, "--json");
-    expect(inspected.json.tools[0].schema.parameters.properties.n).toEqual({ type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 });
-    // 1e300 passes for an integer in JSON Schema without bounds (the tool got a float), and
-    // 9007199254740993 parses as 2^53: both refused, the second after the one repair turn.
+    expect(inspected.json.tools[0].schema.parameters.properties.n).toEqual({ type: "integer" });
+    // 1e300 passes for an integer in JSON Schema (the tool got a float), and 9007199254740993
+    // parses as 2^53: the host refuses both, the second after the one repair turn.
     const script = join(tmp, "big_ints.json");
     writeFileSync(script, JSON.stringify(['{"tool_name": "same", "arguments": {"n": 1e300}}', '{"tool_name": "same", "arguments": {"n": 9007199254740993}}']));
     const chat = await cli("chat", "--tools", file, "--engine", "scripted", "--script", script, "--prompt", "go", "--json");
     expect(chat.code).toBe(1);
-    expect(chat.json).toMatchObject({ outcome: "failed_closed", error: { code: "invalid_tool_args" } });
+    expect(chat.json).toMatchObject({ outcome: "failed_closed", error: { code: "invalid_tool_args", message: expect.stringContaining('parameter "n" must be an integer within ±(2^53−1)') } });
     expect(chat.json.receipt.calls).toEqual([]);
-    const edge = await cli("tools", "call", file, "same", "--args", '{"n": -9007199254740991}', "--json");
-    expect(edge.json.result).toEqual({ n: -9007199254740991, type: "int" });
+    const refused = await cli("tools", "call", file, "same", "--args", '{"n": 1e300}', "--json");
+    expect(refused.json.error).toMatchObject({ code: "invalid_tool_args", message: expect.stringContaining("±(2^53−1)") });
+    const edge = await cli("tools", "call", file, "same", "--args", '{"n": 9007199254740991}', "--json");
+    expect(edge.json.result).toEqual({ n: 9007199254740991, type: "int" });
   }, 180_000);
 
   it("text mode shows control characters in tool output, errors and answers as escapes", async () => {

@@ -7,10 +7,10 @@ export type JsonObject = { [key: string]: JsonValue };
 export type ExecutionLevel = "read" | "prepare" | "commit";
 export const EXECUTION_LEVELS: readonly ExecutionLevel[] = ["read", "prepare", "commit"];
 
-/** Version of the type-hint → JSON Schema generator; part of every receipt and imprint.
- *  v2: `int` parameters carry minimum/maximum ±(2^53−1). The host refuses a discovery that
- *  names another version (runner/verify.ts): only this generator's schemas are used. */
-export const SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v2";
+/** Version of the type-hint → JSON Schema generator; part of every receipt and imprint. The host
+ *  refuses a discovery that names another version (runner/verify.ts): only this generator's
+ *  schemas are used. */
+export const SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v1";
 
 /** The at-most-8 rule of SPEC §3. */
 export const ACTIVE_TOOL_LIMIT = 8;

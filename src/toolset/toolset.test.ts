@@ -10,8 +10,6 @@ const host = createNodeRunnerHost({ spares: 1 });
 afterAll(() => host.close());
 const example = (name: string) => readFileSync(new URL(`../../public/examples/${name}`, import.meta.url), "utf8");
 const HEADER = "from typing import List, Literal, Optional, Union\nfrom edgestudio.tools import edge_tool\n\n";
-/** An int parameter: bounded to the integers JSON carries exactly. */
-const INT = { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 };
 
 describe("discovery in Pyodide", () => {
   it("the whole type table, defaults, and string annotations", async () => {
@@ -31,15 +29,15 @@ def t(a: str, b: int, c: float, d: bool, e: Literal["x", "y"], f: Optional[int],
       type: "object",
       properties: {
         a: { type: "string" },
-        b: INT,
+        b: { type: "integer" },
         c: { type: "number" },
         d: { type: "boolean" },
         e: { type: "string", enum: ["x", "y"] },
-        f: { ...INT, type: ["integer", "null"] },
-        g: { ...INT, type: ["integer", "null"] },
+        f: { type: ["integer", "null"] },
+        g: { type: ["integer", "null"] },
         h: { type: ["string", "null"] },
         i: { type: "array", items: { type: "string" } },
-        j: { type: "array", items: { type: "array", items: INT } },
+        j: { type: "array", items: { type: "array", items: { type: "integer" } } },
         k: { type: ["array", "null"], items: { type: "string", enum: ["p", "q"] }, default: null },
         l: { type: "number", default: 1.5 },
         m: { type: "integer", enum: [1, 2], default: 2 },

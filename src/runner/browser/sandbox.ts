@@ -10,8 +10,9 @@ import type { HostToWorker } from "../../../workers/protocol.ts";
 import { sha256Text } from "../../contract/hash.ts";
 import { frameSrcdoc } from "./frame-script.ts";
 
-/** Pyodide's files the sandbox needs, relative to `pyodideBaseUrl`. */
-export const SANDBOX_PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"] as const;
+/** Pyodide's files the page fetches, relative to `pyodideBaseUrl` (its JavaScript is in the
+ *  worker bundle). */
+export const SANDBOX_PYODIDE_FILES = ["pyodide.asm.wasm", "python_stdlib.zip"] as const;
 
 export interface SandboxOptions {
   /** Where the app serves Pyodide's files (same origin). Default `${BASE_URL}pyodide/`. */

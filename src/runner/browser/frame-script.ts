@@ -16,7 +16,7 @@
 //  * `spawn`: starts one classic worker for one job and wires it to the job's own MessagePort;
 //    host → worker envelopes are unpacked (the host is trusted), worker → host messages are
 //    relayed as they are — never read, parsed or evaluated here, because they may be tool output;
-//  * `terminate`: ends one worker.
+//  * `terminate`: ends one worker; `ping`: answers `pong` (the host's heartbeat, heartbeat.ts).
 // It is plain ES2020 in a string (not a bundled module) so its sha256 is stable and can be
 // pinned in the CSP.
 import { RUNNER_POLICY_NAME } from "./trusted-types.ts";
@@ -56,7 +56,9 @@ export const FRAME_SCRIPT = `"use strict";
 
   async function onControl(msg) {
     if (!msg || typeof msg.type !== "string") return;
-    if (msg.type === "init") {
+    if (msg.type === "ping") {
+      send({ type: "pong", seq: msg.seq });
+    } else if (msg.type === "init") {
       const t0 = performance.now();
       try {
         pyodideFiles = msg.files;

@@ -90,6 +90,7 @@ test("heap exhaustion in a tool: runner_crashed, the page lives, the next call w
   await page.getByRole("tab", { name: "Try a tool" }).click();
   await page.getByLabel("Tool", { exact: true }).selectOption("hog");
   await page.evaluate(() => window.__edge!.host.warm());
+  const plainBootsBefore = await page.evaluate(() => window.__edge!.host.stats().plainBoots);
 
   const cdp = await context.newCDPSession(page);
   const browserCdp = await browser.newBrowserCDPSession();
@@ -150,6 +151,10 @@ test("heap exhaustion in a tool: runner_crashed, the page lives, the next call w
     expect(await evaluate<string>(cdp, `document.querySelector("#try-output").textContent`)).toContain("runner secret (HMAC) verified: yes");
     expect(await evaluate<boolean>(cdp, "window.__sameDocument === true")).toBe(true);
     expect(crashes.map((c) => c.targetId)).not.toContain(pageTarget.targetId);
+    // The lost frames cost no plain boots: the memory snapshot was not blamed for them.
+    const stats = await evaluate<{ snapshot: string; plainBoots: number }>(cdp, "window.__edge.host.stats()");
+    expect(stats.snapshot).toBe("ready");
+    expect(stats.plainBoots).toBe(plainBootsBefore);
     const h = await health(cdp);
     console.log(
       `[heal] next call from the panel: ok after ${next.duration}; replacement frame started in ${Math.round(h.lastRestartMs)} ms; ` +

@@ -64,6 +64,9 @@ export interface SandboxJob {
   terminate(): void;
 }
 
+/** How every job of a lost frame ends: the worker died with the frame, through no fault of its own. */
+export class FrameLostError extends Error {}
+
 interface JobState {
   onError?: (e: Error) => void;
   pendingError?: Error;
@@ -193,7 +196,7 @@ export class RunnerSandbox {
       this.stats.lost++;
       this.stats.lastLoss = { reason, at: Date.now() };
     }
-    const error = new Error(reason);
+    const error = new FrameLostError(reason);
     for (const job of gen.jobs.values()) failJob(job, error);
     gen.jobs.clear();
     if (replace && !this.disposed) this.current();

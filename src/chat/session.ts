@@ -5,13 +5,14 @@
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
-import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
+import type { ChatMessage, ChatUsage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
 import { argsProblem } from "../contract/ajv.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
+import { imprintReceiptFields, restoreImprintPrefix, type StateRestorer } from "./imprint-restore.ts";
 import { parseModelOutput } from "./parse.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
 import {
@@ -72,6 +73,8 @@ export interface ImprintBinding {
   readonly toolContract?: boolean;
   /** Throws the imprint_* EdgeError when the imprint does not fit this session (SPEC §7). */
   check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo; surface?: ToolSurface | null }): Promise<void> | void;
+  /** Loads the imprint's saved model state, when it has one this environment can load (Node). */
+  readonly restoreState?: StateRestorer;
 }
 
 export interface ChatSessionOptions {
@@ -215,6 +218,8 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const instructionMode: ToolInstructionMode = options.imprint ? (combined ? "imprint_with_contract" : "imprint") : contract ? "contract" : "none";
   const toolSurface = toolset ? ("tools_file" as const) : (surface?.kind ?? null);
   const responseFormat = schemas.length ? options.responseFormat?.(schemas) : undefined;
+  // After the gate: the prefix from its saved state, the engine's warm cache, or as text.
+  const restored = options.imprint && contract ? await restoreImprintPrefix(options.engine, contract, options.imprint.restoreState) : undefined;
   let history: ChatMessage[] = [];
 
   async function chat(prompt: string, turn: ChatTurnOptions = {}): Promise<ChatRun> {
@@ -231,6 +236,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     let error: ErrorJson | undefined;
     let pending: PendingTicket | undefined;
     let lastText = "";
+    let firstUsage: ChatUsage | undefined;
 
     const fail = (e: ErrorJson): void => {
       outcome = e.code === "tool_confirmation_required" ? "pending_confirmation" : "failed_closed";
@@ -249,6 +255,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
         });
         const text = generated.text;
         lastText = text;
+        if (modelTurn === 0) firstUsage = generated.usage;
         turn.onEvent?.({ type: "model_output", text, turn: modelTurn });
         const parsed = parseModelOutput(text);
         if (parsed.kind === "answer") {
@@ -346,6 +353,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       tool_instruction_mode: instructionMode,
       tool_instruction_sha256: contractSha,
       imprint_id: options.imprint?.id ?? null,
+      ...imprintReceiptFields(restored, firstUsage),
       outcome,
       code,
       network_used_by_edge: false,

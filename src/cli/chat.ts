@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
-import { createChatSession, type PendingTicket } from "../chat/session.ts";
+import { createChatSession, type ChatRun, type PendingTicket } from "../chat/session.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
 import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
 import type { Engine } from "../engines/engine.ts";
@@ -106,6 +106,8 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     } else {
       if (run.outcome === "answered") io.out(`${run.answer}\n`);
       else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
+      const restore = imprintRestoreLine(run.receipt);
+      if (restore) io.err(restore);
       if (run.pending_action) {
         io.out(`${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`);
       } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
@@ -128,6 +130,20 @@ export async function factsSurfaceFor(store: string | undefined, manifest: strin
     throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}`);
   }
   return toolsManifestSurface(createNodeFactsStore(), raw);
+}
+
+/** One line for people: how a restored imprint's prefix reached the model, and why not from its state. */
+function imprintRestoreLine(receipt: ChatRun["receipt"]): string | null {
+  const p = receipt.imprint_prefix;
+  if (!receipt.imprint_restore || !p) return null;
+  const how =
+    p.prefix_cache === "state_file"
+      ? `restored from its saved model state (${p.prefix_tokens} tokens, none evaluated)`
+      : p.prefix_cache === "engine"
+        ? `prefix evaluated (${p.prefix_tokens_evaluated} of ${p.prefix_tokens} tokens)`
+        : "prefix sent as text";
+  const why = p.state_fallback ? `; saved state not used: ${p.state_fallback.code} (${p.state_fallback.reason})` : "";
+  return `imprint ${receipt.imprint_id}: ${how}${why}\n`;
 }
 
 export function pendingJson(p: PendingTicket): Record<string, unknown> {

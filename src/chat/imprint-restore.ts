@@ -1,4 +1,5 @@
-// How a restored imprint's prefix reaches the model, once per session, after the gate passed:
+// How a restored imprint's prefix reaches the model, once per session (in its first run, after the
+// gate passed at creation):
 //   1. its saved model state, when the binding can restore one (Node, llama.cpp: the state file
 //      beside the record, checked against model, runtime, context size and tokens first);
 //   2. else the engine's own prompt cache across conversations (Engine.warmPrefix: the prefix is

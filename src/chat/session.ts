@@ -12,7 +12,7 @@ import { argsProblem } from "../contract/ajv.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
-import { imprintReceiptFields, restoreImprintPrefix, type StateRestorer } from "./imprint-restore.ts";
+import { imprintReceiptFields, restoreImprintPrefix, type ImprintRestore, type StateRestorer } from "./imprint-restore.ts";
 import { parseModelOutput } from "./parse.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
 import {
@@ -218,8 +218,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const instructionMode: ToolInstructionMode = options.imprint ? (combined ? "imprint_with_contract" : "imprint") : contract ? "contract" : "none";
   const toolSurface = toolset ? ("tools_file" as const) : (surface?.kind ?? null);
   const responseFormat = schemas.length ? options.responseFormat?.(schemas) : undefined;
-  // After the gate: the prefix from its saved state, the engine's warm cache, or as text.
-  const restored = options.imprint && contract ? await restoreImprintPrefix(options.engine, contract, options.imprint.restoreState) : undefined;
+  let restored: ImprintRestore | undefined;
   let history: ChatMessage[] = [];
 
   async function chat(prompt: string, turn: ChatTurnOptions = {}): Promise<ChatRun> {
@@ -245,6 +244,9 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     };
 
     try {
+      // A restored imprint's prefix reaches the engine once, in the first run (a failure there
+      // fails that run closed, with its receipt): from its saved state, the warm cache, or as text.
+      if (options.imprint && contract && !restored) restored = await restoreImprintPrefix(options.engine, contract, options.imprint.restoreState);
       for (let modelTurn = 0; ; modelTurn++) {
         const generated = await options.engine.chat({
           messages,

@@ -171,15 +171,18 @@ export async function verifyImprint(value: unknown): Promise<Imprint> {
   return value as unknown as Imprint;
 }
 
-/** Parse an exported imprint file's text (import). */
-export async function parseImprintText(text: string): Promise<Imprint> {
-  let value: unknown;
+/** An imprint file's JSON, or imprint_corrupted (not_json). */
+export function parseImprintJson(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw new EdgeError("imprint_corrupted", { reason: "not_json" }, `The imprint file is not JSON (${(err as Error).message}); it was not imported.`);
   }
-  return verifyImprint(value);
+}
+
+/** Parse an exported imprint file's text (import). */
+export async function parseImprintText(text: string): Promise<Imprint> {
+  return verifyImprint(parseImprintJson(text));
 }
 
 /** A listing row for any stored value (corrupted ones included, so the user can delete them). */

@@ -6,7 +6,7 @@
 import { EdgeError } from "../contract/errors.ts";
 import { sha256Bytes } from "../contract/hash.ts";
 import type { Imprint, ImprintStore } from "./record.ts";
-import { parseImprintText, verifyImprint } from "./record.ts";
+import { parseImprintJson, verifyImprint } from "./record.ts";
 
 export const IMPRINT_EXPORT_VERSION = "edge.imprint.export.v2";
 
@@ -44,14 +44,9 @@ export function renderImprintExport(imprint: Imprint, state: Uint8Array | null):
 
 /** Parse an exported file: a plain record, or a bundle whose state must match the record. */
 export async function parseImprintExport(text: string): Promise<ImprintExport> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new EdgeError("imprint_corrupted", { reason: "not_json" }, `The imprint file is not JSON (${(err as Error).message}); it was not imported.`);
-  }
+  const value = parseImprintJson(text);
   const bundle = value as { export_version?: unknown; imprint?: unknown; state_base64?: unknown } | null;
-  if (bundle?.export_version !== IMPRINT_EXPORT_VERSION) return { imprint: await parseImprintText(text), state: null };
+  if (bundle?.export_version !== IMPRINT_EXPORT_VERSION) return { imprint: await verifyImprint(value), state: null };
   const imprint = await verifyImprint(bundle.imprint);
   const state = imprint.state;
   if (!state) throw stateCorrupted("unexpected_state", "The file carries a model state, but its imprint records none (the file was edited)");

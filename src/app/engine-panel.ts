@@ -1,14 +1,17 @@
 // Header: WebGPU status in plain words, the engine/model picker (web-llm's list with sizes, loaded
 // lazily), a real progress bar for download and compile, and the scripted demo — offered only
-// under its own label and chosen automatically when WebGPU is missing.
+// under its own label and chosen automatically when WebGPU is missing. Switching models frees the
+// previous one first (engine-switch.ts); a model lost after loading (worker crash, GPU reset) is
+// announced with a Reload button.
 import { errorText, h, replace, setStatus } from "./dom.ts";
 import type { App } from "./app.ts";
 import type { PlaygroundScript } from "./scripted.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
-import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
+import { isUsableWebGPU, probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
 import type { ModelOption } from "../engines/models.ts";
 import type { Engine } from "../engines/engine.ts";
-import { toErrorJson } from "../contract/errors.ts";
+import { toErrorJson, type EdgeError } from "../contract/errors.ts";
+import { switchEngine } from "./engine-switch.ts";
 
 const SCRIPTED_VALUE = "scripted";
 
@@ -37,6 +40,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   const listBtn = h("button", { type: "button", id: "list-models", class: "secondary" }, "List web-llm models");
   const loadBtn = h("button", { type: "button", id: "load-engine" }, "Use engine");
   const cancelBtn = h("button", { type: "button", id: "cancel-load", class: "secondary", hidden: true }, "Cancel");
+  const reloadBtn = h("button", { type: "button", id: "reload-engine", hidden: true }, "Reload model");
   const progress = h("progress", { id: "load-progress", max: 1, value: 0, hidden: true, "aria-label": "Model download and compile progress" });
   const status = h("span", { id: "engine-status", class: "status", role: "status", "aria-live": "polite" });
 
@@ -51,6 +55,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       loadBtn,
       listBtn,
       cancelBtn,
+      reloadBtn,
       progress,
       status,
     ),
@@ -112,22 +117,35 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       return;
     }
     loading = new AbortController();
+    const signal = loading.signal;
     loadBtn.disabled = true;
     select.disabled = true;
+    reloadBtn.hidden = true;
     cancelBtn.hidden = false;
     progress.hidden = false;
     progress.value = 0;
     setStatus(status, `Loading ${value}…`, "busy");
+    let freed = false;
     try {
       const { WebLLMEngine } = await import("../engines/webllm.ts");
-      const engine = new WebLLMEngine({ modelId: value });
-      await engine.load((p) => {
-        progress.value = p.progress;
-        progress.setAttribute("aria-valuetext", `${p.phase} ${Math.round(p.progress * 100)}%`);
-        setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Compiling" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
-      }, loading.signal);
+      const engine = await switchEngine({
+        previous: app.engine,
+        keep: script.engine,
+        onFreed: () => {
+          freed = true;
+          app.engine = script.engine;
+          app.emit("engine");
+        },
+        create: () => {
+          const next = new WebLLMEngine({ modelId: value, onLost: (e) => announceLost(next, e) });
+          return next;
+        },
+        load: (e) => e.load(showProgress, signal),
+      });
       await useEngine(engine);
     } catch (err) {
+      // The previous model is gone: continue on the scripted demo rather than on nothing.
+      if (freed) await useScripted();
       setStatus(status, `Could not load ${value}: ${errorText(toErrorJson(err))}`, "error");
     } finally {
       loadBtn.disabled = false;
@@ -136,6 +154,33 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       progress.hidden = true;
       loading = undefined;
     }
+  }
+
+  function showProgress(p: { progress: number; phase: string; text: string }): void {
+    progress.value = p.progress;
+    progress.setAttribute("aria-valuetext", `${p.phase} ${Math.round(p.progress * 100)}%`);
+    setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Compiling" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
+  }
+
+  /** The loaded model's worker or GPU was lost: say so, and offer to load it again. */
+  function announceLost(engine: Engine, e: EdgeError): void {
+    if (app.engine !== engine) return;
+    setStatus(status, `${errorText(e.toJSON())}`, "error");
+    reloadBtn.hidden = false;
+    reloadBtn.onclick = async () => {
+      reloadBtn.hidden = true;
+      progress.hidden = false;
+      setStatus(status, `Reloading ${engine.info().modelId}…`, "busy");
+      try {
+        await engine.load(showProgress);
+        setStatus(status, `${engine.info().label} reloaded; the conversation continues.`, "ok");
+      } catch (err) {
+        reloadBtn.hidden = false;
+        setStatus(status, `Could not reload: ${errorText(toErrorJson(err))}`, "error");
+      } finally {
+        progress.hidden = true;
+      }
+    };
   }
 
   listBtn.addEventListener("click", () => void listModels());
@@ -148,9 +193,10 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
     if (probe.available) {
       const a = probe.adapter;
       const name = [a.vendor, a.architecture].filter(Boolean).join(" ") || a.description || "GPU";
-      setStatus(gpuStatus, `WebGPU: ${name}${a.isFallbackAdapter ? " (software)" : ""}`, a.isFallbackAdapter ? "warn" : "ok");
+      const usable = isUsableWebGPU(probe);
+      setStatus(gpuStatus, `WebGPU: ${name}${usable ? "" : " (software)"}`, usable ? "ok" : "warn");
       gpuStatus.title = `shader-f16: ${probe.shaderF16 ? "yes" : "no (f32 models only)"}`;
-      if (a.isFallbackAdapter) {
+      if (!usable) {
         gpuExplain.textContent = "This WebGPU adapter is a software fallback: models will run very slowly. The scripted demo shows the tool loop without a model.";
         gpuExplain.hidden = false;
       }

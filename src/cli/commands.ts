@@ -11,6 +11,7 @@ import { learnSampleInit } from "./learn-sample.ts";
 import { run as learnRun, validateSample } from "./learn.ts";
 import { receiptsExport, receiptsList, receiptsShow, receiptsVerify } from "./receipts.ts";
 import { toolsCall, toolsInspect, toolsValidate } from "./tools.ts";
+import { workspaceExport, workspaceImport, workspaceLs } from "./workspace.ts";
 
 export interface Command {
   /** The words after `edge` (and after an optional `demo`), e.g. ["tools", "validate"]. */
@@ -83,13 +84,17 @@ expired token, or a second confirmation fails closed. ${JSON_OUT}`,
     summary: "the tool loop: one prompt, with a tools.py, a facts store or a tools manifest",
     usage: `edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
           (--model FILE.gguf|URL|NAME [MODEL OPTIONS] | --engine scripted --script OUTPUTS.json)
-          [--include-text] [--max-calls N] [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT] [--json]
+          [--include-text] [--max-calls N] [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT]
+          [--workspace DIR [--builtins read_file,bash,...] [--allow-writes]] [--json]
 edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT
           (--model ... | --engine scripted --script OUTPUTS.json) [--with-imprint ...] [--json]
 
 --tools, --tools-manifest and --facts-store are mutually exclusive; ${SELECT}
 ${MODEL}
 ${SCRIPTED}
+--workspace DIR mounts DIR read-only at /workspace for read_local Python tools; --builtins names the
+built-in tools to give the model over DIR (read_file, write_file, edit_file, read_image, bash, goals;
+reads stay inside DIR, ../ and links out of it are refused); their writes need --allow-writes.
 --with-imprint restores a Neural Imprint (an id, an exported imprint file, or a learn receipt) under
 its schema-level gates. --include-text stores the prompt and answer in the receipt.
 Exit 0 answered, 1 failed closed or pending confirmation, 2 usage error. ${JSON_OUT}`,
@@ -209,6 +214,17 @@ never rendered). Without --output it is printed; an existing --output file is ne
     usage: `edge learn sample validate SAMPLE.json [--tools FILE] [--json]`,
     run: validateSample,
   },
+  { path: ["workspace", "ls"], summary: "the stored workspace's files, sizes and sha256", usage: `edge workspace ls [--json]`, run: workspaceLs },
+  {
+    path: ["workspace", "import"],
+    summary: "import a .zip (bounded), a folder or a file into the stored workspace",
+    usage: `edge workspace import PATH [--into SUBDIR] [--json]
+
+Every name and the workspace limits are checked first; the import is written as one change (a bad
+archive or a symbolic link changes nothing). ${JSON_OUT}`,
+    run: workspaceImport,
+  },
+  { path: ["workspace", "export"], summary: "write the stored workspace as a zip", usage: `edge workspace export -o FILE.zip [--json]`, run: workspaceExport },
   { path: ["imprints", "list"], summary: "list stored imprints", usage: `edge imprints list [--json]`, run: imprintsList },
   { path: ["imprints", "show"], summary: "show one imprint", usage: `edge imprints show ID [--json]`, run: imprintsShow },
   {

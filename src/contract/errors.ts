@@ -79,6 +79,8 @@ export const ERRORS = {
   unknown_model: "This build cannot run a model by that name; pick one from the list in the message, or pass a GGUF file path or URL.",
   context_window_exceeded:
     "This turn does not fit the model's context window even after dropping older turns (the prompt or a tool result is too large); shorten the prompt, return smaller tool results, reset the conversation, or load a model with a larger context.",
+  model_output_empty:
+    "The model's reply was empty (nothing but whitespace or a reasoning block), so there was no answer or call to use. Ask again, or rephrase the question.",
   engine_lost:
     "The model's worker or GPU device was lost after loading (a crash, out of memory, or a driver reset); the answer in progress was discarded. Reload the model to continue.",
   model_not_gguf:
@@ -131,6 +133,22 @@ export const ERRORS = {
   web_search_failed: "The configured web search provider failed; no results were used.",
   bash_limit_exceeded:
     "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped.",
+
+  // ── the workspace in the product (issue 14): uploads, zips, approvals, read_local mounts ──
+  zip_invalid: "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported.",
+  zip_too_large:
+    "The zip archive expands beyond what the workspace can hold (total size, file size or entry count); nothing was imported. Import a smaller archive or delete files first.",
+  storage_quota_exceeded:
+    "The browser's storage quota for this site is used up, so the workspace change was not saved; nothing was half-written. Delete files (or receipts, cached models), or let the site store more.",
+  workspace_too_large:
+    "The workspace is larger than what a read_local tool may have mounted (size or file count limit); remove files from the workspace or raise the mount limit.",
+  builtin_write_rejected: "The person rejected this change to the workspace; nothing was written.",
+  builtin_writes_not_allowed:
+    "This built-in tool would change files in the workspace and writes are not allowed in this run; nothing was written. In the CLI pass --allow-writes.",
+  write_preview_stale:
+    "The workspace changed while this change waited for approval, so the approved diff no longer applies; nothing was written. Ask again.",
+  workspace_path_escape:
+    "This path leaves the workspace folder (through .. or a symbolic link that points outside it); only files inside the folder can be read or written.",
 
   // ── Neural Imprint (SPEC §7), added by src/imprint ──────────────────────────────────
   imprint_requires_tools:

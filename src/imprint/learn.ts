@@ -9,7 +9,7 @@ import { RECEIPT_VERSION, type Receipt, type ReceiptBody, type ReceiptStore } fr
 import type { ToolSurface } from "../chat/session.ts";
 import { createToolRuntime } from "../runtime/index.ts";
 import { activeSchemas, type FrozenToolset } from "../toolset/freeze.ts";
-import { evaluateImprint } from "./evaluate.ts";
+import { evaluateImprint, type EvaluateOptions } from "./evaluate.ts";
 import { renderImprintPrefix } from "./prefix.ts";
 import { runtimeInfo, sealImprint, type Imprint, type ImprintStore, type ImprintTools } from "./record.ts";
 import type { ImprintState } from "./state.ts";
@@ -34,6 +34,8 @@ export interface LearnOptions {
   /** Prefill the prefix once before the questions (default: yes for web-llm, no for scripted). */
   prefill?: boolean;
   maxTokens?: number;
+  /** Guided decoding for evaluation (default: the engine's tool-turn policy, as chat uses). */
+  responseFormat?: EvaluateOptions["responseFormat"];
   signal?: AbortSignal;
   /** Save the model's evaluated state of the prefix beside the record (Node, llama.cpp:
    *  src/imprint/node-state.ts), called after the evaluation with the new imprint's id. Resolves
@@ -128,7 +130,16 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
   const evaluation =
     options.evaluate === false
       ? { mode: "skipped" as const, engine: info.kind, model_id: info.modelId, question_count: questions.length, scored: 0, matched_without_prefix: 0, matched_with_prefix: 0, items: [], prefill_ms: null }
-      : await evaluateImprint({ engine, prefix, schemas, questions, prefill: options.prefill, maxTokens: options.maxTokens, signal: options.signal });
+      : await evaluateImprint({
+          engine,
+          prefix,
+          schemas,
+          questions,
+          prefill: options.prefill,
+          maxTokens: options.maxTokens,
+          responseFormat: options.responseFormat,
+          signal: options.signal,
+        });
 
   const id = `imp_${randomHex(12)}`;
   const receiptId = options.receipts ? `learn_${randomHex(12)}` : null;

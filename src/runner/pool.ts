@@ -399,6 +399,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       argsJson: JSON.stringify(job.args),
       callId,
       secret,
+      ...(job.workspace ? { workspace: job.workspace } : {}),
     };
     const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
     let verdict: CallVerdict;

@@ -46,6 +46,8 @@ export interface WidgetConfig {
   pyodideBaseUrl: string;
   /** IndexedDB name (default Edge's one database, `edge-web`). */
   dbName: string | null;
+  /** Built-in tools offered on the visitor's files (opt-in, none by default). */
+  builtins: string[];
 }
 
 declare global {

@@ -8,7 +8,7 @@ import { open, readFile, unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
 import { randomHex, sha256Text } from "../contract/hash.ts";
-import type { Engine } from "../engines/engine.ts";
+import type { Engine, PrefixStateCapability } from "../engines/engine.ts";
 import type { StateRestore, StateRestorer } from "../chat/imprint-restore.ts";
 import { unlinkIfExists, writeFileAtomic } from "../store/node-files.ts";
 import type { SavedState } from "./learn.ts";
@@ -92,13 +92,13 @@ export async function importWithState(store: NodeImprintStore, imprint: Imprint,
 const fallback = (p: StateProblem): StateRestore => ({ loaded: false, code: p.code, reason: p.reason });
 
 /** Every check that needs no file: the engine can load states, the bindings, the tokens it renders. */
-async function preflight(state: ImprintState, engine: Engine, text: string): Promise<{ tokens: number[] } | StateProblem> {
+async function preflight(state: ImprintState, engine: Engine, text: string): Promise<{ tokens: number[]; capability: PrefixStateCapability } | StateProblem> {
   const capability = engine.prefixState;
   if (!capability) return { code: "imprint_state_mismatch", reason: "engine_cannot_load_state" };
   const bound = bindingProblem(state, engine.info(), await sha256Text(text));
   if (bound) return bound;
   const tokens = await capability.prefixTokens(system(text));
-  return (await tokensProblem(state, tokens)) ?? { tokens };
+  return (await tokensProblem(state, tokens)) ?? { tokens, capability };
 }
 
 /** The session's StateRestorer for an imprint with a saved state (undefined without one). */
@@ -108,17 +108,17 @@ export function nodeStateRestorer(imprint: Imprint, source: StateSource, store: 
   return async (engine, text) => {
     const checked = await preflight(state, engine, text);
     if ("code" in checked) return fallback(checked);
-    const capability = engine.prefixState!;
+    const { tokens, capability } = checked;
     const bytes = "bytes" in source ? source.bytes : await readStateFile(source.file);
     if (!bytes) return fallback({ code: "imprint_state_corrupted", reason: "missing" });
-    const problem = await artifactProblem(state, bytes, checked.tokens, capability.readStateHeader);
+    const problem = await artifactProblem(state, bytes, tokens, capability.readStateHeader);
     if (problem) return fallback(problem);
     // Load exactly the bytes that were checked: a private copy, not a path that could change meanwhile.
     await store.ensureDir();
     const copy = await privateTemp(store.dir, `${imprint.id}.load`, bytes);
     try {
       const loaded = await capability.loadPrefixState(copy);
-      if (loaded.join(",") !== checked.tokens.join(",")) return fallback({ code: "imprint_state_mismatch", reason: "loaded_tokens" });
+      if (loaded.join(",") !== tokens.join(",")) return fallback({ code: "imprint_state_mismatch", reason: "loaded_tokens" });
       return { loaded: true, tokens: loaded.length };
     } catch (e) {
       if (e instanceof EdgeError && (e.code === "imprint_state_mismatch" || e.code === "imprint_state_corrupted")) return { loaded: false, code: e.code, reason: String(e.details["reason"] ?? "runtime") };

@@ -119,8 +119,8 @@ export async function integrityProblem(state: ImprintState, bytes: Uint8Array): 
   return sha === state.artifact_sha256 ? null : { code: "imprint_state_corrupted", reason: "sha256", expected: state.artifact_sha256, actual: sha };
 }
 
-/** Integrity, then the header's format and tokens (a record re-sealed around another model's
- *  state is caught here, before the runtime reads it). */
+/** Integrity, then the header's format and tokens (a record re-sealed around a state of other
+ *  tokens — another prefix, template or tokenizer — is caught here, before the runtime reads it). */
 export async function artifactProblem(state: ImprintState, bytes: Uint8Array, expectedTokens: readonly number[], readHeader: ReadHeader): Promise<StateProblem | null> {
   const integrity = await integrityProblem(state, bytes);
   if (integrity) return integrity;

@@ -13,8 +13,6 @@ export const LLAMA_STATE_SEQ_MAGIC = 0x67677371;
 export interface SeqStateHeader {
   version: number;
   tokens: number[];
-  /** Bytes after the header: the KV cache. */
-  dataBytes: number;
 }
 
 /** The header, or null when the bytes are not a llama.cpp sequence state (or end inside the header). */
@@ -28,5 +26,5 @@ export function readSeqStateHeader(bytes: Uint8Array): SeqStateHeader | null {
   if (end > bytes.byteLength) return null;
   const tokens = new Array<number>(count);
   for (let i = 0; i < count; i++) tokens[i] = view.getInt32(12 + i * 4, true);
-  return { version, tokens, dataBytes: bytes.byteLength - end };
+  return { version, tokens };
 }

@@ -49,6 +49,24 @@ export interface ContextReceipt {
   counted_by: "engine" | "estimate";
 }
 
+/** How a restored imprint's prefix reached the model this session (issue 16). */
+export interface ImprintPrefixReceipt {
+  /** "state_file": the imprint's saved model state was loaded (nothing of the prefix evaluated);
+   *  "engine": the engine keeps the evaluated prefix across conversations of the loaded model
+   *  (prefix_tokens_evaluated is 0 when an earlier conversation had evaluated it);
+   *  "none": the engine keeps nothing between conversations; the prefix is evaluated as text. */
+  prefix_cache: "state_file" | "engine" | "none";
+  prefix_tokens?: number;
+  /** Tokens of the prefix evaluated when the session started. */
+  prefix_tokens_evaluated?: number;
+  /** Why the imprint's saved state was not loaded (imprint_state_mismatch | imprint_state_corrupted). */
+  state_fallback?: { code: ErrorCode; reason: string };
+  /** This run's first generation: its prompt tokens, and how many of them the engine evaluated
+   *  (the rest came from the restored or cached prefix and the conversation so far). */
+  prompt_tokens?: number;
+  prompt_tokens_evaluated?: number;
+}
+
 /** A receipt before it is chained (what the loop produces). */
 export interface ReceiptBody {
   receipt_version: typeof RECEIPT_VERSION;
@@ -90,6 +108,10 @@ export interface ReceiptBody {
   engine_stats?: EngineStats;
   /** Context-window fitting, when the engine knows its window. */
   context?: ContextReceipt;
+  /** Runs restored from an imprint (SPEC §9): "state" when its saved model state was loaded,
+   *  "prefix" when the prefix was evaluated as text (or kept warm by the engine); how, in imprint_prefix. */
+  imprint_restore?: "state" | "prefix";
+  imprint_prefix?: ImprintPrefixReceipt;
 }
 
 /** A stored receipt: the body plus its place in the chain. */

@@ -5,7 +5,7 @@
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, schemaSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
-import type { ChatMessage, ChatResult, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
+import type { ChatMessage, ChatResult, ChatUsage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import { answerBudget } from "../engines/token-budget.ts";
 import { toolTurnPolicy } from "../engines/tool-turn.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
@@ -16,6 +16,7 @@ import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
 import { fitToWindow, tokenCounter } from "./context.ts";
+import { imprintReceiptFields, restoreImprintPrefix, type ImprintRestore, type StateRestorer } from "./imprint-restore.ts";
 import { createStatsAccumulator, type EngineStats } from "./engine-stats.ts";
 import { parseModelOutput, type ParsedOutput } from "./parse.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
@@ -80,6 +81,8 @@ export interface ImprintBinding {
   readonly toolContract?: boolean;
   /** Throws the imprint_* EdgeError when the imprint does not fit this session (SPEC §7). */
   check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo; surface?: ToolSurface | null }): Promise<void> | void;
+  /** Loads the imprint's saved model state, when it has one this environment can load (Node). */
+  readonly restoreState?: StateRestorer;
 }
 
 export interface ChatSessionOptions {
@@ -239,6 +242,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   // Earlier turns, each kept or dropped whole; turns before firstTurn no longer fit the window.
   let history: ChatMessage[][] = [];
   let firstTurn = 0;
+  let restored: ImprintRestore | undefined;
 
   async function chat(prompt: string, turn: ChatTurnOptions = {}): Promise<ChatRun> {
     if (typeof prompt !== "string" || prompt.trim() === "") throw new EdgeError("invalid_argument", {}, "The prompt is empty.");
@@ -253,8 +257,12 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     const stats = createStatsAccumulator();
     let sentFirstTurn = firstTurn;
     let promptTokens: number | undefined;
+    let firstUsage: ChatUsage | undefined;
 
     try {
+      // A restored imprint's prefix reaches the engine once, in the first run (a failure there
+      // fails that run closed, with its receipt): from its saved state, the warm cache, or as text.
+      if (options.imprint && contract && !restored) restored = await restoreImprintPrefix(options.engine, contract, options.imprint.restoreState);
       for (let modelTurn = 0; ; modelTurn++) {
         // Fit before every generation: a tool result may have grown this turn past the window.
         const fit = await fitToWindow({ system, turns: history, firstTurn, current: run.current, window: info.contextWindow, reserve: maxTokens, count: counter.count, modelId: info.modelId });
@@ -269,6 +277,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
           ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
         });
         stats.add(generated.usage);
+        if (modelTurn === 0) firstUsage = generated.usage;
         if (await step(run, generated, modelTurn, turn)) break;
       }
     } catch (err) {
@@ -290,7 +299,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     const context: ContextReceipt | undefined = info.contextWindow
       ? { window: info.contextWindow, max_tokens: maxTokens, ...(promptTokens !== undefined ? { prompt_tokens: promptTokens } : {}), turns_dropped: sentFirstTurn, counted_by: counter.method }
       : undefined;
-    return finishRun(run, info, { engineStats: stats.result(), context });
+    return finishRun(run, info, { engineStats: stats.result(), context, firstUsage });
   }
 
   /** One generation's output: answer, repair, call (then continue) or failure. True when the run ends. */
@@ -356,7 +365,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     return false;
   }
 
-  async function finishRun(run: RunState, info: EngineInfo, extras: { engineStats?: EngineStats; context?: ContextReceipt }): Promise<ChatRun> {
+  async function finishRun(run: RunState, info: EngineInfo, extras: { engineStats?: EngineStats; context?: ContextReceipt; firstUsage?: ChatUsage }): Promise<ChatRun> {
     const { outcome, answer, result, error, pending } = run;
     const truncated = outcome === "answered" && run.finishReason === "length";
     const body: ReceiptBody = {
@@ -378,6 +387,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       tool_instruction_mode: instructionMode,
       tool_instruction_sha256: contractSha,
       imprint_id: options.imprint?.id ?? null,
+      ...imprintReceiptFields(restored, extras.firstUsage),
       outcome,
       code: run.code,
       network_used_by_edge: false,

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
-import { createChatSession, type PendingTicket } from "../chat/session.ts";
+import { createChatSession, type ChatRun, type PendingTicket } from "../chat/session.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
 import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
 import type { Engine } from "../engines/engine.ts";
@@ -120,6 +120,8 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       if (run.outcome === "answered") io.out(`${run.answer}\n`);
       if (run.truncated) io.err("note: the answer was cut off at the token limit (finish_reason: length); it is incomplete.\n");
       else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
+      const restore = imprintRestoreLine(run.receipt);
+      if (restore) io.err(restore);
       if (run.pending_action) {
         io.out(`${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`);
       } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
@@ -144,6 +146,20 @@ export async function factsSurfaceFor(store: string | undefined, manifest: strin
     throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}`);
   }
   return toolsManifestSurface(createNodeFactsStore(), raw);
+}
+
+/** One line for people: how a restored imprint's prefix reached the model, and why not from its state. */
+function imprintRestoreLine(receipt: ChatRun["receipt"]): string | null {
+  const p = receipt.imprint_prefix;
+  if (!receipt.imprint_restore || !p) return null;
+  const how =
+    p.prefix_cache === "state_file"
+      ? `restored from its saved model state (${p.prefix_tokens} tokens, none evaluated)`
+      : p.prefix_cache === "engine"
+        ? `prefix evaluated (${p.prefix_tokens_evaluated} of ${p.prefix_tokens} tokens)`
+        : "prefix sent as text";
+  const why = p.state_fallback ? `; saved state not used: ${p.state_fallback.code} (${p.state_fallback.reason})` : "";
+  return `imprint ${receipt.imprint_id}: ${how}${why}\n`;
 }
 
 export function pendingJson(p: PendingTicket): Record<string, unknown> {

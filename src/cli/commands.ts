@@ -186,7 +186,10 @@ edge learn run --dry-run --sample-file SAMPLE.json [--tools FILE | --facts-store
 
 ${MODEL}
 The imprint is bound to the tool surface it learned (a tools.py's active set, a facts store's
-lookup, or a manifest's lookups); chat restores it with the same surface. The script holds, per
+lookup, or a manifest's lookups); chat restores it with the same surface. With --model, the
+prefix is evaluated once more and the model's state saved beside the imprint (bound to the model
+file, runtime, --ctx-size and tokens): a chat with the same model loads it instead of evaluating
+the prefix again. The script holds, per
 scored question, the output without the prefix, then the output with it.
 --dry-run validates everything and prints the plan (questions, corrections applied or skipped,
 what would be scored, the prefix hash) without running a model or writing anything.
@@ -226,8 +229,11 @@ archive or a symbolic link changes nothing). ${JSON_OUT}`,
   { path: ["imprints", "show"], summary: "show one imprint", usage: `edge imprints show ID [--json]`, run: imprintsShow },
   {
     path: ["imprints", "export"],
-    summary: "an imprint as a sealed JSON file",
-    usage: `edge imprints export ID [-o FILE] [--json]    (an existing FILE is never replaced)`,
+    summary: "an imprint as a sealed JSON file (with its saved model state, when it has one)",
+    usage: `edge imprints export ID [-o FILE] [--without-state] [--json]    (an existing FILE is never replaced)
+
+A saved model state travels in the same file (base64, checked against the imprint's sha256 on
+import); a damaged one is refused: --without-state exports the imprint alone.`,
     run: imprintsExport,
   },
   { path: ["imprints", "import"], summary: "import (and verify) an exported imprint", usage: `edge imprints import FILE [--json]`, run: imprintsImport },

@@ -164,6 +164,12 @@ export const ERRORS = {
   imprint_corrupted:
     "The stored imprint does not match its own hash (it was edited or damaged), so it is not used; delete it and learn or import it again.",
   imprint_not_found: "No imprint with this id is stored; list them with `edge imprints list`.",
+  // The imprint's saved model state (issue 16): at chat time these are fallbacks, never refusals —
+  // the state is not loaded and the prefix is evaluated as text (receipt: imprint_restore "prefix").
+  imprint_state_mismatch:
+    "The imprint's saved model state belongs to another model file, runtime version, context size or prompt than this chat's, so it was not loaded; the prefix was evaluated as text instead (same behaviour, slower first answer). Learn the imprint again with this model and --ctx-size to save a matching state.",
+  imprint_state_corrupted:
+    "The imprint's saved model state is missing, truncated or changed (its sha256 or its header does not match the record), so it was not loaded. A chat evaluates the prefix as text instead; an import refuses the file. Learn the imprint again, or import it from an intact export.",
   invalid_learn_sample:
     "The learn sample is not a valid edge.demo.learn.sample.v1 file (unknown top-level field, missing or mistyped field); see docs/imprint.md for the format.",
   // Warnings (reported, never a refusal).

@@ -12,6 +12,7 @@ import { activeSchemas, type FrozenToolset } from "../toolset/freeze.ts";
 import { evaluateImprint, type EvaluateOptions } from "./evaluate.ts";
 import { renderImprintPrefix } from "./prefix.ts";
 import { runtimeInfo, sealImprint, type Imprint, type ImprintStore, type ImprintTools } from "./record.ts";
+import type { ImprintState } from "./state.ts";
 import { evaluationQuestions, sampleSha256, sampleWarnings, type LearnSample } from "./sample.ts";
 
 export interface LearnOptions {
@@ -36,6 +37,17 @@ export interface LearnOptions {
   /** Guided decoding for evaluation (default: the engine's tool-turn policy, as chat uses). */
   responseFormat?: EvaluateOptions["responseFormat"];
   signal?: AbortSignal;
+  /** Save the model's evaluated state of the prefix beside the record (Node, llama.cpp:
+   *  src/imprint/node-state.ts), called after the evaluation with the new imprint's id. Resolves
+   *  null when the engine cannot save a state. */
+  saveState?: (id: string, prefix: string) => Promise<SavedState | null>;
+}
+
+/** A state file written for an imprint that is not stored yet: its binding, and how to remove it
+ *  again if storing the imprint or its receipt fails. */
+export interface SavedState {
+  state: ImprintState;
+  discard(): Promise<void>;
 }
 
 export interface LearnResult {
@@ -132,6 +144,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
   const id = `imp_${randomHex(12)}`;
   const receiptId = options.receipts ? `learn_${randomHex(12)}` : null;
   const sampleSha = await sampleSha256(sample);
+  const saved = options.saveState ? await options.saveState(id, prefix) : null;
   const imprint = await sealImprint({
     imprint_version: "edge.imprint.v1",
     id,
@@ -155,6 +168,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
     evaluation,
     warnings,
     learn_receipt_id: receiptId,
+    ...(saved ? { state: saved.state } : {}),
   });
 
   const body: ReceiptBody = {
@@ -191,19 +205,21 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
         prefill_ms: evaluation.prefill_ms,
       },
       warnings: warnings.map((w) => w.code),
+      ...(saved ? { state: { artifact_sha256: saved.state.artifact_sha256, artifact_bytes: saved.state.artifact_bytes, prefix_tokens: saved.state.prefix_tokens } } : {}),
     },
   };
 
-  if (options.store) await options.store.put(imprint);
+  let stored = false;
   let receipt: Receipt | ReceiptBody = body;
-  if (options.receipts) {
-    try {
-      receipt = await options.receipts.append(body);
-    } catch (err) {
-      // No imprint without its learn receipt: undo the put, then report the storage failure.
-      await options.store?.delete(id).catch(() => undefined);
-      throw err;
-    }
+  try {
+    if (options.store) await options.store.put(imprint);
+    stored = true;
+    if (options.receipts) receipt = await options.receipts.append(body);
+  } catch (err) {
+    // No imprint without its learn receipt, no state file without its imprint: undo, then report.
+    if (stored) await options.store?.delete(id).catch(() => undefined);
+    await saved?.discard().catch(() => undefined);
+    throw err;
   }
   return {
     ok: true,

@@ -36,6 +36,8 @@ export interface Capabilities {
   promptCacheCounts: boolean;
   /** The engine knows its window and refuses an oversized turn before generating. */
   contextWindow: boolean;
+  /** Engine.warmPrefix: a conversation start evaluated once is reused by later conversations. */
+  prefixWarm?: boolean;
 }
 
 export interface EngineSubject {
@@ -234,6 +236,34 @@ export const CHECKS: readonly Check[] = [
         else check(u1.promptTokensEvaluated! > 0 && u1.promptTokensEvaluated! <= total1, `turn 1 evaluated ${u1.promptTokensEvaluated} of at most ${total1} tokens`);
         const newTokens = total2 - total1;
         check(u2.promptTokensEvaluated! > 0 && u2.promptTokensEvaluated! <= newTokens, `turn 2 evaluated ${u2.promptTokensEvaluated} of ${u2.promptTokens} tokens; only the ${newTokens} new ones may be`);
+      } finally {
+        await free(engine);
+      }
+    },
+  },
+  {
+    name: "a warmed conversation start (an imprint's prefix) is reused by every new conversation: only the new tokens are evaluated",
+    needs: "prefixWarm",
+    async run(subject) {
+      const reply: Reply = { kind: "text", text: "Hello." };
+      const engine = await subject.create([reply, reply, reply]);
+      try {
+        check(engine.warmPrefix, "the engine has warmPrefix once loaded");
+        const start: ChatMessage[] = [{ role: "system", content: `${SYSTEM.content} ${"Policy: answer briefly and politely. ".repeat(20)}` }];
+        const cold = await engine.warmPrefix(start);
+        check(cold.tokens > 100 && cold.evaluated === cold.tokens, `the first warm evaluates the whole start: ${JSON.stringify(cold)}`);
+        for (const question of ["What is the fee for 10?", "Where is my order?"]) {
+          // A new conversation with the same start: nothing of it is evaluated again.
+          const warm = await engine.warmPrefix(start);
+          same([warm.tokens, warm.evaluated], [cold.tokens, 0], `warm again before "${question}"`);
+          const usage = (await engine.chat(steered(subject, reply, [...start, user(question)]))).usage!;
+          // llama.cpp's server core re-evaluates the last cached token; allow that one.
+          check(usage.promptTokensEvaluated! <= usage.promptTokens! - cold.tokens + 1, `"${question}": evaluated ${usage.promptTokensEvaluated} of ${usage.promptTokens} prompt tokens with ${cold.tokens} warm`);
+        }
+        // Another conversation start takes the cache; warming the first one again says so.
+        await engine.chat(steered(subject, reply, [{ role: "system", content: "Another assistant." }, user("Hi")]));
+        const again = await engine.warmPrefix(start);
+        check(again.evaluated > 0 && again.tokens === cold.tokens, `after another conversation the start is evaluated again: ${JSON.stringify(again)}`);
       } finally {
         await free(engine);
       }

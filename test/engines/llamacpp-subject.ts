@@ -39,7 +39,7 @@ export function llamacppSubject(options: LlamaSubjectOptions): EngineSubject {
   };
   return {
     name: options.name,
-    capabilities: { promptCacheCounts: true, contextWindow: true },
+    capabilities: { promptCacheCounts: true, contextWindow: true, prefixWarm: true },
     create: () => engine(options.model),
     steer: llamaSteer,
     async failingLoad() {

@@ -20,10 +20,11 @@ import { startRunnerWorker, type RunnerLoadOptions } from "./runner-core.ts";
 /** Largest frame the runner accepts from the host (a boot frame carries the ≈ 31 MB snapshot). */
 const MAX_HOST_FRAME = 256 * 1024 * 1024;
 
-/** edge_runner.preload() passes of a spare after its snapshot boot. Measured (CPU of the job in
- *  the runner, 8 samples each, docs/runner.md): 0 passes ≈ 125 ms, 1 ≈ 66, 2 ≈ 60, 8 ≈ 48; each
- *  pass costs ≈ 100–150 ms of CPU while the spare waits, so 2. */
-const WARM_UP_PASSES = 2;
+/** edge_runner.preload() passes of a spare after its snapshot boot, which compile (Liftoff, lazily)
+ *  the code a job runs. Measured (warm call p50 with --liftoff-only, 10 samples each, loaded
+ *  machine): 0 passes 37 ms, 1 pass 18, 2 passes 23, 4 passes 24; each pass is CPU the spare
+ *  spends while it waits, so 1. */
+const WARM_UP_PASSES = 1;
 
 /** Two members of `process` that @types/node leaves out (process.binding is deprecated). */
 const internals = process as unknown as { binding(name: string): unknown; reallyExit(code: number): never };
@@ -63,7 +64,7 @@ startRunnerWorker(
   loadPyodideInProcess,
   // This process compiles Pyodide's wasm itself, lazily, and cannot share a warm copy with other
   // runners (threads could): a spare runs edge_runner.preload() again after its snapshot boot so
-  // its job finds the code paths compiled, and the hottest tiered up (docs/runner.md, bench).
+  // its job finds the code paths compiled (docs/runner.md, bench).
   { warmUpPasses: WARM_UP_PASSES },
 );
 

@@ -6,16 +6,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeTestFile } from "./cli-test-helpers.ts";
+import { cli, writeTestFile } from "./cli-test-helpers.ts";
 
 const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-interactive-"));
 const DATA = join(tmp, "data");
+process.env.EDGE_DATA_DIR = DATA;
 
-const TOOLS = writeTestFile(
-  tmp,
-  "tools.py",
-  `from edgestudio.tools import edge_tool
+const TOOLS_PY = `from edgestudio.tools import edge_tool
 
 @edge_tool(description="Add two numbers.")
 def add(a: int, b: int) -> int:
@@ -34,8 +32,9 @@ def spin() -> str:
 )
 def send_note(text: str) -> dict:
     return {"sent": text}
-`,
-);
+`;
+/** Each test its own copy: one of them changes its file on disk. */
+const toolsFile = (name: string): string => writeTestFile(tmp, name, TOOLS_PY);
 
 /** Generous: a Python runner boots under load from other work on the machine. */
 const WAIT_MS = 40_000;
@@ -51,11 +50,12 @@ interface Session {
   exit: Promise<number | null>;
 }
 
-function start(args: string[], outputs: string[]): Session {
+/** `tty`: run edge on a pseudo-terminal (util-linux `script`), as a person at a terminal does. */
+function start(args: string[], outputs: string[], tty = false): Session {
   const script = writeTestFile(tmp, `script-${Math.random().toString(36).slice(2)}.json`, outputs);
-  const child = spawn(process.execPath, [BIN, "chat", "--interactive", "--engine", "scripted", "--script", script, ...args], {
-    env: { ...process.env, EDGE_DATA_DIR: DATA },
-  });
+  const argv = [BIN, "chat", "--interactive", "--engine", "scripted", "--script", script, ...args];
+  const env = { ...process.env, EDGE_DATA_DIR: DATA };
+  const child = tty ? spawn("script", ["-qfec", [process.execPath, ...argv].join(" "), "/dev/null"], { env }) : spawn(process.execPath, argv, { env });
   let out = "";
   let err = "";
   const waiters: { re: RegExp; resolve: () => void; reject: (e: Error) => void }[] = [];
@@ -110,6 +110,7 @@ describe("edge chat --interactive", () => {
   });
 
   it("tools: a call with its receipt, Ctrl-C stops a running tool and the session goes on, a commit tool is pending, a second Ctrl-C leaves", async () => {
+    const TOOLS = toolsFile("tools.py");
     const s = start(
       ["--tools", TOOLS, "--timeout-ms", "60000"],
       [call("add", { a: 2, b: 3 }), "2 + 3 = 5.", call("spin", {}), call("send_note", { text: "hi" }), "Still here."],
@@ -143,5 +144,41 @@ describe("edge chat --interactive", () => {
     await s.waitFor(/Ctrl-C again, \/exit or Ctrl-D to leave/);
     s.child.kill("SIGINT");
     expect(await s.exit).toBe(130);
+
+    // Every turn wrote its receipt, as one-shot chat does; the stopped one records the abort.
+    const ids = [...s.err().matchAll(/receipt: (run_\w+)/g)].map((m) => m[1]!);
+    const receipts = await Promise.all(ids.map(async (id) => (await cli("receipts", "show", id, "--json")).json));
+    expect(receipts.map((r) => [r.outcome, r.code, r.calls.map((c: any) => `${c.tool_name}:${c.status}`)])).toEqual([
+      ["answered", null, ["add:ok"]],
+      ["failed_closed", "aborted", ["spin:aborted"]],
+      ["pending_confirmation", "tool_confirmation_required", ["send_note:pending_confirmation"]],
+      ["answered", null, []],
+    ]);
+    expect(receipts[0].calls[0]).toMatchObject({ tools_file_sha256_verified: true, runner_secret_verified: true });
+    // The same frozen tools for the whole session, also after the file changed on disk.
+    expect(new Set(receipts.map((r) => r.active_set_sha256)).size).toBe(1);
+  });
+
+  it("on a terminal: a commit tool's pending action is asked y/N inline (no rejects it, yes runs it once); Ctrl-C twice at the prompt leaves", async () => {
+    const s = start(["--tools", toolsFile("tty_tools.py")], [call("send_note", { text: "no" }), call("send_note", { text: "yes" }), "Bye."], true);
+    await s.waitFor(/you> /);
+    s.child.stdin.write("Send no.\r");
+    await s.waitFor(/Run send_note now\? \[y\/N\] /);
+    s.child.stdin.write("n\r");
+    await s.waitFor(/not run: pending action pa_\w+ rejected/);
+    s.child.stdin.write("Send yes.\r");
+    await s.waitFor(/Arguments: \{"text":"yes"\}[\s\S]*Run send_note now\? \[y\/N\] /);
+    s.child.stdin.write("y\r");
+    await s.waitFor(/"sent": "yes"[\s\S]*pa_\w+: done, receipt (confirm_\w+)/);
+    const confirmId = /pa_\w+: done, receipt (confirm_\w+)/.exec(s.out())![1]!;
+    expect((await cli("receipts", "show", confirmId, "--json")).json).toMatchObject({ kind: "confirm", outcome: "return_direct" });
+    s.child.stdin.write("Bye?\r");
+    await s.waitFor(/Bye\.[\s\S]*outcome: answered[\s\S]*you> /);
+    // Ctrl-C as a keypress (readline in raw mode), not a signal.
+    s.child.stdin.write("\x03");
+    await s.waitFor(/Ctrl-C again, \/exit or Ctrl-D to leave/);
+    s.child.stdin.write("\x03");
+    expect(await s.exit).toBe(130);
+    expect(s.out()).not.toContain('"sent": "no"');
   });
 });

@@ -33,8 +33,8 @@ export function openTerminal(input: NodeJS.ReadStream = process.stdin, output: N
       // Erase the half-typed line, as a shell does.
       rl.write(null, { ctrl: true, name: "e" });
       rl.write(null, { ctrl: true, name: "u" });
-      output.write("^C\n");
     }
+    if (tty) output.write("^C\n");
     wake({ kind: "interrupt", cleared });
   };
   rl.on("SIGINT", interrupt);

@@ -90,7 +90,7 @@ const turns = (s: Session): any[] => s.out().trim().split("\n").filter(Boolean).
 
 describe("edge chat --interactive", () => {
   it("keeps the history across turns, /reset forgets it, /help lists the commands, EOF exits 0", async () => {
-    const s = start(["--ctx-size", "4096", "--json", "--include-text"], ["Hello, Ada.", "Your name is Ada.", "I do not know your name."]);
+    const s = start(["--ctx-size", "4096", "--json"], ["Hello, Ada.", "Your name is Ada.", "I do not know your name."]);
     s.child.stdin.write("My name is Ada.\n");
     await s.waitFor(/Hello, Ada\./);
     s.child.stdin.write("What is my name?\n/help\n/reset\nWhat is my name?\n");
@@ -107,6 +107,13 @@ describe("edge chat --interactive", () => {
     expect(s.err()).toMatch(/\/reset +forget the conversation/);
     expect(s.err()).toContain("history cleared");
     for (const t of [first, second, afterReset]) expect(t.receipt).toMatchObject({ kind: "chat", outcome: "answered", id: t.run_id });
+  });
+
+  it("/exit leaves at once with exit 0 (later lines are not run); --prompt is the first turn", async () => {
+    const s = start(["--prompt", "First."], ["One.", "Two.", "Three."]);
+    s.child.stdin.end("Second.\n/exit\nThird.\n");
+    expect(await s.exit).toBe(0);
+    expect(s.out()).toBe("One.\nTwo.\n");
   });
 
   it("tools: a call with its receipt, Ctrl-C stops a running tool and the session goes on, a commit tool is pending, a second Ctrl-C leaves", async () => {

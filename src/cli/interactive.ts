@@ -24,19 +24,18 @@ export interface InteractiveOptions {
   toolsFile?: string;
   /** --prompt: the first turn. */
   firstPrompt?: string;
-  terminal?: Terminal;
 }
 
 const PROMPT = "you> ";
 const HELP = `/help    this list
 /reset   forget the conversation (the tools stay frozen)
-/exit    leave (Ctrl-D too)
+/exit    leave (also /quit, or Ctrl-D)
 Ctrl-C stops the running turn (its receipt records the abort); Ctrl-C again leaves.
 `;
 
 export async function interactiveChat(o: InteractiveOptions): Promise<number> {
   const { io } = o;
-  const term = o.terminal ?? openTerminal();
+  const term = openTerminal();
   const toolsChanged = toolsFileWatch(o, io);
   // Set by the first Ctrl-C; a second one before the next prompt line is sent leaves.
   let armed = false;
@@ -90,7 +89,7 @@ function slashCommand(text: string, o: InteractiveOptions): boolean {
   if (word === "/exit" || word === "/quit") return true;
   if (word === "/reset") {
     o.session.reset();
-    o.io.err("history cleared: the next prompt starts a new conversation (the tools stay frozen).\n");
+    o.io.err(`history cleared: the next prompt starts a new conversation${o.session.runtime.schemas().length ? " (the tools stay frozen)" : ""}.\n`);
   } else if (word === "/help") o.io.err(HELP);
   else o.io.err(`unknown command ${safeText(word ?? "")}; the commands are:\n${HELP}`);
   return false;

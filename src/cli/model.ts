@@ -63,9 +63,14 @@ export function maxTokensOf(values: ModelValues): number | undefined {
   return positiveInt(values["max-tokens"], "--max-tokens");
 }
 
+/** --ctx-size, when given. */
+export function contextSizeOf(values: ModelValues): number | undefined {
+  return positiveInt(values["ctx-size"], "--ctx-size");
+}
+
 /** Load the --model engine; progress goes to stderr (phase changes only) unless `quiet`. */
 export async function loadModelEngine(values: ModelValues, io: CliIO, quiet: boolean): Promise<LlamaCppEngine> {
-  const contextSize = positiveInt(values["ctx-size"], "--ctx-size");
+  const contextSize = contextSizeOf(values);
   const threads = positiveInt(values.threads, "--threads");
   const engine = createNodeLlamaCppEngine({
     model: values.model!,

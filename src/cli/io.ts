@@ -24,13 +24,15 @@ export class UsageError extends Error {}
 const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
- * Text as it may reach a terminal: every character above written as a visible `\uXXXX` escape.
- * Tool output, tracebacks, error messages and model answers are untrusted text; an escape
- * sequence in them must show, never act. Inside JSON text the escapes are JSON's own, so JSON
- * output stays valid and means the same.
+ * Text as it may reach a terminal: every character above written as a visible `\uXXXX` escape,
+ * and carriage returns dropped (text cannot overwrite its line; CRLF text reads as lines). Tool
+ * output, tracebacks, error messages and model answers are untrusted text; an escape sequence in
+ * them must show, never act. Inside JSON text the escapes are JSON's own, so JSON output stays
+ * valid and means the same. Character by character (a surrogate pair counts as one), so streamed
+ * fragments are safe on their own.
  */
 export function escapeControls(text: string): string {
-  return text.replace(TERMINAL_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(/\r/g, "").replace(TERMINAL_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** The CLI's output with escapeControls applied to everything it prints (run.ts wraps the io once,

@@ -220,7 +220,7 @@ describe("hostile inputs (issue 15)", () => {
     const script = writeTestFile(tmp, "ansi_answer.json", ["\u001b[31mred\u001b[0m \u202eevil\r\nline two"]);
     const chat = await cli("chat", "--engine", "scripted", "--script", script, "--prompt", "hi");
     expect(chat.code).toBe(0);
-    expect(chat.out).toBe("\\u001b[31mred\\u001b[0m \\u202eevil\\u000d\nline two\n");
+    expect(chat.out).toBe("\\u001b[31mred\\u001b[0m \\u202eevil\nline two\n");
     for (const text of [call.out, call.err, chat.out, chat.err]) expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
   });
 

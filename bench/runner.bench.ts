@@ -7,7 +7,7 @@
 //                                         the one CPython baseline measured at the start
 //
 // warm   = a spare is booted and idle when the call starts (validated call → validated result)
-// cold   = no spare: the call includes a worker boot from the memory snapshot
+// cold   = no spare: the call includes a runner boot from the memory snapshot
 // burst4 = 4 calls back to back (each starts when the previous returned, as in the tool loop)
 //          with the default pool size; the spare being refilled is what they wait for
 import { execFile } from "node:child_process";
@@ -20,7 +20,7 @@ import { sha256Bytes, type Sha256 } from "../src/contract/hash.ts";
 import type { JsonObject } from "../src/contract/types.ts";
 import { createNodeRunnerHost } from "../src/runner/node.ts";
 import { DEFAULT_SPARES, type PoolRunnerHost } from "../src/runner/pool.ts";
-import { chromiumMissing, startChromiumBench, type ChromiumBench } from "./chromium.ts";
+import { chromiumMissing, processTree, startChromiumBench, vmRssBytes, type ChromiumBench } from "./chromium.ts";
 
 const run = promisify(execFile);
 const JSON_ONLY = process.argv.includes("--json");
@@ -162,7 +162,7 @@ async function main(): Promise<{ entry: Record<string, unknown>; cpyP50: number 
     const snapBoots: number[] = [];
     for (let i = 0; i < 16; i++) {
       await warmHost.warm();
-      await sleep(30); // let the booted worker settle
+      await sleep(30); // let the booted runner settle
       const ms = await timedCall(warmHost);
       if (i > 0) warm.push(ms); // the first includes the snapshot read from disk
       snapBoots.push(warmHost.stats().lastBootMs ?? Number.NaN);
@@ -194,14 +194,16 @@ async function main(): Promise<{ entry: Record<string, unknown>; cpyP50: number 
       log(`burst4 pool=${size}`, burst[size]!.map(Math.round));
     }
 
-    // 6. Memory per spare: RSS with 0 spares vs with 3 idle spares (worker threads share the process).
+    // 6. Memory per spare: RSS of this process and its descendants (each runner is a child
+    //    process) with 0 spares vs with 3 idle spares.
     const rss = async (spares: number): Promise<number> => {
       const h = createNodeRunnerHost({ cacheDir, spares });
       hosts.push(h);
       await h.warm();
       await sleep(500);
       globalThis.gc?.();
-      const value = process.memoryUsage.rss();
+      let value = 0;
+      for (const pid of await processTree(process.pid)) value += await vmRssBytes(pid);
       await h.close();
       await sleep(500);
       return value;
@@ -213,7 +215,7 @@ async function main(): Promise<{ entry: Record<string, unknown>; cpyP50: number 
 
     const cpyP50 = pct(cpy, 50);
     const entry = runnerEntry("node", { warm, cold, burst, snapBoots, plainBoots, spareMb, cpyP50, pool: DEFAULT_SPARES }, {
-      memory_method: "process RSS (process.memoryUsage.rss) of this Node process with a host holding 3 idle booted spares minus with a host holding 0 spares, divided by 3 (worker threads share the process)",
+      memory_method: "sum of VmRSS (/proc/<pid>/status) over this Node process and its descendants (each runner is a child process) with a host holding 3 idle booted spares minus with a host holding 0 spares, divided by 3",
     });
     return { entry, cpyP50 };
   } finally {

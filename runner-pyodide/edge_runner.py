@@ -753,6 +753,10 @@ def _schema_for(tp):
             raise _Unsupported("Literal values must all be of one type: str, int, float or bool")
         if any(isinstance(v, float) and not math.isfinite(v) for v in args):
             raise _Unsupported("Literal values must be finite numbers")
+        # A discovery error, not a schema change: JSON carries integers exactly only within
+        # +-(2**53-1), so such a value could never be passed back faithfully.
+        if any(isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_SAFE_INTEGER for v in args):
+            raise _Unsupported("Literal integers must be within +-(2**53-1), the integers JSON carries exactly")
         return {"type": _PRIMITIVES[next(iter(kinds))], "enum": list(args)}
     if origin in _UNION_TYPES:
         others = [a for a in args if a is not type(None)]

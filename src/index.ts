@@ -1,4 +1,4 @@
-// Edge Web's public API. Environment-neutral: Node-only pieces (the worker_threads runner host,
+// Edge Web's public API. Environment-neutral: Node-only pieces (the runner-process host,
 // file sources, file stores) are in src/node.ts; browser-only ones (the sandboxed runner host,
 // IndexedDB stores) in src/browser.ts.
 export * from "./contract/index.ts";

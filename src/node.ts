@@ -1,4 +1,4 @@
-// Node entry points: the same core plus the Node adapters (worker_threads runners, files).
+// Node entry points: the same core plus the Node adapters (runner processes, files).
 export * from "./index.ts";
 export { createNodeRunnerHost, fileSource, type NodeRunnerHostOptions } from "./runner/node.ts";
 export { createNodeReceiptStore } from "./store/node-receipts.ts";

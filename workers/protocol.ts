@@ -19,6 +19,10 @@ export interface BootMessage {
   /** Bound for output written to Pyodide's own stdout/stderr callbacks (fd-level prints that
    *  edge_runner's capture did not catch). Default 65 536 characters. */
   stderrLimit?: number;
+  /** A spare: nobody waits for this boot, so the worker may spend it making its one job faster
+   *  (the Node runner process warms its freshly compiled code; see RunnerWorkerHooks.warmUpPasses).
+   *  Set only for factories that ask for it (RunnerWorkerFactory.warmsUp). */
+  warmUp?: boolean;
 }
 
 export type PyodideAssets =
@@ -60,7 +64,12 @@ export interface WorkspaceMount {
   dirs: string[];
 }
 
-export type HostToWorker = BootMessage | DiscoverJobMessage | CallJobMessage;
+/** To a booting spare a job now waits for: skip what is left of the warm-up (BootMessage.warmUp). */
+export interface HurryMessage {
+  type: "hurry";
+}
+
+export type HostToWorker = BootMessage | DiscoverJobMessage | CallJobMessage | HurryMessage;
 
 export type WorkerToHost =
   | { type: "ready"; bootMs: number; fromSnapshot: boolean }

@@ -7,6 +7,7 @@
 // tool code can reach JS globals (`import js`, `pyodide_js`) and overwrite them, and it can
 // replace attributes of the edge_runner module, so neither is looked up again.
 import type { PyodideAPI } from "pyodide";
+import { BoundedText } from "./bounded-text.ts";
 import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, PyodideAssets, PythonFiles, WorkerToHost, WorkspaceMount } from "./protocol.ts";
 
 /** The two things a worker needs from its environment's message channel. */
@@ -29,6 +30,11 @@ export type PyodideLoader = (assets: PyodideAssets, options: RunnerLoadOptions) 
 export interface RunnerWorkerHooks {
   /** Called once the worker has nothing more to do (after its reply or a fatal error). */
   finished?(): void;
+  /** Passes of edge_runner.preload() a spare (boot message `warmUp`) runs after a snapshot boot,
+   *  before it says "ready": for an entry that compiles Pyodide's wasm itself (a Node runner
+   *  process), so the job's code paths are compiled, and the hottest optimized, before the job.
+   *  A "hurry" message ends it early. Default 0. */
+  warmUpPasses?: number;
 }
 
 /** Where the runner's Python files live inside the interpreter's file system. */
@@ -53,12 +59,14 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
   const hasOwn = Object.prototype.hasOwnProperty;
   const now = performance.now.bind(performance);
   const finished = hooks.finished;
+  const warmUpPasses = Math.max(0, Math.floor(hooks.warmUpPasses ?? 0));
 
   let phase: "idle" | "booting" | "ready" | "busy" | "finished" = "idle";
   let runtime: Runtime | undefined;
   /** Pyodide's file system, captured at boot (before any tool code exists in this worker). */
   let fs: MemFs | undefined;
   let queued: DiscoverJobMessage | CallJobMessage | undefined;
+  let hurried = false;
   const sink = new BoundedText(DEFAULT_STDERR_LIMIT);
 
   const finish = (): void => {
@@ -82,6 +90,8 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
       if (phase !== "idle") return fatal("boot received twice");
       phase = "booting";
       void boot(msg as BootMessage);
+    } else if (type === "hurry") {
+      hurried = true; // a job waits for this spare; harmless once it is ready
     } else if (type === "discover" || type === "call") {
       const job = msg as DiscoverJobMessage | CallJobMessage;
       if (phase === "ready") run(job);
@@ -98,6 +108,7 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
     const makeSnapshot = msg.makeSnapshot === true;
     const fromSnapshot = !makeSnapshot && msg.snapshot instanceof Uint8Array;
     let py: PyodideAPI;
+    let bootMs = 0;
     try {
       const options: RunnerLoadOptions = { stdout: sink.line, stderr: sink.line, env: { HOME: "/home/pyodide" } };
       if (makeSnapshot) options._makeSnapshot = true;
@@ -124,12 +135,21 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
       }
       runtime = { discover: mod.discover, call: mod.call, sign: mod.sign, toBytes };
       fs = py.FS as unknown as MemFs;
+      bootMs = Math.round(now() - started); // what follows is warm-up, not boot
+      // A spare may warm its code up while nobody needs it (hooks.warmUpPasses); a job or a
+      // "hurry" that arrives meanwhile ends the warm-up at the next pass.
+      if (fromSnapshot && msg.warmUp === true && typeof mod.preload === "function") {
+        for (let i = 0; i < warmUpPasses && !hurried && !queued; i++) {
+          callAndDrop(mod.preload);
+          await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+      }
     } catch (err) {
       return fatal(`boot failed: ${describe(err)}${sink.text ? `\n${sink.text}` : ""}`);
     }
     sink.clear(); // boot chatter is not the job's output
     phase = "ready";
-    post({ type: "ready", bootMs: Math.round(now() - started), fromSnapshot });
+    post({ type: "ready", bootMs, fromSnapshot });
     const job = queued;
     queued = undefined;
     if (job) run(job);
@@ -277,27 +297,4 @@ function safeParse(parse: typeof JSON.parse, text: string): Record<string, unkno
 function describe(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   return String(err);
-}
-
-/** Text with a hard size bound; the rest is counted, not kept. */
-class BoundedText {
-  private kept = "";
-  private dropped = 0;
-  constructor(public limit: number) {}
-  get text(): string {
-    return this.dropped > 0 ? `${this.kept}\n[… ${this.dropped} more characters of output not kept]` : this.kept;
-  }
-  readonly line = (line: string): void => {
-    const chunk = `${line}\n`;
-    const room = this.limit - this.kept.length;
-    if (room >= chunk.length) this.kept += chunk;
-    else {
-      if (room > 0) this.kept += chunk.slice(0, room);
-      this.dropped += chunk.length - Math.max(room, 0);
-    }
-  };
-  clear(): void {
-    this.kept = "";
-    this.dropped = 0;
-  }
 }

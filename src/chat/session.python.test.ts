@@ -1,4 +1,4 @@
-// The tool loop end to end in Node: scripted model, real Pyodide runners in worker_threads,
+// The tool loop end to end in Node: scripted model, real Pyodide runner processes,
 // the example tools.py.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,5 @@
-// Shared by the CLI tests: run `edge` in-process and capture what it prints.
+// Shared by the CLI tests: run `edge` in-process (or as its own process) and capture what it prints.
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "./run.ts";
@@ -31,4 +32,19 @@ export function writeTestFile(dir: string, name: string, value: unknown): string
   const p = join(dir, name);
   writeFileSync(p, typeof value === "string" ? value : JSON.stringify(value));
   return p;
+}
+
+export const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
+
+/** Run bin/edge.mjs as a separate process (a real CLI: its own stdout, environment and pid). */
+export function edgeProcess(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...argv], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => void (stdout += t));
+    child.stderr.setEncoding("utf8").on("data", (t: string) => void (stderr += t));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
 }

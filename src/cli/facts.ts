@@ -8,6 +8,7 @@ import type { Fact } from "../facts/format.ts";
 import { importFacts } from "../facts/import.ts";
 import { compareWithSchemaExport, looksLikeJson, manifestSchemas, validateToolsManifest } from "../facts/manifest.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
+import { readToolsFile } from "../runner/node-file-source.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 
 const storeOptions = { store: { type: "string" }, json: { type: "boolean" } } as const;
@@ -136,9 +137,10 @@ export async function factsExport(argv: string[], io: CliIO): Promise<number> {
 export async function readIfManifest(file: string): Promise<Uint8Array | null> {
   let raw: Uint8Array;
   try {
-    raw = await readFile(file);
+    // The tools file's own reader: a regular file within the size limit, or no manifest.
+    raw = await readToolsFile(file);
   } catch {
-    return null; // the tools.py path reports unreadable files with its own code
+    return null; // the tools.py path reports unreadable, non-regular or oversized files with its own code
   }
   return file.toLowerCase().endsWith(".json") || looksLikeJson(raw) ? raw : null;
 }

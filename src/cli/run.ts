@@ -3,7 +3,7 @@
 import { toErrorJson } from "../contract/errors.ts";
 import { EDGE_RUNTIME_VERSION } from "../imprint/record.ts";
 import { COMMANDS, commandHelp, commandName, commandsUnder, groupHelp, topHelp, type Command } from "./commands.ts";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, printJson, UsageError, type CliIO } from "./io.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, printJson, terminalSafe, UsageError, type CliIO } from "./io.ts";
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
@@ -35,7 +35,10 @@ function helpHint(prefix: readonly string[]): string {
   return `Run \`${prefix.length ? commandName(prefix) : "edge"} --help\` for usage.`;
 }
 
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+export async function runCli(argv: string[], rawIo: CliIO): Promise<number> {
+  // Tool output, tracebacks, errors and model answers are printed through this io: control
+  // characters in them show as escapes instead of acting on the terminal.
+  const io = terminalSafe(rawIo);
   const json = argv.includes("--json");
   // Edge Studio's documented form: `edge demo chat …` is `edge chat …`.
   const words = argv[0] === "demo" ? argv.slice(1) : argv;

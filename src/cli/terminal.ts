@@ -62,13 +62,3 @@ export function openTerminal(input: NodeJS.ReadStream = process.stdin, output: N
     },
   };
 }
-
-/**
- * Untrusted text (model output, tool results, error messages) made safe to print on a terminal:
- * control characters (escape sequences that could recolour, retitle or rewrite the screen) and
- * bidi overrides are shown as \uXXXX; newline and tab stay; carriage returns are dropped so text
- * cannot overwrite a line. Character by character, so streamed fragments are safe on their own.
- */
-export function safeText(text: string): string {
-  return text.replace(/\r/g, "").replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}

@@ -1,12 +1,12 @@
 // `edge tools validate|inspect|call` and `edge chat`: exit codes and JSON shapes, through the real
-// Node runners (Pyodide in worker_threads).
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+// Node runners (Pyodide in runner processes).
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { EXAMPLES, cli } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");
@@ -169,5 +169,71 @@ describe("the installed `edge` command", () => {
   it("bin/edge.mjs runs the CLI as a separate process", async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [new URL("../../bin/edge.mjs", import.meta.url).pathname, "tools", "validate", join(EXAMPLES, "tools.py"), "--json"]);
     expect(JSON.parse(stdout)).toMatchObject({ ok: true, tool_count: 5, active_count: 5 });
+  });
+});
+
+describe("hostile inputs (issue 15)", () => {
+  it("a path that is not a regular file is refused at once, a file over 1 MiB without reading it", async () => {
+    const fifo = join(tmp, "tools.fifo");
+    execFileSync("mkfifo", [fifo]);
+    mkdirSync(join(tmp, "a-folder"));
+    for (const path of ["/dev/zero", fifo, join(tmp, "a-folder")]) {
+      const r = await cli("tools", "validate", path, "--json");
+      expect(r.code, path).toBe(1);
+      expect(r.json.errors[0].code, path).toBe("tools_file_not_regular");
+    }
+    const big = join(tmp, "big_tools.py");
+    writeFileSync(big, "");
+    truncateSync(big, 2 * 1024 * 1024);
+    const r = await cli("tools", "validate", big, "--json");
+    expect(r.json.errors[0]).toMatchObject({ code: "tools_file_too_large", message: expect.stringContaining("2097152 bytes") });
+  });
+
+  it("an int parameter refuses integers JSON cannot carry exactly; its schema stays SPEC's", async () => {
+    const file = writeTestFile(tmp, "int_tools.py", "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef same(n: int) -> dict:\n    return {'n': n, 'type': type(n).__name__}\n");
+    const inspected = await cli("tools", "inspect", file, "--json");
+    expect(inspected.json.tools[0].schema.parameters.properties.n).toEqual({ type: "integer" });
+    // 1e300 passes for an integer in JSON Schema (the tool got a float), and 9007199254740993
+    // parses as 2^53: the host refuses both, the second after the one repair turn.
+    const script = join(tmp, "big_ints.json");
+    writeFileSync(script, JSON.stringify(['{"tool_name": "same", "arguments": {"n": 1e300}}', '{"tool_name": "same", "arguments": {"n": 9007199254740993}}']));
+    const chat = await cli("chat", "--tools", file, "--engine", "scripted", "--script", script, "--prompt", "go", "--json");
+    expect(chat.code).toBe(1);
+    expect(chat.json).toMatchObject({ outcome: "failed_closed", error: { code: "invalid_tool_args", message: expect.stringContaining('parameter "n" must be an integer within ±(2^53−1)') } });
+    expect(chat.json.receipt.calls).toEqual([]);
+    const refused = await cli("tools", "call", file, "same", "--args", '{"n": 1e300}', "--json");
+    expect(refused.json.error).toMatchObject({ code: "invalid_tool_args", message: expect.stringContaining("±(2^53−1)") });
+    const edge = await cli("tools", "call", file, "same", "--args", '{"n": 9007199254740991}', "--json");
+    expect(edge.json.result).toEqual({ n: 9007199254740991, type: "int" });
+  }, 180_000);
+
+  it("text mode shows control characters in tool output, errors and answers as escapes", async () => {
+    const file = writeTestFile(
+      tmp,
+      "ansi_tools.py",
+      "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef loud() -> dict:\n    print('\\x1b[2Jcleared')\n    raise ValueError('\\x1b]0;pwned\\x07 and \\u009b31m')\n",
+    );
+    const call = await cli("tools", "call", file, "loud");
+    expect(call.code).toBe(1);
+    expect(call.err).toContain("\\u001b[2Jcleared");
+    expect(call.err).toContain("\\u001b]0;pwned\\u0007 and \\u009b31m");
+    const script = writeTestFile(tmp, "ansi_answer.json", ["\u001b[31mred\u001b[0m \u202eevil\r\nline two"]);
+    const chat = await cli("chat", "--engine", "scripted", "--script", script, "--prompt", "hi");
+    expect(chat.code).toBe(0);
+    expect(chat.out).toBe("\\u001b[31mred\\u001b[0m \\u202eevil\nline two\n");
+    for (const text of [call.out, call.err, chat.out, chat.err]) expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+  });
+
+  it("an answer with a lone surrogate does not hash like U+FFFD", async () => {
+    const hashes: string[] = [];
+    for (const answer of ["\ud800", "\ufffd"]) {
+      const script = join(tmp, `answer-${hashes.length}.json`);
+      writeFileSync(script, `[${JSON.stringify(answer)}]`);
+      const r = await cli("chat", "--engine", "scripted", "--script", script, "--prompt", "hi", "--json");
+      expect(r.code).toBe(0);
+      hashes.push(r.json.receipt.answer_sha256);
+    }
+    expect(hashes[0]).toMatch(/^sha256:/);
+    expect(hashes[0]).not.toBe(hashes[1]);
   });
 });

@@ -1,5 +1,5 @@
 // Confirmation of commit tools end to end in Node: scripted model → chat → pending action (the
-// real Node file store) → confirm with the real Pyodide runner (worker_threads) → confirm receipt.
+// real Node file store) → confirm with the real Pyodide runner (a process) → confirm receipt.
 // Executions are counted by wrapping the real host's call(); nothing is mocked.
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -3,6 +3,7 @@
 // call. Used for tool arguments (chat loop) and for declared output_schema (runner host).
 import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
 import { canonicalJson } from "./hash.ts";
+import { unsafeIntegerMessage, withSafeIntegerBounds } from "./safe-integers.ts";
 
 // ajv ships CommonJS with `exports.default`; under ESM interop the class sits on `.default`.
 const Ajv = ((AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule) as typeof AjvModule;
@@ -77,12 +78,19 @@ export function describeSchemaErrors(errors: readonly SchemaError[]): string {
 
 /**
  * Why `args` are not valid for a tool with this parameters schema, or null when they are: the
- * schema (ajv, cached validator) and canonical JSON (lone surrogates have no UTF-8 form, so they
- * could be neither hashed nor passed to Python faithfully).
+ * schema (ajv, cached validator), integers JSON carries exactly at integer positions
+ * (safe-integers.ts), and canonical JSON (lone surrogates have no UTF-8 form, so they could be
+ * neither hashed nor passed to Python faithfully).
  */
 export function argsProblem(parameters: object, args: unknown): { detail: string; problems?: unknown } | null {
   const check = validateAgainst(parameters, args);
   if (!check.valid) return { detail: describeSchemaErrors(check.errors), problems: check.errors };
+  // The schema passed, so a bound error here is the ±(2^53−1) bound (the schema's own were met).
+  const unsafe = validateAgainst(withSafeIntegerBounds(parameters), args).errors.filter((e) => e.keyword === "minimum" || e.keyword === "maximum");
+  if (unsafe.length > 0) {
+    const paths = [...new Set(unsafe.map((e) => e.instancePath))];
+    return { detail: paths.map(unsafeIntegerMessage).join("; "), problems: unsafe };
+  }
   try {
     canonicalJson(args);
   } catch {

@@ -40,6 +40,16 @@ describe("hashes (vectors computed independently with Python's hashlib + json)",
     expect(isSha256("sha256:ABC")).toBe(false);
   });
 
+  it("text hashes are unambiguous: a lone surrogate never hashes like U+FFFD (Python: encode('utf-8', 'surrogatepass'))", async () => {
+    const lone = await sha256Text("\ud800");
+    expect(lone).toBe("sha256:91a681b998555fb475479817b126c94e57e52011fa1842c5d188795a4a05226b");
+    expect(await sha256Text("\ufffd")).toBe("sha256:83d544ccc223c057d2bf80d3f2a32982c32c3c0db8e2674820da5064783fb097");
+    expect(lone).not.toBe(await sha256Text("\ufffd"));
+    expect(await sha256Text("a\udc00b\ud83d")).toBe("sha256:7aa86581ec8f52d9565c5702da321acf236ed27cb3275b06214d6678bd263d98");
+    // Well-formed text (a surrogate pair included) hashes as its plain UTF-8, as before.
+    expect(await sha256Text("x\ud83d\ude00y")).toBe("sha256:d506f8eb09b320da26e02670fb6ce1685d67541cb373a98c00adbffadef794f4");
+  });
+
   it("schema_sha256 is sha256(JCS(schema))", async () => {
     expect(await schemaSha256(hello)).toBe("sha256:b00b90c770a7acbe7996e123bd6c691557e6dab0c007be64e7f2bbaa85f48346");
     expect(await schemaSha256(add)).toBe("sha256:20d353259c05b2ba082d2a4f86168df109323c65a6f8d92e1bbd3f267d3f0ab5");

@@ -22,6 +22,8 @@ export const ERRORS = {
   tools_file_not_utf8: "The tools file is not valid UTF-8 text; save it as UTF-8.",
   tools_file_too_large: "The tools file is larger than the 1 MiB limit; keep tools.py small and load data inside functions.",
   tools_file_unreadable: "The tools file could not be read; check the path and its permissions.",
+  tools_file_not_regular:
+    "The tools path is not a regular file (a directory, device, pipe or socket), so it was not read; point Edge at a tools.py file.",
   no_tools_found: "The file defines no @edge_tool functions, so no tool is available.",
 
   // ── selection (SPEC §3) ─────────────────────────────────────────────────────────────

@@ -45,8 +45,43 @@ export async function sha256Bytes(bytes: Uint8Array): Promise<Sha256> {
   return `sha256:${hex(digest)}`;
 }
 
+/**
+ * The bytes a text hash covers: UTF-8, except that a lone surrogate (which has no UTF-8 form) is
+ * written as its three generalized-UTF-8 bytes (WTF-8: ED A0 80 … ED BF BF). No valid UTF-8
+ * contains those, so two different strings never share bytes — TextEncoder alone would turn every
+ * lone surrogate into U+FFFD, and "\ud800" would hash like "\ufffd". Well-formed text gives
+ * exactly its UTF-8 bytes. Python: `text.encode("utf-8", "surrogatepass")`.
+ */
+export function textHashBytes(text: string): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdfff) continue;
+    if (unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++; // a surrogate pair: ordinary UTF-8
+        continue;
+      }
+    }
+    parts.push(utf8(text.slice(from, i)), new Uint8Array([0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]));
+    from = i + 1;
+  }
+  if (parts.length === 0) return utf8(text);
+  parts.push(utf8(text.slice(from)));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** sha256 of a text (prompt, answer, token, prefix): unambiguous for every JS string (textHashBytes). */
 export function sha256Text(text: string): Promise<Sha256> {
-  return sha256Bytes(utf8(text));
+  return sha256Bytes(textHashBytes(text));
 }
 
 /** sha256(JCS(value)): args_sha256, result_sha256, receipt hashes. */

@@ -7,11 +7,16 @@ export type JsonObject = { [key: string]: JsonValue };
 export type ExecutionLevel = "read" | "prepare" | "commit";
 export const EXECUTION_LEVELS: readonly ExecutionLevel[] = ["read", "prepare", "commit"];
 
-/** Version of the type-hint → JSON Schema generator; part of every receipt and imprint. */
+/** Version of the type-hint → JSON Schema generator; part of every receipt and imprint. The host
+ *  refuses a discovery that names another version (runner/verify.ts): only this generator's
+ *  schemas are used. */
 export const SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v1";
 
 /** The at-most-8 rule of SPEC §3. */
 export const ACTIVE_TOOL_LIMIT = 8;
+
+/** 1 MiB: a tools file is code, not data (SPEC leaves the bound to us; see docs/decisions.md). */
+export const MAX_TOOLS_FILE_BYTES = 1024 * 1024;
 
 /** The tool schema of SPEC §1: exactly what the model sees and what schema_sha256 covers. */
 export interface ToolSchema {

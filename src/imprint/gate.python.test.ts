@@ -1,4 +1,4 @@
-// The restore gate against the real Node runner (Pyodide in worker_threads) and the example
+// The restore gate against the real Node runner (Pyodide in runner processes) and the example
 // tools.py: learn once, then edit the file the ways a developer does. A function-body edit restores
 // and the restored chat really calls the tool; every schema-level edit fails closed with its code.
 import { readFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 // The seam between the core and the Python runners. The core depends on this interface only;
-// the Node adapter (worker_threads) and the browser adapter (Web Workers inside an opaque-origin
-// sandbox frame) implement it, and tests run the real Node adapter.
+// the Node adapter (child processes under Node's permission model) and the browser adapter (Web
+// Workers inside an opaque-origin sandbox frame) implement it, and tests run the real Node adapter.
 import type { ErrorJson } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { Discovery, JsonObject } from "../contract/types.ts";

@@ -1,13 +1,14 @@
-// The Node RunnerHost end to end: real Pyodide in real worker_threads, the real edge_runner.py.
+// The Node RunnerHost end to end: real Pyodide in real runner processes, the real edge_runner.py.
 // One host (with spares and a snapshot) is shared by the file to keep its runtime reasonable.
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Bytes, sha256Json, utf8, type Sha256 } from "../contract/hash.ts";
-import type { JsonObject } from "../contract/types.ts";
+import { SCHEMA_GENERATOR_VERSION, type JsonObject } from "../contract/types.ts";
 import type { CallOutcome } from "./host.ts";
-import { createNodeRunnerHost, diskSnapshotStore, fileSource, readRunnerPythonFiles, snapshotKey } from "./node.ts";
+import { createNodeRunnerHost, diskSnapshotStore, fileSource, readRunnerPythonFiles, snapshotIndexFile, snapshotKey } from "./node.ts";
 import type { PoolRunnerHost } from "./pool.ts";
 import { FAULT_TOOLS } from "../../test/fixtures/fault-tools.ts";
 
@@ -15,17 +16,32 @@ const TOOLS = `${FAULT_TOOLS}
 COUNT = 0
 print("TOPLEVEL-RAN")
 
+def _frame(msg):
+    # The runner protocol's framing (workers/frames.ts): u32 length of the rest, u32 JSON length, JSON.
+    import struct
+    body = json.dumps(msg).encode()
+    return struct.pack(">II", 4 + len(body), len(body)) + body
+
 @edge_tool
 def forge() -> dict:
+    """Writes forged replies straight onto the runner's private channel (fd 3)."""
     import hashlib, js
     from pyodide.ffi import to_js
     result = {"forged": True}
     text = json.dumps(result, separators=(",", ":"))
     reply = json.dumps({"ok": True, "result": result, "stderr": "", "tools_file_sha256_verified": True,
                         "result_sha256": "sha256:" + hashlib.sha256(text.encode()).hexdigest()})
+    fs = js.process.getBuiltinModule("fs")
     for job_id in ("0" * 32, ""):
-        js.postMessage(to_js({"type": "done", "jobId": job_id, "reply": reply, "hmac": "0" * 64},
-                             dict_converter=js.Object.fromEntries))
+        fs.writeSync(3, to_js(_frame({"type": "done", "jobId": job_id, "reply": reply, "hmac": "0" * 64})))
+    return {"honest": True}
+
+@edge_tool
+def garble() -> dict:
+    """Writes bytes that are no frame at all onto the channel."""
+    import js
+    from pyodide.ffi import to_js
+    js.process.getBuiltinModule("fs").writeSync(3, to_js(b"\\xff" * 16 + b"not a frame"))
     return {"honest": True}
 
 @edge_tool
@@ -89,7 +105,7 @@ describe("discovery", () => {
     expect(d.errors).toEqual([]);
     expect(d.ok).toBe(true);
     expect(d.tools_file_sha256).toBe(sha);
-    expect(d.schema_generator_version).toBe("edge.tools.schema_gen.v1");
+    expect(d.schema_generator_version).toBe(SCHEMA_GENERATOR_VERSION);
     const names = d.tools.map((t) => t.schema.name);
     expect(names.slice(0, 3)).toEqual(["add", "fault", "shaped"]);
     const add = d.tools[0]!;
@@ -206,12 +222,20 @@ describe("faults are contained and the next call works", () => {
     await expectNextCallWorks();
   });
 
-  it("a reply forged by tool code through js.postMessage is rejected", async () => {
+  it("a reply forged by tool code on the runner's private channel is rejected", async () => {
     const out = await call("forge");
     expect(out.ok).toBe(false);
     expect(out.error?.code).toBe("runner_reply_unverified");
     expect(out.runner_secret_verified).toBe(false);
     expect(out.result).toBeUndefined();
+    await expectNextCallWorks();
+  });
+
+  it("bytes that are no frame on the channel end that runner (runner_crashed), not the host", async () => {
+    const out = await call("garble");
+    expect(out.ok).toBe(false);
+    expect(out.error?.code).toBe("runner_crashed");
+    expect(String(out.diagnostics?.reason)).toContain("protocol violation");
     await expectNextCallWorks();
   });
 
@@ -244,14 +268,24 @@ describe("snapshot-started runners", () => {
     expect(await diskSnapshotStore(cacheDir, key.replace(/^./, (c) => (c === "0" ? "1" : "0"))).get()).toBeUndefined();
   });
 
-  it("a corrupt snapshot file on disk is ignored, not booted", async () => {
+  it("a tampered snapshot file is ignored, whatever metadata is written beside it", async () => {
     const key = snapshotKey(await readRunnerPythonFiles());
     const other = join(dir, "cache-corrupt");
     const store = diskSnapshotStore(other, key);
     await store.put(new Uint8Array(4096).fill(7));
     expect((await store.get())?.byteLength).toBe(4096);
+    // Edge's own files: the folder 0700, the snapshot and its index (outside the folder) 0600.
     const bin = (await readdir(other)).find((f) => f.endsWith(".snapshot"))!;
-    await writeFile(join(other, bin), new Uint8Array(4096).fill(8)); // same size, other bytes
+    expect((await stat(other)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(other, bin))).mode & 0o777).toBe(0o600);
+    expect((await stat(snapshotIndexFile(other))).mode & 0o777).toBe(0o600);
+    expect(snapshotIndexFile(other).startsWith(`${other}/`)).toBe(false);
+
+    const forged = new Uint8Array(4096).fill(8); // same size, other bytes
+    await writeFile(join(other, bin), forged);
+    // The metadata the red team forged beside the snapshot (the old format trusted it).
+    const sha256 = createHash("sha256").update(forged).digest("hex");
+    await writeFile(join(other, bin.replace(/\.snapshot$/, ".json")), JSON.stringify({ key, sha256, size: forged.byteLength }));
     expect(await store.get()).toBeUndefined();
   });
 

@@ -4,6 +4,7 @@
 // is neither discarded nor replaced by slow plain boots. Fake workers: no Pyodide needed.
 import { describe, expect, it } from "vitest";
 import { sha256Bytes } from "../contract/hash.ts";
+import { SCHEMA_GENERATOR_VERSION } from "../contract/types.ts";
 import type { BootMessage, DiscoverJobMessage } from "../../workers/protocol.ts";
 import { createRunnerHost, type RunnerWorkerFactory, type SnapshotStore } from "./pool.ts";
 
@@ -29,7 +30,7 @@ function plannedFactory(plan: Fate[]): { factory: RunnerWorkerFactory; boots: Ar
             else later(() => onMessage({ type: "ready", bootMs: 1, fromSnapshot }));
           } else if (msg.type === "discover") {
             const job = msg as DiscoverJobMessage;
-            const reply = { ok: true, tools_file_sha256: job.expectedSha256, tools: [], errors: [], warnings: [], stderr: "" };
+            const reply = { ok: true, tools_file_sha256: job.expectedSha256, schema_generator_version: SCHEMA_GENERATOR_VERSION, tools: [], errors: [], warnings: [], stderr: "" };
             later(() => onMessage({ type: "done", jobId: job.jobId, reply: JSON.stringify(reply) }));
           }
         },

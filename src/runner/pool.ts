@@ -3,7 +3,7 @@
 // an adapter (node.ts, the browser sandbox) only knows how to spawn a worker.
 import { EdgeError, errorJson, type ErrorCode } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
-import type { BootMessage, CallJobMessage, DiscoverJobMessage, PyodideAssets, PythonFiles } from "../../workers/protocol.ts";
+import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, PyodideAssets, PythonFiles } from "../../workers/protocol.ts";
 import type { CallJob, CallOutcome, DiscoverJob, DiscoverOutcome, RunnerHost } from "./host.ts";
 import {
   DEFAULT_MAX_RESULT_BYTES,
@@ -17,7 +17,7 @@ import { raceSignal } from "../contract/abort.ts";
 
 /** One spawned worker, as the adapter exposes it. */
 export interface RunnerWorkerHandle {
-  post(msg: BootMessage | DiscoverJobMessage | CallJobMessage, transfer?: ArrayBuffer[]): void;
+  post(msg: HostToWorker, transfer?: ArrayBuffer[]): void;
   onMessage(handler: (msg: unknown) => void): void;
   /** The worker exited or failed (uncaught error, OOM, process.exit); called at most once.
    *  `withEnvironment`: it died because what it ran in died (the browser's sandbox frame), not
@@ -30,6 +30,9 @@ export interface RunnerWorkerFactory {
   spawn(): RunnerWorkerHandle;
   /** How the worker reaches Pyodide's files (sent in every boot message). */
   pyodideAssets(): PyodideAssets;
+  /** Its workers compile Pyodide themselves (no shared compiled module), so spares warm up while
+   *  they wait (BootMessage.warmUp) and are hurried when a job needs one still booting. */
+  warmsUp?: boolean;
 }
 
 /** Where memory snapshots are kept between hosts (disk in Node, IndexedDB/Cache in a browser). */
@@ -173,6 +176,11 @@ class Runner {
     });
   }
 
+  /** A job waits for this booting runner: it may skip the rest of its warm-up. */
+  hurry(): void {
+    if (this.state === "booting") this.handle.post({ type: "hurry" });
+  }
+
   kill(reason: string): void {
     if (this.state === "dead") return;
     this.handle.terminate();
@@ -261,7 +269,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     }
   }
 
-  async function spawnRunner(allowSnapshot: boolean): Promise<Runner> {
+  /** A new runner; `spare` when nobody waits for it (refill), so its boot may include warm-up. */
+  async function spawnRunner(allowSnapshot: boolean, spare = false): Promise<Runner> {
     const pf = await files();
     const handle = factory.spawn();
     stats.workersSpawned++;
@@ -277,6 +286,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     // worker must not be able to write into the bytes the next worker boots from.
     const boot: BootMessage = { type: "boot", pythonFiles: pf, pyodide: factory.pyodideAssets(), stderrLimit };
     if (snap) boot.snapshot = snap;
+    if (spare && factory.warmsUp) boot.warmUp = true;
     runner.boot(boot);
     const bootTimer = setTimeout(() => runner.kill("boot timed out"), bootTimeout);
     runner.ready.then(
@@ -297,7 +307,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     const idle = spares.filter((r) => r.state === "booting" || r.state === "ready").length + spawning.size;
     for (let i = idle; i < spareTarget; i++) {
       // A spare that fails to boot just drops out of the pool (onDeath); the next job refills it.
-      const pending = spawnRunner(true);
+      const pending = spawnRunner(true, true);
       spawning.add(pending);
       pending.then(
         (runner) => {
@@ -320,8 +330,10 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     // Pyodide boots at once on two cores take longer than the snapshot plus a boot from it.
     if (snapshotState === "making" && !spares.some((r) => r.state === "ready")) await making;
     let runner = spares.find((r) => r.state === "ready") ?? spares.find((r) => r.state === "booting");
-    if (runner) spares.splice(spares.indexOf(runner), 1);
-    else runner = await spawnRunner(true);
+    if (runner) {
+      spares.splice(spares.indexOf(runner), 1);
+      if (factory.warmsUp) runner.hurry();
+    } else runner = await spawnRunner(true);
     runner.state = runner.state === "ready" ? "taken" : runner.state;
     try {
       await runner.ready;

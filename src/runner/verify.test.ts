@@ -3,7 +3,7 @@
 // real worker path).
 import { describe, expect, it } from "vitest";
 import { hmacSha256Hex, randomHex, sha256Json } from "../contract/hash.ts";
-import type { JsonObject } from "../contract/types.ts";
+import { SCHEMA_GENERATOR_VERSION, type JsonObject } from "../contract/types.ts";
 import { verifyCallReply, verifyDiscoverReply } from "./verify.ts";
 
 const jobId = randomHex(16);
@@ -82,12 +82,20 @@ describe("verifyCallReply", () => {
 describe("verifyDiscoverReply", () => {
   const sha = `sha256:${"a".repeat(64)}`;
   const done = (reply: unknown) => ({ type: "done", jobId, reply: JSON.stringify(reply) });
-  const base = { ok: true, tools_file_sha256: sha, schema_generator_version: "edge.tools.schema_gen.v1", tools: [], errors: [], warnings: [], stderr: "" };
+  const base = { ok: true, tools_file_sha256: sha, schema_generator_version: SCHEMA_GENERATOR_VERSION, tools: [], errors: [], warnings: [], stderr: "" };
 
   it("refuses a reply that claims another file hash", () => {
     const out = verifyDiscoverReply(done({ ...base, tools_file_sha256: `sha256:${"b".repeat(64)}` }), jobId, sha);
     expect(out.ok).toBe(false);
     expect(out.errors[0]?.code).toBe("runner_reply_unverified");
+  });
+
+  it("refuses a reply that names another schema generator (a stale or tampered runner image)", () => {
+    expect(verifyDiscoverReply(done(base), jobId, sha).ok).toBe(true);
+    const out = verifyDiscoverReply(done({ ...base, schema_generator_version: "edge.tools.schema.forged" }), jobId, sha);
+    expect(out.ok).toBe(false);
+    expect(out.errors[0]?.code).toBe("runner_reply_unverified");
+    expect(out.schema_generator_version).toBe("");
   });
 
   it("refuses malformed tools", () => {

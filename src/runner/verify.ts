@@ -5,7 +5,7 @@
 import { validateAgainst } from "../contract/ajv.ts";
 import { errorJson, isErrorCode, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { canonicalSize, hmacSha256Hex, isSha256, sha256Json, timingSafeEqual, type Sha256 } from "../contract/hash.ts";
-import { EXECUTION_LEVELS, type DiscoveredTool, type JsonObject } from "../contract/types.ts";
+import { EXECUTION_LEVELS, SCHEMA_GENERATOR_VERSION, type DiscoveredTool, type JsonObject } from "../contract/types.ts";
 import type { CallOutcome, DiscoverOutcome } from "./host.ts";
 
 export const DEFAULT_MAX_RESULT_BYTES = 65_536;
@@ -178,6 +178,11 @@ export function verifyDiscoverReply(message: unknown, jobId: string, expectedSha
   }
   const sha = typeof reply.tools_file_sha256 === "string" ? reply.tools_file_sha256 : "";
   if (reply.ok && sha !== expectedSha256) return bad("it reports a different tools_file_sha256", stderr);
+  // The schemas are this generator's or none: a runner that claims another version (a stale or
+  // tampered runner image) is not believed.
+  if (reply.ok && reply.schema_generator_version !== SCHEMA_GENERATOR_VERSION) {
+    return bad(`it names schema generator ${JSON.stringify(String(reply.schema_generator_version)).slice(0, 80)}, not ${SCHEMA_GENERATOR_VERSION}`, stderr);
+  }
   return {
     ok: reply.ok && errors.length === 0,
     tools_file_sha256: sha || expectedSha256,

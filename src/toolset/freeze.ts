@@ -6,11 +6,10 @@ import { schemaCompileError } from "../contract/ajv.ts";
 import { EdgeError, errorJson, toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import { activeSetSha256, schemaSha256, sha256Bytes, type Sha256 } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
-import type { DiscoveredTool, Selection, ToolSchema } from "../contract/types.ts";
+import { MAX_TOOLS_FILE_BYTES, type DiscoveredTool, type Selection, type ToolSchema } from "../contract/types.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 
-/** 1 MiB: a tools file is code, not data (SPEC leaves the bound to us; see docs/decisions.md). */
-export const MAX_TOOLS_FILE_BYTES = 1024 * 1024;
+export { MAX_TOOLS_FILE_BYTES };
 
 export interface FrozenTool extends DiscoveredTool {
   schema_sha256: Sha256;

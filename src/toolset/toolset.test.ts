@@ -1,4 +1,4 @@
-// Discovery through the real runner (Pyodide 3.14 in worker_threads), then the host-side checks:
+// Discovery through the real runner (Pyodide 3.14 in runner processes), then the host-side checks:
 // the type table, every refusal, selection and limits. CPython cross-checks live in test/python.
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";

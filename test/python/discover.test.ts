@@ -205,6 +205,8 @@ const CASES: Case[] = [
   { title: "int | str | None", body: "@edge_tool\ndef t(x: int | str | None) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x" },
   { title: "mixed Literal[True, 1]", body: "@edge_tool\ndef t(x: Literal[True, 1]) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x", mention: "Literal[True, 1]" },
   { title: 'mixed Literal["a", 1]', body: '@edge_tool\ndef t(x: Literal["a", 1]) -> str: ...', code: "unsupported_type_hint", tool: "t", parameter: "x" },
+  { title: "Literal integer beyond 2**53-1", body: "@edge_tool\ndef t(x: Literal[2**53]) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x", mention: "2**53-1" },
+  { title: "int default beyond 2**53-1", body: "@edge_tool\ndef t(x: int = 2**53) -> str: ...", code: "invalid_parameter_default", tool: "t", parameter: "x" },
   { title: "Optional[dict]", body: "@edge_tool\ndef t(x: Optional[dict] = None) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x", mention: "dict" },
   { title: "list[dict]", body: "@edge_tool\ndef t(x: list[dict]) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "x" },
   { title: "*args", body: "@edge_tool\ndef t(*args: str) -> str: ...", code: "unsupported_type_hint", tool: "t", parameter: "args", mention: "*args" },

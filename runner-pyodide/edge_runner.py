@@ -50,7 +50,7 @@ import edgestudio.tools as _edge_tools
 
 __all__ = ["SCHEMA_GENERATOR_VERSION", "discover", "call", "sign", "canonical_json", "preload"]
 
-SCHEMA_GENERATOR_VERSION = "edge.tools.schema.v1"
+SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v1"
 
 MAX_SOURCE_BYTES = 1024 * 1024
 STDERR_LIMIT_BYTES = 64 * 1024

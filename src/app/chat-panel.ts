@@ -80,7 +80,9 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     replace(
       info,
       `Engine: ${cur.engine.info().label} · tools: ${tools.join(", ") || "none"}`,
-      cur.imprint ? ` · imprint ${cur.imprint.id} (tool_instruction_mode: imprint)` : " · tool_instruction_mode: contract",
+      cur.imprint
+        ? ` · imprint ${cur.imprint.id} (tool_instruction_mode: ${cur.imprint.tools === null && tools.length ? "imprint_with_contract" : "imprint"})`
+        : " · tool_instruction_mode: contract",
     );
     if (!scriptEdited) setScript(defaultScript(cur.toolset?.active ?? []));
   }

@@ -1,6 +1,9 @@
 // Local facts: import the example facts (or a file) into IndexedDB, list the stores, export or
 // delete one, and make a store (or a tools manifest) the chat's tool source instead of tools.py.
+// Web pages become facts too: fetched from a URL (only where the site allows CORS) or read from a
+// saved HTML file; the HTML parser and extractor load only when used.
 import { toErrorJson } from "../contract/errors.ts";
+import type { FactOptions, UrlImportReport } from "../facts/url-import.ts";
 import { importFacts } from "../facts/import.ts";
 import type { App } from "./app.ts";
 import { download, errorText, h, pickFile, replace, setStatus } from "./dom.ts";
@@ -15,6 +18,7 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
   const manifestFile = h("button", { type: "button", id: "facts-manifest-file", class: "secondary" }, "Use a manifest file…");
   const status = h("p", { id: "facts-status", class: "status", role: "status", "aria-live": "polite" });
   const list = h("ul", { id: "facts-list", class: "card-list", "aria-label": "Facts stores" });
+  const page = mountPageImport(app, status);
   replace(
     root,
     h("h2", {}, "Local facts"),
@@ -24,6 +28,7 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
       "A facts store is a small local knowledge base in this browser. Used as the chat's tool source, the model gets the read-only local_facts_lookup tool (run by Edge itself, no Python, no network) instead of tools.py.",
     ),
     h("div", { class: "button-row" }, importExample, importFile, manifestExample, manifestFile),
+    page,
     status,
     list,
   );
@@ -140,4 +145,72 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
     if (change === "facts" || change === "session") void refresh();
   });
   void refresh();
+}
+
+/** "Import a web page": from a URL (CORS permitting) or a saved HTML file, into a named store. */
+function mountPageImport(app: App, status: HTMLElement): HTMLElement {
+  const store = h("input", { id: "facts-page-store", type: "text", required: true, placeholder: "docs", autocomplete: "off", spellcheck: false });
+  const url = h("input", { id: "facts-page-url", type: "url", placeholder: "https://example.org/docs/page.html", autocomplete: "off" });
+  const split = h("select", { id: "facts-page-split" }, h("option", { value: "page" }, "the page's main text"), h("option", { value: "html-table-rows" }, "one fact per table row"));
+  const topic = h("input", { id: "facts-page-topic", type: "text", placeholder: "(the page title)" });
+  const tags = h("input", { id: "facts-page-tags", type: "text", placeholder: "docs, billing" });
+  const fromUrl = h("button", { type: "button", id: "facts-page-import-url" }, "Import from the URL");
+  const fromFile = h("button", { type: "button", id: "facts-page-import-file", class: "secondary" }, "Import a saved HTML page…");
+  const field = (label: string, input: HTMLElement): HTMLElement => h("label", { class: "field" }, h("span", {}, label), input);
+
+  function options(): (FactOptions & { store: string }) | null {
+    if (!store.value.trim()) {
+      setStatus(status, "Give the facts store a name first.", "error");
+      store.focus();
+      return null;
+    }
+    return {
+      store: store.value.trim(),
+      split: split.value === "html-table-rows" ? "html-table-rows" : "page",
+      ...(topic.value.trim() ? { topic: topic.value.trim() } : {}),
+      ...(tags.value.trim() ? { tags: tags.value.split(",") } : {}),
+    };
+  }
+
+  async function run(what: string, job: (mod: typeof import("../facts/url-import.ts")) => Promise<UrlImportReport>): Promise<void> {
+    setStatus(status, `Importing ${what}…`, "busy");
+    try {
+      const r = await job(await import("../facts/url-import.ts"));
+      setStatus(status, `Imported ${r.imported} facts from ${what} into “${r.store}”: ${r.inserted} new, ${r.updated} updated, ${r.total} in the store.`, "ok");
+      app.emit("facts");
+    } catch (err) {
+      setStatus(status, `Import refused (nothing changed): ${errorText(toErrorJson(err))}`, "error");
+    }
+  }
+
+  fromUrl.addEventListener("click", () => {
+    const opts = options();
+    if (!opts) return;
+    if (!url.value.trim()) return setStatus(status, "Give the page's URL (or import a saved HTML page).", "error");
+    void run(url.value.trim(), async (mod) => mod.importUrl(await app.stores.facts(), url.value.trim(), { ...opts, maxBytes: 2_000_000, timeoutMs: 30_000, redirects: "follow", browser: true }));
+  });
+  fromFile.addEventListener("click", async () => {
+    const opts = options();
+    if (!opts) return;
+    const file = await pickFile(".html,.htm,text/html,application/xhtml+xml");
+    if (!file) return;
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    // The URL field, when given, is where the page came from: links are made absolute against it.
+    const source = /^https?:\/\//i.test(url.value.trim()) ? url.value.trim() : `file:${file.name}`;
+    void run(file.name, async (mod) => mod.importHtml(await app.stores.facts(), bytes, { ...opts, url: source }));
+  });
+
+  return h(
+    "section",
+    { class: "facts-page", "aria-labelledby": "facts-page-h" },
+    h("h3", { id: "facts-page-h" }, "Import a web page"),
+    h(
+      "p",
+      { class: "muted small" },
+      "The page's main text (navigation, scripts and boilerplate dropped) or its table rows become facts, each recording the page's URL and sha256. A browser page can fetch another site only when that site allows it (CORS); most do not. Then save the page in your browser (Save page as… → Webpage, HTML only) and import the saved file, with its URL above if you want links made absolute.",
+    ),
+    h("div", { class: "field-row" }, field("Store", store), field("Page URL", url)),
+    h("div", { class: "field-row" }, field("Split into", split), field("Topic", topic), field("Tags", tags)),
+    h("div", { class: "button-row" }, fromUrl, fromFile),
+  );
 }

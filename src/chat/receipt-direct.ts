@@ -1,12 +1,12 @@
-// The receipt of a tool call that no model asked for: "try a tool" in the playground, and the
-// confirmation of a pending commit action. Same fields as a chat receipt; no prompt, no engine.
+// The receipt of a tool call that no model asked for: "try a tool" in the playground, `edge tools
+// call`, and the confirmation of a pending commit action. Same fields as a chat receipt; no prompt, no engine.
 import { randomHex } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import { RECEIPT_VERSION, type CallReceipt, type ReceiptBody } from "./receipt-types.ts";
 
-export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionLevel | null): CallReceipt {
+export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionLevel | null, pending = false): CallReceipt {
   return {
     call_id: report.call_id,
     tool_name: report.tool_name,
@@ -17,7 +17,7 @@ export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionL
     tools_file_sha256_verified: report.tools_file_sha256_verified,
     runner_secret_verified: report.runner_secret_verified,
     network_used_by_edge: false,
-    status: report.ok ? "ok" : "failed_closed",
+    status: pending ? "pending_confirmation" : report.ok ? "ok" : "failed_closed",
     ...(report.error ? { code: report.error.code } : {}),
     duration_ms: Math.round(report.duration_ms),
   };
@@ -28,12 +28,19 @@ export interface DirectReceiptOptions {
   executionLevel: ExecutionLevel | null;
   createdAt?: string;
   extra?: Record<string, unknown>;
+  /** Default: a fresh `try_…` / `confirm_…` id. */
+  id?: string;
+  /** A commit tool's direct call that became a pending action instead of running. */
+  pending?: { id: string; expires_at: string };
 }
 
 export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallReport, options: DirectReceiptOptions): ReceiptBody {
+  const pending = options.pending;
+  // The same extra fields a chat run that ended pending carries.
+  const extra = pending ? { ...options.extra, pending_action_id: pending.id, pending_expires_at: pending.expires_at } : options.extra;
   return {
     receipt_version: RECEIPT_VERSION,
-    id: `${options.kind === "confirm" ? "confirm" : "try"}_${randomHex(12)}`,
+    id: options.id ?? `${options.kind === "confirm" ? "confirm" : "try"}_${randomHex(12)}`,
     kind: options.kind,
     created_at: options.createdAt ?? new Date().toISOString(),
     model_id: null,
@@ -46,10 +53,10 @@ export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallRe
     tool_instruction_mode: "none",
     tool_instruction_sha256: null,
     imprint_id: null,
-    outcome: report.ok ? "return_direct" : "failed_closed",
+    outcome: pending ? "pending_confirmation" : report.ok ? "return_direct" : "failed_closed",
     code: report.error?.code ?? null,
     network_used_by_edge: false,
-    calls: [callReceiptOf(report, options.executionLevel)],
-    ...(options.extra ? { extra: options.extra } : {}),
+    calls: [callReceiptOf(report, options.executionLevel, pending !== undefined)],
+    ...(extra ? { extra } : {}),
   };
 }

@@ -8,7 +8,10 @@ export const RECEIPT_VERSION = "edge.receipt.v1";
 
 export type RunOutcome = "answered" | "return_direct" | "pending_confirmation" | "failed_closed";
 export type CallStatus = "ok" | "failed_closed" | "pending_confirmation" | "aborted";
-export type ToolInstructionMode = "contract" | "imprint" | "none";
+/** imprint_with_contract: a profile-only imprint joined with a facts surface (the lookups' contract
+ *  is injected before the imprint's prefix). */
+export type ToolInstructionMode = "contract" | "imprint" | "imprint_with_contract" | "none";
+export type ToolSurfaceKind = "tools_file" | "tools_manifest" | "facts_store";
 
 export interface CallReceipt {
   call_id: string;
@@ -45,6 +48,10 @@ export interface ReceiptBody {
   answer_sha256: Sha256 | null;
   tools_file_sha256: Sha256 | null;
   tools_manifest_sha256?: Sha256 | null;
+  /** Which kind of tools the run had (absent without tools, and in older receipts). */
+  tool_surface?: ToolSurfaceKind;
+  /** The store of a facts_store surface. */
+  facts_store?: string;
   active_set_sha256: Sha256 | null;
   schema_generator_version: string | null;
   tool_instruction_mode: ToolInstructionMode;

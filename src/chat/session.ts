@@ -22,6 +22,7 @@ import {
   type ReceiptBody,
   type ReceiptStore,
   type RunOutcome,
+  type ToolInstructionMode,
 } from "./receipt-types.ts";
 
 export const DEFAULT_MAX_CALLS = 4;
@@ -34,6 +35,8 @@ export interface ToolSurface {
   readonly active_set_sha256: Sha256;
   readonly schema_generator_version: string;
   readonly tools_manifest_sha256?: Sha256;
+  /** The store of a facts_store surface (receipts name it). */
+  readonly facts_store?: string;
 }
 
 /** What the session hands the confirmation flow when a commit tool asks. */
@@ -64,8 +67,11 @@ export interface ConfirmationBroker {
 export interface ImprintBinding {
   readonly id: string;
   readonly prefix: string;
+  /** false when the prefix carries no tool contract (an imprint learned without tools): with a
+   *  facts surface the session then injects the contract before the prefix. Default true. */
+  readonly toolContract?: boolean;
   /** Throws the imprint_* EdgeError when the imprint does not fit this session (SPEC §7). */
-  check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo }): Promise<void> | void;
+  check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo; surface?: ToolSurface | null }): Promise<void> | void;
 }
 
 export interface ChatSessionOptions {
@@ -195,10 +201,19 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   }
   // The imprint gate runs before any generation; on success its prefix is the fixed start and
   // the contract is not injected again.
-  if (options.imprint) await options.imprint.check({ schemas, toolset, engine: options.engine.info() });
-  const contract = options.imprint ? options.imprint.prefix : schemas.length ? renderToolContract(schemas, maxCalls) : null;
+  if (options.imprint) await options.imprint.check({ schemas, toolset, engine: options.engine.info(), surface: surface ?? null });
+  // A profile-only imprint joined with a facts surface: the lookups' contract, then the prefix.
+  const combined = options.imprint?.toolContract === false && schemas.length > 0;
+  const contract = options.imprint
+    ? combined
+      ? `${renderToolContract(schemas, maxCalls)}\n\n${options.imprint.prefix}`
+      : options.imprint.prefix
+    : schemas.length
+      ? renderToolContract(schemas, maxCalls)
+      : null;
   const contractSha = contract ? await toolInstructionSha256(contract) : null;
-  const instructionMode = options.imprint ? "imprint" : contract ? "contract" : "none";
+  const instructionMode: ToolInstructionMode = options.imprint ? (combined ? "imprint_with_contract" : "imprint") : contract ? "contract" : "none";
+  const toolSurface = toolset ? ("tools_file" as const) : (surface?.kind ?? null);
   const responseFormat = schemas.length ? options.responseFormat?.(schemas) : undefined;
   let history: ChatMessage[] = [];
 
@@ -326,6 +341,8 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       active_set_sha256: toolset?.active_set_sha256 ?? surface?.active_set_sha256 ?? null,
       schema_generator_version: toolset?.schema_generator_version ?? surface?.schema_generator_version ?? null,
       ...(surface?.tools_manifest_sha256 ? { tools_manifest_sha256: surface.tools_manifest_sha256 } : {}),
+      ...(toolSurface ? { tool_surface: toolSurface } : {}),
+      ...(surface?.facts_store ? { facts_store: surface.facts_store } : {}),
       tool_instruction_mode: instructionMode,
       tool_instruction_sha256: contractSha,
       imprint_id: options.imprint?.id ?? null,

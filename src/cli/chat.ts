@@ -118,7 +118,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function factsSurfaceFor(store: string | undefined, manifest: string | undefined): Promise<FactsSurface | undefined> {
+export async function factsSurfaceFor(store: string | undefined, manifest: string | undefined): Promise<FactsSurface | undefined> {
   if (store !== undefined) return factsStoreSurface(createNodeFactsStore(), store);
   if (manifest === undefined) return undefined;
   let raw: Uint8Array;
@@ -130,7 +130,7 @@ async function factsSurfaceFor(store: string | undefined, manifest: string | und
   return toolsManifestSurface(createNodeFactsStore(), raw);
 }
 
-function pendingJson(p: PendingTicket): Record<string, unknown> {
+export function pendingJson(p: PendingTicket): Record<string, unknown> {
   return {
     id: p.id,
     expires_at: p.expires_at,

@@ -90,46 +90,47 @@ export async function confirmCommandCli(argv: string[], io: CliIO): Promise<numb
   }
 }
 
-export async function pendingCommand(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = parseArgs({ args: rest, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
-  const json = values.json === true;
-  switch (sub) {
-    case "list": {
-      if (positionals.length) throw new UsageError("tools pending list takes no arguments.");
-      const store = await startUp(io);
-      const views = (await store.list()).map(viewOf);
-      if (json) printJson(io, { ok: true, pending: views });
-      else if (!views.length) io.out("no pending actions\n");
-      else {
-        const rows = [["ID", "STATUS", "TOOL", "LEVEL", "EXPIRES_AT", "ARGUMENTS"]];
-        for (const v of views) rows.push([v.id, v.status, v.tool_name, v.execution_level, v.expires_at, v.arguments ? JSON.stringify(v.arguments) : "(wiped)"]);
-        io.out(table(rows));
-      }
-      return EXIT_OK;
-    }
-    case "show": {
-      if (positionals.length !== 1) throw new UsageError("tools pending show needs one ID.");
-      const store = await startUp(io);
-      const id = pendingIdFromArgument(positionals[0]!);
-      const rec = id ? await store.get(id) : undefined;
-      if (!rec) return printOutcome(io, { ok: false, id: positionals[0]!, status: null, error: { code: "pending_action_not_found", message: "No pending action with this id is stored." } }, json);
-      printJson(io, json ? { ok: true, pending: viewOf(rec) } : viewOf(rec));
-      return EXIT_OK;
-    }
-    case "reject": {
-      if (positionals.length !== 1) throw new UsageError("tools pending reject needs one ID.");
-      const store = await startUp(io);
-      const id = pendingIdFromArgument(positionals[0]!) ?? positionals[0]!;
-      return printOutcome(io, await reject(id, { store }), json);
-    }
-    case "purge": {
-      const report = await purgeExpired(createNodePendingStore());
-      if (json) printJson(io, { ok: true, ...report });
-      else io.out(`expired: ${report.expired.length}, arguments wiped: ${report.wiped.length}, deleted: ${report.deleted.length}\n`);
-      return EXIT_OK;
-    }
-    default:
-      throw new UsageError(sub ? `Unknown subcommand "tools pending ${sub}".` : "Missing subcommand: tools pending list|show|reject|purge.");
+function parsePending(sub: string, argv: string[], positionals: number) {
+  const { values, positionals: got } = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
+  if (got.length !== positionals) throw new UsageError(positionals ? `tools pending ${sub} needs one ID.` : `tools pending ${sub} takes no arguments.`);
+  return { json: values.json === true, arg: got[0] ?? "" };
+}
+
+export async function pendingList(argv: string[], io: CliIO): Promise<number> {
+  const { json } = parsePending("list", argv, 0);
+  const store = await startUp(io);
+  const views = (await store.list()).map(viewOf);
+  if (json) printJson(io, { ok: true, pending: views });
+  else if (!views.length) io.out("no pending actions\n");
+  else {
+    const rows = [["ID", "STATUS", "TOOL", "LEVEL", "EXPIRES_AT", "ARGUMENTS"]];
+    for (const v of views) rows.push([v.id, v.status, v.tool_name, v.execution_level, v.expires_at, v.arguments ? JSON.stringify(v.arguments) : "(wiped)"]);
+    io.out(table(rows));
   }
+  return EXIT_OK;
+}
+
+export async function pendingShow(argv: string[], io: CliIO): Promise<number> {
+  const { json, arg } = parsePending("show", argv, 1);
+  const store = await startUp(io);
+  const id = pendingIdFromArgument(arg);
+  const rec = id ? await store.get(id) : undefined;
+  if (!rec) return printOutcome(io, { ok: false, id: arg, status: null, error: { code: "pending_action_not_found", message: "No pending action with this id is stored." } }, json);
+  printJson(io, json ? { ok: true, pending: viewOf(rec) } : viewOf(rec));
+  return EXIT_OK;
+}
+
+export async function pendingReject(argv: string[], io: CliIO): Promise<number> {
+  const { json, arg } = parsePending("reject", argv, 1);
+  const store = await startUp(io);
+  const id = pendingIdFromArgument(arg) ?? arg;
+  return printOutcome(io, await reject(id, { store }), json);
+}
+
+export async function pendingPurge(argv: string[], io: CliIO): Promise<number> {
+  const { json } = parsePending("purge", argv, 0);
+  const report = await purgeExpired(createNodePendingStore());
+  if (json) printJson(io, { ok: true, ...report });
+  else io.out(`expired: ${report.expired.length}, arguments wiped: ${report.wiped.length}, deleted: ${report.deleted.length}\n`);
+  return EXIT_OK;
 }

@@ -23,14 +23,44 @@ describe("edge facts", () => {
     const again = await cli("facts", "import", join(EXAMPLES, "facts.json"), "--store", "copy", "--json");
     expect(again.json).toMatchObject({ store: "copy", file_store: "support", inserted: 7 });
     expect((await cli("facts", "list", "--json")).json.stores.map((s: { store: string }) => s.store)).toEqual(["copy", "support"]);
-    expect((await cli("facts", "inspect", "support", "--json")).json).toMatchObject({ facts: 7, topics: 5 });
+    expect((await cli("facts", "stores", "--json")).json.stores.map((s: { store: string }) => s.store)).toEqual(["copy", "support"]);
+    expect((await cli("facts", "inspect", "--store", "support", "--json")).json).toMatchObject({ facts: 7, topics: 5 });
     const exp = await cli("facts", "export", "support");
     expect(exp.json).toMatchObject({ schema_version: "edge.demo.facts.v1", store: "support" });
     expect(exp.json.facts).toHaveLength(7);
     expect((await cli("facts", "delete", "copy", "--json")).json).toEqual({ ok: true, store: "copy", deleted: 7 });
-    const gone = await cli("facts", "inspect", "copy", "--json");
+    const gone = await cli("facts", "inspect", "--store", "copy", "--json");
     expect(gone.code).toBe(1);
     expect(gone.json.error.code).toBe("facts_store_not_found");
+  });
+
+  it("facts by store, as Edge Studio documents: list --store and inspect FACT_ID --store, hash-first", async () => {
+    expect((await cli("demo", "facts", "import", join(EXAMPLES, "facts.json"), "--store", "kb", "--json")).code).toBe(0);
+    const list = await cli("demo", "facts", "list", "--store", "kb", "--json");
+    expect(list.code).toBe(0);
+    expect(list.json).toMatchObject({ ok: true, store: "kb", count: 7 });
+    const refund = list.json.facts.find((f: { fact_id: string }) => f.fact_id === "refund-window");
+    expect(Object.keys(refund).sort()).toEqual(["fact_id", "source_label", "tags", "text_chars", "text_sha256", "topic"]);
+    expect(refund).toMatchObject({ topic: "refunds", tags: ["billing", "policy"], source_label: "Refund policy v3", text_sha256: expect.stringMatching(/^sha256:/) });
+    const withText = await cli("facts", "list", "--store", "kb", "--include-text", "--json");
+    expect(withText.json.facts.find((f: { fact_id: string }) => f.fact_id === "refund-window").text).toMatch(/within 30 days/);
+    expect((await cli("facts", "list", "--store", "kb")).out).toMatch(/refund-window\s+refunds\s+billing,policy\s+Refund policy v3/);
+
+    const one = await cli("demo", "facts", "inspect", "refund-window", "--store", "kb", "--include-text", "--json");
+    expect(one.code).toBe(0);
+    expect(one.json).toMatchObject({ ok: true, store: "kb", fact: { fact_id: "refund-window", text: expect.stringMatching(/30 days/) } });
+    const hashed = await cli("facts", "inspect", "refund-window", "--store", "kb", "--json");
+    expect(hashed.json.fact).not.toHaveProperty("text");
+    const missing = await cli("facts", "inspect", "no-such-fact", "--store", "kb", "--json");
+    expect(missing).toMatchObject({ code: 1, json: { error: { code: "fact_not_found" } } });
+    // The old positional store form is a usage error that says what to write now.
+    const old = await cli("facts", "inspect", "kb");
+    expect(old.code).toBe(2);
+    expect(old.err).toContain("--store");
+    // A store name with path characters is refused before anything is read or written.
+    const traversal = await cli("facts", "list", "--store", "../../etc", "--json");
+    expect(traversal).toMatchObject({ code: 1, json: { error: { code: "invalid_facts_store_name" } } });
+    expect((await cli("facts", "delete", "--store", "kb", "--json")).json).toEqual({ ok: true, store: "kb", deleted: 7 });
   });
 
   it("a bad file exits 1 with every problem and imports nothing", async () => {

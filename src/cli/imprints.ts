@@ -3,91 +3,97 @@ import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
 import type { ImprintBinding } from "../chat/session.ts";
-import { exportImprint, importImprint, imprintBinding, isImprintId, parseImprintText } from "../imprint/index.ts";
+import { receiptSha256 } from "../chat/receipt-chain.ts";
+import { RECEIPT_VERSION, type Receipt } from "../chat/receipt-types.ts";
+import { exportImprint, importImprint, imprintBinding, isImprintId, parseImprintText, type Imprint } from "../imprint/index.ts";
 import { createNodeImprintStore } from "../imprint/node-store.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
-export async function imprintsCommand(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
+function parse(sub: string, argv: string[], positionals: number, what = "") {
+  const parsed = parseArgs({
+    args: argv,
     options: { json: { type: "boolean" }, output: { type: "string", short: "o" } },
     allowPositionals: true,
     strict: true,
   });
-  const store = createNodeImprintStore();
-  const one = (what: string): string => {
-    if (positionals.length !== 1) throw new UsageError(`imprints ${sub} takes exactly one ${what}.`);
-    return positionals[0]!;
-  };
-  switch (sub) {
-    case "list": {
-      if (positionals.length) throw new UsageError("imprints list takes no arguments.");
-      const rows = await store.list();
-      if (values.json) printJson(io, { ok: true, imprints: rows });
-      else if (rows.length === 0) io.out("no imprints stored\n");
-      else {
-        io.out(
-          table([
-            ["id", "created", "model", "sample", "tools"],
-            ...rows.map((r) => [r.id, r.created_at ?? "-", r.model_id ?? "-", r.sample_id ?? "-", r.corrupted ? "CORRUPTED" : r.tools ? r.tools.join(",") || "-" : "(none)"]),
-          ]),
-        );
-      }
-      return rows.some((r) => r.corrupted) ? EXIT_FAILED : EXIT_OK;
-    }
-    case "show": {
-      const imprint = await store.get(one("ID"));
-      if (values.json) printJson(io, { ok: true, imprint });
-      else {
-        io.out(`${imprint.id}  learned ${imprint.created_at} with ${imprint.model.model_id} (${imprint.model.engine})\n`);
-        io.out(`  sample ${imprint.sample.sample_id} ${imprint.sample.sample_sha256}\n`);
-        io.out(`  tools: ${imprint.tools ? Object.keys(imprint.tools.tool_schema_sha256).join(", ") : "(none)"}\n`);
-        io.out(`  prefix: ${imprint.prefix.length} chars, ${imprint.prefix_sha256}\n  imprint_sha256: ${imprint.imprint_sha256}\n`);
-        io.out(`  evaluation: with prefix ${imprint.evaluation.matched_with_prefix}/${imprint.evaluation.scored}, without ${imprint.evaluation.matched_without_prefix}/${imprint.evaluation.scored}\n`);
-      }
-      return EXIT_OK;
-    }
-    case "export": {
-      const text = await exportImprint(store, one("ID"));
-      if (values.output) {
-        try {
-          await writeFile(values.output, text, { flag: "wx", mode: 0o600 });
-        } catch (err) {
-          throw new EdgeError("storage_failed", { path: values.output, reason: String(err) }, `Could not write ${values.output}: ${(err as Error).message} (an existing file is never replaced).`);
-        }
-        if (values.json) printJson(io, { ok: true, file: values.output });
-      } else io.out(text);
-      return EXIT_OK;
-    }
-    case "import": {
-      const file = one("FILE");
-      let text: string;
-      try {
-        text = await readFile(file, "utf8");
-      } catch (err) {
-        throw new EdgeError("imprint_corrupted", { path: file, reason: "unreadable" }, `The imprint file ${file} could not be read: ${(err as Error).message}`);
-      }
-      const imprint = await importImprint(store, text);
-      if (values.json) printJson(io, { ok: true, imprint_id: imprint.id });
-      else io.out(`imported ${imprint.id}\n`);
-      return EXIT_OK;
-    }
-    case "delete": {
-      const id = one("ID");
-      await store.delete(id);
-      if (values.json) printJson(io, { ok: true, deleted: id });
-      else io.out(`deleted ${id}\n`);
-      return EXIT_OK;
-    }
-    default:
-      throw new UsageError(sub ? `Unknown subcommand "imprints ${sub}".` : "Missing subcommand: imprints list|show|export|import|delete.");
+  if (parsed.positionals.length !== positionals) {
+    throw new UsageError(positionals ? `imprints ${sub} takes exactly one ${what}.` : `imprints ${sub} takes no arguments.`);
   }
+  if (parsed.values.output !== undefined && sub !== "export") throw new UsageError("-o/--output is only for imprints export.");
+  return { json: parsed.values.json === true, output: parsed.values.output, arg: parsed.positionals[0] ?? "" };
+}
+
+export async function imprintsList(argv: string[], io: CliIO): Promise<number> {
+  const { json } = parse("list", argv, 0);
+  const rows = await createNodeImprintStore().list();
+  if (json) printJson(io, { ok: true, imprints: rows });
+  else if (rows.length === 0) io.out("no imprints stored\n");
+  else {
+    io.out(
+      table([
+        ["id", "created", "model", "sample", "tools"],
+        ...rows.map((r) => [r.id, r.created_at ?? "-", r.model_id ?? "-", r.sample_id ?? "-", r.corrupted ? "CORRUPTED" : r.tools ? r.tools.join(",") || "-" : "(none)"]),
+      ]),
+    );
+  }
+  return rows.some((r) => r.corrupted) ? EXIT_FAILED : EXIT_OK;
+}
+
+export async function imprintsShow(argv: string[], io: CliIO): Promise<number> {
+  const { json, arg } = parse("show", argv, 1, "ID");
+  const imprint = await createNodeImprintStore().get(arg);
+  if (json) printJson(io, { ok: true, imprint });
+  else {
+    io.out(`${imprint.id}  learned ${imprint.created_at} with ${imprint.model.model_id} (${imprint.model.engine})\n`);
+    io.out(`  sample ${imprint.sample.sample_id} ${imprint.sample.sample_sha256}\n`);
+    io.out(`  tools: ${imprint.tools ? `${Object.keys(imprint.tools.tool_schema_sha256).join(", ")} (${imprint.tools.surface ?? "tools_file"})` : "(none)"}\n`);
+    io.out(`  prefix: ${imprint.prefix.length} chars, ${imprint.prefix_sha256}\n  imprint_sha256: ${imprint.imprint_sha256}\n`);
+    io.out(`  evaluation: with prefix ${imprint.evaluation.matched_with_prefix}/${imprint.evaluation.scored}, without ${imprint.evaluation.matched_without_prefix}/${imprint.evaluation.scored}\n`);
+  }
+  return EXIT_OK;
+}
+
+export async function imprintsExport(argv: string[], io: CliIO): Promise<number> {
+  const { json, output, arg } = parse("export", argv, 1, "ID");
+  const text = await exportImprint(createNodeImprintStore(), arg);
+  if (output) {
+    try {
+      await writeFile(output, text, { flag: "wx", mode: 0o600 });
+    } catch (err) {
+      throw new EdgeError("storage_failed", { path: output, reason: String(err) }, `Could not write ${output}: ${(err as Error).message} (an existing file is never replaced).`);
+    }
+    if (json) printJson(io, { ok: true, file: output });
+  } else io.out(text);
+  return EXIT_OK;
+}
+
+export async function imprintsImport(argv: string[], io: CliIO): Promise<number> {
+  const { json, arg: file } = parse("import", argv, 1, "FILE");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new EdgeError("imprint_corrupted", { path: file, reason: "unreadable" }, `The imprint file ${file} could not be read: ${(err as Error).message}`);
+  }
+  const imprint = await importImprint(createNodeImprintStore(), text);
+  if (json) printJson(io, { ok: true, imprint_id: imprint.id });
+  else io.out(`imported ${imprint.id}\n`);
+  return EXIT_OK;
+}
+
+export async function imprintsDelete(argv: string[], io: CliIO): Promise<number> {
+  const { json, arg: id } = parse("delete", argv, 1, "ID");
+  await createNodeImprintStore().delete(id);
+  if (json) printJson(io, { ok: true, deleted: id });
+  else io.out(`deleted ${id}\n`);
+  return EXIT_OK;
 }
 
 /**
- * `--with-imprint VALUE`: an imprint id from the store, or the path of an exported imprint file
- * (verified, not stored). The returned binding's gate runs in createChatSession.
+ * `--with-imprint VALUE`: an imprint id from the store, the path of an exported imprint file
+ * (verified, not stored), or the path of a learn receipt (Edge Studio's handoff object: its own
+ * hash is checked, then the imprint it names must be stored and be exactly the one it sealed).
+ * The returned binding's gate runs in createChatSession.
  */
 export async function imprintBindingFor(value: string): Promise<ImprintBinding> {
   if (isImprintId(value)) return imprintBinding(await createNodeImprintStore().get(value));
@@ -95,7 +101,34 @@ export async function imprintBindingFor(value: string): Promise<ImprintBinding> 
   try {
     text = await readFile(value, "utf8");
   } catch {
-    throw new EdgeError("imprint_not_found", { id: value }, `No imprint "${value}": it is neither a stored imprint id (imp_…) nor a readable exported imprint file.`);
+    throw new EdgeError("imprint_not_found", { id: value }, `No imprint "${value}": it is neither a stored imprint id (imp_…), an exported imprint file, nor a learn receipt.`);
   }
-  return imprintBinding(await parseImprintText(text));
+  const receipt = learnReceiptOf(text);
+  return imprintBinding(receipt ? await imprintOfReceipt(receipt, value) : await parseImprintText(text));
+}
+
+function learnReceiptOf(text: string): Receipt | null {
+  try {
+    const value = JSON.parse(text) as Partial<Receipt>;
+    return value?.receipt_version === RECEIPT_VERSION && value.kind === "learn" ? (value as Receipt) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function imprintOfReceipt(receipt: Receipt, file: string): Promise<Imprint> {
+  let sealed: unknown;
+  try {
+    sealed = await receiptSha256(receipt);
+  } catch {
+    sealed = null;
+  }
+  if (sealed !== receipt.receipt_sha256 || !isImprintId(receipt.imprint_id)) {
+    throw new EdgeError("imprint_corrupted", { path: file, reason: "receipt" }, `The learn receipt ${file} does not match its own receipt_sha256 (it was edited or damaged); it was not used.`);
+  }
+  const imprint = await createNodeImprintStore().get(receipt.imprint_id);
+  if (imprint.imprint_sha256 !== receipt.extra?.["imprint_sha256"]) {
+    throw new EdgeError("imprint_corrupted", { path: file, imprint_id: imprint.id, reason: "receipt_mismatch" }, `The stored imprint ${imprint.id} is not the one the learn receipt ${file} sealed; it was not used.`);
+  }
+  return imprint;
 }

@@ -1,5 +1,5 @@
 // Output helpers shared by the CLI commands: JSON to stdout, coded errors, readable tables.
-import { ERRORS, type ErrorJson } from "../contract/errors.ts";
+import type { ErrorJson } from "../contract/errors.ts";
 
 export interface CliIO {
   out(text: string): void;
@@ -29,8 +29,4 @@ export function table(rows: string[][]): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n";
-}
-
-export function usageErrorJson(message: string): ErrorJson {
-  return { code: "usage_error", message: `${message} ${ERRORS.usage_error}` };
 }

@@ -44,7 +44,8 @@ describe("edge learn", () => {
   it("run → chat --with-imprint → imprints list/show/export/import/delete", async () => {
     const r = await cli("learn", "run", "--sample-file", SAMPLE, "--tools", TOOLS, "--engine", "scripted", "--script", EVAL, "--json");
     expect(r.code, r.out + r.err).toBe(0);
-    expect(Object.keys(r.json).sort()).toEqual(["active_set_sha256", "evaluation", "imprint_id", "ok", "prefix_sha256", "warnings"]);
+    expect(Object.keys(r.json).sort()).toEqual(["active_set_sha256", "evaluation", "imprint_id", "ok", "prefix_sha256", "receipt_id", "receipt_path", "tool_surface", "warnings"]);
+    expect(r.json.tool_surface).toBe("tools_file");
     expect(r.json.evaluation).toMatchObject({ scored: 5, matched_without_prefix: 0, matched_with_prefix: 5 });
     expect(r.json.warnings.map((w: { code: string }) => w.code)).toEqual(["base_model_mismatch"]);
     const inspect = await cli("tools", "inspect", TOOLS, "--json");

@@ -1,31 +1,21 @@
 // `edge learn validate|run`: check a learn sample, and learn a Neural Imprint from it in Node with a
 // GGUF model (`--model`, llama.cpp) or the scripted engine (web-llm needs WebGPU: learn in the
-// browser playground for a web-llm model).
+// browser playground for a web-llm model), against a tools.py, a facts store or a tools manifest;
+// `--dry-run` prints the plan only.
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
+import type { Receipt } from "../chat/receipt-types.ts";
 import { EdgeError } from "../contract/errors.ts";
 import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
-import { learn, parseLearnSampleText, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
+import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
 import { createNodeImprintStore } from "../imprint/node-store.ts";
-import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
-import { activeSchemas, freezeToolset } from "../toolset/freeze.ts";
+import { createNodeReceiptStore, receiptFileName } from "../store/node-receipts.ts";
 import { readScript } from "./chat.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS } from "./model.ts";
-
-export async function learnCommand(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  switch (sub) {
-    case "validate":
-      return validateSample(rest, io);
-    case "run":
-      return run(rest, io);
-    default:
-      throw new UsageError(sub ? `Unknown subcommand "learn ${sub}".` : "Missing subcommand: learn validate|run.");
-  }
-}
+import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, surfaceToolSchemas, type SurfaceValues } from "./tool-surface.ts";
 
 export async function readSampleFile(file: string): Promise<LearnSample> {
   let text: string;
@@ -37,26 +27,18 @@ export async function readSampleFile(file: string): Promise<LearnSample> {
   return parseLearnSampleText(text);
 }
 
-async function validateSample(argv: string[], io: CliIO): Promise<number> {
+export async function validateSample(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { tools: { type: "string" }, tool: { type: "string", multiple: true }, "tool-tag": { type: "string", multiple: true }, json: { type: "boolean" } },
+    options: { ...SURFACE_OPTIONS, json: { type: "boolean" } },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length !== 1) throw new UsageError("learn validate takes exactly one FILE.");
-  if ((values.tool || values["tool-tag"]) && !values.tools) throw new UsageError("--tool / --tool-tag must be used with --tools.");
   const sample = await readSampleFile(positionals[0]!);
-  let active: string[] | null = null;
-  if (values.tools) {
-    const host = createNodeRunnerHost({ spares: 0 });
-    try {
-      const toolset = await freezeToolset(fileSource(values.tools), host, { tool: values.tool, toolTag: values["tool-tag"] });
-      active = activeSchemas(toolset).map((s) => s.name);
-    } finally {
-      await host.close();
-    }
-  }
+  const opened = await openToolSurface(values);
+  await opened.close();
+  const active = surfaceToolSchemas(opened)?.map((s) => s.name) ?? null;
   const summary = await summarizeSample(sample);
   const warnings = sampleWarnings(sample, active, null);
   if (values.json) printJson(io, { ok: true, status: "valid", sample_id: sample.sample_id, sample: summary, warnings, warning_count: warnings.length });
@@ -69,14 +51,14 @@ async function validateSample(argv: string[], io: CliIO): Promise<number> {
   return EXIT_OK;
 }
 
-async function run(argv: string[], io: CliIO): Promise<number> {
+export async function run(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       "sample-file": { type: "string" },
-      tools: { type: "string" },
-      tool: { type: "string", multiple: true },
-      "tool-tag": { type: "string", multiple: true },
+      ...SURFACE_OPTIONS,
+      "dry-run": { type: "boolean" },
+      "include-text": { type: "boolean" },
       engine: { type: "string" },
       ...MODEL_OPTIONS,
       script: { type: "string" },
@@ -88,13 +70,13 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     strict: true,
   });
   if (!values["sample-file"]) throw new UsageError("learn run needs --sample-file FILE.");
-  if ((values.tool || values["tool-tag"]) && !values.tools) throw new UsageError("--tool / --tool-tag must be used with --tools.");
   let maxCalls: number | undefined;
   if (values["max-calls"] !== undefined) {
     maxCalls = Number(values["max-calls"]);
     if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new UsageError("--max-calls must be an integer ≥ 0.");
   }
   const sample = await readSampleFile(values["sample-file"]);
+  if (values["dry-run"]) return dryRun(sample, values, maxCalls, values["include-text"] === true, values.json === true, io);
   const kind = engineKind(values);
   if (kind === "webllm") {
     throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine needs WebGPU, which Node does not have: learn with a GGUF model here (--model FILE.gguf), in the browser playground, or with --engine scripted --script OUTPUTS.json.");
@@ -110,27 +92,35 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     await engine.load();
   }
 
-  const host = createNodeRunnerHost({ spares: 0 });
+  const opened = await openToolSurface(values);
   try {
-    const toolset = values.tools ? await freezeToolset(fileSource(values.tools), host, { tool: values.tool, toolTag: values["tool-tag"] }) : null;
+    const receipts = createNodeReceiptStore();
     const result = await learn({
       sample,
-      toolset,
+      toolset: opened.toolset,
+      surface: opened.surface,
       engine,
       store: createNodeImprintStore(),
-      receipts: createNodeReceiptStore(),
+      receipts,
       evaluate: values["no-evaluate"] !== true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
       ...(maxTokensOf(values) !== undefined ? { maxTokens: maxTokensOf(values) } : {}),
     });
+    // The stored learn receipt: `--with-imprint` also accepts its path (as Edge Studio's does).
+    const receipt = result.receipt as Receipt;
+    const receiptPath = path.join(receipts.dir, receiptFileName(receipt.seq));
     if (values.json) {
       printJson(io, {
         ok: true,
         imprint_id: result.imprint_id,
         prefix_sha256: result.prefix_sha256,
         active_set_sha256: result.active_set_sha256,
+        tool_surface: result.imprint.tools?.surface ?? null,
         evaluation: result.evaluation,
         warnings: result.warnings,
+        receipt_id: receipt.id,
+        receipt_path: receiptPath,
+        ...(values["include-text"] ? { prefix: result.imprint.prefix } : {}),
       });
     } else {
       const e = result.evaluation;
@@ -138,12 +128,34 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       io.out(`  prefix_sha256: ${result.prefix_sha256}\n  active_set_sha256: ${result.active_set_sha256 ?? "- (no tools)"}\n`);
       io.out(`  evaluation (${e.engine}, ${e.model_id}): ${e.scored} scored; expected behaviour without prefix ${e.matched_without_prefix}/${e.scored}, with prefix ${e.matched_with_prefix}/${e.scored}\n`);
       for (const w of result.warnings) io.out(`warning:${formatError(w).slice(1)}\n`);
-      io.out(`next: edge chat --with-imprint ${result.imprint_id}${values.tools ? ` --tools ${values.tools}` : ""} --prompt "..."\n`);
+      io.out(`  learn receipt: ${receiptPath}\n`);
+      io.out(`next: edge chat --with-imprint ${result.imprint_id}${surfaceFlag(values)} --prompt "..."\n`);
     }
     return EXIT_OK;
   } finally {
-    await host.close();
+    await opened.close();
     await engine.unload();
+  }
+}
+
+async function dryRun(sample: LearnSample, values: SurfaceValues, maxCalls: number | undefined, includeText: boolean, json: boolean, io: CliIO): Promise<number> {
+  const opened = await openToolSurface(values);
+  try {
+    const plan = await planLearn({ sample, toolset: opened.toolset, surface: opened.surface, ...(maxCalls !== undefined ? { maxCalls } : {}), includeText });
+    if (json) printJson(io, { ok: true, ...plan });
+    else {
+      const scored = plan.questions.filter((q) => q.scored);
+      io.out(`dry run (no model runs, nothing is written): sample ${plan.sample.sample_id}\n`);
+      io.out(`  tools: ${plan.tools.join(", ") || "(none)"}${plan.tool_surface ? ` (${plan.tool_surface})` : ""}\n`);
+      io.out(`  prefix: ${plan.prefix_chars} chars, ${plan.prefix_sha256}\n`);
+      io.out(`  questions: ${plan.questions.length}, scored: ${scored.length} (${scored.map((q) => q.expected_tool ?? "no tool").join(", ") || "-"}); ${plan.generations} model generations\n`);
+      io.out(`  corrections: ${plan.corrections.applied.length} applied, ${plan.corrections.skipped.length} skipped\n`);
+      for (const w of plan.warnings) io.out(`warning:${formatError(w).slice(1)}\n`);
+      if (plan.prefix !== undefined) io.out(`\n${plan.prefix}\n`);
+    }
+    return EXIT_OK;
+  } finally {
+    await opened.close();
   }
 }
 

@@ -1,12 +1,16 @@
 // `--model` for `edge chat` and `edge learn run`: a real GGUF model through the llama.cpp engine in
 // Node (node-llama-cpp, the optional runtime). The model is a file, an http(s) URL (downloaded once
 // into $EDGE_DATA_DIR/models) or a catalog name; `--engine llamacpp` is implied.
+import path from "node:path";
 import type { ToolSchema } from "../contract/types.ts";
 import type { ResponseFormat } from "../engines/engine.ts";
 import { toolCallOrTextResponseFormat, toolCallResponseFormat } from "../engines/grammar.ts";
+import type { ModelSource } from "../engines/llamacpp/backend.ts";
+import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import type { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
 import { createNodeLlamaCppEngine } from "../engines/llamacpp/node/index.ts";
 import { UsageError, type CliIO } from "./io.ts";
+import { resolveModelArg } from "./model-arg.ts";
 
 export const MODEL_OPTIONS = {
   model: { type: "string" },
@@ -63,13 +67,24 @@ export function maxTokensOf(values: ModelValues): number | undefined {
   return positiveInt(values["max-tokens"], "--max-tokens");
 }
 
+/** A --model value as a model source: a GGUF path or URL, or a catalog name (refusals name what can
+ *  run: resolveModelArg). A path that does not exist is reported when the model is loaded. */
+export function modelSourceOf(value: string, sha256: string | undefined): ModelSource {
+  const arg = resolveModelArg(value, { catalog: LLAMACPP_CATALOG.map((m) => m.id) });
+  const pin = sha256 !== undefined ? { sha256 } : {};
+  if (arg.kind === "catalog") {
+    if (sha256 !== undefined) throw new UsageError("--model-sha256 pins a file or a URL; a catalog model is pinned already.");
+    return catalogSource(catalogModel(arg.id)!);
+  }
+  return arg.kind === "gguf_url" ? { kind: "url", url: arg.url, ...pin } : { kind: "file", path: path.resolve(arg.path), ...pin };
+}
+
 /** Load the --model engine; progress goes to stderr (phase changes only) unless `quiet`. */
 export async function loadModelEngine(values: ModelValues, io: CliIO, quiet: boolean): Promise<LlamaCppEngine> {
   const contextSize = positiveInt(values["ctx-size"], "--ctx-size");
   const threads = positiveInt(values.threads, "--threads");
   const engine = createNodeLlamaCppEngine({
-    model: values.model!,
-    ...(values["model-sha256"] !== undefined ? { sha256: values["model-sha256"] } : {}),
+    model: modelSourceOf(values.model!, values["model-sha256"]),
     ...(contextSize !== undefined ? { contextSize } : {}),
     ...(threads !== undefined ? { threads } : {}),
   });

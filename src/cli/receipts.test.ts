@@ -115,6 +115,7 @@ describe("edge receipts", () => {
   });
 
   it("help lists the receipts commands", async () => {
-    expect((await cli("--help")).out).toContain("edge receipts verify FILE");
+    expect((await cli("--help")).out).toContain("edge receipts verify");
+    expect((await cli("receipts", "verify", "--help")).out).toContain("edge receipts verify FILE");
   });
 });

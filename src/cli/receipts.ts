@@ -9,29 +9,13 @@ import { EdgeError, ERRORS } from "../contract/errors.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
-export async function receiptsCommand(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  switch (sub) {
-    case "list":
-      return list(rest, io);
-    case "show":
-      return show(rest, io);
-    case "export":
-      return exportJsonLines(rest, io);
-    case "verify":
-      return verify(rest, io);
-    default:
-      throw new UsageError(sub ? `Unknown subcommand "receipts ${sub}".` : "Missing subcommand: receipts list|show|export|verify.");
-  }
-}
-
 function parse(argv: string[], positionals: number, what: string) {
   const parsed = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
   if (parsed.positionals.length !== positionals) throw new UsageError(positionals ? `Expected exactly one ${what}.` : `receipts ${what} takes no arguments.`);
   return { json: parsed.values.json === true, positionals: parsed.positionals };
 }
 
-async function list(argv: string[], io: CliIO): Promise<number> {
+export async function receiptsList(argv: string[], io: CliIO): Promise<number> {
   const { json } = parse(argv, 0, "list");
   const store = createNodeReceiptStore();
   const receipts = await store.list();
@@ -51,7 +35,7 @@ async function list(argv: string[], io: CliIO): Promise<number> {
   return EXIT_OK;
 }
 
-async function show(argv: string[], io: CliIO): Promise<number> {
+export async function receiptsShow(argv: string[], io: CliIO): Promise<number> {
   const { json, positionals } = parse(argv, 1, "ID");
   const id = positionals[0]!;
   const receipt = await createNodeReceiptStore().get(id);
@@ -89,13 +73,13 @@ function formatReceipt(r: Receipt): string {
   return out;
 }
 
-async function exportJsonLines(argv: string[], io: CliIO): Promise<number> {
+export async function receiptsExport(argv: string[], io: CliIO): Promise<number> {
   parseArgs({ args: argv, options: {}, allowPositionals: false, strict: true });
   io.out(toJsonLines(await createNodeReceiptStore().list()));
   return EXIT_OK;
 }
 
-async function verify(argv: string[], io: CliIO): Promise<number> {
+export async function receiptsVerify(argv: string[], io: CliIO): Promise<number> {
   const { json, positionals } = parse(argv, 1, "FILE");
   const file = positionals[0]!;
   let text: string;

@@ -1,75 +1,71 @@
-// Command dispatch for `edge`. Each command lives in its own file; this one only routes.
+// Command dispatch for `edge`: resolve the words against the command table (src/cli/commands.ts),
+// answer --help / -h / --version, and turn errors into exit codes (0 ok, 1 failed, 2 usage).
 import { toErrorJson } from "../contract/errors.ts";
-import { EXIT_FAILED, EXIT_USAGE, printJson, UsageError, usageErrorJson, type CliIO } from "./io.ts";
-import { chatCommand } from "./chat.ts";
-import { factsCommand } from "./facts.ts";
-import { imprintsCommand } from "./imprints.ts";
-import { learnCommand } from "./learn.ts";
-import { receiptsCommand } from "./receipts.ts";
-import { toolsCommand } from "./tools.ts";
+import { EDGE_RUNTIME_VERSION } from "../imprint/record.ts";
+import { COMMANDS, commandHelp, commandName, commandsUnder, groupHelp, topHelp, type Command } from "./commands.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, printJson, UsageError, type CliIO } from "./io.ts";
 
-export const HELP = `edge — Edge Web command line
+const HELP_FLAGS = new Set(["--help", "-h"]);
 
-Tools (a tools.py with @edge_tool functions, or a tools manifest):
-  edge tools validate FILE [--tool NAME]... [--tool-tag TAG]... [--json]
-  edge tools inspect  FILE [--tool NAME]... [--tool-tag TAG]... [--json]
-  edge tools validate tools.manifest.json [--learn-sample SAMPLE.json] [--json]
-  edge tools call     FILE TOOL --args JSON [--timeout-ms N] [--json]
+export const HELP = topHelp(EDGE_RUNTIME_VERSION);
 
-Chat (the tool loop; in Node a GGUF model runs in llama.cpp — needs \`npm run setup:llama\` once —
-or the scripted engine replays outputs; web-llm needs a browser's WebGPU):
-  edge chat --model FILE.gguf|URL|NAME --tools FILE --prompt TEXT [--tool-choice auto|required|none]
-            [--model-sha256 HEX] [--ctx-size N] [--threads N] [--max-tokens N] [--json]
-  edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
-            --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N]
-            [--timeout-ms N] [--with-imprint ID|FILE] [--json]
-  edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT --engine scripted --script OUTPUTS.json [--json]
+interface Resolved {
+  command?: Command;
+  /** The longest known group or command prefix of the words (for help and usage errors). */
+  prefix: string[];
+  rest: string[];
+}
 
-Confirmation of commit tools (edge chat prints the exact command):
-  edge tools confirm  ID|PENDING_FILE --token TOKEN [--timeout-ms N] [--json]
-  edge tools pending  list|show ID|reject ID|purge [--json]
+function resolve(words: string[]): Resolved {
+  let best: Command | undefined;
+  for (const c of COMMANDS) {
+    if (c.path.length <= words.length && c.path.every((w, i) => words[i] === w) && (!best || c.path.length > best.path.length)) best = c;
+  }
+  if (best) return { command: best, prefix: [...best.path], rest: words.slice(best.path.length) };
+  let prefix: string[] = [];
+  for (let n = 1; n <= words.length; n++) {
+    if (commandsUnder(words.slice(0, n)).length) prefix = words.slice(0, n);
+    else break;
+  }
+  return { prefix, rest: words.slice(prefix.length) };
+}
 
-Local facts:
-  edge facts import FILE [--store STORE] [--json]   validate the whole file, then upsert by fact_id
-  edge facts list|inspect STORE|delete STORE [--json]
-  edge facts export STORE                          the store as an edge.demo.facts.v1 file
-
-Neural Imprint:
-  edge learn validate SAMPLE.json [--tools FILE] [--json]
-  edge learn run --sample-file SAMPLE.json [--tools FILE] [--tool NAME]... [--max-calls N]
-            --model FILE.gguf|URL|NAME | --engine scripted --script OUTPUTS.json [--no-evaluate] [--json]
-                       (script: per scored question, the output without the prefix, then with it)
-  edge imprints list|show ID|export ID [-o FILE]|import FILE|delete ID [--json]
-
-Receipts (stored under $EDGE_DATA_DIR):
-  edge receipts list|show ID [--json]
-  edge receipts export                 JSON Lines on stdout, oldest first
-  edge receipts verify FILE [--json]   exit 0 if the chain holds, 1 at the first broken link
-
-Exit codes: 0 valid / ok, 1 invalid / failed closed, 2 usage error.
-Discovery imports FILE inside an isolated Pyodide runner: its top-level code runs.
-Only point edge at tool files you trust.
-`;
+/** Where to send someone after a usage error: the command's own help, or its group's. */
+function helpHint(prefix: readonly string[]): string {
+  return `Run \`${prefix.length ? commandName(prefix) : "edge"} --help\` for usage.`;
+}
 
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const json = argv.includes("--json");
+  // Edge Studio's documented form: `edge demo chat …` is `edge chat …`.
+  const words = argv[0] === "demo" ? argv.slice(1) : argv;
+  const wantsHelp = words.some((w) => HELP_FLAGS.has(w)) || words[0] === "help";
+  const target = resolve(words[0] === "help" ? words.slice(1) : words);
   try {
-    const [group, ...rest] = argv;
-    if (!group || group === "--help" || group === "-h" || group === "help") {
+    if (words.length === 0) {
       io.out(HELP);
-      return group ? 0 : EXIT_USAGE;
+      return EXIT_USAGE;
     }
-    if (group === "tools") return await toolsCommand(rest, io);
-    if (group === "chat") return await chatCommand(rest, io);
-    if (group === "receipts") return await receiptsCommand(rest, io);
-    if (group === "facts") return await factsCommand(rest, io);
-    if (group === "learn") return await learnCommand(rest, io);
-    if (group === "imprints") return await imprintsCommand(rest, io);
-    throw new UsageError(`Unknown command "${group}".`);
+    if (words[0] === "--version" || words[0] === "-V") {
+      if (json) printJson(io, { ok: true, version: EDGE_RUNTIME_VERSION });
+      else io.out(`edge ${EDGE_RUNTIME_VERSION}\n`);
+      return EXIT_OK;
+    }
+    if (wantsHelp) {
+      io.out(target.command ? commandHelp(target.command) : target.prefix.length ? groupHelp(target.prefix) : HELP);
+      return EXIT_OK;
+    }
+    if (!target.command) {
+      const next = target.rest[0];
+      if (!target.prefix.length) throw new UsageError(`Unknown command "${next}".`);
+      throw new UsageError(next ? `Unknown subcommand "${commandName(target.prefix)} ${next}".` : `Missing subcommand: ${commandName(target.prefix)} …`);
+    }
+    return await target.command.run(target.rest, io);
   } catch (err) {
     if (err instanceof UsageError || (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS"))) {
-      if (json) printJson(io, { ok: false, error: usageErrorJson(err.message) });
-      else io.err(`edge: ${err.message}\n\n${HELP}`);
+      const message = `${err.message} ${helpHint(target.prefix)}`;
+      if (json) printJson(io, { ok: false, error: { code: "usage_error", message } });
+      else io.err(`edge: ${message}\n`);
       return EXIT_USAGE;
     }
     const e = toErrorJson(err);

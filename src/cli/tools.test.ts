@@ -1,7 +1,7 @@
 // `edge tools validate|inspect|call` and `edge chat`: exit codes and JSON shapes, through the real
 // Node runners (Pyodide in worker_threads).
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -90,6 +90,47 @@ describe("edge tools call", () => {
     for (const k of ["result_sha256", "args_sha256", "tool_schema_sha256"]) expect(r.json[k]).toMatch(/^sha256:/);
     expect(typeof r.json.duration_ms).toBe("number");
     expect(r.json).not.toHaveProperty("error");
+  });
+
+  it("writes a receipt for every call (kind tool_call), like the playground's Try a tool", async () => {
+    const r = await cli("tools", "call", join(EXAMPLES, "tools.py"), "order_status", "--args", '{"order_id": "A-1001"}', "--json");
+    expect(r.code).toBe(0);
+    const receipt = await cli("receipts", "show", r.json.receipt_id, "--json");
+    expect(receipt.json).toMatchObject({ kind: "tool_call", outcome: "return_direct", receipt_sha256: r.json.receipt_sha256, extra: { via: "cli_tools_call" } });
+    expect(receipt.json.calls[0]).toMatchObject({ tool_name: "order_status", status: "ok", result_sha256: r.json.result_sha256, runner_secret_verified: true });
+    const bad = await cli("tools", "call", join(EXAMPLES, "tools.py"), "order_status", "--args", "{}", "--json");
+    expect((await cli("receipts", "show", bad.json.receipt_id, "--json")).json).toMatchObject({ outcome: "failed_closed", code: "invalid_tool_args" });
+  });
+
+  it("a commit tool does not run: it becomes a pending action, confirmed once with the printed command", async () => {
+    const r = await cli("tools", "call", join(EXAMPLES, "tools.py"), "submit_order", "--args", '{"draft_id": "D-KB-42-3"}', "--json");
+    expect(r.code).toBe(1);
+    expect(r.json).toMatchObject({ ok: false, outcome: "pending_confirmation", error: { code: "tool_confirmation_required" } });
+    expect(r.json).not.toHaveProperty("result");
+    const p = r.json.pending_action;
+    expect(p.confirm_command).toBe(`npx edge tools confirm ${p.id} --token ${p.confirmation_token} --json`);
+    const receipt = await cli("receipts", "show", r.json.receipt_id, "--json");
+    expect(receipt.json).toMatchObject({ kind: "tool_call", outcome: "pending_confirmation", code: "tool_confirmation_required", extra: { pending_action_id: p.id } });
+    expect(receipt.json.calls[0]).toMatchObject({ tool_name: "submit_order", execution_level: "commit", status: "pending_confirmation", result_sha256: null });
+    const confirmed = await cli(...(p.confirm_command as string).split(" ").slice(2));
+    expect(confirmed.json).toMatchObject({ ok: true, status: "done", result: { draft_id: "D-KB-42-3", status: "submitted" } });
+    // Invalid arguments never create an action.
+    const invalid = await cli("tools", "call", join(EXAMPLES, "tools.py"), "submit_order", "--args", "{}", "--json");
+    expect(invalid.json).toMatchObject({ ok: false, error: { code: "invalid_tool_args" } });
+    expect(invalid.json).not.toHaveProperty("pending_action");
+  });
+
+  it("a JSON manifest given as --tools is refused with tools_file_is_json, not read as Python with no tools", async () => {
+    const manifest = join(EXAMPLES, "tools.manifest.json");
+    const r = await cli("chat", "--tools", manifest, "--prompt", "hi", "--engine", "scripted", "--script", join(EXAMPLES, "widget-demo.script.json"), "--json");
+    expect(r.code).toBe(1);
+    expect(r.json.error.code).toBe("tools_file_is_json");
+    expect(r.json.error.message).toContain("--tools-manifest");
+    // Also when the file is not named .json.
+    const renamed = join(tmp, "tools_manifest.py");
+    writeFileSync(renamed, readFileSync(manifest));
+    const call = await cli("tools", "call", renamed, "support_kb", "--json");
+    expect(call.json.error.code).toBe("tools_file_is_json");
   });
 
   it("bad arguments fail closed (exit 1); bad --args JSON is a usage error (exit 2)", async () => {

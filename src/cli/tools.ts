@@ -1,11 +1,19 @@
-// `edge tools validate|inspect|call`.
+// `edge tools validate|inspect|call`. A direct call writes a receipt (kind tool_call, as the
+// playground's "Try a tool"); a commit tool becomes a pending action instead of running.
 import { parseArgs } from "node:util";
-import type { ErrorJson } from "../contract/errors.ts";
+import { directCallReceiptBody } from "../chat/receipt-direct.ts";
+import type { Receipt } from "../chat/receipt-types.ts";
+import type { ConfirmationBroker, PendingTicket } from "../chat/session.ts";
+import { errorJson, toErrorJson, type ErrorJson } from "../contract/errors.ts";
+import { randomHex, sha256Json } from "../contract/hash.ts";
+import type { JsonObject } from "../contract/types.ts";
 import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
-import { callTool } from "../toolset/call.ts";
-import { freezeToolset } from "../toolset/freeze.ts";
+import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { callTool, checkToolArgs, findActiveTool, type ToolCallReport } from "../toolset/call.ts";
+import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { inspect, validate } from "../toolset/inspect.ts";
-import { confirmCommandCli, pendingCommand } from "./confirm.ts";
+import { pendingJson } from "./chat.ts";
+import { nodeConfirmationBroker } from "./confirm.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 import { manifestCommand, readIfManifest } from "./facts.ts";
 
@@ -15,22 +23,8 @@ const selectionOptions = {
   json: { type: "boolean" },
 } as const;
 
-export async function toolsCommand(argv: string[], io: CliIO): Promise<number> {
-  const [sub, ...rest] = argv;
-  switch (sub) {
-    case "validate":
-    case "inspect":
-      return inspectOrValidate(sub, rest, io);
-    case "call":
-      return call(rest, io);
-    case "confirm":
-      return confirmCommandCli(rest, io);
-    case "pending":
-      return pendingCommand(rest, io);
-    default:
-      throw new UsageError(sub ? `Unknown subcommand "tools ${sub}".` : "Missing subcommand: tools validate|inspect|call|confirm|pending.");
-  }
-}
+export const toolsValidate = (argv: string[], io: CliIO): Promise<number> => inspectOrValidate("validate", argv, io);
+export const toolsInspect = (argv: string[], io: CliIO): Promise<number> => inspectOrValidate("inspect", argv, io);
 
 async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { ...selectionOptions, "learn-sample": { type: "string" } }, allowPositionals: true, strict: true });
@@ -74,7 +68,7 @@ async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io
   }
 }
 
-async function call(argv: string[], io: CliIO): Promise<number> {
+export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: { args: { type: "string" }, "timeout-ms": { type: "string" }, json: { type: "boolean" } },
@@ -99,25 +93,86 @@ async function call(argv: string[], io: CliIO): Promise<number> {
   // One spare: the call's runner boots while discovery runs.
   const host = createNodeRunnerHost({ spares: 1 });
   try {
-    const toolset = await freezeToolset(fileSource(file), host, { tool: [toolName] });
-    const report = await callTool(toolset, host, toolName, args, { timeoutMs });
-    if (values.json) {
-      const { call_id: _callId, tools_file_sha256_verified: _verified, diagnostics, ...rest } = report;
-      printJson(io, { ...rest, ...(diagnostics ? { diagnostics } : {}) });
-    } else if (report.ok) {
-      io.out(`${JSON.stringify(report.result, null, 2)}\n`);
-      io.err(`ok: ${toolName} in ${report.duration_ms} ms, result_sha256 ${report.result_sha256}, runner_secret_verified ${report.runner_secret_verified}\n`);
-      if (report.stderr) io.err(`--- tool stderr ---\n${report.stderr}\n`);
-    } else {
-      io.err(`failed closed: ${formatError(report.error!).trim()}\n`);
-      const tb = report.diagnostics?.traceback;
-      if (typeof tb === "string") io.err(`${tb}\n`);
-      if (report.stderr) io.err(`--- tool stderr ---\n${report.stderr}\n`);
+    const selection = { tool: [toolName] };
+    const toolset = await freezeToolset(fileSource(file), host, selection);
+    const level = findActiveTool(toolset, toolName).schema.execution_level;
+    const receiptId = `try_${randomHex(12)}`;
+    // A commit tool never runs from a direct call either: it becomes a pending action, confirmed
+    // with the printed command (SPEC §6), exactly as when chat reaches it.
+    const { report, pending } =
+      level === "commit"
+        ? await requestConfirmation(toolset, toolName, args, nodeConfirmationBroker(file, selection), receiptId)
+        : { report: await callTool(toolset, host, toolName, args, { timeoutMs }), pending: undefined };
+    const body = directCallReceiptBody(toolset, report, { kind: "tool_call", id: receiptId, executionLevel: level, extra: { via: "cli_tools_call" }, ...(pending ? { pending } : {}) });
+    let receipt: Receipt | undefined;
+    let receiptError: ErrorJson | undefined;
+    try {
+      receipt = await createNodeReceiptStore().append(body);
+    } catch (err) {
+      receiptError = toErrorJson(err);
     }
-    return report.ok ? EXIT_OK : EXIT_FAILED;
+    printCall(io, values.json === true, report, pending, receipt, receiptError);
+    return report.ok && !receiptError ? EXIT_OK : EXIT_FAILED;
   } finally {
     await host.close();
   }
+}
+
+function printCall(io: CliIO, json: boolean, report: ToolCallReport, pending: PendingTicket | undefined, receipt: Receipt | undefined, receiptError: ErrorJson | undefined): void {
+  const receiptFields = receipt ? { receipt_id: receipt.id, receipt_sha256: receipt.receipt_sha256 } : { receipt_error: receiptError };
+  if (json) {
+    const { call_id: _callId, tools_file_sha256_verified: _verified, diagnostics, ...rest } = report;
+    printJson(io, {
+      ...rest,
+      ...(pending ? { outcome: "pending_confirmation", pending_action: pendingJson(pending) } : {}),
+      ...(diagnostics ? { diagnostics } : {}),
+      ...receiptFields,
+    });
+    return;
+  }
+  if (pending) {
+    io.out(`${pending.id} needs confirmation before it runs (expires ${pending.expires_at}):\n  ${String(pending.confirm_command)}\n`);
+  } else if (report.ok) {
+    io.out(`${JSON.stringify(report.result, null, 2)}\n`);
+    io.err(`ok: ${report.tool_name} in ${report.duration_ms} ms, result_sha256 ${report.result_sha256}, runner_secret_verified ${report.runner_secret_verified}\n`);
+  } else {
+    io.err(`failed closed: ${formatError(report.error!).trim()}\n`);
+    const tb = report.diagnostics?.traceback;
+    if (typeof tb === "string") io.err(`${tb}\n`);
+  }
+  if (report.stderr) io.err(`--- tool stderr ---\n${report.stderr}\n`);
+  io.err(receipt ? `receipt: ${receipt.id}\n` : `no receipt was written: ${formatError(receiptError!).trim()}\n`);
+}
+
+/** A commit tool's direct call: check the arguments, then store a pending action instead of running it. */
+async function requestConfirmation(
+  toolset: FrozenToolset,
+  name: string,
+  args: unknown,
+  broker: ConfirmationBroker,
+  runId: string,
+): Promise<{ report: ToolCallReport; pending?: PendingTicket }> {
+  const tool = findActiveTool(toolset, name);
+  const callId = `call_${randomHex(12)}`;
+  const base = { tool_name: name, call_id: callId, tool_schema_sha256: tool.schema_sha256, tools_file_sha256_verified: false, runner_secret_verified: false, duration_ms: 0, stderr: "" };
+  let valid: JsonObject;
+  try {
+    valid = checkToolArgs(tool, args);
+  } catch (err) {
+    return { report: { ...base, ok: false, args_sha256: null, error: toErrorJson(err) } };
+  }
+  const pending = await broker.request({
+    run_id: runId,
+    call_id: callId,
+    tool_name: name,
+    arguments: valid,
+    execution_level: "commit",
+    tool_schema_sha256: tool.schema_sha256,
+    tools_file_sha256: toolset.tools_file_sha256,
+    active_set_sha256: toolset.active_set_sha256,
+  });
+  const error = errorJson("tool_confirmation_required", { message: `${name} is a commit tool: it runs only after you confirm pending action ${pending.id}.`, tool: name });
+  return { report: { ...base, ok: false, args_sha256: await sha256Json(valid), error }, pending };
 }
 
 function onePositional(positionals: string[], what: string): string {

@@ -160,6 +160,28 @@ export const ERRORS = {
   confirmation_binding_mismatch:
     "The stored pending action no longer matches what was bound when it was created (arguments, tool schema, active set or hashes changed); nothing ran.",
   confirmation_rejected: "This pending action was rejected; it can no longer be confirmed.",
+
+  // ── Edge Studio's commands as written (issue 13), added by src/cli and src/facts ──────
+  tools_file_is_json:
+    "This file is JSON (a tools manifest?), not a tools.py; pass a manifest with --tools-manifest FILE, or a Python file with --tools.",
+  fact_not_found: "No fact with this id is in the facts store; list the ids with `edge facts list --store STORE`.",
+  invalid_url: "Only absolute http:// or https:// URLs can be imported.",
+  url_fetch_failed: "The page could not be fetched (network error or an HTTP error status); nothing was imported.",
+  url_not_html: "The URL did not return an HTML page (see its content type); only HTML pages are imported as facts.",
+  url_too_large: "The page is larger than the byte limit of this import; raise --max-bytes (up to its ceiling) or import a smaller page.",
+  url_fetch_timeout: "Fetching did not finish within the time limit; nothing was imported. Raise --timeout or import fewer pages.",
+  url_redirect_off_origin:
+    "A page of the crawl redirected to another origin; a crawl stays on the start URL's origin, so nothing was imported.",
+  url_blocked_by_cors:
+    "The site does not let this page read it (no CORS permission); save the page as HTML in your browser and import the saved file instead.",
+  crawl_bounds_required:
+    "A crawl needs every bound given explicitly: max depth, max URLs, max bytes per page, max bytes in total and a timeout (there are no defaults).",
+  url_import_too_many_facts:
+    "The page(s) would give more facts than one URL import takes; import a smaller page or table, or split the source.",
+  html_no_facts: "The page has no text to import (or, with --split html-table-rows, no table rows).",
+  // A warning (reported, never a refusal).
+  fact_correction_unstable:
+    "A fact_correction needs at least two agreeing corrections of the same fact before it is learned; this one was skipped as unstable (use profile_correction for one-shot changes).",
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -8,7 +8,7 @@ export type ExecutionLevel = "read" | "prepare" | "commit";
 export const EXECUTION_LEVELS: readonly ExecutionLevel[] = ["read", "prepare", "commit"];
 
 /** Version of the type-hint → JSON Schema generator; part of every receipt and imprint. */
-export const SCHEMA_GENERATOR_VERSION = "edge.tools.schema.v1";
+export const SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v1";
 
 /** The at-most-8 rule of SPEC §3. */
 export const ACTIVE_TOOL_LIMIT = 8;

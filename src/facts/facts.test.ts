@@ -62,6 +62,14 @@ describe("facts file validation (nothing is imported from a bad file)", () => {
     expect(!r.ok && r.errors.map((e) => e.at)).toEqual(["facts[0].text", "facts[1].tags", "facts[2].colour"]);
   });
 
+  it("keeps a valid provenance and refuses a malformed one", () => {
+    const provenance = { source_url: "https://docs.example.org/fees", page_sha256: `sha256:${"b".repeat(64)}`, fetched_at: "2026-01-01T00:00:00Z", split: "page" };
+    const ok = parseFactsFile(file([fact("a", { provenance })]));
+    expect(ok.ok && ok.file.facts[0]!.provenance).toEqual(provenance);
+    const bad = parseFactsFile(file([fact("a", { provenance: { source_url: "https://x", page_sha256: "abc", via: "?" } })]));
+    expect(bad.ok ? [] : bad.errors.map((e) => e.at)).toEqual(["facts[0].provenance.via", "facts[0].provenance.page_sha256"]);
+  });
+
   it("refuses 50 MB of facts before parsing it (facts_file_too_large) and leaves the store as it was", async () => {
     await importFacts(facts, file([fact("keep")]));
     const big = file(Array.from({ length: 5000 }, (_, i) => fact(`f${i}`, { text: "x".repeat(10_000) })));

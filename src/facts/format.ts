@@ -17,7 +17,20 @@ export const FACTS_LIMITS = {
   tagChars: 128,
   tags: 64,
   sourceLabelChars: 512,
+  sourceUrlChars: 2048,
 } as const;
+
+/** Where an imported fact came from (facts from URLs and saved HTML pages). Optional: a facts
+ *  file written by hand, or by Edge Studio, has none. */
+export interface FactProvenance {
+  /** The page's URL after redirects (a saved file: `file:` + its name). */
+  source_url: string;
+  /** sha256 of the page's bytes as fetched (or read from the saved file). */
+  page_sha256: string;
+  fetched_at?: string;
+  /** How the page became facts: `page` (its main text) or `html-table-rows`. */
+  split?: string;
+}
 
 export interface Fact {
   fact_id: string;
@@ -25,6 +38,7 @@ export interface Fact {
   text: string;
   tags: string[];
   source_label: string;
+  provenance?: FactProvenance;
 }
 
 export interface FactsFile {
@@ -46,7 +60,9 @@ export function checkStoreName(name: unknown): string {
 export type FactsParse = { ok: true; file: FactsFile; bytes: number } | { ok: false; errors: ErrorJson[] };
 
 const TOP_KEYS = new Set(["schema_version", "store", "facts"]);
-const FACT_KEYS = new Set(["fact_id", "topic", "text", "tags", "source_label"]);
+const FACT_KEYS = new Set(["fact_id", "topic", "text", "tags", "source_label", "provenance"]);
+const PROVENANCE_KEYS = new Set(["source_url", "page_sha256", "fetched_at", "split"]);
+const SHA256_RE = /^sha256:[0-9a-f]{64}$/;
 // Control characters other than tab/newline make ids and labels unprintable; refuse them.
 const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 const MAX_REPORTED = 50;
@@ -84,6 +100,7 @@ export function parseFactsFile(raw: string | Uint8Array): FactsParse {
       text: f["text"] as string,
       tags: [...((f["tags"] as string[] | undefined) ?? [])],
       source_label: (f["source_label"] as string | undefined) ?? "",
+      ...(f["provenance"] !== undefined ? { provenance: { ...(f["provenance"] as FactProvenance) } } : {}),
     })),
   };
   return { ok: true, file, bytes };
@@ -123,7 +140,7 @@ function validateFactsValue(value: unknown): ErrorJson[] {
     const at = `facts[${i}]`;
     if (typeof f !== "object" || f === null || Array.isArray(f)) return push(at, "must be an object");
     const fact = f as Record<string, unknown>;
-    for (const key of Object.keys(fact)) if (!FACT_KEYS.has(key)) push(`${at}.${key}`, "unknown field (allowed: fact_id, topic, text, tags, source_label)");
+    for (const key of Object.keys(fact)) if (!FACT_KEYS.has(key)) push(`${at}.${key}`, "unknown field (allowed: fact_id, topic, text, tags, source_label, provenance)");
     const id = fact["fact_id"];
     if (typeof id !== "string" || id.trim() === "") push(`${at}.fact_id`, "is required: a non-empty string");
     else if (id.length > FACTS_LIMITS.idChars || CONTROL_RE.test(id)) push(`${at}.fact_id`, `must be at most ${FACTS_LIMITS.idChars} printable characters`);
@@ -132,6 +149,7 @@ function validateFactsValue(value: unknown): ErrorJson[] {
     stringField(fact, "topic", at, FACTS_LIMITS.topicChars, true, push);
     stringField(fact, "text", at, FACTS_LIMITS.textChars, true, push);
     stringField(fact, "source_label", at, FACTS_LIMITS.sourceLabelChars, false, push);
+    if (fact["provenance"] !== undefined) checkProvenance(fact["provenance"], `${at}.provenance`, push);
     const tags = fact["tags"];
     if (tags !== undefined) {
       if (!Array.isArray(tags)) push(`${at}.tags`, "must be an array of strings");
@@ -145,6 +163,16 @@ function validateFactsValue(value: unknown): ErrorJson[] {
     }
   });
   return errors;
+}
+
+function checkProvenance(value: unknown, at: string, push: (at: string, problem: string) => void): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return push(at, "must be an object {source_url, page_sha256, fetched_at?, split?}");
+  const p = value as Record<string, unknown>;
+  for (const key of Object.keys(p)) if (!PROVENANCE_KEYS.has(key)) push(`${at}.${key}`, "unknown field (allowed: source_url, page_sha256, fetched_at, split)");
+  stringField(p, "source_url", at, FACTS_LIMITS.sourceUrlChars, true, push);
+  if (typeof p["page_sha256"] !== "string" || !SHA256_RE.test(p["page_sha256"])) push(`${at}.page_sha256`, "must be sha256:<64 lowercase hex>");
+  stringField(p, "fetched_at", at, 64, false, push);
+  stringField(p, "split", at, 64, false, push);
 }
 
 function stringField(

@@ -27,6 +27,8 @@ export interface LookupMatch {
   text: string;
   tags: string[];
   source_label: string;
+  /** The page a fact imported from a URL came from, so the model can cite it. */
+  source_url?: string;
   score: number;
 }
 
@@ -145,7 +147,15 @@ export function createLookupIndex(facts: FactsStore, store: string): LookupIndex
       hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const matches: LookupMatch[] = hits.slice(0, limit).map((h) => {
         const f = idx.facts.get(h.id as string)!;
-        return { fact_id: f.fact_id, topic: f.topic, text: f.text, tags: [...f.tags], source_label: f.source_label, score: Math.round(h.score * 10_000) / 10_000 };
+        return {
+          fact_id: f.fact_id,
+          topic: f.topic,
+          text: f.text,
+          tags: [...f.tags],
+          source_label: f.source_label,
+          ...(f.provenance ? { source_url: f.provenance.source_url } : {}),
+          score: Math.round(h.score * 10_000) / 10_000,
+        };
       });
       return { rows: matches.length, matches };
     },

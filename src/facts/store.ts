@@ -63,9 +63,9 @@ export function byFactId(a: Fact, b: Fact): number {
   return a.fact_id < b.fact_id ? -1 : a.fact_id > b.fact_id ? 1 : 0;
 }
 
-/** Only the five fact fields, in file order (records may carry store bookkeeping). */
+/** Only the fact fields, in file order (records may carry store bookkeeping). */
 export function plainFact(f: Fact): Fact {
-  return { fact_id: f.fact_id, topic: f.topic, text: f.text, tags: [...f.tags], source_label: f.source_label };
+  return { fact_id: f.fact_id, topic: f.topic, text: f.text, tags: [...f.tags], source_label: f.source_label, ...(f.provenance ? { provenance: { ...f.provenance } } : {}) };
 }
 
 export function exportFile(store: string, facts: readonly Fact[]): FactsFile {

@@ -1,21 +1,32 @@
 // The restore gate (SPEC §7). Schema-level and fail-closed, in a fixed order:
 //   1. imprint_requires_tools            learned with tools, restored without any
 //   2. imprint_model_mismatch            another model id, engine kind or model build (fingerprint)
-//   3. imprint_tool_active_set_mismatch  another set of tool names
+//   3. imprint_tool_active_set_mismatch  another kind of tool surface (tools.py, facts store,
+//                                        manifest), or another set of tool names
 //   4. imprint_tool_schema_mismatch      same names, but a tool's schema (or the generator) differs
 // A function-body edit changes tools_file_sha256 only, which is informational: it restores.
+// An imprint learned without tools may be combined with a facts store or a manifest (Edge Studio
+// allows it): the session then injects the lookups' contract beside the imprint's prefix.
 import { EdgeError } from "../contract/errors.ts";
 import { canonicalJson, schemaSha256, type Sha256 } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import type { EngineInfo, ModelFingerprint } from "../engines/engine.ts";
-import type { ImprintBinding } from "../chat/session.ts";
+import type { ImprintBinding, ToolSurface } from "../chat/session.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
-import type { Imprint } from "./record.ts";
+import type { Imprint, ImprintSurface } from "./record.ts";
 
 export interface GateContext {
   schemas: readonly ToolSchema[];
   toolset: FrozenToolset | null;
   engine: EngineInfo;
+  /** A facts store or tools manifest surface (instead of a toolset). */
+  surface?: ToolSurface | null;
+}
+
+/** The kind of tool surface a session runs with, or null without tools. */
+function surfaceOf(context: GateContext): ImprintSurface | null {
+  if (context.toolset) return "tools_file";
+  return context.surface?.kind ?? null;
 }
 
 /** The fingerprint fields that identify a model build (labels and probes excluded). */
@@ -32,6 +43,9 @@ export function fingerprintKey(fp: ModelFingerprint | null | undefined): string 
   });
 }
 
+const SURFACE_LABEL: Record<ImprintSurface, string> = { tools_file: "tools.py", facts_store: "facts store", tools_manifest: "tools manifest" };
+const SURFACE_FLAG: Record<ImprintSurface, string> = { tools_file: "--tools FILE", facts_store: "--facts-store STORE", tools_manifest: "--tools-manifest FILE" };
+
 const sorted = (names: Iterable<string>): string[] => [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** Throws the first failing gate's EdgeError; resolves when the imprint fits this session. */
@@ -41,7 +55,12 @@ export async function checkImprint(imprint: Imprint, context: GateContext): Prom
 
   // 1. Tools given when the imprint has tools.
   if (learned && Object.keys(learned.tool_schema_sha256).length > 0 && current.length === 0) {
-    throw new EdgeError("imprint_requires_tools", { imprint_id: imprint.id, tools: sorted(Object.keys(learned.tool_schema_sha256)) });
+    const kind = learned.surface ?? "tools_file";
+    throw new EdgeError(
+      "imprint_requires_tools",
+      { imprint_id: imprint.id, tools: sorted(Object.keys(learned.tool_schema_sha256)), imprint_surface: kind },
+      `This imprint was learned with the tools of a ${SURFACE_LABEL[kind]}; restore it with the same ones (${SURFACE_FLAG[kind]}), or learn a new imprint without tools.`,
+    );
   }
 
   // 2. Same model: engine kind, model id, and — when the imprint recorded one — the same build.
@@ -65,7 +84,18 @@ export async function checkImprint(imprint: Imprint, context: GateContext): Prom
     );
   }
 
-  // 3. Same set of tool names.
+  // 3. The same kind of tool surface (a profile-only imprint may join a facts surface), then the
+  //    same set of tool names.
+  const currentSurface = surfaceOf(context);
+  if (!learned && (currentSurface === "facts_store" || currentSurface === "tools_manifest")) return;
+  const learnedSurface: ImprintSurface | null = learned ? (learned.surface ?? "tools_file") : null;
+  if (learned && currentSurface !== null && learnedSurface !== currentSurface) {
+    throw new EdgeError(
+      "imprint_tool_active_set_mismatch",
+      { imprint_id: imprint.id, reason: "surface", imprint_surface: learnedSurface, surface: currentSurface },
+      `This imprint learned the tools of a ${SURFACE_LABEL[learnedSurface!]}; this chat uses a ${SURFACE_LABEL[currentSurface]}. Restore it with the same kind of tools (${SURFACE_FLAG[learnedSurface!]}), or learn it again.`,
+    );
+  }
   const learnedNames = learned ? sorted(Object.keys(learned.tool_schema_sha256)) : [];
   const currentNames = sorted(current.map((s) => s.name));
   if (learnedNames.join("\n") !== currentNames.join("\n")) {
@@ -82,7 +112,7 @@ export async function checkImprint(imprint: Imprint, context: GateContext): Prom
   if (!learned) return;
 
   // 4. Same schema for each tool (and the generator that produced them).
-  const generator = context.toolset?.schema_generator_version;
+  const generator = context.toolset?.schema_generator_version ?? context.surface?.schema_generator_version;
   if (generator !== undefined && generator !== learned.schema_generator_version) {
     throw new EdgeError(
       "imprint_tool_schema_mismatch",
@@ -110,6 +140,8 @@ export function imprintBinding(imprint: Imprint): ImprintBinding {
   return {
     id: imprint.id,
     prefix: imprint.prefix,
+    // A profile-only imprint's prefix has no tool contract; with a facts surface it is injected too.
+    toolContract: imprint.tools !== null,
     check: (context) => checkImprint(imprint, context),
   };
 }

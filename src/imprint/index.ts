@@ -6,5 +6,6 @@ export * from "./record.ts";
 export * from "./gate.ts";
 export * from "./evaluate.ts";
 export * from "./learn.ts";
+export * from "./plan.ts";
 export * from "./transfer.ts";
 export * from "./memory-store.ts";

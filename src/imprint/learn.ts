@@ -6,6 +6,8 @@ import { randomHex, schemaSha256, sha256Text, type Sha256 } from "../contract/ha
 import type { ToolSchema } from "../contract/types.ts";
 import type { Engine } from "../engines/engine.ts";
 import { RECEIPT_VERSION, type Receipt, type ReceiptBody, type ReceiptStore } from "../chat/receipt-types.ts";
+import type { ToolSurface } from "../chat/session.ts";
+import { createToolRuntime } from "../runtime/index.ts";
 import { activeSchemas, type FrozenToolset } from "../toolset/freeze.ts";
 import { evaluateImprint } from "./evaluate.ts";
 import { renderImprintPrefix } from "./prefix.ts";
@@ -14,8 +16,10 @@ import { evaluationQuestions, sampleSha256, sampleWarnings, type LearnSample } f
 
 export interface LearnOptions {
   sample: LearnSample;
-  /** The frozen tools to bake in; omit to learn a profile-only imprint (no tool contract). */
+  /** The frozen tools to bake in; omit (and omit surface) to learn a profile-only imprint. */
   toolset?: FrozenToolset | null;
+  /** Or a facts store / tools manifest surface: its lookups' contract is baked in instead. */
+  surface?: ToolSurface | null;
   /** A loaded engine: the imprint is bound to its model id and fingerprint. */
   engine: Engine;
   /** Where the imprint goes; without one it is only returned. */
@@ -43,14 +47,54 @@ export interface LearnResult {
   receipt: Receipt | ReceiptBody;
 }
 
+/** The tools an imprint is learned against: their schemas, and what the record binds. */
+export interface LearnTools {
+  schemas: ToolSchema[];
+  tools: ImprintTools | null;
+}
+
+async function schemaHashes(schemas: readonly ToolSchema[]): Promise<Record<string, Sha256>> {
+  const out: Record<string, Sha256> = {};
+  for (const s of [...schemas].sort((a, b) => (a.name < b.name ? -1 : 1))) out[s.name] = await schemaSha256(s);
+  return out;
+}
+
 export async function imprintToolsOf(toolset: FrozenToolset, schemas: readonly ToolSchema[]): Promise<ImprintTools> {
-  const tool_schema_sha256: Record<string, Sha256> = {};
-  for (const s of [...schemas].sort((a, b) => (a.name < b.name ? -1 : 1))) tool_schema_sha256[s.name] = await schemaSha256(s);
   return {
+    surface: "tools_file",
     schema_generator_version: toolset.schema_generator_version,
     active_set_sha256: toolset.active_set_sha256,
-    tool_schema_sha256,
+    tool_schema_sha256: await schemaHashes(schemas),
     tools_file_sha256: toolset.tools_file_sha256,
+  };
+}
+
+/** The schemas a surface registers (what the model sees), read from a scratch runtime. */
+export function surfaceSchemas(surface: ToolSurface): ToolSchema[] {
+  const runtime = createToolRuntime();
+  surface.register(runtime);
+  return runtime.schemas();
+}
+
+export async function learnToolsOf(toolset: FrozenToolset | null | undefined, surface: ToolSurface | null | undefined): Promise<LearnTools> {
+  if (toolset && surface) throw new EdgeError("conflicting_tool_options");
+  if (toolset) {
+    const schemas = activeSchemas(toolset);
+    return { schemas, tools: await imprintToolsOf(toolset, schemas) };
+  }
+  if (!surface) return { schemas: [], tools: null };
+  const schemas = surfaceSchemas(surface);
+  return {
+    schemas,
+    tools: {
+      surface: surface.kind,
+      schema_generator_version: surface.schema_generator_version,
+      active_set_sha256: surface.active_set_sha256,
+      tool_schema_sha256: await schemaHashes(schemas),
+      tools_file_sha256: null,
+      ...(surface.tools_manifest_sha256 ? { tools_manifest_sha256: surface.tools_manifest_sha256 } : {}),
+      ...(surface.facts_store ? { facts_store: surface.facts_store } : {}),
+    },
   };
 }
 
@@ -64,10 +108,10 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
     // Binding to a model we cannot identify would make the model gate meaningless.
     throw new EdgeError("engine_not_loaded", {}, "Load the model before learning: the imprint is bound to the exact model build, which is known only after loading.");
   }
-  const schemas = toolset ? activeSchemas(toolset) : [];
+  const { schemas, tools } = await learnToolsOf(toolset, options.surface);
   const prefix = renderImprintPrefix(schemas, sample, maxCalls);
   const prefixSha = await sha256Text(prefix);
-  const warnings = sampleWarnings(sample, toolset ? schemas.map((s) => s.name) : null, info.modelId);
+  const warnings = sampleWarnings(sample, tools ? schemas.map((s) => s.name) : null, info.modelId);
   const questions = evaluationQuestions(sample);
   const evaluation =
     options.evaluate === false
@@ -93,7 +137,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
       correction_count: sample.corrections.length,
       question_count: questions.length,
     },
-    tools: toolset ? await imprintToolsOf(toolset, schemas) : null,
+    tools,
     max_calls: maxCalls,
     prefix,
     prefix_sha256: prefixSha,
@@ -111,9 +155,12 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
     engine: info.kind,
     prompt_sha256: null,
     answer_sha256: null,
-    tools_file_sha256: toolset?.tools_file_sha256 ?? null,
-    active_set_sha256: toolset?.active_set_sha256 ?? null,
-    schema_generator_version: toolset?.schema_generator_version ?? null,
+    tools_file_sha256: tools?.tools_file_sha256 ?? null,
+    ...(tools?.tools_manifest_sha256 ? { tools_manifest_sha256: tools.tools_manifest_sha256 } : {}),
+    ...(tools?.surface ? { tool_surface: tools.surface } : {}),
+    ...(tools?.facts_store ? { facts_store: tools.facts_store } : {}),
+    active_set_sha256: tools?.active_set_sha256 ?? null,
+    schema_generator_version: tools?.schema_generator_version ?? null,
     tool_instruction_mode: "imprint",
     tool_instruction_sha256: prefixSha,
     imprint_id: id,
@@ -152,7 +199,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
     imprint,
     imprint_id: id,
     prefix_sha256: prefixSha,
-    active_set_sha256: toolset?.active_set_sha256 ?? null,
+    active_set_sha256: tools?.active_set_sha256 ?? null,
     evaluation,
     warnings,
     receipt,

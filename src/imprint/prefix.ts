@@ -6,9 +6,10 @@
 import { canonicalJson } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import { renderToolContract } from "../chat/contract.ts";
-import type { LearnRecord, LearnSample } from "./sample.ts";
+import { planCorrections, type LearnRecord, type LearnSample } from "./sample.ts";
 
-export const IMPRINT_PREFIX_VERSION = "edge.imprint.prefix.v1";
+// v2: fact_corrections enter the prefix only when stable (planCorrections); v1 rendered every one.
+export const IMPRINT_PREFIX_VERSION = "edge.imprint.prefix.v2";
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -54,10 +55,11 @@ export function renderPolicy(sample: LearnSample): string {
     lines.push("Never:");
     for (const n of policy.negative_policy) lines.push(`- ${oneLine(n)}`);
   }
-  if (sample.corrections.length) {
+  const corrections = planCorrections(sample).applied.map((a) => a.correction);
+  if (corrections.length) {
     // Corrections in file order (they are a history); each as canonical JSON so nothing is lost.
     lines.push("Corrections from the user (these override earlier behaviour):");
-    for (const c of sample.corrections) {
+    for (const c of corrections) {
       lines.push(`- ${c.correction_type} ${canonicalJson(c.target)}${c.correction ? `: ${canonicalJson(c.correction)}` : ""}`);
     }
   }

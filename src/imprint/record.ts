@@ -39,13 +39,22 @@ export interface ImprintEvaluation {
   prefill_ms: number | null;
 }
 
+/** Where an imprint's tools came from; chat must restore it with the same kind of surface. */
+export type ImprintSurface = "tools_file" | "facts_store" | "tools_manifest";
+
 export interface ImprintTools {
+  /** Absent in imprints learned before facts surfaces could be learned: a tools file. */
+  surface?: ImprintSurface;
   schema_generator_version: string;
   active_set_sha256: Sha256;
   /** Tool name → schema_sha256 (sha256(JCS(schema))). */
   tool_schema_sha256: Record<string, Sha256>;
   /** Informational only: a function-body edit changes it and must still restore. */
   tools_file_sha256: Sha256 | null;
+  /** A manifest surface's file hash (informational, like tools_file_sha256). */
+  tools_manifest_sha256?: Sha256;
+  /** A facts_store surface's store. */
+  facts_store?: string;
 }
 
 export interface ImprintRecordBody {

@@ -3,7 +3,7 @@
 // top-level fields, missing or mistyped fields → invalid_learn_sample, naming the field) and keeps
 // what it does not interpret inside records/corrections untouched. Pure: no DOM, no Node.
 import { EdgeError, errorJson, type ErrorJson } from "../contract/errors.ts";
-import { sha256Json, type Sha256 } from "../contract/hash.ts";
+import { canonicalJson, sha256Json, type Sha256 } from "../contract/hash.ts";
 import type { JsonObject, JsonValue } from "../contract/types.ts";
 
 export const LEARN_SAMPLE_SCHEMA = "edge.demo.learn.sample.v1";
@@ -310,6 +310,50 @@ export function evaluationQuestions(sample: LearnSample): LearnQuestion[] {
   return out;
 }
 
+export interface SkippedCorrection {
+  /** Index in corrections[]. */
+  index: number;
+  fact_id: string;
+  /** How many fact_corrections of this fact the sample holds. */
+  supporting: number;
+  reason: "single_example" | "disagreeing_examples";
+}
+
+export interface CorrectionPlan {
+  /** What the prefix renders, in file order: every eval_feedback and profile_correction, and one
+   *  entry per stable fact_correction group (at its first occurrence). */
+  applied: Array<{ index: number; correction: LearnCorrection }>;
+  skipped: SkippedCorrection[];
+}
+
+/**
+ * Edge Studio's learning-sample rule: a fact_correction enters the learned overlay only when at
+ * least two corrections of the same fact (target.fact_id) support it, and they agree (the same
+ * correction payload). A single one is unstable and skipped (a warning), never baked in.
+ */
+export function planCorrections(sample: LearnSample): CorrectionPlan {
+  const groups = new Map<string, number[]>();
+  sample.corrections.forEach((c, i) => {
+    if (c.correction_type !== "fact_correction") return;
+    const id = String(c.target["fact_id"]);
+    groups.set(id, [...(groups.get(id) ?? []), i]);
+  });
+  const applied: CorrectionPlan["applied"] = [];
+  const skipped: SkippedCorrection[] = [];
+  sample.corrections.forEach((c, index) => {
+    if (c.correction_type !== "fact_correction") return applied.push({ index, correction: c });
+    const fact_id = String(c.target["fact_id"]);
+    const group = groups.get(fact_id)!;
+    const agree = new Set(group.map((i) => canonicalJson(sample.corrections[i]!.correction ?? null))).size === 1;
+    if (group.length >= 2 && agree) {
+      if (group[0] === index) applied.push({ index, correction: c });
+    } else {
+      skipped.push({ index, fact_id, supporting: group.length, reason: group.length < 2 ? "single_example" : "disagreeing_examples" });
+    }
+  });
+  return { applied, skipped };
+}
+
 /** sha256 over the sample's canonical JSON (the parsed form, so formatting does not matter). */
 export function sampleSha256(sample: LearnSample): Promise<Sha256> {
   return sha256Json(sample);
@@ -336,7 +380,8 @@ export async function summarizeSample(sample: LearnSample): Promise<SampleSummar
 /**
  * Warnings about how the sample fits the tools and the model (never refusals):
  * tool_schema_export_name_mismatch when its tool names (or the policy's, or a question's expected
- * tool) differ from the active set; base_model_mismatch when base_model_id is not the engine's model.
+ * tool) differ from the active set; fact_correction_unstable for each fact_correction that is not
+ * learned (planCorrections); base_model_mismatch when base_model_id is not the engine's model.
  */
 export function sampleWarnings(sample: LearnSample, activeNames: readonly string[] | null, modelId: string | null): ErrorJson[] {
   const warnings: ErrorJson[] = [];
@@ -367,6 +412,19 @@ export function sampleWarnings(sample: LearnSample, activeNames: readonly string
         }),
       );
     }
+  }
+  for (const skip of planCorrections(sample).skipped) {
+    warnings.push(
+      errorJson("fact_correction_unstable", {
+        message:
+          skip.reason === "single_example"
+            ? `corrections[${skip.index}] (fact_correction of "${skip.fact_id}") is the only correction of that fact: skipped as unstable. Add a second, agreeing correction, or use profile_correction for a one-shot change.`
+            : `corrections[${skip.index}] (fact_correction of "${skip.fact_id}") disagrees with the other corrections of that fact: skipped as unstable.`,
+        field: `corrections[${skip.index}]`,
+        fact_id: skip.fact_id,
+        supporting: skip.supporting,
+      }),
+    );
   }
   if (modelId !== null && sample.base_model_id !== modelId) {
     warnings.push(

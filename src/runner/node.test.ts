@@ -89,7 +89,7 @@ describe("discovery", () => {
     expect(d.errors).toEqual([]);
     expect(d.ok).toBe(true);
     expect(d.tools_file_sha256).toBe(sha);
-    expect(d.schema_generator_version).toBe("edge.tools.schema.v1");
+    expect(d.schema_generator_version).toBe("edge.tools.schema_gen.v1");
     const names = d.tools.map((t) => t.schema.name);
     expect(names.slice(0, 3)).toEqual(["add", "fault", "shaped"]);
     const add = d.tools[0]!;

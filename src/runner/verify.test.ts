@@ -82,7 +82,7 @@ describe("verifyCallReply", () => {
 describe("verifyDiscoverReply", () => {
   const sha = `sha256:${"a".repeat(64)}`;
   const done = (reply: unknown) => ({ type: "done", jobId, reply: JSON.stringify(reply) });
-  const base = { ok: true, tools_file_sha256: sha, schema_generator_version: "edge.tools.schema.v1", tools: [], errors: [], warnings: [], stderr: "" };
+  const base = { ok: true, tools_file_sha256: sha, schema_generator_version: "edge.tools.schema_gen.v1", tools: [], errors: [], warnings: [], stderr: "" };
 
   it("refuses a reply that claims another file hash", () => {
     const out = verifyDiscoverReply(done({ ...base, tools_file_sha256: `sha256:${"b".repeat(64)}` }), jobId, sha);

@@ -88,6 +88,10 @@ export async function analyzeToolset(
     const message = `${filename} is ${bytes.byteLength} bytes; the limit is ${MAX_TOOLS_FILE_BYTES} bytes (1 MiB). Keep tools.py small and load data inside functions.`;
     return { ...empty, tools_file_sha256: sha, bytes, errors: [errorJson("tools_file_too_large", { message })] };
   }
+  if (isJsonFile(filename, bytes)) {
+    const message = `${filename} is JSON, not a tools.py (a JSON object is valid Python, so it would have been read as a file with no tools). Pass a tools manifest with --tools-manifest ${filename}, or check it with edge tools validate ${filename}.`;
+    return { ...empty, tools_file_sha256: sha, bytes, errors: [errorJson("tools_file_is_json", { message })] };
+  }
   const discovery = await host.discover({ bytes, expectedSha256: sha, filename: baseName(filename) }, signal);
   const errors = [...discovery.errors];
   const valid: FrozenTool[] = [];
@@ -160,6 +164,19 @@ export async function freezeReport(report: ToolsetReport, source: ToolSource, se
     active_set_sha256: await activeSetSha256(active.map((t) => t.schema)),
     warnings: report.warnings,
   };
+}
+
+/** A .json name, or content that parses as a JSON object or array: a manifest passed as tools. */
+export function isJsonFile(filename: string, bytes: Uint8Array): boolean {
+  if (filename.toLowerCase().endsWith(".json")) return true;
+  const text = new TextDecoder().decode(bytes).trim();
+  if (!text.startsWith("{") && !text.startsWith("[")) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function activeSchemas(toolset: FrozenToolset): ToolSchema[] {

@@ -1,0 +1,25 @@
+// The llama.cpp worker: one model in wllama (llama.cpp in WebAssembly), driven by the page through
+// comlink (src/engines/llamacpp/browser/backend.ts). One worker per loaded model: the page ends it
+// when the model is unloaded or its load failed, so nothing of a failed load survives.
+// wllama's wasm is served from the app's own origin (a Vite asset), never a CDN.
+import * as Comlink from "comlink";
+import wasm from "@wllama/wllama/esm/wasm/wllama.wasm?url";
+import { installEdgeErrorTransfer } from "../src/engines/llamacpp/browser/comlink-errors.ts";
+import type { LlamaWorkerApi } from "../src/engines/llamacpp/browser/protocol.ts";
+import { createLlamaWorkerApi } from "../src/engines/llamacpp/browser/worker-api.ts";
+
+installEdgeErrorTransfer();
+const api = createLlamaWorkerApi({ wasm: new URL(wasm, self.location.href).href });
+
+/** The page's callbacks arrive as comlink proxies (one message port each): release them when done. */
+function releasing<T>(work: Promise<T>, callback: unknown): Promise<T> {
+  return work.finally(() => (callback as { [Comlink.releaseProxy]?: () => void })[Comlink.releaseProxy]?.());
+}
+
+const exposed: LlamaWorkerApi = {
+  load: (source, options, onProgress) => releasing(api.load(source, options, onProgress), onProgress),
+  generate: (request, onText) => releasing(api.generate(request, onText), onText),
+  abort: () => api.abort(),
+  unload: () => api.unload(),
+};
+Comlink.expose(exposed);

@@ -99,8 +99,10 @@ export interface ChatSessionOptions {
   confirmations?: ConfirmationBroker;
   /** Restore a Neural Imprint: its prefix replaces the contract after its gate passed. */
   imprint?: ImprintBinding;
-  /** A grammar for guided decoding, built from the active tools by the caller's engine layer. */
-  responseFormat?: (schemas: readonly ToolSchema[]) => ResponseFormat | undefined;
+  /** A grammar for guided decoding, built from the active tools by the caller's engine layer;
+   *  asked for each model turn of a prompt (`turn.index` 0 is the first), so a policy may differ
+   *  between the first turn and the ones after a tool result (src/engines/tool-choice.ts). */
+  responseFormat?: (schemas: readonly ToolSchema[], turn: { index: number }) => ResponseFormat | undefined;
   /** Extra tools (built-ins) or hooks: the session registers its Python tools into this runtime. */
   runtime?: ToolRuntime;
   maxTokens?: number;
@@ -214,7 +216,6 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const contractSha = contract ? await toolInstructionSha256(contract) : null;
   const instructionMode: ToolInstructionMode = options.imprint ? (combined ? "imprint_with_contract" : "imprint") : contract ? "contract" : "none";
   const toolSurface = toolset ? ("tools_file" as const) : (surface?.kind ?? null);
-  const responseFormat = schemas.length ? options.responseFormat?.(schemas) : undefined;
   let history: ChatMessage[] = [];
 
   async function chat(prompt: string, turn: ChatTurnOptions = {}): Promise<ChatRun> {
@@ -240,6 +241,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
 
     try {
       for (let modelTurn = 0; ; modelTurn++) {
+        const responseFormat = schemas.length ? options.responseFormat?.(schemas, { index: modelTurn }) : undefined;
         const generated = await options.engine.chat({
           messages,
           signal: turn.signal,

@@ -15,7 +15,7 @@ import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { imprintBindingFor } from "./imprints.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
-import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceFormat } from "./model.ts";
+import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
@@ -47,7 +47,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
 
   const kind = engineKind(values);
-  const responseFormat = kind === "llamacpp" ? toolChoiceFormat(values["tool-choice"]) : undefined;
+  const responseFormat = kind === "llamacpp" ? toolChoiceOf(values["tool-choice"]) : undefined;
   const maxTokens = maxTokensOf(values);
   let engine: Engine;
   if (kind === "webllm") {

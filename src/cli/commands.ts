@@ -26,7 +26,8 @@ const SELECT = "--tool NAME (repeatable) and --tool-tag TAG (repeatable) narrow 
 const MODEL = `--model runs a GGUF model in llama.cpp (needs \`npm run setup:llama\` once): a file, an http(s) URL
 (downloaded once into $EDGE_DATA_DIR/models; --model-sha256 pins it) or a catalog name
 (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}). --tool-choice: auto (a call or an answer,
-default), required (only calls), none. --ctx-size (default 4096), --threads, --max-tokens per model turn.`;
+default), required (the first turn must call a tool), none. --ctx-size (default 4096), --threads,
+--max-tokens per model turn.`;
 const SCRIPTED = `--engine scripted --script OUTPUTS.json: the model's successive outputs, a JSON array of strings.
 Without --model the Node model is the scripted engine; web-llm needs a browser's WebGPU (npm start opens the playground).`;
 const JSON_OUT = "--json prints one JSON document on stdout.";

@@ -2,12 +2,10 @@
 // Node (node-llama-cpp, the optional runtime). The model is a file, an http(s) URL (downloaded once
 // into $EDGE_DATA_DIR/models) or a catalog name; `--engine llamacpp` is implied.
 import path from "node:path";
-import type { ToolSchema } from "../contract/types.ts";
-import type { ResponseFormat } from "../engines/engine.ts";
-import { toolCallOrTextResponseFormat, toolCallResponseFormat } from "../engines/grammar.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import type { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
+import { isToolChoice, toolChoiceFormat, type TurnFormat } from "../engines/tool-choice.ts";
 import { createNodeLlamaCppEngine } from "../engines/llamacpp/node/index.ts";
 import { UsageError, type CliIO } from "./io.ts";
 import { resolveModelArg } from "./model-arg.ts";
@@ -45,21 +43,11 @@ export function engineKind(values: ModelValues & { engine?: string }): string {
   return kind;
 }
 
-/**
- * Guided tool calls for `--tool-choice`: auto (default) = exactly one valid call or a plain
- * answer; required = exactly one valid call (every model turn of the run); none = free text.
- */
-export function toolChoiceFormat(choice: string | undefined): ((schemas: readonly ToolSchema[]) => ResponseFormat | undefined) | undefined {
-  switch (choice ?? "auto") {
-    case "auto":
-      return toolCallOrTextResponseFormat;
-    case "required":
-      return toolCallResponseFormat;
-    case "none":
-      return undefined;
-    default:
-      throw new UsageError(`--tool-choice must be auto, required or none (got "${choice}").`);
-  }
+/** Guided tool calls for `--tool-choice` (src/engines/tool-choice.ts): auto (default), required, none. */
+export function toolChoiceOf(choice: string | undefined): TurnFormat | undefined {
+  const value = choice ?? "auto";
+  if (!isToolChoice(value)) throw new UsageError(`--tool-choice must be auto, required or none (got "${choice}").`);
+  return toolChoiceFormat(value);
 }
 
 /** The answer budget per model turn (--max-tokens), when given. */

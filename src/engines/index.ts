@@ -4,6 +4,7 @@
 export * from "./engine.ts";
 export * from "./scripted.ts";
 export * from "./grammar.ts";
+export * from "./tool-choice.ts";
 export * from "./models.ts";
 export * from "./progress.ts";
 export * from "./webgpu.ts";

@@ -12,7 +12,7 @@ import { createIdbPendingStore } from "../confirm/idb-pending.ts";
 import type { PendingAction, PendingStore } from "../confirm/types.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import type { Engine } from "../engines/engine.ts";
-import { toolCallOrTextResponseFormat } from "../engines/grammar.ts";
+import { toolChoiceFormat, type ToolChoice } from "../engines/tool-choice.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import type { FactsStore } from "../facts/store.ts";
 import type { Imprint, ImprintStore } from "../imprint/record.ts";
@@ -57,6 +57,11 @@ export interface SessionInfo {
   createdAt: number;
 }
 
+function guided(choice: ToolChoice) {
+  const responseFormat = toolChoiceFormat(choice);
+  return responseFormat ? { responseFormat } : {};
+}
+
 export class App {
   readonly events = new EventTarget();
   sourceMode: SourceMode = { kind: "buffer", name: "tools.py" };
@@ -67,6 +72,8 @@ export class App {
   toolMode: ToolMode = { kind: "python" };
   imprint: Imprint | null = null;
   engine: Engine | null = null;
+  /** How guided decoding treats tools (web-llm, llama.cpp): src/engines/tool-choice.ts. */
+  toolChoice: ToolChoice = "auto";
   current: SessionInfo | null = null;
   /** Tickets (tokens) of pending actions created in this page: the token is shown once. */
   readonly tickets = new Map<string, PendingTicket>();
@@ -182,9 +189,9 @@ export class App {
     const session = await createChatSession({
       engine,
       store: this.stores.receipts,
-      // Guided decoding with web-llm: the model can only write one valid call or plain text (the
-      // loop still re-validates everything). The scripted demo ignores it.
-      ...(engine.info().kind === "webllm" ? { responseFormat: toolCallOrTextResponseFormat } : {}),
+      // Guided decoding (web-llm, llama.cpp): by default the model can only write one valid call or
+      // plain text (the loop still re-validates everything). The scripted demo replays its script.
+      ...(engine.info().kind !== "scripted" ? guided(this.toolChoice) : {}),
       ...(toolset
         ? {
             toolset,

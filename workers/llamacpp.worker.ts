@@ -1,15 +1,17 @@
 // The llama.cpp worker: one model in wllama (llama.cpp in WebAssembly), driven by the page through
 // comlink (src/engines/llamacpp/browser/backend.ts). One worker per loaded model: the page ends it
 // when the model is unloaded or its load failed, so nothing of a failed load survives.
-// wllama's wasm is served from the app's own origin (a Vite asset), never a CDN.
+// wllama's wasm is served from the app's own origin (a Vite asset, kept a separate file even in the
+// widget's library build: `no-inline`), never a CDN.
 import * as Comlink from "comlink";
-import wasm from "@wllama/wllama/esm/wasm/wllama.wasm?url";
+import wasm from "@wllama/wllama/esm/wasm/wllama.wasm?url&no-inline";
 import { installEdgeErrorTransfer } from "../src/engines/llamacpp/browser/comlink-errors.ts";
 import type { LlamaWorkerApi } from "../src/engines/llamacpp/browser/protocol.ts";
 import { createLlamaWorkerApi } from "../src/engines/llamacpp/browser/worker-api.ts";
 
 installEdgeErrorTransfer();
-const api = createLlamaWorkerApi({ wasm: new URL(wasm, self.location.href).href });
+// Resolved against this module (not the worker's location: in the widget it starts from a blob: URL).
+const api = createLlamaWorkerApi({ wasm: new URL(wasm, import.meta.url).href });
 
 /** The page's callbacks arrive as comlink proxies (one message port each): release them when done. */
 function releasing<T>(work: Promise<T>, callback: unknown): Promise<T> {

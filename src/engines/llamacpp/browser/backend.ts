@@ -84,8 +84,21 @@ class BrowserLoadedModel implements LoadedModel {
   async generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
     const onAbort = () => void this.link.remote.abort();
     signal.addEventListener("abort", onAbort, { once: true });
+    // The text streams on its own port; the result comes on comlink's. Ports are not ordered with
+    // each other, so the result is returned only after the port's end mark: every piece first.
+    const text = new MessageChannel();
+    const streamed = new Promise<void>((resolve) => {
+      text.port1.onmessage = (ev: MessageEvent<string | null>) => {
+        if (ev.data === null) {
+          text.port1.close();
+          resolve();
+        } else onText(ev.data);
+      };
+    });
     try {
-      return await this.link.guard(this.link.remote.generate(request, Comlink.proxy(onText)), (reason) => new EdgeError("engine_lost", { reason }));
+      const result = await this.link.guard(this.link.remote.generate(request, Comlink.transfer(text.port2, [text.port2])), (reason) => new EdgeError("engine_lost", { reason }));
+      await streamed;
+      return result;
     } finally {
       signal.removeEventListener("abort", onAbort);
     }

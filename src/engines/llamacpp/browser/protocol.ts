@@ -1,6 +1,8 @@
 // What the page and the llama.cpp worker (workers/llamacpp.worker.ts) say to each other, through
-// comlink: the worker exposes a LlamaWorkerApi, the page holds a comlink Remote of it. Callbacks
-// (progress, text) cross as comlink proxies. Types only.
+// comlink: the worker exposes a LlamaWorkerApi, the page holds a comlink Remote of it. Load
+// progress crosses as a comlink proxy; generated text streams over a MessagePort of its own (one
+// message per piece, no reply: a comlink call per token doubled the messages and, measured in
+// bench/engine.bench.ts, slowed decoding by half on the generated model). Types only.
 import type { LoadProgress } from "../../engine.ts";
 import type { GenerateRequest, GenerateResult, PreparedModel } from "../backend.ts";
 
@@ -27,7 +29,8 @@ export interface WorkerLoaded {
 export interface LlamaWorkerApi {
   /** Get the model's bytes (stored model, download, or the given file), check them, load them. */
   load(source: WorkerModelSource, options: WorkerLoadOptions, onProgress: (p: LoadProgress) => void): Promise<WorkerLoaded>;
-  generate(request: GenerateRequest, onText: (delta: string) => void): Promise<GenerateResult>;
+  /** Streams each piece of text as a string message on `text`, then `null`, then resolves. */
+  generate(request: GenerateRequest, text: MessagePort): Promise<GenerateResult>;
   /** Stop the download, load or generation in progress. */
   abort(): void;
   unload(): Promise<void>;

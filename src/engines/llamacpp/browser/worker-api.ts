@@ -15,6 +15,12 @@ import { readGgufSummary, type GgufSummary } from "../gguf.ts";
 import { blobBytes, downloadModel, hashBlob, integrityError, storedModel } from "./model-store.ts";
 import type { LlamaWorkerApi, WorkerLoaded, WorkerModelSource } from "./protocol.ts";
 
+/** The worker's own API: the protocol's, with the text as a callback (the worker entry puts it
+ *  on the port). */
+export type LlamaWorkerCore = Omit<LlamaWorkerApi, "generate"> & {
+  generate(request: GenerateRequest, onText: (delta: string) => void): Promise<GenerateResult>;
+};
+
 export interface WllamaAssets {
   /** URL of wllama.wasm, served from the app's own origin. */
   wasm: string;
@@ -69,7 +75,7 @@ function contextExceeded(message: string): EdgeError | undefined {
   );
 }
 
-export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerApi {
+export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
   let wllama: Wllama | undefined;
   let current: AbortController | undefined;
 

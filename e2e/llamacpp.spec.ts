@@ -67,3 +67,22 @@ test("bad model files and downloads: each a coded error, nothing stored, and a g
   await page.evaluate((key) => window.__llama!.remove(key), stored[0]!.key);
   expect(await page.evaluate(() => window.__llama!.files())).toEqual([]);
 });
+
+test("a browser without JSPI (Safari) runs wllama's compat build from the app's origin; Chromium never fetches it", async ({ page }) => {
+  test.setTimeout(180_000);
+  const assets: string[] = [];
+  page.context().on("request", (r) => {
+    if (/\/wllama-[^/]+\.(js|wasm)$/.test(r.url())) assets.push(r.url());
+  });
+  const load = (compat: boolean) => page.evaluate(([u, c]) => window.__llama!.load({ kind: "url", url: u }, undefined, c), [server.url("/model.gguf"), compat] as const);
+  expect((await load(false)).answer).toBe("ok");
+  const native = [...assets];
+  // Only the default wasm (its JS glue is inside wllama's own bundle): no compat file.
+  expect(native).toEqual([expect.stringMatching(/\.wasm$/)]);
+  expect((await load(true)).answer).toBe("ok");
+  const compat = assets.slice(native.length);
+  expect(compat.sort()).toEqual([expect.stringMatching(/\.js$/), expect.stringMatching(/\.wasm$/)]);
+  expect(compat).not.toContain(native[0]);
+  // Served by the app itself (never a CDN).
+  for (const url of assets) expect(new URL(url).origin).toBe(new URL(page.url()).origin);
+});

@@ -5,13 +5,17 @@
 // widget's library build: `no-inline`), never a CDN.
 import * as Comlink from "comlink";
 import wasm from "@wllama/wllama/esm/wasm/wllama.wasm?url&no-inline";
+// Browsers without JSPI or Memory64 (Safari) need wllama's compat build: fetched only there.
+import compatWasm from "@wllama/wllama-compat/wasm/wllama.wasm?url&no-inline";
+import compatWorker from "@wllama/wllama-compat/wasm/wllama.js?url&no-inline";
 import { installEdgeErrorTransfer } from "../src/engines/llamacpp/browser/comlink-errors.ts";
 import type { LlamaWorkerApi } from "../src/engines/llamacpp/browser/protocol.ts";
 import { createLlamaWorkerApi } from "../src/engines/llamacpp/browser/worker-api.ts";
 
 installEdgeErrorTransfer();
 // Resolved against this module (not the worker's location: in the widget it starts from a blob: URL).
-const api = createLlamaWorkerApi({ wasm: new URL(wasm, import.meta.url).href });
+const here = (url: string) => new URL(url, import.meta.url).href;
+const api = createLlamaWorkerApi({ wasm: here(wasm), compat: { worker: here(compatWorker), wasm: here(compatWasm) } });
 
 /** The page's callbacks arrive as comlink proxies (one message port each): release them when done. */
 function releasing<T>(work: Promise<T>, callback: unknown): Promise<T> {

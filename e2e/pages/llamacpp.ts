@@ -16,6 +16,11 @@ import { scriptedSubject } from "../../test/engines/scripted-subject.ts";
 const host = await createBrowserRunnerHost();
 const env = { host, tools: memorySource("tools.py", CONFORMANCE_TOOLS) };
 const backend = createBrowserLlamaBackend({ device: "cpu" });
+/** The same engine with the worker of a browser without JSPI (wllama's compat build). */
+const compatBackend = createBrowserLlamaBackend({
+  device: "cpu",
+  createWorker: () => new Worker(new URL("./llamacpp-compat.worker.ts", import.meta.url), { type: "module" }),
+});
 
 export interface CheckResult {
   name: string;
@@ -54,9 +59,9 @@ const api = {
     return results;
   },
   /** Load a model; resolve with its fingerprint, or the error code. A tiny answer proves it runs. */
-  async load(source: ModelSource | { kind: "file-blob"; text: string; name: string }, abortAfterProgress?: number): Promise<{ code?: string; sha256?: string; answer?: string; progress: number[] }> {
+  async load(source: ModelSource | { kind: "file-blob"; text: string; name: string }, abortAfterProgress?: number, compat = false): Promise<{ code?: string; sha256?: string; answer?: string; progress: number[] }> {
     const model: ModelSource = source.kind === "file-blob" ? { kind: "blob", blob: new Blob([source.text]), name: source.name } : source;
-    const engine = new LlamaCppEngine({ backend, model });
+    const engine = new LlamaCppEngine({ backend: compat ? compatBackend : backend, model });
     const controller = new AbortController();
     const progress: number[] = [];
     try {

@@ -6,11 +6,13 @@
 //    fetches these itself (so a service worker can serve them offline) and hands the bytes to the
 //    sandbox frame.
 //  * `edgeRunnerWorkerBundle` provides `virtual:edge-runner-worker`, whose default export is the
-//    runner worker (workers/runner.worker.ts and everything it imports) bundled as ONE classic
-//    script (IIFE) string. The sandbox frame starts each job's worker from a blob: URL of that
-//    string; module workers from blob URLs fail inside an opaque-origin sandbox, so it must be a
-//    classic script with no imports left in it. The bundle is made with Vite's own `build()`
-//    (Rolldown, `write: false`), in dev on first request and again when a bundled file changes.
+//    runner worker (workers/runner.worker.ts and everything it imports, Pyodide's own JavaScript
+//    included) bundled as ONE classic script (IIFE) string. The sandbox frame starts each job's
+//    worker from a blob: URL of that string; module workers from blob URLs fail inside an
+//    opaque-origin sandbox, and the worker may load no further script (its CSP has no blob: in
+//    script-src), so it must be one classic script with no imports left in it. The bundle is made
+//    with Vite's own `build()` (Rolldown, `write: false`), in dev on first request and again when a
+//    bundled file changes.
 import { readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -21,14 +23,9 @@ import { VitePWA } from "vite-plugin-pwa";
 const root = path.dirname(fileURLToPath(import.meta.url));
 const pyodideDir = path.join(root, "node_modules", "pyodide");
 
-/** The only Pyodide files the app needs (no wheels: tools use the standard library only). */
-export const PYODIDE_FILES = [
-  "pyodide.mjs",
-  "pyodide.asm.mjs",
-  "pyodide.asm.wasm",
-  "python_stdlib.zip",
-  "pyodide-lock.json",
-] as const;
+/** The only Pyodide files the app fetches (no wheels: tools use the standard library only).
+ *  Pyodide's JavaScript (pyodide.mjs, pyodide.asm.mjs) is inside the runner worker bundle. */
+export const PYODIDE_FILES = ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"] as const;
 
 const CONTENT_TYPES: Record<string, string> = {
   ".mjs": "text/javascript",
@@ -64,6 +61,30 @@ function edgePyodideFiles(): Plugin {
   };
 }
 
+/** What `import.meta.url` means inside Pyodide's modules in the worker bundle: the placeholder
+ *  origin the runner also passes as indexURL (PLACEHOLDER_INDEX_URL in pyodide-from-bytes.ts). */
+const PYODIDE_PLACEHOLDER_URL = "https://pyodide.invalid/";
+
+/**
+ * Pyodide's ES modules read `import.meta.url` (their own location). A classic script has none,
+ * and Vite's lib mode would turn `new URL("pyodide.asm.wasm", import.meta.url)` into a 13 MB
+ * data: URL. The runner never loads anything from that location (it hands Pyodide the compiled
+ * wasm and the stdlib bytes), so the placeholder is substituted before Vite's own plugins run.
+ */
+function pyodideWithoutImportMeta(): Plugin {
+  return {
+    name: "edge-pyodide-without-import-meta",
+    enforce: "pre",
+    transform(code, id) {
+      if (!id.startsWith(pyodideDir + path.sep)) return undefined;
+      const file = path.basename(id.split("?")[0] ?? id);
+      const replaced = code.replaceAll("import.meta.url", JSON.stringify(PYODIDE_PLACEHOLDER_URL + file));
+      if (/\bimport\.meta\b/.test(replaced)) this.error(`${file} uses import.meta beyond .url; the classic runner worker bundle cannot carry it`);
+      return { code: replaced, map: null };
+    },
+  };
+}
+
 const RUNNER_WORKER_ID = "virtual:edge-runner-worker";
 const RESOLVED_RUNNER_WORKER_ID = "\0" + RUNNER_WORKER_ID;
 const RUNNER_WORKER_ENTRY = path.join(root, "workers", "runner.worker.ts");
@@ -75,6 +96,7 @@ async function bundleRunnerWorker(minify: boolean): Promise<{ code: string; file
     root,
     logLevel: "warn",
     publicDir: false,
+    plugins: [pyodideWithoutImportMeta()],
     build: {
       write: false,
       minify,
@@ -82,7 +104,15 @@ async function bundleRunnerWorker(minify: boolean): Promise<{ code: string; file
       emptyOutDir: false,
       copyPublicDir: false,
       lib: { entry: RUNNER_WORKER_ENTRY, formats: ["iife"], name: "EdgeRunnerWorker", fileName: () => "runner.worker.js" },
-      rolldownOptions: { output: { codeSplitting: false } },
+      rolldownOptions: {
+        output: { codeSplitting: false },
+        // Pyodide's modules carry Node-only branches (node: imports, eval, `module`) that never run
+        // in the worker; their warnings would be printed on every build.
+        onLog(level, log, handler) {
+          if (level === "warn" && `${log.id ?? ""} ${log.message}`.includes(`${path.sep}node_modules${path.sep}pyodide${path.sep}`)) return;
+          handler(level, log);
+        },
+      },
     },
   });
   const results = Array.isArray(out) ? out : [out];

@@ -1,6 +1,9 @@
 // What an imprint changes in what is SENT to the model, per turn, for the scripted engine, over
 // the same 5 prompts: a plain session (contract injected), and a session restored from an imprint
-// (the prefix as the fixed start). Baseline and imprint are measured in the same run.
+// (the prefix as the fixed start). Baseline and imprint are measured in the same run. Then
+// `state_restore` (bench/imprint-state.ts): time to first token of new conversations restored from
+// the imprint's saved model state vs re-prefilling its prefix, with llama.cpp (skipped, saying so,
+// without the optional runtime).
 //
 //   node --import tsx bench/imprint.bench.ts [--json]
 //
@@ -10,6 +13,7 @@
 //               (what an engine that keeps the conversation's KV cache — web-llm in one session —
 //               must prefill for that turn).
 // Time to first token with web-llm needs WebGPU: see bench/imprint-webllm.html.
+import { measureStateRestore } from "./imprint-state.ts";
 import { readFileSync } from "node:fs";
 import { createChatSession } from "../src/chat/session.ts";
 import type { ChatMessage } from "../src/engines/engine.ts";
@@ -79,6 +83,10 @@ try {
     ratio_sent_imprint_vs_contract: +(sum(withImprint.turns, "sent_bytes") / sum(contract.turns, "sent_bytes")).toFixed(3),
     ratio_new_turns_2_5_imprint_vs_contract: +(sum(withImprint.turns.slice(1), "new_bytes") / sum(contract.turns.slice(1), "new_bytes")).toFixed(3),
     note: "The imprint prefix = the same contract + profile + policy, so it is LARGER than the bare contract and is re-sent every turn. What saves work is the engine keeping the conversation's KV cache (new_bytes): from turn 2 on only the new prompt is prefilled, in both modes. The scripted engine has no cache; new_bytes models web-llm's multi-round reuse.",
+    // The profile-only prefix of the example sample (~1,800 tokens with the test model's byte vocabulary).
+    state_restore: await measureStateRestore(SAMPLE, (...a) => {
+      if (!JSON_ONLY) console.error(...a);
+    }),
   };
   if (JSON_ONLY) process.stdout.write(`${JSON.stringify(result)}\n`);
   else process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -29,7 +29,7 @@ for (const scheme of ["light", "dark"] as const) {
     expect(await seriousViolations(page)).toEqual([]);
     if (scheme === "dark") await page.screenshot({ path: ".cache/screenshots/playground-dark.png", fullPage: true });
 
-    for (const tab of ["Try a tool", "Receipts", "Imprints", "Facts"]) {
+    for (const tab of ["Try a tool", "Receipts", "Imprints", "Facts", "Workspace"]) {
       await page.getByRole("tab", { name: tab }).click();
       await expect(page.getByRole("tabpanel")).toBeVisible();
       await expect(page.getByRole("tabpanel")).not.toContainText("Loading…");
@@ -46,7 +46,7 @@ test("keyboard: tabs move with arrow keys and the prompt sends with Enter", asyn
   await expect(page.getByRole("tab", { name: "Try a tool" })).toBeFocused();
   await expect(page.getByRole("tab", { name: "Try a tool" })).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("End");
-  await expect(page.getByRole("tab", { name: "Facts" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tab", { name: "Workspace" })).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("Home");
   await expect(page.getByRole("tab", { name: "Chat" })).toHaveAttribute("aria-selected", "true");
   await page.locator("#script").fill(JSON.stringify(["Hello from the script."]));

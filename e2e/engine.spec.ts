@@ -92,8 +92,10 @@ test.describe("SwiftShader WebGPU adapter", () => {
     expect((await largestScript(page)).bytes).toBeLessThan(BIG_SCRIPT);
 
     const r = await load(page);
-    expect(r.gpu).toMatchObject({ available: true, shaderF16: false });
+    // SwiftShader is a software adapter: Chromium reports it in adapter.info.isFallbackAdapter.
+    expect(r.gpu).toMatchObject({ available: true, shaderF16: false, adapter: { isFallbackAdapter: true } });
     expect(r.info.kind).toBe("webllm");
+    expect(r.info.label).toMatch(/fallback adapter/);
     expect(r.info.modelId).toBe("Qwen2.5-1.5B-Instruct-q4f32_1-MLC");
     expect(r.info.fingerprint).toMatchObject({
       modelId: "Qwen2.5-1.5B-Instruct-q4f32_1-MLC",

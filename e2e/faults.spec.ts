@@ -139,4 +139,11 @@ test("every fault is contained with its code and the next call works (Chromium s
   });
 
   console.log(`[faults chromium] ${JSON.stringify(observed, null, 1)}`);
+
+  // Each of these faults ends at most its own worker: the sandbox frame itself was never lost
+  // (nor wrongly declared lost by its heartbeat while the machine was busy with them).
+  const health = await page.evaluate(() => window.__edge!.host.sandbox.health);
+  console.log(`[faults chromium] sandbox health ${JSON.stringify(health)}`);
+  expect(health.lost).toBe(0);
+  expect(health.frames).toBe(1);
 });

@@ -39,6 +39,8 @@ test("learn, reload, restore, chat: the tool runs and the receipt says imprint; 
   expect(chat.value).toMatchObject({ ok: true, outcome: "answered", answer: "The fee is 0.50 EUR." });
   expect(chat.value.system).toEqual({ role: "system", content: chat.value.prefix });
   expect(chat.value.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: id, tool_instruction_sha256: learned.value.prefix_sha256, seq: 2 });
+  // The scripted demo keeps no prefix between conversations, and the receipt says so (a llama.cpp engine: "engine").
+  expect(chat.value.receipt).toMatchObject({ imprint_restore: "prefix", imprint_prefix: { prefix_cache: "none" } });
   expect(chat.value.receipt.calls[0]).toMatchObject({ tool_name: "fee_quote", status: "ok", runner_secret_verified: true, tools_file_sha256_verified: true });
 
   // A function-body edit restores.

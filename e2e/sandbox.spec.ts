@@ -104,13 +104,23 @@ test("tool code cannot read the app's storage or reach the network", async ({ pa
   expect(out.eval).toBe("blocked:EvalError");
   expect(out.function_ctor).toBe("blocked:EvalError");
   expect(out.run_js).toBe("blocked:EvalError");
-  // Synchronous network attempts fail on the spot.
+  // Synchronous network attempts fail on the spot; script URLs from strings are refused by
+  // Trusted Types before any request could start.
   expect(out.xhr_sync).toBe("blocked:NetworkError");
-  expect(out.import_scripts).toBe("blocked:NetworkError");
-  expect(out.worker_http).toBe("blocked:SecurityError");
+  expect(out.import_scripts).toBe("blocked:TypeError");
+  expect(out.worker_http).toBe("blocked:TypeError");
+  expect(out.nested_worker).toBe("blocked:TypeError");
   expect(out.beacon).toBe("absent");
+  // No JavaScript from a string either (issue 15): not through importScripts or a worker of a
+  // blob: URL, not through setTimeout(string), and tool code cannot make a Trusted Types policy.
+  expect(out.import_scripts_blob).toBe("blocked:TypeError");
+  expect(out.worker_blob).toBe("blocked:TypeError");
+  expect(out.set_timeout_string).toBe("blocked:TypeError");
+  expect(out.trusted_types_runner_policy).toBe("blocked:TypeError");
+  expect(out.trusted_types_default_policy).toBe("blocked:TypeError");
+  expect(out.ran_from_string).toBe("absent");
   // Asynchronous ones can be started; what matters is that none arrives (counted below).
-  for (const probe of ["fetch", "fetch_no_cors", "pyfetch", "xhr_async", "websocket", "event_source", "nested_worker"]) {
+  for (const probe of ["fetch", "fetch_no_cors", "pyfetch", "xhr_async", "websocket", "event_source"]) {
     expect(out[probe], probe).toBe("started");
   }
   // Nothing reached the network, and the secret appears nowhere in what came back.

@@ -211,6 +211,32 @@ test.describe("docs pages made for the test", () => {
     });
   }
 
+  test("builtins attribute and read_local: the visitor's files feed the tools; a write asks with its diff", async ({ page }) => {
+    test.setTimeout(150_000);
+    docs.route("/workspace_tools.py", await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "workspace_tools.py"), "utf8"));
+    const script = [call("summarize_csv", { path: "data.csv" }), "Summarized.", call("write_file", { path: "notes.txt", content: "north leads" }), "Saved."];
+    docs.route("/files.html", docsPage({ widgetUrl: widgetUrl(), attrs: `tools-src="./workspace_tools.py" builtins="read_file write_file" engine="scripted" script='${scriptAttr(script)}'` }));
+    await page.addInitScript(RECORD_EVENTS);
+    await page.goto(docs.url("/files.html"));
+    const widget = page.locator("edge-chat");
+    await widget.getByLabel("Files for the tools (kept in this page only)").setInputFiles({ name: "data.csv", mimeType: "text/csv", buffer: Buffer.from("region,amount\nnorth,10\nsouth,32\n") });
+    await expect(widget.getByRole("list", { name: "Your files" })).toContainText("data.csv");
+    await ask(widget, "Summarize my data");
+    await expect(widget.getByText("Summarized.")).toBeVisible();
+    const card = widget.getByRole("article", { name: "Tool call summarize_csv" });
+    await expect(card.getByText("ok", { exact: true })).toBeVisible();
+    const receipts = await events(page, "edge-receipt");
+    expect(receipts[0]!.detail.calls![0]).toMatchObject({ tool_name: "summarize_csv", status: "ok" });
+    expect(String(receipts[0]!.detail.calls![0]!["workspace_sha256"])).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+    await ask(widget, "Save a note");
+    const write = widget.getByRole("article", { name: "Let write_file change your files?" });
+    await expect(write.getByLabel("Changes to /workspace/notes.txt")).toContainText("+north leads");
+    await write.getByRole("button", { name: "Approve" }).click();
+    await expect(widget.getByText("Saved.")).toBeVisible();
+    await expect(widget.getByRole("list", { name: "Your files" })).toContainText("notes.txt");
+  });
+
   test("hostile page CSS does not break the widget, and the widget does not restyle the page", async ({ page }) => {
     test.setTimeout(150_000);
     const css = `* { color: red !important; display: block; font-family: "Comic Sans MS", cursive !important; letter-spacing: 4px !important; }

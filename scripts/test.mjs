@@ -1,6 +1,7 @@
 // `npm test`: type-check, unit + Node integration tests (vitest), then the browser tests in
 // real Chromium (Playwright). Finds Chromium at $CHROMIUM_PATH or /usr/bin/chromium; else tries
-// Playwright's own browser download; else says exactly what to run. Ends with one summary line.
+// Playwright's own browser download; else says exactly what to run. Installs the optional Node
+// model runtime first (`npm run setup:llama`). Ends with one summary line.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { findChromium } from "./chromium.mjs";
@@ -27,6 +28,10 @@ mkdirSync(".cache", { recursive: true });
 rmSync(".cache/vitest.json", { force: true });
 rmSync(".cache/vitest-soak.json", { force: true });
 rmSync(".cache/playwright.json", { force: true });
+
+// The optional Node model runtime, so the llama.cpp tests run on a real model: `npm install` (or
+// `npm ci`) removes its link from node_modules, and an installed runtime is only re-linked (~1 s).
+if (!process.env.EDGE_SKIP_LLAMA_SETUP) run("model runtime", "node", ["scripts/setup-llama.mjs"]);
 
 run("typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
 

@@ -24,6 +24,9 @@ export {
 } from "./chat/session.ts";
 export { renderToolContract, TOOL_CONTRACT_VERSION } from "./chat/contract.ts";
 export { parseModelOutput, type ParsedOutput } from "./chat/parse.ts";
+export { splitThink } from "./chat/think.ts";
+export { estimateTokens } from "./chat/context.ts";
+export type { EngineStats } from "./chat/engine-stats.ts";
 export * from "./chat/receipt-types.ts";
 export * from "./engines/index.ts";
 export { verifyReceipts, chainReceipt, toJsonLines, parseJsonLines, type VerifyResult, type BrokenLink } from "./chat/receipt-chain.ts";

@@ -47,6 +47,17 @@ export interface CallJobMessage {
   callId: string;
   /** Fresh random secret (hex) for this job only; the reply carries HMAC-SHA256(secret, callId + result_sha256). */
   secret: string;
+  /** Only for a tool that declares permissions=["read_local"]: the files mounted read-only at
+   *  /workspace before the tools file is imported. Without it the runner has no /workspace. */
+  workspace?: WorkspaceMount;
+}
+
+/** A snapshot of the person's workspace, sent IN the job (the runner reads no storage itself).
+ *  Paths are relative to /workspace, "/"-separated, without "." or ".." parts. */
+export interface WorkspaceMount {
+  files: Record<string, Uint8Array>;
+  /** Every folder, also empty ones (parents of files are created anyway). */
+  dirs: string[];
 }
 
 export type HostToWorker = BootMessage | DiscoverJobMessage | CallJobMessage;

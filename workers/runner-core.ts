@@ -7,7 +7,7 @@
 // tool code can reach JS globals (`import js`, `pyodide_js`) and overwrite them, and it can
 // replace attributes of the edge_runner module, so neither is looked up again.
 import type { PyodideAPI } from "pyodide";
-import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, PyodideAssets, PythonFiles, WorkerToHost } from "./protocol.ts";
+import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, PyodideAssets, PythonFiles, WorkerToHost, WorkspaceMount } from "./protocol.ts";
 
 /** The two things a worker needs from its environment's message channel. */
 export interface RunnerPort {
@@ -56,6 +56,8 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
 
   let phase: "idle" | "booting" | "ready" | "busy" | "finished" = "idle";
   let runtime: Runtime | undefined;
+  /** Pyodide's file system, captured at boot (before any tool code exists in this worker). */
+  let fs: MemFs | undefined;
   let queued: DiscoverJobMessage | CallJobMessage | undefined;
   const sink = new BoundedText(DEFAULT_STDERR_LIMIT);
 
@@ -121,6 +123,7 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
         throw new Error("edge_runner lacks discover/call/sign");
       }
       runtime = { discover: mod.discover, call: mod.call, sign: mod.sign, toBytes };
+      fs = py.FS as unknown as MemFs;
     } catch (err) {
       return fatal(`boot failed: ${describe(err)}${sink.text ? `\n${sink.text}` : ""}`);
     }
@@ -148,6 +151,8 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
         // The secret lives only in this closure; Python sees it only after the tool returned.
         const secret = String(job.secret);
         const callId = String(job.callId);
+        // The person's files, read-only, before the tools file (and its top-level code) loads.
+        if (job.workspace) mountWorkspace(fs!, job.workspace);
         reply = rt.call(source, String(job.expectedSha256), String(job.filename), String(job.toolName), String(job.argsJson), callId);
         if (typeof reply === "string") {
           const parsed = safeParse(parseJson, reply);
@@ -176,6 +181,82 @@ function writePythonFiles(py: PyodideAPI, files: PythonFiles): void {
     const path = `${PYTHON_ROOT}/${rel}`;
     py.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
     py.FS.writeFile(path, text, { encoding: "utf8" });
+  }
+}
+
+/** The part of Emscripten's FS API (and its MEMFS) the workspace mount uses. */
+interface FsNode {
+  mode: number;
+  node_ops: Record<string, unknown>;
+  contents?: Uint8Array | null;
+  usedBytes?: number;
+}
+export interface MemFs {
+  mkdir(path: string): void;
+  mount(type: unknown, opts: object, mountpoint: string): void;
+  chmod(path: string, mode: number): void;
+  lookupPath(path: string): { node: FsNode };
+  filesystems: { MEMFS: { createNode(parent: FsNode, name: string, mode: number, dev: number): FsNode } };
+  ErrnoError: new (errno: number) => Error;
+}
+
+export const WORKSPACE_MOUNT = "/workspace";
+const EPERM = 63; // WASI errno numbering, as Emscripten uses it
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+
+/**
+ * The workspace snapshot at /workspace, read-only: its own MEMFS mount (so /workspace itself cannot
+ * be renamed or removed: EBUSY), files 0444 and folders 0555 (open for writing, create, remove and
+ * rename fail with EACCES → PermissionError), and chmod/utime refused (EPERM) so the modes cannot
+ * be lifted through the file API. The copy dies with this one-job worker whatever happens to it.
+ *
+ * Nodes are made with MEMFS.createNode and handed the job's bytes (this worker owns its structured
+ * clone): ≈ 100× faster than FS.writeFile per file, which keeps a 1 MB mount well under 10 ms.
+ */
+export function mountWorkspace(fs: MemFs, mount: WorkspaceMount): void {
+  const memfs = fs.filesystems.MEMFS;
+  fs.mkdir(WORKSPACE_MOUNT);
+  fs.mount(memfs, {}, WORKSPACE_MOUNT);
+  fs.chmod(WORKSPACE_MOUNT, 0o555);
+  const root = fs.lookupPath(WORKSPACE_MOUNT).node;
+  const dirs = new Map<string, FsNode>([["", root]]);
+  const files = new Set<string>();
+  const split = (rel: string): [string, string] => {
+    if (typeof rel !== "string" || !rel || rel.startsWith("/") || rel.includes("\0") || rel.split("/").some((p) => p === "" || p === "." || p === "..")) {
+      throw new Error(`bad workspace path ${JSON.stringify(rel)}`);
+    }
+    const i = rel.lastIndexOf("/");
+    return [i < 0 ? "" : rel.slice(0, i), rel.slice(i + 1)];
+  };
+  const dirOf = (rel: string): FsNode => {
+    const known = dirs.get(rel);
+    if (known) return known;
+    if (files.has(rel)) throw new Error(`workspace path ${JSON.stringify(rel)} is both a file and a folder`);
+    const [parent, name] = split(rel);
+    const node = memfs.createNode(dirOf(parent), name, S_IFDIR | 0o555, 0);
+    dirs.set(rel, node);
+    return node;
+  };
+  for (const dir of mount.dirs) dirOf(dir);
+  const nodes: FsNode[] = [];
+  for (const [rel, data] of Object.entries(mount.files)) {
+    const [parent, name] = split(rel);
+    if (dirs.has(rel) || files.has(rel)) throw new Error(`workspace path ${JSON.stringify(rel)} given twice`);
+    const node = memfs.createNode(dirOf(parent), name, S_IFREG | 0o444, 0);
+    node.contents = data instanceof Uint8Array ? data : new Uint8Array(0);
+    node.usedBytes = node.contents.byteLength;
+    files.add(rel);
+    nodes.push(node);
+  }
+  const deny = (): never => {
+    throw new fs.ErrnoError(EPERM);
+  };
+  const locked = new Map<Record<string, unknown>, Record<string, unknown>>();
+  for (const node of [...dirs.values(), ...nodes]) {
+    let ops = locked.get(node.node_ops);
+    if (!ops) locked.set(node.node_ops, (ops = { ...node.node_ops, setattr: deny }));
+    node.node_ops = ops;
   }
 }
 

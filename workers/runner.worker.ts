@@ -1,14 +1,15 @@
-// Browser entry of a runner worker. It is bundled (with runner-core and the Pyodide-from-bytes
-// loader) into ONE classic script by the `edge-runner-worker-bundle` Vite plugin, and started by
-// the sandbox frame from a blob: URL, one worker per job. It must stay classic-worker-compatible:
-// no top-level await, no static imports left after bundling (Pyodide itself is import()ed from
-// blob: URLs at boot).
+// Browser entry of a runner worker. It is bundled (with runner-core, the Pyodide-from-bytes
+// loader and Pyodide's own JavaScript) into ONE classic script by the `edge-runner-worker-bundle`
+// Vite plugin, and started by the sandbox frame from a blob: URL, one worker per job. It must stay
+// classic-worker-compatible: no top-level await, no imports left after bundling. The worker can
+// load no other script: its CSP (inherited from the frame) has no blob: or data: in script-src.
 //
 // Message order set by the frame: first {type: "edge-sandbox-wasm", module} (the frame's
 // compiled pyodide.asm.wasm), then the host's boot message (Pyodide's files filled in by the
 // frame), then one job. Everything is handled by one listener installed synchronously here.
 import type { PyodideAPI } from "pyodide";
 import { loadPyodideFromBytes } from "../src/runner/browser/pyodide-from-bytes.ts";
+import { lockTrustedTypes } from "../src/runner/browser/trusted-types.ts";
 import type { HostToWorker, WorkerToHost } from "./protocol.ts";
 import { startRunnerWorker } from "./runner-core.ts";
 
@@ -19,6 +20,11 @@ interface WorkerScope {
 }
 
 const scope = self as unknown as WorkerScope;
+
+// At start-up, long before any tool code exists: no script URLs from strings in this worker
+// (src/runner/browser/trusted-types.ts).
+lockTrustedTypes();
+
 // Captured at start-up: later lookups could hit something tool code replaced.
 const send = scope.postMessage.bind(scope) as (msg: WorkerToHost, transfer?: Transferable[]) => void;
 const listen = scope.addEventListener.bind(scope);
@@ -51,5 +57,17 @@ startRunnerWorker(
       handler = h;
     },
   },
-  async (assets, options) => (await loadPyodideFromBytes(assets, await wasmReady, { ...options })) as PyodideAPI,
+  async (assets, options) => {
+    const py = (await loadPyodideFromBytes(assets, await wasmReady, { ...options })) as PyodideAPI;
+    releaseSnapshot(options._loadSnapshot);
+    return py;
+  },
 );
+
+/** The memory snapshot (≈ 31 MB) is copied into the interpreter's heap while it boots and never
+ *  read again. Left to the garbage collector, an idle spare (which allocates nothing) keeps it
+ *  for as long as it waits; detaching its buffer frees it now. */
+function releaseSnapshot(snapshot: Uint8Array | undefined): void {
+  const buffer = snapshot?.buffer as (ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }) | undefined;
+  buffer?.transfer?.(0);
+}

@@ -42,6 +42,8 @@ const api = {
             model: { kind: "url", url: urls!.model },
             smallModel: { kind: "url", url: urls!.small },
             notGguf: { kind: "blob", blob: new Blob(["These are my notes, not a model.\n".repeat(20)]), name: "notes.gguf" },
+            // Not yet in the browser backend.
+            prefixWarm: false,
           });
     const results: CheckResult[] = [];
     for (const check of CHECKS) {

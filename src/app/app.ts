@@ -2,8 +2,12 @@
 // methods; it emits "change" events (on `events`) so every panel can re-render what it shows.
 import { createChatSession, type ChatSession } from "../chat/session.ts";
 import type { ReceiptStore } from "../chat/receipt-types.ts";
+import type { BuiltinToolName } from "../builtins/index.ts";
+import type { EdgeVfs } from "../builtins/vfs/core.ts";
+import type { WritePlan } from "../builtins/write-plan.ts";
+import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import { EdgeError, type ErrorJson } from "../contract/errors.ts";
-import { sha256Bytes } from "../contract/hash.ts";
+import { randomHex, sha256Bytes } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
 import type { Selection } from "../contract/types.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
@@ -12,12 +16,13 @@ import { createIdbPendingStore } from "../confirm/idb-pending.ts";
 import type { PendingAction, PendingStore } from "../confirm/types.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import type { Engine } from "../engines/engine.ts";
-import { toolChoiceFormat, type ToolChoice } from "../engines/tool-choice.ts";
+import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import type { FactsStore } from "../facts/store.ts";
 import type { Imprint, ImprintStore } from "../imprint/record.ts";
 import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { openEdgeDb } from "../store/idb.ts";
 import { createIdbReceiptStore } from "../store/idb-receipts.ts";
 import type { EdgeDb } from "../store/idb-schema.ts";
@@ -32,6 +37,8 @@ export interface Stores {
   /** Loaded on first use (own chunks: the imprint and facts code is not in the entry script). */
   imprints(): Promise<ImprintStore>;
   facts(): Promise<FactsStore>;
+  /** The workspace file system (IndexedDB), shared by the Workspace tab, built-ins and read_local tools. */
+  workspace(): Promise<EdgeVfs>;
 }
 
 function lazy<T>(load: () => Promise<T>): () => Promise<T> {
@@ -42,9 +49,11 @@ function lazy<T>(load: () => Promise<T>): () => Promise<T> {
 /** What the chat's tools are: the Python file, a facts store's lookup, or a tools manifest. */
 export type ToolMode = { kind: "python" } | { kind: "facts"; store: string } | { kind: "manifest"; name: string; bytes: Uint8Array };
 
-export type AppChange = "report" | "selection" | "session" | "engine" | "receipts" | "imprints" | "facts" | "source";
+export type AppChange = "report" | "selection" | "session" | "engine" | "receipts" | "imprints" | "facts" | "source" | "workspace";
 
 export interface SessionInfo {
+  /** Random per session: names the session's goals file in the workspace. */
+  id: string;
   session: ChatSession;
   /** The source the session (and confirm) re-read. */
   source: ToolSource | null;
@@ -57,11 +66,6 @@ export interface SessionInfo {
   createdAt: number;
 }
 
-function guided(choice: ToolChoice) {
-  const responseFormat = toolChoiceFormat(choice);
-  return responseFormat ? { responseFormat } : {};
-}
-
 export class App {
   readonly events = new EventTarget();
   sourceMode: SourceMode = { kind: "buffer", name: "tools.py" };
@@ -72,13 +76,19 @@ export class App {
   toolMode: ToolMode = { kind: "python" };
   imprint: Imprint | null = null;
   engine: Engine | null = null;
-  /** How guided decoding treats tools (web-llm, llama.cpp): src/engines/tool-choice.ts. */
+  /** How guided decoding treats tools (web-llm, llama.cpp): src/engines/tool-turn.ts. */
   toolChoice: ToolChoice = "auto";
   current: SessionInfo | null = null;
   /** Tickets (tokens) of pending actions created in this page: the token is shown once. */
   readonly tickets = new Map<string, PendingTicket>();
   /** Set when the editor or the file differs from what the session froze. */
   sourceChanged = false;
+  /** Built-in tools offered next to the Python tools (counted in the same 8-tool limit). */
+  builtins: BuiltinToolName[] = [];
+  /** "Allow writes for this session": built-in writes run without the approval card. */
+  allowWrites = false;
+  /** Shows a built-in write's diff and resolves with the person's answer (set by the chat panel). */
+  writeApprover: ((plan: WritePlan, signal: AbortSignal) => Promise<boolean>) | null = null;
   private stopPurge: (() => void) | undefined;
 
   constructor(
@@ -101,6 +111,7 @@ export class App {
       pending: createIdbPendingStore(db),
       imprints: lazy(async () => (await import("../imprint/idb-store.ts")).createIdbImprintStore(db)),
       facts: lazy(async () => (await import("../facts/store-idb.ts")).createIdbFactsStore(db)),
+      workspace: lazy(async () => (await import("../builtins/vfs/vfs-idb.ts")).openIdbVfs(db)),
     };
   }
 
@@ -146,6 +157,32 @@ export class App {
     this.emit("selection");
   }
 
+  setBuiltins(names: BuiltinToolName[]): void {
+    this.builtins = names;
+    this.emit("selection");
+  }
+
+  /** The built-ins chosen for a session, registered into a fresh runtime with their write approval. */
+  private async builtinsFor(sessionId: string): Promise<{ runtime: ToolRuntime; approval: ApprovalHandler } | null> {
+    if (!this.builtins.length) return null;
+    const [{ builtinsForSession }, vfs] = await Promise.all([import("../builtins/index.ts"), this.stores.workspace()]);
+    return builtinsForSession({
+      vfs,
+      tools: this.builtins,
+      sessionId,
+      allowWrites: () => this.allowWrites,
+      ask: (plan, signal) => (this.writeApprover ? this.writeApprover(plan, signal) : Promise.resolve(false)),
+    });
+  }
+
+  /** The Workspace tab's files as read_local tools see them (the VFS is opened on first use). */
+  readonly workspace: WorkspaceSource = {
+    snapshot: async (limits) => {
+      const [{ vfsWorkspaceSource }, vfs] = await Promise.all([import("../builtins/workspace/source.ts"), this.stores.workspace()]);
+      return vfsWorkspaceSource(vfs).snapshot(limits);
+    },
+  };
+
   /** Freeze the last report's bytes under the selection (no second discovery). */
   async freezeFromReport(): Promise<FrozenToolset> {
     if (!this.report) throw new EdgeError("tools_file_import_failed", {}, "Inspect the tools file first.");
@@ -185,17 +222,20 @@ export class App {
       surface = mode.kind === "facts" ? await factsStoreSurface(facts, mode.store) : await toolsManifestSurface(facts, mode.bytes);
     }
     const imprint = this.imprint ? (await import("../imprint/gate.ts")).imprintBinding(this.imprint) : undefined;
+    const id = `session_${randomHex(8)}`;
+    const builtins = await this.builtinsFor(id);
     const pythonSel = selection.tool?.length || selection.toolTag?.length ? selection : undefined;
     const session = await createChatSession({
       engine,
       store: this.stores.receipts,
-      // Guided decoding (web-llm, llama.cpp): by default the model can only write one valid call or
-      // plain text (the loop still re-validates everything). The scripted demo replays its script.
-      ...(engine.info().kind !== "scripted" ? guided(this.toolChoice) : {}),
+      // Guided decoding (web-llm, llama.cpp) by the tool-turn policy: by default the model can only
+      // write one valid call or plain text (the loop still re-validates everything).
+      toolChoice: this.toolChoice,
       ...(toolset
         ? {
             toolset,
             host: this.host,
+            workspace: this.workspace,
             ...(pythonSel ? { selection: pythonSel } : {}),
             confirmations: createConfirmationBroker({
               store: this.stores.pending,
@@ -208,8 +248,9 @@ export class App {
       ...(surface?.kind === "facts_store" ? { factsStore: surface } : {}),
       ...(surface?.kind === "tools_manifest" ? { toolsManifest: surface } : {}),
       ...(imprint ? { imprint } : {}),
+      ...(builtins ? builtins : {}),
     });
-    this.current = { session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now() };
+    this.current = { id, session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now() };
     this.sourceChanged = false;
     this.emit("session");
     return this.current;

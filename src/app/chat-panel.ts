@@ -9,7 +9,9 @@ import type { ConfirmOutcome } from "../confirm/types.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { App } from "./app.ts";
 import { errorText, h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
+import { runNotes } from "./run-notes.ts";
 import { defaultScript, type PlaygroundScript } from "./scripted.ts";
+import { writeApprovalCard } from "./write-card.ts";
 
 export interface ChatPanel {
   send(prompt: string): Promise<ChatRun | null>;
@@ -76,7 +78,8 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
       info.textContent = "Starting…";
       return;
     }
-    const tools = cur.toolset ? cur.toolset.active.map((t) => t.schema.name) : cur.surface ? cur.surface.tools.map((t) => t.name) : [];
+    // Everything the model is offered: Python tools, built-ins, lookups.
+    const tools = cur.session.runtime.schemas().map((t) => t.name);
     replace(
       info,
       `Engine: ${cur.engine.info().label} · tools: ${tools.join(", ") || "none"}`,
@@ -187,7 +190,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
         return;
       }
       try {
-        show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts }), "Confirmed");
+        show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts, workspace: app.workspace }), "Confirmed");
       } catch (err) {
         replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
       }
@@ -266,6 +269,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
             { class: "small muted" },
             `runner secret verified: ${c.runner_secret_verified ? "yes" : "no"} · tools file verified: ${c.tools_file_sha256_verified ? "yes" : "no"} · args `,
             hashCode(c.args_sha256),
+            c.workspace_sha256 ? h("span", { "data-testid": "workspace-sha", "data-sha": c.workspace_sha256 }, " · read the workspace ", hashCode(c.workspace_sha256)) : null,
           ),
         );
       }
@@ -278,10 +282,10 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
           const p = finalStream.querySelector(".stream");
           if (p) p.textContent = run.answer ?? "";
           finalStream.classList.add("answer");
-          finalStream.appendChild(receiptLine(run.receipt));
-        } else entry("assistant answer", h("p", { class: "who" }, "Model"), h("p", { class: "text" }, run.answer ?? ""), receiptLine(run.receipt));
+          finalStream.append(...runNotes(run), receiptLine(run.receipt));
+        } else entry("assistant answer", h("p", { class: "who" }, "Model"), h("p", { class: "text" }, run.answer ?? ""), ...runNotes(run), receiptLine(run.receipt));
       } else if (run.outcome === "return_direct") {
-        entry("assistant direct", h("p", { class: "who" }, "Returned directly by the tool"), h("pre", { class: "json", "data-testid": "direct-result" }, pretty(run.result)), receiptLine(run.receipt));
+        entry("assistant direct", h("p", { class: "who" }, "Returned directly by the tool"), h("pre", { class: "json", "data-testid": "direct-result" }, pretty(run.result)), ...runNotes(run), receiptLine(run.receipt));
       } else if (run.outcome === "pending_confirmation" && run.pending_action) {
         entry("confirm", confirmationCard(run), receiptLine(run.receipt));
       } else {
@@ -332,5 +336,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     }
   });
   renderInfo();
+  // A built-in write waits here for the person: its diff, Approve / Reject.
+  app.writeApprover = (plan, signal) => writeApprovalCard(entry("tool write"), plan, signal);
   return { send };
 }

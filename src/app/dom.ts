@@ -74,9 +74,9 @@ export function bytes(n: number): string {
   return `${n} B`;
 }
 
-/** Offer text as a file download (receipts, imprints, facts exports). */
-export function download(filename: string, text: string, type = "application/octet-stream"): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Offer text or bytes as a file download (receipts, imprints, facts exports, workspace files). */
+export function download(filename: string, data: string | Uint8Array<ArrayBuffer>, type = "application/octet-stream"): void {
+  const url = URL.createObjectURL(new Blob([data], { type }));
   const a = h("a", { href: url, download: filename });
   document.body.appendChild(a);
   a.click();

@@ -2,16 +2,19 @@
 // else llama.cpp on the CPU; web-llm's list with sizes, loaded lazily; the llama.cpp catalog and
 // GGUF files or URLs, llama-panel.ts), a real progress bar for download and compile, and the
 // scripted demo — offered only under its own label, the starting engine until a model is chosen.
+// Switching models frees the previous one first (engine-switch.ts); a web-llm model lost after
+// loading (worker crash, GPU reset) is announced with a Reload button.
 import { errorText, h, replace, setStatus } from "./dom.ts";
 import type { App } from "./app.ts";
 import type { PlaygroundScript } from "./scripted.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
-import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
+import { isUsableWebGPU, probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
 import type { ModelOption } from "../engines/models.ts";
 import type { Engine } from "../engines/engine.ts";
-import { toErrorJson } from "../contract/errors.ts";
+import { toErrorJson, type EdgeError } from "../contract/errors.ts";
 import { LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
-import { catalogLabel, LLAMA_PREFIX, llamaCatalogSource, llamaEngine, mountLlamaPanel } from "./llama-panel.ts";
+import { catalogLabel, LLAMA_PREFIX, llamaCatalogSource, llamaEngine, mountLlamaPanel, type EngineFactory } from "./llama-panel.ts";
+import { switchEngine } from "./engine-switch.ts";
 
 const SCRIPTED_VALUE = "scripted";
 const AUTO_VALUE = "auto";
@@ -44,6 +47,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   const listBtn = h("button", { type: "button", id: "list-models", class: "secondary" }, "List web-llm models");
   const loadBtn = h("button", { type: "button", id: "load-engine" }, "Use engine");
   const cancelBtn = h("button", { type: "button", id: "cancel-load", class: "secondary", hidden: true }, "Cancel");
+  const reloadBtn = h("button", { type: "button", id: "reload-engine", hidden: true }, "Reload model");
   const progress = h("progress", { id: "load-progress", max: 1, value: 0, hidden: true, "aria-label": "Model download and compile progress" });
   const status = h("span", { id: "engine-status", class: "status", role: "status", "aria-live": "polite" });
   const llamaRow = h("div", { class: "engine-row llama-row", id: "llama-panel" });
@@ -59,6 +63,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       loadBtn,
       listBtn,
       cancelBtn,
+      reloadBtn,
       progress,
       status,
     ),
@@ -111,7 +116,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   }
 
   /** A usable (non-fallback) WebGPU adapter: what "Auto" needs to pick web-llm. */
-  const usableGpu = () => panel.probe?.available === true && !panel.probe.adapter.isFallbackAdapter;
+  const usableGpu = () => isUsableWebGPU(panel.probe);
 
   /** Show the engine in use in the picker: its own option, or one added for a file or URL model. */
   function showInPicker(engine: Engine, value?: string): void {
@@ -126,31 +131,38 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   }
 
   /** Load an engine with the progress bar and Cancel; the model in use is freed first (two would
-   *  not fit in memory), and a failure leaves the scripted demo in use. `value` is its picker option. */
-  async function loadEngine(label: string, create: () => Promise<Engine>, value?: string): Promise<void> {
+   *  not fit in memory: engine-switch.ts), and a failure leaves the scripted demo in use. `value`
+   *  is its picker option. */
+  async function loadEngine(label: string, create: EngineFactory, value?: string): Promise<void> {
     loading = new AbortController();
     const signal = loading.signal;
     loadBtn.disabled = true;
     select.disabled = true;
+    reloadBtn.hidden = true;
     cancelBtn.hidden = false;
     progress.hidden = false;
     progress.value = 0;
     setStatus(status, `Loading ${label}…`, "busy");
+    let freed = false;
     try {
-      const previous = app.engine;
-      if (previous && previous !== script.engine) {
-        await useScripted();
-        await previous.unload().catch(() => undefined);
-      }
-      const engine = await create();
-      await engine.load((p) => {
-        progress.value = p.progress;
-        progress.setAttribute("aria-valuetext", `${p.phase} ${Math.round(p.progress * 100)}%`);
-        setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Loading" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
-      }, signal);
+      // Made (code imported, nothing loaded) before the model in use is freed.
+      const made: Engine = await create((e) => announceLost(made, e));
+      const engine = await switchEngine({
+        previous: app.engine,
+        keep: script.engine,
+        onFreed: () => {
+          freed = true;
+          app.engine = script.engine;
+          app.emit("engine");
+        },
+        create: () => made,
+        load: (e) => e.load(showProgress, signal),
+      });
       await useEngine(engine);
       showInPicker(engine, value);
     } catch (err) {
+      // The previous model is gone: continue on the scripted demo rather than on nothing.
+      if (freed) await useScripted();
       setStatus(status, `Could not load ${label}: ${errorText(toErrorJson(err))}`, "error");
     } finally {
       loadBtn.disabled = false;
@@ -160,8 +172,38 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       loading = undefined;
     }
   }
+
+  function showProgress(p: { progress: number; phase: string; text: string }): void {
+    progress.value = p.progress;
+    progress.setAttribute("aria-valuetext", `${p.phase} ${Math.round(p.progress * 100)}%`);
+    setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Loading" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
+  }
+
+  /** The loaded model's worker or GPU was lost: say so, and offer to load it again. */
+  function announceLost(engine: Engine, e: EdgeError): void {
+    if (app.engine !== engine) return;
+    setStatus(status, `${errorText(e.toJSON())}`, "error");
+    reloadBtn.hidden = false;
+    reloadBtn.onclick = async () => {
+      reloadBtn.hidden = true;
+      progress.hidden = false;
+      setStatus(status, `Reloading ${engine.info().modelId}…`, "busy");
+      try {
+        await engine.load(showProgress);
+        setStatus(status, `${engine.info().label} reloaded; the conversation continues.`, "ok");
+      } catch (err) {
+        reloadBtn.hidden = false;
+        setStatus(status, `Could not reload: ${errorText(toErrorJson(err))}`, "error");
+      } finally {
+        progress.hidden = true;
+      }
+    };
+  }
   const llama = mountLlamaPanel(app, llamaRow, loadEngine);
-  const webllmEngine = (modelId?: string) => async (): Promise<Engine> => new (await import("../engines/webllm.ts")).WebLLMEngine(modelId ? { modelId } : {});
+  const webllmEngine =
+    (modelId?: string): EngineFactory =>
+    async (onLost) =>
+      new (await import("../engines/webllm.ts")).WebLLMEngine({ ...(modelId ? { modelId } : {}), onLost });
 
   async function loadSelected(): Promise<void> {
     const value = select.value;
@@ -194,9 +236,10 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
     if (probe.available) {
       const a = probe.adapter;
       const name = [a.vendor, a.architecture].filter(Boolean).join(" ") || a.description || "GPU";
-      setStatus(gpuStatus, `WebGPU: ${name}${a.isFallbackAdapter ? " (software)" : ""}`, a.isFallbackAdapter ? "warn" : "ok");
+      const usable = isUsableWebGPU(probe);
+      setStatus(gpuStatus, `WebGPU: ${name}${usable ? "" : " (software)"}`, usable ? "ok" : "warn");
       gpuStatus.title = `shader-f16: ${probe.shaderF16 ? "yes" : "no (f32 models only)"}`;
-      if (a.isFallbackAdapter) {
+      if (!usable) {
         gpuExplain.textContent = "This WebGPU adapter is a software fallback: models will run very slowly. The scripted demo shows the tool loop without a model.";
         gpuExplain.hidden = false;
       }

@@ -9,13 +9,16 @@ import type { App } from "./app.ts";
 import type { Engine } from "../engines/engine.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, LLAMACPP_CATALOG, type CatalogModel } from "../engines/llamacpp/catalog.ts";
-import { isToolChoice, TOOL_CHOICES } from "../engines/tool-choice.ts";
-import { toErrorJson } from "../contract/errors.ts";
+import { isToolChoice, TOOL_CHOICES } from "../engines/tool-turn.ts";
+import { toErrorJson, type EdgeError } from "../contract/errors.ts";
 
 export const LLAMA_PREFIX = "llamacpp:";
 
+/** Makes an engine (imports its code; loads nothing). `onLost` is for engines that report a lost
+ *  worker or GPU after loading (web-llm); the engine panel offers a Reload then. */
+export type EngineFactory = (onLost: (e: EdgeError) => void) => Promise<Engine>;
 /** How the engine panel loads an engine: progress bar, Cancel, freeing the previous model. */
-export type EngineLoader = (label: string, create: () => Promise<Engine>) => Promise<void>;
+export type EngineLoader = (label: string, create: EngineFactory) => Promise<void>;
 
 const sizeText = (bytes: number) => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 0 : 1)} MB`);
 

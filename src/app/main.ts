@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   const lazyPanels: Record<string, () => Promise<void>> = {
     "tab-imprints": async () => (await import("./imprints-panel.ts")).mountImprintsPanel(app, byId("panel-imprints")),
     "tab-facts": async () => (await import("./facts-panel.ts")).mountFactsPanel(app, byId("panel-facts")),
+    "tab-workspace": async () => (await import("./workspace-panel.ts")).mountWorkspacePanel(app, byId("panel-workspace")),
   };
   const tabs = mountTabs(byId("tablist"), (id) => {
     const mount = lazyPanels[id];

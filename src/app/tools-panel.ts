@@ -4,6 +4,7 @@ import { toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import { activeSetSha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT } from "../contract/types.ts";
 import type { App } from "./app.ts";
+import { mountBuiltinsSection } from "./builtins-section.ts";
 import { errorText, h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
 
 export interface ToolsPanel {
@@ -25,8 +26,10 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
   const freezeBtn = h("button", { type: "button", id: "freeze", class: "primary" }, "Freeze / new session");
   const sessionLine = h("p", { id: "session-info", class: "session-info", role: "status", "aria-live": "polite" });
   const changed = h("p", { id: "source-changed", class: "notice warn", hidden: true });
+  const builtins = h("section", { id: "builtins", class: "builtins", "aria-labelledby": "builtins-h" });
 
-  replace(root, status, errors, h("div", { class: "selection" }, tagBox, list, activeLine), h("div", { class: "freeze-row" }, freezeBtn), changed, sessionLine);
+  replace(root, status, errors, h("div", { class: "selection" }, tagBox, list, builtins, activeLine), h("div", { class: "freeze-row" }, freezeBtn), changed, sessionLine);
+  mountBuiltinsSection(app, builtins);
 
   let renderToken = 0;
 
@@ -126,15 +129,20 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
         ),
       );
     }
+    const total = active.length + app.builtins.length;
+    const withBuiltins = app.builtins.length ? ` + ${app.builtins.length} built-in(s) = ${total} of ${ACTIVE_TOOL_LIMIT}` : "";
     if (selErrors.length) {
       activeLine.textContent = selErrors.map((e) => errorText(e)).join(" ");
+      activeLine.dataset.state = "error";
+    } else if (total > ACTIVE_TOOL_LIMIT) {
+      activeLine.textContent = `active_tool_limit_exceeded: ${active.length} Python tool(s)${withBuiltins}; at most ${ACTIVE_TOOL_LIMIT} tools can be active. Narrow the Python tools or switch built-ins off.`;
       activeLine.dataset.state = "error";
     } else {
       activeLine.dataset.state = "ok";
       const token = ++renderToken;
       void activeSetSha256(active.map((t) => t.schema)).then((sha) => {
         if (token !== renderToken) return;
-        replace(activeLine, `Active set: ${active.length} of ${report.tools.length} tools · active_set_sha256 `, hashCode(sha));
+        replace(activeLine, `Active set: ${active.length} of ${report.tools.length} tools${withBuiltins} · active_set_sha256 `, hashCode(sha));
       });
     }
   }

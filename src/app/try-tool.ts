@@ -149,7 +149,7 @@ export function mountTryTool(app: App, root: HTMLElement, openReceipt: (id: stri
     runBtn.disabled = true;
     setStatus(status, `Running ${name} in a fresh sandboxed runner…`, "busy");
     try {
-      const report = await callTool(toolset, app.host, name, collected.args, { signal: running.signal });
+      const report = await callTool(toolset, app.host, name, collected.args, { signal: running.signal, workspace: app.workspace });
       let receipt: Receipt | null = null;
       let receiptError: string | null = null;
       try {

@@ -10,16 +10,17 @@
 // pre-execute "allow" could not do this — the pipeline's guard never lets an allow lift an ask.
 // If the host also gives the session its own `approval`/`confirmations`, compose with
 // `allowBuiltinWrites(next)` instead.
-import { EdgeError } from "../contract/errors.ts";
+import { EdgeError, ERRORS, toErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
-import { ACTIVE_TOOL_LIMIT } from "../contract/types.ts";
-import { spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolRuntime } from "../runtime/index.ts";
+import { ACTIVE_TOOL_LIMIT, type JsonObject } from "../contract/types.ts";
+import { createToolRuntime, defineTool, spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolContext, type ToolRuntime } from "../runtime/index.ts";
 import { bashTool, type ExecutionLimits } from "./bash.ts";
 import { editFileTool, readFileTool, readImageTool, writeFileTool } from "./fs-tools.ts";
 import { goalTools } from "./goals.ts";
 import { BUILTIN_KIND } from "./shared.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "./vfs/core.ts";
 import { webSearchTool, type WebSearchProvider } from "./web.ts";
+import { createWritePlanner, type PlanFn, type WritePlan, type WritePlanner } from "./write-plan.ts";
 
 export const BUILTIN_TOOL_NAMES = ["read_file", "write_file", "edit_file", "read_image", "create_goal", "get_goal", "update_goal", "web_search", "bash"] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
@@ -42,6 +43,8 @@ export interface BuiltinsOptions {
   imageMaxBytes?: number;
   /** Results above this many bytes go to /.edge/spill/ with a head/tail preview; false = off. */
   spill?: { inlineLimitBytes?: number; previewChars?: number } | false;
+  /** Writes apply the plan the person approved (see write-plan.ts and writeApproval). */
+  planner?: WritePlanner;
 }
 
 export function builtinToolDefinitions(options: BuiltinsOptions): AnyToolDefinition[] {
@@ -65,7 +68,99 @@ export function builtinToolDefinitions(options: BuiltinsOptions): AnyToolDefinit
     web_search: () => webSearchTool(options.webSearch),
     bash: () => bashTool(vfs, options.bashLimits ? { limits: options.bashLimits } : {}),
   };
-  return [...new Set(names)].map((n) => make[n]());
+  const defs = [...new Set(names)].map((n) => make[n]());
+  const planner = options.planner;
+  return planner ? defs.map((d) => (d.meta["writes"] === true ? appliesPlans(d, planner) : d)) : defs;
+}
+
+/** A write tool whose body applies the approved plan of its call when there is one (else runs). */
+function appliesPlans(def: AnyToolDefinition, planner: WritePlanner): AnyToolDefinition {
+  return defineTool<JsonObject>({
+    name: def.name,
+    description: def.description,
+    parameters: def.parameters as JsonObject,
+    executionLevel: def.executionLevel,
+    outputSchema: def.outputSchema as JsonObject | null,
+    ...(def.timeoutMs !== undefined ? { timeoutMs: def.timeoutMs } : {}),
+    meta: { ...def.meta },
+    async execute(args, ctx) {
+      const plan = planner.take(ctx.callId);
+      if (!plan) return (def as unknown as AnyToolDefinitionOf<JsonObject>).execute(args, ctx);
+      await planner.apply(plan);
+      return plan.result;
+    },
+  }) as unknown as AnyToolDefinition;
+}
+
+type AnyToolDefinitionOf<A extends object> = { execute(args: A, ctx: ToolContext): unknown };
+
+/**
+ * The planner for a workspace: it dry-runs a built-in write on a fork of `vfs` with the same
+ * tool options (bash limits), so the plan is what the real call would do.
+ */
+export function createBuiltinWritePlanner(options: Omit<BuiltinsOptions, "planner" | "tools">): WritePlanner {
+  const planFn = (tool: BuiltinToolName): PlanFn => async (fork, args, ctx) => {
+    const [def] = builtinToolDefinitions({ ...options, vfs: fork, tools: [tool], spill: false });
+    return (await (def as unknown as AnyToolDefinitionOf<JsonObject>).execute(args, ctx)) as JsonObject;
+  };
+  return createWritePlanner(options.vfs, { write_file: planFn("write_file"), edit_file: planFn("edit_file"), bash: planFn("bash") });
+}
+
+/**
+ * A fresh runtime holding the chosen built-ins over `vfs`, and the approval handler for their
+ * writes (pass both to createChatSession: `runtime`, `approval`). The one way the playground, the
+ * widget and the CLI set up built-ins for a session.
+ */
+export async function builtinsForSession(
+  options: Omit<BuiltinsOptions, "planner" | "allowWrites"> & Omit<WriteApprovalOptions, "planner">,
+): Promise<{ runtime: ToolRuntime; approval: ApprovalHandler }> {
+  const { allowWrites, ask, next, ...builtins } = options;
+  const planner = createBuiltinWritePlanner(builtins);
+  const runtime = createToolRuntime();
+  await registerBuiltins(runtime, { ...builtins, planner });
+  return { runtime, approval: writeApproval({ planner, ...(allowWrites ? { allowWrites } : {}), ...(ask ? { ask } : {}), ...(next ? { next } : {}) }) };
+}
+
+export interface WriteApprovalOptions {
+  planner: WritePlanner;
+  /** The person ticked "allow writes for this session": no card, every built-in write runs. */
+  allowWrites?: () => boolean;
+  /** Show the plan (its diff) and resolve true to apply it, false to refuse. Without it (a CLI
+   *  run has no one to ask) a write that changes files is builtin_writes_not_allowed. */
+  ask?(plan: WritePlan, signal: AbortSignal): Promise<boolean>;
+  /** Anything else that asks (not a built-in write); default: denied. */
+  next?: ApprovalHandler;
+}
+
+/**
+ * The approval handler for built-in writes: the plan is made first; a plan that changes nothing
+ * (a read-only bash script) runs without asking; otherwise the person sees the diff and decides.
+ * A plan that cannot be made (edit_not_found, bash_limit_exceeded …) fails the call with its code.
+ */
+export function writeApproval(options: WriteApprovalOptions): ApprovalHandler {
+  return async (request) => {
+    const { tool, call, signal } = request;
+    if (tool.meta["kind"] !== BUILTIN_KIND || tool.meta["writes"] !== true) {
+      return options.next ? options.next(request) : { decision: "deny", reason: "only built-in workspace writes are approved here", code: "tool_denied" };
+    }
+    if (options.allowWrites?.()) return { decision: "allow" };
+    let plan: WritePlan;
+    try {
+      plan = await options.planner.plan(call.name, call.id, call.args as JsonObject, signal);
+    } catch (err) {
+      const e = toErrorJson(err);
+      return { decision: "deny", reason: e.message, code: e.code };
+    }
+    if (plan.changes.length === 0) return { decision: "allow" };
+    if (!options.ask) {
+      options.planner.take(call.id);
+      return { decision: "deny", reason: ERRORS.builtin_writes_not_allowed, code: "builtin_writes_not_allowed" };
+    }
+    const yes = await options.ask(plan, signal).catch(() => false);
+    if (yes && !signal.aborted) return { decision: "allow" };
+    options.planner.take(call.id);
+    return { decision: "deny", reason: ERRORS.builtin_write_rejected, code: signal.aborted ? "aborted" : "builtin_write_rejected" };
+  };
 }
 
 /**
@@ -121,3 +216,4 @@ export { goalsPath, GOAL_STATUSES, type Goal } from "./goals.ts";
 export { sniffImage, DEFAULT_IMAGE_MAX_BYTES } from "./fs-tools.ts";
 export type { WebSearchProvider, WebSearchHit } from "./web.ts";
 export { BUILTIN_KIND } from "./shared.ts";
+export { DIR, type FileChange, type WritePlan, type WritePlanner } from "./write-plan.ts";

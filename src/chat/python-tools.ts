@@ -7,6 +7,7 @@ import type { RunnerHost } from "../runner/host.ts";
 import { defineTool, PYTHON_TOOL_KIND, type AnyToolDefinition } from "../runtime/index.ts";
 import { callTool, type ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 
 export interface PythonToolOptions {
   host: RunnerHost;
@@ -14,6 +15,8 @@ export interface PythonToolOptions {
   timeoutMs?: number;
   /** Receives every call report (also failed ones), keyed by the runtime's call id. */
   onReport?: (report: ToolCallReport) => void;
+  /** The workspace read_local tools see at /workspace. */
+  workspace?: WorkspaceSource | undefined;
 }
 
 export function pythonToolDefinitions(toolset: FrozenToolset, options: PythonToolOptions): AnyToolDefinition[] {
@@ -34,6 +37,7 @@ export function pythonToolDefinitions(toolset: FrozenToolset, options: PythonToo
           callId: ctx.callId,
           signal: ctx.signal,
           timeoutMs: options.timeoutMs,
+          ...(options.workspace ? { workspace: options.workspace } : {}),
         });
         options.onReport?.(report);
         if (!report.ok || !report.result) {

@@ -32,6 +32,20 @@ describe("chainReceipt", () => {
     expect(await verifyReceipts(toJsonLines([r]))).toEqual({ ok: true, count: 1 });
   });
 
+  it("a chain of receipts written before finish_reason / engine_stats / context existed still verifies, and new ones extend it", async () => {
+    const old = await chainOf(2);
+    const newer = sampleReceiptBody("run-3", {
+      finish_reason: "length",
+      engine_stats: { generations: 2, time_to_first_token_ms: 420, decode_tokens_per_s: 18.3, prompt_tokens_evaluated: 340, completion_tokens: 30 },
+      context: { window: 4096, max_tokens: 1024, prompt_tokens: 2900, turns_dropped: 3, counted_by: "engine" },
+    });
+    const chain = [...old, await chainReceipt(newer, old.at(-1)!)];
+    expect("engine_stats" in old[0]!).toBe(false);
+    expect(await verifyReceipts(toJsonLines(chain))).toEqual({ ok: true, count: 3 });
+    const tampered = { ...chain[2]!, engine_stats: { ...chain[2]!.engine_stats!, decode_tokens_per_s: 99 } };
+    expect((await verifyReceipts([...old, tampered])).firstBroken?.reason).toBe("hash_mismatch");
+  });
+
   it("refuses a body that is not JSON (NaN) instead of hashing something the export cannot carry", async () => {
     await expect(chainReceipt(sampleReceiptBody("x", { calls: [{ ...sampleReceiptBody("x").calls[0]!, duration_ms: NaN }] }), null)).rejects.toBeInstanceOf(EdgeError);
   });

@@ -20,6 +20,7 @@ export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionL
     status: pending ? "pending_confirmation" : report.ok ? "ok" : "failed_closed",
     ...(report.error ? { code: report.error.code } : {}),
     duration_ms: Math.round(report.duration_ms),
+    ...(report.workspace_sha256 ? { workspace_sha256: report.workspace_sha256 } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import type { ErrorCode } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
 import type { ModelFingerprint } from "../engines/engine.ts";
+import type { EngineStats } from "./engine-stats.ts";
 
 export const RECEIPT_VERSION = "edge.receipt.v1";
 
@@ -28,8 +29,42 @@ export interface CallReceipt {
   duration_ms: number;
   /** Built-in lookups report how many rows they returned. */
   rows?: number;
+  /** read_local tools: sha256 of the workspace snapshot mounted for the call (docs/receipts.md). */
+  workspace_sha256?: Sha256;
   /** Only with includeText. */
   arguments?: unknown;
+}
+
+/** How the prompt of a run's last generation was fitted to the model's context window. */
+export interface ContextReceipt {
+  /** The model's context window in tokens (prompt + answer). */
+  window: number;
+  /** max_tokens: the answer budget reserved in the window. */
+  max_tokens: number;
+  /** The prompt's counted size (an upper bound), when it was counted. */
+  prompt_tokens?: number;
+  /** Earlier turns of the conversation left out to make room (oldest first, whole turns). */
+  turns_dropped: number;
+  /** "engine": the model's own tokenizer; "estimate": a conservative byte-based bound. */
+  counted_by: "engine" | "estimate";
+}
+
+/** How a restored imprint's prefix reached the model this session (issue 16). */
+export interface ImprintPrefixReceipt {
+  /** "state_file": the imprint's saved model state was loaded (nothing of the prefix evaluated);
+   *  "engine": the engine keeps the evaluated prefix across conversations of the loaded model
+   *  (prefix_tokens_evaluated is 0 when an earlier conversation had evaluated it);
+   *  "none": the engine keeps nothing between conversations; the prefix is evaluated as text. */
+  prefix_cache: "state_file" | "engine" | "none";
+  prefix_tokens?: number;
+  /** Tokens of the prefix evaluated when the session started. */
+  prefix_tokens_evaluated?: number;
+  /** Why the imprint's saved state was not loaded (imprint_state_mismatch | imprint_state_corrupted). */
+  state_fallback?: { code: ErrorCode; reason: string };
+  /** This run's first generation: its prompt tokens, and how many of them the engine evaluated
+   *  (the rest came from the restored or cached prefix and the conversation so far). */
+  prompt_tokens?: number;
+  prompt_tokens_evaluated?: number;
 }
 
 /** A receipt before it is chained (what the loop produces). */
@@ -65,6 +100,18 @@ export interface ReceiptBody {
   text?: { prompt?: string; answer?: string };
   /** Free-form, hash-covered extras of a kind (e.g. pending action id, imprint evaluation). */
   extra?: Record<string, unknown>;
+  // The fields below are optional and absent from receipts written before they existed, so older
+  // chains still verify (a receipt's hash covers exactly the fields it has).
+  /** Why the run's last generation stopped: "length" means the answer was cut off (truncated). */
+  finish_reason?: "stop" | "length";
+  /** Time to first token, tokens per second and token counts, when the engine reports usage. */
+  engine_stats?: EngineStats;
+  /** Context-window fitting, when the engine knows its window. */
+  context?: ContextReceipt;
+  /** Runs restored from an imprint (SPEC §9): "state" when its saved model state was loaded,
+   *  "prefix" when the prefix was evaluated as text (or kept warm by the engine); how, in imprint_prefix. */
+  imprint_restore?: "state" | "prefix";
+  imprint_prefix?: ImprintPrefixReceipt;
 }
 
 /** A stored receipt: the body plus its place in the chain. */

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { createToolRuntime, defineTool, type ToolRuntime } from "../runtime/index.ts";
+import { draftTool } from "../../test/fixtures/loop-tools.ts";
 import { createChatSession, type ChatEvent, type ToolSurface } from "./session.ts";
 
 interface Harness {
@@ -24,20 +25,7 @@ function harness(): Harness {
       },
     }),
   );
-  runtime.register(
-    defineTool({
-      name: "draft",
-      description: "Make a draft.",
-      parameters: { type: "object", properties: { x: { type: "string" } }, required: ["x"], additionalProperties: false },
-      executionLevel: "prepare",
-      returnDirect: true,
-      outputSchema: { type: "object", properties: { draft: { type: "string" } }, required: ["draft"], additionalProperties: false },
-      execute: (args: { x: string }) => {
-        ran.push({ name: "draft", args });
-        return { draft: args.x.toUpperCase() };
-      },
-    }),
-  );
+  runtime.register(draftTool((args) => ran.push({ name: "draft", args })));
   runtime.register(
     defineTool({
       name: "send",

@@ -3,21 +3,30 @@
 // pipeline (fresh runner per Python call) → result back to the model or straight to the caller
 // (return_direct) → one chained receipt. Every failure ends the run fail-closed with its code.
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
-import { randomHex, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
+import { randomHex, schemaSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
-import type { ChatMessage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
+import type { ChatMessage, ChatResult, ChatUsage, Engine, EngineInfo } from "../engines/engine.ts";
+import { answerBudget } from "../engines/token-budget.ts";
+import { toolTurnPolicy, type ToolChoice, type TurnFormat } from "../engines/tool-turn.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
 import { argsProblem } from "../contract/ajv.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
-import { parseModelOutput } from "./parse.ts";
+import { fitToWindow, tokenCounter } from "./context.ts";
+import { imprintReceiptFields, restoreImprintPrefix, type ImprintRestore, type StateRestorer } from "./imprint-restore.ts";
+import { createStatsAccumulator, type EngineStats } from "./engine-stats.ts";
+import { parseModelOutput, type ParsedOutput } from "./parse.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
+import { newRun, type RunState } from "./run-state.ts";
+import { splitThink, withoutThinkBlock } from "./think.ts";
 import {
   RECEIPT_VERSION,
   type CallReceipt,
   type CallStatus,
+  type ContextReceipt,
   type Receipt,
   type ReceiptBody,
   type ReceiptStore,
@@ -72,6 +81,8 @@ export interface ImprintBinding {
   readonly toolContract?: boolean;
   /** Throws the imprint_* EdgeError when the imprint does not fit this session (SPEC §7). */
   check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo; surface?: ToolSurface | null }): Promise<void> | void;
+  /** Loads the imprint's saved model state, when it has one this environment can load (Node). */
+  readonly restoreState?: StateRestorer;
 }
 
 export interface ChatSessionOptions {
@@ -99,24 +110,31 @@ export interface ChatSessionOptions {
   confirmations?: ConfirmationBroker;
   /** Restore a Neural Imprint: its prefix replaces the contract after its gate passed. */
   imprint?: ImprintBinding;
-  /** A grammar for guided decoding, built from the active tools by the caller's engine layer;
-   *  asked for each model turn of a prompt (`turn.index` 0 is the first), so a policy may differ
-   *  between the first turn and the ones after a tool result (src/engines/tool-choice.ts). */
-  responseFormat?: (schemas: readonly ToolSchema[], turn: { index: number }) => ResponseFormat | undefined;
+  /** Which tool calls guided decoding allows: auto (default), required, none — part of the
+   *  engine's tool-turn policy (src/engines/tool-turn.ts), the same one learn's evaluation uses. */
+  toolChoice?: ToolChoice;
+  /** Replaces the policy's response format (tests steer a generating engine with it); asked for
+   *  each model turn of a prompt (`turn.index` 0 is the first). */
+  responseFormat?: TurnFormat;
   /** Extra tools (built-ins) or hooks: the session registers its Python tools into this runtime. */
   runtime?: ToolRuntime;
+  /** Mounted read-only at /workspace for Python tools that declare read_local (a snapshot per call). */
+  workspace?: WorkspaceSource;
+  /** max_tokens of every generation (default: 1024, at most a quarter of the context window). */
   maxTokens?: number;
 }
 
 export type ChatEvent =
-  | { type: "model_output"; text: string; turn: number }
+  /** A generation finished: its text without a leading think block (and that block's content). */
+  | { type: "model_output"; text: string; turn: number; reasoning?: string }
   | { type: "repair"; code: ErrorCode; message: string }
   | { type: "tool_call"; call_id: string; tool_name: string; arguments: JsonObject }
   | { type: "tool_result"; call: CallReceipt; result?: unknown; stderr?: string; error?: ErrorJson };
 
 export interface ChatTurnOptions {
   signal?: AbortSignal;
-  /** Streamed model text, as it is generated (tool-call JSON included). */
+  /** Streamed model text, as it is generated (tool-call JSON included; a leading think block is
+   *  held back, never streamed). */
   onToken?: (delta: string) => void;
   onEvent?: (event: ChatEvent) => void;
 }
@@ -129,6 +147,13 @@ export interface ChatRun {
   answer?: string;
   /** The validated result of a return_direct tool. */
   result?: unknown;
+  /** The answer was cut off at max_tokens or the context window (finish_reason "length"): it is
+   *  incomplete and must be shown as such. */
+  truncated?: true;
+  /** Why the run's last generation stopped. */
+  finish_reason?: "stop" | "length";
+  /** Time to first token and tokens per second, when the engine reports them. */
+  engine_stats?: EngineStats;
   error?: ErrorJson;
   /** Set when the run ended pending_confirmation through the confirmation flow. */
   pending_action?: PendingTicket;
@@ -160,7 +185,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const runtime = options.runtime ?? createToolRuntime();
   const reports = new Map<string, ToolCallReport>();
   if (toolset && host) {
-    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, onReport: (r) => reports.set(r.call_id, r) })) {
+    for (const def of pythonToolDefinitions(toolset, { host, timeoutMs: options.timeoutMs, workspace: options.workspace, onReport: (r) => reports.set(r.call_id, r) })) {
       runtime.register(def);
     }
   }
@@ -216,128 +241,146 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   const contractSha = contract ? await toolInstructionSha256(contract) : null;
   const instructionMode: ToolInstructionMode = options.imprint ? (combined ? "imprint_with_contract" : "imprint") : contract ? "contract" : "none";
   const toolSurface = toolset ? ("tools_file" as const) : (surface?.kind ?? null);
-  let history: ChatMessage[] = [];
+  const system: ChatMessage | null = contract ? { role: "system", content: contract } : null;
+  // Earlier turns, each kept or dropped whole; turns before firstTurn no longer fit the window.
+  let history: ChatMessage[][] = [];
+  let firstTurn = 0;
+  let restored: ImprintRestore | undefined;
 
   async function chat(prompt: string, turn: ChatTurnOptions = {}): Promise<ChatRun> {
     if (typeof prompt !== "string" || prompt.trim() === "") throw new EdgeError("invalid_argument", {}, "The prompt is empty.");
     const runId = `run_${randomHex(12)}`;
     const info = options.engine.info();
-    const calls: CallReceipt[] = [];
-    const messages: ChatMessage[] = [...(contract ? [{ role: "system" as const, content: contract }] : []), ...history, { role: "user", content: prompt }];
-    let repaired = false;
-    let outcome: RunOutcome = "failed_closed";
-    let code: ErrorCode | null = null;
-    let answer: string | undefined;
-    let result: unknown;
-    let error: ErrorJson | undefined;
-    let pending: PendingTicket | undefined;
-    let lastText = "";
-
-    const fail = (e: ErrorJson): void => {
-      outcome = e.code === "tool_confirmation_required" ? "pending_confirmation" : "failed_closed";
-      code = e.code;
-      error = e;
-    };
+    const run = newRun(runId, prompt);
+    const counter = tokenCounter(options.engine);
+    const maxTokens = answerBudget(info.contextWindow, options.maxTokens);
+    // Sampling and guided decoding for turns that may call tools (the same as learn's evaluation).
+    const policy = schemas.length ? toolTurnPolicy(info, options.toolChoice) : {};
+    const turnFormat = schemas.length ? (options.responseFormat ?? policy.responseFormat) : undefined;
+    const stats = createStatsAccumulator();
+    let sentFirstTurn = firstTurn;
+    let promptTokens: number | undefined;
+    let firstUsage: ChatUsage | undefined;
 
     try {
+      // A restored imprint's prefix reaches the engine once, in the first run (a failure there
+      // fails that run closed, with its receipt): from its saved state, the warm cache, or as text.
+      if (options.imprint && contract && !restored) restored = await restoreImprintPrefix(options.engine, contract, options.imprint.restoreState);
       for (let modelTurn = 0; ; modelTurn++) {
-        const responseFormat = schemas.length ? options.responseFormat?.(schemas, { index: modelTurn }) : undefined;
+        const responseFormat = turnFormat?.(schemas, { index: modelTurn });
+        // Fit before every generation: a tool result may have grown this turn past the window.
+        const fit = await fitToWindow({ system, turns: history, firstTurn, current: run.current, window: info.contextWindow, reserve: maxTokens, count: counter.count, modelId: info.modelId });
+        sentFirstTurn = fit.firstTurn;
+        promptTokens = fit.promptTokens;
         const generated = await options.engine.chat({
-          messages,
+          messages: fit.messages,
           signal: turn.signal,
-          onToken: turn.onToken,
+          onToken: withoutThinkBlock(turn.onToken),
+          maxTokens,
           ...(responseFormat ? { responseFormat } : {}),
-          ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+          ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
         });
-        const text = generated.text;
-        lastText = text;
-        turn.onEvent?.({ type: "model_output", text, turn: modelTurn });
-        const parsed = parseModelOutput(text);
-        if (parsed.kind === "answer") {
-          outcome = "answered";
-          answer = parsed.text;
-          break;
-        }
-        if (parsed.kind === "oversized") {
-          fail({ code: "invalid_tool_call", message: `The model's output is ${parsed.chars} characters, beyond the limit; it was not used.` });
-          break;
-        }
-        // Checks before any execution: shape, name, arguments, budget.
-        let problem: ErrorJson | null = null;
-        if (parsed.kind === "invalid") problem = { code: "invalid_tool_call", message: `${ERRORS.invalid_tool_call} Problem: ${parsed.reason}.` };
-        else if (!runtime.get(parsed.toolName) || !schemas.some((s) => s.name === parsed.toolName)) {
-          problem = { code: "unknown_tool", message: `No tool named "${parsed.toolName}" is available; the tools are: ${schemas.map((s) => s.name).join(", ") || "none"}.`, tool: parsed.toolName };
-        } else {
-          const schema = schemas.find((s) => s.name === parsed.toolName)!;
-          const bad = argsProblem(schema.parameters, parsed.args);
-          if (bad) problem = { code: "invalid_tool_args", message: `Arguments for "${schema.name}" do not match its schema: ${bad.detail}.`, tool: schema.name };
-        }
-        if (problem) {
-          if (repaired || schemas.length === 0) {
-            fail(problem);
-            break;
-          }
-          repaired = true;
-          turn.onEvent?.({ type: "repair", code: problem.code, message: problem.message });
-          messages.push({ role: "assistant", content: text }, { role: "user", content: renderRepair(problem.code, problem.message, schemas.map((s) => s.name)) });
-          continue;
-        }
-        if (parsed.kind !== "call") break; // unreachable: narrowed above
-        if (calls.length >= maxCalls) {
-          fail({ code: "tool_call_limit_exceeded", message: `The model asked for call ${calls.length + 1}; at most ${maxCalls} tool calls run per prompt.`, tool: parsed.toolName });
-          break;
-        }
-
-        const callId = `call_${randomHex(12)}`;
-        turn.onEvent?.({ type: "tool_call", call_id: callId, tool_name: parsed.toolName, arguments: parsed.args });
-        const execution = await runtime.execute({ id: callId, name: parsed.toolName, args: parsed.args }, { signal: turn.signal, meta: { runId } });
-        const receipt = await callReceipt(runtime, execution, parsed.args, reports.get(callId), options.includeText === true);
-        calls.push(receipt);
-        const report = reports.get(callId);
-        reports.delete(callId);
-        turn.onEvent?.({
-          type: "tool_result",
-          call: receipt,
-          ...(execution.status === "ok" ? { result: execution.result } : {}),
-          ...(report?.stderr ? { stderr: report.stderr } : {}),
-          ...(execution.error ? { error: execution.error } : {}),
-        });
-        if (execution.status !== "ok") {
-          pending = tickets.get(callId);
-          fail(execution.error ?? { code: "runner_crashed", message: ERRORS.runner_crashed });
-          break;
-        }
-        const def = runtime.get(parsed.toolName)!;
-        if (def.returnDirect) {
-          outcome = "return_direct";
-          result = execution.result;
-          answer = JSON.stringify(execution.result);
-          break;
-        }
-        messages.push({ role: "assistant", content: text }, { role: "tool", content: renderToolResult(parsed.toolName, execution.content ?? execution.result) });
+        stats.add(generated.usage);
+        if (modelTurn === 0) firstUsage = generated.usage;
+        if (await step(run, generated, modelTurn, turn)) break;
       }
     } catch (err) {
-      fail(toErrorJson(err));
+      if (err instanceof EdgeError && err.code === "context_window_exceeded" && typeof err.details["droppedTurns"] === "number") {
+        sentFirstTurn = err.details["droppedTurns"];
+        promptTokens = err.details["promptTokens"] as number;
+      }
+      run.fail(toErrorJson(err));
     }
 
-    // The conversation continues from exactly what the model saw and said (tool turns included):
-    // a follow-up can refer to a result, and web-llm reuses its KV cache for a prompt that extends
-    // the previous one. Failed or pending runs leave the history as it was.
-    const turnMessages = messages.slice(contract ? 1 : 0);
-    if (outcome === "answered") history = [...turnMessages, { role: "assistant", content: lastText }];
-    else if (outcome === "return_direct") {
-      const toolName = calls.at(-1)?.tool_name ?? "";
-      history = [...turnMessages, { role: "assistant", content: lastText }, { role: "tool", content: renderToolResult(toolName, result) }];
+    // The conversation continues from exactly what the model saw and said — raw replies (think
+    // blocks included), tool turns included, and for return_direct nothing after the call, since
+    // the model never saw that result: each prompt then extends the previous one byte for byte and
+    // web-llm reuses its KV cache. Failed or pending runs leave the history as it was.
+    if (run.outcome === "answered" || run.outcome === "return_direct") {
+      history = [...history, [...run.current, { role: "assistant", content: run.lastRaw }]];
+      firstTurn = sentFirstTurn;
     }
+    const context: ContextReceipt | undefined = info.contextWindow
+      ? { window: info.contextWindow, max_tokens: maxTokens, ...(promptTokens !== undefined ? { prompt_tokens: promptTokens } : {}), turns_dropped: sentFirstTurn, counted_by: counter.method }
+      : undefined;
+    return finishRun(run, info, { engineStats: stats.result(), context, firstUsage });
+  }
+
+  /** One generation's output: answer, repair, call (then continue) or failure. True when the run ends. */
+  async function step(run: RunState, generated: ChatResult, modelTurn: number, turn: ChatTurnOptions): Promise<boolean> {
+    const raw = generated.text;
+    run.lastRaw = raw;
+    run.finishReason = generated.finishReason;
+    const { visible, reasoning } = splitThink(raw);
+    turn.onEvent?.({ type: "model_output", text: visible, turn: modelTurn, ...(reasoning ? { reasoning } : {}) });
+    const parsed = parseModelOutput(visible);
+    if (parsed.kind === "answer") {
+      if (parsed.text === "") return run.fail({ code: "model_output_empty", message: ERRORS.model_output_empty });
+      run.outcome = "answered";
+      run.answer = parsed.text;
+      return true;
+    }
+    if (parsed.kind === "oversized") return run.fail({ code: "invalid_tool_call", message: `The model's output is ${parsed.chars} characters, beyond the limit; it was not used.` });
+    if (generated.finishReason === "length") {
+      // A call cut off at max_tokens would be cut off again on a repair turn.
+      return run.fail({ code: "invalid_tool_call", message: "The model's reply was cut off at its token limit (max_tokens) before the tool call was complete; nothing ran." });
+    }
+    const problem = callProblem(parsed, runtime, schemas);
+    if (problem) {
+      if (run.repaired || schemas.length === 0) return run.fail(problem);
+      run.repaired = true;
+      turn.onEvent?.({ type: "repair", code: problem.code, message: problem.message });
+      run.current.push({ role: "assistant", content: raw }, { role: "user", content: renderRepair(problem.code, problem.message, schemas.map((s) => s.name)) });
+      return false;
+    }
+    if (parsed.kind !== "call") return true; // unreachable: narrowed by callProblem
+    if (run.calls.length >= maxCalls) {
+      return run.fail({ code: "tool_call_limit_exceeded", message: `The model asked for call ${run.calls.length + 1}; at most ${maxCalls} tool calls run per prompt.`, tool: parsed.toolName });
+    }
+    return executeCall(run, parsed, raw, turn);
+  }
+
+  async function executeCall(run: RunState, parsed: Extract<ParsedOutput, { kind: "call" }>, raw: string, turn: ChatTurnOptions): Promise<boolean> {
+    const callId = `call_${randomHex(12)}`;
+    turn.onEvent?.({ type: "tool_call", call_id: callId, tool_name: parsed.toolName, arguments: parsed.args });
+    const execution = await runtime.execute({ id: callId, name: parsed.toolName, args: parsed.args }, { signal: turn.signal, meta: { runId: run.id } });
+    const receipt = await callReceipt(runtime, execution, parsed.args, reports.get(callId), options.includeText === true);
+    run.calls.push(receipt);
+    const report = reports.get(callId);
+    reports.delete(callId);
+    turn.onEvent?.({
+      type: "tool_result",
+      call: receipt,
+      ...(execution.status === "ok" ? { result: execution.result } : {}),
+      ...(report?.stderr ? { stderr: report.stderr } : {}),
+      ...(execution.error ? { error: execution.error } : {}),
+    });
+    if (execution.status !== "ok") {
+      run.pending = tickets.get(callId);
+      return run.fail(execution.error ?? { code: "runner_crashed", message: ERRORS.runner_crashed });
+    }
+    if (runtime.get(parsed.toolName)!.returnDirect) {
+      run.outcome = "return_direct";
+      run.result = execution.result;
+      run.answer = JSON.stringify(execution.result);
+      return true;
+    }
+    run.current.push({ role: "assistant", content: raw }, { role: "tool", content: renderToolResult(parsed.toolName, execution.content ?? execution.result) });
+    return false;
+  }
+
+  async function finishRun(run: RunState, info: EngineInfo, extras: { engineStats?: EngineStats; context?: ContextReceipt; firstUsage?: ChatUsage }): Promise<ChatRun> {
+    const { outcome, answer, result, error, pending } = run;
+    const truncated = outcome === "answered" && run.finishReason === "length";
     const body: ReceiptBody = {
       receipt_version: RECEIPT_VERSION,
-      id: runId,
+      id: run.id,
       kind: "chat",
       created_at: new Date().toISOString(),
       model_id: info.modelId,
       engine: info.kind,
       ...(info.fingerprint ? { model_fingerprint: info.fingerprint } : {}),
-      prompt_sha256: await sha256Text(prompt),
+      prompt_sha256: await sha256Text(run.prompt),
       answer_sha256: outcome === "return_direct" ? await sha256Json(result) : answer !== undefined ? await sha256Text(answer) : null,
       tools_file_sha256: toolset?.tools_file_sha256 ?? null,
       active_set_sha256: toolset?.active_set_sha256 ?? surface?.active_set_sha256 ?? null,
@@ -348,20 +391,27 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       tool_instruction_mode: instructionMode,
       tool_instruction_sha256: contractSha,
       imprint_id: options.imprint?.id ?? null,
+      ...imprintReceiptFields(restored, extras.firstUsage),
       outcome,
-      code,
+      code: run.code,
       network_used_by_edge: false,
-      calls,
+      calls: run.calls,
       ...(pending ? { extra: { pending_action_id: pending.id, pending_expires_at: pending.expires_at } } : {}),
-      ...(options.includeText ? { text: { prompt, ...(answer !== undefined ? { answer } : {}) } } : {}),
+      ...(options.includeText ? { text: { prompt: run.prompt, ...(answer !== undefined ? { answer } : {}) } } : {}),
+      ...(run.finishReason ? { finish_reason: run.finishReason } : {}),
+      ...(extras.engineStats ? { engine_stats: extras.engineStats } : {}),
+      ...(extras.context ? { context: extras.context } : {}),
     };
     const receipt = options.store ? await appendReceipt(options.store, body) : body;
     return {
       ok: outcome === "answered" || outcome === "return_direct",
       outcome,
-      run_id: runId,
+      run_id: run.id,
       ...(answer !== undefined ? { answer } : {}),
       ...(outcome === "return_direct" ? { result } : {}),
+      ...(truncated ? { truncated: true } : {}),
+      ...(run.finishReason ? { finish_reason: run.finishReason } : {}),
+      ...(extras.engineStats ? { engine_stats: extras.engineStats } : {}),
       ...(error ? { error } : {}),
       ...(pending ? { pending_action: pending } : {}),
       receipt,
@@ -375,8 +425,20 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     chat,
     reset() {
       history = [];
+      firstTurn = 0;
     },
   };
+}
+
+/** The checks before any execution (SPEC §4 step 4): shape, name, arguments. */
+function callProblem(parsed: Exclude<ParsedOutput, { kind: "answer" | "oversized" }>, runtime: ToolRuntime, schemas: readonly ToolSchema[]): ErrorJson | null {
+  if (parsed.kind === "invalid") return { code: "invalid_tool_call", message: `${ERRORS.invalid_tool_call} Problem: ${parsed.reason}.` };
+  const schema = schemas.find((s) => s.name === parsed.toolName);
+  if (!runtime.get(parsed.toolName) || !schema) {
+    return { code: "unknown_tool", message: `No tool named "${parsed.toolName}" is available; the tools are: ${schemas.map((s) => s.name).join(", ") || "none"}.`, tool: parsed.toolName };
+  }
+  const bad = argsProblem(schema.parameters, parsed.args);
+  return bad ? { code: "invalid_tool_args", message: `Arguments for "${schema.name}" do not match its schema: ${bad.detail}.`, tool: schema.name } : null;
 }
 
 const STATUS: Record<ToolExecution["status"], CallStatus> = {
@@ -404,7 +466,7 @@ async function callReceipt(
     execution_level: def?.executionLevel ?? null,
     args_sha256: report?.args_sha256 ?? (await safeHash(args)),
     result_sha256: report?.result_sha256 ?? (execution.status === "ok" ? await safeHash(execution.result) : null),
-    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || null,
+    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || (await registeredSchemaSha(runtime, execution.name)),
     tools_file_sha256_verified: report?.tools_file_sha256_verified ?? false,
     runner_secret_verified: report?.runner_secret_verified ?? false,
     network_used_by_edge: false,
@@ -414,8 +476,15 @@ async function callReceipt(
     ...(def?.meta["reportsRows"] === true && typeof (execution.result as { rows?: unknown } | undefined)?.rows === "number"
       ? { rows: (execution.result as { rows: number }).rows }
       : {}),
+    ...(report?.workspace_sha256 ? { workspace_sha256: report.workspace_sha256 } : {}),
     ...(includeText ? { arguments: args } : {}),
   };
+}
+
+/** Built-ins and lookups carry no precomputed hash: the schema the model saw, hashed the same way. */
+async function registeredSchemaSha(runtime: ToolRuntime, name: string): Promise<Sha256 | null> {
+  const schema = runtime.schemas({ allow: [name] })[0];
+  return schema ? schemaSha256(schema) : null;
 }
 
 async function safeHash(value: unknown): Promise<Sha256 | null> {

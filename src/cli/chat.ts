@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
-import { createChatSession, type PendingTicket } from "../chat/session.ts";
+import { createChatSession, type ChatRun, type PendingTicket } from "../chat/session.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
 import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
 import type { Engine } from "../engines/engine.ts";
@@ -16,6 +16,7 @@ import { imprintBindingFor } from "./imprints.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
 import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
+import { cliWorkspace } from "./workspace-session.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseArgs({
@@ -34,6 +35,9 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       "timeout-ms": { type: "string" },
       "include-text": { type: "boolean" },
       "with-imprint": { type: "string" },
+      workspace: { type: "string" },
+      builtins: { type: "string" },
+      "allow-writes": { type: "boolean" },
       json: { type: "boolean" },
     },
     strict: true,
@@ -47,7 +51,8 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
 
   const kind = engineKind(values);
-  const responseFormat = kind === "llamacpp" ? toolChoiceOf(values["tool-choice"]) : undefined;
+  // Guided decoding for generating engines (the scripted replay has none): src/engines/tool-turn.ts.
+  const toolChoice = toolChoiceOf(values["tool-choice"]);
   const maxTokens = maxTokensOf(values);
   let engine: Engine;
   if (kind === "webllm") {
@@ -73,9 +78,13 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
 
   // Facts surfaces (built-in lookups over $EDGE_DATA_DIR/facts) need no Python runner.
   const surface = await factsSurfaceFor(values["facts-store"], values["tools-manifest"]);
+  const ws = await cliWorkspace(values.workspace, values.builtins, values["allow-writes"] === true);
   const host = createNodeRunnerHost({ spares: values.tools ? 1 : 0 });
   try {
     const session = await createChatSession({
+      ...(ws.runtime ? { runtime: ws.runtime } : {}),
+      ...(ws.approval ? { approval: ws.approval } : {}),
+      ...(ws.workspace ? { workspace: ws.workspace } : {}),
       engine,
       host,
       ...(values.tools ? { tools: fileSource(values.tools), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
@@ -88,7 +97,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       includeText: values["include-text"] === true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(responseFormat ? { responseFormat } : {}),
+      toolChoice,
       ...(maxTokens !== undefined ? { maxTokens } : {}),
     });
     const run = await session.chat(values.prompt);
@@ -98,18 +107,28 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
         outcome: run.outcome,
         ...(run.answer !== undefined && run.outcome === "answered" ? { answer: run.answer } : {}),
         ...(run.outcome === "return_direct" ? { result: run.result } : {}),
+        ...(run.truncated ? { truncated: true } : {}),
+        ...(run.finish_reason ? { finish_reason: run.finish_reason } : {}),
+        ...(run.engine_stats ? { engine_stats: run.engine_stats } : {}),
         run_id: run.run_id,
         receipt: run.receipt,
         ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
         ...(run.pending_action ? { pending_action: pendingJson(run.pending_action) } : {}),
+        ...(ws.info ? { workspace: ws.info } : {}),
       });
     } else {
+      for (const s of ws.info?.skipped ?? []) io.err(`workspace: skipped ${s.path} (a symbolic link to ${s.target ?? "a missing target"}, outside or duplicating the folder: ${s.code})\n`);
       if (run.outcome === "answered") io.out(`${run.answer}\n`);
+      if (run.truncated) io.err("note: the answer was cut off at the token limit (finish_reason: length); it is incomplete.\n");
       else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
+      const restore = imprintRestoreLine(run.receipt);
+      if (restore) io.err(restore);
       if (run.pending_action) {
         io.out(`${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`);
       } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
-      io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}, receipt: ${run.run_id}\n`);
+      const st = run.engine_stats;
+      const speed = st ? `${st.time_to_first_token_ms !== undefined ? `, first token ${st.time_to_first_token_ms} ms` : ""}${st.decode_tokens_per_s !== undefined ? `, ${st.decode_tokens_per_s} tokens/s` : ""}` : "";
+      io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}${speed}, receipt: ${run.run_id}\n`);
     }
     return run.ok ? EXIT_OK : EXIT_FAILED;
   } finally {
@@ -128,6 +147,20 @@ export async function factsSurfaceFor(store: string | undefined, manifest: strin
     throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}`);
   }
   return toolsManifestSurface(createNodeFactsStore(), raw);
+}
+
+/** One line for people: how a restored imprint's prefix reached the model, and why not from its state. */
+function imprintRestoreLine(receipt: ChatRun["receipt"]): string | null {
+  const p = receipt.imprint_prefix;
+  if (!receipt.imprint_restore || !p) return null;
+  const how =
+    p.prefix_cache === "state_file"
+      ? `restored from its saved model state (${p.prefix_tokens} tokens, none evaluated)`
+      : p.prefix_cache === "engine"
+        ? `prefix evaluated (${p.prefix_tokens_evaluated} of ${p.prefix_tokens} tokens)`
+        : "prefix sent as text";
+  const why = p.state_fallback ? `; saved state not used: ${p.state_fallback.code} (${p.state_fallback.reason})` : "";
+  return `imprint ${receipt.imprint_id}: ${how}${why}\n`;
 }
 
 export function pendingJson(p: PendingTicket): Record<string, unknown> {

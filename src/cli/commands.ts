@@ -12,6 +12,7 @@ import { learnSampleInit } from "./learn-sample.ts";
 import { run as learnRun, validateSample } from "./learn.ts";
 import { receiptsExport, receiptsList, receiptsShow, receiptsVerify } from "./receipts.ts";
 import { toolsCall, toolsInspect, toolsValidate } from "./tools.ts";
+import { workspaceExport, workspaceImport, workspaceLs } from "./workspace.ts";
 
 export interface Command {
   /** The words after `edge` (and after an optional `demo`), e.g. ["tools", "validate"]. */
@@ -23,13 +24,14 @@ export interface Command {
 }
 
 const SELECT = "--tool NAME (repeatable) and --tool-tag TAG (repeatable) narrow a tools.py's active set (at most 8 tools).";
-const MODEL = `--model runs a GGUF model in llama.cpp (needs \`npm run setup:llama\` once): a file, an http(s) URL
-(downloaded once into $EDGE_DATA_DIR/models; --model-sha256 pins it) or a catalog name
-(${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}). --tool-choice: auto (a call or an answer,
-default), required (the first turn must call a tool), none. --ctx-size (default 4096), --threads,
---max-tokens per model turn.`;
-const SCRIPTED = `--engine scripted --script OUTPUTS.json: the model's successive outputs, a JSON array of strings.
-Without --model the Node model is the scripted engine; web-llm needs a browser's WebGPU (npm start opens the playground).`;
+const MODEL = `--model runs a GGUF model with llama.cpp (needs \`npm run setup:llama\` once): a file path, an
+http(s) URL (downloaded once into $EDGE_DATA_DIR/models) or a catalog name
+(${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}). MODEL OPTIONS:
+[--model-sha256 HEX] (pin the file) [--ctx-size N] (default 4096) [--threads N] [--max-tokens N]
+[--tool-choice auto|required|none] (auto, the default: a call or an answer; required: the first
+turn must call a tool; none: free text).`;
+const SCRIPTED = `--engine scripted --script OUTPUTS.json: the model's successive outputs, a JSON array of strings
+(no model runs). web-llm needs a browser's WebGPU (npm start opens the playground).`;
 const JSON_OUT = "--json prints one JSON document on stdout.";
 
 export const COMMANDS: readonly Command[] = [
@@ -84,18 +86,18 @@ expired token, or a second confirmation fails closed. ${JSON_OUT}`,
     path: ["chat"],
     summary: "the tool loop: one prompt, with a tools.py, a facts store or a tools manifest",
     usage: `edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
-          --model FILE.gguf|URL|NAME [--tool-choice auto|required|none] [--model-sha256 HEX]
-          [--ctx-size N] [--threads N] [--max-tokens N] [--include-text] [--max-calls N]
-          [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT] [--json]
-edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
-          --engine scripted --script OUTPUTS.json [--include-text] [--max-calls N]
-          [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT] [--json]
+          (--model FILE.gguf|URL|NAME [MODEL OPTIONS] | --engine scripted --script OUTPUTS.json)
+          [--include-text] [--max-calls N] [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT]
+          [--workspace DIR [--builtins read_file,bash,...] [--allow-writes]] [--json]
 edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT
-          --engine scripted --script OUTPUTS.json [--with-imprint ...] [--json]
+          (--model ... | --engine scripted --script OUTPUTS.json) [--with-imprint ...] [--json]
 
 --tools, --tools-manifest and --facts-store are mutually exclusive; ${SELECT}
 ${MODEL}
 ${SCRIPTED}
+--workspace DIR mounts DIR read-only at /workspace for read_local Python tools; --builtins names the
+built-in tools to give the model over DIR (read_file, write_file, edit_file, read_image, bash, goals;
+reads stay inside DIR, ../ and links out of it are refused); their writes need --allow-writes.
 --with-imprint restores a Neural Imprint (an id, an exported imprint file, or a learn receipt) under
 its schema-level gates. --include-text stores the prompt and answer in the receipt.
 Exit 0 answered, 1 failed closed or pending confirmation, 2 usage error. ${JSON_OUT}`,
@@ -180,13 +182,17 @@ fact_correction_unstable) never refuse. ${JSON_OUT}`,
     summary: "learn a Neural Imprint from a sample (or --dry-run: the plan, no model)",
     usage: `edge learn run --sample-file SAMPLE.json [--tools FILE [--tool NAME]... [--tool-tag TAG]...
           | --facts-store STORE | --tools-manifest FILE] [--max-calls N]
-          --model FILE.gguf|URL|NAME [--max-tokens N] | --engine scripted --script OUTPUTS.json
+          (--model FILE.gguf|URL|NAME [MODEL OPTIONS] | --engine scripted --script OUTPUTS.json)
           [--no-evaluate] [--include-text] [--json]
 edge learn run --dry-run --sample-file SAMPLE.json [--tools FILE | --facts-store STORE
           | --tools-manifest FILE] [--include-text] [--json]
 
+${MODEL}
 The imprint is bound to the tool surface it learned (a tools.py's active set, a facts store's
-lookup, or a manifest's lookups); chat restores it with the same surface. The script holds, per
+lookup, or a manifest's lookups); chat restores it with the same surface. With --model, the
+prefix is evaluated once more and the model's state saved beside the imprint (bound to the model
+file, runtime, --ctx-size and tokens): a chat with the same model loads it instead of evaluating
+the prefix again. The script holds, per
 scored question, the output without the prefix, then the output with it.
 --dry-run validates everything and prints the plan (questions, corrections applied or skipped,
 what would be scored, the prefix hash) without running a model or writing anything.
@@ -211,12 +217,26 @@ never rendered). Without --output it is printed; an existing --output file is ne
     usage: `edge learn sample validate SAMPLE.json [--tools FILE] [--json]`,
     run: validateSample,
   },
+  { path: ["workspace", "ls"], summary: "the stored workspace's files, sizes and sha256", usage: `edge workspace ls [--json]`, run: workspaceLs },
+  {
+    path: ["workspace", "import"],
+    summary: "import a .zip (bounded), a folder or a file into the stored workspace",
+    usage: `edge workspace import PATH [--into SUBDIR] [--json]
+
+Every name and the workspace limits are checked first; the import is written as one change (a bad
+archive or a symbolic link changes nothing). ${JSON_OUT}`,
+    run: workspaceImport,
+  },
+  { path: ["workspace", "export"], summary: "write the stored workspace as a zip", usage: `edge workspace export -o FILE.zip [--json]`, run: workspaceExport },
   { path: ["imprints", "list"], summary: "list stored imprints", usage: `edge imprints list [--json]`, run: imprintsList },
   { path: ["imprints", "show"], summary: "show one imprint", usage: `edge imprints show ID [--json]`, run: imprintsShow },
   {
     path: ["imprints", "export"],
-    summary: "an imprint as a sealed JSON file",
-    usage: `edge imprints export ID [-o FILE] [--json]    (an existing FILE is never replaced)`,
+    summary: "an imprint as a sealed JSON file (with its saved model state, when it has one)",
+    usage: `edge imprints export ID [-o FILE] [--without-state] [--json]    (an existing FILE is never replaced)
+
+A saved model state travels in the same file (base64, checked against the imprint's sha256 on
+import); a damaged one is refused: --without-state exports the imprint alone.`,
     run: imprintsExport,
   },
   { path: ["imprints", "import"], summary: "import (and verify) an exported imprint", usage: `edge imprints import FILE [--json]`, run: imprintsImport },

@@ -44,8 +44,10 @@ describe("edge learn", () => {
   it("run → chat --with-imprint → imprints list/show/export/import/delete", async () => {
     const r = await cli("learn", "run", "--sample-file", SAMPLE, "--tools", TOOLS, "--engine", "scripted", "--script", EVAL, "--json");
     expect(r.code, r.out + r.err).toBe(0);
-    expect(Object.keys(r.json).sort()).toEqual(["active_set_sha256", "evaluation", "imprint_id", "ok", "prefix_sha256", "receipt_id", "receipt_path", "tool_surface", "warnings"]);
+    expect(Object.keys(r.json).sort()).toEqual(["active_set_sha256", "evaluation", "imprint_id", "ok", "prefix_sha256", "receipt_id", "receipt_path", "state", "tool_surface", "warnings"]);
     expect(r.json.tool_surface).toBe("tools_file");
+    // The scripted engine has no model state to save: chats restore the prefix as text.
+    expect(r.json.state).toBeNull();
     expect(r.json.evaluation).toMatchObject({ scored: 5, matched_without_prefix: 0, matched_with_prefix: 5 });
     expect(r.json.warnings.map((w: { code: string }) => w.code)).toEqual(["base_model_mismatch"]);
     const inspect = await cli("tools", "inspect", TOOLS, "--json");
@@ -58,7 +60,7 @@ describe("edge learn", () => {
     const chatScript = file("chat.json", [call("fee_quote", { amount: 100 }), "The fee is 0.50 EUR."]);
     const chat = await cli("chat", "--with-imprint", id, "--tools", TOOLS, "--engine", "scripted", "--script", chatScript, "--prompt", "Quote the fee for amount 100.", "--json");
     expect(chat.code, chat.out).toBe(0);
-    expect(chat.json.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: id, tool_instruction_sha256: r.json.prefix_sha256 });
+    expect(chat.json.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: id, tool_instruction_sha256: r.json.prefix_sha256, imprint_restore: "prefix", imprint_prefix: { prefix_cache: "none" } });
     expect(chat.json.receipt.calls[0]).toMatchObject({ tool_name: "fee_quote", status: "ok", runner_secret_verified: true });
     const noTools = await cli("chat", "--with-imprint", id, "--engine", "scripted", "--script", chatScript, "--prompt", "x", "--json");
     expect(noTools).toMatchObject({ code: 1, json: { error: { code: "imprint_requires_tools" } } });

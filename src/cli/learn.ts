@@ -11,11 +11,12 @@ import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
 import { createNodeImprintStore } from "../imprint/node-store.ts";
+import { nodeStateSaver } from "../imprint/node-state.ts";
 import { createNodeReceiptStore, receiptFileName } from "../store/node-receipts.ts";
 import { readScript } from "./chat.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
-import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS } from "./model.ts";
 import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, surfaceToolSchemas, type SurfaceValues } from "./tool-surface.ts";
+import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
 
 export async function readSampleFile(file: string): Promise<LearnSample> {
   let text: string;
@@ -95,20 +96,25 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const opened = await openToolSurface(values);
   try {
     const receipts = createNodeReceiptStore();
+    const store = createNodeImprintStore();
     const result = await learn({
       sample,
       toolset: opened.toolset,
       surface: opened.surface,
       engine,
-      store: createNodeImprintStore(),
+      store,
       receipts,
+      // A model that can save its state (llama.cpp) keeps the evaluated prefix beside the imprint.
+      saveState: nodeStateSaver(engine, store),
       evaluate: values["no-evaluate"] !== true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
       ...(maxTokensOf(values) !== undefined ? { maxTokens: maxTokensOf(values) } : {}),
+      toolChoice: toolChoiceOf(values["tool-choice"]),
     });
     // The stored learn receipt: `--with-imprint` also accepts its path (as Edge Studio's does).
     const receipt = result.receipt as Receipt;
     const receiptPath = path.join(receipts.dir, receiptFileName(receipt.seq));
+    const state = result.imprint.state ?? null;
     if (values.json) {
       printJson(io, {
         ok: true,
@@ -117,6 +123,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
         active_set_sha256: result.active_set_sha256,
         tool_surface: result.imprint.tools?.surface ?? null,
         evaluation: result.evaluation,
+        state,
         warnings: result.warnings,
         receipt_id: receipt.id,
         receipt_path: receiptPath,
@@ -127,6 +134,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       io.out(`imprint: ${result.imprint_id}\n`);
       io.out(`  prefix_sha256: ${result.prefix_sha256}\n  active_set_sha256: ${result.active_set_sha256 ?? "- (no tools)"}\n`);
       io.out(`  evaluation (${e.engine}, ${e.model_id}): ${e.scored} scored; expected behaviour without prefix ${e.matched_without_prefix}/${e.scored}, with prefix ${e.matched_with_prefix}/${e.scored}\n`);
+      io.out(state ? `  model state: ${state.prefix_tokens} prefix tokens, ${state.artifact_bytes} bytes (${state.runtime}, ${state.context_size}-token context), ${state.artifact_sha256}\n` : "  model state: none (this engine cannot save one; chats evaluate the prefix)\n");
       for (const w of result.warnings) io.out(`warning:${formatError(w).slice(1)}\n`);
       io.out(`  learn receipt: ${receiptPath}\n`);
       io.out(`next: edge chat --with-imprint ${result.imprint_id}${surfaceFlag(values)} --prompt "..."\n`);

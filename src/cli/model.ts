@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import type { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
-import { isToolChoice, toolChoiceFormat, type TurnFormat } from "../engines/tool-choice.ts";
+import { isToolChoice, type ToolChoice } from "../engines/tool-turn.ts";
 import { createNodeLlamaCppEngine } from "../engines/llamacpp/node/index.ts";
 import { UsageError, type CliIO } from "./io.ts";
 import { resolveModelArg } from "./model-arg.ts";
@@ -43,11 +43,11 @@ export function engineKind(values: ModelValues & { engine?: string }): string {
   return kind;
 }
 
-/** Guided tool calls for `--tool-choice` (src/engines/tool-choice.ts): auto (default), required, none. */
-export function toolChoiceOf(choice: string | undefined): TurnFormat | undefined {
+/** `--tool-choice` (src/engines/tool-turn.ts): auto (default), required, none. */
+export function toolChoiceOf(choice: string | undefined): ToolChoice {
   const value = choice ?? "auto";
   if (!isToolChoice(value)) throw new UsageError(`--tool-choice must be auto, required or none (got "${choice}").`);
-  return toolChoiceFormat(value);
+  return value;
 }
 
 /** The answer budget per model turn (--max-tokens), when given. */

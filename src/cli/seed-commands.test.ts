@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeTestModel } from "../../test/fixtures/gguf.ts";
+import { LARGER_TEST_MODEL, writeTestModel } from "../../test/fixtures/gguf.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
 import { EXAMPLES, cli, type CliResult } from "./cli-test-helpers.ts";
 
@@ -77,7 +77,9 @@ function asWritten(command: string, fill: Record<string, string>, script?: strin
   const at = words.indexOf("--model");
   if (at >= 0 && gguf) {
     expect(words[at + 1]).toBe(MLX_MODEL);
-    words.splice(at, 2, "--model", gguf, "--threads", "1");
+    // The generated model's vocabulary is bytes: the learned prefix of these five tools is ~4,000
+    // tokens (a real tokenizer needs about a quarter), so it runs with an 8k window.
+    words.splice(at, 2, "--model", gguf, "--threads", "1", "--ctx-size", "8192");
   } else if (at >= 0) {
     expect(words[at + 1]).toBe(MLX_MODEL);
     expect(script, "a command with --model needs a script").toBeDefined();
@@ -176,10 +178,11 @@ describe("Edge Studio's commands, as written", () => {
   // With a real model: the generated GGUF in llama.cpp (random weights: the run's outcome is
   // whatever the model does, within the loop's rules; here every one answers or calls and ends 0).
   it.skipIf(!llama)("the --model commands run with a real GGUF model (llama.cpp, the generated test model)", { timeout: 300_000 }, async () => {
-    const gguf = writeTestModel().path;
+    const gguf = writeTestModel(LARGER_TEST_MODEL).path;
     const [chat250, , , , chat400, learnRun, chatImprint] = SEED_COMMANDS as [string, string, string, string, string, string, string];
     const first = await run(asWritten(chat250, {}, undefined, gguf));
-    expect(first.err).toMatch(/outcome: (answered|return_direct), tool calls: \d+, receipt: run_/);
+    // A real model's speed is part of the line (engine_stats).
+    expect(first.err).toMatch(/outcome: (answered|return_direct), tool calls: \d+, first token \d+ ms, [\d.]+ tokens\/s, receipt: run_/);
     const quote = await run(asWritten(chat400, {}, undefined, gguf));
     expect(quote.json.receipt).toMatchObject({ engine: "llamacpp", model_fingerprint: { runtime: "node-llama-cpp 3.22.1" } });
     const learned = await run(asWritten(learnRun, {}, undefined, gguf));

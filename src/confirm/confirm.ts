@@ -9,6 +9,7 @@ import { ERRORS, errorJson, toErrorJson, type ErrorCode, type ErrorJson } from "
 import { randomHex, sha256Json, timingSafeEqual, type Sha256 } from "../contract/hash.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { callTool, type ToolCallReport } from "../toolset/call.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { directCallReceiptBody } from "../chat/receipt-direct.ts";
 import type { ReceiptBody, ReceiptStore } from "../chat/receipt-types.ts";
@@ -29,6 +30,8 @@ export interface ConfirmContext {
   signal?: AbortSignal;
   /** Observe the steps (UI progress, tests). */
   onStep?: (step: "verified" | "claimed" | "ran" | "finished") => void;
+  /** The workspace a read_local commit tool sees at /workspace when it finally runs. */
+  workspace?: WorkspaceSource;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -138,7 +141,7 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
 
     // 7. Run once, in a fresh runner; callTool re-validates the arguments and the host checks output_schema.
     const callId = `call_${randomHex(12)}`;
-    const report = await callTool(frozen.toolset, ctx.host, record.tool_name, record.arguments, { callId, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+    const report = await callTool(frozen.toolset, ctx.host, record.tool_name, record.arguments, { callId, timeoutMs: ctx.timeoutMs, signal: ctx.signal, ...(ctx.workspace ? { workspace: ctx.workspace } : {}) });
     ctx.onStep?.("ran");
 
     // 8. Receipt, then the final status with the receipt id.

@@ -79,6 +79,8 @@ export const ERRORS = {
   unknown_model: "This build cannot run a model by that name; pick one from the list in the message, or pass a GGUF file path or URL.",
   context_window_exceeded:
     "This turn does not fit the model's context window even after dropping older turns (the prompt or a tool result is too large); shorten the prompt, return smaller tool results, reset the conversation, or load a model with a larger context.",
+  model_output_empty:
+    "The model's reply was empty (nothing but whitespace or a reasoning block), so there was no answer or call to use. Ask again, or rephrase the question.",
   engine_lost:
     "The model's worker or GPU device was lost after loading (a crash, out of memory, or a driver reset); the answer in progress was discarded. Reload the model to continue.",
   model_not_gguf:
@@ -132,6 +134,22 @@ export const ERRORS = {
   bash_limit_exceeded:
     "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped.",
 
+  // ── the workspace in the product (issue 14): uploads, zips, approvals, read_local mounts ──
+  zip_invalid: "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported.",
+  zip_too_large:
+    "The zip archive expands beyond what the workspace can hold (total size, file size or entry count); nothing was imported. Import a smaller archive or delete files first.",
+  storage_quota_exceeded:
+    "The browser's storage quota for this site is used up, so the workspace change was not saved; nothing was half-written. Delete files (or receipts, cached models), or let the site store more.",
+  workspace_too_large:
+    "The workspace is larger than what a read_local tool may have mounted (size or file count limit); remove files from the workspace or raise the mount limit.",
+  builtin_write_rejected: "The person rejected this change to the workspace; nothing was written.",
+  builtin_writes_not_allowed:
+    "This built-in tool would change files in the workspace and writes are not allowed in this run; nothing was written. In the CLI pass --allow-writes.",
+  write_preview_stale:
+    "The workspace changed while this change waited for approval, so the approved diff no longer applies; nothing was written. Ask again.",
+  workspace_path_escape:
+    "This path leaves the workspace folder (through .. or a symbolic link that points outside it); only files inside the folder can be read or written.",
+
   // ── Neural Imprint (SPEC §7), added by src/imprint ──────────────────────────────────
   imprint_requires_tools:
     "This imprint was learned with tools; restore it with the same tools file (--tools), or learn a new imprint without tools.",
@@ -144,6 +162,12 @@ export const ERRORS = {
   imprint_corrupted:
     "The stored imprint does not match its own hash (it was edited or damaged), so it is not used; delete it and learn or import it again.",
   imprint_not_found: "No imprint with this id is stored; list them with `edge imprints list`.",
+  // The imprint's saved model state (issue 16): at chat time these are fallbacks, never refusals —
+  // the state is not loaded and the prefix is evaluated as text (receipt: imprint_restore "prefix").
+  imprint_state_mismatch:
+    "The imprint's saved model state belongs to another model file, runtime version, context size or prompt than this chat's, so it was not loaded; the prefix was evaluated as text instead (same behaviour, slower first answer). Learn the imprint again with this model and --ctx-size to save a matching state.",
+  imprint_state_corrupted:
+    "The imprint's saved model state is missing, truncated or changed (its sha256 or its header does not match the record), so it was not loaded. A chat evaluates the prefix as text instead; an import refuses the file. Learn the imprint again, or import it from an intact export.",
   invalid_learn_sample:
     "The learn sample is not a valid edge.demo.learn.sample.v1 file (unknown top-level field, missing or mistyped field); see docs/imprint.md for the format.",
   // Warnings (reported, never a refusal).

@@ -115,6 +115,32 @@ export interface EngineInfo {
   contextWindow?: number;
 }
 
+/** What warming a conversation start did (Engine.warmPrefix). */
+export interface PrefixWarmth {
+  /** Tokens of the conversation start now held in the engine's prompt cache. */
+  tokens: number;
+  /** Of them, evaluated by this call (0: an earlier conversation had already evaluated them). */
+  evaluated: number;
+}
+
+/**
+ * Engines whose runtime can save the evaluated state of a conversation start to a file and load it
+ * back (llama.cpp in Node: a context sequence's KV cache and tokens). Loading a state made by
+ * another model can crash the runtime: callers bind a state file to the model, runtime, context
+ * size and tokens, and check all of it before calling loadPrefixState.
+ */
+export interface PrefixStateCapability {
+  /** The tokens every conversation starting with `messages` begins with (template included). */
+  prefixTokens(messages: readonly ChatMessage[]): Promise<number[]>;
+  /** Evaluate exactly that conversation start and save its state to `file`. */
+  savePrefixState(messages: readonly ChatMessage[], file: string): Promise<{ tokens: number[]; bytes: number }>;
+  /** Load a state saved by savePrefixState; resolves with the tokens it holds. */
+  loadPrefixState(file: string): Promise<number[]>;
+  /** Read a state file's header without the runtime: its format, version and tokens; null when the
+   *  bytes are not a state of this engine's format. */
+  readStateHeader(bytes: Uint8Array): { format: string; version: number; tokens: number[] } | null;
+}
+
 export interface Engine {
   info(): EngineInfo;
   /** Download (or reuse cached) weights and compile. Rejects with an EdgeError from the table. */
@@ -124,6 +150,13 @@ export interface Engine {
   /** The exact number of prompt tokens these messages make for the loaded model (chat template
    *  included), for engines that can tokenize; the loop fits history to the context window with it. */
   countTokens?(messages: readonly ChatMessage[]): Promise<number>;
+  /** For engines with a prompt cache that outlives a conversation (llama.cpp): evaluate the start
+   *  of a conversation (an imprint's system message) now, once per loaded model, so that every
+   *  later request starting with these messages evaluates only what follows — also in a new
+   *  conversation. Present once loaded, for engines that can. */
+  warmPrefix?(messages: readonly ChatMessage[]): Promise<PrefixWarmth>;
+  /** Present once loaded, for engines that can save and load a prefix's state (llama.cpp in Node). */
+  prefixState?: PrefixStateCapability;
   /** Stop the generation in progress (its chat() rejects with `aborted`). */
   abort(): void;
   /** Free the model (and its worker); load() again before the next chat(). */

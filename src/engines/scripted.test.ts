@@ -2,21 +2,13 @@ import { describe, expect, it } from "vitest";
 import { EdgeError } from "../contract/errors.ts";
 import type { ChatMessage } from "./engine.ts";
 import { SCRIPTED_LABEL, ScriptedEngine } from "./scripted.ts";
+import { rejection } from "../../test/fixtures/edge-error.ts";
 
 const user = (content: string): ChatMessage[] => [
   { role: "system", content: "You are a test." },
   { role: "user", content },
 ];
 
-async function rejection(p: Promise<unknown>): Promise<EdgeError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(EdgeError);
-    return e as EdgeError;
-  }
-  throw new Error("expected a rejection");
-}
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   return (await rejection(p)).code;

@@ -28,6 +28,9 @@ export interface ScriptedEngineOptions {
   chunkDelayMs?: number;
   /** Model id reported by info() (default "scripted-demo"). */
   modelId?: string;
+  /** A context window to report in info(), so the loop's window management can be exercised
+   *  (the loop then counts with its byte-based estimate: this engine has no tokenizer). */
+  contextWindow?: number;
 }
 
 /** One chat() call as the engine received it (lets tests assert what the model was told). */
@@ -64,6 +67,7 @@ export class ScriptedEngine implements Engine {
   private readonly chunkSize: number;
   private readonly chunkDelayMs: number;
   private readonly modelId: string;
+  private readonly contextWindow: number | undefined;
 
   constructor(
     private readonly script: Script,
@@ -72,10 +76,11 @@ export class ScriptedEngine implements Engine {
     this.chunkSize = Math.max(1, Math.floor(options.chunkSize ?? 4));
     this.chunkDelayMs = Math.max(0, options.chunkDelayMs ?? 0);
     this.modelId = options.modelId ?? "scripted-demo";
+    this.contextWindow = options.contextWindow;
   }
 
   info(): EngineInfo {
-    return { kind: "scripted", modelId: this.modelId, label: SCRIPTED_LABEL };
+    return { kind: "scripted", modelId: this.modelId, label: SCRIPTED_LABEL, ...(this.contextWindow ? { contextWindow: this.contextWindow } : {}) };
   }
 
   async load(onProgress?: ProgressListener, signal?: AbortSignal): Promise<void> {

@@ -4,11 +4,19 @@
 // the llm worker (where web-llm actually runs; its adapter is the one that counts).
 import { EdgeError } from "../contract/errors.ts";
 
+/** The part of a GPUDevice we read: the promise that settles when the device is lost. */
+export interface GpuDeviceLike {
+  readonly lost: Promise<{ reason?: string; message?: string }>;
+}
+
 /** The part of a GPUAdapter we read (TypeScript's DOM lib has no WebGPU types). */
 export interface GpuAdapterLike {
   readonly features: { has(feature: string): boolean; forEach?(cb: (value: string) => void): void };
-  readonly info?: { vendor?: string; architecture?: string; device?: string; description?: string };
+  /** `info.isFallbackAdapter` is where current browsers report a software adapter. */
+  readonly info?: { vendor?: string; architecture?: string; device?: string; description?: string; isFallbackAdapter?: boolean };
+  /** The older place of the same flag (removed from the spec; kept as a fallback). */
   readonly isFallbackAdapter?: boolean;
+  requestDevice?(descriptor?: unknown): Promise<GpuDeviceLike>;
 }
 
 export interface GpuLike {
@@ -19,7 +27,8 @@ export interface WebGPUAdapterSummary {
   vendor: string;
   architecture: string;
   description: string;
-  /** Chromium reports SwiftShader (CPU) adapters as fallback adapters. */
+  /** A software (CPU) adapter, e.g. SwiftShader: `adapter.info.isFallbackAdapter`, or the older
+   *  `adapter.isFallbackAdapter` where a browser still has only that. */
   isFallbackAdapter: boolean;
 }
 
@@ -73,9 +82,16 @@ export async function probeWebGPU(gpu: GpuLike | undefined = platformGpu()): Pro
       vendor: adapter.info?.vendor ?? "",
       architecture: adapter.info?.architecture ?? "",
       description: adapter.info?.description ?? "",
-      isFallbackAdapter: adapter.isFallbackAdapter ?? false,
+      isFallbackAdapter: adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? false,
     },
   };
+}
+
+/** Whether a probe found a GPU worth running a model on: an adapter that is not a software
+ *  (CPU) fallback. `engine: auto` prefers another engine when this is false; web-llm itself can
+ *  still be picked explicitly on a fallback adapter (slowly). */
+export function isUsableWebGPU(probe: WebGPUProbe | null | undefined): probe is Extract<WebGPUProbe, { available: true }> {
+  return probe?.available === true && !probe.adapter.isFallbackAdapter;
 }
 
 /** The error a failed probe becomes (the table's code, the probe's specific sentence). */

@@ -128,7 +128,7 @@ const CASES: Case[] = [
     thrown:
       "ContextWindowSizeExceededError: Prompt tokens exceed context window size: number of prompt tokens: 5000; context window size: 4096",
     inSource: "Prompt tokens exceed context window size: number of prompt tokens: ",
-    code: "generation_failed",
+    code: "context_window_exceeded",
     stage: "chat",
   },
   {

@@ -54,9 +54,11 @@ const RULES: readonly Rule[] = [
   { code: "engine_not_loaded", test: /ModelNotLoadedError|Model not loaded before|is not loaded with a model|EngineNotLoadedError/ },
   // ── generation ───────────────────────────────────────────────────────────────────────
   {
-    code: "generation_failed",
+    // The loop fits prompts to the window before asking (src/chat/context.ts); web-llm's own check
+    // is the backstop when a count was off.
+    code: "context_window_exceeded",
     test: /ContextWindowSizeExceededError|Prompt tokens exceed context window size/,
-    message: "The conversation is longer than the model's context window; start a new conversation or shorten the prompt.",
+    message: "The conversation is longer than the model's context window (web-llm refused the prompt); reset the conversation or shorten the prompt.",
   },
   {
     code: "generation_failed",

@@ -2,34 +2,33 @@
 // the page drives it with web-llm's own client. web-llm is ~6 MB on each side and does not
 // tree-shake, so it is only ever reached through dynamic import() — importing this file costs
 // nothing until load() or listModels() is called. Only type imports of web-llm appear here.
-import type {
-  AppConfig,
-  ChatCompletionChunk,
-  ChatCompletionMessageParam,
-  ChatCompletionRequestStreaming,
-  ChatOptions,
-  InitProgressReport,
-  ModelRecord,
-  WebWorkerMLCEngine,
-} from "@mlc-ai/web-llm";
+//
+// The worker side is web-llm's WebWorkerMLCEngineHandler (workers/llm-worker-core.ts); tests run
+// this class unchanged against it with a fake MLCEngine inside (test/engines/), through the
+// `createWorker` option.
+import type { AppConfig, ChatCompletionChunk, ChatOptions, InitProgressReport, ModelRecord, WebWorkerMLCEngine } from "@mlc-ai/web-llm";
 import { EdgeError } from "../contract/errors.ts";
+import { raceSignal } from "../contract/abort.ts";
 import {
   abortedError,
   validateMessages,
+  type ChatMessage,
   type ChatRequest,
   type ChatResult,
-  type ChatUsage,
   type Engine,
   type EngineInfo,
   type ModelFingerprint,
   type ProgressListener,
 } from "./engine.ts";
 import { fingerprintOf, listModelOptions, resolveModel, type ModelOption } from "./models.ts";
+import { withPinnedRecords } from "./pinned-models.ts";
 import { ProgressMapper } from "./progress.ts";
-import { isLlmWorkerMessage, type LlmWorkerMessage } from "./protocol.ts";
+import { answerBudget, withTemplateAllowance } from "./token-budget.ts";
+import { WorkerBridge } from "./webllm-bridge.ts";
+import { forgetUnverifiedFiles } from "./webllm-cache.ts";
 import { mapWebLLMError } from "./webllm-errors.ts";
+import { completionRequest, runCompletion } from "./webllm-stream.ts";
 import { probeWebGPU, webgpuUnavailableError, type WebGPUProbe } from "./webgpu.ts";
-import { raceSignal } from "../contract/abort.ts";
 
 type WebLLM = typeof import("@mlc-ai/web-llm");
 
@@ -43,7 +42,8 @@ export function importWebLLM(): Promise<WebLLM> {
 export interface WebLLMEngineOptions {
   /** A model id from the model list; default: the best small JSON-capable model this GPU runs. */
   modelId?: string;
-  /** Custom model list (self-hosted or offline weights). Default: web-llm's prebuiltAppConfig. */
+  /** Custom model list (self-hosted or offline weights). Default: web-llm's prebuiltAppConfig with
+   *  Edge's pinned records (exact revisions, SRI hashes) for the default models. */
   appConfig?: AppConfig;
   /** Where web-llm caches weights for offline reuse (default "cache" = Cache API). Applied only
    *  when appConfig does not set its own cacheBackend. */
@@ -54,17 +54,21 @@ export interface WebLLMEngineOptions {
    *  define no tool role, and web-llm then fails with "Role is not supported: tool"; "user" sends
    *  the tool result as a user turn, with the loop's own wording. Default "user". */
   toolRole?: "user" | "tool";
-  /** Start the llm worker (override for custom builds). */
+  /** Start the llm worker (override for custom builds, and for tests). */
   createWorker?: () => Worker;
+  /** Called once when the loaded model's worker or GPU device is lost: the generation in flight
+   *  failed with `engine_lost` and the engine is unloaded; load() again to continue. */
+  onLost?: (error: EdgeError) => void;
 }
 
 export function createLlmWorker(): Worker {
   return new Worker(new URL("../../workers/llm.worker.ts", import.meta.url), { type: "module", name: "edge-llm" });
 }
 
-/** The app config load() would use: the given one, or web-llm's prebuilt list. */
+/** The app config load() would use: the given one, or web-llm's prebuilt list with Edge's pinned
+ *  records for the default models. */
 export async function resolveAppConfig(options: Pick<WebLLMEngineOptions, "appConfig" | "cacheBackend"> = {}): Promise<AppConfig> {
-  const base = options.appConfig ?? (await importWebLLM()).prebuiltAppConfig;
+  const base = options.appConfig ?? withPinnedRecords((await importWebLLM()).prebuiltAppConfig);
   return { ...base, cacheBackend: base.cacheBackend ?? options.cacheBackend ?? "cache" };
 }
 
@@ -94,72 +98,23 @@ export async function deleteCachedModel(modelId: string, appConfig?: AppConfig):
   await webllm.deleteModelAllInfoInCache(modelId, await resolveAppConfig({ appConfig }));
 }
 
-/** Routes our "edge.*" worker messages to us and everything else to web-llm's client. */
-class WorkerBridge {
-  /** web-llm's WebWorkerMLCEngine assigns this. */
-  onmessage: ((ev: MessageEvent) => void) | null = null;
-  private readonly waiters = new Map<LlmWorkerMessage["kind"], Array<(m: LlmWorkerMessage) => void>>();
-  private readonly seen = new Map<LlmWorkerMessage["kind"], LlmWorkerMessage>();
-  private failure: ((e: EdgeError) => void)[] = [];
-
-  constructor(readonly worker: Worker) {
-    worker.onmessage = (ev: MessageEvent) => {
-      if (isLlmWorkerMessage(ev.data)) this.deliver(ev.data);
-      else this.onmessage?.(ev);
-    };
-    worker.onerror = (ev: ErrorEvent) => {
-      ev.preventDefault();
-      this.fail(
-        new EdgeError(
-          "model_load_failed",
-          { original: ev.message || "worker error event", stage: "worker" },
-          `The llm worker failed: ${ev.message || "it could not be started (script failed to load)"}.`,
-        ),
-      );
-    };
-  }
-
-  postMessage(message: unknown): void {
-    this.worker.postMessage(message);
-  }
-
-  /** Resolve with the first message of this kind (already received or coming). */
-  next<K extends LlmWorkerMessage["kind"]>(kind: K): Promise<Extract<LlmWorkerMessage, { kind: K }>> {
-    return new Promise((resolve, reject) => {
-      this.failure.push(reject);
-      const got = this.seen.get(kind);
-      if (got) return resolve(got as Extract<LlmWorkerMessage, { kind: K }>);
-      const list = this.waiters.get(kind) ?? [];
-      list.push(resolve as (m: LlmWorkerMessage) => void);
-      this.waiters.set(kind, list);
-    });
-  }
-
-  /** Reject every pending next() (worker error, fatal message, or termination). */
-  fail(e: EdgeError): void {
-    for (const reject of this.failure.splice(0)) reject(e);
-  }
-
-  private deliver(m: LlmWorkerMessage): void {
-    if (m.kind === "edge.fatal") {
-      this.fail(new EdgeError("model_load_failed", { original: m.message, stage: "worker" }));
-      return;
-    }
-    this.seen.set(m.kind, m);
-    for (const resolve of this.waiters.get(m.kind)?.splice(0) ?? []) resolve(m);
-  }
-}
-
 export class WebLLMEngine implements Engine {
   private worker: Worker | undefined;
   private bridge: WorkerBridge | undefined;
-  private engine: WebWorkerMLCEngine | undefined;
+  private client: WebWorkerMLCEngine | undefined;
   private record: ModelRecord | undefined;
   private fingerprint: ModelFingerprint | undefined;
+  private contextWindow: number | undefined;
   private workerProbe: WebGPUProbe | undefined;
   private loading: Promise<void> | undefined;
   private loadController: AbortController | undefined;
   private generation: AbortController | undefined;
+  /** Set when the worker or GPU was lost after loading; chat() refuses until load() runs again. */
+  private lostError: EdgeError | undefined;
+  /** Rejects when the engine is lost; every read of a generation races it. */
+  private lost = lostGate();
+  /** Content token counts by text (the contract and old turns are counted once). */
+  private readonly tokenCache = new Map<string, number>();
 
   constructor(private readonly options: WebLLMEngineOptions = {}) {}
 
@@ -171,6 +126,7 @@ export class WebLLMEngine implements Engine {
       label: `${modelId} (web-llm, WebGPU${this.workerProbe?.available && this.workerProbe.adapter.isFallbackAdapter ? " fallback adapter" : ""})`,
     };
     if (this.fingerprint) info.fingerprint = this.fingerprint;
+    if (this.contextWindow) info.contextWindow = this.contextWindow;
     return info;
   }
 
@@ -180,21 +136,27 @@ export class WebLLMEngine implements Engine {
   }
 
   get loaded(): boolean {
-    return this.engine !== undefined;
+    return this.client !== undefined;
   }
 
   load(onProgress?: ProgressListener, signal?: AbortSignal): Promise<void> {
-    if (this.engine) return Promise.resolve();
+    if (this.client) return Promise.resolve();
     if (this.loading) return this.loading;
+    this.lostError = undefined;
+    this.lost = lostGate();
     const controller = new AbortController();
     this.loadController = controller;
     const onOuter = () => controller.abort();
     signal?.addEventListener("abort", onOuter, { once: true });
     if (signal?.aborted) controller.abort();
     this.loading = this.doLoad(onProgress, controller.signal)
-      .catch((e: unknown) => {
+      .catch(async (e: unknown) => {
         this.teardown();
-        throw mapWebLLMError(e, "load");
+        const err = mapWebLLMError(e, "load");
+        if (err.code === "model_integrity_failed" && this.record) {
+          await forgetUnverifiedFiles(await importWebLLM(), this.record, await resolveAppConfig(this.options));
+        }
+        throw err;
       })
       .finally(() => {
         signal?.removeEventListener("abort", onOuter);
@@ -207,7 +169,7 @@ export class WebLLMEngine implements Engine {
   private async doLoad(onProgress: ProgressListener | undefined, signal: AbortSignal): Promise<void> {
     const aborted = () => new EdgeError("aborted", { stage: "load" });
     const worker = (this.options.createWorker ?? createLlmWorker)();
-    const bridge = new WorkerBridge(worker);
+    const bridge = new WorkerBridge(worker, (e) => this.onLost(e));
     this.worker = worker;
     this.bridge = bridge;
 
@@ -224,28 +186,32 @@ export class WebLLMEngine implements Engine {
     this.record = record;
     this.fingerprint = fingerprintOf(record, webllm.modelVersion);
 
-    // 3. web-llm downloads (or reads its cache), checks the GPU features, and compiles.
+    // 3. web-llm downloads (or reads its cache), verifies pinned hashes, checks the GPU, compiles.
     const progress = new ProgressMapper();
-    const engine = await raceSignal(
+    const client = await raceSignal(
       webllm.CreateWebWorkerMLCEngine(
         bridge,
         record.model_id,
-        {
-          appConfig,
-          initProgressCallback: (report: InitProgressReport) => onProgress?.(progress.map(report)),
-        },
+        { appConfig, initProgressCallback: (report: InitProgressReport) => onProgress?.(progress.map(report)) },
         this.options.chatOptions,
       ),
       signal,
       aborted,
     );
-    this.engine = engine;
+    bridge.markLoaded();
+    this.client = client;
+    // 4. The context window: the merged config in the worker knows it; else the record's override.
+    const configured = this.options.chatOptions?.context_window_size ?? record.overrides?.context_window_size;
+    const fromWorker = await bridge.countTokens(record.model_id, []).then((r) => r.contextWindow, () => undefined);
+    this.contextWindow = fromWorker ?? (configured && configured > 0 ? configured : undefined);
     onProgress?.({ progress: 1, text: `Model ${record.model_id} is ready.`, phase: "ready" });
   }
 
   async chat(request: ChatRequest): Promise<ChatResult> {
-    const engine = this.engine;
-    if (!engine) throw new EdgeError("engine_not_loaded");
+    if (this.lostError) throw this.lostError;
+    const client = this.client;
+    const record = this.record;
+    if (!client || !record) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
     if (this.generation) {
       throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
@@ -254,54 +220,48 @@ export class WebLLMEngine implements Engine {
     this.generation = controller;
     const onOuter = () => controller.abort();
     request.signal?.addEventListener("abort", onOuter, { once: true });
-    const interrupt = () => engine.interruptGenerate();
+    // Stop tells the worker to end the generation; the page stops waiting at once either way.
+    const interrupt = () => client.interruptGenerate();
     controller.signal.addEventListener("abort", interrupt, { once: true });
-    let text = "";
+    const progress = { text: "" };
     try {
       if (request.signal?.aborted) throw abortedError();
-      const toolRole = this.options.toolRole ?? "user";
-      const messages = request.messages.map((m): ChatCompletionMessageParam => {
-        if (m.role === "tool") {
-          return toolRole === "tool" ? { role: "tool", content: m.content, tool_call_id: "edge" } : { role: "user", content: m.content };
-        }
-        return { role: m.role, content: m.content } as ChatCompletionMessageParam;
+      const body = completionRequest(request, {
+        modelId: record.model_id,
+        toolRole: this.options.toolRole ?? "user",
+        maxTokens: answerBudget(this.contextWindow),
       });
-      const body: ChatCompletionRequestStreaming = {
-        messages,
-        stream: true,
-        stream_options: { include_usage: true },
-      };
-      if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
-      if (request.temperature !== undefined) body.temperature = request.temperature;
-      if (request.responseFormat) body.response_format = request.responseFormat as ChatCompletionRequestStreaming["response_format"];
-      // Qwen3 thinks aloud by default; a tool call must be the whole reply, so turn it off.
-      if (this.record?.model_id.startsWith("Qwen3")) body.extra_body = { enable_thinking: false };
-
-      const stream = await engine.chat.completions.create(body);
-      let finish: string | null | undefined;
-      let usage: ChatUsage | undefined;
-      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-        const choice = chunk.choices[0];
-        const delta = choice?.delta?.content;
-        if (delta) {
-          text += delta;
-          request.onToken?.(delta);
-        }
-        if (choice?.finish_reason) finish = choice.finish_reason;
-        if (chunk.usage) usage = usageOf(chunk.usage);
-      }
-      if (controller.signal.aborted || finish === "abort") throw abortedError({ partialText: text });
-      const result: ChatResult = { text, finishReason: finish === "length" ? "length" : "stop" };
-      if (usage) result.usage = usage;
-      return result;
+      const create = () => client.chat.completions.create(body) as Promise<AsyncIterable<ChatCompletionChunk>>;
+      return await runCompletion(create, { signal: controller.signal, lost: this.lost.promise, onToken: request.onToken, startedAt: performance.now() }, progress);
     } catch (e) {
-      if (controller.signal.aborted) throw abortedError({ partialText: text });
+      if (e instanceof EdgeError) throw e;
+      if (controller.signal.aborted) throw abortedError({ partialText: progress.text });
       throw mapWebLLMError(e, "chat");
     } finally {
       request.signal?.removeEventListener("abort", onOuter);
       controller.signal.removeEventListener("abort", interrupt);
       this.generation = undefined;
     }
+  }
+
+  /**
+   * An upper bound of the prompt these messages make: each content counted exactly with the
+   * loaded model's tokenizer (in the worker), plus the template allowance (token-budget.ts),
+   * since web-llm renders its chat template only inside the generation.
+   */
+  async countTokens(messages: readonly ChatMessage[]): Promise<number> {
+    if (this.lostError) throw this.lostError;
+    const bridge = this.bridge;
+    const record = this.record;
+    if (!this.client || !bridge || !record) throw new EdgeError("engine_not_loaded");
+    const texts = messages.map((m) => m.content);
+    const missing = [...new Set(texts.filter((t) => !this.tokenCache.has(t)))];
+    if (missing.length) {
+      const reply = await Promise.race([bridge.countTokens(record.model_id, missing), this.lost.promise]);
+      if (this.tokenCache.size + missing.length > TOKEN_CACHE_LIMIT) this.tokenCache.clear();
+      missing.forEach((t, i) => this.tokenCache.set(t, reply.counts[i]!));
+    }
+    return withTemplateAllowance(texts.map((t) => this.tokenCache.get(t)!));
   }
 
   abort(): void {
@@ -311,22 +271,31 @@ export class WebLLMEngine implements Engine {
 
   async unload(): Promise<void> {
     this.abort();
-    const engine = this.engine;
-    this.engine = undefined;
-    if (engine) {
-      try {
-        await engine.unload();
-      } catch {
-        // The worker is terminated next; whatever failed in unload dies with it.
-      }
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      // Free the GPU memory in order; a worker that does not answer is terminated anyway.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([client.unload().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, UNLOAD_GRACE_MS)))]);
+      clearTimeout(timer);
     }
     this.teardown();
     this.record = undefined;
     this.fingerprint = undefined;
+    this.contextWindow = undefined;
+    this.tokenCache.clear();
+  }
+
+  private onLost(e: EdgeError): void {
+    if (this.lostError) return;
+    this.lostError = e;
+    this.lost.reject(e);
+    this.teardown();
+    this.options.onLost?.(e);
   }
 
   private teardown(): void {
-    this.engine = undefined;
+    this.client = undefined;
     this.bridge?.fail(new EdgeError("aborted", { stage: "load" }));
     this.bridge = undefined;
     this.worker?.terminate();
@@ -334,17 +303,16 @@ export class WebLLMEngine implements Engine {
   }
 }
 
-function usageOf(u: NonNullable<ChatCompletionChunk["usage"]>): ChatUsage {
-  const out: ChatUsage = {
-    promptTokens: u.prompt_tokens,
-    completionTokens: u.completion_tokens,
-    totalTokens: u.total_tokens,
-  };
-  if (u.extra) {
-    out.prefillTokensPerS = u.extra.prefill_tokens_per_s;
-    out.decodeTokensPerS = u.extra.decode_tokens_per_s;
-    if (u.extra.grammar_init_s !== undefined) out.grammarInitS = u.extra.grammar_init_s;
-    if (u.extra.grammar_per_token_s !== undefined) out.grammarPerTokenS = u.extra.grammar_per_token_s;
-  }
-  return out;
+/** Token counts kept per engine (contents of the contract and recent turns). */
+const TOKEN_CACHE_LIMIT = 2048;
+/** How long unload() waits for web-llm to free the model before the worker is terminated. */
+const UNLOAD_GRACE_MS = 1000;
+
+function lostGate(): { promise: Promise<never>; reject(e: EdgeError): void } {
+  let reject!: (e: EdgeError) => void;
+  const promise = new Promise<never>((_, r) => {
+    reject = r;
+  });
+  promise.catch(() => undefined);
+  return { promise, reject };
 }

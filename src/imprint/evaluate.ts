@@ -5,12 +5,18 @@
 // expected_arguments when given), or a plain answer when expected_tool is null. Nothing is executed.
 // Order of generations (what a scripted engine's script must follow): for each scored question in
 // sample order, first without the prefix, then with it.
+// The questions are asked as live chat asks them — the same sampling and guided-call format
+// (src/engines/tool-turn.ts), the same max_tokens, a leading think block stripped before judging —
+// so the score predicts what chat will do.
 import { validateAgainst } from "../contract/ajv.ts";
 import { canonicalJson, sha256Text } from "../contract/hash.ts";
 import { EdgeError } from "../contract/errors.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, Engine } from "../engines/engine.ts";
+import { toolTurnPolicy, type ToolChoice, type TurnFormat } from "../engines/tool-turn.ts";
+import { answerBudget } from "../engines/token-budget.ts";
 import { parseModelOutput } from "../chat/parse.ts";
+import { splitThink } from "../chat/think.ts";
 import type { ImprintEvaluation, ImprintEvaluationItem } from "./record.ts";
 import type { LearnQuestion } from "./sample.ts";
 
@@ -22,12 +28,16 @@ export interface EvaluateOptions {
   /** Send the prefix once before the questions and time it (web-llm); default: not for the scripted engine. */
   prefill?: boolean;
   maxTokens?: number;
+  /** Guided decoding for the tools (default: the engine's tool-turn policy, as in chat). */
+  responseFormat?: TurnFormat;
+  /** The policy's tool choice (default auto); questions are first turns. */
+  toolChoice?: ToolChoice;
   signal?: AbortSignal;
 }
 
 /** What one output parsed to, as a short label, and whether it is the expected behaviour. */
 export function judgeOutput(text: string, question: LearnQuestion, schemas: readonly ToolSchema[]): { label: string; matched: boolean } {
-  const parsed = parseModelOutput(text);
+  const parsed = parseModelOutput(splitThink(text).visible);
   if (parsed.kind === "answer") return { label: "answer", matched: question.expected_tool === null };
   if (parsed.kind !== "call") return { label: "invalid", matched: false };
   const label = parsed.toolName;
@@ -52,15 +62,21 @@ export async function evaluateImprint(options: EvaluateOptions): Promise<Imprint
   const info = engine.info();
   const scored = questions.filter((q) => q.expected_tool !== undefined);
   const prefill = options.prefill ?? info.kind !== "scripted";
+  const policy = schemas.length ? toolTurnPolicy(info, options.toolChoice) : {};
+  const responseFormat = schemas.length ? (options.responseFormat ?? policy.responseFormat)?.(schemas, { index: 0 }) : undefined;
+  const sampling = {
+    maxTokens: answerBudget(info.contextWindow, options.maxTokens),
+    ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
+  };
   const ask = async (messages: ChatMessage[]): Promise<string> => {
     if (options.signal?.aborted) throw new EdgeError("aborted", { stage: "learn" });
-    const out = await engine.chat({ messages, signal: options.signal, temperature: 0, ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) });
+    const out = await engine.chat({ messages, signal: options.signal, ...sampling, ...(responseFormat ? { responseFormat } : {}) });
     return out.text;
   };
   let prefillMs: number | null = null;
   if (prefill && scored.length) {
     const t0 = performance.now();
-    await engine.chat({ messages: [{ role: "system", content: prefix }, { role: "user", content: "Ready?" }], maxTokens: 1, temperature: 0, signal: options.signal });
+    await engine.chat({ messages: [{ role: "system", content: prefix }, { role: "user", content: "Ready?" }], ...sampling, maxTokens: 1, signal: options.signal });
     prefillMs = Math.round(performance.now() - t0);
   }
   const items: ImprintEvaluationItem[] = [];

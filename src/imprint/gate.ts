@@ -5,6 +5,8 @@
 //                                        manifest), or another set of tool names
 //   4. imprint_tool_schema_mismatch      same names, but a tool's schema (or the generator) differs
 // A function-body edit changes tools_file_sha256 only, which is informational: it restores.
+// A saved model state (state.ts) is checked after these gates pass: its bindings decide whether it
+// is loaded or the prefix is evaluated as text; the gates above always run first and fail closed.
 // An imprint learned without tools may be combined with a facts store or a manifest (Edge Studio
 // allows it): the session then injects the lookups' contract beside the imprint's prefix.
 import { EdgeError } from "../contract/errors.ts";
@@ -12,6 +14,7 @@ import { canonicalJson, schemaSha256, type Sha256 } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import type { EngineInfo, ModelFingerprint } from "../engines/engine.ts";
 import type { ImprintBinding, ToolSurface } from "../chat/session.ts";
+import type { StateRestorer } from "../chat/imprint-restore.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import type { Imprint, ImprintSurface } from "./record.ts";
 
@@ -135,13 +138,16 @@ export async function checkImprint(imprint: Imprint, context: GateContext): Prom
   }
 }
 
-/** The session seam: the gate runs in createChatSession before any generation, then the prefix starts the conversation. */
-export function imprintBinding(imprint: Imprint): ImprintBinding {
+/** The session seam: the gate runs in createChatSession before any generation, then the prefix
+ *  starts the conversation — from the imprint's saved model state when `restoreState` can load it
+ *  (Node: node-state.ts), else evaluated by the engine. */
+export function imprintBinding(imprint: Imprint, restoreState?: StateRestorer): ImprintBinding {
   return {
     id: imprint.id,
     prefix: imprint.prefix,
     // A profile-only imprint's prefix has no tool contract; with a facts surface it is injected too.
     toolContract: imprint.tools !== null,
     check: (context) => checkImprint(imprint, context),
+    ...(restoreState ? { restoreState } : {}),
   };
 }

@@ -9,3 +9,4 @@ export * from "./learn.ts";
 export * from "./plan.ts";
 export * from "./transfer.ts";
 export * from "./memory-store.ts";
+export * from "./state.ts";

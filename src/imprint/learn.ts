@@ -9,9 +9,10 @@ import { RECEIPT_VERSION, type Receipt, type ReceiptBody, type ReceiptStore } fr
 import type { ToolSurface } from "../chat/session.ts";
 import { createToolRuntime } from "../runtime/index.ts";
 import { activeSchemas, type FrozenToolset } from "../toolset/freeze.ts";
-import { evaluateImprint } from "./evaluate.ts";
+import { evaluateImprint, type EvaluateOptions } from "./evaluate.ts";
 import { renderImprintPrefix } from "./prefix.ts";
 import { runtimeInfo, sealImprint, type Imprint, type ImprintStore, type ImprintTools } from "./record.ts";
+import type { ImprintState } from "./state.ts";
 import { evaluationQuestions, sampleSha256, sampleWarnings, type LearnSample } from "./sample.ts";
 
 export interface LearnOptions {
@@ -33,7 +34,22 @@ export interface LearnOptions {
   /** Prefill the prefix once before the questions (default: yes for web-llm, no for scripted). */
   prefill?: boolean;
   maxTokens?: number;
+  /** Guided decoding for evaluation (default: the engine's tool-turn policy, as chat uses). */
+  responseFormat?: EvaluateOptions["responseFormat"];
+  /** The tool choice of that policy (default auto), as `edge chat --tool-choice` gives it. */
+  toolChoice?: EvaluateOptions["toolChoice"];
   signal?: AbortSignal;
+  /** Save the model's evaluated state of the prefix beside the record (Node, llama.cpp:
+   *  src/imprint/node-state.ts), called after the evaluation with the new imprint's id. Resolves
+   *  null when the engine cannot save a state. */
+  saveState?: (id: string, prefix: string) => Promise<SavedState | null>;
+}
+
+/** A state file written for an imprint that is not stored yet: its binding, and how to remove it
+ *  again if storing the imprint or its receipt fails. */
+export interface SavedState {
+  state: ImprintState;
+  discard(): Promise<void>;
 }
 
 export interface LearnResult {
@@ -116,11 +132,22 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
   const evaluation =
     options.evaluate === false
       ? { mode: "skipped" as const, engine: info.kind, model_id: info.modelId, question_count: questions.length, scored: 0, matched_without_prefix: 0, matched_with_prefix: 0, items: [], prefill_ms: null }
-      : await evaluateImprint({ engine, prefix, schemas, questions, prefill: options.prefill, maxTokens: options.maxTokens, signal: options.signal });
+      : await evaluateImprint({
+          engine,
+          prefix,
+          schemas,
+          questions,
+          prefill: options.prefill,
+          maxTokens: options.maxTokens,
+          responseFormat: options.responseFormat,
+          toolChoice: options.toolChoice,
+          signal: options.signal,
+        });
 
   const id = `imp_${randomHex(12)}`;
   const receiptId = options.receipts ? `learn_${randomHex(12)}` : null;
   const sampleSha = await sampleSha256(sample);
+  const saved = options.saveState ? await options.saveState(id, prefix) : null;
   const imprint = await sealImprint({
     imprint_version: "edge.imprint.v1",
     id,
@@ -144,6 +171,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
     evaluation,
     warnings,
     learn_receipt_id: receiptId,
+    ...(saved ? { state: saved.state } : {}),
   });
 
   const body: ReceiptBody = {
@@ -180,19 +208,21 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
         prefill_ms: evaluation.prefill_ms,
       },
       warnings: warnings.map((w) => w.code),
+      ...(saved ? { state: { artifact_sha256: saved.state.artifact_sha256, artifact_bytes: saved.state.artifact_bytes, prefix_tokens: saved.state.prefix_tokens } } : {}),
     },
   };
 
-  if (options.store) await options.store.put(imprint);
+  let stored = false;
   let receipt: Receipt | ReceiptBody = body;
-  if (options.receipts) {
-    try {
-      receipt = await options.receipts.append(body);
-    } catch (err) {
-      // No imprint without its learn receipt: undo the put, then report the storage failure.
-      await options.store?.delete(id).catch(() => undefined);
-      throw err;
-    }
+  try {
+    if (options.store) await options.store.put(imprint);
+    stored = true;
+    if (options.receipts) receipt = await options.receipts.append(body);
+  } catch (err) {
+    // No imprint without its learn receipt, no state file without its imprint: undo, then report.
+    if (stored) await options.store?.delete(id).catch(() => undefined);
+    await saved?.discard().catch(() => undefined);
+    throw err;
   }
   return {
     ok: true,

@@ -1,10 +1,11 @@
 // The imprint store in Node: one pretty-printed JSON file per imprint, <dataDir>/imprints/<id>.json,
 // private (folder 0700, files 0600), written atomically and never replaced. Every read re-verifies
-// the seal, so a file edited on disk is refused (imprint_corrupted), not trusted.
+// the seal, so a file edited on disk is refused (imprint_corrupted), not trusted. An imprint's saved
+// model state lives beside it as <id>.state (node-state.ts); deleting the imprint deletes it too.
 import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, writeFileAtomic } from "../store/node-files.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, unlinkIfExists, writeFileAtomic } from "../store/node-files.ts";
 import { toStorageError } from "../store/storage-error.ts";
 import { isImprintId, listingOf, verifyImprint, type ImprintListing, type ImprintStore } from "./record.ts";
 
@@ -15,7 +16,16 @@ export interface NodeImprintStoreOptions {
 
 const FILE_RE = /^(imp_[0-9a-f]{24})\.json$/;
 
-export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): ImprintStore & { readonly dir: string } {
+export interface NodeImprintStore extends ImprintStore {
+  /** The imprints folder. */
+  readonly dir: string;
+  /** Create the data folder and the imprints folder, private. */
+  ensureDir(): Promise<void>;
+  /** Where an imprint's saved model state lives (whether or not it exists). */
+  stateFile(id: string): string;
+}
+
+export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): NodeImprintStore {
   const root = options.dir ?? dataDir();
   const dir = path.join(root, "imprints");
   const fileOf = (id: string): string => {
@@ -33,12 +43,18 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): I
     }
   }
 
+  const ensureDir = async (): Promise<void> => {
+    await ensurePrivateDir(root);
+    await ensurePrivateDir(dir, { narrow: true });
+  };
+
   return {
     dir,
+    ensureDir,
+    stateFile: (id) => fileOf(id).replace(/\.json$/, ".state"),
     async put(imprint) {
       const verified = await verifyImprint(imprint);
-      await ensurePrivateDir(root);
-      await ensurePrivateDir(dir, { narrow: true });
+      await ensureDir();
       await writeFileAtomic(fileOf(verified.id), `${JSON.stringify(verified, null, 2)}\n`, { noClobber: true });
     },
     async get(id) {
@@ -65,6 +81,7 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): I
         if ((err as { code?: string }).code === "ENOENT") throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
         throw toStorageError(err, "delete imprint", { path: file });
       }
+      await unlinkIfExists(file.replace(/\.json$/, ".state"), "delete imprint state");
     },
   };
 }

@@ -7,6 +7,7 @@ import type { ErrorJson } from "../contract/errors.ts";
 import type { ModelFingerprint } from "../engines/engine.ts";
 import { TOOL_CONTRACT_VERSION } from "../chat/contract.ts";
 import { IMPRINT_PREFIX_VERSION } from "./prefix.ts";
+import { isImprintState, type ImprintState } from "./state.ts";
 
 export const IMPRINT_VERSION = "edge.imprint.v1";
 /** Kept equal to package.json's version by a test. */
@@ -81,6 +82,10 @@ export interface ImprintRecordBody {
   evaluation: ImprintEvaluation;
   warnings: ErrorJson[];
   learn_receipt_id: string | null;
+  /** The saved model state of the prefix (a file beside the record), bound by sha256 to the model
+   *  file, runtime, context size and tokens. Absent or null: the engine could not save one (scripted,
+   *  web-llm, the browser's llama.cpp) or the imprint predates it; restore evaluates the prefix. */
+  state?: ImprintState | null;
 }
 
 export interface Imprint extends ImprintRecordBody {
@@ -161,18 +166,23 @@ export async function verifyImprint(value: unknown): Promise<Imprint> {
     if (!Object.values(tools["tool_schema_sha256"] as Record<string, unknown>).every(isSha256)) corrupted("tool_schema_sha256 is malformed", id);
   }
   if (typeof value["max_calls"] !== "number") corrupted("max_calls is malformed", id);
+  if (value["state"] !== undefined && value["state"] !== null && !isImprintState(value["state"])) corrupted("state is malformed", id);
+  if (isImprintState(value["state"]) && value["state"].prefix_sha256 !== value["prefix_sha256"]) corrupted("state is bound to another prefix", id);
   return value as unknown as Imprint;
+}
+
+/** An imprint file's JSON, or imprint_corrupted (not_json). */
+export function parseImprintJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new EdgeError("imprint_corrupted", { reason: "not_json" }, `The imprint file is not JSON (${(err as Error).message}); it was not imported.`);
+  }
 }
 
 /** Parse an exported imprint file's text (import). */
 export async function parseImprintText(text: string): Promise<Imprint> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new EdgeError("imprint_corrupted", { reason: "not_json" }, `The imprint file is not JSON (${(err as Error).message}); it was not imported.`);
-  }
-  return verifyImprint(value);
+  return verifyImprint(parseImprintJson(text));
 }
 
 /** A listing row for any stored value (corrupted ones included, so the user can delete them). */

@@ -4,6 +4,7 @@
 import type { ErrorJson } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { Discovery, JsonObject } from "../contract/types.ts";
+import type { WorkspaceMount } from "../../workers/protocol.ts";
 
 /** Where a tools file's bytes come from. `read()` is called again for every job, so an edit
  *  made during a session is seen (and refused with tools_file_changed). */
@@ -34,6 +35,8 @@ export interface CallJob {
   callId?: string;
   /** Hard limit; the worker is terminated when it passes (default 10 000 ms). */
   timeoutMs?: number;
+  /** Mounted read-only at /workspace (read_local tools only; see src/toolset/workspace.ts). */
+  workspace?: WorkspaceMount;
 }
 
 export interface CallOutcome {

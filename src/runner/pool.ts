@@ -19,8 +19,10 @@ import { raceSignal } from "../contract/abort.ts";
 export interface RunnerWorkerHandle {
   post(msg: BootMessage | DiscoverJobMessage | CallJobMessage, transfer?: ArrayBuffer[]): void;
   onMessage(handler: (msg: unknown) => void): void;
-  /** The worker exited or failed (uncaught error, OOM, process.exit); called at most once. */
-  onExit(handler: (reason: string) => void): void;
+  /** The worker exited or failed (uncaught error, OOM, process.exit); called at most once.
+   *  `withEnvironment`: it died because what it ran in died (the browser's sandbox frame), not
+   *  because of what it ran or booted from. */
+  onExit(handler: (reason: string, withEnvironment?: boolean) => void): void;
   terminate(): void;
 }
 
@@ -90,6 +92,9 @@ type JobEnd =
   | { kind: "aborted" }
   | { kind: "boot_failed"; reason: string };
 
+/** A boot that ended because the worker's environment died (see RunnerWorkerHandle.onExit). */
+class EnvironmentLost extends Error {}
+
 /** A worker from spawn to terminate. */
 class Runner {
   state: "booting" | "ready" | "taken" | "dead" = "booting";
@@ -109,7 +114,7 @@ class Runner {
     });
     this.ready.catch(() => undefined); // observed by whoever takes the runner
     handle.onMessage((msg) => this.onMessage(msg));
-    handle.onExit((reason) => this.onExit(reason));
+    handle.onExit((reason, withEnvironment) => this.onExit(reason, withEnvironment === true));
   }
 
   boot(msg: BootMessage): void {
@@ -135,11 +140,11 @@ class Runner {
     }
   }
 
-  private onExit(reason: string): void {
+  private onExit(reason: string, withEnvironment = false): void {
     if (this.state === "dead") return;
     const wasBooting = this.state === "booting";
     this.state = "dead";
-    if (wasBooting) this.rejectReady(new Error(reason));
+    if (wasBooting) this.rejectReady(withEnvironment ? new EnvironmentLost(reason) : new Error(reason));
     const listener = this.jobListener;
     this.jobListener = undefined;
     listener?.({ kind: "crashed", reason });
@@ -307,7 +312,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   }
 
   /** A booted runner for one job: a ready spare, else a booting one, else a fresh (cold) boot.
-   *  If a snapshot boot fails, the snapshot is dropped and the job gets one plain boot. */
+   *  If a snapshot boot fails, the snapshot is dropped and the job gets one plain boot; if the
+   *  boot died with its environment (a lost sandbox frame), the job gets one more boot as it was. */
   async function acquire(): Promise<Runner> {
     await settleSnapshot();
     // While the first snapshot is being made, wait for it rather than boot plainly beside it: two
@@ -320,11 +326,13 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     try {
       await runner.ready;
     } catch (err) {
-      if (!runner.usesSnapshot || closed) throw err;
-      snapshotState = "failed";
-      snapshotBytes = undefined;
-      await store?.discard?.().catch(() => undefined);
-      runner = await spawnRunner(false);
+      if (closed || !(runner.usesSnapshot || err instanceof EnvironmentLost)) throw err;
+      if (!(err instanceof EnvironmentLost)) {
+        snapshotState = "failed";
+        snapshotBytes = undefined;
+        await store?.discard?.().catch(() => undefined);
+      }
+      runner = await spawnRunner(snapshotState === "ready");
       await runner.ready;
     }
     if (runner.state === "dead") throw new Error("the runner died after boot");
@@ -399,6 +407,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       argsJson: JSON.stringify(job.args),
       callId,
       secret,
+      ...(job.workspace ? { workspace: job.workspace } : {}),
     };
     const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
     let verdict: CallVerdict;

@@ -48,6 +48,15 @@ export async function readTextIfExists(file: string, op: string): Promise<string
   }
 }
 
+/** Remove a file; one that does not exist is fine; any other failure is storage_failed. */
+export async function unlinkIfExists(file: string, op: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (err) {
+    if (fsCode(err) !== "ENOENT") throw toStorageError(err, op, { path: file });
+  }
+}
+
 /** A folder's entry names (sorted), or [] when it does not exist yet; else storage_failed. */
 export async function listDirIfExists(dir: string, op: string): Promise<string[]> {
   try {

@@ -8,6 +8,7 @@ import { randomHex, sha256Json, type Sha256 } from "../contract/hash.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { CallOutcome, RunnerHost } from "../runner/host.ts";
 import { baseName, readSource, type FrozenTool, type FrozenToolset } from "./freeze.ts";
+import { checkMount, DEFAULT_WORKSPACE_MOUNT_LIMITS, READ_LOCAL, workspaceSha256, type WorkspaceMount, type WorkspaceMountLimits, type WorkspaceSource } from "./workspace.ts";
 
 export interface ToolCallReport {
   ok: boolean;
@@ -23,12 +24,18 @@ export interface ToolCallReport {
   stderr: string;
   error?: ErrorJson;
   diagnostics?: Record<string, unknown>;
+  /** Set for read_local tools: the hash of the workspace snapshot mounted for this call. */
+  workspace_sha256?: Sha256;
 }
 
 export interface CallToolOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   callId?: string;
+  /** The person's workspace, mounted read-only at /workspace for tools that declare read_local.
+   *  Without it such a tool finds no /workspace. */
+  workspace?: WorkspaceSource;
+  workspaceLimits?: WorkspaceMountLimits;
 }
 
 export function findActiveTool(toolset: FrozenToolset, name: string): FrozenTool {
@@ -76,8 +83,10 @@ export async function callTool(
   }
   const argsSha = await sha256Json(validArgs);
   let bytes: Uint8Array;
+  let mount: { workspace: WorkspaceMount; sha: Sha256 } | undefined;
   try {
     bytes = await readSource(toolset.source);
+    if (options.workspace && tool.permissions.includes(READ_LOCAL)) mount = await snapshotFor(options.workspace, options.workspaceLimits);
   } catch (err) {
     return { ...base, args_sha256: argsSha, tool_schema_sha256: tool.schema_sha256, ok: false, error: toErrorJson(err) };
   }
@@ -91,6 +100,7 @@ export async function callTool(
       outputSchema: tool.schema.output_schema,
       callId,
       timeoutMs: options.timeoutMs,
+      ...(mount ? { workspace: mount.workspace } : {}),
     },
     options.signal,
   );
@@ -107,5 +117,12 @@ export async function callTool(
     stderr: outcome.stderr,
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(outcome.diagnostics ? { diagnostics: outcome.diagnostics } : {}),
+    ...(mount ? { workspace_sha256: mount.sha } : {}),
   };
+}
+
+async function snapshotFor(source: WorkspaceSource, limits = DEFAULT_WORKSPACE_MOUNT_LIMITS): Promise<{ workspace: WorkspaceMount; sha: Sha256 }> {
+  const workspace = await source.snapshot(limits);
+  checkMount(workspace, limits);
+  return { workspace, sha: await workspaceSha256(workspace) };
 }

@@ -15,7 +15,6 @@ import { createBrowserLlamaBackend } from "../engines/llamacpp/browser/backend.t
 import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
-import { toolChoiceFormat } from "../engines/tool-choice.ts";
 import { WebLLMEngine } from "../engines/webllm.ts";
 import { importFacts } from "../facts/import.ts";
 import { createIdbFactsStore } from "../facts/store-idb.ts";
@@ -28,6 +27,11 @@ import type { EdgeDb } from "../store/idb-schema.ts";
 import { createCrossOriginModuleWorker, llamaWorkerScriptUrl, llmWorkerScriptUrl } from "./assets.ts";
 import { createMemoryPendingStore, createMemoryReceiptStore } from "./memory-stores.ts";
 import type { PendingActionDetail, WidgetConfig, WidgetRun } from "./types.ts";
+import type { BuiltinToolName } from "../builtins/index.ts";
+import type { EdgeVfs } from "../builtins/vfs/core.ts";
+import type { WritePlan } from "../builtins/write-plan.ts";
+import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
+import type { WorkspaceSource } from "../toolset/workspace.ts";
 
 /** Where receipts and pending actions live: the page origin's IndexedDB, or (when the browser
  *  refuses it, e.g. a cross-site iframe) memory for the page's lifetime. */
@@ -95,6 +99,12 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
+/** The visitor's files (page lifetime) and how the page asks about a built-in write. */
+export interface WidgetWorkspace {
+  vfs(): Promise<EdgeVfs>;
+  askWrite(plan: WritePlan, signal: AbortSignal): Promise<boolean>;
+}
+
 export class WidgetCore {
   private storage: Promise<WidgetStorage> | undefined;
   private host: Promise<BrowserRunnerHost> | undefined;
@@ -109,6 +119,7 @@ export class WidgetCore {
     readonly config: WidgetConfig,
     /** Where the runner's hidden sandbox frame is attached (inside the element's shadow root). */
     private readonly frameContainer: HTMLElement,
+    private readonly files?: WidgetWorkspace,
   ) {
     this.toolSource = config.toolsUrl ? urlToolSource(config.toolsUrl) : null;
   }
@@ -183,8 +194,9 @@ export class WidgetCore {
     onStatus?.("Opening local storage…");
     const storage = await this.openStorage();
     const engine = await this.createEngine();
-    const responseFormat = engine instanceof ScriptedEngine ? undefined : toolChoiceFormat(config.toolChoice);
-    const base = { engine, store: storage.receipts, ...(responseFormat ? { responseFormat } : {}) };
+    // Guided decoding and sampling come from the tool-turn policy (src/engines/tool-turn.ts).
+    const base = { engine, store: storage.receipts, toolChoice: config.toolChoice };
+    const extra = await this.workspaceOptions();
     if (this.toolSource) {
       onStatus?.("Starting the Python tool runner…");
       const host = await this.runnerHost();
@@ -192,6 +204,7 @@ export class WidgetCore {
       const selection = { tool: config.tool, toolTag: config.toolTag };
       return createChatSession({
         ...base,
+        ...extra,
         tools: this.toolSource,
         host,
         selection,
@@ -207,9 +220,27 @@ export class WidgetCore {
       if (!storage.db) throw new EdgeError("storage_failed", { reason: storage.reason }, `Local facts need IndexedDB, which this browser refuses here (${storage.reason ?? "unavailable"}).`);
       const facts = createIdbFactsStore(storage.db);
       const imported = await importFacts(facts, new Uint8Array(await res.arrayBuffer()));
-      return createChatSession({ ...base, factsStore: await factsStoreSurface(facts, imported.file_store) });
+      return createChatSession({ ...base, ...extra, factsStore: await factsStoreSurface(facts, imported.file_store) });
     }
-    return createChatSession(base);
+    return createChatSession({ ...base, ...extra });
+  }
+
+  /** The visitor's files for read_local tools, and the opt-in built-ins on them (writes ask). */
+  private async workspaceOptions(): Promise<{ workspace?: WorkspaceSource; runtime?: ToolRuntime; approval?: ApprovalHandler }> {
+    const files = this.files;
+    if (!files) return {};
+    const [{ vfsWorkspaceSource }, vfs] = await Promise.all([import("../builtins/workspace/source.ts"), files.vfs()]);
+    const workspace = vfsWorkspaceSource(vfs);
+    if (!this.config.builtins.length) return { workspace };
+    const { builtinsForSession } = await import("../builtins/index.ts");
+    const tools = this.config.builtins as BuiltinToolName[];
+    return { workspace, ...(await builtinsForSession({ vfs, tools, ask: (plan, signal) => files.askWrite(plan, signal) })) };
+  }
+
+  /** Whether this session's tools read the visitor's files (read_local) or work on them (built-ins). */
+  async usesFiles(): Promise<boolean> {
+    const session = await this.prepare();
+    return this.config.builtins.length > 0 || (session.toolset?.active.some((t) => t.permissions.includes("read_local")) ?? false);
   }
 
   async ask(prompt: string, hooks: AskHooks = {}): Promise<WidgetRun> {

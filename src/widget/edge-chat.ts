@@ -7,15 +7,17 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
 import type { ChatEvent } from "../chat/session.ts";
 import type { CallReceipt } from "../chat/receipt-types.ts";
-import { ERRORS, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
+import { EdgeError, ERRORS, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { LoadProgress } from "../engines/engine.ts";
 import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
-import { isToolChoice } from "../engines/tool-choice.ts";
+import { isToolChoice } from "../engines/tool-turn.ts";
 import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
 import { pyodideBaseUrl } from "./assets.ts";
 import type { WidgetCore } from "./core.ts";
+import type { EdgeVfs } from "../builtins/vfs/core.ts";
+import type { WritePlan } from "../builtins/write-plan.ts";
 import { styles } from "./styles.ts";
 import type { EdgeErrorDetail, EngineKind, PendingActionDetail, WidgetConfig, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
 
@@ -26,6 +28,7 @@ type Entry =
   | { kind: "tool"; callId: string; tool: string; args: JsonObject; call?: CallReceipt; result?: unknown; error?: ErrorJson; hasResult: boolean }
   | { kind: "note"; text: string }
   | { kind: "error"; code: string; message: string }
+  | { kind: "write"; id: number; tool: string; changes: { path: string; what: string; diff: string }[]; state: "pending" | "approved" | "rejected" }
   | {
       kind: "pending";
       detail: PendingActionDetail;
@@ -71,6 +74,9 @@ function importCore(): Promise<typeof import("./core.ts")> {
 
 let idCounter = 0;
 
+/** Files a visitor drops into one widget: small, in memory, gone with the page. */
+const VISITOR_LIMITS = { maxTotalBytes: 16 * 1024 * 1024, maxFileBytes: 16 * 1024 * 1024, maxEntries: 2000 };
+
 export class EdgeChatElement extends LitElement {
   static override styles = styles;
   static override shadowRootOptions: ShadowRootInit = { ...LitElement.shadowRootOptions, delegatesFocus: false };
@@ -87,6 +93,9 @@ export class EdgeChatElement extends LitElement {
     heading: { type: String },
     placeholder: { type: String },
     dbName: { type: String, attribute: "db-name" },
+    builtins: { type: String },
+    files: { state: true },
+    acceptsFiles: { state: true },
     entries: { state: true },
     busy: { state: true },
     statusText: { state: true },
@@ -116,6 +125,11 @@ export class EdgeChatElement extends LitElement {
   declare heading: string;
   declare placeholder: string;
   declare dbName: string | null;
+  /** Opt-in built-in tools on the visitor's files ("read_file bash …"); none by default. */
+  declare builtins: string | null;
+  /** The files the visitor added (page lifetime). */
+  declare private files: { path: string; bytes: number }[];
+  declare private acceptsFiles: boolean;
 
   declare private entries: Entry[];
   declare private busy: boolean;
@@ -145,6 +159,9 @@ export class EdgeChatElement extends LitElement {
     this.heading = "Ask Edge";
     this.placeholder = "Ask a question…";
     this.dbName = null;
+    this.builtins = null;
+    this.files = [];
+    this.acceptsFiles = false;
     this.entries = [];
     this.busy = false;
     this.statusText = "";
@@ -215,7 +232,7 @@ export class EdgeChatElement extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     // A changed tool source, selection or engine starts a new session on the next question.
-    const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen"] as const;
+    const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen", "builtins"] as const;
     if (this.core && keys.some((k) => changed.has(k as keyof EdgeChatElement)) && this.configKey() !== this.coreKey) void this.disposeCore();
   }
 
@@ -241,6 +258,7 @@ export class EdgeChatElement extends LitElement {
       script: this.script && !this.script.trim().startsWith("[") ? abs(this.script) : this.script,
       pyodideBaseUrl: pyodideBaseUrl(),
       dbName: this.dbName || null,
+      builtins: splitList(this.builtins),
     };
   }
 
@@ -263,8 +281,9 @@ export class EdgeChatElement extends LitElement {
       const { WidgetCore } = await importCore();
       await this.updateComplete;
       const container = this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
-      const core = new WidgetCore(this.config(), container);
+      const core = new WidgetCore(this.config(), container, { vfs: () => this.visitorVfs(), askWrite: (plan, signal) => this.askWrite(plan, signal) });
       if (this.coreKey === key) this.core = core;
+      void core.usesFiles().then((uses) => (this.acceptsFiles = uses), () => undefined);
       void core.openStorage().then((storage) => {
         this.memoryOnly = storage.kind === "memory";
       });
@@ -386,7 +405,9 @@ export class EdgeChatElement extends LitElement {
         const entry: Entry = { kind: "assistant", text: run.answer ?? "", streaming: false };
         if (leftover !== undefined) this.replace(leftover, entry);
         else this.push(entry);
-        this.statusText = "Answered.";
+        // An answer cut off at the token limit is never shown as complete.
+        if (run.truncated) this.push({ kind: "note", text: "Incomplete: the answer was cut off at the token limit." });
+        this.statusText = run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
       } else if (run.outcome === "return_direct") {
         const call = run.receipt.calls[run.receipt.calls.length - 1];
         this.push({ kind: "result", tool: call?.tool_name ?? "", value: run.result });
@@ -420,6 +441,7 @@ export class EdgeChatElement extends LitElement {
     } finally {
       this.busy = false;
       if (this.controller === controller) this.controller = undefined;
+      if (this.vfsPromise) void this.refreshFiles(); // built-in writes may have changed them
     }
   }
 
@@ -460,6 +482,111 @@ export class EdgeChatElement extends LitElement {
     }
   }
 
+  // ── the visitor's files ─────────────────────────────────────────────────────────────────
+
+  private vfsPromise: Promise<EdgeVfs> | undefined;
+  private writeCount = 0;
+  private readonly writeWaiters = new Map<number, (yes: boolean) => void>();
+
+  /** The files the visitor drops here live in memory for this page visit (never uploaded). */
+  private visitorVfs(): Promise<EdgeVfs> {
+    this.vfsPromise ??= import("../builtins/vfs/core.ts").then((m) => m.openVfs({ limits: VISITOR_LIMITS }));
+    return this.vfsPromise;
+  }
+
+  private async refreshFiles(): Promise<void> {
+    const vfs = await this.visitorVfs();
+    this.files = vfs
+      .getAllPaths()
+      .filter((p) => p.startsWith("/workspace/"))
+      .sort()
+      .flatMap((p) => {
+        const data = vfs.readBytesIfFile(p);
+        return data ? [{ path: p.slice("/workspace/".length), bytes: data.byteLength }] : [];
+      });
+  }
+
+  /** Add files (checked whole first: names and limits; written as one change, or not at all). */
+  async addFiles(list: readonly File[]): Promise<void> {
+    try {
+      const [{ importPath }, vfs] = await Promise.all([import("../builtins/workspace/import-path.ts"), this.visitorVfs()]);
+      const paths = list.map((f) => importPath(f.name));
+      const total = list.reduce((n, f) => n + f.size, 0);
+      if (total + vfs.usage().bytes > VISITOR_LIMITS.maxTotalBytes) {
+        throw new EdgeError("vfs_quota_exceeded", { bytes: total }, `These files (${total} bytes) do not fit the ${VISITOR_LIMITS.maxTotalBytes}-byte limit for files in this widget; nothing was added.`);
+      }
+      const data = await Promise.all(list.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+      await vfs.writeBatch(paths.map((path, i) => ({ path, data: data[i]! })));
+      this.statusText = `Added ${list.length} file(s) for the tools.`;
+    } catch (err) {
+      const detail = errorDetail(err);
+      this.push({ kind: "error", code: detail.code, message: detail.message });
+      this.statusText = `Files not added: ${detail.code}.`;
+      this.emitError(detail);
+    }
+    await this.refreshFiles();
+  }
+
+  private onFileInput(event: Event): void {
+    const input = event.target as HTMLInputElement;
+    const list = [...(input.files ?? [])];
+    input.value = "";
+    if (list.length) void this.addFiles(list);
+  }
+
+  private onDragOver(event: DragEvent): void {
+    if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
+  }
+
+  private onDrop(event: DragEvent): void {
+    if (!event.dataTransfer?.files.length) return;
+    event.preventDefault();
+    void this.addFiles([...event.dataTransfer.files]);
+  }
+
+  /** A built-in write waits for the visitor: the card shows every change and its diff. */
+  private async askWrite(plan: WritePlan, signal: AbortSignal): Promise<boolean> {
+    const { planText } = await import("../builtins/workspace/plan-text.ts");
+    const id = ++this.writeCount;
+    const index = this.push({ kind: "write", id, tool: plan.tool, changes: await planText(plan), state: "pending" });
+    this.statusText = `${plan.tool} wants to change your files: approve or reject.`;
+    const yes = await new Promise<boolean>((resolve) => {
+      this.writeWaiters.set(id, resolve);
+      signal.addEventListener("abort", () => resolve(false), { once: true });
+    });
+    this.writeWaiters.delete(id);
+    const e = this.entries[index];
+    if (e?.kind === "write") this.replace(index, { ...e, state: yes ? "approved" : "rejected" });
+    return yes;
+  }
+
+  private renderWriteCard(e: Extract<Entry, { kind: "write" }>): TemplateResult {
+    const headingId = `${this.uid}-w-${e.id}`;
+    return html`<article class="card confirm" part="confirm-card" aria-labelledby=${headingId}>
+      <h3 id=${headingId}>Let <code>${e.tool}</code> change your files?</h3>
+      <p class="muted">Nothing is written before you approve; these files stay in this page.</p>
+      ${e.changes.map((c) => html`<p><code>${c.path}</code> <span class="muted">${c.what}</span></p>${c.diff ? html`<pre aria-label="Changes to ${c.path}">${c.diff}</pre>` : nothing}`)}
+      ${e.state === "pending"
+        ? html`<div class="actions">
+            <button type="button" part="button confirm" @click=${() => this.writeWaiters.get(e.id)?.(true)}>Approve</button>
+            <button type="button" part="button reject" class="secondary" @click=${() => this.writeWaiters.get(e.id)?.(false)}>Reject</button>
+          </div>`
+        : html`<p><span class="status ${e.state === "approved" ? "ok" : "failed"}">${e.state}</span></p>`}
+    </article>`;
+  }
+
+  private renderFiles(): TemplateResult | typeof nothing {
+    if (!this.acceptsFiles && !this.builtins && this.files.length === 0) return nothing;
+    const id = `${this.uid}-files`;
+    return html`<div class="files" part="files">
+      <label for=${id}>Files for the tools (kept in this page only)</label>
+      <input id=${id} type="file" multiple @change=${this.onFileInput} />
+      ${this.files.length
+        ? html`<ul aria-label="Your files">${this.files.map((f) => html`<li><code>${f.path}</code> <span class="muted">${f.bytes} bytes</span></li>`)}</ul>`
+        : nothing}
+    </div>`;
+  }
+
   // ── rendering ─────────────────────────────────────────────────────────────────────────
 
   private onSubmit(event: Event): void {
@@ -491,7 +618,7 @@ export class EdgeChatElement extends LitElement {
     const titleId = `${this.uid}-title`;
     const noticeId = `${this.uid}-notice`;
     return html`
-      <section class="panel" part="panel" aria-labelledby=${titleId}>
+      <section class="panel" part="panel" aria-labelledby=${titleId} @dragover=${this.onDragOver} @drop=${this.onDrop}>
         <header part="header">
           <h2 id=${titleId}>${this.heading}</h2>
           ${scripted
@@ -530,6 +657,7 @@ export class EdgeChatElement extends LitElement {
             ? html`<button type="button" part="button" class="secondary" @click=${this.stop}>Stop</button>`
             : html`<button type="submit" part="button" ?disabled=${gpuMissing}>Send</button>`}
         </form>
+        ${this.renderFiles()}
         <div class="sandbox" aria-hidden="true"></div>
       </section>
     `;
@@ -589,6 +717,8 @@ export class EdgeChatElement extends LitElement {
         return this.renderToolCard(e);
       case "pending":
         return this.renderPendingCard(e);
+      case "write":
+        return this.renderWriteCard(e);
     }
   }
 

@@ -1,6 +1,6 @@
 // The widget's public shapes: event details, the run ask() resolves with, its configuration.
 // Type-only imports: nothing here costs bytes in the initial bundle.
-import type { ToolChoice } from "../engines/tool-choice.ts";
+import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { ChatRun } from "../chat/session.ts";
 import type { Receipt, ReceiptBody } from "../chat/receipt-types.ts";
 import type { ErrorCode } from "../contract/errors.ts";
@@ -44,13 +44,15 @@ export interface WidgetConfig {
   engine: EngineKind;
   /** webllm: a web-llm model id; llamacpp: a catalog id or a GGUF URL (absolute). */
   model: string | null;
-  /** Guided tool calls for webllm and llamacpp (src/engines/tool-choice.ts). */
+  /** Guided tool calls for webllm and llamacpp (src/engines/tool-turn.ts). */
   toolChoice: ToolChoice;
   /** A URL of a JSON array of strings, or such an array inline. */
   script: string | null;
   pyodideBaseUrl: string;
   /** IndexedDB name (default Edge's one database, `edge-web`). */
   dbName: string | null;
+  /** Built-in tools offered on the visitor's files (opt-in, none by default). */
+  builtins: string[];
 }
 
 declare global {

@@ -1,4 +1,5 @@
-// The engine conformance suite in Node: the scripted engine, and the llama.cpp engine on the
+// The engine conformance suite in Node: the scripted engine, web-llm against its faithful fake
+// (no GPU here), and the llama.cpp engine on the
 // generated test model through node-llama-cpp (the optional runtime: `npm run setup:llama`; CI
 // installs it and sets EDGE_REQUIRE_LLAMA_RUNTIME=1 so a missing runtime fails instead of skipping).
 // Runners are the real Node Pyodide runners.
@@ -15,6 +16,7 @@ import { CHECKS, type EngineSubject } from "./conformance.ts";
 import { llamacppSubject } from "./llamacpp-subject.ts";
 import { nodeLlamaAvailable } from "./node-llama.ts";
 import { scriptedSubject } from "./scripted-subject.ts";
+import { webllmConformanceSubject } from "./webllm-subject.ts";
 
 const host = createNodeRunnerHost({ spares: 1 });
 const env = { host, tools: memorySource("tools.py", CONFORMANCE_TOOLS) };
@@ -24,7 +26,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const subjects: EngineSubject[] = [scriptedSubject];
+const subjects: EngineSubject[] = [scriptedSubject, webllmConformanceSubject];
 if (await nodeLlamaAvailable()) {
   const notGguf = path.join(dir, "notes.gguf");
   writeFileSync(notGguf, "These are my notes, not a model.\n".repeat(20));

@@ -24,11 +24,20 @@ export type Reply =
   /** A long answer of about this many characters (streaming, abort). */
   | { kind: "long"; chars: number };
 
+/** The exact text of a reply, for engines that replay a script (scripted, fakes). */
+export function replyText(reply: Reply): string {
+  if (reply.kind === "call") return JSON.stringify({ tool_name: reply.tool, arguments: reply.arguments });
+  if (reply.kind === "text") return reply.text;
+  return "lorem ipsum ".repeat(Math.ceil(reply.chars / 12)).slice(0, reply.chars);
+}
+
 export interface Capabilities {
   /** usage.promptTokensEvaluated shows the prompt-cache reuse of a follow-up. */
   promptCacheCounts: boolean;
   /** The engine knows its window and refuses an oversized turn before generating. */
   contextWindow: boolean;
+  /** Engine.warmPrefix: a conversation start evaluated once is reused by later conversations. */
+  prefixWarm?: boolean;
 }
 
 export interface EngineSubject {
@@ -219,10 +228,42 @@ export const CHECKS: readonly Check[] = [
         const r2 = await engine.chat(steered(subject, second, turn2));
         const u1 = r1.usage!;
         const u2 = r2.usage!;
-        check(u1.promptTokens !== undefined && u2.promptTokens !== undefined && u2.promptTokensEvaluated !== undefined, "usage reports prompt tokens and evaluated tokens");
-        same(u1.promptTokensEvaluated, u1.promptTokens, "turn 1 (nothing cached yet): evaluated");
-        const newTokens = u2.promptTokens! - u1.promptTokens!;
+        // The whole prompt's size: from usage, or (web-llm reports only what it evaluated) counted.
+        const total1 = u1.promptTokens ?? (await engine.countTokens?.(turn1));
+        const total2 = u2.promptTokens ?? (await engine.countTokens?.(turn2));
+        check(total1 !== undefined && total2 !== undefined && u1.promptTokensEvaluated !== undefined && u2.promptTokensEvaluated !== undefined, "usage reports evaluated tokens, and the prompt's size is known");
+        if (u1.promptTokens !== undefined) same(u1.promptTokensEvaluated, u1.promptTokens, "turn 1 (nothing cached yet): evaluated");
+        else check(u1.promptTokensEvaluated! > 0 && u1.promptTokensEvaluated! <= total1, `turn 1 evaluated ${u1.promptTokensEvaluated} of at most ${total1} tokens`);
+        const newTokens = total2 - total1;
         check(u2.promptTokensEvaluated! > 0 && u2.promptTokensEvaluated! <= newTokens, `turn 2 evaluated ${u2.promptTokensEvaluated} of ${u2.promptTokens} tokens; only the ${newTokens} new ones may be`);
+      } finally {
+        await free(engine);
+      }
+    },
+  },
+  {
+    name: "a warmed conversation start (an imprint's prefix) is reused by every new conversation: only the new tokens are evaluated",
+    needs: "prefixWarm",
+    async run(subject) {
+      const reply: Reply = { kind: "text", text: "Hello." };
+      const engine = await subject.create([reply, reply, reply]);
+      try {
+        check(engine.warmPrefix, "the engine has warmPrefix once loaded");
+        const start: ChatMessage[] = [{ role: "system", content: `${SYSTEM.content} ${"Policy: answer briefly and politely. ".repeat(20)}` }];
+        const cold = await engine.warmPrefix(start);
+        check(cold.tokens > 100 && cold.evaluated === cold.tokens, `the first warm evaluates the whole start: ${JSON.stringify(cold)}`);
+        for (const question of ["What is the fee for 10?", "Where is my order?"]) {
+          // A new conversation with the same start: nothing of it is evaluated again.
+          const warm = await engine.warmPrefix(start);
+          same([warm.tokens, warm.evaluated], [cold.tokens, 0], `warm again before "${question}"`);
+          const usage = (await engine.chat(steered(subject, reply, [...start, user(question)]))).usage!;
+          // llama.cpp's server core re-evaluates the last cached token; allow that one.
+          check(usage.promptTokensEvaluated! <= usage.promptTokens! - cold.tokens + 1, `"${question}": evaluated ${usage.promptTokensEvaluated} of ${usage.promptTokens} prompt tokens with ${cold.tokens} warm`);
+        }
+        // Another conversation start takes the cache; warming the first one again says so.
+        await engine.chat(steered(subject, reply, [{ role: "system", content: "Another assistant." }, user("Hi")]));
+        const again = await engine.warmPrefix(start);
+        check(again.evaluated > 0 && again.tokens === cold.tokens, `after another conversation the start is evaluated again: ${JSON.stringify(again)}`);
       } finally {
         await free(engine);
       }

@@ -1,20 +1,15 @@
 // The scripted demo engine as a conformance subject: it replays the suite's replies exactly.
 // It knows no context window and reports no prompt-cache counts (capabilities false).
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
-import type { EngineSubject, Reply } from "./conformance.ts";
+import { replyText, type EngineSubject } from "./conformance.ts";
 
-function textOf(reply: Reply): string {
-  if (reply.kind === "call") return JSON.stringify({ tool_name: reply.tool, arguments: reply.arguments });
-  if (reply.kind === "text") return reply.text;
-  return "lorem ipsum ".repeat(Math.ceil(reply.chars / 12)).slice(0, reply.chars);
-}
 
 export const scriptedSubject: EngineSubject = {
   name: "scripted (ScriptedEngine)",
   capabilities: { promptCacheCounts: false, contextWindow: false },
   async create(replies) {
     // A 1 ms pause between 4-character pieces: long replies stream long enough to be aborted.
-    const engine = new ScriptedEngine(replies.map(textOf), { chunkSize: 4, chunkDelayMs: 1 });
+    const engine = new ScriptedEngine(replies.map(replyText), { chunkSize: 4, chunkDelayMs: 1 });
     await engine.load();
     return engine;
   },

@@ -49,6 +49,9 @@ interface Entry {
   mtime: number;
 }
 
+/** One change of `writeBatch`: write a file, remove a path (data null), or create a directory. */
+export type VfsBatchItem = { path: string; data: Uint8Array | null } | { path: string; mkdir: true };
+
 export interface VfsUsage {
   bytes: number;
   entries: number;
@@ -265,6 +268,53 @@ export class EdgeVfs implements IFileSystem {
     return { created: !prev };
   }
 
+  /**
+   * Several changes as ONE: every limit is checked for the whole batch and it is committed in one
+   * transaction, so an import or an approved plan lands whole or not at all. `data: null` removes
+   * a file or directory (list a directory's contents too); `mkdir` creates a directory. Missing
+   * parent directories are created.
+   */
+  async writeBatch(items: readonly VfsBatchItem[]): Promise<void> {
+    const changes = new Map<string, Entry | null>();
+    const current = (p: string): Entry | null | undefined => (changes.has(p) ? changes.get(p) : this.entries.get(p));
+    for (const item of items) {
+      const p = normalizePath(item.path);
+      if (p === DEV_NULL || p === "/") throw vfsError("vfs_invalid_path", "EINVAL", "not a path that can be written", "open", p);
+      const prev = current(p);
+      if ("data" in item && item.data === null) {
+        if (prev) changes.set(p, null);
+        continue;
+      }
+      for (let d = parentOf(p); d !== "/"; d = parentOf(d)) {
+        const e = current(d);
+        if (e?.type === "directory") break;
+        if (e) throw notDir("open", p);
+        changes.set(d, this.dirEntry());
+      }
+      if ("mkdir" in item) {
+        if (prev?.type === "file") throw exists("mkdir", p);
+        if (!prev) changes.set(p, this.dirEntry());
+        continue;
+      }
+      if (prev?.type === "directory") throw isDir("open", p);
+      changes.set(p, { type: "file", data: item.data!, mode: prev?.mode ?? 0o644, mtime: Date.now() });
+    }
+    if (changes.size) await this.apply(changes);
+  }
+
+  /** An ephemeral copy (no persistence, same limits) to try changes on: a dry run. File bytes
+   *  are shared, never copied: the VFS replaces a file's array on every write, never edits it. */
+  fork(): EdgeVfs {
+    const records: VfsEntryRecord[] = [];
+    for (const [path, e] of this.entries) if (path !== "/") records.push({ path, type: e.type, mode: e.mode, mtime: e.mtime, ...(e.data ? { data: e.data } : {}) });
+    return new EdgeVfs(records, null, this.limits);
+  }
+
+  /** Whether `path` is a directory (listing code: no exceptions). */
+  isDirectory(path: string): boolean {
+    return this.entries.get(normalizePath(path))?.type === "directory";
+  }
+
   readBytes(path: string): Uint8Array {
     const p = normalizePath(path);
     if (p === DEV_NULL) return new Uint8Array();
@@ -272,6 +322,12 @@ export class EdgeVfs implements IFileSystem {
     if (!e) throw notFound("open", p);
     if (e.type === "directory") throw isDir("read", p);
     return e.data!;
+  }
+
+  /** A file's bytes, or null for a directory or a missing path (listing code: no exceptions). */
+  readBytesIfFile(path: string): Uint8Array | null {
+    const e = this.entries.get(normalizePath(path));
+    return e?.type === "file" ? e.data! : null;
   }
 
   // ── IFileSystem (just-bash) ──────────────────────────────────────────────────────────

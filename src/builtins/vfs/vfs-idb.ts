@@ -2,6 +2,7 @@
 // (keyPath path), one record per file or directory. A commit is one readwrite transaction, so a
 // change is stored whole or not at all. Each tab loads the tree when it opens the VFS; changes
 // made by another tab afterwards are seen after a reload (last writer per path wins).
+import { EdgeError } from "../../contract/errors.ts";
 import type { EdgeDb, VfsRecord } from "../../store/idb-schema.ts";
 import { toStorageError } from "../../store/storage-error.ts";
 import { openVfs, type EdgeVfs, type OpenVfsOptions, type VfsEntryRecord, type VfsPersistence } from "./core.ts";
@@ -24,6 +25,10 @@ export function idbVfsPersistence(db: EdgeDb): VfsPersistence {
         for (const r of put) ops.push(tx.store.put({ ...r } as VfsRecord));
         await Promise.all([...ops, tx.done]);
       } catch (err) {
+        // The browser's quota is a limit the person can act on: its own code, not storage_failed.
+        if ((err as { name?: unknown } | null)?.name === "QuotaExceededError") {
+          throw new EdgeError("storage_quota_exceeded", { name: "QuotaExceededError", reason: String((err as Error).message ?? err) });
+        }
         throw toStorageError(err, "write workspace files");
       }
     },

@@ -74,6 +74,18 @@ export interface LoadedModel {
   /** One assistant turn. Rejects with `context_window_exceeded` before evaluating anything when
    *  the prompt and the answer budget do not fit; resolves early (finish "stop") on abort. */
   generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult>;
+  /** The tokens every conversation starting with `messages` begins with: the template's rendering
+   *  of them up to where the next user turn's own text starts. */
+  prefixTokens?(messages: PromptMessage[]): Promise<number[]>;
+  /** Make the prompt cache hold exactly that conversation start (keeping what it already holds of
+   *  it, evaluating the rest). The browser backend adopts Engine.warmPrefix by implementing this
+   *  (wllama: a completion of the start with cache_prompt and no new tokens). */
+  warmPrefix?(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }>;
+  /** Warm exactly that conversation start, then save its state (KV cache + tokens) to `file`. */
+  saveState?(messages: PromptMessage[], file: string): Promise<{ tokens: number[]; bytes: number }>;
+  /** Replace the prompt cache with a state file saveState wrote; resolves with its tokens. The
+   *  caller has checked the file belongs to this model, runtime and context size. */
+  loadState?(file: string): Promise<number[]>;
   unload(): Promise<void>;
 }
 

@@ -15,10 +15,13 @@ import {
   type ChatUsage,
   type Engine,
   type EngineInfo,
+  type PrefixStateCapability,
+  type PrefixWarmth,
   type ProgressListener,
 } from "../engine.ts";
 import type { GenerateResult, LlamaBackend, LoadedModel, ModelSource, PromptMessage } from "./backend.ts";
 import { gbnfForResponseFormat } from "./format.ts";
+import { LLAMA_STATE_FORMAT, readSeqStateHeader } from "./state-file.ts";
 
 export interface LlamaCppEngineOptions {
   backend: LlamaBackend;
@@ -70,6 +73,10 @@ export class LlamaCppEngine implements Engine {
   private generation: AbortController | undefined;
   /** Present once a model that can tokenize is loaded (the loop fits history with it). */
   countTokens?: (messages: readonly ChatMessage[]) => Promise<number>;
+  /** Present once loaded, when the backend keeps a prompt cache across conversations. */
+  warmPrefix?: (messages: readonly ChatMessage[]) => Promise<PrefixWarmth>;
+  /** Present once loaded, when the backend can save and load a prefix's state (Node). */
+  prefixState?: PrefixStateCapability;
 
   constructor(private readonly options: LlamaCppEngineOptions) {}
 
@@ -109,6 +116,7 @@ export class LlamaCppEngine implements Engine {
           const count = loaded.countTokens.bind(loaded);
           this.countTokens = (messages) => count(toPromptMessages(messages));
         }
+        this.exposePrefixCache(loaded);
         onProgress?.({ progress: 1, text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context).`, phase: "ready" });
       })
       .catch((e: unknown) => {
@@ -172,6 +180,41 @@ export class LlamaCppEngine implements Engine {
     }
   }
 
+  /** The prefix-cache capabilities the loaded backend has, each run as the engine's one operation. */
+  private exposePrefixCache(loaded: LoadedModel): void {
+    if (loaded.warmPrefix) {
+      const warm = loaded.warmPrefix.bind(loaded);
+      this.warmPrefix = (messages) => this.exclusive(() => warm(toPromptMessages(messages)));
+    }
+    if (loaded.prefixTokens && loaded.saveState && loaded.loadState) {
+      const [tokens, save, load] = [loaded.prefixTokens.bind(loaded), loaded.saveState.bind(loaded), loaded.loadState.bind(loaded)];
+      this.prefixState = {
+        prefixTokens: (messages) => this.exclusive(() => tokens(toPromptMessages(messages))),
+        savePrefixState: (messages, file) => this.exclusive(() => save(toPromptMessages(messages), file)),
+        loadPrefixState: (file) => this.exclusive(() => load(file)),
+        readStateHeader: (bytes) => {
+          const header = readSeqStateHeader(bytes);
+          return header ? { format: LLAMA_STATE_FORMAT, version: header.version, tokens: header.tokens } : null;
+        },
+      };
+    }
+  }
+
+  /** Work on the model's context that must not overlap a generation (warming, saving, loading state). */
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.loadedModel) throw new EdgeError("engine_not_loaded");
+    if (this.generation) throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
+    this.generation = new AbortController();
+    try {
+      return await work();
+    } catch (e) {
+      if (e instanceof EdgeError) throw e;
+      throw new EdgeError("generation_failed", { original: String(e) }, `The model failed while evaluating a prompt: ${(e as Error)?.message ?? String(e)}`);
+    } finally {
+      this.generation = undefined;
+    }
+  }
+
   abort(): void {
     this.generation?.abort();
     this.loadController?.abort();
@@ -182,6 +225,8 @@ export class LlamaCppEngine implements Engine {
     const loaded = this.loadedModel;
     this.loadedModel = undefined;
     this.countTokens = undefined;
+    this.warmPrefix = undefined;
+    this.prefixState = undefined;
     await loaded?.unload();
   }
 }

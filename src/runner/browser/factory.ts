@@ -2,7 +2,7 @@
 // the long-lived sandbox frame. The pool host never touches a Worker directly.
 import type { PyodideAssets } from "../../../workers/protocol.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "../pool.ts";
-import type { RunnerSandbox } from "./sandbox.ts";
+import { FrameLostError, type RunnerSandbox } from "./sandbox.ts";
 
 /** What goes in boot messages: the frame replaces it with the Pyodide bytes it holds. */
 const FRAME_HELD_ASSETS: PyodideAssets = { kind: "bytes", files: {} };
@@ -12,25 +12,26 @@ export function sandboxWorkerFactory(sandbox: RunnerSandbox): RunnerWorkerFactor
     pyodideAssets: () => FRAME_HELD_ASSETS,
     spawn(): RunnerWorkerHandle {
       const job = sandbox.spawn();
-      let exitHandler: ((reason: string) => void) | undefined;
-      let exited: string | undefined;
-      const exit = (reason: string): void => {
+      let exitHandler: ((reason: string, withFrame: boolean) => void) | undefined;
+      let exited: { reason: string; withFrame: boolean } | undefined;
+      const exit = (reason: string, withFrame: boolean): void => {
         if (exited !== undefined) return;
-        exited = reason;
-        exitHandler?.(reason);
+        exited = { reason, withFrame };
+        exitHandler?.(reason, withFrame);
       };
       // A worker error (uncaught exception, failed start, out of memory) is its end: a browser
-      // worker has no exit event, so the frame's error report is the exit.
+      // worker has no exit event, so the frame's error report is the exit. A lost frame ends
+      // every worker in it (sandbox.ts).
       job.onError((error) => {
         job.terminate();
-        exit(`runner worker error: ${error.message}`);
+        exit(`runner worker error: ${error.message}`, error instanceof FrameLostError);
       });
       return {
         post: (msg, transfer) => job.post(msg, transfer),
         onMessage: (handler) => job.onMessage(handler),
         onExit: (handler) => {
           exitHandler = handler;
-          if (exited !== undefined) handler(exited);
+          if (exited !== undefined) handler(exited.reason, exited.withFrame);
         },
         terminate: () => job.terminate(),
       };

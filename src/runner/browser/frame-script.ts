@@ -2,25 +2,30 @@
 //
 // The frame is `<iframe sandbox="allow-scripts">` without allow-same-origin, so its origin is
 // opaque: it has no access to the app's IndexedDB, localStorage, Cache Storage or cookies. Its
-// meta CSP allows exactly this script (by hash), blob: scripts/workers and wasm compilation, and
-// no connections at all. Workers started from blob: URLs inherit that policy.
+// meta CSP allows exactly this script (by hash) and wasm compilation, workers from blob: URLs,
+// no other script from anywhere (no blob: or data: in script-src), no connections at all, and
+// requires Trusted Types for script URLs (src/runner/browser/trusted-types.ts). Workers started
+// from blob: URLs inherit that policy.
 //
 // What the script does, and nothing else:
 //  * accepts ONE control MessagePort from its parent window (first message whose source is the
 //    parent; everything else is ignored);
-//  * `init`: keeps Pyodide's file bytes, compiles the wasm once, makes a blob: URL of the bundled
-//    runner worker (a classic script);
+//  * `init`: keeps Pyodide's stdlib bytes, compiles the wasm once, makes a blob: URL of the
+//    runner worker bundle (one classic script with Pyodide's JavaScript inside) and the one
+//    Trusted Types policy that lets exactly that URL start a worker;
 //  * `spawn`: starts one classic worker for one job and wires it to the job's own MessagePort;
 //    host → worker envelopes are unpacked (the host is trusted), worker → host messages are
 //    relayed as they are — never read, parsed or evaluated here, because they may be tool output;
-//  * `terminate`: ends one worker.
+//  * `terminate`: ends one worker; `ping`: answers `pong` (the host's heartbeat, heartbeat.ts).
 // It is plain ES2020 in a string (not a bundled module) so its sha256 is stable and can be
 // pinned in the CSP.
+import { RUNNER_POLICY_NAME } from "./trusted-types.ts";
 
 export const FRAME_SCRIPT = `"use strict";
 (() => {
   let control = null;
   let workerUrl = null;
+  let workerScript = null;
   let wasmModule = null;
   let pyodideFiles = null;
   let lockFileContents = null;
@@ -28,6 +33,15 @@ export const FRAME_SCRIPT = `"use strict";
   const jobs = new Map();
   const send = (message) => control.postMessage(message);
   const describe = (err) => String((err && err.message) || err);
+  // The only way to a TrustedScriptURL in this frame; it accepts the runner bundle's URL only.
+  const policy = self.trustedTypes
+    ? trustedTypes.createPolicy(${JSON.stringify(RUNNER_POLICY_NAME)}, {
+        createScriptURL: (url) => {
+          if (url !== workerUrl) throw new TypeError("not the runner worker");
+          return url;
+        },
+      })
+    : null;
 
   addEventListener("message", (event) => {
     if (control !== null || event.source !== parent) return;
@@ -42,12 +56,15 @@ export const FRAME_SCRIPT = `"use strict";
 
   async function onControl(msg) {
     if (!msg || typeof msg.type !== "string") return;
-    if (msg.type === "init") {
+    if (msg.type === "ping") {
+      send({ type: "pong", seq: msg.seq });
+    } else if (msg.type === "init") {
       const t0 = performance.now();
       try {
         pyodideFiles = msg.files;
         lockFileContents = msg.lockFileContents;
         workerUrl = URL.createObjectURL(new Blob([msg.workerCode], { type: "text/javascript" }));
+        workerScript = policy ? policy.createScriptURL(workerUrl) : workerUrl;
         wasmModule = await WebAssembly.compile(msg.wasm);
         send({ type: "inited", compileMs: performance.now() - t0 });
       } catch (err) {
@@ -61,17 +78,18 @@ export const FRAME_SCRIPT = `"use strict";
       jobs.delete(msg.jobId);
       job.worker.terminate();
       job.port.close();
-    } else if (msg.type === "drop-snapshot") {
-      snapshots.delete(msg.snapshotId);
     }
   }
 
   function spawn(jobId, port) {
-    if (typeof jobId !== "string" || jobs.has(jobId) || !port || workerUrl === null) {
-      send({ type: "worker-error", jobId, message: "sandbox frame cannot start this job" });
+    let worker = null;
+    try {
+      if (typeof jobId !== "string" || jobs.has(jobId) || !port || workerScript === null) throw new Error("not initialised");
+      worker = new Worker(workerScript, { name: "edge-runner" });
+    } catch (err) {
+      send({ type: "worker-error", jobId, message: "sandbox frame cannot start this job: " + describe(err) });
       return;
     }
-    const worker = new Worker(workerUrl, { name: "edge-runner" });
     jobs.set(jobId, { worker, port });
     // Relay only. The data is never inspected here.
     worker.onmessage = (e) => port.postMessage(e.data);
@@ -118,11 +136,12 @@ export async function cspHashOf(script: string): Promise<string> {
   return `sha256-${btoa(binary)}`;
 }
 
-/** The frame's Content-Security-Policy: its own script by hash, blob: workers, wasm, no connections. */
+/** The frame's Content-Security-Policy: its own script by hash and wasm, workers from blob: URLs
+ *  made by a Trusted Types policy, no other script, no connections. */
 export function frameCsp(scriptHash: string): string {
   return [
     "default-src 'none'",
-    `script-src '${scriptHash}' blob: 'wasm-unsafe-eval'`,
+    `script-src '${scriptHash}' 'wasm-unsafe-eval'`,
     "worker-src blob:",
     "connect-src 'none'",
     "img-src 'none'",
@@ -131,9 +150,11 @@ export function frameCsp(scriptHash: string): string {
     "media-src 'none'",
     "object-src 'none'",
     "frame-src 'none'",
-    "child-src blob:",
+    "child-src 'none'",
     "form-action 'none'",
     "base-uri 'none'",
+    "require-trusted-types-for 'script'",
+    `trusted-types ${RUNNER_POLICY_NAME}`,
   ].join("; ");
 }
 

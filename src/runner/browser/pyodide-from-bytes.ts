@@ -1,21 +1,25 @@
 // Worker side (runs inside the sandboxed runner worker, never in the page): boot Pyodide with no
 // network at all, from bytes the sandbox frame handed over.
 //
-// The worker lives in an opaque-origin frame whose CSP has `connect-src 'none'`, so Pyodide's own
-// loader cannot fetch anything. We give it a placeholder indexURL, import pyodide.mjs and
-// pyodide.asm.mjs from blob: URLs (allowed by `script-src blob:`), and for the duration of
-// loadPyodide() only:
-//   * `fetch` answers the placeholder URLs of python_stdlib.zip / pyodide.asm.wasm from bytes;
+// The worker lives in an opaque-origin frame whose CSP has `connect-src 'none'` and no blob: or
+// data: in `script-src`: it can load no script and fetch nothing. So Pyodide's JavaScript
+// (pyodide.mjs and pyodide.asm.mjs) is bundled into the worker script itself (the
+// `edgeRunnerWorkerBundle` plugin in vite.config.ts), and for the duration of loadPyodide() only:
+//   * `fetch` answers the placeholder URL of python_stdlib.zip from bytes;
 //   * `WebAssembly.instantiateStreaming` instantiates the module the frame compiled once, so no
 //     job pays for compiling 9.6 MB of wasm again (wasm compiled from bytes gets no code cache).
 // Both are put back before loadPyodide() returns, i.e. before any runner or tool code runs. They
 // are conveniences, not a boundary: the boundary is the frame's origin and CSP.
+import { loadPyodide } from "pyodide";
+import createPyodideModule from "pyodide/pyodide.asm.mjs";
 import type { PyodideAssets } from "../../../workers/protocol.ts";
 
-/** Pyodide's placeholder origin. `.invalid` can never resolve (RFC 2606), and the CSP blocks it anyway. */
+/** Pyodide's placeholder origin. `.invalid` can never resolve (RFC 2606), and the CSP blocks it
+ *  anyway. vite.config.ts substitutes the same origin for `import.meta.url` in Pyodide's modules. */
 export const PLACEHOLDER_INDEX_URL = "https://pyodide.invalid/";
 
-export const REQUIRED_PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "python_stdlib.zip"] as const;
+/** The Pyodide files a boot message must carry as bytes (the wasm comes compiled). */
+export const REQUIRED_PYODIDE_FILES = ["python_stdlib.zip"] as const;
 
 const CONTENT_TYPES: Record<string, string> = {
   "python_stdlib.zip": "application/zip",
@@ -29,14 +33,6 @@ export interface BootOptions {
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
   [option: string]: unknown;
-}
-
-// Pyodide's own types are not imported here: the worker bundle must stay one classic script and
-// `pyodide` is loaded at run time from bytes. The runner core types what it gets back.
-type LoadPyodide = (options: Record<string, unknown>) => Promise<unknown>;
-
-function blobUrl(bytes: Uint8Array): string {
-  return URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "text/javascript" }));
 }
 
 /**
@@ -58,15 +54,10 @@ export async function loadPyodideFromBytes(
   const module = wasmModule ?? (wasmBytes ? await WebAssembly.compile(wasmBytes as Uint8Array<ArrayBuffer>) : undefined);
   if (!module) throw new Error("Pyodide wasm missing: neither a compiled module nor pyodide.asm.wasm bytes were given");
 
-  const mjsUrl = blobUrl(files["pyodide.mjs"]!);
-  const asmUrl = blobUrl(files["pyodide.asm.mjs"]!);
   const scope = globalThis as unknown as { fetch: typeof fetch };
   const realFetch = scope.fetch;
   const realInstantiateStreaming = WebAssembly.instantiateStreaming;
   try {
-    const { loadPyodide } = (await import(/* @vite-ignore */ mjsUrl)) as { loadPyodide: LoadPyodide };
-    const { default: createPyodideModule } = (await import(/* @vite-ignore */ asmUrl)) as { default: unknown };
-
     scope.fetch = async (input: RequestInfo | URL): Promise<Response> => {
       const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
       const name = url.startsWith(PLACEHOLDER_INDEX_URL) ? url.slice(PLACEHOLDER_INDEX_URL.length) : "";
@@ -96,7 +87,5 @@ export async function loadPyodideFromBytes(
   } finally {
     scope.fetch = realFetch;
     WebAssembly.instantiateStreaming = realInstantiateStreaming;
-    URL.revokeObjectURL(mjsUrl);
-    URL.revokeObjectURL(asmUrl);
   }
 }

@@ -1,17 +1,23 @@
-// Host side of the runner sandbox: one long-lived opaque-origin frame that starts one classic
-// worker per job. The page fetches Pyodide's files itself (same origin, so a service worker can
-// serve them offline) and transfers the bytes to the frame; the frame compiles the wasm once and
-// keeps a memory snapshot; each job's worker boots from those.
+// Host side of the runner sandbox: a long-lived opaque-origin frame (sandbox-frame.ts) that
+// starts one classic worker per job. The page fetches Pyodide's files itself (same origin, so a
+// service worker can serve them offline) and keeps them; each frame gets a copy, compiles the
+// wasm once and keeps a memory snapshot; each job's worker boots from those.
 //
-// Trust: messages from the frame's control port are the frame's own (it is our script, pinned by
-// hash); messages on a job port are whatever the worker sent, i.e. possibly tool output. They
+// A sandbox that heals: tool code can kill the frame's whole renderer process (exhausting the JS
+// heap does). The frame's heartbeat notices within a few seconds; every worker of that frame
+// fails (the pool host reports the in-flight job as runner_crashed), the frame is removed, and
+// a new one is started at once from the bytes the page kept. Jobs spawned meanwhile wait for it.
+//
+// Trust: messages on a job port are whatever the worker sent, i.e. possibly tool output. They
 // are handed to the pool host as `unknown` and validated there (job id, shape, HMAC).
 import type { HostToWorker } from "../../../workers/protocol.ts";
 import { sha256Text } from "../../contract/hash.ts";
 import { frameSrcdoc } from "./frame-script.ts";
+import { SandboxFrame, type FrameAssets, type FrameOptions } from "./sandbox-frame.ts";
 
-/** Pyodide's files the sandbox needs, relative to `pyodideBaseUrl`. */
-export const SANDBOX_PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"] as const;
+/** Pyodide's files the page fetches, relative to `pyodideBaseUrl` (its JavaScript is in the
+ *  worker bundle). */
+export const SANDBOX_PYODIDE_FILES = ["pyodide.asm.wasm", "python_stdlib.zip"] as const;
 
 export interface SandboxOptions {
   /** Where the app serves Pyodide's files (same origin). Default `${BASE_URL}pyodide/`. */
@@ -21,22 +27,33 @@ export interface SandboxOptions {
   /** Where the hidden frame is attached (default document.body). */
   container?: HTMLElement;
   fetch?: typeof fetch;
+  /** Heartbeat period (default 500 ms) and the silence after which a frame is lost (default 5 000 ms). */
+  heartbeatMs?: number;
+  heartbeatTimeoutMs?: number;
+  /** Limit for starting a frame (default 30 000 ms). */
+  frameStartTimeoutMs?: number;
 }
 
 export interface SandboxTimings {
   /** Fetching Pyodide's files in the page. */
   fetchMs: number;
-  /** Creating the frame and compiling the wasm inside it. */
+  /** Creating the first frame and compiling the wasm inside it. */
   frameMs: number;
   compileMs: number;
 }
 
-type ControlMessage =
-  | { type: "connected" }
-  | { type: "inited"; compileMs: number }
-  | { type: "init-failed"; message: string }
-  | { type: "frame-error"; message: string }
-  | { type: "worker-error"; jobId: string; message: string };
+/** How the sandbox has fared since the page loaded. */
+export interface SandboxHealth {
+  /** Frames started so far (1 = never replaced). */
+  frames: number;
+  /** Frames lost (crashed, hung, or failed to start). */
+  lost: number;
+  lastLoss?: { reason: string; at: number };
+  /** Start time of the latest replacement frame (create → wasm compiled), ms. */
+  lastRestartMs?: number;
+  /** The slowest heartbeat answer of any frame so far, ms. */
+  slowestPongMs: number;
+}
 
 /** One job's worker as seen from the page. */
 export interface SandboxJob {
@@ -45,6 +62,23 @@ export interface SandboxJob {
   onMessage(handler: (message: unknown) => void): void;
   onError(handler: (error: Error) => void): void;
   terminate(): void;
+}
+
+/** How every job of a lost frame ends: the worker died with the frame, through no fault of its own. */
+export class FrameLostError extends Error {}
+
+interface JobState {
+  onError?: (e: Error) => void;
+  pendingError?: Error;
+}
+
+/** One frame's lifetime as the jobs see it: the jobs it runs and the snapshots it holds. */
+interface Generation {
+  readonly frame: Promise<SandboxFrame>;
+  ready?: SandboxFrame;
+  lost: boolean;
+  readonly jobs: Map<string, JobState>;
+  readonly snapshotIds: WeakMap<Uint8Array, string>;
 }
 
 function randomId(): string {
@@ -64,21 +98,23 @@ async function fetchBytes(fetchFn: typeof fetch, url: string): Promise<Uint8Arra
   return new Uint8Array(await res.arrayBuffer());
 }
 
+function failJob(job: JobState, error: Error): void {
+  if (job.onError) job.onError(error);
+  else job.pendingError = error;
+}
+
 export class RunnerSandbox {
-  private readonly jobs = new Map<string, { onError?: (e: Error) => void; pendingError?: Error }>();
-  private readonly snapshotIds = new WeakMap<Uint8Array, string>();
-  private readonly frameErrors: string[] = [];
+  private generation: Generation | undefined;
   private disposed = false;
+  private readonly stats: SandboxHealth = { frames: 0, lost: 0, slowestPongMs: 0 };
+  readonly timings: SandboxTimings = { fetchMs: 0, frameMs: 0, compileMs: 0 };
 
   private constructor(
-    private readonly frame: HTMLIFrameElement,
-    private readonly control: MessagePort,
-    readonly timings: SandboxTimings,
+    private readonly assets: FrameAssets,
+    private readonly frameOptions: FrameOptions,
     /** sha256 over Pyodide's lock file and the runner worker bundle: what a snapshot depends on. */
     readonly runtimeFingerprint: string,
-  ) {
-    control.onmessage = (event: MessageEvent<ControlMessage>) => this.onControl(event.data);
-  }
+  ) {}
 
   /** Fetch Pyodide, create the frame, compile the wasm in it. */
   static async create(options: SandboxOptions = {}): Promise<RunnerSandbox> {
@@ -89,8 +125,8 @@ export class RunnerSandbox {
       : import("virtual:edge-runner-worker").then((m) => m.default);
 
     const t0 = performance.now();
-    const [files, lockFileContents, workerCode] = await Promise.all([
-      Promise.all(SANDBOX_PYODIDE_FILES.map(async (name) => [name, await fetchBytes(fetchFn, base + name)] as const)),
+    const [[wasm, stdlib], lockFileContents, workerCode] = await Promise.all([
+      Promise.all(SANDBOX_PYODIDE_FILES.map((name) => fetchBytes(fetchFn, base + name))),
       fetchFn(base + "pyodide-lock.json").then((r) => {
         if (!r.ok) throw new Error(`could not load ${base}pyodide-lock.json: HTTP ${r.status}`);
         return r.text();
@@ -98,91 +134,105 @@ export class RunnerSandbox {
       workerCodePromise,
     ]);
     const fetchMs = performance.now() - t0;
-
-    const t1 = performance.now();
-    const frame = document.createElement("iframe");
-    frame.setAttribute("sandbox", "allow-scripts");
-    frame.setAttribute("aria-hidden", "true");
-    frame.setAttribute("tabindex", "-1");
-    frame.title = "Edge tool runner sandbox";
-    frame.dataset.edgeRunnerSandbox = "";
-    frame.style.cssText = "position:absolute;width:0;height:0;border:0;visibility:hidden";
-    frame.srcdoc = await frameSrcdoc();
-    const loaded = new Promise<void>((resolve) => frame.addEventListener("load", () => resolve(), { once: true }));
-    (options.container ?? document.body).append(frame);
-    await loaded;
-
-    const channel = new MessageChannel();
-    const first = (type: string) =>
-      new Promise<ControlMessage>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`runner sandbox frame did not answer (${type})`)), 30_000);
-        channel.port1.onmessage = (event: MessageEvent<ControlMessage>) => {
-          clearTimeout(timer);
-          resolve(event.data);
-        };
-      });
-    const connected = first("connect");
-    // The frame's origin is opaque, so "*" is the only target origin that reaches it; the port
-    // it receives is private to us.
-    frame.contentWindow!.postMessage({ type: "edge-sandbox-connect" }, "*", [channel.port2]);
-    if ((await connected).type !== "connected") throw new Error("runner sandbox frame did not connect");
-
-    const wasm = files.find(([n]) => n === "pyodide.asm.wasm")![1];
-    const keep: Record<string, Uint8Array> = {};
-    for (const [name, bytes] of files) if (name !== "pyodide.asm.wasm") keep[name] = bytes;
-    const inited = first("init");
-    channel.port1.postMessage({ type: "init", workerCode, files: keep, lockFileContents, wasm }, [
-      wasm.buffer as ArrayBuffer,
-      ...Object.values(keep).map((b) => b.buffer as ArrayBuffer),
-    ]);
-    const reply = await inited;
-    if (reply.type !== "inited") {
-      frame.remove();
-      throw new Error(`runner sandbox frame could not start: ${"message" in reply ? reply.message : reply.type}`);
-    }
-    const fingerprint = await sha256Text(`${lockFileContents}\n${workerCode}`);
-    return new RunnerSandbox(frame, channel.port1, { fetchMs, frameMs: performance.now() - t1, compileMs: reply.compileMs }, fingerprint);
+    const assets: FrameAssets = {
+      srcdoc: await frameSrcdoc(),
+      files: { "python_stdlib.zip": stdlib! },
+      wasm: wasm!,
+      lockFileContents,
+      workerCode,
+    };
+    const frameOptions: FrameOptions = {
+      container: options.container ?? document.body,
+      startTimeoutMs: options.frameStartTimeoutMs,
+      heartbeatMs: options.heartbeatMs,
+      heartbeatTimeoutMs: options.heartbeatTimeoutMs,
+    };
+    const sandbox = new RunnerSandbox(assets, frameOptions, await sha256Text(`${lockFileContents}\n${workerCode}`));
+    const first = await sandbox.current().frame;
+    Object.assign(sandbox.timings, { fetchMs, frameMs: first.startMs, compileMs: first.compileMs });
+    return sandbox;
   }
 
-  private onControl(msg: ControlMessage): void {
-    if (!msg || typeof msg !== "object") return;
-    if (msg.type === "worker-error") {
-      const job = this.jobs.get(String(msg.jobId));
-      if (!job) return;
-      const error = new Error(String(msg.message));
-      if (job.onError) job.onError(error);
-      else job.pendingError = error;
-    } else if (msg.type === "frame-error") {
-      this.frameErrors.push(String(msg.message));
+  /** The live generation, or a new one (a new frame) when there is none. */
+  private current(): Generation {
+    if (this.disposed) throw new Error("runner sandbox was disposed");
+    if (this.generation && !this.generation.lost) return this.generation;
+    const restart = this.stats.frames > 0;
+    this.stats.frames++;
+    const gen: Generation = {
+      frame: SandboxFrame.start(this.assets, this.frameOptions, {
+        workerError: (jobId, message) => {
+          const job = gen.jobs.get(jobId);
+          if (job) failJob(job, new Error(message));
+        },
+        lost: (reason) => this.lose(gen, reason, true),
+      }),
+      lost: false,
+      jobs: new Map(),
+      snapshotIds: new WeakMap(),
+    };
+    this.generation = gen;
+    gen.frame.then(
+      (frame) => {
+        gen.ready = frame;
+        if (restart) this.stats.lastRestartMs = frame.startMs;
+        if (gen.lost) frame.dispose(); // the sandbox was disposed while this frame started
+      },
+      (err: unknown) => this.lose(gen, err instanceof Error ? err.message : String(err), false),
+    );
+    return gen;
+  }
+
+  /** Every job of a lost frame fails; a frame lost while running is replaced at once (a frame
+   *  that failed to start is retried by the next spawn, never in a loop). */
+  private lose(gen: Generation, reason: string, replace: boolean): void {
+    if (gen.lost) return;
+    gen.lost = true;
+    if (gen.ready) {
+      this.stats.slowestPongMs = Math.max(this.stats.slowestPongMs, gen.ready.slowestPongMs);
+      gen.ready.dispose();
     }
+    if (!this.disposed) {
+      this.stats.lost++;
+      this.stats.lastLoss = { reason, at: Date.now() };
+    }
+    const error = new FrameLostError(reason);
+    for (const job of gen.jobs.values()) failJob(job, error);
+    gen.jobs.clear();
+    if (replace && !this.disposed) this.current();
   }
 
   /** Start one worker for one job. Its id is random and never reused. */
   spawn(): SandboxJob {
-    if (this.disposed) throw new Error("runner sandbox was disposed");
+    const gen = this.current();
     const id = randomId();
     const channel = new MessageChannel();
     const port = channel.port1;
-    const state: { onError?: (e: Error) => void; pendingError?: Error } = {};
-    this.jobs.set(id, state);
-    this.control.postMessage({ type: "spawn", jobId: id, port: channel.port2 }, [channel.port2]);
+    const state: JobState = {};
+    gen.jobs.set(id, state);
     let ended = false;
-    const sandbox = this;
+    // Messages posted on `port` wait in it until the frame has the other end.
+    gen.frame.then(
+      (frame) => {
+        if (!ended && !gen.lost) frame.post({ type: "spawn", jobId: id, port: channel.port2 }, [channel.port2]);
+      },
+      () => undefined, // lose() has failed this job
+    );
     return {
       id,
       post(message: HostToWorker, transfer: Transferable[] = []) {
         if (ended) return;
         if (message.type === "boot") {
-          // Pyodide's bytes are filled in by the frame; the snapshot goes over once and is then
-          // referred to by id (it is ~30 MB and the pool host keeps reusing the same array).
+          // Pyodide's bytes are filled in by the frame; the snapshot goes over once per frame and
+          // is then referred to by id (it is ~30 MB and the pool host keeps reusing the same array).
           const { snapshot, ...boot } = message;
           let snap: { id: string; bytes?: Uint8Array } | undefined;
           if (snapshot) {
-            let snapshotId = sandbox.snapshotIds.get(snapshot);
+            let snapshotId = gen.snapshotIds.get(snapshot);
             if (snapshotId) snap = { id: snapshotId };
             else {
               snapshotId = randomId();
-              sandbox.snapshotIds.set(snapshot, snapshotId);
+              gen.snapshotIds.set(snapshot, snapshotId);
               snap = { id: snapshotId, bytes: snapshot };
             }
           }
@@ -203,23 +253,23 @@ export class RunnerSandbox {
       terminate() {
         if (ended) return;
         ended = true;
-        sandbox.jobs.delete(id);
+        gen.jobs.delete(id);
         port.onmessage = null;
         port.close();
-        if (!sandbox.disposed) sandbox.control.postMessage({ type: "terminate", jobId: id });
+        if (gen.ready && !gen.lost) gen.ready.post({ type: "terminate", jobId: id });
       },
     };
   }
 
-  /** Errors the frame reported about itself (not about a job). */
-  get errors(): readonly string[] {
-    return this.frameErrors;
+  /** Frames started and lost, the latest loss and how long its replacement took to start. */
+  get health(): SandboxHealth {
+    const current = this.generation?.ready?.slowestPongMs ?? 0;
+    return { ...this.stats, slowestPongMs: Math.max(this.stats.slowestPongMs, current) };
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.control.close();
-    this.frame.remove();
+    if (this.generation) this.lose(this.generation, "runner sandbox was disposed", false);
   }
 }

@@ -6,7 +6,7 @@
 // context are evaluated — a follow-up that extends the previous conversation evaluates just the
 // new turn, and `promptTokensEvaluated` says how many that was.
 import { EdgeError } from "../../../contract/errors.ts";
-import { checkAnswerBudget } from "../answer-budget.ts";
+import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
 import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, PromptMessage } from "../backend.ts";
 import { prepareLocalFile, prepareUrl, type PreparedFile } from "./model-files.ts";
 import { nodeRuntime, type NlcChatWrapper, type NlcContext, type NlcGrammar, type NlcHistoryItem, type NlcModel, type NlcSequence, type NodeRuntime, type Token } from "./runtime.ts";
@@ -131,6 +131,46 @@ class NodeLoadedModel implements LoadedModel {
       promptMs: firstAt - evalStart,
       decodeMs: end - firstAt,
     };
+  }
+
+  async prefixTokens(messages: PromptMessage[]): Promise<Token[]> {
+    // Two renderings that differ only in the next user turn's text share exactly the conversation
+    // start (whatever the template puts around the system message, and the next turn's header).
+    const a = this.tokens([...messages, { role: "user", content: "A" }]);
+    const b = this.tokens([...messages, { role: "user", content: "B" }]);
+    let n = 0;
+    while (n < a.length && n < b.length && a[n] === b[n]) n++;
+    return a.slice(0, n);
+  }
+
+  async warmPrefix(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }> {
+    const start = await this.prefixTokens(messages);
+    // The start must leave room for a turn and its answer, as any prompt must.
+    checkAnswerBudget(start.length, this.contextWindow, undefined, MIN_ANSWER_TOKENS);
+    // Keep what the cache holds of the start (an earlier conversation with the same start), drop
+    // the rest of that conversation, evaluate what is missing.
+    await this.sequence.adaptStateToTokens(start, false);
+    const kept = this.sequence.nextTokenIndex;
+    if (kept < start.length) await this.sequence.evaluateWithoutGeneratingNewTokens(start.slice(kept));
+    return { tokens: start.length, evaluated: start.length - kept };
+  }
+
+  async saveState(messages: PromptMessage[], file: string): Promise<{ tokens: Token[]; bytes: number }> {
+    await this.warmPrefix(messages);
+    const tokens = [...this.sequence.contextTokens];
+    const { fileSize } = await this.sequence.saveStateToFile(file);
+    return { tokens, bytes: fileSize };
+  }
+
+  async loadState(file: string): Promise<Token[]> {
+    try {
+      await this.sequence.loadStateFromFile(file, { acceptRisk: true });
+    } catch (e) {
+      // llama.cpp leaves the sequence empty after a refused state: the next prompt is evaluated whole.
+      await this.sequence.clearHistory();
+      throw new EdgeError("imprint_state_mismatch", { reason: "runtime_refused", original: String(e) }, `llama.cpp refused the saved state (${(e as Error).message}); it was not used.`);
+    }
+    return [...this.sequence.contextTokens];
   }
 
   async unload(): Promise<void> {

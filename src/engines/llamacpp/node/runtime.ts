@@ -21,8 +21,12 @@ export interface NlcGrammarState {
 }
 export interface NlcSequence {
   readonly nextTokenIndex: number;
+  readonly contextTokens: Token[];
   adaptStateToTokens(tokens: Token[], allowShift?: boolean): Promise<void>;
   evaluate(tokens: Token[], options?: { temperature?: number; seed?: number; grammarEvaluationState?: NlcGrammarState }): AsyncGenerator<Token, void, void | Token | Token[]>;
+  evaluateWithoutGeneratingNewTokens(tokens: Token[]): Promise<void>;
+  saveStateToFile(filePath: string): Promise<{ fileSize: number }>;
+  loadStateFromFile(filePath: string, acceptRisk: { acceptRisk: true }): Promise<void>;
   clearHistory(): Promise<void>;
 }
 export interface NlcContext {

@@ -1,0 +1,95 @@
+// Part of bench:imprint — time to first token of a NEW conversation restored from an imprint, with
+// its saved model state vs re-prefilling the same prefix, in the same run, with the real llama.cpp
+// runtime (node-llama-cpp) on the larger generated test model (LARGER_TEST_MODEL).
+//
+// The first conversation is the learn run (it evaluates the prefix and saves the state). Each later
+// conversation starts like a new `edge chat` process: the model is reloaded (an empty prompt cache;
+// not timed), then — timed — the session is created (gate, then either the state file checked and
+// loaded, or the prefix evaluated) and the first prompt runs to its first token (max 1 token).
+// Modes alternate so machine load hits both alike. Random weights: this times the plumbing.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createChatSession } from "../src/chat/session.ts";
+import { createNodeLlamaCppEngine } from "../src/engines/llamacpp/node/index.ts";
+import { nodeRuntime } from "../src/engines/llamacpp/node/runtime.ts";
+import { imprintBinding, learn, type LearnSample } from "../src/imprint/index.ts";
+import { nodeStateRestorer, nodeStateSaver } from "../src/imprint/node-state.ts";
+import { createNodeImprintStore } from "../src/imprint/node-store.ts";
+import { LARGER_TEST_MODEL, writeTestModel } from "../test/fixtures/gguf.ts";
+
+const CONVERSATIONS = 4; // conversations 2..5
+const PROMPTS = ["Which tiers do you have?", "Is express shipping possible?", "How do I check an order?", "Thanks, that is all."];
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const round = (n: number): number => Math.round(n * 10) / 10;
+
+interface Conversation {
+  conversation: number;
+  mode: "state" | "prefix";
+  ttft_ms: number;
+  /** Of the prefix, evaluated when the session started (0 when restored from the state). */
+  prefix_tokens_evaluated: number | undefined;
+  /** The first prompt's tokens, and those evaluated for it (the rest: the restored or warmed prefix). */
+  prompt_tokens: number | undefined;
+  prompt_tokens_evaluated: number | undefined;
+}
+
+export async function measureStateRestore(sample: LearnSample, log: (...a: unknown[]) => void): Promise<Record<string, unknown>> {
+  try {
+    await nodeRuntime();
+  } catch (e) {
+    return { skipped: `node-llama-cpp is not installed (npm run setup:llama): ${(e as Error).message}` };
+  }
+  const model = writeTestModel(LARGER_TEST_MODEL);
+  const dir = await mkdtemp(join(tmpdir(), "edge-bench-imprint-"));
+  const engine = createNodeLlamaCppEngine({ model: { kind: "file", path: model.path }, threads: 1, contextSize: 4096 });
+  try {
+    const store = createNodeImprintStore({ dir });
+    await engine.load();
+    log(`learning on ${model.path} (the first conversation: prefix evaluated, state saved)…`);
+    const t0 = performance.now();
+    const { imprint } = await learn({ sample, engine, evaluate: false, store, saveState: nodeStateSaver(engine, store) });
+    const learnMs = performance.now() - t0;
+    const state = imprint.state;
+    if (!state) throw new Error("the engine saved no state");
+    const conversations: Conversation[] = [];
+    for (let i = 0; i < CONVERSATIONS; i++) {
+      for (const mode of ["state", "prefix"] as const) {
+        await engine.unload();
+        await engine.load(); // a new process: nothing cached
+        const binding = imprintBinding(imprint, mode === "state" ? nodeStateRestorer(imprint, { file: store.stateFile(imprint.id) }, store) : undefined);
+        const start = performance.now();
+        const session = await createChatSession({ engine, imprint: binding, maxTokens: 1 });
+        const run = await session.chat(PROMPTS[i]!);
+        const ttft = performance.now() - start;
+        if (run.receipt.imprint_restore !== mode) throw new Error(`expected imprint_restore ${mode}, got ${JSON.stringify(run.receipt.imprint_prefix)}`);
+        const p = run.receipt.imprint_prefix;
+        conversations.push({ conversation: i + 2, mode, ttft_ms: round(ttft), prefix_tokens_evaluated: p?.prefix_tokens_evaluated, prompt_tokens: p?.prompt_tokens, prompt_tokens_evaluated: p?.prompt_tokens_evaluated });
+        log(`conversation ${i + 2} (${mode}): ${Math.round(ttft)} ms to first token; evaluated ${p?.prefix_tokens_evaluated} prefix + ${p?.prompt_tokens_evaluated} prompt tokens`);
+      }
+    }
+    const ttft = (mode: "state" | "prefix") => round(median(conversations.filter((c) => c.mode === mode).map((c) => c.ttft_ms)));
+    return {
+      engine: `llamacpp (${engine.info().fingerprint?.runtime}, CPU, 1 thread)`,
+      model: { ...LARGER_TEST_MODEL, file_bytes: model.size, sha256: `sha256:${model.sha256}` },
+      context_size: state.context_size,
+      prefix_tokens: state.prefix_tokens,
+      artifact_bytes: state.artifact_bytes,
+      artifact_bytes_per_prefix_token: round(state.artifact_bytes / state.prefix_tokens),
+      learn_ms_including_state_save: round(learnMs),
+      conversations,
+      baseline: { mode: "prefix", median_ttft_ms: ttft("prefix") },
+      restored: { mode: "state", median_ttft_ms: ttft("state") },
+      ratio_ttft_prefix_vs_state: round(ttft("prefix") / ttft("state")),
+      goal_ratio: 5,
+      note: "Time to first token of conversations 2..5, each in a freshly loaded model (like a new edge chat): session creation (gate + state check and load, or prefix evaluation) plus the first prompt to its first token. Same run, same model, alternating modes.",
+    };
+  } finally {
+    await engine.unload();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,101 @@
+// The workspace from the command line: `edge chat --workspace DIR` gives the built-ins over a
+// folder (reads inside it only: ../ and symbolic links out of it are refused; writes need
+// --allow-writes), read_local tools see the folder read-only at /workspace; `edge workspace
+// ls|import|export` manage the stored workspace. Real Pyodide runners, temporary folders.
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { zipSync } from "fflate";
+import { beforeEach, describe, expect, it } from "vitest";
+import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+
+let tmp: string;
+let dir: string;
+let outside: string;
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), "edge-ws-cli-"));
+  process.env.EDGE_DATA_DIR = join(tmp, "data");
+  dir = join(tmp, "project");
+  outside = join(tmp, "secret");
+  mkdirSync(join(dir, "sub"), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(dir, "data.csv"), "region,amount\nnorth,10\nsouth,32\n");
+  writeFileSync(join(outside, "key.txt"), "TOP SECRET");
+  symlinkSync(join(outside, "key.txt"), join(dir, "leak.txt"));
+  symlinkSync(outside, join(dir, "sub", "out"));
+});
+
+const call = (tool: string, args: object) => JSON.stringify({ tool_name: tool, arguments: args });
+const script = (outputs: string[]) => writeTestFile(tmp, `script-${Math.random().toString(36).slice(2)}.json`, outputs);
+const chat = (outputs: string[], ...flags: string[]) => cli("chat", "--prompt", "go", "--engine", "scripted", "--script", script(outputs), "--json", ...flags);
+
+describe("edge chat --workspace DIR", () => {
+  it("read_local tools read DIR at /workspace; the receipt records workspace_sha256", async () => {
+    const r = await chat([call("summarize_csv", {}), "ok"], "--tools", join(EXAMPLES, "workspace_tools.py"), "--workspace", dir);
+    expect(r.json).toMatchObject({ ok: true, outcome: "answered" });
+    expect(r.json.receipt.calls[0]).toMatchObject({ tool_name: "summarize_csv", status: "ok" });
+    expect(r.json.receipt.calls[0].workspace_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(r.json.workspace.skipped.map((s: { path: string }) => s.path).sort()).toEqual(["leak.txt", "sub/out"]);
+    const write = await chat([call("write_report", { text: "x" })], "--tools", join(EXAMPLES, "workspace_tools.py"), "--workspace", dir);
+    expect(write.json).toMatchObject({ ok: false, error: { code: "tool_raised" } });
+    expect(existsSync(join(dir, "report.txt"))).toBe(false);
+  });
+
+  it("built-ins read inside DIR only: ../ and links out of it are refused", async () => {
+    const flags = ["--workspace", dir, "--builtins", "read_file,bash"];
+    expect((await chat([call("read_file", { path: "data.csv" }), "ok"], ...flags)).json.outcome).toBe("answered");
+    for (const path of ["../secret/key.txt", "../../../../../../" + join(outside, "key.txt"), "leak.txt", "sub/out/key.txt"]) {
+      const r = await chat([call("read_file", { path })], ...flags);
+      expect(r.json, path).toMatchObject({ ok: false, error: { code: "vfs_not_found" } });
+    }
+  });
+
+  it("writes need --allow-writes, land in DIR, and never through a planted link", async () => {
+    const denied = await chat([call("write_file", { path: "notes.txt", content: "hi" })], "--workspace", dir, "--builtins", "write_file");
+    expect(denied.json).toMatchObject({ ok: false, error: { code: "builtin_writes_not_allowed" } });
+    expect(denied.json.error.message).toContain("--allow-writes");
+    expect(existsSync(join(dir, "notes.txt"))).toBe(false);
+    const flags = ["--workspace", dir, "--builtins", "write_file,bash", "--allow-writes"];
+    const ok = await chat([call("write_file", { path: "notes/today.txt", content: "hi" }), "done"], ...flags);
+    expect(ok.json.outcome).toBe("answered");
+    expect(readFileSync(join(dir, "notes", "today.txt"), "utf8")).toBe("hi");
+    // leak.txt and sub/out were not loaded; writing there must not follow the links on disk.
+    for (const path of ["leak.txt", "sub/out/key.txt"]) {
+      const r = await chat([call("write_file", { path, content: "pwned" })], ...flags);
+      expect(r.json, path).toMatchObject({ ok: false, error: { code: "workspace_path_escape" } });
+    }
+    expect(readFileSync(join(outside, "key.txt"), "utf8")).toBe("TOP SECRET");
+  });
+
+  it("usage: --builtins without --workspace is a usage error; an unknown built-in is unknown_tool", async () => {
+    expect((await chat(["x"], "--builtins", "bash")).code).toBe(2);
+    expect((await chat(["x"], "--workspace", dir, "--builtins", "rm_rf")).json.error.code).toBe("unknown_tool");
+  });
+});
+
+describe("edge workspace ls|import|export", () => {
+  it("imports a folder and a zip, lists sizes and hashes, exports a zip; bad input changes nothing", async () => {
+    const imp = await cli("workspace", "import", join(dir, "sub", ".."), "--into", "proj", "--json");
+    expect(imp.json.error?.code).toBe("workspace_path_escape"); // the folder holds links: refused whole
+    const clean = join(tmp, "clean");
+    mkdirSync(join(clean, "a"), { recursive: true });
+    writeFileSync(join(clean, "a", "x.txt"), "x");
+    expect((await cli("workspace", "import", clean, "--json")).json).toMatchObject({ ok: true, files: 1 });
+    const zip = join(tmp, "in.zip");
+    writeFileSync(zip, zipSync({ "data.csv": new TextEncoder().encode("a,b\n") }));
+    expect((await cli("workspace", "import", zip, "--json")).json).toMatchObject({ ok: true, files: 1 });
+    const ls = await cli("workspace", "ls", "--json");
+    expect(ls.json.files.map((f: { path: string }) => f.path)).toEqual(["a/x.txt", "data.csv"]);
+    expect(ls.json.files[0].sha256).toMatch(/^sha256:/);
+    const bomb = join(tmp, "bomb.zip");
+    writeFileSync(bomb, zipSync({ "zeros.bin": new Uint8Array(80 * 1024 * 1024) }, { level: 9 }));
+    expect((await cli("workspace", "import", bomb, "--json")).json.error.code).toBe("zip_too_large");
+    const evil = join(tmp, "evil.zip");
+    writeFileSync(evil, zipSync({ "../../escape.txt": new Uint8Array(1) }));
+    expect((await cli("workspace", "import", evil, "--json")).json.error.code).toBe("vfs_invalid_path");
+    expect((await cli("workspace", "ls", "--json")).json.files).toHaveLength(2);
+    const out = join(tmp, "out.zip");
+    expect((await cli("workspace", "export", "-o", out, "--json")).json).toMatchObject({ ok: true });
+    expect(readFileSync(out).subarray(0, 2).toString()).toBe("PK");
+  });
+});

@@ -86,3 +86,17 @@ test("a browser without JSPI (Safari) runs wllama's compat build from the app's 
   // Served by the app itself (never a CDN).
   for (const url of assets) expect(new URL(url).origin).toBe(new URL(page.url()).origin);
 });
+
+test("an imprint's prefix is evaluated once per loaded model: every new conversation in the tab reuses it, and the receipt says so", async ({ page }) => {
+  test.setTimeout(180_000);
+  const runs = await page.evaluate((u) => window.__llama!.imprintConversations(u, ["What can you do?", "Which tiers do you have?", "Where is my order?"]), server.url("/model.gguf"));
+  const [first, ...later] = runs.map((r) => r.prefix!);
+  expect(runs.map((r) => r.restore)).toEqual(["prefix", "prefix", "prefix"]);
+  expect(first).toMatchObject({ prefix_cache: "engine", prefix_tokens_evaluated: first!.prefix_tokens });
+  expect(first!.prefix_tokens).toBeGreaterThan(1000);
+  for (const r of later) {
+    expect(r).toMatchObject({ prefix_cache: "engine", prefix_tokens: first!.prefix_tokens, prefix_tokens_evaluated: 0 });
+    // Only the new turn is evaluated (llama.cpp may re-evaluate the last cached token).
+    expect(r.prompt_tokens_evaluated).toBeLessThanOrEqual(r.prompt_tokens! - first!.prefix_tokens! + 1);
+  }
+});

@@ -56,6 +56,7 @@ const exposed: LlamaWorkerApi = {
     const text = textSender(port);
     return api.generate(request, text.send).finally(text.end);
   },
+  warmPrefix: (messages) => api.warmPrefix(messages),
   abort: () => api.abort(),
   unload: () => api.unload(),
 };

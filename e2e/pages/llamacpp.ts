@@ -1,7 +1,10 @@
 // Test page for e2e/llamacpp.spec.ts: the engine conformance suite in Chromium (the scripted engine
 // and the llama.cpp engine — wllama in its worker — on the generated test model, with the real
 // sandboxed runner), and the browser's model store, driven through window.__llama.
+import { createChatSession } from "../../src/chat/session.ts";
+import type { ImprintPrefixReceipt } from "../../src/chat/receipt-types.ts";
 import { EdgeError } from "../../src/contract/errors.ts";
+import { imprintBinding, learn, parseLearnSampleText } from "../../src/imprint/index.ts";
 import type { ModelSource } from "../../src/engines/llamacpp/backend.ts";
 import { createBrowserLlamaBackend } from "../../src/engines/llamacpp/browser/backend.ts";
 import { deleteStoredModel, listStoredModels } from "../../src/engines/llamacpp/browser/model-store.ts";
@@ -42,8 +45,7 @@ const api = {
             model: { kind: "url", url: urls!.model },
             smallModel: { kind: "url", url: urls!.small },
             notGguf: { kind: "blob", blob: new Blob(["These are my notes, not a model.\n".repeat(20)]), name: "notes.gguf" },
-            // Not yet in the browser backend.
-            prefixWarm: false,
+            keepsEarlierPrompts: true,
           });
     const results: CheckResult[] = [];
     for (const check of CHECKS) {
@@ -77,6 +79,24 @@ const api = {
       return { ...(sha256 ? { sha256 } : {}), answer: r.text, progress };
     } catch (e) {
       return { code: codeOf(e), progress };
+    }
+  },
+  /** An imprint learned with the model, then restored in one new conversation per prompt (no saved
+   *  state in the browser): each run's receipt fields on how the prefix reached the model. */
+  async imprintConversations(url: string, prompts: string[]): Promise<Array<{ restore?: string; prefix?: ImprintPrefixReceipt }>> {
+    const engine = new LlamaCppEngine({ backend, model: { kind: "url", url } });
+    await engine.load();
+    try {
+      const sample = parseLearnSampleText(await (await fetch("/examples/learn_sample.json")).text());
+      const { imprint } = await learn({ sample, engine, evaluate: false });
+      const out = [];
+      for (const prompt of prompts) {
+        const run = await (await createChatSession({ engine, imprint: imprintBinding(imprint), maxTokens: 4 })).chat(prompt);
+        out.push({ ...(run.receipt.imprint_restore ? { restore: run.receipt.imprint_restore } : {}), ...(run.receipt.imprint_prefix ? { prefix: run.receipt.imprint_prefix } : {}) });
+      }
+      return out;
+    } finally {
+      await engine.unload();
     }
   },
   stored: () => listStoredModels(),

@@ -9,7 +9,7 @@ import * as Comlink from "comlink";
 import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
 import { probeWebGPU } from "../../webgpu.ts";
-import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, ModelSource } from "../backend.ts";
+import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, ModelSource, PromptMessage } from "../backend.ts";
 import { installEdgeErrorTransfer } from "./comlink-errors.ts";
 import type { LlamaWorkerApi, WorkerLoaded, WorkerLoadOptions, WorkerModelSource } from "./protocol.ts";
 
@@ -102,6 +102,10 @@ class BrowserLoadedModel implements LoadedModel {
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  warmPrefix(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }> {
+    return this.link.guard(this.link.remote.warmPrefix(messages), (reason) => new EdgeError("engine_lost", { reason }));
   }
 
   async unload(): Promise<void> {

@@ -4,7 +4,7 @@
 // message per piece, no reply: a comlink call per token doubled the messages and, measured in
 // bench/engine.bench.ts, slowed decoding by half on the generated model). Types only.
 import type { LoadProgress } from "../../engine.ts";
-import type { GenerateRequest, GenerateResult, PreparedModel } from "../backend.ts";
+import type { GenerateRequest, GenerateResult, PreparedModel, PromptMessage } from "../backend.ts";
 
 /** A model source that can cross to the worker (a File from disk is structured-cloneable). */
 export type WorkerModelSource =
@@ -31,6 +31,8 @@ export interface LlamaWorkerApi {
   load(source: WorkerModelSource, options: WorkerLoadOptions, onProgress: (p: LoadProgress) => void): Promise<WorkerLoaded>;
   /** Streams each piece of text as a string message on `text`, then `null`, then resolves. */
   generate(request: GenerateRequest, text: MessagePort): Promise<GenerateResult>;
+  /** Make llama.cpp's prompt cache hold this conversation start (Engine.warmPrefix; prefix-warm.ts). */
+  warmPrefix(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }>;
   /** Stop the download, load or generation in progress. */
   abort(): void;
   unload(): Promise<void>;

@@ -13,6 +13,7 @@ import type { GenerateRequest, GenerateResult } from "../backend.ts";
 import { modelIdOf } from "../engine.ts";
 import { readGgufSummary, type GgufSummary } from "../gguf.ts";
 import { blobBytes, downloadModel, hashBlob, integrityError, storedModel } from "./model-store.ts";
+import { prefixWarmer, type ProbeTimings } from "./prefix-warm.ts";
 import type { LlamaWorkerApi, WorkerLoaded, WorkerModelSource } from "./protocol.ts";
 
 /** The worker's own API: the protocol's, with the text as a callback (the worker entry puts it
@@ -75,9 +76,32 @@ function contextExceeded(message: string): EdgeError | undefined {
   );
 }
 
+/** A failed completion as the table's code (an abort is not a failure: the caller reports it). */
+function completionError(e: unknown, signal: AbortSignal): EdgeError | undefined {
+  if (e instanceof WllamaAbortError || signal.aborted) return undefined;
+  const exceeded = e instanceof WllamaError ? contextExceeded(e.message) : undefined;
+  return exceeded ?? new EdgeError("generation_failed", { original: String(e) }, `llama.cpp failed while generating: ${(e as Error).message}`);
+}
+
 export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
   let wllama: Wllama | undefined;
   let current: AbortController | undefined;
+  let warm: ReturnType<typeof prefixWarmer> | undefined;
+
+  /** A cached completion that generates one token, for its timings (prefix-warm.ts). */
+  async function probe(w: Wllama, messages: GenerateRequest["messages"]): Promise<ProbeTimings> {
+    const controller = new AbortController();
+    current = controller;
+    let timings: ProbeTimings | undefined;
+    try {
+      await w.createChatCompletion({ messages, stream: true, onData: (chunk) => void (chunk.timings && (timings = chunk.timings)), max_tokens: 1, temperature: 0, cache_prompt: true, abortSignal: controller.signal });
+    } catch (e) {
+      throw completionError(e, controller.signal) ?? new EdgeError("aborted", { stage: "warm_prefix" });
+    }
+    if (controller.signal.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
+    if (!timings) throw new EdgeError("generation_failed", {}, "llama.cpp reported no timings for the conversation start, so its cache could not be measured.");
+    return timings;
+  }
 
   return {
     async load(source, options, onProgress) {
@@ -104,6 +128,7 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
         throw new EdgeError("model_load_failed", { model: name, original: String(e) }, `llama.cpp could not load ${name}: ${(e as Error).message}`);
       }
       wllama = w;
+      warm = prefixWarmer((messages) => probe(w, messages), () => w.getLoadedContextInfo().n_ctx);
       const loaded: WorkerLoaded = {
         model: { id: name, sha256: `sha256:${bytes.sha}`, size: bytes.file.size, summary: bytes.summary },
         runtime: `${RUNTIME} (llama.cpp ${Wllama.getLibllamaVersion()})`,
@@ -146,11 +171,8 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
         });
       } catch (e) {
         // An abort ends the stream early: the engine reports it (with the partial text).
-        if (!(e instanceof WllamaAbortError) && !controller.signal.aborted) {
-          const exceeded = e instanceof WllamaError ? contextExceeded(e.message) : undefined;
-          if (exceeded) throw exceeded;
-          throw new EdgeError("generation_failed", { original: String(e) }, `llama.cpp failed while generating: ${(e as Error).message}`);
-        }
+        const failed = completionError(e, controller.signal);
+        if (failed) throw failed;
       }
       const end = performance.now();
       first ??= end;
@@ -166,6 +188,11 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
       };
     },
 
+    async warmPrefix(messages) {
+      if (!warm) throw new EdgeError("engine_not_loaded");
+      return warm(messages);
+    },
+
     abort() {
       current?.abort();
     },
@@ -174,6 +201,7 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
       current?.abort();
       const w = wllama;
       wllama = undefined;
+      warm = undefined;
       await w?.exit();
     },
   };

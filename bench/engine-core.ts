@@ -2,7 +2,7 @@
 // the one generation every sample makes, its timings, and the JSON entry. A sample generates
 // exactly TOKENS tokens (a grammar of TOKENS letters: the generated test model's byte-level
 // tokens make one token per letter), so the adapter and the bare runtime do the same work.
-import type { ChatMessage } from "../src/engines/engine.ts";
+import type { ChatMessage, Engine } from "../src/engines/engine.ts";
 import { percentile } from "./loop-core.ts";
 
 export const TOKENS = 96;
@@ -71,5 +71,27 @@ export function engineEntry(env: "node" | "chromium", adapter: GenSample[], bare
     overhead_target: 1.05,
     overhead_within_target: overhead <= 1.05,
     prefix_reuse: { ...prefix, turn2_vs_turn1_evaluated: round(prefix.turn2_evaluated / prefix.turn1_evaluated) },
+  };
+}
+
+/** One sample through the engine (LlamaCppEngine in either environment). */
+export async function adapterSample(engine: Engine, i: number): Promise<GenSample> {
+  const t = performance.now();
+  let first: number | undefined;
+  const r = await engine.chat({ messages: promptFor(i), responseFormat: { type: "grammar", grammar: GRAMMAR }, maxTokens: TOKENS + 8, onToken: () => (first ??= performance.now()) });
+  const end = performance.now();
+  return { ttftMs: (first ?? end) - t, totalMs: end - t, tokens: r.usage?.completionTokens ?? 0 };
+}
+
+/** A two-turn conversation: how many prompt tokens each turn evaluated. */
+export async function prefixReuse(engine: Engine): Promise<PrefixReuse> {
+  const turn1 = prefixPrompt();
+  const r1 = await engine.chat({ messages: turn1, responseFormat: { type: "grammar", grammar: 'root ::= "Paris."' } });
+  const r2 = await engine.chat({ messages: [...turn1, { role: "assistant", content: r1.text }, { role: "user", content: "And the next one?" }], responseFormat: { type: "grammar", grammar: 'root ::= "Rome."' } });
+  return {
+    turn1_prompt_tokens: r1.usage!.promptTokens!,
+    turn1_evaluated: r1.usage!.promptTokensEvaluated!,
+    turn2_prompt_tokens: r2.usage!.promptTokens!,
+    turn2_evaluated: r2.usage!.promptTokensEvaluated!,
   };
 }

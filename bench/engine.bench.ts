@@ -13,7 +13,7 @@ import { LlamaCppEngine } from "../src/engines/llamacpp/engine.ts";
 import { buildTestModel, writeTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer } from "../test/engines/model-server.ts";
 import { chromiumMissing, startChromiumBench, type ChromiumBench } from "./chromium.ts";
-import { engineEntry, GRAMMAR, prefixPrompt, promptFor, SYSTEM, TOKENS, type GenSample, type PrefixReuse } from "./engine-core.ts";
+import { adapterSample, engineEntry, GRAMMAR, prefixReuse, promptFor, SYSTEM, TOKENS, type GenSample } from "./engine-core.ts";
 
 const JSON_ONLY = process.argv.includes("--json");
 const RUNS = 9;
@@ -22,26 +22,6 @@ const log = (...a: unknown[]): void => {
 };
 const model = writeTestModel();
 const modelInfo = { model: "generated test model (test/fixtures/gguf.ts: llama, 2 blocks, n_embd 64, random weights)", model_sha256: `sha256:${model.sha256}`, model_bytes: model.size };
-
-async function adapterSample(engine: LlamaCppEngine, i: number): Promise<GenSample> {
-  const t = performance.now();
-  let first: number | undefined;
-  const r = await engine.chat({ messages: promptFor(i), responseFormat: { type: "grammar", grammar: GRAMMAR }, maxTokens: TOKENS + 8, onToken: () => (first ??= performance.now()) });
-  const end = performance.now();
-  return { ttftMs: (first ?? end) - t, totalMs: end - t, tokens: r.usage?.completionTokens ?? 0 };
-}
-
-async function prefixReuse(engine: LlamaCppEngine): Promise<PrefixReuse> {
-  const turn1 = prefixPrompt();
-  const r1 = await engine.chat({ messages: turn1, responseFormat: { type: "grammar", grammar: 'root ::= "Paris."' } });
-  const r2 = await engine.chat({ messages: [...turn1, { role: "assistant", content: r1.text }, { role: "user", content: "And the next one?" }], responseFormat: { type: "grammar", grammar: 'root ::= "Rome."' } });
-  return {
-    turn1_prompt_tokens: r1.usage!.promptTokens!,
-    turn1_evaluated: r1.usage!.promptTokensEvaluated!,
-    turn2_prompt_tokens: r2.usage!.promptTokens!,
-    turn2_evaluated: r2.usage!.promptTokensEvaluated!,
-  };
-}
 
 /** Node: LlamaCppEngine vs node-llama-cpp used directly (same template, prefix reuse and grammar). */
 async function measureNode(): Promise<Record<string, unknown>> {

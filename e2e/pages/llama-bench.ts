@@ -5,15 +5,7 @@ import { Wllama } from "@wllama/wllama";
 import wasm from "@wllama/wllama/esm/wasm/wllama.wasm?url&no-inline";
 import { createBrowserLlamaBackend } from "../../src/engines/llamacpp/browser/backend.ts";
 import { LlamaCppEngine } from "../../src/engines/llamacpp/engine.ts";
-import { GRAMMAR, prefixPrompt, promptFor, TOKENS, type GenSample, type PrefixReuse } from "../../bench/engine-core.ts";
-
-async function adapterSample(engine: LlamaCppEngine, i: number): Promise<GenSample> {
-  const t = performance.now();
-  let first: number | undefined;
-  const r = await engine.chat({ messages: promptFor(i), responseFormat: { type: "grammar", grammar: GRAMMAR }, maxTokens: TOKENS + 8, onToken: () => (first ??= performance.now()) });
-  const end = performance.now();
-  return { ttftMs: (first ?? end) - t, totalMs: end - t, tokens: r.usage?.completionTokens ?? 0 };
-}
+import { adapterSample, GRAMMAR, prefixReuse, promptFor, TOKENS, type GenSample, type PrefixReuse } from "../../bench/engine-core.ts";
 
 async function bareSample(w: Wllama, i: number): Promise<GenSample> {
   const t = performance.now();
@@ -53,15 +45,7 @@ export async function llamaEngineBench(modelUrl: string, runs: number): Promise<
       out.bare.push(await bareSample(bare, i));
     }
   }
-  const turn1 = prefixPrompt();
-  const r1 = await engine.chat({ messages: turn1, responseFormat: { type: "grammar", grammar: 'root ::= "Paris."' } });
-  const r2 = await engine.chat({ messages: [...turn1, { role: "assistant", content: r1.text }, { role: "user", content: "And the next one?" }], responseFormat: { type: "grammar", grammar: 'root ::= "Rome."' } });
-  const prefix: PrefixReuse = {
-    turn1_prompt_tokens: r1.usage!.promptTokens!,
-    turn1_evaluated: r1.usage!.promptTokensEvaluated!,
-    turn2_prompt_tokens: r2.usage!.promptTokens!,
-    turn2_evaluated: r2.usage!.promptTokensEvaluated!,
-  };
+  const prefix = await prefixReuse(engine);
   const runtime = engine.info().fingerprint?.runtime ?? "";
   await engine.unload();
   await bare.exit();

@@ -10,8 +10,8 @@
 // or loaded. Works in a worker and on the page (list and delete run on the page).
 import { createSHA256 } from "hash-wasm";
 import { EdgeError } from "../../../contract/errors.ts";
-import { raceSignal } from "../../../contract/abort.ts";
 import { readGgufSummary, type ByteSource, type GgufSummary } from "../gguf.ts";
+import { fetchFailed, pumpDownload } from "../download.ts";
 
 const DIR = "edge-models";
 
@@ -92,10 +92,6 @@ export async function storedModel(url: string, sha256?: string): Promise<{ meta:
   return file && file.size === meta.size ? { meta, file } : undefined;
 }
 
-function fetchFailed(url: string, reason: string, details: Record<string, unknown> = {}): EdgeError {
-  return new EdgeError("model_fetch_failed", { url, reason, ...details }, `The model could not be downloaded from ${url}: ${reason}.`);
-}
-
 export function integrityError(name: string, expected: string, actual: string): EdgeError {
   return new EdgeError(
     "model_integrity_failed",
@@ -108,29 +104,11 @@ export function integrityError(name: string, expected: string, actual: string): 
 async function streamToDisk(url: string, response: Response, writable: FileSystemWritableFileStream, onProgress: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<{ sha: string; size: number }> {
   const total = Number(response.headers.get("content-length")) || 0;
   const hasher = await createSHA256();
-  const reader = (response.body as ReadableStream<Uint8Array<ArrayBuffer>>).getReader();
-  let size = 0;
-  const aborted = () => new EdgeError("aborted", { stage: "load" });
-  try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array<ArrayBuffer>>;
-      try {
-        chunk = await raceSignal(reader.read(), signal, aborted);
-      } catch (e) {
-        if (signal?.aborted) throw aborted();
-        throw fetchFailed(url, `the download broke off after ${size} bytes (${(e as Error).message})`);
-      }
-      if (chunk.done) break;
-      hasher.update(chunk.value);
-      await writable.write(chunk.value);
-      size += chunk.value.length;
-      onProgress({ loaded: size, total });
-    }
-  } catch (e) {
-    await reader.cancel().catch(() => undefined);
-    throw e;
-  }
-  if (total && size !== total) throw fetchFailed(url, `received ${size} of ${total} bytes`);
+  const sink = async (chunk: Uint8Array) => {
+    hasher.update(chunk);
+    await writable.write(chunk as Uint8Array<ArrayBuffer>);
+  };
+  const size = await pumpDownload(url, response.body!, total, sink, (loaded) => onProgress({ loaded, total }), signal);
   return { sha: hasher.digest("hex"), size };
 }
 

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
-import { createChatSession, type ChatRun, type PendingTicket } from "../chat/session.ts";
+import { createChatSession } from "../chat/session.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
 import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
 import type { Engine } from "../engines/engine.ts";
@@ -13,9 +13,11 @@ import { probeWebGPU } from "../engines/webgpu.ts";
 import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { imprintBindingFor } from "./imprints.ts";
-import { EXIT_FAILED, EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
+import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
+import { interactiveChat } from "./interactive.ts";
+import { EXIT_FAILED, EXIT_OK, printJson, UsageError, type CliIO } from "./io.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
-import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
+import { contextSizeOf, engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
 import { cliWorkspace } from "./workspace-session.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
@@ -39,11 +41,12 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       builtins: { type: "string" },
       "allow-writes": { type: "boolean" },
       json: { type: "boolean" },
+      interactive: { type: "boolean", short: "i" },
     },
     strict: true,
     allowPositionals: false,
   });
-  if (!values.prompt) throw new UsageError("chat needs --prompt TEXT.");
+  if (!values.prompt && !values.interactive) throw new UsageError("chat needs --prompt TEXT (or --interactive).");
   const sources = [values.tools, values["tools-manifest"], values["facts-store"]].filter((v) => v !== undefined);
   if (sources.length > 1) throw new EdgeError("conflicting_tool_options");
   if ((values.tool || values["tool-tag"]) && !values.tools) throw new UsageError("--tool / --tool-tag must be used with --tools.");
@@ -68,7 +71,10 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, or --engine scripted here.");
   } else if (kind === "scripted") {
     if (!values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs, as strings).");
-    engine = new ScriptedEngine(await readScript(values.script));
+    // --ctx-size gives the scripted demo a context window: the loop then fits the history to it
+    // and receipts record the prompt's size (counted by the loop's byte estimate).
+    const contextWindow = contextSizeOf(values);
+    engine = new ScriptedEngine(await readScript(values.script), contextWindow !== undefined ? { contextWindow } : {});
     await engine.load();
   } else if (kind === "llamacpp") {
     engine = await loadModelEngine(values, io, values.json === true);
@@ -100,35 +106,14 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       toolChoice,
       ...(maxTokens !== undefined ? { maxTokens } : {}),
     });
-    const run = await session.chat(values.prompt);
-    if (values.json) {
-      printJson(io, {
-        ok: run.ok,
-        outcome: run.outcome,
-        ...(run.answer !== undefined && run.outcome === "answered" ? { answer: run.answer } : {}),
-        ...(run.outcome === "return_direct" ? { result: run.result } : {}),
-        ...(run.truncated ? { truncated: true } : {}),
-        ...(run.finish_reason ? { finish_reason: run.finish_reason } : {}),
-        ...(run.engine_stats ? { engine_stats: run.engine_stats } : {}),
-        run_id: run.run_id,
-        receipt: run.receipt,
-        ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
-        ...(run.pending_action ? { pending_action: pendingJson(run.pending_action) } : {}),
-        ...(ws.info ? { workspace: ws.info } : {}),
-      });
-    } else {
-      for (const s of ws.info?.skipped ?? []) io.err(`workspace: skipped ${s.path} (a symbolic link to ${s.target ?? "a missing target"}, outside or duplicating the folder: ${s.code})\n`);
-      if (run.outcome === "answered") io.out(`${run.answer}\n`);
-      if (run.truncated) io.err("note: the answer was cut off at the token limit (finish_reason: length); it is incomplete.\n");
-      else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
-      const restore = imprintRestoreLine(run.receipt);
-      if (restore) io.err(restore);
-      if (run.pending_action) {
-        io.out(`${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`);
-      } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
-      const st = run.engine_stats;
-      const speed = st ? `${st.time_to_first_token_ms !== undefined ? `, first token ${st.time_to_first_token_ms} ms` : ""}${st.decode_tokens_per_s !== undefined ? `, ${st.decode_tokens_per_s} tokens/s` : ""}` : "";
-      io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}${speed}, receipt: ${run.run_id}\n`);
+    if (values.interactive) {
+      return await interactiveChat({ session, io, json: values.json === true, ws, host, ...(values.tools ? { toolsFile: values.tools } : {}), ...(values.prompt ? { firstPrompt: values.prompt } : {}) });
+    }
+    const run = await session.chat(values.prompt!);
+    if (values.json) printJson(io, runJson(run, ws));
+    else {
+      printWorkspaceNotes(io, ws);
+      printRunText(io, run);
     }
     return run.ok ? EXIT_OK : EXIT_FAILED;
   } finally {
@@ -147,30 +132,6 @@ export async function factsSurfaceFor(store: string | undefined, manifest: strin
     throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}`);
   }
   return toolsManifestSurface(createNodeFactsStore(), raw);
-}
-
-/** One line for people: how a restored imprint's prefix reached the model, and why not from its state. */
-function imprintRestoreLine(receipt: ChatRun["receipt"]): string | null {
-  const p = receipt.imprint_prefix;
-  if (!receipt.imprint_restore || !p) return null;
-  const how =
-    p.prefix_cache === "state_file"
-      ? `restored from its saved model state (${p.prefix_tokens} tokens, none evaluated)`
-      : p.prefix_cache === "engine"
-        ? `prefix evaluated (${p.prefix_tokens_evaluated} of ${p.prefix_tokens} tokens)`
-        : "prefix sent as text";
-  const why = p.state_fallback ? `; saved state not used: ${p.state_fallback.code} (${p.state_fallback.reason})` : "";
-  return `imprint ${receipt.imprint_id}: ${how}${why}\n`;
-}
-
-export function pendingJson(p: PendingTicket): Record<string, unknown> {
-  return {
-    id: p.id,
-    expires_at: p.expires_at,
-    confirmation_token: p.confirmation_token,
-    confirm_command: p.confirm_command,
-    ...(p.pending_action_path ? { pending_action_path: p.pending_action_path } : {}),
-  };
 }
 
 export async function readScript(path: string): Promise<string[]> {

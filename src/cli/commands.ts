@@ -84,13 +84,14 @@ expired token, or a second confirmation fails closed. ${JSON_OUT}`,
   { path: ["tools", "pending", "purge"], summary: "wipe and delete expired pending actions", usage: `edge tools pending purge [--json]`, run: pendingPurge },
   {
     path: ["chat"],
-    summary: "the tool loop: one prompt, with a tools.py, a facts store or a tools manifest",
+    summary: "the tool loop: one prompt (or --interactive: a session), with a tools.py, a facts store or a manifest",
     usage: `edge chat --tools FILE [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
           (--model FILE.gguf|URL|NAME [MODEL OPTIONS] | --engine scripted --script OUTPUTS.json)
           [--include-text] [--max-calls N] [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT]
           [--workspace DIR [--builtins read_file,bash,...] [--allow-writes]] [--json]
 edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT
           (--model ... | --engine scripted --script OUTPUTS.json) [--with-imprint ...] [--json]
+edge chat --interactive|-i [--prompt FIRST] [any option above]     a chat session in the terminal
 
 --tools, --tools-manifest and --facts-store are mutually exclusive; ${SELECT}
 ${MODEL}
@@ -100,6 +101,15 @@ built-in tools to give the model over DIR (read_file, write_file, edit_file, rea
 reads stay inside DIR, ../ and links out of it are refused); their writes need --allow-writes.
 --with-imprint restores a Neural Imprint (an id, an exported imprint file, or a learn receipt) under
 its schema-level gates. --include-text stores the prompt and answer in the receipt.
+--interactive: one session, many prompts (stdin, a line each). The model sees the earlier turns;
+the tools are frozen once at start (a change to the file on disk is reported, never picked up:
+calls then fail closed);
+answers stream; each turn writes its receipt. On a terminal a commit tool's pending action is
+asked y/N inline (no rejects it); from a pipe it is printed as in one-shot chat. Ctrl-C stops the
+running turn (its receipt records the abort); a second Ctrl-C leaves (exit 130). /reset forgets
+the conversation, /help lists the commands, /exit or end of input (Ctrl-D) leaves with exit 0.
+With --json, one JSON document per turn, one per line. --ctx-size also applies to the scripted
+engine (a context window for the history, counted by estimate).
 Exit 0 answered, 1 failed closed or pending confirmation, 2 usage error. ${JSON_OUT}`,
     run: chatCommand,
   },

@@ -9,6 +9,8 @@ export interface CliIO {
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
+/** `edge chat --interactive` left with a second Ctrl-C (the shell's 128 + SIGINT). */
+export const EXIT_INTERRUPTED = 130;
 
 /** Thrown for a bad command line; turned into exit code 2 with usage help. */
 export class UsageError extends Error {}

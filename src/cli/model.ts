@@ -67,9 +67,14 @@ export function modelSourceOf(value: string, sha256: string | undefined): ModelS
   return arg.kind === "gguf_url" ? { kind: "url", url: arg.url, ...pin } : { kind: "file", path: path.resolve(arg.path), ...pin };
 }
 
+/** --ctx-size, when given. */
+export function contextSizeOf(values: ModelValues): number | undefined {
+  return positiveInt(values["ctx-size"], "--ctx-size");
+}
+
 /** Load the --model engine; progress goes to stderr (phase changes only) unless `quiet`. */
 export async function loadModelEngine(values: ModelValues, io: CliIO, quiet: boolean): Promise<LlamaCppEngine> {
-  const contextSize = positiveInt(values["ctx-size"], "--ctx-size");
+  const contextSize = contextSizeOf(values);
   const threads = positiveInt(values.threads, "--threads");
   const engine = createNodeLlamaCppEngine({
     model: modelSourceOf(values.model!, values["model-sha256"]),

@@ -12,7 +12,7 @@ import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { callTool, checkToolArgs, findActiveTool, type ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { inspect, validate } from "../toolset/inspect.ts";
-import { pendingJson } from "./chat.ts";
+import { pendingJson } from "./chat-print.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 import { manifestCommand, readIfManifest } from "./facts.ts";

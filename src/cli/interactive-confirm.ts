@@ -1,0 +1,46 @@
+// Inline confirmation in `edge chat --interactive` (stdin is a terminal): a commit tool's pending
+// action is shown and asked y/N. Yes runs it through the same confirm step as
+// `edge tools confirm` (token, binding, re-frozen tools, one fresh runner, its own receipt); no,
+// Ctrl-C or end of input rejects it, so it can never run later by accident.
+import type { JsonObject } from "../contract/types.ts";
+import type { PendingTicket } from "../chat/session.ts";
+import { confirm, reject } from "../confirm/confirm.ts";
+import { createNodePendingStore } from "../confirm/node-pending.ts";
+import type { RunnerHost } from "../runner/host.ts";
+import { fileSource } from "../runner/node.ts";
+import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { formatError, type CliIO } from "./io.ts";
+import { safeText, type Terminal } from "./terminal.ts";
+import type { CliWorkspace } from "./workspace-session.ts";
+
+export interface InlineConfirm {
+  io: CliIO;
+  term: Terminal;
+  host: RunnerHost;
+  ws: CliWorkspace;
+  ticket: PendingTicket;
+  call: { tool_name: string; arguments: JsonObject };
+  signal: AbortSignal;
+}
+
+export async function settleInline({ io, term, host, ws, ticket, call, signal }: InlineConfirm): Promise<void> {
+  io.err(`${call.tool_name} is a commit tool; it has not run. Arguments: ${safeText(JSON.stringify(call.arguments))}\n`);
+  const answer = await term.read(`Run ${call.tool_name} now? [y/N] `);
+  const store = createNodePendingStore();
+  if (answer.kind !== "line" || !/^y(es)?$/i.test(answer.text.trim())) {
+    const out = await reject(ticket.id, { store });
+    io.err(out.ok ? `not run: pending action ${ticket.id} rejected.\n` : `pending action ${ticket.id}: ${out.status ?? "not found"}\n`);
+    return;
+  }
+  const out = await confirm(ticket.id, ticket.confirmation_token, {
+    store,
+    host,
+    source: (record) => fileSource(record.tools_file),
+    receipts: createNodeReceiptStore(),
+    signal,
+    ...(ws.workspace ? { workspace: ws.workspace } : {}),
+  });
+  if (out.result !== undefined) io.out(`${safeText(JSON.stringify(out.result, null, 2))}\n`);
+  if (out.error) io.err(`failed closed: ${safeText(formatError(out.error).trim())}\n`);
+  io.err(`${ticket.id}: ${out.status ?? "no such action"}${out.receipt_id ? `, receipt ${out.receipt_id}` : ""}\n`);
+}

@@ -1,0 +1,191 @@
+// `edge chat --interactive`: one chat session in the terminal. The session keeps the history
+// (the model sees earlier turns) and the tools it froze at start; each turn streams its answer,
+// writes its receipt as one-shot chat does, and can be stopped with Ctrl-C (a second Ctrl-C
+// leaves). A commit tool's pending action is asked y/N inline when stdin is a terminal.
+import { readFile } from "node:fs/promises";
+import { toErrorJson } from "../contract/errors.ts";
+import { sha256Bytes } from "../contract/hash.ts";
+import type { JsonObject } from "../contract/types.ts";
+import type { ChatEvent, ChatRun, ChatSession } from "../chat/session.ts";
+import type { RunnerHost } from "../runner/host.ts";
+import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
+import { EXIT_INTERRUPTED, EXIT_OK, type CliIO } from "./io.ts";
+import { settleInline } from "./interactive-confirm.ts";
+import { openTerminal, safeText, type Terminal } from "./terminal.ts";
+import type { CliWorkspace } from "./workspace-session.ts";
+
+export interface InteractiveOptions {
+  session: ChatSession;
+  io: CliIO;
+  json: boolean;
+  ws: CliWorkspace;
+  host: RunnerHost;
+  /** The tools file the session froze (watched for changes, to say they are not picked up). */
+  toolsFile?: string;
+  /** --prompt: the first turn. */
+  firstPrompt?: string;
+}
+
+const PROMPT = "you> ";
+const HELP = `/help    this list
+/reset   forget the conversation (the tools stay frozen)
+/exit    leave (also /quit, or Ctrl-D)
+Ctrl-C stops the running turn (its receipt records the abort); Ctrl-C again leaves.
+`;
+
+export async function interactiveChat(o: InteractiveOptions): Promise<number> {
+  const { io } = o;
+  const term = openTerminal();
+  const toolsChanged = toolsFileWatch(o, io);
+  // Set by the first Ctrl-C; a second one before the next prompt line is sent leaves.
+  let armed = false;
+  let turn: AbortController | undefined;
+  let leave = false;
+  term.onInterrupt(() => {
+    if (!turn) return;
+    if (armed) leave = true;
+    else io.err("\n^C stopping this turn (Ctrl-C again to leave)\n");
+    armed = true;
+    turn.abort();
+  });
+  printBanner(o);
+  let first = o.firstPrompt;
+  try {
+    for (;;) {
+      const input = first !== undefined ? ({ kind: "line", text: first } as const) : await term.read(PROMPT);
+      first = undefined;
+      if (input.kind === "eof") return EXIT_OK;
+      if (input.kind === "interrupt") {
+        if (input.cleared) continue;
+        if (armed) return EXIT_INTERRUPTED;
+        armed = true;
+        io.err("(Ctrl-C again, /exit or Ctrl-D to leave)\n");
+        continue;
+      }
+      const text = input.text.trim();
+      if (!text) continue;
+      armed = false;
+      if (text.startsWith("/")) {
+        if (slashCommand(text, o)) return EXIT_OK;
+        continue;
+      }
+      await toolsChanged();
+      turn = new AbortController();
+      try {
+        await oneTurn(o, term, text, turn.signal);
+      } finally {
+        turn = undefined;
+      }
+      if (leave) return EXIT_INTERRUPTED;
+    }
+  } finally {
+    term.close();
+  }
+}
+
+/** Runs a slash command; true when the session should end. */
+function slashCommand(text: string, o: InteractiveOptions): boolean {
+  const word = text.split(/\s+/)[0];
+  if (word === "/exit" || word === "/quit") return true;
+  if (word === "/reset") {
+    o.session.reset();
+    o.io.err(`history cleared: the next prompt starts a new conversation${o.session.runtime.schemas().length ? " (the tools stay frozen)" : ""}.\n`);
+  } else if (word === "/help") o.io.err(HELP);
+  else o.io.err(`unknown command ${safeText(word ?? "")}; the commands are:\n${HELP}`);
+  return false;
+}
+
+async function oneTurn(o: InteractiveOptions, term: Terminal, prompt: string, signal: AbortSignal): Promise<void> {
+  const { io } = o;
+  const stream = streamPrinter(io, o.json);
+  let lastCall: { tool_name: string; arguments: JsonObject } | undefined;
+  let run: ChatRun;
+  try {
+    run = await o.session.chat(prompt, {
+      signal,
+      onToken: stream.delta,
+      onEvent: (ev) => {
+        stream.event(ev);
+        if (ev.type === "tool_call") lastCall = ev;
+      },
+    });
+  } catch (err) {
+    // The session could not even run (e.g. the receipt could not be stored): say so, keep going.
+    const e = toErrorJson(err);
+    io.err(`edge: ${e.code}: ${safeText(e.message)}\n`);
+    return;
+  }
+  stream.end();
+  if (o.json) return io.out(`${JSON.stringify(runJson(run, o.ws))}\n`);
+  const inline = run.pending_action !== undefined && term.tty && lastCall !== undefined;
+  printRunText(io, run, { answerShown: stream.shownFinal(), pending: !inline });
+  if (inline) await settleInline({ io, term, host: o.host, ws: o.ws, ticket: run.pending_action!, call: lastCall!, signal });
+}
+
+/**
+ * Streams the model's text as it comes, except a generation that starts like a tool call ("{" or
+ * a ``` fence): that is held back, and the tool activity is shown instead (on stderr).
+ */
+function streamPrinter(io: CliIO, quiet: boolean) {
+  let mode: "undecided" | "stream" | "hold" = "undecided";
+  let head = "";
+  let lastStreamed = false;
+  return {
+    delta(d: string): void {
+      if (quiet || mode === "hold") return;
+      if (mode === "stream") return io.out(safeText(d));
+      head += d;
+      const start = head.trimStart();
+      if (!start) return;
+      mode = start.startsWith("{") || start.startsWith("`") ? "hold" : "stream";
+      if (mode === "stream") io.out(safeText(start));
+    },
+    event(ev: ChatEvent): void {
+      if (ev.type === "model_output") {
+        if (mode === "stream") io.out("\n");
+        lastStreamed = mode === "stream";
+        mode = "undecided";
+        head = "";
+      }
+      if (quiet) return;
+      if (ev.type === "tool_call") io.err(`→ ${ev.tool_name} ${safeText(JSON.stringify(ev.arguments))}\n`);
+      else if (ev.type === "tool_result") {
+        const c = ev.call;
+        io.err(`← ${c.tool_name}: ${c.status}${c.code ? ` (${c.code})` : ""}, ${c.duration_ms} ms\n`);
+      } else if (ev.type === "repair") io.err(`(the model's tool call was refused: ${ev.code}; it gets one chance to repair it)\n`);
+    },
+    /** An aborted generation ends without its model_output: finish the line. */
+    end(): void {
+      if (mode === "stream") io.out("\n");
+      mode = "undecided";
+    },
+    shownFinal: (): boolean => lastStreamed,
+  };
+}
+
+function printBanner(o: InteractiveOptions): void {
+  const { io, session } = o;
+  printWorkspaceNotes(io, o.ws);
+  const names = session.runtime.schemas().map((s) => s.name);
+  const frozen = session.toolset
+    ? `tools frozen for this session: ${names.join(", ") || "none"} (${o.toolsFile}, tools_file_sha256 ${session.toolset.tools_file_sha256.slice(7, 19)}…; edits to the file are not picked up until you start a new session)`
+    : names.length
+      ? `tools for this session: ${names.join(", ")}`
+      : "no tools";
+  io.err(`edge chat — interactive; ${frozen}.\n/help lists the commands; Ctrl-C stops a turn; /exit or Ctrl-D leaves.\n`);
+}
+
+/** Before each turn: has the frozen tools file changed on disk? Said once per change. */
+function toolsFileWatch(o: InteractiveOptions, io: CliIO): () => Promise<void> {
+  const frozen = o.session.toolset?.tools_file_sha256;
+  const file = o.toolsFile;
+  let differs = false;
+  return async () => {
+    if (!frozen || !file) return;
+    const now = await readFile(file).then(sha256Bytes, () => null);
+    if (now !== frozen && !differs) {
+      io.err(`note: ${file} changed on disk since this session started. The session keeps the tools it froze at start (the active set does not change); calls to them now fail closed (tools_file_changed). Start a new session to use the new file.\n`);
+    } else if (now === frozen && differs) io.err(`note: ${file} matches the frozen tools again.\n`);
+    differs = now !== frozen;
+  };
+}

@@ -47,6 +47,17 @@ async function askAdd(page: Page): Promise<void> {
 
 test("no WebGPU: a GGUF model from a URL runs a tool call with a receipt, and again after an offline reload", async ({ page, context }) => {
   test.setTimeout(420_000);
+  // Persistent storage is asked for before the model download starts (the browser may say no).
+  const order: string[] = [];
+  await page.exposeFunction("__edgePersistAsked", () => void order.push("persist"));
+  await page.addInitScript(() => {
+    const persist = StorageManager.prototype.persist;
+    StorageManager.prototype.persist = function () {
+      void (window as unknown as { __edgePersistAsked(): Promise<void> }).__edgePersistAsked();
+      return persist.call(this);
+    };
+  });
+  page.on("request", (r) => r.url().endsWith("/model.gguf") && order.push("download"));
   await page.goto("/");
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
   await expect(page.locator("body")).toHaveAttribute("data-offline-ready", "1", { timeout: 90_000 });
@@ -57,6 +68,7 @@ test("no WebGPU: a GGUF model from a URL runs a tool call with a receipt, and ag
 
   await openTools(page);
   await loadModel(page, server.url("/model.gguf"));
+  expect(order.slice(0, 2)).toEqual(["persist", "download"]);
   await expect(page.locator("#stored-models summary")).toHaveText(/Stored models: 1 \(0\.5 MB\)/);
   await askAdd(page);
   await page.screenshot({ path: ".cache/screenshots/playground-llamacpp.png", fullPage: true });

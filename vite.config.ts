@@ -183,7 +183,8 @@ function e2ePages(): Record<string, string> {
 /** The playground's PWA (vite-plugin-pwa, Workbox generateSW): precache the app shell, every JS
  *  chunk (the runner worker bundle is inside one), the examples and Pyodide's files under /pyodide/,
  *  so after one online visit the app reloads and runs tools offline. web-llm keeps model weights in
- *  its own cache. "prompt": a new version waits until the person presses Reload (src/app/pwa.ts). */
+ *  its own cache, the llama.cpp engine in OPFS. "prompt": a new version waits until the person
+ *  presses Reload (src/app/pwa.ts). */
 function edgePwa(): Plugin[] {
   return VitePWA({
     registerType: "prompt",
@@ -198,15 +199,17 @@ function edgePwa(): Plugin[] {
       // Pathname + search: "/" and "/?anything" open the app offline; other pages keep their own.
       navigateFallbackAllowlist: [/^\/(index\.html)?(\?.*)?$/],
       cleanupOutdatedCaches: true,
-      // web-llm's chunks (~6 MB each side) are not precached for everyone: they are cached the first
-      // time a person loads a model (below), so a downloaded model also works offline.
+      // web-llm's chunks (~6 MB each side), llama.cpp's wasm (wllama, ~10 MB) and wllama's compat
+      // build for browsers without JSPI (wllama-*.js + an 18 MB wasm: Safari only) are not
+      // precached for everyone: they are cached the first time a person loads a model (below), so
+      // a downloaded model also works offline.
       manifestTransforms: [
-        async (entries) => ({ manifest: entries.filter((e) => !(/^assets\/.*\.js$/.test(e.url) && e.size > 1_500_000)), warnings: [] }),
+        async (entries) => ({ manifest: entries.filter((e) => !(/^assets\/.*\.js$/.test(e.url) && e.size > 1_500_000) && !/^assets\/(.*\.wasm|wllama-[^/]*\.js)$/.test(e.url)), warnings: [] }),
       ],
       runtimeCaching: [
         {
           // Hashed file names never change content: cache-first is safe.
-          urlPattern: ({ url, sameOrigin }) => sameOrigin && /^\/assets\/.+\.js$/.test(url.pathname),
+          urlPattern: ({ url, sameOrigin }) => sameOrigin && /^\/assets\/.+\.(js|wasm)$/.test(url.pathname),
           handler: "CacheFirst",
           options: { cacheName: "edge-lazy-chunks", expiration: { maxEntries: 32 } },
         },

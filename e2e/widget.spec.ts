@@ -3,8 +3,9 @@
 // no COOP/COEP headers, Python tools running in the sandboxed Pyodide runner. Every test checks
 // what a person sees in the widget, plus the DOM events a host page gets.
 //
-// No GPU here: the widget shows its WebGPU notice, and answers come from the scripted demo engine
-// (labelled "Scripted demo (no model)") replaying model outputs through the REAL tool loop.
+// No GPU here: the widget says so (engine "auto" would run llama.cpp on the CPU; the real-model
+// path is e2e/llamacpp-widget.spec.ts), and answers come from the scripted demo engine (labelled
+// "Scripted demo (no model)") replaying model outputs through the REAL tool loop.
 import { expect, test, type Frame, type Locator, type Page } from "@playwright/test";
 import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
 import { mkdirSync } from "node:fs";
@@ -73,9 +74,11 @@ test("sample docs page on another origin: scripted demo answers through a real P
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(false);
   expect(new URL(sites.assets.origin).origin).not.toBe(new URL(page.url()).origin);
 
-  // No WebGPU here: a plain notice, and the scripted demo only under its explicit label.
+  // No WebGPU here: a plain notice that the model would run on the CPU (llama.cpp) after a named
+  // download, and the scripted demo only under its explicit label.
   await expect(widget.getByText("WebGPU is not available")).toBeVisible();
-  await expect(widget.getByRole("textbox", { name: "Your question" })).toBeDisabled();
+  await expect(widget.locator("[part=notice]")).toContainText("runs on this device's CPU (llama.cpp). The first question downloads Qwen2.5 0.5B Instruct (Q4_K_M) (398 MB) once");
+  await expect(widget.getByText("Qwen2.5 0.5B Instruct (Q4_K_M) · on-device model (llama.cpp, CPU)")).toBeVisible();
   await widget.getByRole("button", { name: "Use the Scripted demo (no model)" }).click();
   await expect(widget.getByText("Scripted demo (no model)", { exact: true })).toBeVisible();
 
@@ -367,7 +370,8 @@ test("web-llm engine on a foreign origin: its worker starts from the asset host,
     const docs = await startStaticServer();
     try {
       docs.route("/tools.py", { body: await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "tools.py")) });
-      docs.route("/llm.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py"` }));
+      // engine="webllm": "auto" would not pick web-llm on a software (fallback) adapter.
+      docs.route("/llm.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" engine="webllm"` }));
       const before = sites.assets.requests.length;
       await page.goto(docs.url("/llm.html"));
       const widget = page.locator("edge-chat");

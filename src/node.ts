@@ -6,4 +6,4 @@ export { createNodeImprintStore } from "./imprint/node-store.ts";
 export { createNodePendingStore } from "./confirm/node-pending.ts";
 export { createNodeFactsStore } from "./facts/store-node.ts";
 export { openNodeVfs } from "./builtins/vfs/vfs-node.ts";
-export { createNodeLlamaCppEngine, createNodeLlamaBackend, nodeModelSource, modelCacheDir, type NodeLlamaCppEngineOptions } from "./engines/llamacpp/node/index.ts";
+export { createNodeLlamaCppEngine, createNodeLlamaBackend, modelCacheDir, type NodeLlamaCppEngineOptions } from "./engines/llamacpp/node/index.ts";

@@ -1,4 +1,5 @@
-// Bench page for the Chromium halves of bench/runner.bench.ts and bench/loop.bench.ts. Every
+// Bench page for the Chromium halves of bench/runner.bench.ts, bench/loop.bench.ts and
+// bench/engine.bench.ts (e2e/pages/llama-bench.ts). Every
 // measurement runs here, in the page, with performance.now() around the real browser runner
 // (createBrowserRunnerHost: sandbox frame + one classic worker per job) and the real IndexedDB
 // receipt store. The page only returns raw samples; the Node side computes the percentiles with
@@ -10,6 +11,7 @@ import { DEFAULT_SPARES, type RunnerHostStats } from "../../src/runner/pool.ts";
 import { openEdgeDb } from "../../src/store/idb.ts";
 import { createIdbReceiptStore } from "../../src/store/idb-receipts.ts";
 import { measureHostOverhead, type OverheadStats } from "../../bench/loop-core.ts";
+import { llamaEngineBench } from "./llama-bench.ts";
 
 /** The tools file and the one call every sample makes (sent by the Node side, so both
  *  environments run exactly the same file and arguments). */
@@ -58,6 +60,8 @@ let held: BrowserRunnerHost | undefined;
 
 const api = {
   defaultSpares: DEFAULT_SPARES,
+  /** bench/engine.bench.ts: LlamaCppEngine vs bare wllama (e2e/pages/llama-bench.ts). */
+  llamaEngineBench,
 
   /** Smallest step performance.now() takes in this page (Chromium coarsens it to 0.1 ms when the
    *  page is not cross-origin isolated), so readers know the granularity of the samples. */

@@ -16,7 +16,7 @@ import { createIdbPendingStore } from "../confirm/idb-pending.ts";
 import type { PendingAction, PendingStore } from "../confirm/types.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import type { Engine } from "../engines/engine.ts";
-import { toolCallOrTextResponseFormat } from "../engines/grammar.ts";
+import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import type { FactsStore } from "../facts/store.ts";
 import type { Imprint, ImprintStore } from "../imprint/record.ts";
@@ -76,6 +76,8 @@ export class App {
   toolMode: ToolMode = { kind: "python" };
   imprint: Imprint | null = null;
   engine: Engine | null = null;
+  /** How guided decoding treats tools (web-llm, llama.cpp): src/engines/tool-turn.ts. */
+  toolChoice: ToolChoice = "auto";
   current: SessionInfo | null = null;
   /** Tickets (tokens) of pending actions created in this page: the token is shown once. */
   readonly tickets = new Map<string, PendingTicket>();
@@ -226,9 +228,9 @@ export class App {
     const session = await createChatSession({
       engine,
       store: this.stores.receipts,
-      // Guided decoding with web-llm: the model can only write one valid call or plain text (the
-      // loop still re-validates everything). The scripted demo ignores it.
-      ...(engine.info().kind === "webllm" ? { responseFormat: toolCallOrTextResponseFormat } : {}),
+      // Guided decoding (web-llm, llama.cpp) by the tool-turn policy: by default the model can only
+      // write one valid call or plain text (the loop still re-validates everything).
+      toolChoice: this.toolChoice,
       ...(toolset
         ? {
             toolset,

@@ -1,8 +1,9 @@
-// Header: WebGPU status in plain words, the engine/model picker (web-llm's list with sizes, loaded
-// lazily), a real progress bar for download and compile, and the scripted demo — offered only
-// under its own label and chosen automatically when WebGPU is missing. Switching models frees the
-// previous one first (engine-switch.ts); a model lost after loading (worker crash, GPU reset) is
-// announced with a Reload button.
+// Header: WebGPU status in plain words, the engine/model picker ("Auto": web-llm on a usable GPU,
+// else llama.cpp on the CPU; web-llm's list with sizes, loaded lazily; the llama.cpp catalog and
+// GGUF files or URLs, llama-panel.ts), a real progress bar for download and compile, and the
+// scripted demo — offered only under its own label, the starting engine until a model is chosen.
+// Switching models frees the previous one first (engine-switch.ts); a web-llm model lost after
+// loading (worker crash, GPU reset) is announced with a Reload button.
 import { errorText, h, replace, setStatus } from "./dom.ts";
 import type { App } from "./app.ts";
 import type { PlaygroundScript } from "./scripted.ts";
@@ -11,9 +12,14 @@ import { isUsableWebGPU, probeWebGPU, type WebGPUProbe } from "../engines/webgpu
 import type { ModelOption } from "../engines/models.ts";
 import type { Engine } from "../engines/engine.ts";
 import { toErrorJson, type EdgeError } from "../contract/errors.ts";
+import { LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
+import { catalogLabel, LLAMA_PREFIX, llamaCatalogSource, llamaEngine, mountLlamaPanel, type EngineFactory } from "./llama-panel.ts";
 import { switchEngine } from "./engine-switch.ts";
 
 const SCRIPTED_VALUE = "scripted";
+const AUTO_VALUE = "auto";
+/** The picker's option for a model loaded from a file or a URL. */
+const LOADED_VALUE = "loaded";
 
 export interface EnginePanel {
   probe: WebGPUProbe | null;
@@ -35,7 +41,8 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   const gpuStatus = h("span", { id: "gpu-status", class: "pill", role: "status", "data-state": "busy" }, "WebGPU: checking…");
   const gpuExplain = h("p", { id: "gpu-explain", class: "explain", hidden: true });
   const select = h("select", { id: "engine-select", "aria-describedby": "engine-status" });
-  select.appendChild(h("option", { value: SCRIPTED_VALUE }, SCRIPTED_LABEL));
+  const autoOption = h("option", { value: AUTO_VALUE }, "Auto: the best engine for this device");
+  select.append(autoOption, h("option", { value: SCRIPTED_VALUE }, SCRIPTED_LABEL));
   const modelGroup = h("optgroup", { label: "web-llm models (WebGPU)" });
   const listBtn = h("button", { type: "button", id: "list-models", class: "secondary" }, "List web-llm models");
   const loadBtn = h("button", { type: "button", id: "load-engine" }, "Use engine");
@@ -43,6 +50,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   const reloadBtn = h("button", { type: "button", id: "reload-engine", hidden: true }, "Reload model");
   const progress = h("progress", { id: "load-progress", max: 1, value: 0, hidden: true, "aria-label": "Model download and compile progress" });
   const status = h("span", { id: "engine-status", class: "status", role: "status", "aria-live": "polite" });
+  const llamaRow = h("div", { class: "engine-row llama-row", id: "llama-panel" });
 
   replace(
     root,
@@ -59,6 +67,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       progress,
       status,
     ),
+    llamaRow,
     gpuExplain,
   );
 
@@ -106,16 +115,25 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
     }
   }
 
-  async function loadSelected(): Promise<void> {
-    const value = select.value;
-    if (value === SCRIPTED_VALUE) {
-      await useScripted();
+  /** A usable (non-fallback) WebGPU adapter: what "Auto" needs to pick web-llm. */
+  const usableGpu = () => isUsableWebGPU(panel.probe);
+
+  /** Show the engine in use in the picker: its own option, or one added for a file or URL model. */
+  function showInPicker(engine: Engine, value?: string): void {
+    if (value && [...select.options].some((o) => o.value === value)) {
+      select.value = value;
       return;
     }
-    if (!panel.probe?.available) {
-      setStatus(status, `This model needs WebGPU, which is not available here. ${panel.probe && !panel.probe.available ? panel.probe.message : ""}`, "error");
-      return;
-    }
+    let own = select.querySelector<HTMLOptionElement>(`option[value="${LOADED_VALUE}"]`);
+    if (!own) select.appendChild((own = h("option", { value: LOADED_VALUE })));
+    own.textContent = engine.info().label;
+    select.value = LOADED_VALUE;
+  }
+
+  /** Load an engine with the progress bar and Cancel; the model in use is freed first (two would
+   *  not fit in memory: engine-switch.ts), and a failure leaves the scripted demo in use. `value`
+   *  is its picker option. */
+  async function loadEngine(label: string, create: EngineFactory, value?: string): Promise<void> {
     loading = new AbortController();
     const signal = loading.signal;
     loadBtn.disabled = true;
@@ -124,10 +142,11 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
     cancelBtn.hidden = false;
     progress.hidden = false;
     progress.value = 0;
-    setStatus(status, `Loading ${value}…`, "busy");
+    setStatus(status, `Loading ${label}…`, "busy");
     let freed = false;
     try {
-      const { WebLLMEngine } = await import("../engines/webllm.ts");
+      // Made (code imported, nothing loaded) before the model in use is freed.
+      const made: Engine = await create((e) => announceLost(made, e));
       const engine = await switchEngine({
         previous: app.engine,
         keep: script.engine,
@@ -136,17 +155,15 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
           app.engine = script.engine;
           app.emit("engine");
         },
-        create: () => {
-          const next = new WebLLMEngine({ modelId: value, onLost: (e) => announceLost(next, e) });
-          return next;
-        },
+        create: () => made,
         load: (e) => e.load(showProgress, signal),
       });
       await useEngine(engine);
+      showInPicker(engine, value);
     } catch (err) {
       // The previous model is gone: continue on the scripted demo rather than on nothing.
       if (freed) await useScripted();
-      setStatus(status, `Could not load ${value}: ${errorText(toErrorJson(err))}`, "error");
+      setStatus(status, `Could not load ${label}: ${errorText(toErrorJson(err))}`, "error");
     } finally {
       loadBtn.disabled = false;
       select.disabled = false;
@@ -159,7 +176,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   function showProgress(p: { progress: number; phase: string; text: string }): void {
     progress.value = p.progress;
     progress.setAttribute("aria-valuetext", `${p.phase} ${Math.round(p.progress * 100)}%`);
-    setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Compiling" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
+    setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Loading" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
   }
 
   /** The loaded model's worker or GPU was lost: say so, and offer to load it again. */
@@ -182,6 +199,32 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       }
     };
   }
+  const llama = mountLlamaPanel(app, llamaRow, loadEngine);
+  const webllmEngine =
+    (modelId?: string): EngineFactory =>
+    async (onLost) =>
+      new (await import("../engines/webllm.ts")).WebLLMEngine({ ...(modelId ? { modelId } : {}), onLost });
+
+  async function loadSelected(): Promise<void> {
+    const value = select.value;
+    if (value === SCRIPTED_VALUE) {
+      await useScripted();
+      return;
+    }
+    if (value === AUTO_VALUE && usableGpu()) return loadEngine("web-llm's default model for this GPU", webllmEngine());
+    const llamaValue = value === AUTO_VALUE ? `${LLAMA_PREFIX}${LLAMACPP_CATALOG[0]!.id}` : value;
+    const source = llamaValue.startsWith(LLAMA_PREFIX) ? llamaCatalogSource(llamaValue) : undefined;
+    if (source) {
+      await loadEngine(llamaValue.slice(LLAMA_PREFIX.length), () => llamaEngine(source), llamaValue);
+      await llama.refresh();
+      return;
+    }
+    if (!panel.probe?.available) {
+      setStatus(status, `This model needs WebGPU, which is not available here. ${panel.probe && !panel.probe.available ? panel.probe.message : ""}`, "error");
+      return;
+    }
+    await loadEngine(value, webllmEngine(value), value);
+  }
 
   listBtn.addEventListener("click", () => void listModels());
   loadBtn.addEventListener("click", () => void loadSelected());
@@ -202,9 +245,12 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       }
     } else {
       setStatus(gpuStatus, "WebGPU: not available", "error");
-      gpuExplain.textContent = `${probe.message} Until then the playground uses the “${SCRIPTED_LABEL}” engine: it replays a script you can edit, so the whole tool loop (checks, sandboxed Python runner, receipts, confirmations) still runs for real.`;
+      gpuExplain.textContent = `${probe.message} Models still run here on the CPU with llama.cpp: pick “Auto” or a llama.cpp model and press “Use engine” (it downloads once and then works offline). Until then the playground uses the “${SCRIPTED_LABEL}” engine: it replays a script you can edit, so the whole tool loop (checks, sandboxed Python runner, receipts, confirmations) still runs for real.`;
       gpuExplain.hidden = false;
     }
+    const first = LLAMACPP_CATALOG[0]!;
+    autoOption.textContent = usableGpu() ? "Auto: web-llm on this GPU" : `Auto: llama.cpp on this CPU — ${catalogLabel(first, false).split(" — ")[0]}`;
+    select.appendChild(await llama.options());
     // The scripted demo is the starting engine everywhere: nothing is downloaded without a click.
     // (main.ts starts the first session once the tools are inspected.)
     await script.engine.load();

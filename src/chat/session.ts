@@ -5,9 +5,9 @@
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, schemaSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
-import type { ChatMessage, ChatResult, ChatUsage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
+import type { ChatMessage, ChatResult, ChatUsage, Engine, EngineInfo } from "../engines/engine.ts";
 import { answerBudget } from "../engines/token-budget.ts";
-import { toolTurnPolicy } from "../engines/tool-turn.ts";
+import { toolTurnPolicy, type ToolChoice, type TurnFormat } from "../engines/tool-turn.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecution, type ToolRuntime } from "../runtime/index.ts";
 import { argsProblem } from "../contract/ajv.ts";
@@ -110,9 +110,12 @@ export interface ChatSessionOptions {
   confirmations?: ConfirmationBroker;
   /** Restore a Neural Imprint: its prefix replaces the contract after its gate passed. */
   imprint?: ImprintBinding;
-  /** A grammar for guided decoding, built from the active tools. Default: the engine's tool-turn
-   *  policy (src/engines/tool-turn.ts), the same one learn's evaluation uses. */
-  responseFormat?: (schemas: readonly ToolSchema[]) => ResponseFormat | undefined;
+  /** Which tool calls guided decoding allows: auto (default), required, none — part of the
+   *  engine's tool-turn policy (src/engines/tool-turn.ts), the same one learn's evaluation uses. */
+  toolChoice?: ToolChoice;
+  /** Replaces the policy's response format (tests steer a generating engine with it); asked for
+   *  each model turn of a prompt (`turn.index` 0 is the first). */
+  responseFormat?: TurnFormat;
   /** Extra tools (built-ins) or hooks: the session registers its Python tools into this runtime. */
   runtime?: ToolRuntime;
   /** Mounted read-only at /workspace for Python tools that declare read_local (a snapshot per call). */
@@ -252,8 +255,8 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     const counter = tokenCounter(options.engine);
     const maxTokens = answerBudget(info.contextWindow, options.maxTokens);
     // Sampling and guided decoding for turns that may call tools (the same as learn's evaluation).
-    const policy = schemas.length ? toolTurnPolicy(info) : {};
-    const responseFormat = schemas.length ? (options.responseFormat ?? policy.responseFormat)?.(schemas) : undefined;
+    const policy = schemas.length ? toolTurnPolicy(info, options.toolChoice) : {};
+    const turnFormat = schemas.length ? (options.responseFormat ?? policy.responseFormat) : undefined;
     const stats = createStatsAccumulator();
     let sentFirstTurn = firstTurn;
     let promptTokens: number | undefined;
@@ -264,6 +267,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       // fails that run closed, with its receipt): from its saved state, the warm cache, or as text.
       if (options.imprint && contract && !restored) restored = await restoreImprintPrefix(options.engine, contract, options.imprint.restoreState);
       for (let modelTurn = 0; ; modelTurn++) {
+        const responseFormat = turnFormat?.(schemas, { index: modelTurn });
         // Fit before every generation: a tool result may have grown this turn past the window.
         const fit = await fitToWindow({ system, turns: history, firstTurn, current: run.current, window: info.contextWindow, reserve: maxTokens, count: counter.count, modelId: info.modelId });
         sentFirstTurn = fit.firstTurn;

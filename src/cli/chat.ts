@@ -17,7 +17,7 @@ import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { interactiveChat } from "./interactive.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, UsageError, type CliIO } from "./io.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
-import { contextSizeOf, engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceFormat } from "./model.ts";
+import { contextSizeOf, engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
 import { cliWorkspace } from "./workspace-session.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
@@ -54,7 +54,8 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
 
   const kind = engineKind(values);
-  const responseFormat = kind === "llamacpp" ? toolChoiceFormat(values["tool-choice"]) : undefined;
+  // Guided decoding for generating engines (the scripted replay has none): src/engines/tool-turn.ts.
+  const toolChoice = toolChoiceOf(values["tool-choice"]);
   const maxTokens = maxTokensOf(values);
   let engine: Engine;
   if (kind === "webllm") {
@@ -102,7 +103,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       includeText: values["include-text"] === true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(responseFormat ? { responseFormat } : {}),
+      toolChoice,
       ...(maxTokens !== undefined ? { maxTokens } : {}),
     });
     if (values.interactive) {

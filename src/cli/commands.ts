@@ -1,6 +1,7 @@
 // The command table of `edge`: every command is data (its words, a one-line summary, its usage)
 // plus the function that runs it. Dispatch, `--help` on every command and group, and the top-level
 // help are all derived from this table, so a command cannot ship without its help (a test walks it).
+import { LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import { chatCommand } from "./chat.ts";
 import { confirmCommandCli, pendingList, pendingPurge, pendingReject, pendingShow } from "./confirm.ts";
 import { factsDelete, factsExport, factsImport, factsInspect, factsList, factsStores } from "./facts.ts";
@@ -24,9 +25,11 @@ export interface Command {
 
 const SELECT = "--tool NAME (repeatable) and --tool-tag TAG (repeatable) narrow a tools.py's active set (at most 8 tools).";
 const MODEL = `--model runs a GGUF model with llama.cpp (needs \`npm run setup:llama\` once): a file path, an
-http(s) URL (downloaded once into $EDGE_DATA_DIR/models) or a catalog name. MODEL OPTIONS:
-[--model-sha256 HEX] (pin the file) [--ctx-size N] [--threads N] [--max-tokens N]
-[--tool-choice auto|required|none] (auto: exactly one valid call or a plain answer).`;
+http(s) URL (downloaded once into $EDGE_DATA_DIR/models) or a catalog name
+(${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}). MODEL OPTIONS:
+[--model-sha256 HEX] (pin the file) [--ctx-size N] (default 4096) [--threads N] [--max-tokens N]
+[--tool-choice auto|required|none] (auto, the default: a call or an answer; required: the first
+turn must call a tool; none: free text).`;
 const SCRIPTED = `--engine scripted --script OUTPUTS.json: the model's successive outputs, a JSON array of strings
 (no model runs). web-llm needs a browser's WebGPU (npm start opens the playground).`;
 const JSON_OUT = "--json prints one JSON document on stdout.";

@@ -16,7 +16,7 @@ import { createNodeReceiptStore, receiptFileName } from "../store/node-receipts.
 import { readScript } from "./chat.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, surfaceToolSchemas, type SurfaceValues } from "./tool-surface.ts";
-import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS } from "./model.ts";
+import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
 
 export async function readSampleFile(file: string): Promise<LearnSample> {
   let text: string;
@@ -109,6 +109,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       evaluate: values["no-evaluate"] !== true,
       ...(maxCalls !== undefined ? { maxCalls } : {}),
       ...(maxTokensOf(values) !== undefined ? { maxTokens: maxTokensOf(values) } : {}),
+      toolChoice: toolChoiceOf(values["tool-choice"]),
     });
     // The stored learn receipt: `--with-imprint` also accepts its path (as Edge Studio's does).
     const receipt = result.receipt as Receipt;

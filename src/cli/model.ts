@@ -1,12 +1,14 @@
 // `--model` for `edge chat` and `edge learn run`: a real GGUF model through the llama.cpp engine in
 // Node (node-llama-cpp, the optional runtime). The model is a file, an http(s) URL (downloaded once
 // into $EDGE_DATA_DIR/models) or a catalog name; `--engine llamacpp` is implied.
-import type { ToolSchema } from "../contract/types.ts";
-import type { ResponseFormat } from "../engines/engine.ts";
-import { toolCallOrTextResponseFormat, toolCallResponseFormat } from "../engines/grammar.ts";
+import path from "node:path";
+import type { ModelSource } from "../engines/llamacpp/backend.ts";
+import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import type { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
+import { isToolChoice, type ToolChoice } from "../engines/tool-turn.ts";
 import { createNodeLlamaCppEngine } from "../engines/llamacpp/node/index.ts";
 import { UsageError, type CliIO } from "./io.ts";
+import { resolveModelArg } from "./model-arg.ts";
 
 export const MODEL_OPTIONS = {
   model: { type: "string" },
@@ -41,26 +43,28 @@ export function engineKind(values: ModelValues & { engine?: string }): string {
   return kind;
 }
 
-/**
- * Guided tool calls for `--tool-choice`: auto (default) = exactly one valid call or a plain
- * answer; required = exactly one valid call (every model turn of the run); none = free text.
- */
-export function toolChoiceFormat(choice: string | undefined): ((schemas: readonly ToolSchema[]) => ResponseFormat | undefined) | undefined {
-  switch (choice ?? "auto") {
-    case "auto":
-      return toolCallOrTextResponseFormat;
-    case "required":
-      return toolCallResponseFormat;
-    case "none":
-      return undefined;
-    default:
-      throw new UsageError(`--tool-choice must be auto, required or none (got "${choice}").`);
-  }
+/** `--tool-choice` (src/engines/tool-turn.ts): auto (default), required, none. */
+export function toolChoiceOf(choice: string | undefined): ToolChoice {
+  const value = choice ?? "auto";
+  if (!isToolChoice(value)) throw new UsageError(`--tool-choice must be auto, required or none (got "${choice}").`);
+  return value;
 }
 
 /** The answer budget per model turn (--max-tokens), when given. */
 export function maxTokensOf(values: ModelValues): number | undefined {
   return positiveInt(values["max-tokens"], "--max-tokens");
+}
+
+/** A --model value as a model source: a GGUF path or URL, or a catalog name (refusals name what can
+ *  run: resolveModelArg). A path that does not exist is reported when the model is loaded. */
+export function modelSourceOf(value: string, sha256: string | undefined): ModelSource {
+  const arg = resolveModelArg(value, { catalog: LLAMACPP_CATALOG.map((m) => m.id) });
+  const pin = sha256 !== undefined ? { sha256 } : {};
+  if (arg.kind === "catalog") {
+    if (sha256 !== undefined) throw new UsageError("--model-sha256 pins a file or a URL; a catalog model is pinned already.");
+    return catalogSource(catalogModel(arg.id)!);
+  }
+  return arg.kind === "gguf_url" ? { kind: "url", url: arg.url, ...pin } : { kind: "file", path: path.resolve(arg.path), ...pin };
 }
 
 /** --ctx-size, when given. */
@@ -73,8 +77,7 @@ export async function loadModelEngine(values: ModelValues, io: CliIO, quiet: boo
   const contextSize = contextSizeOf(values);
   const threads = positiveInt(values.threads, "--threads");
   const engine = createNodeLlamaCppEngine({
-    model: values.model!,
-    ...(values["model-sha256"] !== undefined ? { sha256: values["model-sha256"] } : {}),
+    model: modelSourceOf(values.model!, values["model-sha256"]),
     ...(contextSize !== undefined ? { contextSize } : {}),
     ...(threads !== undefined ? { threads } : {}),
   });

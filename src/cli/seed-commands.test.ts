@@ -2,12 +2,15 @@
 // with one substitution: the MLX model id (`--model qwen3.5-9b-4bit`) becomes the scripted engine
 // (`--engine scripted --script OUTPUTS.json`). The documented placeholders (<pending_action_path>,
 // <confirmation_token>, <artifact-or-receipt-path>) are filled from the earlier commands' output.
-// The same commands with the generated GGUF model need --model (the llama.cpp engine): listed
-// below and skipped until it lands.
+// The commands with --model also run with a real GGUF model instead (the generated test model in
+// llama.cpp; the substitution is then the model file, run on one thread): they need the optional
+// runtime (npm run setup:llama), which CI installs.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LARGER_TEST_MODEL, writeTestModel } from "../../test/fixtures/gguf.ts";
+import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
 import { EXAMPLES, cli, type CliResult } from "./cli-test-helpers.ts";
 
 /** The commands of the seeds, verbatim (line continuations joined). */
@@ -21,6 +24,7 @@ const SEED_COMMANDS = [
   `edge demo chat --model qwen3.5-9b-4bit --with-imprint <artifact-or-receipt-path> --tools ./tools.py --prompt "Quote the fee for amount 100." --json`,
 ];
 const MLX_MODEL = "qwen3.5-9b-4bit";
+const llama = await nodeLlamaAvailable();
 
 /** The seeds folder (shared/seeds beside the checkout, or above it), if this machine has it. */
 function seedsDir(): string | null {
@@ -63,14 +67,20 @@ function shellWords(command: string): string[] {
   return words;
 }
 
-/** The one substitution: the MLX model id becomes the scripted engine with these outputs. */
-function asWritten(command: string, fill: Record<string, string>, script?: string): string[] {
+/** The one substitution: the MLX model id becomes the scripted engine with these outputs, or
+ *  (`gguf`) this GGUF model file. */
+function asWritten(command: string, fill: Record<string, string>, script?: string, gguf?: string): string[] {
   let text = command;
   for (const [placeholder, value] of Object.entries(fill)) text = text.replaceAll(placeholder, value);
   const words = shellWords(text);
   expect(words[0]).toBe("edge");
   const at = words.indexOf("--model");
-  if (at >= 0) {
+  if (at >= 0 && gguf) {
+    expect(words[at + 1]).toBe(MLX_MODEL);
+    // The generated model's vocabulary is bytes: the learned prefix of these five tools is ~4,000
+    // tokens (a real tokenizer needs about a quarter), so it runs with an 8k window.
+    words.splice(at, 2, "--model", gguf, "--threads", "1", "--ctx-size", "8192");
+  } else if (at >= 0) {
     expect(words[at + 1]).toBe(MLX_MODEL);
     expect(script, "a command with --model needs a script").toBeDefined();
     words.splice(at, 2, "--engine", "scripted", "--script", script!);
@@ -165,8 +175,19 @@ describe("Edge Studio's commands, as written", () => {
     expect(restored.json.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: learned.json.imprint_id });
   });
 
-  // With the generated GGUF model instead of the scripted engine: needs `--model FILE.gguf`.
-  for (const command of SEED_COMMANDS.filter((c) => c.includes("--model"))) {
-    it.skip(`needs a real model (--model with the generated GGUF; enabled when the llama.cpp engine lands): ${command}`, () => undefined);
-  }
+  // With a real model: the generated GGUF in llama.cpp (random weights: the run's outcome is
+  // whatever the model does, within the loop's rules; here every one answers or calls and ends 0).
+  it.skipIf(!llama)("the --model commands run with a real GGUF model (llama.cpp, the generated test model)", { timeout: 300_000 }, async () => {
+    const gguf = writeTestModel(LARGER_TEST_MODEL).path;
+    const [chat250, , , , chat400, learnRun, chatImprint] = SEED_COMMANDS as [string, string, string, string, string, string, string];
+    const first = await run(asWritten(chat250, {}, undefined, gguf));
+    // A real model's speed is part of the line (engine_stats).
+    expect(first.err).toMatch(/outcome: (answered|return_direct), tool calls: \d+, first token \d+ ms, [\d.]+ tokens\/s, receipt: run_/);
+    const quote = await run(asWritten(chat400, {}, undefined, gguf));
+    expect(quote.json.receipt).toMatchObject({ engine: "llamacpp", model_fingerprint: { runtime: "node-llama-cpp 3.22.1" } });
+    const learned = await run(asWritten(learnRun, {}, undefined, gguf));
+    expect(learned.json).toMatchObject({ ok: true, evaluation: { engine: "llamacpp" } });
+    const restored = await run(asWritten(chatImprint, { "<artifact-or-receipt-path>": learned.json.receipt_path }, undefined, gguf));
+    expect(restored.json.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: learned.json.imprint_id, engine: "llamacpp" });
+  });
 });

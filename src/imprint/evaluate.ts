@@ -12,8 +12,8 @@ import { validateAgainst } from "../contract/ajv.ts";
 import { canonicalJson, sha256Text } from "../contract/hash.ts";
 import { EdgeError } from "../contract/errors.ts";
 import type { ToolSchema } from "../contract/types.ts";
-import type { ChatMessage, Engine, ResponseFormat } from "../engines/engine.ts";
-import { toolTurnPolicy } from "../engines/tool-turn.ts";
+import type { ChatMessage, Engine } from "../engines/engine.ts";
+import { toolTurnPolicy, type ToolChoice, type TurnFormat } from "../engines/tool-turn.ts";
 import { answerBudget } from "../engines/token-budget.ts";
 import { parseModelOutput } from "../chat/parse.ts";
 import { splitThink } from "../chat/think.ts";
@@ -29,7 +29,9 @@ export interface EvaluateOptions {
   prefill?: boolean;
   maxTokens?: number;
   /** Guided decoding for the tools (default: the engine's tool-turn policy, as in chat). */
-  responseFormat?: (schemas: readonly ToolSchema[]) => ResponseFormat | undefined;
+  responseFormat?: TurnFormat;
+  /** The policy's tool choice (default auto); questions are first turns. */
+  toolChoice?: ToolChoice;
   signal?: AbortSignal;
 }
 
@@ -60,8 +62,8 @@ export async function evaluateImprint(options: EvaluateOptions): Promise<Imprint
   const info = engine.info();
   const scored = questions.filter((q) => q.expected_tool !== undefined);
   const prefill = options.prefill ?? info.kind !== "scripted";
-  const policy = schemas.length ? toolTurnPolicy(info) : {};
-  const responseFormat = schemas.length ? (options.responseFormat ?? policy.responseFormat)?.(schemas) : undefined;
+  const policy = schemas.length ? toolTurnPolicy(info, options.toolChoice) : {};
+  const responseFormat = schemas.length ? (options.responseFormat ?? policy.responseFormat)?.(schemas, { index: 0 }) : undefined;
   const sampling = {
     maxTokens: answerBudget(info.contextWindow, options.maxTokens),
     ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),

@@ -36,6 +36,8 @@ export interface LearnOptions {
   maxTokens?: number;
   /** Guided decoding for evaluation (default: the engine's tool-turn policy, as chat uses). */
   responseFormat?: EvaluateOptions["responseFormat"];
+  /** The tool choice of that policy (default auto), as `edge chat --tool-choice` gives it. */
+  toolChoice?: EvaluateOptions["toolChoice"];
   signal?: AbortSignal;
   /** Save the model's evaluated state of the prefix beside the record (Node, llama.cpp:
    *  src/imprint/node-state.ts), called after the evaluation with the new imprint's id. Resolves
@@ -138,6 +140,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
           prefill: options.prefill,
           maxTokens: options.maxTokens,
           responseFormat: options.responseFormat,
+          toolChoice: options.toolChoice,
           signal: options.signal,
         });
 

@@ -4,6 +4,7 @@
 // this module (import.meta.url) and fetched with CORS. In the playground's own build and the dev
 // server (MODE !== "widget") the app serves Pyodide under its base URL as usual.
 import llmWorkerUrl from "../../workers/llm.worker.ts?worker&url";
+import llamaWorkerUrl from "../../workers/llamacpp.worker.ts?worker&url";
 
 /** True in the widget's library build (vite.widget.config.ts sets mode "widget"). */
 const WIDGET_BUILD = import.meta.env.MODE === "widget";
@@ -26,8 +27,13 @@ export function llmWorkerScriptUrl(): string {
   return new URL(llmWorkerUrl, import.meta.url).href;
 }
 
+/** The llama.cpp worker's script URL, absolute. */
+export function llamaWorkerScriptUrl(): string {
+  return new URL(llamaWorkerUrl, import.meta.url).href;
+}
+
 /**
- * Start the web-llm worker. `new Worker(url)` needs a same-origin URL, and the widget's script
+ * Start a model worker (web-llm's or llama.cpp's). `new Worker(url)` needs a same-origin URL, and the widget's script
  * is usually cross-origin, so the worker starts from a same-origin blob: module that imports the
  * real worker module from the asset host (a module import may cross origins with CORS). The
  * worker module installs its message handler during its own evaluation, which completes before

@@ -1,6 +1,6 @@
 // The widget's working part, loaded with a dynamic import() on first use so the element itself
 // stays small: one chat session over Edge's core — the sandboxed Pyodide runner host, the engine
-// (web-llm, or the explicitly labelled scripted demo), receipts and pending actions in the host
+// (web-llm, llama.cpp, or the explicitly labelled scripted demo), receipts and pending actions in the host
 // page's IndexedDB, and the confirmation flow. No DOM here except the runner's hidden frame,
 // which goes into the element's shadow root (the container the element passes).
 import { createChatSession, type ChatEvent, type ChatRun, type ChatSession } from "../chat/session.ts";
@@ -11,7 +11,9 @@ import { confirm as confirmAction, reject as rejectAction, startPurging } from "
 import { createIdbPendingStore } from "../confirm/idb-pending.ts";
 import type { ConfirmOutcome, PendingStore } from "../confirm/types.ts";
 import type { Engine, LoadProgress } from "../engines/engine.ts";
-import { toolCallOrTextResponseFormat } from "../engines/grammar.ts";
+import { createBrowserLlamaBackend } from "../engines/llamacpp/browser/backend.ts";
+import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
+import { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { WebLLMEngine } from "../engines/webllm.ts";
 import { importFacts } from "../facts/import.ts";
@@ -22,7 +24,7 @@ import { createBrowserRunnerHost, type BrowserRunnerHost } from "../runner/brows
 import { openEdgeDb } from "../store/idb.ts";
 import { createIdbReceiptStore } from "../store/idb-receipts.ts";
 import type { EdgeDb } from "../store/idb-schema.ts";
-import { createCrossOriginModuleWorker, llmWorkerScriptUrl } from "./assets.ts";
+import { createCrossOriginModuleWorker, llamaWorkerScriptUrl, llmWorkerScriptUrl } from "./assets.ts";
 import { createMemoryPendingStore, createMemoryReceiptStore } from "./memory-stores.ts";
 import type { PendingActionDetail, WidgetConfig, WidgetRun } from "./types.ts";
 import type { BuiltinToolName } from "../builtins/index.ts";
@@ -163,6 +165,18 @@ export class WidgetCore {
         if (!this.config.script) throw new EdgeError("invalid_argument", {}, 'engine="scripted" needs a script attribute (a JSON array of the model\'s outputs, or its URL).');
         return new ScriptedEngine(await loadScript(this.config.script), { chunkDelayMs: 4 });
       }
+      if (this.config.engine === "llamacpp") {
+        // model: a catalog id or a GGUF URL (default: the catalog's first, smallest model).
+        const model = this.config.model ?? LLAMACPP_CATALOG[0]!.id;
+        const entry = catalogModel(model);
+        if (!entry && !/^https?:\/\//i.test(model)) {
+          throw new EdgeError("unknown_model", { model }, `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file.`);
+        }
+        return new LlamaCppEngine({
+          backend: createBrowserLlamaBackend({ createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") }),
+          model: entry ? catalogSource(entry) : { kind: "url", url: model },
+        });
+      }
       return new WebLLMEngine({
         ...(this.config.model ? { modelId: this.config.model } : {}),
         createWorker: () => createCrossOriginModuleWorker(llmWorkerScriptUrl(), "edge-llm"),
@@ -180,11 +194,8 @@ export class WidgetCore {
     onStatus?.("Opening local storage…");
     const storage = await this.openStorage();
     const engine = await this.createEngine();
-    const base = {
-      engine,
-      store: storage.receipts,
-      ...(engine instanceof WebLLMEngine ? { responseFormat: toolCallOrTextResponseFormat } : {}),
-    };
+    // Guided decoding and sampling come from the tool-turn policy (src/engines/tool-turn.ts).
+    const base = { engine, store: storage.receipts, toolChoice: config.toolChoice };
     const extra = await this.workspaceOptions();
     if (this.toolSource) {
       onStatus?.("Starting the Python tool runner…");
@@ -235,7 +246,7 @@ export class WidgetCore {
   async ask(prompt: string, hooks: AskHooks = {}): Promise<WidgetRun> {
     if (this.closed) throw new EdgeError("invalid_argument", {}, "This widget was disconnected.");
     const engine = await this.createEngine();
-    const modelLoading = engine instanceof WebLLMEngine && !engine.loaded;
+    const modelLoading = (engine instanceof WebLLMEngine || engine instanceof LlamaCppEngine) && !engine.loaded;
     if (modelLoading) hooks.onStatus?.("Loading the model…");
     // The model loads while the runner boots and the tools are frozen (both take seconds); the
     // status line then follows the model, the slower of the two.

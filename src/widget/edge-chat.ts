@@ -10,7 +10,9 @@ import type { CallReceipt } from "../chat/receipt-types.ts";
 import { EdgeError, ERRORS, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { LoadProgress } from "../engines/engine.ts";
+import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
+import { isToolChoice } from "../engines/tool-turn.ts";
 import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
 import { pyodideBaseUrl } from "./assets.ts";
 import type { WidgetCore } from "./core.ts";
@@ -86,6 +88,7 @@ export class EdgeChatElement extends LitElement {
     tool: { type: String },
     toolTag: { type: String, attribute: "tool-tag" },
     engine: { type: String },
+    toolChoice: { type: String, attribute: "tool-choice" },
     script: { type: String },
     heading: { type: String },
     placeholder: { type: String },
@@ -106,13 +109,17 @@ export class EdgeChatElement extends LitElement {
   declare toolsSrc: string | null;
   /** URL of a facts file (edge.demo.facts.v1): imported, then exposed as local_facts_lookup. */
   declare factsSrc: string | null;
-  /** web-llm model id (default: the best small model this GPU runs). */
+  /** web-llm: a model id (default: the best small model this GPU runs). llama.cpp: a catalog id
+   *  or the URL of a GGUF file (default: the catalog's first model). */
   declare model: string | null;
   /** Active-set selection: tool names / intent tags, separated by commas or spaces. */
   declare tool: string | null;
   declare toolTag: string | null;
-  /** "webllm" (default) or "scripted" (the labelled demo: replays `script`, no model runs). */
+  /** "auto" (default: web-llm on a usable GPU, else llama.cpp on the CPU), "webllm", "llamacpp",
+   *  or "scripted" (the labelled demo: replays `script`, no model runs). */
   declare engine: string | null;
+  /** "auto" (default: a tool call or an answer), "required" (call a tool first) or "none". */
+  declare toolChoice: string | null;
   /** The scripted demo's outputs: a JSON array of strings, or the URL of one. */
   declare script: string | null;
   declare heading: string;
@@ -147,6 +154,7 @@ export class EdgeChatElement extends LitElement {
     this.tool = null;
     this.toolTag = null;
     this.engine = null;
+    this.toolChoice = null;
     this.script = null;
     this.heading = "Ask Edge";
     this.placeholder = "Ask a question…";
@@ -165,9 +173,12 @@ export class EdgeChatElement extends LitElement {
 
   // ── public API ────────────────────────────────────────────────────────────────────────
 
-  /** The engine in use: the attribute, or the scripted demo once the person chose it. */
+  /** The engine in use: the attribute ("auto" resolved once the GPU probe answered), or the
+   *  scripted demo once the person chose it. */
   get engineKind(): EngineKind {
-    return this.engine === "scripted" || this.demoChosen ? "scripted" : "webllm";
+    if (this.engine === "scripted" || this.demoChosen) return "scripted";
+    if (this.engine === "webllm" || this.engine === "llamacpp") return this.engine;
+    return this.gpu?.available && !this.gpu.adapter.isFallbackAdapter ? "webllm" : "llamacpp";
   }
 
   /** Ask a question (as if typed). Runs after any run in progress. The pending action in the
@@ -201,10 +212,13 @@ export class EdgeChatElement extends LitElement {
 
   // ── lifecycle ─────────────────────────────────────────────────────────────────────────
 
+  /** Settles once the WebGPU probe answered ("auto" needs it before the first question). */
+  private gpuProbed: Promise<void> = Promise.resolve();
+
   override connectedCallback(): void {
     super.connectedCallback();
     if (this.gpu === null) {
-      void probeWebGPU().then((probe) => {
+      this.gpuProbed = probeWebGPU().then((probe) => {
         this.gpu = probe;
       });
     }
@@ -218,7 +232,7 @@ export class EdgeChatElement extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     // A changed tool source, selection or engine starts a new session on the next question.
-    const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "script", "dbName", "demoChosen", "builtins"] as const;
+    const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen", "builtins"] as const;
     if (this.core && keys.some((k) => changed.has(k as keyof EdgeChatElement)) && this.configKey() !== this.coreKey) void this.disposeCore();
   }
 
@@ -238,7 +252,9 @@ export class EdgeChatElement extends LitElement {
       tool: splitList(this.tool),
       toolTag: splitList(this.toolTag),
       engine: this.engineKind,
-      model: this.model || null,
+      // A GGUF URL is resolved against the page like the other URLs; a model id stays as it is.
+      model: this.model ? (/\.gguf([?#]|$)/i.test(this.model) ? abs(this.model) : this.model) : null,
+      toolChoice: isToolChoice(this.toolChoice) ? this.toolChoice : "auto",
       script: this.script && !this.script.trim().startsWith("[") ? abs(this.script) : this.script,
       pyodideBaseUrl: pyodideBaseUrl(),
       dbName: this.dbName || null,
@@ -289,7 +305,7 @@ export class EdgeChatElement extends LitElement {
   }
 
   private canAsk(): boolean {
-    return this.engineKind === "scripted" || this.gpu?.available !== false;
+    return this.engineKind !== "webllm" || this.gpu?.available !== false;
   }
 
   // ── events ────────────────────────────────────────────────────────────────────────────
@@ -322,6 +338,7 @@ export class EdgeChatElement extends LitElement {
       throw Object.assign(new Error(detail.message), detail);
     }
     this.push({ kind: "user", text: prompt });
+    await this.gpuProbed;
     if (!this.canAsk()) {
       const probe = this.gpu as Extract<WebGPUProbe, { available: false }>;
       const detail: EdgeErrorDetail = { code: "webgpu_unavailable", message: probe.message };
@@ -594,8 +611,10 @@ export class EdgeChatElement extends LitElement {
   }
 
   override render(): TemplateResult {
-    const scripted = this.engineKind === "scripted";
-    const gpuMissing = !scripted && this.gpu !== null && !this.gpu.available;
+    const kind = this.engineKind;
+    const scripted = kind === "scripted";
+    const gpuMissing = kind === "webllm" && this.gpu !== null && !this.gpu.available;
+    const onCpu = kind === "llamacpp" && this.engine !== "llamacpp" && this.gpu !== null;
     const titleId = `${this.uid}-title`;
     const noticeId = `${this.uid}-notice`;
     return html`
@@ -604,9 +623,9 @@ export class EdgeChatElement extends LitElement {
           <h2 id=${titleId}>${this.heading}</h2>
           ${scripted
             ? html`<span class="badge demo" part="badge">${SCRIPTED_LABEL}</span>`
-            : html`<span class="badge" part="badge">${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)</span>`}
+            : html`<span class="badge" part="badge">${kind === "llamacpp" ? `${this.llamaModelName()} · on-device model (llama.cpp, CPU)` : `${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)`}</span>`}
         </header>
-        ${gpuMissing ? this.renderGpuNotice(noticeId) : nothing}
+        ${gpuMissing ? this.renderGpuNotice(noticeId) : onCpu ? this.renderCpuNotice(noticeId) : nothing}
         ${this.memoryOnly
           ? html`<p class="note" part="storage-note">This browser does not let the widget store data here, so receipts and confirmations are kept for this page visit only.</p>`
           : nothing}
@@ -642,6 +661,27 @@ export class EdgeChatElement extends LitElement {
         <div class="sandbox" aria-hidden="true"></div>
       </section>
     `;
+  }
+
+  /** The llama.cpp model's name: the catalog label, or the GGUF file's name. */
+  private llamaModelName(): string {
+    const entry = catalogModel(this.model ?? LLAMACPP_CATALOG[0]!.id);
+    return entry?.label ?? (this.model ?? "").split(/[?#]/)[0]!.split("/").pop() ?? "";
+  }
+
+  /** "auto" without a usable GPU: the model runs on the CPU, and its first use downloads it. */
+  private renderCpuNotice(id: string): TemplateResult {
+    const entry = catalogModel(this.model ?? LLAMACPP_CATALOG[0]!.id);
+    const why = this.gpu?.available ? "This device's WebGPU adapter is a software fallback" : "WebGPU is not available here";
+    return html`<div class="notice" part="notice" id=${id}>
+      <p>
+        ${why}, so the model runs on this device's CPU (llama.cpp). The first question downloads ${this.llamaModelName()}
+        (${entry ? `${entry.sizeMB} MB` : "the model file"}) once; later visits use the stored copy, offline too.
+      </p>
+      ${this.script
+        ? html`<button type="button" class="secondary" @click=${this.useDemo}>Use the ${SCRIPTED_LABEL}</button>`
+        : nothing}
+    </div>`;
   }
 
   private renderGpuNotice(id: string): TemplateResult {

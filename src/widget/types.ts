@@ -1,5 +1,6 @@
 // The widget's public shapes: event details, the run ask() resolves with, its configuration.
 // Type-only imports: nothing here costs bytes in the initial bundle.
+import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { ChatRun } from "../chat/session.ts";
 import type { Receipt, ReceiptBody } from "../chat/receipt-types.ts";
 import type { ErrorCode } from "../contract/errors.ts";
@@ -31,7 +32,8 @@ export type WidgetRun = Omit<ChatRun, "pending_action"> & { pending_action?: Pen
 /** What confirm(id) / reject(id) resolve with. */
 export type WidgetConfirmOutcome = ConfirmOutcome;
 
-export type EngineKind = "webllm" | "scripted";
+/** The engine the widget runs (the `engine` attribute "auto" resolves to webllm or llamacpp). */
+export type EngineKind = "webllm" | "llamacpp" | "scripted";
 
 /** The element's attributes, resolved (URLs absolute against the host page). */
 export interface WidgetConfig {
@@ -40,7 +42,10 @@ export interface WidgetConfig {
   tool: string[];
   toolTag: string[];
   engine: EngineKind;
+  /** webllm: a web-llm model id; llamacpp: a catalog id or a GGUF URL (absolute). */
   model: string | null;
+  /** Guided tool calls for webllm and llamacpp (src/engines/tool-turn.ts). */
+  toolChoice: ToolChoice;
   /** A URL of a JSON array of strings, or such an array inline. */
   script: string | null;
   pyodideBaseUrl: string;

@@ -23,6 +23,8 @@ export interface LlamaSubjectOptions {
   notGguf: ModelSource;
   /** 1 on a shared, oversubscribed machine (llama.cpp's thread pool crawls there). */
   threads?: number;
+  /** Capabilities["keepsEarlierPrompts"]: true for wllama (llama.cpp's server core). */
+  keepsEarlierPrompts?: boolean;
 }
 
 export function llamaSteer(reply: Reply, tools: Parameters<typeof toolCallResponseFormat>[0]): ResponseFormat {
@@ -39,7 +41,7 @@ export function llamacppSubject(options: LlamaSubjectOptions): EngineSubject {
   };
   return {
     name: options.name,
-    capabilities: { promptCacheCounts: true, contextWindow: true, prefixWarm: true },
+    capabilities: { promptCacheCounts: true, contextWindow: true, prefixWarm: true, keepsEarlierPrompts: options.keepsEarlierPrompts === true },
     create: () => engine(options.model),
     steer: llamaSteer,
     async failingLoad() {

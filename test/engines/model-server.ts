@@ -1,8 +1,11 @@
 // A local HTTP server for model downloads in tests (no internet here): the generated model, and
 // every way a download goes wrong — 404, a truncated file, a file that is not GGUF, a transfer that
-// stalls (to abort), a connection that drops half-way. Counts requests per path.
+// stalls (to abort), a connection that drops half-way. Counts requests per path. CORS is open, so
+// Chromium pages on another port can download from it too.
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+
+const CORS = { "access-control-allow-origin": "*" };
 
 export interface ModelServer {
   url(path: string): string;
@@ -10,16 +13,18 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
-export async function startModelServer(model: Uint8Array): Promise<ModelServer> {
+/** Serves `model` (and `extra` files by path, e.g. "/small.gguf"). */
+export async function startModelServer(model: Uint8Array, extra: Record<string, Uint8Array> = {}): Promise<ModelServer> {
   const hits = new Map<string, number>();
   const sockets = new Set<Socket>();
   const send = (res: ServerResponse, body: Uint8Array | string, type = "application/octet-stream") => {
-    res.writeHead(200, { "content-type": type, "content-length": Buffer.byteLength(body) });
+    res.writeHead(200, { "content-type": type, "content-length": Buffer.byteLength(body), ...CORS });
     res.end(body);
   };
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    if (extra[path]) return send(res, extra[path]!);
     switch (path) {
       case "/model.gguf":
         return send(res, model);
@@ -29,15 +34,15 @@ export async function startModelServer(model: Uint8Array): Promise<ModelServer> 
         return send(res, "These are my notes, not a model.\n".repeat(50), "text/plain");
       case "/stall.gguf":
         // Half the file, then nothing: the client must abort.
-        res.writeHead(200, { "content-length": model.length });
+        res.writeHead(200, { "content-length": model.length, ...CORS });
         res.write(model.subarray(0, model.length >> 1));
         return;
       case "/drop.gguf":
-        res.writeHead(200, { "content-length": model.length });
+        res.writeHead(200, { "content-length": model.length, ...CORS });
         res.write(model.subarray(0, model.length >> 1), () => res.socket?.destroy());
         return;
       default:
-        res.writeHead(404, { "content-type": "text/plain" });
+        res.writeHead(404, { "content-type": "text/plain", ...CORS });
         res.end("not found");
     }
   });

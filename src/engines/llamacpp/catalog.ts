@@ -7,7 +7,6 @@
 // Details" SHA256 and the revision in the page's address). None was computed here: this machine
 // has no internet. A model whose revision and hash could not both be found is not listed
 // (Qwen3-0.6B / Qwen3-1.7B: no pinned page was found; see docs/engines.md).
-import { EdgeError } from "../../contract/errors.ts";
 import type { ModelSource } from "./backend.ts";
 
 export interface CatalogModel {
@@ -65,12 +64,4 @@ export function catalogModel(id: string, catalog: readonly CatalogModel[] = LLAM
 /** The pinned download of a catalog model. */
 export function catalogSource(model: CatalogModel): ModelSource {
   return { kind: "url", url: model.url, sha256: model.sha256, id: model.id };
-}
-
-export function unknownModel(name: string, catalog: readonly CatalogModel[] = LLAMACPP_CATALOG): EdgeError {
-  return new EdgeError(
-    "unknown_model",
-    { model: name, catalog: catalog.map((m) => m.id) },
-    `"${name}" is neither a GGUF file here, an http(s) URL, nor a catalog model. Catalog: ${catalog.map((m) => m.id).join(", ")}.`,
-  );
 }

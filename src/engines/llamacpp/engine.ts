@@ -166,6 +166,12 @@ export class LlamaCppEngine implements Engine {
       return { text: result.text, finishReason: result.finishReason, usage: usageOf(result) };
     } catch (e) {
       if (controller.signal.aborted) throw abortedError({ partialText: text });
+      // The runtime is gone (a crashed worker): the model must be loaded again.
+      if (e instanceof EdgeError && e.code === "engine_lost" && this.loadedModel === loaded) {
+        this.loadedModel = undefined;
+        this.countTokens = undefined;
+        void loaded.unload().catch(() => undefined);
+      }
       if (e instanceof EdgeError) throw e;
       throw new EdgeError("generation_failed", { original: String(e) }, `The model failed while generating: ${(e as Error)?.message ?? String(e)}`);
     } finally {

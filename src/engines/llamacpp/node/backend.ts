@@ -19,15 +19,24 @@ export interface NodeLlamaBackendOptions {
 const aborted = () => new EdgeError("aborted", { stage: "load" });
 const GRAMMAR_CACHE = 8;
 
-/** Streams detokenized text, holding back a trailing incomplete UTF-8 character until it completes. */
+/** Streams generated tokens as text: detokenizes only the tokens not yet sent (with the few before
+ *  them as context, for tokenizers whose spacing depends on it), and holds back a piece that ends
+ *  in an incomplete UTF-8 character until its next bytes arrive. */
 class TextStream {
   private sent = "";
-  constructor(private readonly onText: (delta: string) => void) {}
-  update(text: string, final = false): void {
-    const ready = final ? text : text.replace(/\uFFFD+$/, "");
-    if (ready.length > this.sent.length && ready.startsWith(this.sent)) {
-      this.onText(ready.slice(this.sent.length));
-      this.sent = ready;
+  private flushed = 0;
+  constructor(
+    private readonly llm: NlcModel,
+    private readonly onText: (delta: string) => void,
+  ) {}
+  update(tokens: readonly Token[], final = false): void {
+    if (this.flushed >= tokens.length) return;
+    const piece = this.llm.detokenize(tokens.slice(this.flushed), false, tokens.slice(Math.max(0, this.flushed - 4), this.flushed));
+    if (!final && piece.endsWith("\uFFFD")) return;
+    this.flushed = tokens.length;
+    if (piece) {
+      this.sent += piece;
+      this.onText(piece);
     }
   }
   get text(): string {
@@ -90,7 +99,7 @@ class NodeLoadedModel implements LoadedModel {
     const input = [...head.slice(this.sequence.nextTokenIndex), prompt[prompt.length - 1]!];
     const evalStart = performance.now();
     const generated: Token[] = [];
-    const stream = new TextStream(onText);
+    const stream = new TextStream(this.llm, onText);
     let firstAt: number | undefined;
     // "length" only when the budget ran out; an end-of-generation token, a completed grammar
     // (the runtime ends the stream) or an abort is "stop".
@@ -101,7 +110,7 @@ class NodeLoadedModel implements LoadedModel {
         firstAt ??= performance.now();
         if (this.llm.isEogToken(token)) break;
         generated.push(token);
-        stream.update(this.llm.detokenize(generated));
+        stream.update(generated);
         if (signal.aborted) break;
         if (generated.length >= budget) {
           finishReason = "length";
@@ -109,7 +118,7 @@ class NodeLoadedModel implements LoadedModel {
         }
       }
     }
-    stream.update(this.llm.detokenize(generated), true);
+    stream.update(generated, true);
     const end = performance.now();
     firstAt ??= end;
     return {

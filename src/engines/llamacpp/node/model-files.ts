@@ -8,10 +8,10 @@ import { createReadStream } from "node:fs";
 import { mkdir, open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../../../contract/errors.ts";
-import { raceSignal } from "../../../contract/abort.ts";
 import type { LoadProgress } from "../../engine.ts";
 import type { ModelSource, PreparedModel } from "../backend.ts";
 import { readGgufSummary, type ByteSource } from "../gguf.ts";
+import { fetchFailed, pumpDownload } from "../download.ts";
 import { modelIdOf } from "../engine.ts";
 
 export interface PreparedFile extends PreparedModel {
@@ -121,10 +121,6 @@ async function removeEntry(entry: { file: string; meta: string }): Promise<void>
   await unlink(entry.file).catch(() => undefined);
 }
 
-function fetchFailed(url: string, reason: string, details: Record<string, unknown> = {}): EdgeError {
-  return new EdgeError("model_fetch_failed", { url, reason, ...details }, `The model could not be downloaded from ${url}: ${reason}.`);
-}
-
 /** Stream the URL into `tmp`, hashing as it goes; returns the hex sha256 and the byte count. */
 async function download(url: string, tmp: string, onProgress: Progress, signal?: AbortSignal): Promise<{ sha: string; size: number }> {
   let response: Response;
@@ -138,37 +134,29 @@ async function download(url: string, tmp: string, onProgress: Progress, signal?:
   const total = Number(response.headers.get("content-length")) || 0;
   const hash = createHash("sha256");
   const out = await open(tmp, "wx", 0o600);
-  let size = 0;
   let lastReport = -1;
-  const reader = response.body.getReader();
-  let complete = false;
+  let size: number;
   try {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await raceSignal(reader.read(), signal, aborted);
-      } catch (e) {
-        if (signal?.aborted) throw aborted();
-        throw fetchFailed(url, `the download broke off after ${size} bytes (${(e as Error).message})`);
-      }
-      if (chunk.done) break;
-      hash.update(chunk.value);
-      await out.write(chunk.value);
-      size += chunk.value.length;
-      const f = total ? Math.min(1, size / total) : 0;
-      if (onProgress && Math.floor(f * 100) !== lastReport) {
+    size = await pumpDownload(
+      url,
+      response.body,
+      total,
+      async (chunk) => {
+        hash.update(chunk);
+        await out.write(chunk);
+      },
+      (loaded) => {
+        const f = total ? Math.min(1, loaded / total) : 0;
+        if (!onProgress || Math.floor(f * 100) === lastReport) return;
         lastReport = Math.floor(f * 100);
-        onProgress({ progress: 0.5 * f, text: `Downloading the model: ${(size / 1e6).toFixed(1)} of ${total ? (total / 1e6).toFixed(1) : "?"} MB`, phase: "download" });
-      }
-    }
+        onProgress({ progress: 0.5 * f, text: `Downloading the model: ${(loaded / 1e6).toFixed(1)} of ${total ? (total / 1e6).toFixed(1) : "?"} MB`, phase: "download" });
+      },
+      signal,
+    );
     await out.sync();
-    complete = true;
   } finally {
     await out.close();
-    // Stop the transfer when we leave early (abort, error): nothing more is read or kept.
-    if (!complete) await reader.cancel().catch(() => undefined);
   }
-  if (total && size !== total) throw fetchFailed(url, `received ${size} of ${total} bytes`);
   return { sha: hash.digest("hex"), size };
 }
 

@@ -42,7 +42,7 @@ export interface NlcChatWrapper {
 export interface NlcModel {
   readonly trainContextSize: number;
   readonly tokenizer: unknown;
-  detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
+  detokenize(tokens: readonly Token[], specialTokens?: boolean, lastTokens?: readonly Token[]): string;
   isEogToken(token: Token | undefined): boolean;
   createContext(options: { contextSize: number; sequences?: number; threads?: number }): Promise<NlcContext>;
   dispose(): Promise<void>;

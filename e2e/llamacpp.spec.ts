@@ -1,0 +1,102 @@
+// The llama.cpp engine in real Chromium, without WebGPU: wllama in its worker runs the generated
+// test model (random weights: the plumbing, not quality). The engine conformance suite passes, as
+// it does in Node; and every bad model file or download is a coded error that leaves nothing in
+// the model store, after which the same page loads a good model.
+import { expect, test } from "@playwright/test";
+import { buildTestModel } from "../test/fixtures/gguf.ts";
+import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
+import { createHash } from "node:crypto";
+
+const PAGE = "/e2e/pages/llamacpp.html";
+const model = buildTestModel();
+const sha = createHash("sha256").update(model).digest("hex");
+let server: ModelServer;
+
+test.beforeAll(async () => {
+  server = await startModelServer(model, { "/small.gguf": buildTestModel({ contextLength: 256 }) });
+});
+test.afterAll(() => server.close());
+
+test.beforeEach(async ({ page }) => {
+  await page.goto(PAGE);
+  await expect(page.locator("#status")).toHaveText("ready", { timeout: 60_000 });
+});
+
+test("the engine conformance suite passes in Chromium: scripted, and llama.cpp on the generated model", async ({ page }) => {
+  test.setTimeout(300_000);
+  for (const which of ["scripted", "llamacpp"] as const) {
+    const results = await page.evaluate(([w, urls]) => window.__llama!.conformance(w, urls), [which, { model: server.url("/model.gguf"), small: server.url("/small.gguf") }] as const);
+    expect(results.filter((r) => r.status === "failed"), `${which}: ${JSON.stringify(results, null, 1)}`).toEqual([]);
+    expect(results.filter((r) => r.status === "passed").length).toBeGreaterThanOrEqual(which === "llamacpp" ? 8 : 6);
+  }
+  // The llama.cpp model was downloaded once into the store, then loaded from it by every check.
+  expect(server.hits("/model.gguf")).toBe(1);
+});
+
+test("bad model files and downloads: each a coded error, nothing stored, and a good model loads after", async ({ page }) => {
+  test.setTimeout(180_000);
+  const load = (source: object, abortAfter?: number) => page.evaluate(([s, a]) => window.__llama!.load(s as never, a as number | undefined), [source, abortAfter] as const);
+  const cases: Array<[object, string]> = [
+    [{ kind: "url", url: server.url("/missing.gguf") }, "model_fetch_failed"],
+    [{ kind: "url", url: server.url("/model.gguf"), sha256: "0".repeat(64) }, "model_integrity_failed"],
+    [{ kind: "url", url: server.url("/truncated.gguf") }, "model_truncated"],
+    [{ kind: "url", url: server.url("/notes.gguf") }, "model_not_gguf"],
+    [{ kind: "url", url: server.url("/drop.gguf") }, "model_fetch_failed"],
+    [{ kind: "file-blob", text: "not a model at all\n".repeat(10), name: "notes.gguf" }, "model_not_gguf"],
+  ];
+  for (const [source, code] of cases) {
+    expect([source, (await load(source)).code]).toEqual([source, code]);
+    expect(await page.evaluate(() => window.__llama!.files())).toEqual([]);
+  }
+  // Aborted half-way through a download that stalls: aborted, and no part file left.
+  expect((await load({ kind: "url", url: server.url("/stall.gguf") }, 0.2)).code).toBe("aborted");
+  expect(await page.evaluate(() => window.__llama!.files())).toEqual([]);
+
+  // A good model: downloaded with byte progress, pinned, stored; its sha256 is the fingerprint.
+  const good = await load({ kind: "url", url: server.url("/model.gguf"), sha256: sha });
+  expect(good).toMatchObject({ sha256: `sha256:${sha}`, answer: "ok" });
+  // Byte progress of the download (a stalled transfer above showed it half-way), never going back.
+  expect(good.progress.some((p) => p > 0 && p <= 0.7)).toBe(true);
+  expect(good.progress).toEqual([...good.progress].sort((a, b) => a - b));
+  const stored = await page.evaluate(() => window.__llama!.stored());
+  expect(stored).toEqual([expect.objectContaining({ url: server.url("/model.gguf"), sha256: sha, size: model.length })]);
+  // Loaded again from the store (no request), then deleted.
+  const hits = server.hits("/model.gguf");
+  expect((await load({ kind: "url", url: server.url("/model.gguf") })).answer).toBe("ok");
+  expect(server.hits("/model.gguf")).toBe(hits);
+  await page.evaluate((key) => window.__llama!.remove(key), stored[0]!.key);
+  expect(await page.evaluate(() => window.__llama!.files())).toEqual([]);
+});
+
+test("a browser without JSPI (Safari) runs wllama's compat build from the app's origin; Chromium never fetches it", async ({ page }) => {
+  test.setTimeout(180_000);
+  const assets: string[] = [];
+  page.context().on("request", (r) => {
+    if (/\/wllama-[^/]+\.(js|wasm)$/.test(r.url())) assets.push(r.url());
+  });
+  const load = (compat: boolean) => page.evaluate(([u, c]) => window.__llama!.load({ kind: "url", url: u }, undefined, c), [server.url("/model.gguf"), compat] as const);
+  expect((await load(false)).answer).toBe("ok");
+  const native = [...assets];
+  // Only the default wasm (its JS glue is inside wllama's own bundle): no compat file.
+  expect(native).toEqual([expect.stringMatching(/\.wasm$/)]);
+  expect((await load(true)).answer).toBe("ok");
+  const compat = assets.slice(native.length);
+  expect(compat.sort()).toEqual([expect.stringMatching(/\.js$/), expect.stringMatching(/\.wasm$/)]);
+  expect(compat).not.toContain(native[0]);
+  // Served by the app itself (never a CDN).
+  for (const url of assets) expect(new URL(url).origin).toBe(new URL(page.url()).origin);
+});
+
+test("an imprint's prefix is evaluated once per loaded model: every new conversation in the tab reuses it, and the receipt says so", async ({ page }) => {
+  test.setTimeout(180_000);
+  const runs = await page.evaluate((u) => window.__llama!.imprintConversations(u, ["What can you do?", "Which tiers do you have?", "Where is my order?"]), server.url("/model.gguf"));
+  const [first, ...later] = runs.map((r) => r.prefix!);
+  expect(runs.map((r) => r.restore)).toEqual(["prefix", "prefix", "prefix"]);
+  expect(first).toMatchObject({ prefix_cache: "engine", prefix_tokens_evaluated: first!.prefix_tokens });
+  expect(first!.prefix_tokens).toBeGreaterThan(1000);
+  for (const r of later) {
+    expect(r).toMatchObject({ prefix_cache: "engine", prefix_tokens: first!.prefix_tokens, prefix_tokens_evaluated: 0 });
+    // Only the new turn is evaluated (llama.cpp may re-evaluate the last cached token).
+    expect(r.prompt_tokens_evaluated).toBeLessThanOrEqual(r.prompt_tokens! - first!.prefix_tokens! + 1);
+  }
+});

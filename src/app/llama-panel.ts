@@ -1,0 +1,140 @@
+// The llama.cpp part of the engine panel: GGUF models in any browser (llama.cpp in WebAssembly, on
+// the CPU; WebGPU where usable). The catalog's models (with download sizes) are options of the
+// engine picker; this row adds a GGUF file from disk or a URL the person types, the tool choice,
+// and the models stored on this device with their sizes and a Delete button. Loading goes through
+// the engine panel's progress bar (EngineLoader). The engine code and the store are imported when
+// first needed; wllama itself only ever loads in its worker.
+import { errorText, h, replace, setStatus } from "./dom.ts";
+import type { App } from "./app.ts";
+import type { Engine } from "../engines/engine.ts";
+import type { ModelSource } from "../engines/llamacpp/backend.ts";
+import { catalogModel, catalogSource, LLAMACPP_CATALOG, type CatalogModel } from "../engines/llamacpp/catalog.ts";
+import { isToolChoice, TOOL_CHOICES } from "../engines/tool-turn.ts";
+import { toErrorJson, type EdgeError } from "../contract/errors.ts";
+
+export const LLAMA_PREFIX = "llamacpp:";
+
+/** Makes an engine (imports its code; loads nothing). `onLost` is for engines that report a lost
+ *  worker or GPU after loading (web-llm); the engine panel offers a Reload then. */
+export type EngineFactory = (onLost: (e: EdgeError) => void) => Promise<Engine>;
+/** How the engine panel loads an engine: progress bar, Cancel, freeing the previous model. */
+export type EngineLoader = (label: string, create: EngineFactory) => Promise<void>;
+
+const sizeText = (bytes: number) => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 0 : 1)} MB`);
+
+export function catalogLabel(m: CatalogModel, stored: boolean): string {
+  return `${m.label} — ${stored ? "stored on this device" : `${sizeText(m.sizeMB * 1e6)} download`}, llama.cpp (CPU)`;
+}
+
+/** A llama.cpp engine for a source, with the browser backend (imported on first use). */
+export async function llamaEngine(source: ModelSource): Promise<Engine> {
+  const [{ LlamaCppEngine }, { createBrowserLlamaBackend }] = await Promise.all([import("../engines/llamacpp/engine.ts"), import("../engines/llamacpp/browser/backend.ts")]);
+  return new LlamaCppEngine({ backend: createBrowserLlamaBackend(), model: source });
+}
+
+export function llamaCatalogSource(value: string): ModelSource | undefined {
+  const entry = catalogModel(value.slice(LLAMA_PREFIX.length));
+  return entry ? catalogSource(entry) : undefined;
+}
+
+export interface LlamaPanel {
+  /** The engine picker's llama.cpp options (catalog models, marked when stored). */
+  options(): Promise<HTMLOptGroupElement>;
+  /** Re-read the stored models (after a load or a delete). */
+  refresh(): Promise<void>;
+}
+
+export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader): LlamaPanel {
+  const fileBtn = h("button", { type: "button", id: "llama-file", class: "secondary" }, "GGUF from file…");
+  const fileInput = h("input", { type: "file", id: "llama-file-input", accept: ".gguf", hidden: true, "aria-label": "GGUF model file" });
+  const urlInput = h("input", { type: "url", id: "llama-url", placeholder: "https://…/model.gguf", "aria-label": "GGUF model URL", size: 28 });
+  const urlBtn = h("button", { type: "button", id: "llama-url-load", class: "secondary" }, "Load URL");
+  const choice = h("select", { id: "tool-choice", "aria-label": "Tool choice" });
+  for (const c of TOOL_CHOICES) choice.appendChild(h("option", { value: c }, c === "auto" ? "auto: a call or an answer" : c === "required" ? "required: call a tool first" : "none: free text"));
+  const stored = h("details", { id: "stored-models", class: "stored-models" });
+  const note = h("span", { id: "llama-status", class: "status", role: "status", "aria-live": "polite" });
+
+  replace(
+    root,
+    h("span", { class: "muted small" }, "GGUF (llama.cpp):"),
+    fileBtn,
+    fileInput,
+    urlInput,
+    urlBtn,
+    h("label", { for: "tool-choice", class: "small" }, "Tool choice"),
+    choice,
+    stored,
+    note,
+  );
+
+  const loadSource = (label: string, source: ModelSource) => load(label, () => llamaEngine(source)).finally(() => void panel.refresh());
+
+  fileBtn.addEventListener("click", () => fileInput.click());
+  fileInput.addEventListener("change", () => {
+    const file = fileInput.files?.[0];
+    fileInput.value = "";
+    if (file) void loadSource(file.name, { kind: "blob", blob: file, name: file.name });
+  });
+  urlBtn.addEventListener("click", () => {
+    const url = urlInput.value.trim();
+    if (!/^https?:\/\//i.test(url)) {
+      setStatus(note, "Type the http(s) URL of a .gguf file.", "error");
+      return;
+    }
+    void loadSource(url, { kind: "url", url });
+  });
+  choice.addEventListener("change", () => {
+    if (isToolChoice(choice.value)) app.toolChoice = choice.value;
+    void app.newSession().catch(() => undefined);
+  });
+
+  async function storedRows(): Promise<Array<{ key: string; name: string; size: number; url: string }>> {
+    const { listStoredModels } = await import("../engines/llamacpp/browser/model-store.ts");
+    return listStoredModels().catch(() => []);
+  }
+
+  const panel: LlamaPanel = {
+    async options() {
+      const have = new Set((await storedRows()).map((r) => r.url));
+      const group = h("optgroup", { label: "llama.cpp models (CPU, any browser)" });
+      for (const m of LLAMACPP_CATALOG) group.appendChild(h("option", { value: `${LLAMA_PREFIX}${m.id}` }, catalogLabel(m, have.has(m.url))));
+      return group;
+    },
+    async refresh() {
+      const rows = await storedRows();
+      const total = rows.reduce((n, r) => n + r.size, 0);
+      replace(
+        stored,
+        h("summary", {}, `Stored models: ${rows.length}${rows.length ? ` (${sizeText(total)})` : ""}`),
+        rows.length
+          ? h(
+              "ul",
+              {},
+              ...rows.map((r) =>
+                h(
+                  "li",
+                  { "data-key": r.key },
+                  `${r.name} — ${sizeText(r.size)} `,
+                  h("button", { type: "button", class: "link", "aria-label": `Delete ${r.name}`, onclick: () => void remove(r.key, r.name) }, "Delete"),
+                ),
+              ),
+            )
+          : h("p", { class: "muted small" }, "Models you download are kept here for offline use."),
+      );
+    },
+  };
+
+  async function remove(key: string, name: string): Promise<void> {
+    try {
+      const { deleteStoredModel } = await import("../engines/llamacpp/browser/model-store.ts");
+      await deleteStoredModel(key);
+      setStatus(note, `Deleted ${name} from this device.`, "ok");
+    } catch (err) {
+      setStatus(note, `Could not delete ${name}: ${errorText(toErrorJson(err))}`, "error");
+    }
+    await panel.refresh();
+  }
+
+  void panel.refresh();
+  return panel;
+}

@@ -1,0 +1,162 @@
+// The browser llama.cpp backend, page side: each load starts a module worker
+// (workers/llamacpp.worker.ts) and drives it through comlink. Only this small file and comlink are
+// on the page; wllama and its wasm are in the worker, fetched when a model is first loaded.
+//
+// Threads: one, unless the page is cross-origin isolated (SharedArrayBuffer): a docs page embedding
+// the widget usually cannot set COOP/COEP. Device: llama.cpp's WebGPU backend when a usable,
+// non-fallback adapter exists (else — or if that load fails — the CPU).
+import * as Comlink from "comlink";
+import { EdgeError } from "../../../contract/errors.ts";
+import { raceSignal } from "../../../contract/abort.ts";
+import { probeWebGPU } from "../../webgpu.ts";
+import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, ModelSource, PromptMessage } from "../backend.ts";
+import { installEdgeErrorTransfer } from "./comlink-errors.ts";
+import type { LlamaWorkerApi, WorkerLoaded, WorkerLoadOptions, WorkerModelSource } from "./protocol.ts";
+
+export interface BrowserLlamaBackendOptions {
+  /** Start the llama.cpp worker (override for custom builds). */
+  createWorker?: () => Worker;
+  /** "auto" (default): WebGPU when usable, else CPU. "cpu": always the CPU. */
+  device?: "auto" | "cpu";
+}
+
+export function createLlamaWorker(): Worker {
+  return new Worker(new URL("../../../../workers/llamacpp.worker.ts", import.meta.url), { type: "module", name: "edge-llamacpp" });
+}
+
+/** CPU threads for llama.cpp: more than one only where SharedArrayBuffer exists (cross-origin isolated). */
+export function browserThreads(): number {
+  return globalThis.crossOriginIsolated ? Math.max(1, Math.floor((navigator.hardwareConcurrency || 2) / 2)) : 1;
+}
+
+async function usableWebGPU(): Promise<boolean> {
+  const probe = await probeWebGPU().catch(() => undefined);
+  return probe?.available === true && !probe.adapter.isFallbackAdapter;
+}
+
+/** A worker and its comlink handle; a worker error rejects whatever is pending on it. */
+class WorkerLink {
+  readonly remote: Comlink.Remote<LlamaWorkerApi>;
+  private readonly failures = new Set<(e: unknown) => void>();
+  private failure: string | undefined;
+
+  constructor(readonly worker: Worker) {
+    this.remote = Comlink.wrap<LlamaWorkerApi>(worker);
+    worker.addEventListener("error", (ev) => {
+      ev.preventDefault();
+      this.failure = ev.message || "the llama.cpp worker stopped (it could not start, or it crashed)";
+      for (const reject of this.failures) reject(this.failure);
+    });
+  }
+
+  /** `work`, or a rejection with `onLost(reason)` if the worker dies first. */
+  guard<T>(work: Promise<T>, onLost: (reason: string) => EdgeError): Promise<T> {
+    if (this.failure) return Promise.reject(onLost(this.failure));
+    return new Promise<T>((resolve, reject) => {
+      const fail = (reason: unknown) => reject(onLost(String(reason)));
+      this.failures.add(fail);
+      work.then(resolve, reject).finally(() => this.failures.delete(fail));
+    });
+  }
+
+  end(): void {
+    this.remote[Comlink.releaseProxy]();
+    this.worker.terminate();
+  }
+}
+
+class BrowserLoadedModel implements LoadedModel {
+  readonly model: WorkerLoaded["model"];
+  readonly runtime: string;
+  readonly device: string;
+  readonly contextWindow: number;
+
+  constructor(
+    private readonly link: WorkerLink,
+    loaded: WorkerLoaded,
+  ) {
+    this.model = loaded.model;
+    this.runtime = loaded.runtime;
+    this.device = loaded.device;
+    this.contextWindow = loaded.contextWindow;
+  }
+
+  async generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
+    const onAbort = () => void this.link.remote.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    // The text streams on its own port; the result comes on comlink's. Ports are not ordered with
+    // each other, so the result is returned only after the port's end mark: every piece first.
+    const text = new MessageChannel();
+    const streamed = new Promise<void>((resolve) => {
+      text.port1.onmessage = (ev: MessageEvent<string | null>) => {
+        if (ev.data === null) {
+          text.port1.close();
+          resolve();
+        } else onText(ev.data);
+      };
+    });
+    try {
+      const result = await this.link.guard(this.link.remote.generate(request, Comlink.transfer(text.port2, [text.port2])), (reason) => new EdgeError("engine_lost", { reason }));
+      await streamed;
+      return result;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  warmPrefix(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }> {
+    return this.link.guard(this.link.remote.warmPrefix(messages), (reason) => new EdgeError("engine_lost", { reason }));
+  }
+
+  async unload(): Promise<void> {
+    // Give the worker a moment to free llama.cpp's memory; it is terminated either way.
+    await Promise.race([this.link.remote.unload().catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
+    this.link.end();
+  }
+}
+
+function workerSource(source: ModelSource): WorkerModelSource {
+  if (source.kind === "file") {
+    throw new EdgeError("invalid_argument", { source: source.path }, "In the browser a model comes from a URL or from a file the person picked (a Blob), not from a path.");
+  }
+  return source;
+}
+
+async function loadIn(create: () => Worker, source: WorkerModelSource, options: WorkerLoadOptions, load: Parameters<LlamaBackend["load"]>[1]): Promise<LoadedModel> {
+  const link = new WorkerLink(create());
+  const aborted = () => new EdgeError("aborted", { stage: "load" });
+  const onAbort = () => void link.remote.abort();
+  load.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const progress = Comlink.proxy((p: Parameters<NonNullable<typeof load.onProgress>>[0]) => load.onProgress?.(p));
+    const loading = link.guard(link.remote.load(source, options, progress), (reason) => new EdgeError("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`));
+    return new BrowserLoadedModel(link, await raceSignal(loading, load.signal, aborted));
+  } catch (e) {
+    // Nothing of a failed load survives: its worker (and whatever it allocated) is ended.
+    link.end();
+    throw e;
+  } finally {
+    load.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = {}): LlamaBackend {
+  installEdgeErrorTransfer();
+  const create = options.createWorker ?? createLlamaWorker;
+  return {
+    async load(source, load) {
+      const from = workerSource(source);
+      // A model download is large: ask the browser to keep this site's storage (it may say no).
+      if (from.kind === "url") await navigator.storage?.persist?.().catch(() => false);
+      const webgpu = options.device !== "cpu" && (await usableWebGPU());
+      const base = { contextSize: load.contextSize, threads: load.threads ?? browserThreads() };
+      try {
+        return await loadIn(create, from, { ...base, webgpu }, load);
+      } catch (e) {
+        // llama.cpp's WebGPU backend did not take this model here: the CPU always can.
+        if (!webgpu || !(e instanceof EdgeError) || e.code !== "model_load_failed") throw e;
+        return loadIn(create, from, { ...base, webgpu: false }, load);
+      }
+    },
+  };
+}

@@ -1,0 +1,208 @@
+// The llama.cpp worker's side (runs inside workers/llamacpp.worker.ts): wllama 3.13 — llama.cpp's
+// server core compiled to WebAssembly — holding one model. It gets the model's bytes (the stored
+// copy, a download into the store, or a file from disk), checks them (GGUF header, sha256 against
+// the pin), loads them, and generates with the model's own chat template, a GBNF grammar, and the
+// server core's prompt cache (`cache_prompt`: a follow-up evaluates only its new tokens, and the
+// timings say how many).
+import { Wllama, WllamaAbortError, WllamaError } from "@wllama/wllama";
+import wllamaPackage from "@wllama/wllama/package.json";
+import { EdgeError } from "../../../contract/errors.ts";
+import { raceSignal } from "../../../contract/abort.ts";
+import type { LoadProgress } from "../../engine.ts";
+import type { GenerateRequest, GenerateResult } from "../backend.ts";
+import { modelIdOf } from "../engine.ts";
+import { readGgufSummary, type GgufSummary } from "../gguf.ts";
+import { blobBytes, downloadModel, hashBlob, integrityError, storedModel } from "./model-store.ts";
+import { prefixWarmer, type ProbeTimings } from "./prefix-warm.ts";
+import type { LlamaWorkerApi, WorkerLoaded, WorkerModelSource } from "./protocol.ts";
+
+/** The worker's own API: the protocol's, with the text as a callback (the worker entry puts it
+ *  on the port). */
+export type LlamaWorkerCore = Omit<LlamaWorkerApi, "generate"> & {
+  generate(request: GenerateRequest, onText: (delta: string) => void): Promise<GenerateResult>;
+};
+
+export interface WllamaAssets {
+  /** URL of wllama.wasm, served from the app's own origin. */
+  wasm: string;
+  /** wllama's compat build (browsers without JSPI or Memory64, e.g. Safari), same origin. */
+  compat?: { worker: string; wasm: string };
+}
+
+const RUNTIME = `wllama ${wllamaPackage.version}`;
+const quiet = { debug: () => undefined, log: () => undefined, warn: () => undefined, error: (...a: unknown[]) => console.error(...a) };
+const aborted = () => new EdgeError("aborted", { stage: "load" });
+const hex = (sha: string | undefined) => sha?.replace(/^sha256:/, "").toLowerCase();
+const mb = (n: number) => (n / 1e6).toFixed(1);
+
+interface ModelBytes {
+  file: Blob;
+  sha: string;
+  summary: GgufSummary;
+}
+
+/** The model's checked bytes: download progress fills 0–0.7 of the bar. */
+async function modelBytes(source: WorkerModelSource, name: string, onProgress: (p: LoadProgress) => void, signal: AbortSignal): Promise<ModelBytes> {
+  const pin = hex(source.sha256);
+  if (source.kind === "url") {
+    const stored = await storedModel(source.url, pin);
+    if (stored) {
+      onProgress({ progress: 0.7, text: `Using the stored copy of ${name} (${mb(stored.meta.size)} MB).`, phase: "download" });
+      return { file: stored.file, sha: stored.meta.sha256, summary: await readGgufSummary(blobBytes(stored.file), name) };
+    }
+    const got = await downloadModel(
+      source.url,
+      name,
+      pin,
+      (p) => onProgress({ progress: p.total ? 0.7 * (p.loaded / p.total) : 0, text: `Downloading ${name}: ${mb(p.loaded)} of ${p.total ? mb(p.total) : "?"} MB`, phase: "download" }),
+      signal,
+    );
+    return { file: got.file, sha: got.meta.sha256, summary: got.summary };
+  }
+  const summary = await readGgufSummary(blobBytes(source.blob), name);
+  const sha = await hashBlob(source.blob, (p) => onProgress({ progress: 0.7 * (p.loaded / p.total), text: `Checking ${name} (sha256)`, phase: "download" }), signal);
+  if (pin && pin !== sha) throw integrityError(name, pin, sha);
+  return { file: source.blob, sha, summary };
+}
+
+/** llama.cpp's refusal of a prompt beyond the window, as the table's code. */
+function contextExceeded(message: string): EdgeError | undefined {
+  const m = /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/.exec(message);
+  if (!m) return undefined;
+  return new EdgeError(
+    "context_window_exceeded",
+    { promptTokens: Number(m[1]), contextWindow: Number(m[2]) },
+    `This turn needs ${m[1]} prompt tokens, but the model's context window is ${m[2]} tokens. Shorten the prompt or the tool results, reset the conversation, or load the model with a larger context.`,
+  );
+}
+
+/** A failed completion as the table's code (an abort is not a failure: the caller reports it). */
+function completionError(e: unknown, signal: AbortSignal): EdgeError | undefined {
+  if (e instanceof WllamaAbortError || signal.aborted) return undefined;
+  const exceeded = e instanceof WllamaError ? contextExceeded(e.message) : undefined;
+  return exceeded ?? new EdgeError("generation_failed", { original: String(e) }, `llama.cpp failed while generating: ${(e as Error).message}`);
+}
+
+export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
+  let wllama: Wllama | undefined;
+  let current: AbortController | undefined;
+  let warm: ReturnType<typeof prefixWarmer> | undefined;
+
+  /** A cached completion that generates one token, for its timings (prefix-warm.ts). */
+  async function probe(w: Wllama, messages: GenerateRequest["messages"]): Promise<ProbeTimings> {
+    const controller = new AbortController();
+    current = controller;
+    let timings: ProbeTimings | undefined;
+    try {
+      await w.createChatCompletion({ messages, stream: true, onData: (chunk) => void (chunk.timings && (timings = chunk.timings)), max_tokens: 1, temperature: 0, cache_prompt: true, abortSignal: controller.signal });
+    } catch (e) {
+      throw completionError(e, controller.signal) ?? new EdgeError("aborted", { stage: "warm_prefix" });
+    }
+    if (controller.signal.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
+    if (!timings) throw new EdgeError("generation_failed", {}, "llama.cpp reported no timings for the conversation start, so its cache could not be measured.");
+    return timings;
+  }
+
+  return {
+    async load(source, options, onProgress) {
+      const controller = new AbortController();
+      current = controller;
+      const name = modelIdOf(source.kind === "url" ? { kind: "url", url: source.url, ...(source.id ? { id: source.id } : {}) } : { kind: "blob", blob: source.blob, name: source.name, ...(source.id ? { id: source.id } : {}) });
+      const bytes = await modelBytes(source, name, onProgress, controller.signal);
+      onProgress({ progress: 0.75, text: `Loading ${name} into llama.cpp (${options.webgpu ? "WebGPU" : `CPU, ${options.threads} thread${options.threads > 1 ? "s" : ""}`})…`, phase: "compile" });
+      const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: true, logger: quiet as unknown as Console });
+      w.setCompat(assets.compat ?? null);
+      try {
+        await raceSignal(
+          w.loadModel([bytes.file], {
+            n_ctx: Math.min(options.contextSize, bytes.summary.contextLength ?? options.contextSize),
+            n_threads: options.threads,
+            n_parallel: 1,
+            n_gpu_layers: options.webgpu ? 999 : 0,
+          }),
+          controller.signal,
+          aborted,
+        );
+      } catch (e) {
+        if (e instanceof EdgeError) throw e;
+        throw new EdgeError("model_load_failed", { model: name, original: String(e) }, `llama.cpp could not load ${name}: ${(e as Error).message}`);
+      }
+      wllama = w;
+      warm = prefixWarmer((messages) => probe(w, messages), () => w.getLoadedContextInfo().n_ctx);
+      const loaded: WorkerLoaded = {
+        model: { id: name, sha256: `sha256:${bytes.sha}`, size: bytes.file.size, summary: bytes.summary },
+        runtime: `${RUNTIME} (llama.cpp ${Wllama.getLibllamaVersion()})`,
+        device: options.webgpu ? "WebGPU" : "CPU",
+        contextWindow: w.getLoadedContextInfo().n_ctx,
+      };
+      return loaded;
+    },
+
+    async generate(request: GenerateRequest, onText: (delta: string) => void): Promise<GenerateResult> {
+      if (!wllama) throw new EdgeError("engine_not_loaded");
+      const controller = new AbortController();
+      current = controller;
+      const start = performance.now();
+      let first: number | undefined;
+      let text = "";
+      let finishReason: GenerateResult["finishReason"] = "stop";
+      let timings: { cache_n: number; prompt_n: number; prompt_ms: number; predicted_n: number; predicted_ms: number } | undefined;
+      try {
+        await wllama.createChatCompletion({
+          messages: request.messages,
+          stream: true,
+          onData: (chunk) => {
+            const choice = chunk.choices[0];
+            const delta = choice?.delta?.content;
+            if (delta) {
+              first ??= performance.now();
+              text += delta;
+              onText(delta);
+            }
+            if (choice?.finish_reason === "length") finishReason = "length";
+            if (chunk.timings) timings = chunk.timings;
+          },
+          ...(request.grammar !== undefined ? { grammar: request.grammar } : {}),
+          temperature: request.temperature,
+          seed: request.seed,
+          max_tokens: request.maxTokens ?? request.defaultMaxTokens,
+          cache_prompt: true,
+          abortSignal: controller.signal,
+        });
+      } catch (e) {
+        // An abort ends the stream early: the engine reports it (with the partial text).
+        const failed = completionError(e, controller.signal);
+        if (failed) throw failed;
+      }
+      const end = performance.now();
+      first ??= end;
+      return {
+        text,
+        finishReason,
+        promptTokens: timings ? timings.cache_n + timings.prompt_n : 0,
+        promptTokensEvaluated: timings?.prompt_n ?? 0,
+        completionTokens: timings?.predicted_n ?? 0,
+        timeToFirstTokenMs: first - start,
+        promptMs: timings?.prompt_ms ?? first - start,
+        decodeMs: timings?.predicted_ms ?? end - first,
+      };
+    },
+
+    async warmPrefix(messages) {
+      if (!warm) throw new EdgeError("engine_not_loaded");
+      return warm(messages);
+    },
+
+    abort() {
+      current?.abort();
+    },
+
+    async unload() {
+      current?.abort();
+      const w = wllama;
+      wllama = undefined;
+      warm = undefined;
+      await w?.exit();
+    },
+  };
+}

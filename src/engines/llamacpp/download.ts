@@ -1,0 +1,38 @@
+// Reading a model download to its end, the same in Node (into a temp file) and in the browser
+// (into an OPFS part file): every chunk goes to the caller's sink (hash + write) in order, a broken
+// transfer is `model_fetch_failed`, an abort is `aborted`, and the transfer is cancelled when we
+// leave early, so nothing more is read or kept.
+import { EdgeError } from "../../contract/errors.ts";
+import { raceSignal } from "../../contract/abort.ts";
+
+export function fetchFailed(url: string, reason: string, details: Record<string, unknown> = {}): EdgeError {
+  return new EdgeError("model_fetch_failed", { url, reason, ...details }, `The model could not be downloaded from ${url}: ${reason}.`);
+}
+
+/** Pump `body` into `sink`; `onBytes` gets the running byte count. Resolves with the total,
+ *  checked against `total` (content-length) when the server sent one. */
+export async function pumpDownload(url: string, body: ReadableStream<Uint8Array>, total: number, sink: (chunk: Uint8Array) => Promise<void> | void, onBytes: (size: number) => void, signal?: AbortSignal): Promise<number> {
+  const reader = body.getReader();
+  const aborted = () => new EdgeError("aborted", { stage: "load" });
+  let size = 0;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await raceSignal(reader.read(), signal, aborted);
+      } catch (e) {
+        if (signal?.aborted) throw aborted();
+        throw fetchFailed(url, `the download broke off after ${size} bytes (${(e as Error).message})`);
+      }
+      if (chunk.done) break;
+      await sink(chunk.value);
+      size += chunk.value.length;
+      onBytes(size);
+    }
+  } catch (e) {
+    await reader.cancel().catch(() => undefined);
+    throw e;
+  }
+  if (total && size !== total) throw fetchFailed(url, `received ${size} of ${total} bytes`);
+  return size;
+}

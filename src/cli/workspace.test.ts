@@ -7,7 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { zipSync } from "fflate";
 import { beforeEach, describe, expect, it } from "vitest";
+import { writeTestModel } from "../../test/fixtures/gguf.ts";
+import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
 import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+
+const llamaAvailable = await nodeLlamaAvailable();
 
 let tmp: string;
 let dir: string;
@@ -70,6 +74,34 @@ describe("edge chat --workspace DIR", () => {
   it("usage: --builtins without --workspace is a usage error; an unknown built-in is unknown_tool", async () => {
     expect((await chat(["x"], "--builtins", "bash")).code).toBe(2);
     expect((await chat(["x"], "--workspace", dir, "--builtins", "rm_rf")).json.error.code).toBe("unknown_tool");
+  });
+});
+
+// The generated test model (random weights): it proves the real engine's guided call reaches a
+// read_local tool and its workspace mount, nothing about the model's judgement. One tool without
+// parameters, so the call the grammar forces is fully determined.
+const TOTAL_TOOL = `import csv
+from edgestudio.tools import edge_tool
+
+@edge_tool(permissions=["read_local"], description="Total of the amount column of /workspace/data.csv.")
+def workspace_total() -> dict:
+    with open("/workspace/data.csv", newline="", encoding="utf-8") as f:
+        return {"total": sum(float(row["amount"]) for row in csv.DictReader(f))}
+`;
+
+describe.skipIf(!llamaAvailable)("edge chat --workspace DIR with a real model (generated GGUF, node-llama-cpp)", () => {
+  it("the model's guided call runs the read_local tool on DIR; same workspace and result hashes as a scripted run", async () => {
+    const tools = writeTestFile(tmp, "total_tools.py", TOTAL_TOOL);
+    const model = writeTestModel();
+    const flags = ["--tools", tools, "--workspace", dir, "--prompt", "What is the total?", "--json"];
+    const real = await cli("chat", "--model", model.path, "--threads", "1", "--tool-choice", "required", "--max-tokens", "96", ...flags);
+    expect(real.code, real.out + real.err).toBe(0);
+    expect(real.json.receipt).toMatchObject({ engine: "llamacpp", model_fingerprint: { sha256: `sha256:${model.sha256}` } });
+    const [call0] = real.json.receipt.calls;
+    expect(call0).toMatchObject({ tool_name: "workspace_total", status: "ok" });
+    const scripted = await cli("chat", "--engine", "scripted", "--script", script([call("workspace_total", {}), "ok"]), ...flags);
+    const expected = scripted.json.receipt.calls[0];
+    for (const hash of ["args_sha256", "workspace_sha256", "result_sha256"]) expect(call0[hash], hash).toBe(expected[hash]);
   });
 });
 

@@ -6,6 +6,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
+import { loadModelFromUrl, openToolsFile } from "./playground-helpers.ts";
 
 const TOOLS = `from edgestudio.tools import edge_tool
 
@@ -19,18 +20,6 @@ test.beforeAll(async () => {
   server = await startModelServer(buildTestModel());
 });
 test.afterAll(() => server.close());
-
-async function openTools(page: Page): Promise<void> {
-  await page.locator("#file-input").setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(TOOLS) });
-  await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 1 tool(s)", { timeout: 60_000 });
-}
-
-async function loadModel(page: Page, url: string): Promise<void> {
-  await page.locator("#llama-url").fill(url);
-  await page.getByRole("button", { name: "Load URL" }).click();
-  await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", { timeout: 120_000 });
-  await expect(page.locator("#engine-select option:checked")).toHaveText("model.gguf (llama.cpp, CPU)");
-}
 
 async function askAdd(page: Page): Promise<void> {
   await page.locator("#tool-choice").selectOption("required");
@@ -66,8 +55,8 @@ test("no WebGPU: a GGUF model from a URL runs a tool call with a receipt, and ag
   await expect(page.locator("#engine-select option[value=auto]")).toHaveText(/^Auto: llama\.cpp on this CPU/);
   await expect(page.locator("#engine-select option[value='llamacpp:qwen2.5-0.5b-instruct-q4_k_m']")).toHaveText(/398 MB download/);
 
-  await openTools(page);
-  await loadModel(page, server.url("/model.gguf"));
+  await openToolsFile(page, "tools.py", TOOLS, 1);
+  await loadModelFromUrl(page, server.url("/model.gguf"));
   expect(order.slice(0, 2)).toEqual(["persist", "download"]);
   await expect(page.locator("#stored-models summary")).toHaveText(/Stored models: 1 \(0\.5 MB\)/);
   await askAdd(page);
@@ -76,9 +65,9 @@ test("no WebGPU: a GGUF model from a URL runs a tool call with a receipt, and ag
   await context.setOffline(true);
   await page.reload();
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
-  await openTools(page);
+  await openToolsFile(page, "tools.py", TOOLS, 1);
   const hits = server.hits("/model.gguf");
-  await loadModel(page, server.url("/model.gguf"));
+  await loadModelFromUrl(page, server.url("/model.gguf"));
   expect(server.hits("/model.gguf")).toBe(hits);
   await askAdd(page);
   await context.setOffline(false);

@@ -5,6 +5,10 @@
 import { readFile } from "node:fs/promises";
 import { expect, test, type Page } from "@playwright/test";
 import { zipSync } from "fflate";
+import { buildTestModel } from "../test/fixtures/gguf.ts";
+import { TOTAL_TOOL } from "../test/fixtures/workspace-total-tool.ts";
+import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
+import { loadModelFromUrl, openToolsFile, storedReceipts } from "./playground-helpers.ts";
 
 const CSV = "region,amount\nnorth,10\nsouth,32\n";
 
@@ -201,21 +205,57 @@ test("a read_local tool summarizes /workspace/data.csv; an edit changes the next
 
   // The receipt records the hash of exactly the data the call read.
   await page.getByRole("tab", { name: "Receipts" }).click();
-  const receipts = await page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => {
-      const r = indexedDB.open("edge-web");
-      r.onsuccess = () => res(r.result);
-      r.onerror = () => rej(r.error);
-    });
-    return new Promise<{ seq: number; calls: { tool_name: string; workspace_sha256?: string }[] }[]>((res) => {
-      const q = db.transaction("receipts").objectStore("receipts").getAll();
-      q.onsuccess = () => res(q.result);
-    });
-  });
-  const reads = receipts
-    .sort((a, b) => a.seq - b.seq)
-    .flatMap((r) => r.calls).filter((c) => c.tool_name === "summarize_csv").map((c) => c.workspace_sha256);
+  const reads = (await storedReceipts(page))
+    .flatMap((r) => r.calls)
+    .filter((c) => c.tool_name === "summarize_csv").map((c) => c.workspace_sha256);
   expect(reads).toEqual([first, second]);
+});
+
+// The generated llama.cpp test model has random weights: this proves the plumbing (the real
+// engine's grammar-forced call reaches a read_local tool, which reads the uploaded file at
+// /workspace), never the model's judgement. One tool without parameters, so the call is fully
+// determined; a scripted run over the same file gives the hashes the receipt must repeat.
+test.describe("with the generated llama.cpp test model", () => {
+  let server: ModelServer;
+  test.beforeAll(async () => {
+    server = await startModelServer(buildTestModel());
+  });
+  test.afterAll(() => server.close());
+
+  test("no WebGPU: the model's required call runs a read_local tool on the uploaded data.csv, with a scripted run's workspace_sha256", async ({ page }) => {
+    test.setTimeout(240_000);
+    await openWorkspace(page);
+    await expect(page.locator("#gpu-status")).toContainText("not available");
+    await page.locator("#ws-files").setInputFiles({ name: "data.csv", mimeType: "text/csv", buffer: Buffer.from(CSV) });
+    await expect(page.locator("#ws-status")).toHaveText("Uploaded 1 file(s).");
+    await openToolsFile(page, "total_tools.py", TOTAL_TOOL, 1);
+
+    // The scripted demo (the starting engine) records the reference hashes over the same file.
+    await chat(page, [{ tool_name: "workspace_total", arguments: {} }, "total={{tool_result.total}}"], "What is the total?");
+    await expect(page.locator(".entry.answer .text").last()).toHaveText("total=42");
+
+    await loadModelFromUrl(page, server.url("/model.gguf"));
+    await page.locator("#tool-choice").selectOption("required");
+    await expect(page.locator("#session-info")).toContainText("1 active tool(s)");
+    // Only the model's run on screen from here: its card cannot be mistaken for the scripted one.
+    await page.getByRole("button", { name: "Clear conversation" }).click();
+    await page.getByLabel("Message").fill("What is the total?");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const card = page.locator(".tool-card[data-tool=workspace_total]");
+    await expect(card).toHaveAttribute("data-state", "ok", { timeout: 120_000 });
+    await expect(card.getByTestId("tool-result")).toContainText('"total": 42');
+    await expect(page.locator(".entry .receipt-line")).toContainText(/^(answered|failed_closed).* · receipt #2 /, { timeout: 120_000 });
+
+    const receipts = await storedReceipts(page);
+    expect(receipts.map((r) => r.engine)).toEqual(["scripted", "llamacpp"]);
+    const [scripted, real] = receipts;
+    const reference = scripted?.calls[0];
+    const call = real?.calls[0];
+    expect(call).toMatchObject({ tool_name: "workspace_total", status: "ok" });
+    expect(reference?.workspace_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+    for (const hash of ["args_sha256", "workspace_sha256", "result_sha256"] as const) expect(call?.[hash], hash).toBe(reference?.[hash]);
+    await expect(card.getByTestId("workspace-sha")).toHaveAttribute("data-sha", reference?.workspace_sha256 ?? "");
+  });
 });
 
 test("the workspace survives an offline reload", async ({ page, context }) => {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { beforeEach, describe, expect, it } from "vitest";
 import { writeTestModel } from "../../test/fixtures/gguf.ts";
+import { TOTAL_TOOL } from "../../test/fixtures/workspace-total-tool.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
 import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
 
@@ -77,18 +78,7 @@ describe("edge chat --workspace DIR", () => {
   });
 });
 
-// The generated test model (random weights): it proves the real engine's guided call reaches a
-// read_local tool and its workspace mount, nothing about the model's judgement. One tool without
-// parameters, so the call the grammar forces is fully determined.
-const TOTAL_TOOL = `import csv
-from edgestudio.tools import edge_tool
-
-@edge_tool(permissions=["read_local"], description="Total of the amount column of /workspace/data.csv.")
-def workspace_total() -> dict:
-    with open("/workspace/data.csv", newline="", encoding="utf-8") as f:
-        return {"total": sum(float(row["amount"]) for row in csv.DictReader(f))}
-`;
-
+// The generated test model (random weights) runs the one parameterless read_local tool: plumbing, not judgement.
 describe.skipIf(!llamaAvailable)("edge chat --workspace DIR with a real model (generated GGUF, node-llama-cpp)", () => {
   it("the model's guided call runs the read_local tool on DIR; same workspace and result hashes as a scripted run", async () => {
     const tools = writeTestFile(tmp, "total_tools.py", TOTAL_TOOL);

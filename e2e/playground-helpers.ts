@@ -1,0 +1,35 @@
+// Steps shared by the playground specs: open a tools file, load a GGUF model from a URL through
+// the llama.cpp row (as a person does), and read the receipts the page stored in IndexedDB.
+import { expect, type Page } from "@playwright/test";
+import type { Receipt } from "../src/chat/receipt-types.ts";
+
+/** Open `source` as the tools file `name` and wait until its tools are inspected. */
+export async function openToolsFile(page: Page, name: string, source: string, tools: number): Promise<void> {
+  await page.locator("#file-input").setInputFiles({ name, mimeType: "text/x-python", buffer: Buffer.from(source) });
+  await expect(page.locator("#tools-status")).toContainText(`Inspected ${name}: ${tools} tool(s)`, { timeout: 60_000 });
+}
+
+/** Load the GGUF model at `url` (served as model.gguf) on the CPU through the llama.cpp row. */
+export async function loadModelFromUrl(page: Page, url: string): Promise<void> {
+  await page.locator("#llama-url").fill(url);
+  await page.getByRole("button", { name: "Load URL" }).click();
+  await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", { timeout: 120_000 });
+  await expect(page.locator("#engine-select option:checked")).toHaveText("model.gguf (llama.cpp, CPU)");
+}
+
+/** Every receipt in the page's store ("edge-web" IndexedDB), oldest first. */
+export async function storedReceipts(page: Page): Promise<Receipt[]> {
+  const receipts = await page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open("edge-web");
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    return new Promise<Receipt[]>((res, rej) => {
+      const q = db.transaction("receipts").objectStore("receipts").getAll();
+      q.onsuccess = () => res(q.result as Receipt[]);
+      q.onerror = () => rej(q.error);
+    });
+  });
+  return receipts.sort((a, b) => a.seq - b.seq);
+}

@@ -19,6 +19,7 @@ async function openWorkspace(page: Page): Promise<void> {
   await expect(page.locator("#ws-table")).toBeVisible();
 }
 
+/** The tree's paths as rendered (the tab renders after it reads the store: poll, do not read once). */
 async function wsPaths(page: Page): Promise<string[]> {
   return page.locator("#ws-table tbody tr[data-path]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-path") ?? ""));
 }
@@ -36,7 +37,7 @@ test("upload, inspect, edit, rename, delete and zip round trip in the Workspace 
   await openWorkspace(page);
   await page.locator("#ws-files").setInputFiles({ name: "data.csv", mimeType: "text/csv", buffer: Buffer.from(CSV) });
   await expect(page.locator("#ws-status")).toHaveText("Uploaded 1 file(s).");
-  expect(await wsPaths(page)).toEqual(["/workspace/data.csv"]);
+  await expect.poll(() => wsPaths(page)).toEqual(["/workspace/data.csv"]);
   await page.getByRole("button", { name: "data.csv", exact: true }).click();
   await expect(page.locator("#ws-preview")).toContainText(`${CSV.length} bytes`);
   await expect(page.getByTestId("ws-preview-sha")).toHaveText(/^sha256:[0-9a-f]{64}$/);
@@ -56,7 +57,7 @@ test("upload, inspect, edit, rename, delete and zip round trip in the Workspace 
   page.once("dialog", (d) => void d.accept("reports/q1.csv"));
   await page.getByRole("button", { name: "Rename data.csv" }).click();
   await expect(page.locator("#ws-status")).toHaveText("Renamed to /workspace/reports/q1.csv.");
-  expect(await wsPaths(page)).toEqual(["/workspace/dot.png", "/workspace/reports", "/workspace/reports/q1.csv"]);
+  await expect.poll(() => wsPaths(page)).toEqual(["/workspace/dot.png", "/workspace/reports", "/workspace/reports/q1.csv"]);
 
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: "Download all as zip" }).click();
@@ -66,10 +67,10 @@ test("upload, inspect, edit, rename, delete and zip round trip in the Workspace 
 
   page.once("dialog", (d) => void d.accept());
   await page.getByRole("button", { name: "Delete reports", exact: true }).click();
-  expect(await wsPaths(page)).toEqual(["/workspace/dot.png"]);
+  await expect.poll(() => wsPaths(page)).toEqual(["/workspace/dot.png"]);
   await page.locator("#ws-zip").setInputFiles({ name: "workspace.zip", mimeType: "application/zip", buffer: zip });
   await expect(page.locator("#ws-status")).toContainText("Imported 2 file(s)");
-  expect(await wsPaths(page)).toEqual(["/workspace/dot.png", "/workspace/reports", "/workspace/reports/q1.csv"]);
+  await expect.poll(() => wsPaths(page)).toEqual(["/workspace/dot.png", "/workspace/reports", "/workspace/reports/q1.csv"]);
   await page.screenshot({ path: ".cache/screenshots/workspace-tab.png", fullPage: true });
 });
 
@@ -82,7 +83,7 @@ test("bad input is refused with a code and leaves the workspace unchanged", asyn
   // 200 MB: refused from its size, before a byte is read.
   await dropFiles(page, [{ name: "small.txt", text: "x" }, { name: "big.bin", size: 200 * 1024 * 1024 }]);
   await expect(page.locator("#ws-status")).toContainText("vfs_quota_exceeded: /workspace/big.bin is 210 MB");
-  expect(await wsPaths(page)).toEqual(unchanged);
+  await expect.poll(() => wsPaths(page)).toEqual(unchanged);
 
   // Names with "..", NUL or 1,000 characters (a drop can carry any File name).
   for (const [name, why] of [
@@ -93,7 +94,7 @@ test("bad input is refused with a code and leaves the workspace unchanged", asyn
     await dropFiles(page, [{ name: "ok.txt", text: "ok" }, { name, text: "x" }]);
     await expect(page.locator("#ws-status")).toContainText(`vfs_invalid_path:`);
     await expect(page.locator("#ws-status")).toContainText(why);
-    expect(await wsPaths(page)).toEqual(unchanged);
+    await expect.poll(() => wsPaths(page)).toEqual(unchanged);
   }
   await page.getByLabel("New file or folder name").fill("../escape.txt");
   await page.getByRole("button", { name: "New file" }).click();
@@ -103,7 +104,7 @@ test("bad input is refused with a code and leaves the workspace unchanged", asyn
   const bombBytes = Buffer.from(zipSync({ "zeros.bin": new Uint8Array(65 * 1024 * 1024) }, { level: 9 }));
   await page.locator("#ws-zip").setInputFiles({ name: "bomb.zip", mimeType: "application/zip", buffer: bombBytes });
   await expect(page.locator("#ws-status")).toContainText("zip_too_large:");
-  expect(await wsPaths(page)).toEqual(unchanged);
+  await expect.poll(() => wsPaths(page)).toEqual(unchanged);
   await page.locator("#ws-zip").setInputFiles({ name: "fake.zip", mimeType: "application/zip", buffer: Buffer.from("not a zip") });
   await expect(page.locator("#ws-status")).toContainText("zip_invalid:");
 
@@ -114,11 +115,11 @@ test("bad input is refused with a code and leaves the workspace unchanged", asyn
     Object.defineProperty(navigator.storage, "estimate", { value: async () => ({ usage: 4_000_000, quota: 4_000_000 + 512 * 1024 }) });
   });
   await openWorkspace(page);
-  expect(await wsPaths(page)).toEqual(unchanged);
+  await expect.poll(() => wsPaths(page)).toEqual(unchanged);
   await expect(page.locator("#ws-meter-text")).toContainText("browser storage for this site: 4 MB used of 5 MB");
   await dropFiles(page, [{ name: "two-megabytes.bin", size: 2 * 1024 * 1024 }]);
   await expect(page.locator("#ws-status")).toContainText("storage_quota_exceeded:");
-  expect(await wsPaths(page)).toEqual(unchanged);
+  await expect.poll(() => wsPaths(page)).toEqual(unchanged);
 });
 
 async function chat(page: Page, outputs: unknown[], prompt: string): Promise<void> {
@@ -201,7 +202,7 @@ test("a read_local tool summarizes /workspace/data.csv; an edit changes the next
   await expect(page.locator(".entry.error").last()).toContainText("tool_raised");
   await expect(page.locator(".entry.error").last()).toContainText("PermissionError");
   await page.getByRole("tab", { name: "Workspace" }).click();
-  expect(await wsPaths(page)).toEqual(["/workspace/data.csv"]);
+  await expect.poll(() => wsPaths(page)).toEqual(["/workspace/data.csv"]);
 
   // The receipt records the hash of exactly the data the call read.
   await page.getByRole("tab", { name: "Receipts" }).click();
@@ -270,7 +271,7 @@ test("the workspace survives an offline reload", async ({ page, context }) => {
   await page.reload();
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
   await page.getByRole("tab", { name: "Workspace" }).click();
-  expect(await wsPaths(page)).toEqual(["/workspace/data.csv"]);
+  await expect.poll(() => wsPaths(page)).toEqual(["/workspace/data.csv"]);
   await page.getByRole("button", { name: "data.csv", exact: true }).click();
   await expect(page.getByLabel("Contents of data.csv")).toHaveValue(CSV);
   await context.setOffline(false);

@@ -231,13 +231,8 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   if (options.imprint) await options.imprint.check({ schemas, toolset, engine: options.engine.info(), surface: surface ?? null });
   // A profile-only imprint joined with a facts surface: the lookups' contract, then the prefix.
   const combined = options.imprint?.toolContract === false && schemas.length > 0;
-  const contract = options.imprint
-    ? combined
-      ? `${renderToolContract(schemas, maxCalls)}\n\n${options.imprint.prefix}`
-      : options.imprint.prefix
-    : schemas.length
-      ? renderToolContract(schemas, maxCalls)
-      : null;
+  const toolContract = schemas.length ? renderToolContract(schemas, maxCalls) : null;
+  const contract = !options.imprint ? toolContract : combined ? `${toolContract}\n\n${options.imprint.prefix}` : options.imprint.prefix;
   const contractSha = contract ? await toolInstructionSha256(contract) : null;
   const instructionMode: ToolInstructionMode = options.imprint ? (combined ? "imprint_with_contract" : "imprint") : contract ? "contract" : "none";
   const toolSurface = toolset ? ("tools_file" as const) : (surface?.kind ?? null);

@@ -1,8 +1,9 @@
 // How `edge chat` shows one run: the --json document, or lines for people (the answer on stdout,
 // notes and the receipt id on stderr). Shared by one-shot chat and `edge chat --interactive`.
-// Text from the model, tools and errors is untrusted: it goes through escapeControls (io.ts).
+// Text from the model, tools and errors is untrusted: the io given here is the one runCli wraps
+// with terminalSafe (io.ts), so control characters in it show as escapes.
 import type { ChatRun, PendingTicket } from "../chat/session.ts";
-import { escapeControls, formatError, type CliIO } from "./io.ts";
+import { formatError, type CliIO } from "./io.ts";
 import type { CliWorkspace } from "./workspace-session.ts";
 
 /** The --json document of one run (one-shot: the whole stdout; interactive: one line per turn). */
@@ -32,16 +33,16 @@ export function printWorkspaceNotes(io: CliIO, ws: CliWorkspace): void {
  * notes follow. `pending`: false when the caller settles the pending action itself (inline y/N).
  */
 export function printRunText(io: CliIO, run: ChatRun, options: { answerShown?: boolean; pending?: boolean } = {}): void {
-  if (run.outcome === "answered" && !options.answerShown) io.out(`${escapeControls(run.answer ?? "")}\n`);
+  if (run.outcome === "answered" && !options.answerShown) io.out(`${run.answer ?? ""}\n`);
   if (run.truncated) io.err("note: the answer was cut off at the token limit (finish_reason: length); it is incomplete.\n");
-  else if (run.outcome === "return_direct") io.out(`${escapeControls(JSON.stringify(run.result, null, 2))}\n`);
+  else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
   const restore = imprintRestoreLine(run.receipt);
   if (restore) io.err(restore);
   if (run.pending_action) {
     if (options.pending !== false) {
       io.out(`${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`);
     }
-  } else if (run.error) io.err(`failed closed: ${escapeControls(formatError(run.error).trim())}\n`);
+  } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
   const st = run.engine_stats;
   const speed = st ? `${st.time_to_first_token_ms !== undefined ? `, first token ${st.time_to_first_token_ms} ms` : ""}${st.decode_tokens_per_s !== undefined ? `, ${st.decode_tokens_per_s} tokens/s` : ""}` : "";
   io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}${speed}, receipt: ${run.run_id}\n`);

@@ -6,7 +6,7 @@ import type { ImprintBinding } from "../chat/session.ts";
 import { receiptSha256 } from "../chat/receipt-chain.ts";
 import { RECEIPT_VERSION, type Receipt } from "../chat/receipt-types.ts";
 import { imprintBinding, isImprintId, parseImprintExport, renderImprintExport, type Imprint } from "../imprint/index.ts";
-import { createNodeImprintStore } from "../imprint/node-store.ts";
+import { createNodeImprintStore, type NodeImprintStore } from "../imprint/node-store.ts";
 import { importWithState, nodeStateRestorer, storedState } from "../imprint/node-state.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
@@ -125,7 +125,7 @@ export async function imprintBindingFor(value: string): Promise<ImprintBinding> 
     throw new EdgeError("imprint_not_found", { id: value }, `No imprint "${value}": it is neither a stored imprint id (imp_…), an exported imprint file, nor a learn receipt.`);
   }
   const receipt = learnReceiptOf(text);
-  if (receipt) return fromStore(await imprintOfReceipt(receipt, value));
+  if (receipt) return fromStore(await imprintOfReceipt(store, receipt, value));
   const exported = await parseImprintExport(text);
   return imprintBinding(exported.imprint, nodeStateRestorer(exported.imprint, { bytes: exported.state }, store));
 }
@@ -139,7 +139,7 @@ function learnReceiptOf(text: string): Receipt | null {
   }
 }
 
-async function imprintOfReceipt(receipt: Receipt, file: string): Promise<Imprint> {
+async function imprintOfReceipt(store: NodeImprintStore, receipt: Receipt, file: string): Promise<Imprint> {
   let sealed: unknown;
   try {
     sealed = await receiptSha256(receipt);
@@ -149,7 +149,7 @@ async function imprintOfReceipt(receipt: Receipt, file: string): Promise<Imprint
   if (sealed !== receipt.receipt_sha256 || !isImprintId(receipt.imprint_id)) {
     throw new EdgeError("imprint_corrupted", { path: file, reason: "receipt" }, `The learn receipt ${file} does not match its own receipt_sha256 (it was edited or damaged); it was not used.`);
   }
-  const imprint = await createNodeImprintStore().get(receipt.imprint_id);
+  const imprint = await store.get(receipt.imprint_id);
   if (imprint.imprint_sha256 !== receipt.extra?.["imprint_sha256"]) {
     throw new EdgeError("imprint_corrupted", { path: file, imprint_id: imprint.id, reason: "receipt_mismatch" }, `The stored imprint ${imprint.id} is not the one the learn receipt ${file} sealed; it was not used.`);
   }

@@ -9,7 +9,7 @@ import { createNodePendingStore } from "../confirm/node-pending.ts";
 import type { RunnerHost } from "../runner/host.ts";
 import { fileSource } from "../runner/node.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
-import { escapeControls, formatError, type CliIO } from "./io.ts";
+import { formatError, type CliIO } from "./io.ts";
 import type { Terminal } from "./terminal.ts";
 import type { CliWorkspace } from "./workspace-session.ts";
 
@@ -24,7 +24,7 @@ export interface InlineConfirm {
 }
 
 export async function settleInline({ io, term, host, ws, ticket, call, signal }: InlineConfirm): Promise<void> {
-  io.err(`${call.tool_name} is a commit tool; it has not run. Arguments: ${escapeControls(JSON.stringify(call.arguments))}\n`);
+  io.err(`${call.tool_name} is a commit tool; it has not run. Arguments: ${JSON.stringify(call.arguments)}\n`);
   const answer = await term.read(`Run ${call.tool_name} now? [y/N] `);
   const store = createNodePendingStore();
   if (answer.kind !== "line" || !/^y(es)?$/i.test(answer.text.trim())) {
@@ -40,7 +40,7 @@ export async function settleInline({ io, term, host, ws, ticket, call, signal }:
     signal,
     ...(ws.workspace ? { workspace: ws.workspace } : {}),
   });
-  if (out.result !== undefined) io.out(`${escapeControls(JSON.stringify(out.result, null, 2))}\n`);
-  if (out.error) io.err(`failed closed: ${escapeControls(formatError(out.error).trim())}\n`);
+  if (out.result !== undefined) io.out(`${JSON.stringify(out.result, null, 2)}\n`);
+  if (out.error) io.err(`failed closed: ${formatError(out.error).trim()}\n`);
   io.err(`${ticket.id}: ${out.status ?? "no such action"}${out.receipt_id ? `, receipt ${out.receipt_id}` : ""}\n`);
 }

@@ -9,7 +9,7 @@ import type { JsonObject } from "../contract/types.ts";
 import type { ChatEvent, ChatRun, ChatSession } from "../chat/session.ts";
 import type { RunnerHost } from "../runner/host.ts";
 import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
-import { escapeControls, EXIT_INTERRUPTED, EXIT_OK, type CliIO } from "./io.ts";
+import { EXIT_INTERRUPTED, EXIT_OK, type CliIO } from "./io.ts";
 import { settleInline } from "./interactive-confirm.ts";
 import { openTerminal, type Terminal } from "./terminal.ts";
 import type { CliWorkspace } from "./workspace-session.ts";
@@ -91,7 +91,7 @@ function slashCommand(text: string, o: InteractiveOptions): boolean {
     o.session.reset();
     o.io.err(`history cleared: the next prompt starts a new conversation${o.session.runtime.schemas().length ? " (the tools stay frozen)" : ""}.\n`);
   } else if (word === "/help") o.io.err(HELP);
-  else o.io.err(`unknown command ${escapeControls(word ?? "")}; the commands are:\n${HELP}`);
+  else o.io.err(`unknown command ${word ?? ""}; the commands are:\n${HELP}`);
   return false;
 }
 
@@ -112,7 +112,7 @@ async function oneTurn(o: InteractiveOptions, term: Terminal, prompt: string, si
   } catch (err) {
     // The session could not even run (e.g. the receipt could not be stored): say so, keep going.
     const e = toErrorJson(err);
-    io.err(`edge: ${e.code}: ${escapeControls(e.message)}\n`);
+    io.err(`edge: ${e.code}: ${e.message}\n`);
     return;
   }
   stream.end();
@@ -133,12 +133,12 @@ function streamPrinter(io: CliIO, quiet: boolean) {
   return {
     delta(d: string): void {
       if (quiet || mode === "hold") return;
-      if (mode === "stream") return io.out(escapeControls(d));
+      if (mode === "stream") return io.out(d);
       head += d;
       const start = head.trimStart();
       if (!start) return;
       mode = start.startsWith("{") || start.startsWith("`") ? "hold" : "stream";
-      if (mode === "stream") io.out(escapeControls(start));
+      if (mode === "stream") io.out(start);
     },
     event(ev: ChatEvent): void {
       if (ev.type === "model_output") {
@@ -148,7 +148,7 @@ function streamPrinter(io: CliIO, quiet: boolean) {
         head = "";
       }
       if (quiet) return;
-      if (ev.type === "tool_call") io.err(`→ ${ev.tool_name} ${escapeControls(JSON.stringify(ev.arguments))}\n`);
+      if (ev.type === "tool_call") io.err(`→ ${ev.tool_name} ${JSON.stringify(ev.arguments)}\n`);
       else if (ev.type === "tool_result") {
         const c = ev.call;
         io.err(`← ${c.tool_name}: ${c.status}${c.code ? ` (${c.code})` : ""}, ${c.duration_ms} ms\n`);

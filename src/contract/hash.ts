@@ -70,6 +70,12 @@ export function textHashBytes(text: string): Uint8Array {
   }
   if (parts.length === 0) return utf8(text);
   parts.push(utf8(text.slice(from)));
+  return concatBytes(parts);
+}
+
+/** The parts as one byte array (one part is returned as it is, not copied). */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
   let at = 0;
   for (const p of parts) {

@@ -3,7 +3,7 @@
 // whole), the caller's deadline (an AbortSignal), and — for a crawl — the origin of every redirect
 // hop, checked before the hop is requested. Uses the platform's fetch (Node 20 and browsers), no DOM.
 import { EdgeError } from "../contract/errors.ts";
-import { sha256Bytes, type Sha256 } from "../contract/hash.ts";
+import { concatBytes, sha256Bytes, type Sha256 } from "../contract/hash.ts";
 
 export interface FetchPageOptions {
   maxBytes: number;
@@ -110,13 +110,7 @@ async function readBounded(res: Response, url: string, options: FetchPageOptions
     if (options.signal.aborted) throw timeoutOrAbort(options.signal, url);
     throw new EdgeError("url_fetch_failed", { url, reason: String(err) }, `Reading ${url} failed: ${String(err)}.`);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 export async function fetchPage(value: string, options: FetchPageOptions): Promise<FetchedPage> {

@@ -172,7 +172,6 @@ function deadline(timeoutMs: number, signal?: AbortSignal): AbortSignal {
 /** `facts import-url`: one page, fetched once; its links are never followed. */
 export async function importUrl(facts: FactsStore, url: string, options: ImportUrlOptions): Promise<UrlImportReport> {
   const store = checkStoreName(options.store);
-  httpUrl(url);
   const split = options.split ?? "page";
   const page = await fetchPage(url, { ...options, signal: deadline(options.timeoutMs, options.signal) });
   const html = htmlOf(page);
@@ -267,7 +266,8 @@ export async function crawlUrl(facts: FactsStore, url: string, options: CrawlOpt
       throw new EdgeError("url_too_large", { max_bytes_total: bounds.maxBytesTotal }, `The crawl read more than ${bounds.maxBytesTotal} bytes in total (--max-bytes-total); nothing was imported.`);
     }
     const html = htmlOf(page);
-    let key = slug(new URL(page.url).pathname + new URL(page.url).search, 48) || "index";
+    const { pathname, search } = new URL(page.url);
+    let key = slug(pathname + search, 48) || "index";
     if (keys.has(key)) key = `${key}-${fetched}`;
     keys.add(key);
     const made = factsFromPage(html, options, key);

@@ -6,6 +6,7 @@
 // a bad name, a bomb or a broken archive leaves the workspace exactly as it was.
 import { Unzip, UnzipInflate, UnzipPassThrough, zipSync, type Zippable } from "fflate";
 import { EdgeError } from "../../contract/errors.ts";
+import { concatBytes } from "../../contract/hash.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "../vfs/core.ts";
 import { importPath, relativeTo } from "./import-path.ts";
 
@@ -73,7 +74,7 @@ export async function importZip(vfs: EdgeVfs, bytes: Uint8Array, into = WORKSPAC
       chunks.push(chunk);
       if (final) {
         open.delete(path);
-        files.push({ path, data: concat(chunks, size) });
+        files.push({ path, data: concatBytes(chunks) });
       }
     };
     file.start();
@@ -89,15 +90,4 @@ export async function importZip(vfs: EdgeVfs, bytes: Uint8Array, into = WORKSPAC
   if (open.size) throw new EdgeError("zip_invalid", { entries: [...open] }, "The archive ends in the middle of a file (truncated download?); nothing was imported.");
   await vfs.writeBatch(files);
   return { files: files.length, bytes: total, paths: files.map((f) => f.path) };
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

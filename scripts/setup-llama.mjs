@@ -70,19 +70,12 @@ function install(gpu) {
 
 function linkRuntime() {
   mkdirSync(dirname(link), { recursive: true });
-  let present = false;
-  try {
-    present = lstatSync(link) !== undefined;
-  } catch {
-    // nothing there yet
+  const present = lstatSync(link, { throwIfNoEntry: false });
+  if (present && !present.isSymbolicLink()) {
+    console.log(`setup:llama: ${relative(root, link)} is a regular install (npm install node-llama-cpp); leaving it.`);
+    return;
   }
-  if (present) {
-    if (!lstatSync(link).isSymbolicLink()) {
-      console.log(`setup:llama: ${relative(root, link)} is a regular install (npm install node-llama-cpp); leaving it.`);
-      return;
-    }
-    rmSync(link, { force: true });
-  }
+  if (present) rmSync(link, { force: true });
   symlinkSync(relative(dirname(link), installed), link, process.platform === "win32" ? "junction" : "dir");
 }
 

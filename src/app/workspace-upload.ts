@@ -53,7 +53,7 @@ export async function browserStorageEstimate(): Promise<{ usage: number; quota: 
 }
 
 /** Refuse what cannot fit before reading it: workspace limits, then the browser's quota. */
-export async function checkFits(vfs: EdgeVfs, paths: readonly string[], sizes: readonly number[]): Promise<void> {
+async function checkFits(vfs: EdgeVfs, paths: readonly string[], sizes: readonly number[]): Promise<void> {
   const { bytes, entries, limits } = vfs.usage();
   let adding = 0;
   let replaced = 0;
@@ -85,11 +85,7 @@ export async function checkFits(vfs: EdgeVfs, paths: readonly string[], sizes: r
 export async function uploadItems(vfs: EdgeVfs, items: readonly UploadItem[], dir = WORKSPACE_DIR): Promise<string[]> {
   if (!items.length) return [];
   const paths = items.map((i) => importPath(i.rel, dir));
-  await checkFits(
-    vfs,
-    paths,
-    items.map((i) => i.file.size),
-  );
+  await checkFits(vfs, paths, items.map((i) => i.file.size));
   const data = await Promise.all(items.map(async (i) => new Uint8Array(await i.file.arrayBuffer())));
   await vfs.writeBatch(paths.map((path, i) => ({ path, data: data[i]! })));
   return paths;

@@ -27,7 +27,8 @@ const OUTPUT_LIMIT = 65_536;
 const EXIT_TAIL = 4096;
 
 /** `--permission` (Node 22+) or `--experimental-permission` (Node 20–21); undefined without either. */
-export function permissionFlag(flags: ReadonlySet<string> = process.allowedNodeEnvironmentFlags): string | undefined {
+function permissionFlag(): string | undefined {
+  const flags = process.allowedNodeEnvironmentFlags;
   if (flags.has("--permission")) return "--permission";
   if (flags.has("--experimental-permission")) return "--experimental-permission";
   return undefined;
@@ -41,7 +42,8 @@ export function permissionFlag(flags: ReadonlySet<string> = process.allowedNodeE
 const WASM_COMPILERS = ["--liftoff-only"];
 
 /** The node arguments of a runner process, up to the script: the permission model, the reads, V8. */
-export function runnerNodeArgs(indexDir: string, flag = permissionFlag()): string[] {
+function runnerNodeArgs(indexDir: string): string[] {
+  const flag = permissionFlag();
   if (!flag) throw new Error(`Node ${process.versions.node} has no permission model; Edge's runners need Node 20 or newer`);
   return [flag, ...PYODIDE_FILES.map((f) => `--allow-fs-read=${join(indexDir, f)}`), ...WASM_COMPILERS, "--no-warnings", "--input-type=module"];
 }
@@ -49,7 +51,7 @@ export function runnerNodeArgs(indexDir: string, flag = permissionFlag()): strin
 let script: Promise<string> | undefined;
 
 /** The runner entry and what it imports, bundled into one plain ES module (once per process). */
-export function runnerScript(): Promise<string> {
+function runnerScript(): Promise<string> {
   script ??= build({
     entryPoints: [ENTRY],
     bundle: true,
@@ -98,10 +100,15 @@ export function nodeProcessFactory(indexURL: string): RunnerWorkerFactory {
   };
 }
 
+type RunnerChannel = Readable & { write(chunk: Uint8Array): boolean; destroy(): void };
+
 /** One runner process, as the pool sees it (RunnerWorkerHandle). */
 class RunnerProcess implements RunnerWorkerHandle {
   private child: ChildProcess | undefined;
-  private queued: Uint8Array[] | undefined = [];
+  /** fd 3 of the child: the protocol's frames, both ways. */
+  private channel: RunnerChannel | undefined;
+  /** Frames posted before the process started (the runner script is still being bundled). */
+  private queued: Uint8Array[] = [];
   private messageHandler: ((msg: unknown) => void) | undefined;
   private exitHandler: ((reason: string) => void) | undefined;
   private exited = false;
@@ -133,7 +140,8 @@ class RunnerProcess implements RunnerWorkerHandle {
         this.tail = (this.tail + chunk).slice(-EXIT_TAIL);
       });
     }
-    const channel = child.stdio[3] as Readable & { write(chunk: Uint8Array): boolean; destroy(): void };
+    const channel = child.stdio[3] as RunnerChannel;
+    this.channel = channel;
     const reader = new FrameReader(MAX_RUNNER_FRAME);
     channel.on("data", (chunk: Buffer) => {
       let messages: FrameMessage[];
@@ -148,8 +156,8 @@ class RunnerProcess implements RunnerWorkerHandle {
     channel.on("error", () => undefined); // EPIPE after the child died; its exit is reported below
     child.on("error", (err) => this.exit(`runner process error: ${err.message}`));
     child.on("close", (code, signal) => this.exit(signal ? `runner process killed by ${signal}` : `runner process exited with code ${code}`));
-    for (const chunk of this.queued ?? []) channel.write(chunk);
-    this.queued = undefined;
+    for (const chunk of this.queued) channel.write(chunk);
+    this.queued = [];
   }
 
   private receive(msg: FrameMessage): void {
@@ -177,8 +185,8 @@ class RunnerProcess implements RunnerWorkerHandle {
   post(msg: Parameters<RunnerWorkerHandle["post"]>[0]): void {
     if (this.exited) return;
     const chunks = encodeFrame(msg as unknown as FrameMessage);
-    if (this.queued) this.queued.push(...chunks);
-    else for (const chunk of chunks) (this.child?.stdio[3] as { write(c: Uint8Array): boolean } | undefined)?.write(chunk);
+    if (!this.channel) this.queued.push(...chunks);
+    else for (const chunk of chunks) this.channel.write(chunk);
   }
 
   onMessage(handler: (msg: unknown) => void): void {
@@ -198,6 +206,6 @@ class RunnerProcess implements RunnerWorkerHandle {
 
   private kill(): void {
     this.child?.kill("SIGKILL");
-    (this.child?.stdio[3] as { destroy(): void } | undefined)?.destroy();
+    this.channel?.destroy();
   }
 }

@@ -53,6 +53,9 @@ export function toPromptMessages(messages: readonly ChatMessage[]): PromptMessag
   return messages.map((m) => ({ role: m.role === "tool" ? "user" : m.role, content: m.content }));
 }
 
+/** One operation at a time on the model's context. */
+const busyError = () => new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
+
 function usageOf(r: GenerateResult): ChatUsage {
   const usage: ChatUsage = {
     promptTokens: r.promptTokens,
@@ -136,9 +139,7 @@ export class LlamaCppEngine implements Engine {
     const loaded = this.loadedModel;
     if (!loaded) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
-    if (this.generation) {
-      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
-    }
+    if (this.generation) throw busyError();
     const grammar = gbnfForResponseFormat(request.responseFormat);
     const controller = new AbortController();
     this.generation = controller;
@@ -168,8 +169,7 @@ export class LlamaCppEngine implements Engine {
       if (controller.signal.aborted) throw abortedError({ partialText: text });
       // The runtime is gone (a crashed worker): the model must be loaded again.
       if (e instanceof EdgeError && e.code === "engine_lost" && this.loadedModel === loaded) {
-        this.loadedModel = undefined;
-        this.countTokens = undefined;
+        this.forget();
         void loaded.unload().catch(() => undefined);
       }
       if (e instanceof EdgeError) throw e;
@@ -203,7 +203,7 @@ export class LlamaCppEngine implements Engine {
   /** Work on the model's context that must not overlap a generation (warming, saving, loading state). */
   private async exclusive<T>(work: () => Promise<T>): Promise<T> {
     if (!this.loadedModel) throw new EdgeError("engine_not_loaded");
-    if (this.generation) throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
+    if (this.generation) throw busyError();
     this.generation = new AbortController();
     try {
       return await work();
@@ -220,13 +220,18 @@ export class LlamaCppEngine implements Engine {
     this.loadController?.abort();
   }
 
-  async unload(): Promise<void> {
-    this.abort();
+  /** Drop the loaded model and every capability exposed for it; returns it for unloading. */
+  private forget(): LoadedModel | undefined {
     const loaded = this.loadedModel;
     this.loadedModel = undefined;
     this.countTokens = undefined;
     this.warmPrefix = undefined;
     this.prefixState = undefined;
-    await loaded?.unload();
+    return loaded;
+  }
+
+  async unload(): Promise<void> {
+    this.abort();
+    await this.forget()?.unload();
   }
 }

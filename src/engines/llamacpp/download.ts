@@ -4,6 +4,7 @@
 // leave early, so nothing more is read or kept.
 import { EdgeError } from "../../contract/errors.ts";
 import { raceSignal } from "../../contract/abort.ts";
+import { loadAbortedError } from "../engine.ts";
 
 /** A pinned sha256 ("sha256:<hex>" or hex, any case) as lowercase hex. */
 export const pinHex = (sha: string | undefined): string | undefined => sha?.replace(/^sha256:/, "").toLowerCase();
@@ -25,15 +26,14 @@ export function fetchFailed(url: string, reason: string, details: Record<string,
  *  checked against `total` (content-length) when the server sent one. */
 export async function pumpDownload(url: string, body: ReadableStream<Uint8Array>, total: number, sink: (chunk: Uint8Array) => Promise<void> | void, onBytes: (size: number) => void, signal?: AbortSignal): Promise<number> {
   const reader = body.getReader();
-  const aborted = () => new EdgeError("aborted", { stage: "load" });
   let size = 0;
   try {
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
-        chunk = await raceSignal(reader.read(), signal, aborted);
+        chunk = await raceSignal(reader.read(), signal, loadAbortedError);
       } catch (e) {
-        if (signal?.aborted) throw aborted();
+        if (signal?.aborted) throw loadAbortedError();
         throw fetchFailed(url, `the download broke off after ${size} bytes (${(e as Error).message})`);
       }
       if (chunk.done) break;

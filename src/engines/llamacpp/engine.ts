@@ -8,6 +8,7 @@
 import { EdgeError } from "../../contract/errors.ts";
 import {
   abortedError,
+  loadAbortedError,
   validateMessages,
   type ChatMessage,
   type ChatRequest,
@@ -112,7 +113,7 @@ export class LlamaCppEngine implements Engine {
       .then((loaded) => {
         if (controller.signal.aborted) {
           void loaded.unload();
-          throw new EdgeError("aborted", { stage: "load" });
+          throw loadAbortedError();
         }
         this.loadedModel = loaded;
         if (loaded.countTokens) {
@@ -123,7 +124,7 @@ export class LlamaCppEngine implements Engine {
         onProgress?.({ progress: 1, text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context).`, phase: "ready" });
       })
       .catch((e: unknown) => {
-        if (controller.signal.aborted) throw new EdgeError("aborted", { stage: "load" });
+        if (controller.signal.aborted) throw loadAbortedError();
         if (e instanceof EdgeError) throw e;
         throw new EdgeError("model_load_failed", { original: String(e) }, `The model could not be loaded: ${(e as Error)?.message ?? String(e)}`);
       })

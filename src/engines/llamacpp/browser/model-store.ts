@@ -10,6 +10,7 @@
 // or loaded. Works in a worker and on the page (list and delete run on the page).
 import { createSHA256 } from "hash-wasm";
 import { EdgeError } from "../../../contract/errors.ts";
+import { loadAbortedError } from "../../engine.ts";
 import { readGgufSummary, type ByteSource, type GgufSummary } from "../gguf.ts";
 import { fetchFailed, integrityError, pumpDownload } from "../download.ts";
 
@@ -117,7 +118,7 @@ export async function downloadModel(
   try {
     response = await fetch(url, { signal: signal ?? null, cache: "no-store" });
   } catch (e) {
-    if (signal?.aborted) throw new EdgeError("aborted", { stage: "load" });
+    if (signal?.aborted) throw loadAbortedError();
     throw fetchFailed(url, (e as Error).message);
   }
   if (!response.ok || !response.body) throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });
@@ -168,7 +169,7 @@ export async function hashBlob(blob: Blob, onProgress?: (p: DownloadProgress) =>
   for (;;) {
     if (signal?.aborted) {
       await reader.cancel().catch(() => undefined);
-      throw new EdgeError("aborted", { stage: "load" });
+      throw loadAbortedError();
     }
     const chunk = await reader.read();
     if (chunk.done) break;

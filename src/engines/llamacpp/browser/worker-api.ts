@@ -8,7 +8,7 @@ import { Wllama, WllamaAbortError, WllamaError } from "@wllama/wllama";
 import wllamaPackage from "@wllama/wllama/package.json";
 import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
-import type { LoadProgress } from "../../engine.ts";
+import { loadAbortedError, type LoadProgress } from "../../engine.ts";
 import type { GenerateRequest, GenerateResult } from "../backend.ts";
 import { modelIdOf } from "../engine.ts";
 import { readGgufSummary, type GgufSummary } from "../gguf.ts";
@@ -32,7 +32,6 @@ export interface WllamaAssets {
 
 const RUNTIME = `wllama ${wllamaPackage.version}`;
 const quiet = { debug: () => undefined, log: () => undefined, warn: () => undefined, error: (...a: unknown[]) => console.error(...a) };
-const aborted = () => new EdgeError("aborted", { stage: "load" });
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
 interface ModelBytes {
@@ -121,7 +120,7 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
             n_gpu_layers: options.webgpu ? 999 : 0,
           }),
           controller.signal,
-          aborted,
+          loadAbortedError,
         );
       } catch (e) {
         if (e instanceof EdgeError) throw e;

@@ -8,7 +8,7 @@ import { createReadStream } from "node:fs";
 import { mkdir, open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../../../contract/errors.ts";
-import type { LoadProgress } from "../../engine.ts";
+import { loadAbortedError, type LoadProgress } from "../../engine.ts";
 import type { ModelSource, PreparedModel } from "../backend.ts";
 import { readGgufSummary, type ByteSource } from "../gguf.ts";
 import { fetchFailed, integrityError, pinHex, pumpDownload } from "../download.ts";
@@ -20,7 +20,6 @@ export interface PreparedFile extends PreparedModel {
 
 type Progress = ((p: LoadProgress) => void) | undefined;
 
-const aborted = () => new EdgeError("aborted", { stage: "load" });
 
 async function fileBytes(file: string): Promise<ByteSource & { close(): Promise<void> }> {
   const handle = await open(file, "r");
@@ -55,7 +54,7 @@ async function hashFile(file: string, size: number, onProgress: Progress, signal
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (signal?.aborted) {
       stream.destroy();
-      throw aborted();
+      throw loadAbortedError();
     }
     hash.update(chunk);
     done += chunk.length;
@@ -118,7 +117,7 @@ async function download(url: string, tmp: string, onProgress: Progress, signal?:
   try {
     response = await fetch(url, signal ? { signal } : {});
   } catch (e) {
-    if (signal?.aborted) throw aborted();
+    if (signal?.aborted) throw loadAbortedError();
     throw fetchFailed(url, (e as Error).message);
   }
   if (!response.ok || !response.body) throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });

@@ -1,7 +1,8 @@
 // Reading a model download to its end, the same in Node (into a temp file) and in the browser
-// (into an OPFS part file), and the errors both report: every chunk goes to the caller's sink (hash + write) in order, a broken
-// transfer is `model_fetch_failed`, an abort is `aborted`, and the transfer is cancelled when we
-// leave early, so nothing more is read or kept.
+// (into an OPFS part file), and the errors both report: every chunk goes to the caller's sink
+// (hash + write) in order, a broken transfer is `model_fetch_failed`, an abort is `aborted`, a
+// file whose sha256 is not the pinned one is `model_integrity_failed`, and the transfer is
+// cancelled when we leave early, so nothing more is read or kept.
 import { EdgeError } from "../../contract/errors.ts";
 import { raceSignal } from "../../contract/abort.ts";
 import { loadAbortedError } from "../engine.ts";

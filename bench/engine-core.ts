@@ -18,12 +18,10 @@ export function promptFor(i: number): ChatMessage[] {
 }
 
 /** Turn 1 of the prefix-reuse measure: its own system text, so nothing of it is cached yet. */
-export function prefixPrompt(): ChatMessage[] {
-  return [
-    { role: "system", content: "Prefix reuse: a conversation of two turns." },
-    { role: "user", content: "What is the capital of France?" },
-  ];
-}
+const PREFIX_TURN1: readonly ChatMessage[] = [
+  { role: "system", content: "Prefix reuse: a conversation of two turns." },
+  { role: "user", content: "What is the capital of France?" },
+];
 
 export interface GenSample {
   /** Request to first generated text. */
@@ -85,7 +83,7 @@ export async function adapterSample(engine: Engine, i: number): Promise<GenSampl
 
 /** A two-turn conversation: how many prompt tokens each turn evaluated. */
 export async function prefixReuse(engine: Engine): Promise<PrefixReuse> {
-  const turn1 = prefixPrompt();
+  const turn1 = [...PREFIX_TURN1];
   const r1 = await engine.chat({ messages: turn1, responseFormat: { type: "grammar", grammar: 'root ::= "Paris."' } });
   const r2 = await engine.chat({ messages: [...turn1, { role: "assistant", content: r1.text }, { role: "user", content: "And the next one?" }], responseFormat: { type: "grammar", grammar: 'root ::= "Rome."' } });
   return {

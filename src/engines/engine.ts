@@ -190,3 +190,6 @@ export function validateMessages(messages: readonly ChatMessage[]): void {
 export function abortedError(details: Record<string, unknown> = {}): EdgeError {
   return new EdgeError("aborted", { stage: "generation", ...details });
 }
+
+/** The `aborted` error of a model load (download, checks, runtime load) stopped by its signal. */
+export const loadAbortedError = (): EdgeError => new EdgeError("aborted", { stage: "load" });

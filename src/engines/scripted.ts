@@ -5,6 +5,7 @@
 import { EdgeError } from "../contract/errors.ts";
 import {
   abortedError,
+  loadAbortedError,
   validateMessages,
   type ChatMessage,
   type ChatRequest,
@@ -84,7 +85,7 @@ export class ScriptedEngine implements Engine {
   }
 
   async load(onProgress?: ProgressListener, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) throw new EdgeError("aborted", { stage: "load" });
+    if (signal?.aborted) throw loadAbortedError();
     this.loaded = true;
     onProgress?.({ progress: 1, text: "Scripted demo ready (no model is loaded).", phase: "ready" });
   }

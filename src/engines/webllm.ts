@@ -11,6 +11,7 @@ import { EdgeError } from "../contract/errors.ts";
 import { raceSignal } from "../contract/abort.ts";
 import {
   abortedError,
+  loadAbortedError,
   validateMessages,
   type ChatMessage,
   type ChatRequest,
@@ -167,20 +168,19 @@ export class WebLLMEngine implements Engine {
   }
 
   private async doLoad(onProgress: ProgressListener | undefined, signal: AbortSignal): Promise<void> {
-    const aborted = () => new EdgeError("aborted", { stage: "load" });
     const worker = (this.options.createWorker ?? createLlmWorker)();
     const bridge = new WorkerBridge(worker, (e) => this.onLost(e));
     this.worker = worker;
     this.bridge = bridge;
 
     // 1. The worker probes WebGPU where web-llm will run, before anything is downloaded.
-    const hello = await raceSignal(bridge.next("edge.hello"), signal, aborted);
+    const hello = await raceSignal(bridge.next("edge.hello"), signal, loadAbortedError);
     this.workerProbe = hello.probe;
     if (!hello.probe.available) throw webgpuUnavailableError(hello.probe, "worker");
     const adapter = { shaderF16: hello.probe.shaderF16 };
 
     // 2. Model choice (page side needs the model list; web-llm's page half loads meanwhile).
-    const [webllm] = await raceSignal(Promise.all([importWebLLM(), bridge.next("edge.ready")]), signal, aborted);
+    const [webllm] = await raceSignal(Promise.all([importWebLLM(), bridge.next("edge.ready")]), signal, loadAbortedError);
     const appConfig = await resolveAppConfig(this.options);
     const record = resolveModel(appConfig.model_list, this.options.modelId, adapter);
     this.record = record;
@@ -196,7 +196,7 @@ export class WebLLMEngine implements Engine {
         this.options.chatOptions,
       ),
       signal,
-      aborted,
+      loadAbortedError,
     );
     bridge.markLoaded();
     this.client = client;
@@ -296,7 +296,7 @@ export class WebLLMEngine implements Engine {
 
   private teardown(): void {
     this.client = undefined;
-    this.bridge?.fail(new EdgeError("aborted", { stage: "load" }));
+    this.bridge?.fail(loadAbortedError());
     this.bridge = undefined;
     this.worker?.terminate();
     this.worker = undefined;

@@ -14,7 +14,7 @@ import { unlinkIfExists, writeFileAtomic } from "../store/node-files.ts";
 import type { SavedState } from "./learn.ts";
 import type { NodeImprintStore } from "./node-store.ts";
 import type { Imprint } from "./record.ts";
-import { artifactProblem, bindingProblem, integrityProblem, stateBinding, tokensProblem, type ImprintState, type StateProblem } from "./state.ts";
+import { artifactProblem, bindingProblem, integrityProblem, sameTokens, stateBinding, tokensProblem, type ImprintState, type StateProblem } from "./state.ts";
 
 /** Where the state's bytes come from: the stored file, or an exported file already read (null:
  *  exported without its state). */
@@ -118,7 +118,7 @@ export function nodeStateRestorer(imprint: Imprint, source: StateSource, store: 
     const copy = await privateTemp(store.dir, `${imprint.id}.load`, bytes);
     try {
       const loaded = await capability.loadPrefixState(copy);
-      if (loaded.join(",") !== tokens.join(",")) return fallback({ code: "imprint_state_mismatch", reason: "loaded_tokens" });
+      if (!sameTokens(loaded, tokens)) return fallback({ code: "imprint_state_mismatch", reason: "loaded_tokens" });
       return { loaded: true, tokens: loaded.length };
     } catch (e) {
       if (e instanceof EdgeError && (e.code === "imprint_state_mismatch" || e.code === "imprint_state_corrupted")) return { loaded: false, code: e.code, reason: String(e.details["reason"] ?? "runtime") };

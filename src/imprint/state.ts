@@ -60,6 +60,11 @@ export function isImprintState(value: unknown): value is ImprintState {
   );
 }
 
+/** The same token ids, in the same order. */
+export function sameTokens(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
 export function tokensSha256(tokens: readonly number[]): Promise<Sha256> {
   return sha256Json([...tokens]);
 }
@@ -70,7 +75,7 @@ export async function stateBinding(info: EngineInfo, readHeader: ReadHeader, sav
   const fp = info.fingerprint;
   if (!fp?.sha256 || !fp.runtime || !info.contextWindow) return null;
   const header = readHeader(saved.bytes);
-  if (!header || header.tokens.join(",") !== saved.tokens.join(",")) {
+  if (!header || !sameTokens(header.tokens, saved.tokens)) {
     throw new EdgeError("imprint_state_corrupted", { reason: "written" }, "The model state just saved does not read back as the prefix's state; nothing was kept. Learn again.");
   }
   return {
@@ -128,7 +133,7 @@ export async function artifactProblem(state: ImprintState, bytes: Uint8Array, ex
   if (!header || header.format !== state.format || header.version !== state.format_version) {
     return { code: "imprint_state_corrupted", reason: "header", expected: `${state.format} v${state.format_version}`, actual: header ? `${header.format} v${header.version}` : null };
   }
-  if (header.tokens.join(",") !== expectedTokens.join(",")) {
+  if (!sameTokens(header.tokens, expectedTokens)) {
     return { code: "imprint_state_mismatch", reason: "state_tokens", expected: expectedTokens.length, actual: header.tokens.length };
   }
   return null;

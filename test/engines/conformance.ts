@@ -107,6 +107,16 @@ async function free(engine: Engine): Promise<void> {
   await engine.unload().catch(() => undefined);
 }
 
+/** `body` with a loaded engine that gives `replies`; the engine is unloaded whatever happens. */
+async function withEngine(subject: EngineSubject, replies: readonly Reply[], body: (engine: Engine) => Promise<void>): Promise<void> {
+  const engine = await subject.create(replies);
+  try {
+    await body(engine);
+  } finally {
+    await free(engine);
+  }
+}
+
 /** A request steered to `reply`; a long reply gets room for it (and for a grammar's end). */
 function steered(subject: EngineSubject, reply: Reply, messages: ChatMessage[], extra: Partial<ChatRequest> = {}): ChatRequest {
   const responseFormat = subject.steer(reply, [FEE_TOOL]);
@@ -119,8 +129,7 @@ export const CHECKS: readonly Check[] = [
     async run(subject, env) {
       const prompts = ["Quote the fee for 120 euros.", "What does 7 cost on pro?", "fee for 99999?"];
       const replies = [FEE(120, "basic"), FEE(7, "pro"), FEE(99999, "basic")];
-      const engine = await subject.create(replies);
-      try {
+      await withEngine(subject, replies, async (engine) => {
         const session = await createChatSession({
           engine,
           host: env.host,
@@ -140,33 +149,27 @@ export const CHECKS: readonly Check[] = [
           // The real Python function ran with exactly these arguments.
           same(run.result, expectedFeeQuote(args as { amount: number; tier?: string }), `${prompt}: tool result`);
         }
-      } finally {
-        await free(engine);
-      }
+      });
     },
   },
   {
     name: "a plain answer ends the run without a tool call",
     async run(subject, env) {
       const reply: Reply = { kind: "text", text: "The fee is 3 euros." };
-      const engine = await subject.create([reply]);
-      try {
+      await withEngine(subject, [reply], async (engine) => {
         const session = await createChatSession({ engine, host: env.host, tools: env.tools, responseFormat: (schemas) => subject.steer(reply, schemas) });
         const run = await session.chat("How much is the fee for 1000 euros?");
         check(run.ok && run.outcome === "answered", `expected an answered run, got ${run.outcome} ${JSON.stringify(run.error ?? null)}`);
         same(run.answer, reply.text, "answer");
         same(run.receipt.calls.length, 0, "tool calls");
-      } finally {
-        await free(engine);
-      }
+      });
     },
   },
   {
     name: "streaming delivers the text in order, in several pieces, before the result",
     async run(subject) {
       const reply: Reply = { kind: "long", chars: 120 };
-      const engine = await subject.create([reply]);
-      try {
+      await withEngine(subject, [reply], async (engine) => {
         const deltas: string[] = [];
         let resolved = false;
         const result = await engine.chat(
@@ -181,9 +184,7 @@ export const CHECKS: readonly Check[] = [
         check(deltas.length > 5, `expected many pieces, got ${deltas.length}`);
         same(deltas.join(""), result.text, "the pieces, joined");
         check(result.text.length >= 100, `expected a long text, got ${result.text.length} characters`);
-      } finally {
-        await free(engine);
-      }
+      });
     },
   },
   {
@@ -191,8 +192,7 @@ export const CHECKS: readonly Check[] = [
     async run(subject) {
       const long: Reply = { kind: "long", chars: 400 };
       const after: Reply = { kind: "text", text: "Still here." };
-      const engine = await subject.create([long, long, after]);
-      try {
+      await withEngine(subject, [long, long, after], async (engine) => {
         // Once through a signal, once through abort().
         for (const how of ["signal", "abort()"] as const) {
           const controller = new AbortController();
@@ -212,9 +212,7 @@ export const CHECKS: readonly Check[] = [
         }
         const next = await engine.chat(steered(subject, after, [SYSTEM, user("Are you there?")]));
         same(next.text, "Still here.", "the answer after the aborts");
-      } finally {
-        await free(engine);
-      }
+      });
     },
   },
   {
@@ -223,8 +221,7 @@ export const CHECKS: readonly Check[] = [
     async run(subject) {
       const first: Reply = { kind: "text", text: "Paris is the capital of France." };
       const second: Reply = { kind: "text", text: "About two million people." };
-      const engine = await subject.create([first, second]);
-      try {
+      await withEngine(subject, [first, second], async (engine) => {
         const turn1 = [SYSTEM, user("What is the capital of France?")];
         const r1 = await engine.chat(steered(subject, first, turn1));
         const turn2 = [...turn1, { role: "assistant" as const, content: r1.text }, user("How many people live there?")];
@@ -239,9 +236,7 @@ export const CHECKS: readonly Check[] = [
         else check(u1.promptTokensEvaluated! > 0 && u1.promptTokensEvaluated! <= total1, `turn 1 evaluated ${u1.promptTokensEvaluated} of at most ${total1} tokens`);
         const newTokens = total2 - total1;
         check(u2.promptTokensEvaluated! > 0 && u2.promptTokensEvaluated! <= newTokens, `turn 2 evaluated ${u2.promptTokensEvaluated} of ${u2.promptTokens} tokens; only the ${newTokens} new ones may be`);
-      } finally {
-        await free(engine);
-      }
+      });
     },
   },
   {
@@ -249,8 +244,7 @@ export const CHECKS: readonly Check[] = [
     needs: "prefixWarm",
     async run(subject) {
       const reply: Reply = { kind: "text", text: "Hello." };
-      const engine = await subject.create([reply, reply, reply]);
-      try {
+      await withEngine(subject, [reply, reply, reply], async (engine) => {
         check(engine.warmPrefix, "the engine has warmPrefix once loaded");
         const start: ChatMessage[] = [{ role: "system", content: `${SYSTEM.content} ${"Policy: answer briefly and politely. ".repeat(20)}` }];
         const cold = await engine.warmPrefix(start);
@@ -270,9 +264,7 @@ export const CHECKS: readonly Check[] = [
         check(again.tokens === cold.tokens && (subject.capabilities.keepsEarlierPrompts || again.evaluated > 0), `after another conversation the start is evaluated again: ${JSON.stringify(again)}`);
         const next = (await engine.chat(steered(subject, reply, [...start, user("And my order?")]))).usage!;
         check(next.promptTokensEvaluated! <= next.promptTokens! - cold.tokens + 1, `warm again: evaluated ${next.promptTokensEvaluated} of ${next.promptTokens} prompt tokens with ${cold.tokens} warm`);
-      } finally {
-        await free(engine);
-      }
+      });
     },
   },
   {
@@ -280,8 +272,7 @@ export const CHECKS: readonly Check[] = [
     needs: "contextWindow",
     async run(subject, env) {
       const ok: Reply = { kind: "text", text: "Short answer." };
-      const engine = await subject.create([ok]);
-      try {
+      await withEngine(subject, [ok], async (engine) => {
         const window = engine.info().contextWindow;
         check(typeof window === "number" && window > 0, "info().contextWindow is known after load");
         let pieces = 0;
@@ -290,9 +281,7 @@ export const CHECKS: readonly Check[] = [
         same(pieces, 0, "pieces generated for the oversized turn");
         check(/context window/.test(e.message), `the message says what happened: ${e.message}`);
         same((await engine.chat(steered(subject, ok, [SYSTEM, user("Hi")]))).text, "Short answer.", "the next turn");
-      } finally {
-        await free(engine);
-      }
+      });
       // A model whose window cannot even hold the tool contract: the run fails closed, no call.
       const small = await subject.smallWindow!();
       try {
@@ -316,17 +305,14 @@ export const CHECKS: readonly Check[] = [
     name: "a guided reply parses as exactly one valid call, every time",
     async run(subject) {
       const replies = Array.from({ length: 5 }, (_, i) => FEE(10 + i, i % 2 ? "pro" : "basic"));
-      const engine = await subject.create(replies);
-      try {
+      await withEngine(subject, replies, async (engine) => {
         for (let i = 0; i < replies.length; i++) {
           const r = await engine.chat(steered(subject, replies[i]!, [SYSTEM, user(`Quote fee number ${i}.`)]));
           const parsed = parseModelOutput(r.text);
           check(parsed.kind === "call" && parsed.toolName === "fee_quote", `reply ${i} is not a fee_quote call: ${JSON.stringify(r.text)}`);
           check(argsProblem(FEE_TOOL.parameters, parsed.args) === null, `reply ${i}: arguments ${JSON.stringify(parsed.args)} do not match the schema`);
         }
-      } finally {
-        await free(engine);
-      }
+      });
     },
   },
 ];

@@ -8,6 +8,7 @@
 import { EdgeError } from "../../contract/errors.ts";
 import {
   abortedError,
+  loadAbortedError,
   validateMessages,
   type ChatMessage,
   type ChatRequest,
@@ -52,6 +53,9 @@ export function modelIdOf(source: ModelSource): string {
 export function toPromptMessages(messages: readonly ChatMessage[]): PromptMessage[] {
   return messages.map((m) => ({ role: m.role === "tool" ? "user" : m.role, content: m.content }));
 }
+
+/** One operation at a time on the model's context. */
+const busyError = () => new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
 
 function usageOf(r: GenerateResult): ChatUsage {
   const usage: ChatUsage = {
@@ -109,7 +113,7 @@ export class LlamaCppEngine implements Engine {
       .then((loaded) => {
         if (controller.signal.aborted) {
           void loaded.unload();
-          throw new EdgeError("aborted", { stage: "load" });
+          throw loadAbortedError();
         }
         this.loadedModel = loaded;
         if (loaded.countTokens) {
@@ -120,7 +124,7 @@ export class LlamaCppEngine implements Engine {
         onProgress?.({ progress: 1, text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context).`, phase: "ready" });
       })
       .catch((e: unknown) => {
-        if (controller.signal.aborted) throw new EdgeError("aborted", { stage: "load" });
+        if (controller.signal.aborted) throw loadAbortedError();
         if (e instanceof EdgeError) throw e;
         throw new EdgeError("model_load_failed", { original: String(e) }, `The model could not be loaded: ${(e as Error)?.message ?? String(e)}`);
       })
@@ -136,9 +140,7 @@ export class LlamaCppEngine implements Engine {
     const loaded = this.loadedModel;
     if (!loaded) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
-    if (this.generation) {
-      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
-    }
+    if (this.generation) throw busyError();
     const grammar = gbnfForResponseFormat(request.responseFormat);
     const controller = new AbortController();
     this.generation = controller;
@@ -168,8 +170,7 @@ export class LlamaCppEngine implements Engine {
       if (controller.signal.aborted) throw abortedError({ partialText: text });
       // The runtime is gone (a crashed worker): the model must be loaded again.
       if (e instanceof EdgeError && e.code === "engine_lost" && this.loadedModel === loaded) {
-        this.loadedModel = undefined;
-        this.countTokens = undefined;
+        this.forget();
         void loaded.unload().catch(() => undefined);
       }
       if (e instanceof EdgeError) throw e;
@@ -203,7 +204,7 @@ export class LlamaCppEngine implements Engine {
   /** Work on the model's context that must not overlap a generation (warming, saving, loading state). */
   private async exclusive<T>(work: () => Promise<T>): Promise<T> {
     if (!this.loadedModel) throw new EdgeError("engine_not_loaded");
-    if (this.generation) throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
+    if (this.generation) throw busyError();
     this.generation = new AbortController();
     try {
       return await work();
@@ -220,13 +221,18 @@ export class LlamaCppEngine implements Engine {
     this.loadController?.abort();
   }
 
-  async unload(): Promise<void> {
-    this.abort();
+  /** Drop the loaded model and every capability exposed for it; returns it for unloading. */
+  private forget(): LoadedModel | undefined {
     const loaded = this.loadedModel;
     this.loadedModel = undefined;
     this.countTokens = undefined;
     this.warmPrefix = undefined;
     this.prefixState = undefined;
-    await loaded?.unload();
+    return loaded;
+  }
+
+  async unload(): Promise<void> {
+    this.abort();
+    await this.forget()?.unload();
   }
 }

@@ -9,6 +9,7 @@ import * as Comlink from "comlink";
 import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
 import { probeWebGPU } from "../../webgpu.ts";
+import { loadAbortedError } from "../../engine.ts";
 import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, ModelSource, PromptMessage } from "../backend.ts";
 import { installEdgeErrorTransfer } from "./comlink-errors.ts";
 import type { LlamaWorkerApi, WorkerLoaded, WorkerLoadOptions, WorkerModelSource } from "./protocol.ts";
@@ -124,13 +125,12 @@ function workerSource(source: ModelSource): WorkerModelSource {
 
 async function loadIn(create: () => Worker, source: WorkerModelSource, options: WorkerLoadOptions, load: Parameters<LlamaBackend["load"]>[1]): Promise<LoadedModel> {
   const link = new WorkerLink(create());
-  const aborted = () => new EdgeError("aborted", { stage: "load" });
   const onAbort = () => void link.remote.abort();
   load.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const progress = Comlink.proxy((p: Parameters<NonNullable<typeof load.onProgress>>[0]) => load.onProgress?.(p));
     const loading = link.guard(link.remote.load(source, options, progress), (reason) => new EdgeError("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`));
-    return new BrowserLoadedModel(link, await raceSignal(loading, load.signal, aborted));
+    return new BrowserLoadedModel(link, await raceSignal(loading, load.signal, loadAbortedError));
   } catch (e) {
     // Nothing of a failed load survives: its worker (and whatever it allocated) is ended.
     link.end();

@@ -10,8 +10,9 @@
 // or loaded. Works in a worker and on the page (list and delete run on the page).
 import { createSHA256 } from "hash-wasm";
 import { EdgeError } from "../../../contract/errors.ts";
+import { loadAbortedError } from "../../engine.ts";
 import { readGgufSummary, type ByteSource, type GgufSummary } from "../gguf.ts";
-import { fetchFailed, pumpDownload } from "../download.ts";
+import { fetchFailed, integrityError, pumpDownload } from "../download.ts";
 
 const DIR = "edge-models";
 
@@ -92,23 +93,14 @@ export async function storedModel(url: string, sha256?: string): Promise<{ meta:
   return file && file.size === meta.size ? { meta, file } : undefined;
 }
 
-export function integrityError(name: string, expected: string, actual: string): EdgeError {
-  return new EdgeError(
-    "model_integrity_failed",
-    { model: name, expected: `sha256:${expected}`, actual: `sha256:${actual}` },
-    `${name}: the file's sha256 is sha256:${actual}, but sha256:${expected} was pinned for it, so it was not used and nothing was cached. Download it again, or check the pinned hash.`,
-  );
-}
-
-/** Stream `response` into `writable`, hashing; returns the hex digest and the byte count. */
-async function streamToDisk(url: string, response: Response, writable: FileSystemWritableFileStream, onProgress: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<{ sha: string; size: number }> {
-  const total = Number(response.headers.get("content-length")) || 0;
+/** Stream `body` (`total` bytes when known) into `writable`, hashing; returns the hex digest and the byte count. */
+async function streamToDisk(url: string, body: ReadableStream<Uint8Array>, total: number, writable: FileSystemWritableFileStream, onProgress: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<{ sha: string; size: number }> {
   const hasher = await createSHA256();
   const sink = async (chunk: Uint8Array) => {
     hasher.update(chunk);
     await writable.write(chunk as Uint8Array<ArrayBuffer>);
   };
-  const size = await pumpDownload(url, response.body!, total, sink, (loaded) => onProgress({ loaded, total }), signal);
+  const size = await pumpDownload(url, body, total, sink, (loaded) => onProgress({ loaded, total }), signal);
   return { sha: hasher.digest("hex"), size };
 }
 
@@ -126,7 +118,7 @@ export async function downloadModel(
   try {
     response = await fetch(url, { signal: signal ?? null, cache: "no-store" });
   } catch (e) {
-    if (signal?.aborted) throw new EdgeError("aborted", { stage: "load" });
+    if (signal?.aborted) throw loadAbortedError();
     throw fetchFailed(url, (e as Error).message);
   }
   if (!response.ok || !response.body) throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });
@@ -145,7 +137,7 @@ export async function downloadModel(
     const writable = await handle.createWritable();
     let result: { sha: string; size: number };
     try {
-      result = await streamToDisk(url, response, writable, onProgress, signal);
+      result = await streamToDisk(url, response.body, total, writable, onProgress, signal);
       await writable.close();
     } catch (e) {
       await writable.abort().catch(() => undefined);
@@ -177,7 +169,7 @@ export async function hashBlob(blob: Blob, onProgress?: (p: DownloadProgress) =>
   for (;;) {
     if (signal?.aborted) {
       await reader.cancel().catch(() => undefined);
-      throw new EdgeError("aborted", { stage: "load" });
+      throw loadAbortedError();
     }
     const chunk = await reader.read();
     if (chunk.done) break;

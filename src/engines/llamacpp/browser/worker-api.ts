@@ -8,11 +8,12 @@ import { Wllama, WllamaAbortError, WllamaError } from "@wllama/wllama";
 import wllamaPackage from "@wllama/wllama/package.json";
 import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
-import type { LoadProgress } from "../../engine.ts";
+import { loadAbortedError, type LoadProgress } from "../../engine.ts";
 import type { GenerateRequest, GenerateResult } from "../backend.ts";
 import { modelIdOf } from "../engine.ts";
 import { readGgufSummary, type GgufSummary } from "../gguf.ts";
-import { blobBytes, downloadModel, hashBlob, integrityError, storedModel } from "./model-store.ts";
+import { integrityError, pinHex } from "../download.ts";
+import { blobBytes, downloadModel, hashBlob, storedModel } from "./model-store.ts";
 import { prefixWarmer, type ProbeTimings } from "./prefix-warm.ts";
 import type { LlamaWorkerApi, WorkerLoaded, WorkerModelSource } from "./protocol.ts";
 
@@ -31,8 +32,6 @@ export interface WllamaAssets {
 
 const RUNTIME = `wllama ${wllamaPackage.version}`;
 const quiet = { debug: () => undefined, log: () => undefined, warn: () => undefined, error: (...a: unknown[]) => console.error(...a) };
-const aborted = () => new EdgeError("aborted", { stage: "load" });
-const hex = (sha: string | undefined) => sha?.replace(/^sha256:/, "").toLowerCase();
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
 interface ModelBytes {
@@ -43,7 +42,7 @@ interface ModelBytes {
 
 /** The model's checked bytes: download progress fills 0–0.7 of the bar. */
 async function modelBytes(source: WorkerModelSource, name: string, onProgress: (p: LoadProgress) => void, signal: AbortSignal): Promise<ModelBytes> {
-  const pin = hex(source.sha256);
+  const pin = pinHex(source.sha256);
   if (source.kind === "url") {
     const stored = await storedModel(source.url, pin);
     if (stored) {
@@ -107,7 +106,7 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
     async load(source, options, onProgress) {
       const controller = new AbortController();
       current = controller;
-      const name = modelIdOf(source.kind === "url" ? { kind: "url", url: source.url, ...(source.id ? { id: source.id } : {}) } : { kind: "blob", blob: source.blob, name: source.name, ...(source.id ? { id: source.id } : {}) });
+      const name = modelIdOf(source);
       const bytes = await modelBytes(source, name, onProgress, controller.signal);
       onProgress({ progress: 0.75, text: `Loading ${name} into llama.cpp (${options.webgpu ? "WebGPU" : `CPU, ${options.threads} thread${options.threads > 1 ? "s" : ""}`})…`, phase: "compile" });
       const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: true, logger: quiet as unknown as Console });
@@ -121,7 +120,7 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
             n_gpu_layers: options.webgpu ? 999 : 0,
           }),
           controller.signal,
-          aborted,
+          loadAbortedError,
         );
       } catch (e) {
         if (e instanceof EdgeError) throw e;

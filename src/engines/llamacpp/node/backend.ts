@@ -6,6 +6,7 @@
 // context are evaluated — a follow-up that extends the previous conversation evaluates just the
 // new turn, and `promptTokensEvaluated` says how many that was.
 import { EdgeError } from "../../../contract/errors.ts";
+import { loadAbortedError } from "../../engine.ts";
 import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
 import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, PromptMessage } from "../backend.ts";
 import { prepareLocalFile, prepareUrl, type PreparedFile } from "./model-files.ts";
@@ -16,7 +17,6 @@ export interface NodeLlamaBackendOptions {
   cacheDir: string;
 }
 
-const aborted = () => new EdgeError("aborted", { stage: "load" });
 const GRAMMAR_CACHE = 8;
 
 /** Streams generated tokens as text: detokenizes only the tokens not yet sent (with the few before
@@ -190,7 +190,7 @@ async function loadModel(rt: NodeRuntime, prepared: PreparedFile, options: Param
       onLoadProgress: (p) => onProgress?.({ progress: 0.5 + 0.45 * p, text: `Loading ${prepared.id} into llama.cpp ${Math.round(p * 100)}%`, phase: "compile" }),
     });
   } catch (e) {
-    if (signal?.aborted) throw aborted();
+    if (signal?.aborted) throw loadAbortedError();
     throw new EdgeError("model_load_failed", { model: prepared.id, original: String(e) }, `llama.cpp could not load ${prepared.id}: ${(e as Error).message}`);
   }
   try {
@@ -216,7 +216,7 @@ export function createNodeLlamaBackend(options: NodeLlamaBackendOptions): LlamaB
       const rt = await nodeRuntime();
       if (source.kind === "blob") throw new EdgeError("invalid_argument", {}, "In Node, load a model from a file path or a URL.");
       const prepared = source.kind === "file" ? await prepareLocalFile(source, onProgress, signal) : await prepareUrl(source, options.cacheDir, onProgress, signal);
-      if (signal?.aborted) throw aborted();
+      if (signal?.aborted) throw loadAbortedError();
       return loadModel(rt, prepared, loadOptions);
     },
   };

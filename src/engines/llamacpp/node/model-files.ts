@@ -8,10 +8,10 @@ import { createReadStream } from "node:fs";
 import { mkdir, open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../../../contract/errors.ts";
-import type { LoadProgress } from "../../engine.ts";
+import { loadAbortedError, type LoadProgress } from "../../engine.ts";
 import type { ModelSource, PreparedModel } from "../backend.ts";
 import { readGgufSummary, type ByteSource } from "../gguf.ts";
-import { fetchFailed, pumpDownload } from "../download.ts";
+import { fetchFailed, integrityError, pinHex, pumpDownload } from "../download.ts";
 import { modelIdOf } from "../engine.ts";
 
 export interface PreparedFile extends PreparedModel {
@@ -20,8 +20,6 @@ export interface PreparedFile extends PreparedModel {
 
 type Progress = ((p: LoadProgress) => void) | undefined;
 
-const hex = (sha: string | undefined): string | undefined => sha?.replace(/^sha256:/, "").toLowerCase();
-const aborted = () => new EdgeError("aborted", { stage: "load" });
 
 async function fileBytes(file: string): Promise<ByteSource & { close(): Promise<void> }> {
   const handle = await open(file, "r");
@@ -56,7 +54,7 @@ async function hashFile(file: string, size: number, onProgress: Progress, signal
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (signal?.aborted) {
       stream.destroy();
-      throw aborted();
+      throw loadAbortedError();
     }
     hash.update(chunk);
     done += chunk.length;
@@ -67,14 +65,6 @@ async function hashFile(file: string, size: number, onProgress: Progress, signal
     }
   }
   return hash.digest("hex");
-}
-
-function integrityError(id: string, expected: string, actual: string): EdgeError {
-  return new EdgeError(
-    "model_integrity_failed",
-    { model: id, expected: `sha256:${expected}`, actual: `sha256:${actual}` },
-    `${id}: the file's sha256 is sha256:${actual}, but sha256:${expected} was pinned for it, so it was not used and nothing was cached. Download it again, or check the pinned hash.`,
-  );
 }
 
 /** A local GGUF file: header check, then its sha256 (and the pin, when one is given). */
@@ -90,7 +80,7 @@ export async function prepareLocalFile(source: Extract<ModelSource, { kind: "fil
   }
   const summary = await checkHeader(source.path, id);
   const sha = await hashFile(source.path, size, onProgress, signal, [0, 0.5]);
-  const pinned = hex(source.sha256);
+  const pinned = pinHex(source.sha256);
   if (pinned && pinned !== sha) throw integrityError(id, pinned, sha);
   return { id, path: source.path, sha256: `sha256:${sha}`, size, summary };
 }
@@ -127,7 +117,7 @@ async function download(url: string, tmp: string, onProgress: Progress, signal?:
   try {
     response = await fetch(url, signal ? { signal } : {});
   } catch (e) {
-    if (signal?.aborted) throw aborted();
+    if (signal?.aborted) throw loadAbortedError();
     throw fetchFailed(url, (e as Error).message);
   }
   if (!response.ok || !response.body) throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });
@@ -163,7 +153,7 @@ async function download(url: string, tmp: string, onProgress: Progress, signal?:
 /** A URL: from the cache when present and intact, else downloaded into it. */
 export async function prepareUrl(source: Extract<ModelSource, { kind: "url" }>, cacheDir: string, onProgress: Progress, signal?: AbortSignal): Promise<PreparedFile> {
   const id = modelIdOf(source);
-  const pinned = hex(source.sha256);
+  const pinned = pinHex(source.sha256);
   const entry = cacheEntry(cacheDir, source.url);
   const meta = await readMeta(entry.meta);
   if (meta?.url === source.url && (!pinned || meta.sha256 === pinned)) {

@@ -65,6 +65,15 @@ function edgePyodideFiles(): Plugin {
  *  origin the runner also passes as indexURL (PLACEHOLDER_INDEX_URL in pyodide-from-bytes.ts). */
 const PYODIDE_PLACEHOLDER_URL = "https://pyodide.invalid/";
 
+/** Pyodide tells a classic worker from a module worker by trying `importScripts("data:…")` when
+ *  its modules are evaluated. In the runner (a classic worker, on purpose) the frame's CSP and
+ *  Trusted Types refuse that script, which is the answer Pyodide needs; but Firefox logs each
+ *  refusal as a CSP violation, one per runner. The answer is given without asking the browser:
+ *  the probe throws as the refused call would, and nothing is attempted. The CSP is unchanged, and
+ *  tool code calling importScripts still meets it (e2e/sandbox.spec.ts). */
+const CLASSIC_WORKER_PROBE = 'globalThis.importScripts("data:text/javascript,")';
+const CLASSIC_WORKER_ANSWER = '(()=>{throw new TypeError("the runner loads no script")})()';
+
 /**
  * Pyodide's ES modules read `import.meta.url` (their own location). A classic script has none,
  * and Vite's lib mode would turn `new URL("pyodide.asm.wasm", import.meta.url)` into a 13 MB
@@ -78,8 +87,11 @@ function pyodideWithoutImportMeta(): Plugin {
     transform(code, id) {
       if (!id.startsWith(pyodideDir + path.sep)) return undefined;
       const file = path.basename(id.split("?")[0] ?? id);
-      const replaced = code.replaceAll("import.meta.url", JSON.stringify(PYODIDE_PLACEHOLDER_URL + file));
+      const replaced = code
+        .replaceAll("import.meta.url", JSON.stringify(PYODIDE_PLACEHOLDER_URL + file))
+        .replaceAll(CLASSIC_WORKER_PROBE, CLASSIC_WORKER_ANSWER);
       if (/\bimport\.meta\b/.test(replaced)) this.error(`${file} uses import.meta beyond .url; the classic runner worker bundle cannot carry it`);
+      if (/importScripts\(/.test(replaced)) this.error(`${file} calls importScripts in a way this plugin does not know; the runner's CSP refuses every script URL`);
       return { code: replaced, map: null };
     },
   };
@@ -234,13 +246,26 @@ function edgePwa(): Plugin[] {
   });
 }
 
+/**
+ * Cross-origin isolation for the playground and the PWA: with these two headers on every response
+ * the page (and the workers it starts) can use SharedArrayBuffer, so llama.cpp (wllama) runs
+ * multi-threaded. require-corp: everything the app loads is same-origin, and models from other
+ * origins are fetched with CORS, which needs no Cross-Origin-Resource-Policy. The service worker
+ * serves precached responses with the headers they were fetched with (e2e/offline.spec.ts checks
+ * that an offline reload is still isolated). A host that cannot send them gets one thread.
+ */
+export const CROSS_ORIGIN_ISOLATION = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "require-corp",
+} as const;
+
 export default defineConfig({
   plugins: [edgePyodideFiles(), edgeRunnerWorkerBundle(), ...edgePwa()],
   // Pre-bundling Pyodide makes the dev server reload the page the first time it is imported.
   optimizeDeps: { exclude: ["pyodide"] },
   // Test artefacts written during a dev-server e2e run must not reload the page under test.
-  server: { port: 5173, watch: { ignored: ["**/.cache/**", "**/test-results/**", "**/playwright-report/**", "**/dist/**"] } },
-  preview: { port: 4173, strictPort: true },
+  server: { port: 5173, headers: CROSS_ORIGIN_ISOLATION, watch: { ignored: ["**/.cache/**", "**/test-results/**", "**/playwright-report/**", "**/dist/**"] } },
+  preview: { port: 4173, strictPort: true, headers: CROSS_ORIGIN_ISOLATION },
   // Long-lived app workers (the llm worker) are module workers with code splitting. The runner
   // worker is NOT built through this: it is the classic IIFE bundle of edgeRunnerWorkerBundle.
   worker: { format: "es" },

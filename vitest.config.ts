@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 // Unit and Node-integration tests only; Playwright specs live in e2e/ and run in real Chromium.
 // Memory soak tests (*.soak.test.ts) measure process RSS, which other test files running beside
-// them would disturb: they run only with EDGE_SOAK=1, alone (scripts/test.mjs does both runs).
+// them would disturb: they run only with EDGE_SOAK=1, alone (`npm run test:soak`, with the Chromium soak).
 const soak = process.env.EDGE_SOAK === "1";
 
 export default defineConfig({

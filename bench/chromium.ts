@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
-import { serveStatic, type StaticServer } from "./static-server.ts";
+import { serveStatic, type StaticServer, type StaticServerOptions } from "./static-server.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const BENCH_PAGE = "e2e/pages/bench.html";
@@ -103,8 +103,8 @@ export async function vmRssBytes(pid: number): Promise<number> {
   }
 }
 
-/** Build, serve, launch. The caller must `close()` (also on errors). */
-export async function startChromiumBench(log: (...a: unknown[]) => void): Promise<ChromiumBench> {
+/** Build, serve (with `serve.headers` on every file), launch. The caller must `close()` (also on errors). */
+export async function startChromiumBench(log: (...a: unknown[]) => void, serve: StaticServerOptions = {}): Promise<ChromiumBench> {
   const executablePath = findChromium();
   if (!executablePath) throw new Error(chromiumMissing());
   const outDir = await mkdtemp(join(tmpdir(), "edge-bench-dist-"));
@@ -114,7 +114,7 @@ export async function startChromiumBench(log: (...a: unknown[]) => void): Promis
     const t = performance.now();
     await buildBenchPage(outDir);
     log(`chromium: built the bench page in ${Math.round(performance.now() - t)} ms`);
-    server = await serveStatic(outDir);
+    server = await serveStatic(outDir, serve);
     // Playwright's Browser does not expose its process: the browser is the child process of
     // this Node process that appears during launch (the Debian wrapper execs the binary).
     const before = new Set(await childrenOf(process.pid));

@@ -39,6 +39,8 @@ export interface StaticServerOptions {
   maxLifetimeMs?: number;
   /** At most this many open connections (default 64); more are dropped. */
   maxConnections?: number;
+  /** Sent with every file (e.g. COOP/COEP for a cross-origin-isolated page). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export async function serveStatic(dir: string, options: StaticServerOptions = {}): Promise<StaticServer> {
@@ -74,6 +76,7 @@ export async function serveStatic(dir: string, options: StaticServerOptions = {}
           "Content-Type": TYPES[extname(file)] ?? "application/octet-stream",
           "Content-Length": String(st.size),
           "Cache-Control": "no-cache",
+          ...options.headers,
         });
         if (req.method === "HEAD") {
           res.end();

@@ -5,10 +5,13 @@
 // "required"): the tool card and the receipt (with the model file's sha256) show; after a reload
 // the stored model answers again without downloading anything. (The widget has no service worker of
 // its own: offline use of the widget needs the host page's; the playground's is tested offline.)
+// A GGUF file the visitor picks runs the same loop: loaded at once with its sha256 shown, nothing
+// downloaded or stored; a file that is not a model is refused and the site's model stays.
 import { createHash } from "node:crypto";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
+import { CROSS_ORIGIN_ISOLATION } from "../vite.config.ts";
 import { docsPage, ensureWidgetBuild, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
 
 const TOOLS = `from edgestudio.tools import edge_tool
@@ -21,6 +24,7 @@ const model = buildTestModel();
 const sha = createHash("sha256").update(model).digest("hex");
 let sites: Awaited<ReturnType<typeof startWidgetSites>>;
 let docs: StaticServer;
+let isolatedDocs: StaticServer;
 let server: ModelServer;
 
 test.beforeAll(async () => {
@@ -28,12 +32,16 @@ test.beforeAll(async () => {
   sites = await startWidgetSites({ widgetDir: ensureWidgetBuild() });
   docs = await startStaticServer();
   server = await startModelServer(model);
-  docs.route("/tools.py", TOOLS);
-  docs.route("/page.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" model="${server.url("/model.gguf")}" tool-choice="required"` }));
+  isolatedDocs = await startStaticServer({ headers: CROSS_ORIGIN_ISOLATION });
+  for (const d of [docs, isolatedDocs]) {
+    d.route("/tools.py", TOOLS);
+    d.route("/page.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" model="${server.url("/model.gguf")}" tool-choice="required"` }));
+  }
 });
 test.afterAll(async () => {
   await server?.close();
   await docs?.close();
+  await isolatedDocs?.close();
   await sites?.close();
 });
 
@@ -41,11 +49,26 @@ async function receipts(page: Page): Promise<Array<Record<string, unknown>>> {
   return page.evaluate(() => (window as unknown as { __receipts: Array<Record<string, unknown>> }).__receipts);
 }
 
+/** Every file in the page origin's OPFS (where Chromium stores downloaded models). */
+async function storedFiles(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const out: string[] = [];
+    const walk = async (dir: FileSystemDirectoryHandle, prefix: string): Promise<void> => {
+      for await (const [name, handle] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
+        if (handle.kind === "directory") await walk(handle as FileSystemDirectoryHandle, `${prefix}${name}/`);
+        else out.push(prefix + name);
+      }
+    };
+    await walk(await navigator.storage.getDirectory(), "");
+    return out;
+  });
+}
+
 async function askAdd(widget: Locator): Promise<void> {
   const input = widget.getByRole("textbox", { name: "Your question" });
   await input.fill("Add 2 and 3.");
   await input.press("Enter");
-  const card = widget.getByRole("article", { name: "Tool call add" });
+  const card = widget.getByRole("article", { name: "Tool call add" }).last();
   await expect(card.getByText("ok", { exact: true })).toBeVisible({ timeout: 180_000 });
 }
 
@@ -70,4 +93,70 @@ test("no WebGPU: engine auto runs the GGUF model on the CPU, calls a tool, recor
   await page.reload();
   await askAdd(page.locator("edge-chat"));
   expect(server.hits("/model.gguf")).toBe(1);
+});
+
+test("a model file the visitor picks: labelled, loaded at once with its sha256, calls a tool, nothing downloaded or stored; a non-GGUF file is refused", async ({ page }) => {
+  test.setTimeout(300_000);
+  await page.addInitScript(`window.__receipts = []; window.__errors = []; document.addEventListener("edge-receipt", (e) => window.__receipts.push(JSON.parse(JSON.stringify(e.detail)))); document.addEventListener("edge-error", (e) => window.__errors.push(e.detail.code));`);
+  const hits = server.hits("/model.gguf");
+  await page.goto(docs.url("/page.html"));
+  const widget = page.locator("edge-chat");
+  const picker = widget.getByLabel("Use a GGUF model file from this device");
+  await expect(picker).toHaveAttribute("type", "file");
+  await expect(widget.getByText("Read on this device: never uploaded, never stored.")).toBeVisible();
+
+  // Not a model: refused with its code, the site's model stays (its badge, its download later).
+  await picker.setInputFiles({ name: "notes.gguf", mimeType: "application/octet-stream", buffer: Buffer.from("These are my notes, not a model.\n".repeat(20)) });
+  await expect(widget.getByText("Model file not loaded (model_not_gguf)")).toBeVisible({ timeout: 120_000 });
+  await expect(widget.getByText("notes.gguf was not loaded (model_not_gguf); the site's model stays in use.")).toBeVisible();
+  await expect(widget.getByText("model.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
+  expect(await page.evaluate(() => (window as unknown as { __errors: string[] }).__errors)).toEqual(["model_not_gguf"]);
+
+  // The generated model as a file: ready at once, with the file's sha256.
+  await picker.setInputFiles({ name: "picked.gguf", mimeType: "application/octet-stream", buffer: Buffer.from(model) });
+  await expect(widget.getByText("picked.gguf (llama.cpp, CPU) is ready; ask a question.")).toBeVisible({ timeout: 180_000 });
+  await expect(widget.getByText("picked.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
+  await expect(widget.locator("[part=model-file]")).toContainText(`sha256:${sha}: read here, never uploaded, never stored.`);
+  await askAdd(widget);
+  await expect.poll(async () => (await receipts(page)).length, { timeout: 180_000 }).toBe(1);
+  expect((await receipts(page))[0]).toMatchObject({ engine: "llamacpp", model_id: "picked.gguf", model_fingerprint: { sha256: `sha256:${sha}` }, calls: [{ tool_name: "add", status: "ok", runner_secret_verified: true }] });
+  // Nothing was downloaded, and nothing was stored for the file.
+  expect(server.hits("/model.gguf")).toBe(hits);
+  expect(await storedFiles(page)).toEqual([]);
+
+  // Back to the site's model: the picker says so, and the next question loads it (from the URL).
+  await widget.getByRole("button", { name: "Use the site's model" }).click();
+  await expect(widget.getByText("model.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
+  await expect(widget.getByText("Read on this device: never uploaded, never stored.")).toBeVisible();
+});
+
+test("after the tool result the model's next turn ends the run: an answer, or the named invalid UTF-8 failure", async ({ page }) => {
+  // On the generated model (a byte vocabulary, random weights) the turn after the add result
+  // emits a piece that is not valid UTF-8 in every run of this page so far: wllama 3.13's C++ JSON
+  // encoder throws ("[json.exception.type_error.316] invalid UTF-8 byte …"), wllama_action writes
+  // no output length, and its worker reads the input's "GLUE" magic (0x45554c47) as one. The
+  // engine names that cause (src/engines/llamacpp/browser/worker-errors.ts) instead of the typed
+  // array error; any other failure fails this test.
+  test.setTimeout(300_000);
+  await page.goto(docs.url("/page.html"));
+  const widget = page.locator("edge-chat");
+  await askAdd(widget);
+  const status = widget.getByRole("status");
+  await expect(status).toHaveText(/^(Answered|Failed)/, { timeout: 180_000 });
+  const ended = (await status.textContent()) ?? "";
+  if (ended.startsWith("Answered")) return;
+  const errors = (await widget.locator(".msg.error").allTextContents()).join(" | ");
+  expect(ended).toMatch(/^Failed: generation_failed/);
+  expect(errors).toContain("The model produced bytes that are not valid UTF-8");
+  expect(errors).not.toMatch(/typed array|Uint8Array/);
+});
+
+test("a cross-origin-isolated docs page (COOP/COEP, docs/widget.md): the widget from another origin still loads, runs the model and the sandboxed tool", async ({ page }) => {
+  test.setTimeout(300_000);
+  await page.goto(isolatedDocs.url("/page.html"));
+  // The asset host sends only CORS (no Cross-Origin-Resource-Policy): enough under require-corp.
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  const widget = page.locator("edge-chat");
+  await expect(widget.getByText("model.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
+  await askAdd(widget);
 });

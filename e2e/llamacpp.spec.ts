@@ -12,8 +12,11 @@ const model = buildTestModel();
 const sha = createHash("sha256").update(model).digest("hex");
 let server: ModelServer;
 
+/** 24 MiB that are not a model: a download the quota below stops half-way (never read as GGUF). */
+const big = new Uint8Array(24 << 20).map((_, i) => (i * 7919) & 255);
+
 test.beforeAll(async () => {
-  server = await startModelServer(model, { "/small.gguf": buildTestModel({ contextLength: 256 }) });
+  server = await startModelServer(model, { "/small.gguf": buildTestModel({ contextLength: 256 }), "/big.gguf": big });
 });
 test.afterAll(() => server.close());
 
@@ -66,6 +69,35 @@ test("bad model files and downloads: each a coded error, nothing stored, and a g
   expect(server.hits("/model.gguf")).toBe(hits);
   await page.evaluate((key) => window.__llama!.remove(key), stored[0]!.key);
   expect(await page.evaluate(() => window.__llama!.files())).toEqual([]);
+});
+
+test("the IndexedDB store (browsers without writable OPFS): chunked entries read back whole; an abort or a delete leaves nothing", async ({ page }) => {
+  expect(await page.evaluate(() => window.__llama!.idbStore())).toEqual({ roundTrip: true, listed: ["a"], afterAbort: ["a"], afterDelete: [], records: 0, chunks: 0 });
+});
+
+test("the IndexedDB model store over its quota: the download stops with storage_failed (quota), nothing half-written; then a model that fits is stored, listed, and Delete removes it", async ({ page }) => {
+  test.setTimeout(180_000);
+  // This origin may store 10 MiB (Chromium's quota manager enforces it for IndexedDB; its
+  // navigator.storage.estimate() does not show CDP's override, so the check before a download of
+  // known size is not reached here and the write itself meets the quota).
+  const cdp = await page.context().newCDPSession(page);
+  const origin = new URL(page.url()).origin;
+  await cdp.send("Storage.overrideQuotaForOrigin", { origin, quotaSize: 10 << 20 });
+  const download = (path: string) => page.evaluate((url) => window.__llama!.idbDownload(url), server.url(path));
+  try {
+    // 24 MiB do not fit in 10: the write is refused with the coded quota error, and nothing of it
+    // stays (no record, no chunk).
+    expect(await download("/big.gguf")).toEqual({ code: "storage_failed", details: { op: "write", name: "QuotaExceededError", reason: "quota" }, listed: [], records: 0, chunks: 0 });
+    // A model that fits: one entry (one chunk), listed with the other stores' entries.
+    const fits = await download("/model.gguf");
+    expect(fits).toEqual({ key: expect.stringMatching(/^[0-9a-f]{24}$/), listed: [fits.key], records: 1, chunks: 1 });
+    // Delete (the one the playground's list uses) removes the record and its chunks.
+    await page.evaluate((key) => window.__llama!.remove(key), fits.key!);
+    expect(await page.evaluate(() => window.__llama!.idbCounts("edge-models"))).toEqual({ records: 0, chunks: 0 });
+    expect(await page.evaluate(() => window.__llama!.stored())).toEqual([]);
+  } finally {
+    await cdp.send("Storage.overrideQuotaForOrigin", { origin });
+  }
 });
 
 test("a browser without JSPI (Safari) runs wllama's compat build from the app's origin; Chromium never fetches it", async ({ page }) => {

@@ -1,6 +1,7 @@
 // The installable, offline playground: after one online visit the service worker (Workbox,
 // vite-plugin-pwa) has precached the app shell, the JS chunks, the examples and Pyodide, so with
-// the network cut the page reloads, inspects the example and runs a tool in the sandboxed runner.
+// the network cut the page reloads — still cross-origin isolated — inspects the example and runs a
+// tool in the sandboxed runner.
 import { expect, test } from "@playwright/test";
 
 test("after one online visit the playground reloads and runs tools offline", async ({ page, context }) => {
@@ -28,6 +29,9 @@ test("after one online visit the playground reloads and runs tools offline", asy
   await page.reload();
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
   expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+  // Served by the service worker, the page is still cross-origin isolated (COOP/COEP came with the
+  // precached response), so llama.cpp keeps its threads offline.
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 5 tool(s)");
 
   await page.getByRole("tab", { name: "Try a tool" }).click();

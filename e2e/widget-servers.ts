@@ -2,7 +2,7 @@
 //  * the ASSET host (origin A) serves the built widget folder (edge-chat.js, chunks, Pyodide's
 //    files) with Access-Control-Allow-Origin — what the widget requires of its host;
 //  * the DOCS host (origin B, another port = another origin) serves static pages, the sample
-//    widget.html and the tools file, with NO CORS and NO COOP/COEP headers.
+//    widget.html and the tools file, with NO CORS and (unless a test asks) NO COOP/COEP headers.
 // Both listen on port 0 (the OS picks a free port: no clash with other engineers' servers), count
 // their requests, and close themselves after `lifetimeMs` even if a test forgets to.
 //
@@ -61,6 +61,20 @@ export interface StaticServerOptions {
   port?: number;
   /** Close by itself after this long (default 10 minutes). */
   lifetimeMs?: number;
+  /** Sent with every response (e.g. COOP/COEP: a cross-origin-isolated docs page). */
+  headers?: Readonly<Record<string, string>>;
+  /** Put first in the <head> of every HTML page served, so it runs before the page's own scripts
+   *  (the WebKit journeys' console capture, e2e/browsers/page-capture.ts). */
+  headScript?: string;
+}
+
+/** `html` with `script` as the first element of its <head> (or of the document, without one). */
+function withHeadScript(html: string | Uint8Array, script: string | undefined): string | Uint8Array {
+  if (!script) return html;
+  const text = typeof html === "string" ? html : Buffer.from(html).toString("utf8");
+  const tag = `<script>${script}</script>`;
+  const head = /<head[^>]*>/i.exec(text);
+  return head ? text.slice(0, head.index + head[0].length) + tag + text.slice(head.index + head[0].length) : tag + text;
 }
 
 export async function startStaticServer(options: StaticServerOptions = {}): Promise<StaticServer> {
@@ -75,22 +89,21 @@ export async function startStaticServer(options: StaticServerOptions = {}): Prom
       res.setHeader("Vary", "Origin");
     }
     res.setHeader("Cache-Control", "no-store");
+    for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
     if (req.method === "OPTIONS") {
       res.writeHead(204).end();
       return;
     }
+    const send = (status: number, type: string, body: string | Uint8Array) => {
+      res.writeHead(status, { "Content-Type": type });
+      res.end(type.startsWith("text/html") ? withHeadScript(body, options.headScript) : body);
+    };
     const route = routes.get(pathname);
-    if (route) {
-      res.writeHead(route.status ?? 200, { "Content-Type": route.type ?? TYPES[path.extname(pathname)] ?? "application/octet-stream" });
-      res.end(route.body);
-      return;
-    }
+    if (route) return send(route.status ?? 200, route.type ?? TYPES[path.extname(pathname)] ?? "application/octet-stream", route.body);
     if (options.dir) {
-      const file = path.resolve(options.dir, "." + pathname);
+      const file = path.resolve(options.dir, "." + pathname + (pathname.endsWith("/") ? "index.html" : ""));
       if (file.startsWith(path.resolve(options.dir) + path.sep) && existsSync(file) && statSync(file).isFile()) {
-        res.writeHead(200, { "Content-Type": TYPES[path.extname(file)] ?? "application/octet-stream" });
-        res.end(await readFile(file));
-        return;
+        return send(200, TYPES[path.extname(file)] ?? "application/octet-stream", await readFile(file));
       }
     }
     res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
@@ -160,7 +173,7 @@ ${options.body ?? ""}
 </html>`;
 }
 
-function newestMtime(dir: string, skip: RegExp): number {
+export function newestMtime(dir: string, skip: RegExp): number {
   let newest = 0;
   const walk = (d: string): void => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
@@ -208,6 +221,8 @@ export async function startWidgetSites(options: {
   assetPort?: number;
   docsPort?: number;
   lifetimeMs?: number;
+  /** The docs host's head script (StaticServerOptions.headScript). */
+  headScript?: string;
 }): Promise<{
   assets: StaticServer;
   docs: StaticServer;
@@ -215,7 +230,7 @@ export async function startWidgetSites(options: {
 }> {
   const lifetimeMs = options.lifetimeMs;
   const assets = await startStaticServer({ dir: options.widgetDir, cors: true, urlHost: options.assetHost, port: options.assetPort, lifetimeMs });
-  const docs = await startStaticServer({ urlHost: options.docsHost, port: options.docsPort, lifetimeMs });
+  const docs = await startStaticServer({ urlHost: options.docsHost, port: options.docsPort, lifetimeMs, headScript: options.headScript });
   // The docs site: the sample page, its example tools, facts and demo script.
   docs.route("/widget.html", await sampleWidgetPage(assets.origin));
   for (const name of ["tools.py", "facts.json", "widget-demo.script.json"]) {

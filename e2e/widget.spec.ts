@@ -9,6 +9,7 @@
 import { expect, test, type Frame, type Locator, type Page } from "@playwright/test";
 import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
 import { mkdirSync } from "node:fs";
+import { zipSync } from "fflate";
 import path from "node:path";
 import { docsPage, ensureWidgetBuild, ROOT, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
 
@@ -344,6 +345,32 @@ def echo_html(text: str) -> dict:
     const errorsSeen = await events(page, "edge-error");
     expect(errorsSeen.at(-1)!.detail).toMatchObject({ code: "tools_file_changed" });
     expect((await events(page, "edge-receipt")).at(-1)!.detail).toMatchObject({ outcome: "failed_closed", code: "tools_file_changed" });
+  });
+
+  test("tools-src pointing at a zip: a tools project with its sibling module; an edited sibling on the server is refused, by name", async ({ page }) => {
+    test.setTimeout(150_000);
+    const enc = new TextEncoder();
+    const bundle = (rate: number): Uint8Array =>
+      zipSync({
+        "shop/tools.py": enc.encode("from edgestudio.tools import edge_tool\nfrom helpers import RATE\n\n@edge_tool\ndef rate() -> dict:\n    return {'rate': RATE, 'data': open('data.txt').read()}\n"),
+        "shop/helpers.py": enc.encode(`RATE = ${rate}\n`),
+        "shop/data.txt": enc.encode("beside tools.py"),
+      });
+    docs.route("/shop.zip", { body: bundle(2), type: "application/zip" });
+    docs.route("/shop.html", docsPage({ widgetUrl: widgetUrl(), attrs: `tools-src="./shop.zip" engine="scripted" script='${scriptAttr([call("rate", {}), "The rate is 2.", call("rate", {})])}'` }));
+    await page.goto(docs.url("/shop.html"));
+    const widget = page.locator("edge-chat");
+    await ask(widget, "Rate?");
+    await expect(widget.getByText("The rate is 2.")).toBeVisible();
+    const first = (await events(page, "edge-receipt")).at(-1)!.detail as Record<string, unknown> & { calls: Record<string, unknown>[] };
+    expect(first.calls[0]).toMatchObject({ tool_name: "rate", status: "ok", tools_file_sha256_verified: true });
+    expect(first.tools_bundle_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+    docs.route("/shop.zip", { body: bundle(9), type: "application/zip" });
+    await ask(widget, "Rate again?");
+    await expect(widget.getByText("Not answered (tools_file_changed)")).toBeVisible();
+    const error = (await events(page, "edge-error")).at(-1)!.detail as Record<string, unknown>;
+    expect(error).toMatchObject({ code: "tools_file_changed" });
+    expect(String(error.message)).toContain("helpers.py changed after this session froze the tools project");
   });
 });
 

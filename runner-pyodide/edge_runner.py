@@ -40,6 +40,7 @@ import io
 import json
 import linecache
 import math
+import os
 import re
 import sys
 import traceback
@@ -48,7 +49,7 @@ import typing
 
 import edgestudio.tools as _edge_tools
 
-__all__ = ["SCHEMA_GENERATOR_VERSION", "discover", "call", "sign", "canonical_json", "preload"]
+__all__ = ["SCHEMA_GENERATOR_VERSION", "discover", "call", "canonical_json", "preload"]
 
 SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v1"
 
@@ -58,10 +59,10 @@ MAX_RESULT_DEPTH = 256
 MAX_SAFE_INTEGER = 2**53 - 1
 MODULE_NAME = "__edge_tools__"  # private sys.modules name of the tools file while it is used
 
-# Captured before any user code can run (the worker imports this module at boot).
-_HMAC_NEW = hmac.new
+# Captured before any user code can run (the worker imports this module at boot). The reply's
+# HMAC is not computed here: tool code can replace anything in this interpreter, so the worker
+# signs in JavaScript with a secret Python never sees (workers/runner-core.ts).
 _SHA256 = hashlib.sha256
-_FROMHEX = bytes.fromhex
 
 _SHA256_RE = re.compile(r"sha256:[0-9a-f]{64}")
 _TOOL_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
@@ -74,8 +75,13 @@ _UNION_TYPES = (typing.Union, types.UnionType)
 # ── public API ───────────────────────────────────────────────────────────────────────────
 
 
-def discover(source, expected_sha256, filename):
-    """Import the tools file and describe its tools (docs/runner-protocol.md)."""
+def discover(source, expected_sha256, filename, project=None):
+    """Import the tools file and describe its tools (docs/runner-protocol.md).
+
+    `project` (JSON text, or None): the tools project mounted read-only for this job,
+    {"root", "manifest": {"bundle_version", "entry", "files": {path: sha256}}, "expected_sha256"};
+    what is mounted is checked against the manifest before anything is imported.
+    """
     reply = {
         "ok": False,
         "tools_file_sha256": "",
@@ -85,10 +91,11 @@ def discover(source, expected_sha256, filename):
         "warnings": [],
         "stderr": "",
     }
-    job = _Job(filename)
+    job = _Job(filename, project)
     try:
         data, error = _check_bytes(source, expected_sha256)
         reply["tools_file_sha256"] = _sha256_of(data) if data is not None else ""
+        error = job.check_project(expected_sha256) or error
         if error is None:
             error, _ = job.load(data)
         if error is not None:
@@ -107,14 +114,14 @@ def discover(source, expected_sha256, filename):
     return _dumps(reply)
 
 
-def call(source, expected_sha256, filename, tool_name, args_json, call_id):
+def call(source, expected_sha256, filename, tool_name, args_json, call_id, project=None):
     """Verify and import the tools file, then run exactly one tool (docs/runner-protocol.md).
 
-    `call_id` is bound by the worker through `sign`; it is accepted here so both functions share
-    one job description, and is not otherwise needed to run the tool.
+    `call_id` is bound to the result by the worker's HMAC (computed in JavaScript); it is accepted
+    here so every job has one description, and is not otherwise needed to run the tool.
     """
     reply = {"ok": False, "stderr": "", "tools_file_sha256_verified": False}
-    job = _Job(filename)
+    job = _Job(filename, project)
     try:
         body = _call(job, source, expected_sha256, tool_name, args_json)
     finally:
@@ -122,12 +129,6 @@ def call(source, expected_sha256, filename, tool_name, args_json, call_id):
     reply["tools_file_sha256_verified"] = job.verified
     reply.update(body)
     return _dumps(reply)
-
-
-def sign(secret_hex, call_id, result_sha256):
-    """Hex HMAC-SHA256 over the UTF-8 bytes of call_id + result_sha256, keyed by the hex secret."""
-    key = _FROMHEX(secret_hex)
-    return _HMAC_NEW(key, (call_id + result_sha256).encode("utf-8"), _SHA256).hexdigest()
 
 
 def canonical_json(value):
@@ -170,7 +171,6 @@ def preload():
     json.loads(discover(warm, digest, "<preload>"))
     json.loads(call(warm, digest, "<preload>", "w", '{"a": "x"}', "preload"))
     json.loads(call(warm, digest, "<preload>", "r", "{}", "preload"))
-    sign("00", "preload", digest)
     leftovers = [
         MODULE_NAME in sys.modules,
         _edge_tools._collector is not None,
@@ -268,8 +268,9 @@ class _CaptureBytes(io.RawIOBase):
 class _Job:
     """State of one discover/call: imported module, captured output, cleanup."""
 
-    def __init__(self, filename):
+    def __init__(self, filename, project=None):
         self.filename = filename if isinstance(filename, str) and filename else "tools.py"
+        self.project = _Project(project) if isinstance(project, str) else None
         self.module = None
         self.collected = []
         self.def_lines = {}
@@ -291,6 +292,12 @@ class _Job:
                 pass
             sys.stdout, sys.stderr = self._saved_streams
             self._saved_streams = None
+
+    def check_project(self, expected_sha256):
+        """None when the mounted project is exactly the frozen one (or there is none), else the error."""
+        if self.project is None:
+            return None
+        return self.project.check(expected_sha256)
 
     def load(self, data):
         """Decode, compile and execute the tools file. Returns (error or None, traceback text)."""
@@ -320,6 +327,8 @@ class _Job:
         self.def_lines = _def_lines(tree)
         module = types.ModuleType(MODULE_NAME)
         module.__file__ = self.filename
+        if self.project is not None:
+            module.__file__ = self.project.enter()
         self.module = module
         sys.modules[MODULE_NAME] = module
         collected = []
@@ -345,7 +354,11 @@ class _Job:
         else:
             text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         where = f" ({self.filename}, line {line})" if line is not None else f" ({self.filename})"
-        return _err("tools_file_import_failed", f"{self.filename} could not be imported: {text}{where}", line=line)
+        out = _err("tools_file_import_failed", f"{self.filename} could not be imported: {text}{where}", line=line)
+        if isinstance(exc, ModuleNotFoundError) and isinstance(exc.name, str) and exc.name:
+            # The host tells a package of Pyodide's lock from a module outside it (src/packages/freeze.ts).
+            out["module"] = exc.name.split(".")[0]
+        return out
 
     def run(self, func, kwargs):
         self._redirect()
@@ -358,6 +371,8 @@ class _Job:
         """Undo everything the job changed; return the captured output."""
         self._restore()
         _edge_tools._collector = None
+        if self.project is not None:
+            self.project.leave()
         if sys.modules.get(MODULE_NAME) is self.module and self.module is not None:
             del sys.modules[MODULE_NAME]
         if self._linecache_key is not None:
@@ -365,6 +380,98 @@ class _Job:
         self.module = None
         self.collected = []
         return self._capture.text()
+
+
+class _Project:
+    """A tools project mounted read-only at `root`: checked against its frozen manifest before
+    anything is imported, then the working directory and the first entries of sys.path while the
+    tools file is imported and called (as `python tools.py` would have them)."""
+
+    def __init__(self, spec):
+        self.error = None
+        self.root = self.entry = None
+        self.files = {}
+        self._saved = None
+        try:
+            parsed = json.loads(spec)
+            root, manifest, expected = parsed["root"], parsed["manifest"], parsed["expected_sha256"]
+            entry, files = manifest["entry"], manifest["files"]
+            ok = (
+                isinstance(root, str) and root.startswith("/") and isinstance(entry, str) and isinstance(files, dict)
+                and all(isinstance(k, str) and isinstance(v, str) and _SHA256_RE.fullmatch(v) for k, v in files.items())
+                and isinstance(expected, str) and hmac.compare_digest(_sha256_of(canonical_json(manifest).encode("utf-8")), expected)
+            )
+        except (TypeError, ValueError, KeyError):
+            ok = False
+        if not ok:
+            self.error = _err("invalid_argument", "The tools project's manifest is malformed or does not match its tools_bundle_sha256; nothing was imported.")
+            return
+        self.root, self.entry, self.files = root, entry, files
+
+    def _mounted(self):
+        found = {}
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames.sort()
+            for name in filenames:
+                path = os.path.join(dirpath, name)
+                digest = _SHA256()
+                with open(path, "rb") as fh:  # in slices: no second copy of a large data file
+                    for block in iter(lambda: fh.read(1 << 20), b""):
+                        digest.update(block)
+                found[os.path.relpath(path, self.root).replace(os.sep, "/")] = "sha256:" + digest.hexdigest()
+        return found
+
+    def check(self, expected_sha256):
+        if self.error is not None:
+            return self.error
+        if self.files.get(self.entry) != expected_sha256:
+            return _err("invalid_argument", "The tools project's manifest does not hold the tools file's frozen hash; nothing was imported.")
+        found = self._mounted()
+        differ = sorted(p for p in set(found) | set(self.files) if found.get(p) != self.files.get(p))
+        if not differ:
+            return None
+        path = self.entry if self.entry in differ else differ[0]
+        more = f" ({len(differ) - 1} more file(s) differ too)" if len(differ) > 1 else ""
+        if path == self.entry and path in found:
+            # The tools file itself: the message a single tools.py has always had.
+            what = (
+                f"The tools file changed after this session froze it (frozen {self.files[path]}, now {found[path]}){more}; "
+                "start a new session to use the edited file."
+            )
+        elif path not in found:
+            what = f"{path} was removed from the tools project after this session froze it{more}; restore it, or start a new session."
+        elif path not in self.files:
+            what = f"{path} was added to the tools project after this session froze it{more}; remove it, or start a new session to use it."
+        else:
+            what = (
+                f"{path} changed after this session froze the tools project (frozen {self.files[path]}, now {found[path]}){more}; "
+                "start a new session to use the edited file."
+            )
+        return _err("tools_file_changed", what + " Nothing was imported.", file=path)
+
+    def enter(self):
+        """cwd = the root; the tools file's folder (and the root) first on sys.path. Returns __file__."""
+        self._saved = (os.getcwd(), list(sys.path), set(sys.modules))
+        here = os.path.dirname(os.path.join(self.root, self.entry))
+        for folder in dict.fromkeys([self.root, here]):
+            sys.path.insert(0, folder)
+        os.chdir(self.root)
+        return os.path.join(self.root, self.entry)
+
+    def leave(self):
+        if self._saved is None:
+            return
+        cwd, path, modules = self._saved
+        self._saved = None
+        sys.path[:] = path
+        try:
+            os.chdir(cwd)
+        except OSError:
+            pass
+        prefix = self.root.rstrip("/") + "/"
+        for name in [m for m in sys.modules if m not in modules]:
+            if str(getattr(sys.modules[name], "__file__", "") or "").startswith(prefix):
+                del sys.modules[name]
 
 
 def _def_lines(tree):
@@ -400,8 +507,10 @@ def _format_tb(exc, filename):
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
-def _err(code, message, tool=None, parameter=None, line=None):
+def _err(code, message, tool=None, parameter=None, line=None, file=None):
     out = {"code": code, "message": message}
+    if file is not None:
+        out["file"] = file
     if tool is not None:
         out["tool"] = tool
     if parameter is not None:
@@ -810,6 +919,7 @@ def _valid_for(value, schema):
 
 def _call(job, source, expected_sha256, tool_name, args_json):
     data, error = _check_bytes(source, expected_sha256)
+    error = job.check_project(expected_sha256) or error
     if error is not None:
         return {"error": error, "diagnostics": {}}
     error, tb_text = job.load(data)

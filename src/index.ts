@@ -5,6 +5,7 @@ export * from "./contract/index.ts";
 export type { RunnerHost, ToolSource, CallJob, CallOutcome, DiscoverJob } from "./runner/host.ts";
 export { analyzeToolset, freezeToolset, activeSchemas, type FrozenToolset, type FrozenTool, type ToolsetReport } from "./toolset/freeze.ts";
 export { validate, inspect, memorySource, type ValidateReport, type InspectReport, type InspectedTool, type ToolsetOptions } from "./toolset/inspect.ts";
+export { memoryProjectSource, DEFAULT_PROJECT_LIMITS, type ToolsProject, type ProjectFile } from "./toolset/project.ts";
 export { callTool, checkToolArgs, type ToolCallReport, type CallToolOptions } from "./toolset/call.ts";
 export * from "./runtime/index.ts";
 export {

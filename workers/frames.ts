@@ -9,6 +9,12 @@
 // file, a workspace's files), is replaced in the JSON by {"$bytes": [offset, length]} into that
 // binary part, so 31 MB of snapshot are never base64'd. Environment-neutral apart from
 // Uint8Array/TextEncoder.
+//
+// A reader is given limits for both parts, checked from the 8-byte header before anything is
+// buffered: the host reads a job runner's frames with a 1 MiB JSON limit and no byte values (only
+// the snapshot maker sends large raw parts), so what a runner sends cannot make the host buffer or
+// parse more than that. encodeFlatFrame is the runner's writer for every message after tool code
+// may have run: it uses only primitives captured when this module was evaluated.
 
 /** What a frame carries: a JSON object whose values (at any depth) may be Uint8Arrays. */
 export type FrameMessage = Record<string, unknown>;
@@ -17,6 +23,15 @@ const HEADER = 8;
 const ALIGN = 8;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Largest JSON part of a frame from a runner (its replies are bounded far below: runner-core). */
+export const RUNNER_FRAME_JSON_LIMIT = 1024 * 1024;
+
+/** What a FrameReader accepts in one frame: bytes of JSON and bytes of raw values. */
+export interface FrameLimits {
+  json: number;
+  bytes: number;
+}
 
 export class FrameError extends Error {
   override readonly name = "FrameError";
@@ -53,17 +68,59 @@ export function encodeFrame(msg: FrameMessage): Uint8Array[] {
   return [header, json, ...blobs];
 }
 
+// Captured when this module is evaluated, before any tool code exists (encodeFlatFrame).
+const stringify = JSON.stringify;
+const ownKeys = Object.keys;
+const Bytes = Uint8Array;
+const Buffer_ = ArrayBuffer;
+const encodeInto = Function.prototype.call.bind(TextEncoder.prototype.encodeInto) as (
+  encoder: TextEncoder,
+  text: string,
+  into: Uint8Array,
+) => { read: number; written: number };
+
+/** A message of strings, numbers and booleans only (what a runner sends, apart from a snapshot). */
+export type FlatMessage = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * One frame of a flat message, written with the primitives captured above only: JSON.stringify of
+ * primitives (no toJSON is looked up for them), encodeInto into arrays built on a fresh
+ * ArrayBuffer, the header set byte by byte. Nothing tool code can reach through globals or
+ * prototypes is called, so tool code cannot see or change the frame a runner sends after it ran.
+ * Returns the array and how many of its bytes are the frame.
+ */
+export function encodeFlatFrame(msg: FlatMessage): { bytes: Uint8Array; length: number } {
+  const keys = ownKeys(msg);
+  let text = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = msg[key];
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") throw new FrameError(`${key} is not a string, number or boolean`);
+    text += (i ? "," : "") + stringify(key) + ":" + stringify(value);
+  }
+  text += "}";
+  const buffer = new Buffer_(HEADER + text.length * 3);
+  const { written } = encodeInto(encoder, text, new Bytes(buffer, HEADER));
+  const bytes = new Bytes(buffer);
+  const rest = 4 + written;
+  for (let i = 0; i < 4; i++) {
+    bytes[i] = (rest >>> (24 - 8 * i)) & 255;
+    bytes[4 + i] = (written >>> (24 - 8 * i)) & 255;
+  }
+  return { bytes, length: HEADER + written };
+}
+
 /**
  * Reassembles frames from a byte stream. `push` returns the complete messages so far and
- * throws FrameError for anything malformed: a frame over `maxBytes` (checked from the header,
- * before anything is buffered), a bad JSON part, a byte reference outside the frame.
+ * throws FrameError for anything malformed: a frame over the limits (both parts checked from the
+ * header, before anything is buffered), a bad JSON part, a byte reference outside the frame.
  */
 export class FrameReader {
   private chunks: Uint8Array[] = [];
   private buffered = 0;
   private need = -1; // length of the frame being read (after its first 4 bytes), -1 = header pending
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly limits: FrameLimits) {}
 
   push(chunk: Uint8Array): FrameMessage[] {
     this.chunks.push(chunk);
@@ -72,15 +129,35 @@ export class FrameReader {
     for (;;) {
       if (this.need < 0) {
         if (this.buffered < 4) return out;
-        const head = this.take(4);
-        this.need = new DataView(head.buffer, head.byteOffset, 4).getUint32(0);
-        if (this.need < 4 || this.need > this.maxBytes) throw new FrameError(`a frame of ${this.need} bytes is outside 4..${this.maxBytes}`);
+        const head = new DataView(this.peekHeader().buffer);
+        const rest = head.getUint32(0);
+        if (rest < 4 || rest > 4 + this.limits.json + this.limits.bytes) throw new FrameError(`a frame of ${rest} bytes is outside 4..${4 + this.limits.json + this.limits.bytes}`);
+        if (this.buffered < HEADER) return out;
+        const json = head.getUint32(4);
+        if (json > rest - 4) throw new FrameError(`a frame of ${rest} bytes cannot hold ${json} bytes of JSON`);
+        if (json > this.limits.json) throw new FrameError(`a frame's JSON part of ${json} bytes is over the ${this.limits.json}-byte limit`);
+        if (rest - 4 - json > this.limits.bytes) throw new FrameError(`a frame's byte values of ${rest - 4 - json} bytes are over the ${this.limits.bytes}-byte limit`);
+        this.take(4); // the JSON length stays: byte values are aligned relative to it
+        this.need = rest;
       }
       if (this.buffered < this.need) return out;
       const body = this.take(this.need);
       this.need = -1;
-      out.push(decodeBody(body));
+      out.push(decodeBody(body, this.limits.bytes > 0));
     }
+  }
+
+  /** A copy of the first HEADER buffered bytes (as many as there are), nothing consumed. */
+  private peekHeader(): Uint8Array {
+    const head = new Uint8Array(HEADER);
+    let filled = 0;
+    for (const c of this.chunks) {
+      const part = Math.min(c.byteLength, HEADER - filled);
+      head.set(c.subarray(0, part), filled);
+      filled += part;
+      if (filled === HEADER) break;
+    }
+    return head;
   }
 
   /** The first n buffered bytes as one array (copied only when they span chunks). */
@@ -108,7 +185,9 @@ export class FrameReader {
   }
 }
 
-function decodeBody(body: Uint8Array): FrameMessage {
+/** The message of one frame's body (its JSON length, JSON, byte values). `withBytes` false: a frame
+ *  that may carry no byte values, parsed without the reviver (twice as fast on hostile JSON). */
+function decodeBody(body: Uint8Array, withBytes: boolean): FrameMessage {
   const jsonLength = new DataView(body.buffer, body.byteOffset, 4).getUint32(0);
   if (jsonLength > body.byteLength - 4) throw new FrameError("the JSON part is longer than the frame");
   const binary = body.subarray(4 + jsonLength);
@@ -126,7 +205,8 @@ function decodeBody(body: Uint8Array): FrameMessage {
   };
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(body.subarray(4, 4 + jsonLength)), revive);
+    const text = decoder.decode(body.subarray(4, 4 + jsonLength));
+    value = withBytes ? JSON.parse(text, revive) : JSON.parse(text);
   } catch (err) {
     if (err instanceof FrameError) throw err;
     throw new FrameError(`the JSON part is not valid: ${err instanceof Error ? err.message : String(err)}`);

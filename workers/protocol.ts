@@ -3,6 +3,11 @@
 // Everything a worker sends is untrusted (it ran tool code): the host validates shape, job id
 // and the HMAC before it believes anything.
 
+/** Longest reply (edge_runner's JSON text, ASCII) a runner sends, and a host accepts. A result that
+ *  large is far over any result limit; with the runner's bounded output it keeps a Node runner's
+ *  frame under the 1 MiB JSON limit (frames.ts) even when every character is escaped twice. */
+export const MAX_REPLY_CHARS = 384 * 1024;
+
 /** Python sources written into the interpreter's file system before anything is imported,
  *  keyed by path relative to the runner's Python root (e.g. "edgestudio/tools.py"). */
 export type PythonFiles = Record<string, string>;
@@ -37,6 +42,11 @@ export interface DiscoverJobMessage {
   source: Uint8Array;
   expectedSha256: string;
   filename: string;
+  /** The tools project: mounted read-only at /tools and checked against its frozen manifest
+   *  before the tools file is imported. */
+  project?: ProjectMount;
+  /** Python packages, installed before anything is imported (in this order). */
+  packages?: PackageWheel[];
 }
 
 export interface CallJobMessage {
@@ -54,6 +64,45 @@ export interface CallJobMessage {
   /** Only for a tool that declares permissions=["read_local"]: the files mounted read-only at
    *  /workspace before the tools file is imported. Without it the runner has no /workspace. */
   workspace?: WorkspaceMount;
+  project?: ProjectMount;
+  packages?: PackageWheel[];
+}
+
+/** One wheel of Pyodide's lock, sent IN the job (the runner has no network and reads no host file).
+ *  The runner checks `bytes` against `sha256` and installs them with Pyodide's own installer
+ *  (the one loadPackage uses) into `install_dir` before the tools file is imported. */
+export interface PackageWheel {
+  name: string;
+  file_name: string;
+  /** The lock's install_dir: "site" (site-packages) or "dynlib" (a shared library). */
+  install_dir: string;
+  /** "sha256:<hex>", the lock's hash. */
+  sha256: string;
+  bytes: Uint8Array;
+}
+
+/** The files of a tools project, sent IN the job (the runner reads no files of the host), and the
+ *  manifest frozen for them. The runner mounts `files` read-only at `root` and, before importing
+ *  anything, hashes what it mounted and compares it with `manifestJson`: any difference is
+ *  tools_file_changed naming the file (src/toolset/project.ts, docs/tools-projects.md). */
+export interface ProjectMount {
+  /** Where the files appear in the runner (TOOLS_MOUNT, "/tools"). */
+  root: string;
+  /** Paths relative to `root`, "/"-separated, without "." or ".." parts; the tools file among them. */
+  files: Record<string, Uint8Array>;
+  /** The manifest frozen for this session. */
+  manifest: ToolsManifest;
+  /** The frozen tools_bundle_sha256 = sha256(JCS(manifest)). */
+  expectedSha256: string;
+}
+
+/** What tools_bundle_sha256 is the hash of (its canonical JSON, RFC 8785). */
+export interface ToolsManifest {
+  bundle_version: string;
+  /** The tools file's path in the project. */
+  entry: string;
+  /** Every mounted file's path → "sha256:<hex>" of its bytes. */
+  files: Record<string, string>;
 }
 
 /** A snapshot of the person's workspace, sent IN the job (the runner reads no storage itself).

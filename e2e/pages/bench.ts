@@ -1,5 +1,5 @@
 // Bench page for the Chromium halves of bench/runner.bench.ts, bench/loop.bench.ts and
-// bench/engine.bench.ts (e2e/pages/llama-bench.ts). Every
+// bench/engine.bench.ts (e2e/pages/llama-bench.ts) and bench/session.bench.ts (session-bench.ts). Every
 // measurement runs here, in the page, with performance.now() around the real browser runner
 // (createBrowserRunnerHost: sandbox frame + one classic worker per job) and the real IndexedDB
 // receipt store. The page only returns raw samples; the Node side computes the percentiles with
@@ -12,6 +12,7 @@ import { openEdgeDb } from "../../src/store/idb.ts";
 import { createIdbReceiptStore } from "../../src/store/idb-receipts.ts";
 import { measureHostOverhead, type OverheadStats } from "../../bench/loop-core.ts";
 import { llamaEngineBench } from "./llama-bench.ts";
+import { llamaReturning, llamaSession } from "./session-bench.ts";
 
 /** The tools file and the one call every sample makes (sent by the Node side, so both
  *  environments run exactly the same file and arguments). */
@@ -62,6 +63,8 @@ const api = {
   defaultSpares: DEFAULT_SPARES,
   /** bench/engine.bench.ts: LlamaCppEngine vs bare wllama (e2e/pages/llama-bench.ts). */
   llamaEngineBench,
+  llamaSession,
+  llamaReturning,
 
   /** Smallest step performance.now() takes in this page (Chromium coarsens it to 0.1 ms when the
    *  page is not cross-origin isolated), so readers know the granularity of the samples. */

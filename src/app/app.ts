@@ -7,7 +7,8 @@ import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import type { WritePlan } from "../builtins/write-plan.ts";
 import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import { EdgeError, type ErrorJson } from "../contract/errors.ts";
-import { randomHex, sha256Bytes } from "../contract/hash.ts";
+import { randomHex, type Sha256 } from "../contract/hash.ts";
+import { freezeProject, readProjectSnapshot } from "../toolset/project.ts";
 import { selectActiveSet } from "../contract/selection.ts";
 import type { Selection } from "../contract/types.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
@@ -49,7 +50,7 @@ function lazy<T>(load: () => Promise<T>): () => Promise<T> {
 /** What the chat's tools are: the Python file, a facts store's lookup, or a tools manifest. */
 export type ToolMode = { kind: "python" } | { kind: "facts"; store: string } | { kind: "manifest"; name: string; bytes: Uint8Array };
 
-export type AppChange = "report" | "selection" | "session" | "engine" | "receipts" | "imprints" | "facts" | "source" | "workspace";
+export type AppChange = "report" | "selection" | "session" | "engine" | "receipts" | "imprints" | "facts" | "source" | "workspace" | "notice";
 
 export interface SessionInfo {
   /** Random per session: names the session's goals file in the workspace. */
@@ -64,6 +65,8 @@ export interface SessionInfo {
   engine: Engine;
   selection: Selection;
   createdAt: number;
+  /** Why it started: "edited" when tools.py changed after the previous session froze it. */
+  cause?: "edited";
 }
 
 export class App {
@@ -113,6 +116,15 @@ export class App {
       facts: lazy(async () => (await import("../facts/store-idb.ts")).createIdbFactsStore(db)),
       workspace: lazy(async () => (await import("../builtins/vfs/vfs-idb.ts")).openIdbVfs(db)),
     };
+  }
+
+  /** The last notice for the conversation (shown by the chat panel on "notice"). */
+  notice = "";
+
+  /** Say something in the conversation that is not a turn (e.g. why the session kept its file). */
+  notify(text: string): void {
+    this.notice = text;
+    this.emit("notice");
   }
 
   emit(change: AppChange): void {
@@ -189,22 +201,35 @@ export class App {
     return freezeReport(this.report, this.toolSource(), this.selection);
   }
 
-  /** Whether the current source's bytes still equal what the last report saw. */
-  async reportIsCurrent(): Promise<boolean> {
-    if (!this.report?.tools_file_sha256) return false;
+  /** tools_bundle_sha256 of the current source as it is now (the tools file and its project), or
+   *  null when it cannot be read or is over the limits. */
+  private async currentBundleSha(): Promise<Sha256 | null> {
     try {
-      const bytes = await this.toolSource().read();
-      return (await sha256Bytes(bytes)) === this.report.tools_file_sha256;
+      return (await freezeProject(await readProjectSnapshot(this.toolSource()))).tools_bundle_sha256;
     } catch {
-      return false;
+      return null;
     }
+  }
+
+  /** Whether the current source (every file of its project) still equals what the last report saw. */
+  async reportIsCurrent(): Promise<boolean> {
+    const seen = this.report?.tools_bundle_sha256;
+    return !!seen && (await this.currentBundleSha()) === seen;
+  }
+
+  /** Whether the current source differs from what the current session froze. */
+  async sourceDiffersFromSession(): Promise<boolean> {
+    const frozen = this.current?.toolset?.tools_bundle_sha256;
+    if (!frozen || this.toolMode.kind !== "python") return false;
+    const now = await this.currentBundleSha();
+    return now !== null && now !== frozen;
   }
 
   /**
    * "Freeze / new session": freeze the current tools (re-inspecting if the source changed since the
    * last inspect) and start a new chat session with the current engine, imprint and tool mode.
    */
-  async newSession(): Promise<SessionInfo> {
+  async newSession(cause?: "edited"): Promise<SessionInfo> {
     const engine = this.engine;
     if (!engine) throw new EdgeError("engine_not_loaded", {}, "Pick an engine first (the scripted demo works without a GPU).");
     const mode = this.toolMode;
@@ -250,7 +275,7 @@ export class App {
       ...(imprint ? { imprint } : {}),
       ...(builtins ? builtins : {}),
     });
-    this.current = { id, session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now() };
+    this.current = { id, session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now(), ...(cause ? { cause } : {}) };
     this.sourceChanged = false;
     this.emit("session");
     return this.current;

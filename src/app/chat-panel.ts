@@ -56,6 +56,9 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
 
   let scriptEdited = false;
   let running: AbortController | undefined;
+  let renewing = false;
+  /** The conversation's scrollHeight when it was last at its end (see the observer below). */
+  let logHeight = 0;
 
   function setScript(text: string): void {
     scriptArea.value = text;
@@ -93,9 +96,25 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
   function entry(kind: string, ...children: (Node | string | null)[]): HTMLLIElement {
     const li = h("li", { class: `entry ${kind}` }, ...children);
     log.appendChild(li);
-    li.scrollIntoView({ block: "end" });
+    scrollLogToEnd();
     return li;
   }
+
+  /** Show the newest entry by scrolling the conversation itself, never the page: the page stays
+   *  where the person is (a session starting during boot used to jump a phone 3,900 px down). */
+  function scrollLogToEnd(): void {
+    log.scrollTo({ top: log.scrollHeight, behavior: "instant" });
+    logHeight = log.scrollHeight;
+  }
+
+  // An entry grows after it is added (the answer streams in, its receipt line comes last): while
+  // the person is at the end of the conversation it follows the growth, so the answer is never cut
+  // off below the fold; scrolled up to read, it stays where they are.
+  new MutationObserver(() => {
+    const wasAtEnd = log.scrollTop + log.clientHeight >= logHeight - 24;
+    if (wasAtEnd) scrollLogToEnd();
+    else logHeight = log.scrollHeight;
+  }).observe(log, { childList: true, subtree: true, characterData: true });
 
   function receiptLine(r: Receipt | ReceiptBody): HTMLElement {
     if (!isStored(r)) return h("p", { class: "receipt-line muted" }, `receipt ${r.id} (not stored)`);
@@ -163,8 +182,8 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
           h("dd", {}, hashCode(v.binding_sha256)),
         ),
       );
-      // The card grew: keep its buttons in view.
-      confirmBtn.scrollIntoView({ block: "nearest" });
+      // The card grew: keep its buttons in view (inside the conversation).
+      scrollLogToEnd();
     });
     const show = (out: ConfirmOutcome, verb: string): void => {
       done();
@@ -206,9 +225,34 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     return card;
   }
 
+  /**
+   * The first send after an edit starts a new session with the edited file, and says so: the
+   * edit is what the person wants to try. Checked before the turn starts, so a turn never
+   * switches files (an edit during a turn still fails that turn's next call, tools_file_changed).
+   * An edited file that cannot start a session leaves the message unsent and the session as it was.
+   */
+  async function renewIfEdited(text: string): Promise<boolean> {
+    if (!(await app.sourceDiffersFromSession())) return true;
+    try {
+      await app.newSession("edited");
+      return true;
+    } catch (err) {
+      entry("error", h("p", { class: "error" }, `tools.py changed, and the edited file cannot start a session: ${errorText(toErrorJson(err))} This session keeps the file it froze; fix the file and send again.`));
+      prompt.value = text;
+      return false;
+    }
+  }
+
   async function send(text: string): Promise<ChatRun | null> {
+    if (running || renewing) return null;
+    renewing = true;
+    sendBtn.disabled = true;
+    const fresh = await renewIfEdited(text).finally(() => {
+      renewing = false;
+      sendBtn.disabled = false;
+    });
     const cur = app.current;
-    if (!cur || running) return null;
+    if (!fresh || !cur || running) return null;
     if (cur.engine === script.engine) {
       try {
         script.outputs();
@@ -332,8 +376,10 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     if (change === "session" && app.current) {
       const cur = app.current;
       const label = cur.toolset ? `${cur.toolset.active.length} tool(s), active set ${cur.toolset.active_set_sha256.slice(0, 19)}…` : `${cur.mode.kind}`;
-      entry("divider", h("p", {}, `New session · ${cur.engine.info().label} · ${label}${cur.imprint ? ` · imprint ${cur.imprint.id}` : ""}`));
+      const why = cur.cause === "edited" && cur.toolset ? `tools.py changed: new session with the edited file (tools_file_sha256 ${cur.toolset.tools_file_sha256.slice(0, 19)}…) · ` : "";
+      entry(cur.cause === "edited" ? "divider edited" : "divider", h("p", {}, `${why}New session · ${cur.engine.info().label} · ${label}${cur.imprint ? ` · imprint ${cur.imprint.id}` : ""}`));
     }
+    if (change === "notice") entry("notice", h("p", {}, app.notice));
   });
   renderInfo();
   // A built-in write waits here for the person: its diff, Approve / Reject.

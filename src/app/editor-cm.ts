@@ -54,6 +54,8 @@ export function createToolsEditor(parent: HTMLElement, text: string, label: stri
         theme,
         readOnly.of(EditorState.readOnly.of(false)),
         EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
+        // Long lines wrap: on a phone the code stays inside the screen instead of scrolling sideways.
+        EditorView.lineWrapping,
         EditorView.updateListener.of((update) => {
           if (update.docChanged) for (const l of listeners) l();
         }),

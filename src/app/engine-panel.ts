@@ -13,7 +13,7 @@ import type { ModelOption } from "../engines/models.ts";
 import type { Engine } from "../engines/engine.ts";
 import { toErrorJson, type EdgeError } from "../contract/errors.ts";
 import { LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
-import { catalogLabel, LLAMA_PREFIX, llamaCatalogSource, llamaEngine, mountLlamaPanel, type EngineFactory } from "./llama-panel.ts";
+import { catalogLabel, LLAMA_PREFIX, llamaCatalogSource, modelStorageHere, mountLlamaPanel, storageSentence, type EngineFactory } from "./llama-panel.ts";
 import { switchEngine } from "./engine-switch.ts";
 
 const SCRIPTED_VALUE = "scripted";
@@ -39,7 +39,17 @@ function sizeLabel(m: ModelOption): string {
 
 export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLElement): EnginePanel {
   const gpuStatus = h("span", { id: "gpu-status", class: "pill", role: "status", "data-state": "busy" }, "WebGPU: checking…");
-  const gpuExplain = h("p", { id: "gpu-explain", class: "explain", hidden: true });
+  // Why no GPU model runs, and what runs instead: one summary line, the full text on a click. On a
+  // wide screen it starts open; on a phone it starts closed (fourteen lines above the editor).
+  const gpuSummary = h("summary", {});
+  const gpuText = h("p", {});
+  const gpuExplain = h("details", { id: "gpu-explain", class: "explain", hidden: true }, gpuSummary, gpuText);
+  gpuExplain.open = !window.matchMedia("(max-width: 980px)").matches;
+  const explain = (summary: string, text: string): void => {
+    gpuSummary.textContent = summary;
+    gpuText.textContent = text;
+    gpuExplain.hidden = false;
+  };
   const select = h("select", { id: "engine-select", "aria-describedby": "engine-status" });
   const autoOption = h("option", { value: AUTO_VALUE }, "Auto: the best engine for this device");
   select.append(autoOption, h("option", { value: SCRIPTED_VALUE }, SCRIPTED_LABEL));
@@ -72,6 +82,10 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   );
 
   const panel: EnginePanel = { probe: null, ready: Promise.resolve() };
+  // The explanation ends "until then the playground uses the scripted demo": true only while it does.
+  app.on((change) => {
+    if (change === "engine" && gpuText.textContent) gpuExplain.hidden = app.engine !== script.engine;
+  });
   let loading: AbortController | undefined;
 
   async function useEngine(engine: Engine): Promise<void> {
@@ -89,7 +103,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
 
   async function useScripted(): Promise<void> {
     await script.engine.load();
-    select.value = SCRIPTED_VALUE;
+    select.value = inUse = SCRIPTED_VALUE;
     await useEngine(script.engine);
   }
 
@@ -118,16 +132,20 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   /** A usable (non-fallback) WebGPU adapter: what "Auto" needs to pick web-llm. */
   const usableGpu = () => isUsableWebGPU(panel.probe);
 
+  /** The picker's value of the engine in use: a failed load puts the picker back on it. */
+  let inUse = SCRIPTED_VALUE;
+
   /** Show the engine in use in the picker: its own option, or one added for a file or URL model. */
   function showInPicker(engine: Engine, value?: string): void {
+    if (engine === script.engine) value = SCRIPTED_VALUE;
     if (value && [...select.options].some((o) => o.value === value)) {
-      select.value = value;
+      select.value = inUse = value;
       return;
     }
     let own = select.querySelector<HTMLOptionElement>(`option[value="${LOADED_VALUE}"]`);
     if (!own) select.appendChild((own = h("option", { value: LOADED_VALUE })));
     own.textContent = engine.info().label;
-    select.value = LOADED_VALUE;
+    select.value = inUse = LOADED_VALUE;
   }
 
   /** Load an engine with the progress bar and Cancel; the model in use is freed first (two would
@@ -161,9 +179,11 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       await useEngine(engine);
       showInPicker(engine, value);
     } catch (err) {
-      // The previous model is gone: continue on the scripted demo rather than on nothing.
+      // The previous model is gone: continue on the scripted demo rather than on nothing. Either
+      // way the picker shows the engine the chat really uses, never the model that failed.
       if (freed) await useScripted();
-      setStatus(status, `Could not load ${label}: ${errorText(toErrorJson(err))}`, "error");
+      select.value = inUse;
+      setStatus(status, `Could not load ${label}: ${errorText(toErrorJson(err))} The chat uses ${app.engine?.info().label ?? SCRIPTED_LABEL}.`, "error");
     } finally {
       loadBtn.disabled = false;
       select.disabled = false;
@@ -215,7 +235,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
     const llamaValue = value === AUTO_VALUE ? `${LLAMA_PREFIX}${LLAMACPP_CATALOG[0]!.id}` : value;
     const source = llamaValue.startsWith(LLAMA_PREFIX) ? llamaCatalogSource(llamaValue) : undefined;
     if (source) {
-      await loadEngine(llamaValue.slice(LLAMA_PREFIX.length), () => llamaEngine(source), llamaValue);
+      await loadEngine(llamaValue.slice(LLAMA_PREFIX.length), () => llama.engine(source), llamaValue);
       await llama.refresh();
       return;
     }
@@ -240,13 +260,14 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       setStatus(gpuStatus, `WebGPU: ${name}${usable ? "" : " (software)"}`, usable ? "ok" : "warn");
       gpuStatus.title = `shader-f16: ${probe.shaderF16 ? "yes" : "no (f32 models only)"}`;
       if (!usable) {
-        gpuExplain.textContent = "This WebGPU adapter is a software fallback: models will run very slowly. The scripted demo shows the tool loop without a model.";
-        gpuExplain.hidden = false;
+        explain("Software WebGPU only: models would run very slowly.", "This WebGPU adapter is a software fallback: models will run very slowly. The scripted demo shows the tool loop without a model.");
       }
     } else {
       setStatus(gpuStatus, "WebGPU: not available", "error");
-      gpuExplain.textContent = `${probe.message} Models still run here on the CPU with llama.cpp: pick “Auto” or a llama.cpp model and press “Use engine” (it downloads once and then works offline). Until then the playground uses the “${SCRIPTED_LABEL}” engine: it replays a script you can edit, so the whole tool loop (checks, sandboxed Python runner, receipts, confirmations) still runs for real.`;
-      gpuExplain.hidden = false;
+      explain(
+        `No usable GPU: until you load a model, the chat uses the “${SCRIPTED_LABEL}” engine.`,
+        `${probe.message} Models still run here on the CPU with llama.cpp: pick “Auto” or a llama.cpp model and press “Use engine” (${storageSentence(await modelStorageHere())}). Until then the playground uses the “${SCRIPTED_LABEL}” engine: it replays a script you can edit, so the whole tool loop (checks, sandboxed Python runner, receipts, confirmations) still runs for real.`,
+      );
     }
     const first = LLAMACPP_CATALOG[0]!;
     autoOption.textContent = usableGpu() ? "Auto: web-llm on this GPU" : `Auto: llama.cpp on this CPU — ${catalogLabel(first, false).split(" — ")[0]}`;

@@ -11,6 +11,8 @@ import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, LLAMACPP_CATALOG, type CatalogModel } from "../engines/llamacpp/catalog.ts";
 import { isToolChoice, TOOL_CHOICES } from "../engines/tool-turn.ts";
 import { toErrorJson, type EdgeError } from "../contract/errors.ts";
+import type { ModelStorage } from "../engines/llamacpp/browser/model-store.ts";
+import { askPersistence, persistenceText } from "../engines/llamacpp/browser/persistence.ts";
 
 export const LLAMA_PREFIX = "llamacpp:";
 
@@ -26,8 +28,21 @@ export function catalogLabel(m: CatalogModel, stored: boolean): string {
   return `${m.label} — ${stored ? "stored on this device" : `${sizeText(m.sizeMB * 1e6)} download`}, llama.cpp (CPU)`;
 }
 
+/** Where downloaded models are kept in this browser (opfs, idb, or none), for what the panel says. */
+export async function modelStorageHere(): Promise<ModelStorage> {
+  const { modelStorage } = await import("../engines/llamacpp/browser/model-store.ts");
+  return modelStorage().catch(() => "none" as const);
+}
+
+/** What happens to a model from a URL here, in words (before anything is downloaded). */
+export function storageSentence(storage: ModelStorage): string {
+  return storage === "none"
+    ? "this browser cannot store it here, so it is downloaded again for every load and needs the network; a GGUF file from disk needs no storage"
+    : "it downloads once and then works offline";
+}
+
 /** A llama.cpp engine for a source, with the browser backend (imported on first use). */
-export async function llamaEngine(source: ModelSource): Promise<Engine> {
+async function llamaEngine(source: ModelSource): Promise<Engine> {
   const [{ LlamaCppEngine }, { createBrowserLlamaBackend }] = await Promise.all([import("../engines/llamacpp/engine.ts"), import("../engines/llamacpp/browser/backend.ts")]);
   return new LlamaCppEngine({ backend: createBrowserLlamaBackend(), model: source });
 }
@@ -42,6 +57,8 @@ export interface LlamaPanel {
   options(): Promise<HTMLOptGroupElement>;
   /** Re-read the stored models (after a load or a delete). */
   refresh(): Promise<void>;
+  /** The engine for a source; a download also asks the browser, without waiting, to keep it. */
+  engine(source: ModelSource): Promise<Engine>;
 }
 
 export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader): LlamaPanel {
@@ -67,7 +84,15 @@ export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader)
     note,
   );
 
-  const loadSource = (label: string, source: ModelSource) => load(label, () => llamaEngine(source)).finally(() => void panel.refresh());
+  const storage = modelStorageHere();
+  /** Persistent storage, asked for when a download may start; the answer is shown when it comes. */
+  async function askToKeep(): Promise<void> {
+    if ((await storage) === "none") return;
+    setStatus(note, persistenceText("asking"), "idle");
+    const answer = await askPersistence();
+    setStatus(note, persistenceText(answer), answer === "persisted" ? "ok" : "idle");
+  }
+  const loadSource = (label: string, source: ModelSource) => load(label, () => panel.engine(source)).finally(() => void panel.refresh());
 
   fileBtn.addEventListener("click", () => fileInput.click());
   fileInput.addEventListener("change", () => {
@@ -100,6 +125,10 @@ export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader)
       for (const m of LLAMACPP_CATALOG) group.appendChild(h("option", { value: `${LLAMA_PREFIX}${m.id}` }, catalogLabel(m, have.has(m.url))));
       return group;
     },
+    engine(source) {
+      if (source.kind === "url") void askToKeep();
+      return llamaEngine(source);
+    },
     async refresh() {
       const rows = await storedRows();
       const total = rows.reduce((n, r) => n + r.size, 0);
@@ -119,7 +148,7 @@ export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader)
                 ),
               ),
             )
-          : h("p", { class: "muted small" }, "Models you download are kept here for offline use."),
+          : h("p", { class: "muted small" }, (await storage) === "none" ? "This browser cannot store models here: a model from a URL is downloaded again for every load. A GGUF file from disk needs no storage." : "Models you download are kept here for offline use."),
       );
     },
   };

@@ -10,6 +10,7 @@ import { installDebugHook } from "./debug.ts";
 import { byId, errorText, setStatus } from "./dom.ts";
 import { loadToolsEditor } from "./editor.ts";
 import { mountEnginePanel } from "./engine-panel.ts";
+import { mountProjectFiles } from "./project-files.ts";
 import { setupServiceWorker } from "./pwa.ts";
 import { mountReceiptsPanel } from "./receipts-panel.ts";
 import { PlaygroundScript } from "./scripted.ts";
@@ -69,16 +70,35 @@ async function main(): Promise<void> {
   const detachDisk = byId<HTMLButtonElement>("detach-disk");
   const showSource = (): void => {
     const m = app.sourceMode;
-    fileName.textContent = m.kind === "disk" ? m.handle.name : m.name;
+    fileName.textContent = m.kind === "disk" ? m.handle.name : m.kind === "project" ? `${m.project.name}/${m.open}` : m.name;
     reloadDisk.hidden = detachDisk.hidden = m.kind !== "disk";
     sourceNote.textContent =
       m.kind === "disk"
-        ? "The file on disk is the source: every call re-reads it. Edit it in your own editor; an edit during a session is refused (tools_file_changed) until you freeze a new session."
-        : "The editor's text is the source. Edits after “Freeze / new session” are refused by the running session (tools_file_changed).";
+        ? "The file on disk is the source: every call re-reads it. Edit it in your own editor, then press Inspect, or just send your next message: a new session starts with the edited file (a turn already running never switches files)."
+        : m.kind === "project"
+          ? `A tools project held in this page: ${Object.keys(m.project.files).length} files, mounted read-only at /tools for every call (the working directory, on sys.path). Edit any text file here, then press Inspect, or just send your next message: a new session starts with the edited files (a turn already running never switches files).`
+          : "The editor's text is the source. After an edit, press Inspect, or just send your next message: a new session starts with the edited file (a turn already running never switches files).";
+    projectFiles.render();
   };
   let applying = false;
+  const showText = (text: string, readOnly: boolean): void => {
+    applying = true;
+    editor.setText(text);
+    editor.setReadOnly(readOnly);
+    applying = false;
+  };
+  const projectFiles = mountProjectFiles(app, byId("project-files"), {
+    showText,
+    switched: () => showSource(),
+    loaded: async (project) => {
+      app.sourceMode = { kind: "project", project, open: project.entry };
+      editor.setReadOnly(false);
+      await loadText(new TextDecoder().decode(project.files[project.entry]), `${project.name}/${project.entry}`);
+    },
+  });
   editor.onChange(() => {
     if (applying) return;
+    projectFiles.editorChanged(editor.getText());
     if (app.current?.toolset && !app.sourceChanged) {
       app.sourceChanged = true;
       app.emit("source");
@@ -92,7 +112,7 @@ async function main(): Promise<void> {
     app.emit("source");
     showSource();
     fileName.textContent = name;
-    await tools.inspect();
+    await tools.inspect({ renew: false });
     await tools.freeze();
   };
   const useHandle = async (handle: FileHandleLike): Promise<void> => {
@@ -139,7 +159,8 @@ async function main(): Promise<void> {
   });
   detachDisk.addEventListener("click", () => {
     const m = app.sourceMode;
-    app.sourceMode = { kind: "buffer", name: m.kind === "disk" ? m.handle.name : m.name };
+    if (m.kind !== "disk") return;
+    app.sourceMode = { kind: "buffer", name: m.handle.name };
     editor.setReadOnly(false);
     showSource();
   });
@@ -167,6 +188,7 @@ async function main(): Promise<void> {
   editorPane.addEventListener("drop", async (ev) => {
     ev.preventDefault();
     editorPane.classList.remove("dragging");
+    if (ev.dataTransfer && projectFiles.dropped(ev.dataTransfer)) return;
     const item = ev.dataTransfer?.items[0];
     const file = ev.dataTransfer?.files[0];
     const handle = item ? await handleFromDrop(item) : null;

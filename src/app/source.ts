@@ -1,7 +1,10 @@
 // Where tools.py comes from: the editor's buffer, or a file on disk through the File System
 // Access API (then the file on disk is the source: every call re-reads it, so an edit on disk
-// during a session is refused with tools_file_changed, exactly as the contract says).
+// during a turn is refused with tools_file_changed, exactly as the contract says; Inspect or the
+// next message starts a new session with the edited file: chat-panel.ts, tools-panel.ts).
 import type { ToolSource } from "../runner/host.ts";
+import { memoryProjectSource } from "../toolset/project.ts";
+import type { PickedProject } from "../toolset/project-archive.ts";
 
 /** The part of the File System Access API we use (TypeScript's DOM lib lacks the pickers). */
 export interface FileHandleLike {
@@ -43,10 +46,15 @@ export async function handleFromDrop(item: DataTransferItem): Promise<FileHandle
   }
 }
 
-export type SourceMode = { kind: "buffer"; name: string } | { kind: "disk"; handle: FileHandleLike };
+/** `project`: a folder or zip held in memory; `open` is the file the editor shows (edits go to it). */
+export type SourceMode = { kind: "buffer"; name: string } | { kind: "disk"; handle: FileHandleLike } | { kind: "project"; project: PickedProject; open: string };
 
 /** The ToolSource for a mode. Buffer: the editor's text at the moment of each read. */
 export function toolSourceFor(mode: SourceMode, bufferText: () => string): ToolSource {
+  if (mode.kind === "project") {
+    const p = mode.project;
+    return memoryProjectSource(p.entry, () => p.files, `${p.name}/${p.entry}`, p.skipped);
+  }
   if (mode.kind === "disk") {
     const handle = mode.handle;
     return {

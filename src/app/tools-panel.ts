@@ -8,9 +8,10 @@ import { mountBuiltinsSection } from "./builtins-section.ts";
 import { errorText, h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
 
 export interface ToolsPanel {
-  /** Inspect the current source and show the result. */
-  inspect(): Promise<void>;
-  freeze(): Promise<void>;
+  /** Inspect the current source and show the result; with `renew` (the default), an edited file
+   *  that inspects clean starts a new session (the chat says so). */
+  inspect(options?: { renew?: boolean }): Promise<void>;
+  freeze(cause?: "edited"): Promise<void>;
 }
 
 function levelBadge(level: string): HTMLElement {
@@ -154,7 +155,8 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
     // person fixes them by narrowing; here only the file's own problems.
     renderErrors(report.file_ok ? [] : report.errors, report.warnings);
     if (report.file_ok) {
-      setStatus(status, `Inspected ${report.filename}: ${report.tools.length} tool(s) in ${ms(app.reportMs)} · tools_file_sha256 ${report.tools_file_sha256 ?? ""}`, "ok");
+      const files = report.project && report.project.files.length > 1 ? ` · ${report.project.files.length} project files, tools_bundle_sha256 ${report.tools_bundle_sha256}` : "";
+      setStatus(status, `Inspected ${report.filename}: ${report.tools.length} tool(s) in ${ms(app.reportMs)} · tools_file_sha256 ${report.tools_file_sha256 ?? ""}${files}`, "ok");
       document.body.dataset.inspected = "ok";
     } else {
       setStatus(status, `${report.filename} did not validate: ${report.errors.length} problem(s).`, "error");
@@ -204,19 +206,39 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
     changed.hidden = !app.sourceChanged;
   }
 
-  async function inspect(): Promise<void> {
+  async function inspect({ renew = true } = {}): Promise<void> {
     setStatus(status, "Inspecting: importing the file in a fresh sandboxed runner…", "busy");
     try {
       await app.inspect();
     } catch (err) {
       setStatus(status, `Inspect failed: ${errorText(toErrorJson(err))}`, "error");
+      return;
     }
+    if (renew) await renewIfEdited();
   }
 
-  async function freeze(): Promise<void> {
+  /**
+   * Inspect after an edit means "use this file": a clean file starts a new session at once (the
+   * frozen-session guarantee is per session — it never switches files, and its next call would
+   * only be refused). A file with problems leaves the session on the file it froze, and the chat
+   * says so.
+   */
+  async function renewIfEdited(): Promise<void> {
+    const cur = app.current;
+    const report = app.report;
+    if (!cur?.toolset || app.toolMode.kind !== "python" || !report || report.tools_bundle_sha256 === cur.toolset.tools_bundle_sha256) return;
+    const problems = report.file_ok ? app.activeSelection().errors : report.errors;
+    if (problems.length) {
+      app.notify(`tools.py changed, but the edited file has ${problems.length} problem(s) (${problems.map((e) => e.code).join(", ")}): this session keeps the file it froze. Fix them and press Inspect again.`);
+      return;
+    }
+    await freeze("edited");
+  }
+
+  async function freeze(cause?: "edited"): Promise<void> {
     freezeBtn.disabled = true;
     try {
-      await app.newSession();
+      await app.newSession(cause);
     } catch (err) {
       const e = toErrorJson(err);
       setStatus(status, `Could not start a session: ${errorText(e)}`, "error");
@@ -244,7 +266,7 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
       if (app.current?.toolset && app.sourceChanged) {
         changed.hidden = false;
         changed.textContent =
-          "tools.py changed after this session froze it. The next call in this session will be refused (tools_file_changed); press “Freeze / new session” to use the edited file.";
+          "tools.py changed after this session froze it. Press Inspect, or just send your next message: a new session starts with the edited file (a session never switches files mid-turn).";
       }
     }
   });

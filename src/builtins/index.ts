@@ -11,6 +11,7 @@
 // If the host also gives the session its own `approval`/`confirmations`, compose with
 // `allowBuiltinWrites(next)` instead.
 import { EdgeError, ERRORS, toErrorJson } from "../contract/errors.ts";
+import { didYouMean } from "../contract/suggest.ts";
 import { randomHex } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type JsonObject } from "../contract/types.ts";
 import { createToolRuntime, defineTool, spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolContext, type ToolRuntime } from "../runtime/index.ts";
@@ -47,13 +48,18 @@ export interface BuiltinsOptions {
   planner?: WritePlanner;
 }
 
-export function builtinToolDefinitions(options: BuiltinsOptions): AnyToolDefinition[] {
-  const names = options.tools ?? [...DEFAULT_BUILTINS, ...(options.webSearch ? (["web_search"] as const) : [])];
+/** Names checked against the built-ins (unknown_tool, with the near miss), as the tools' own type. */
+export function checkBuiltinNames(names: readonly string[]): BuiltinToolName[] {
   for (const n of names) {
     if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(n)) {
-      throw new EdgeError("unknown_tool", { tool: n }, `No built-in tool named "${n}"; the built-ins are: ${BUILTIN_TOOL_NAMES.join(", ")}.`);
+      throw new EdgeError("unknown_tool", { tool: n }, `No built-in tool named "${n}".${didYouMean(n, BUILTIN_TOOL_NAMES)} The built-ins are: ${BUILTIN_TOOL_NAMES.join(", ")}.`);
     }
   }
+  return names as BuiltinToolName[];
+}
+
+export function builtinToolDefinitions(options: BuiltinsOptions): AnyToolDefinition[] {
+  const names = checkBuiltinNames(options.tools ?? [...DEFAULT_BUILTINS, ...(options.webSearch ? (["web_search"] as const) : [])]);
   const vfs = options.vfs;
   const sessionId = options.sessionId ?? `session_${randomHex(8)}`;
   const goals = names.some((n) => n.endsWith("_goal")) ? goalTools(vfs, sessionId) : [];

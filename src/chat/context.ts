@@ -6,7 +6,7 @@
 // contract is never dropped). If the current turn alone does not fit, the run fails closed with
 // `context_window_exceeded` before the model is asked.
 import { EdgeError } from "../contract/errors.ts";
-import type { ChatMessage, Engine } from "../engines/engine.ts";
+import { contextWindowAdvice, type ChatMessage, type Engine } from "../engines/engine.ts";
 import { withTemplateAllowance } from "../engines/token-budget.ts";
 
 const utf8 = new TextEncoder();
@@ -57,6 +57,8 @@ export interface FitRequest {
   reserve: number;
   count(messages: readonly ChatMessage[]): Promise<number>;
   modelId: string;
+  /** The model's trained context, when known: whether a larger window is still possible. */
+  trained?: number;
 }
 
 export interface FitResult {
@@ -83,7 +85,7 @@ export async function fitToWindow(req: FitRequest): Promise<FitResult> {
         "context_window_exceeded",
         { window: req.window, promptTokens, reserve: req.reserve, droppedTurns: first },
         `This turn needs about ${promptTokens} prompt tokens plus ${req.reserve} reserved for the answer, but ${req.modelId}'s context window is ${req.window} tokens` +
-          `${first > 0 ? ` (the ${first} earlier turn(s) are already left out)` : ""}. Shorten the prompt, make the tool return a smaller result, reset the conversation, or load a model with a larger context window.`,
+          `${first > 0 ? ` (the ${first} earlier turn(s) are already left out)` : ""}. ${contextWindowAdvice(req.window, req.trained)}`,
       );
     }
   }

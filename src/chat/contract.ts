@@ -4,9 +4,20 @@
 import { canonicalJson, sha256Text, type Sha256 } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
 
-export const TOOL_CONTRACT_VERSION = "edge.tool_contract.v1";
+export const TOOL_CONTRACT_VERSION = "edge.tool_contract.v2";
 
-/** Sorted by name, each schema as canonical JSON on its own line. */
+/**
+ * What a tool's line tells the model: its name, its description (when it has one) and the exact
+ * JSON Schema of its arguments — all a call needs. The rest of the schema is the host's business
+ * and costs tokens on every prompt (v1 sent it: 602 prompt tokens for the 5 example tools with
+ * Qwen's tokenizer): the output schema (results are checked, never written by the model),
+ * the execution level (approval happens outside the model) and return_direct.
+ */
+export function contractLine(schema: ToolSchema): string {
+  return canonicalJson({ name: schema.name, ...(schema.description ? { description: schema.description } : {}), parameters: schema.parameters });
+}
+
+/** Sorted by name, one tool per line (contractLine). */
 export function renderToolContract(schemas: readonly ToolSchema[], maxCalls = 4): string {
   const sorted = [...schemas].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const lines = [
@@ -21,8 +32,8 @@ export function renderToolContract(schemas: readonly ToolSchema[], maxCalls = 4)
     "- When you answer, write plain text for the person; do not start the answer with \"{\".",
     "- Never invent tool results; use the results you are given.",
     "",
-    "Tools (one JSON schema per line):",
-    ...sorted.map((s) => canonicalJson(s)),
+    "Tools (one per line; parameters is the JSON Schema of its arguments):",
+    ...sorted.map(contractLine),
   ];
   return lines.join("\n");
 }

@@ -10,6 +10,26 @@ describe("parseModelOutput", () => {
     expect(parseModelOutput("```\n" + call + "\n```")).toMatchObject({ kind: "call" });
   });
 
+  it("Qwen's <tool_call> markup around one exact call is that call (the template's own call format, quirk of Qwen2.5/Qwen3)", () => {
+    const call = '{"tool_name": "fee_quote", "arguments": {"amount": 250}}';
+    expect(parseModelOutput(`<tool_call>\n${call}\n</tool_call>`)).toEqual({ kind: "call", toolName: "fee_quote", args: { amount: 250 } });
+    expect(parseModelOutput(`\n<tool_call>${call}</tool_call>\n`)).toMatchObject({ kind: "call", toolName: "fee_quote" });
+    // The markup is always an attempt, which must be exact: Qwen's native object, text around it,
+    // two calls, an unclosed tag.
+    const cases: [string, RegExp][] = [
+      ['<tool_call>\n{"name": "fee_quote", "arguments": {"amount": 250}}\n</tool_call>', /exactly the keys "tool_name" and "arguments" \(found: "name", "arguments"\)/],
+      [`Let me check.\n<tool_call>\n${call}\n</tool_call>`, /<tool_call> markup must hold exactly one JSON object/],
+      [`<tool_call>\n${call}\n</tool_call>\n<tool_call>\n${call}\n</tool_call>`, /<tool_call> markup must hold exactly one/],
+      [`<tool_call>\n${call}`, /<tool_call> markup must hold exactly one/],
+      ["<tool_call>\nfee_quote(250)\n</tool_call>", /<tool_call> markup must hold exactly one/],
+    ];
+    for (const [text, reason] of cases) {
+      const parsed = parseModelOutput(text);
+      expect(parsed.kind, text).toBe("invalid");
+      if (parsed.kind === "invalid") expect(parsed.reason, text).toMatch(reason);
+    }
+  });
+
   it("prose is the answer, also prose that mentions braces or code", () => {
     expect(parseModelOutput("The fee is 0.75.")).toEqual({ kind: "answer", text: "The fee is 0.75." });
     expect(parseModelOutput("Use a dict like {a: 1} in Python.")).toMatchObject({ kind: "answer" });

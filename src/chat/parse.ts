@@ -1,8 +1,11 @@
 // Parsing the model's text (SPEC §4 step 3). A tool call is exactly one JSON object
 // {"tool_name": "...", "arguments": {...}} and nothing else; one surrounding Markdown ```json
-// fence is tolerated. Anything else is the answer — except text that is clearly an attempt at a
-// call (it starts with "{", alone or in a ```json fence, or embeds an object opening with
-// "tool_name"), which must then be exact.
+// fence is tolerated, and so is one pair of <tool_call>…</tool_call> tags around it: Qwen2.5's and
+// Qwen3's chat templates train the model to wrap its calls in that markup, and a real model may
+// keep it even when told the bare format (the object inside must still be exactly Edge's).
+// Anything else is the answer — except text that is clearly an attempt at a call (it starts with
+// "{", alone or in a ```json fence, embeds an object opening with "tool_name", or holds
+// <tool_call> markup), which must then be exact.
 import type { JsonObject } from "../contract/types.ts";
 
 /** Model outputs beyond this are refused outright (a runaway generation is not an answer). */
@@ -15,15 +18,20 @@ export type ParsedOutput =
   | { kind: "oversized"; chars: number };
 
 const FENCE = /^```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)\r?\n?```$/;
+const TOOL_CALL_TAGS = /^<tool_call>([\s\S]*?)<\/tool_call>$/;
+const TOOL_CALL_MARKUP = "<tool_call>";
 
 export function parseModelOutput(raw: string): ParsedOutput {
   if (raw.length > MAX_MODEL_OUTPUT_CHARS) return { kind: "oversized", chars: raw.length };
   const text = raw.trim();
-  const fenced = FENCE.exec(text);
-  const body = fenced ? fenced[1]!.trim() : text;
-  const attempt = body.startsWith("{") || /\{\s*"tool_name"\s*:/.test(text);
+  const wrapped = FENCE.exec(text) ?? TOOL_CALL_TAGS.exec(text);
+  const body = wrapped ? wrapped[1]!.trim() : text;
+  const markup = text.includes(TOOL_CALL_MARKUP);
+  const attempt = body.startsWith("{") || /\{\s*"tool_name"\s*:/.test(text) || markup;
   if (!attempt) return { kind: "answer", text };
-  if (!body.startsWith("{")) return { kind: "invalid", reason: "text around the JSON object; a call must be the JSON object alone" };
+  if (!body.startsWith("{") || body.includes(TOOL_CALL_MARKUP)) {
+    return { kind: "invalid", reason: markup ? "<tool_call> markup must hold exactly one JSON object and nothing else around it" : "text around the JSON object; a call must be the JSON object alone" };
+  }
   let value: unknown;
   try {
     value = JSON.parse(body);

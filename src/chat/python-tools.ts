@@ -19,6 +19,11 @@ export interface PythonToolOptions {
   workspace?: WorkspaceSource | undefined;
 }
 
+/** Each call gets its own fresh worker, so Python tools could run side by side; but their code may
+ *  touch shared things (files in Node), so the conservative default is a barrier. Every surface
+ *  that runs Python tools (the chat loop, `edge mcp serve`) schedules them by this. */
+export const PYTHON_TOOLS_CONCURRENCY_SAFE = false;
+
 export function pythonToolDefinitions(toolset: FrozenToolset, options: PythonToolOptions): AnyToolDefinition[] {
   return toolset.active.map((tool) =>
     defineTool<JsonObject, JsonObject>({
@@ -28,9 +33,7 @@ export function pythonToolDefinitions(toolset: FrozenToolset, options: PythonToo
       executionLevel: tool.schema.execution_level,
       returnDirect: tool.schema.return_direct,
       outputSchema: tool.schema.output_schema,
-      // Each call gets its own fresh worker, so Python tools could run side by side; but their
-      // code may touch shared things (files in Node), so the conservative default is a barrier.
-      isConcurrencySafe: false,
+      isConcurrencySafe: PYTHON_TOOLS_CONCURRENCY_SAFE,
       meta: { kind: PYTHON_TOOL_KIND, schema_sha256: tool.schema_sha256 },
       async execute(args, ctx) {
         const report = await callTool(toolset, options.host, tool.schema.name, args, {

@@ -4,7 +4,7 @@ import { randomHex } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
-import { RECEIPT_VERSION, type CallReceipt, type ReceiptBody } from "./receipt-types.ts";
+import { RECEIPT_VERSION, type CallReceipt, type CallStatus, type ReceiptBody, type ReceiptOrigin } from "./receipt-types.ts";
 
 export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionLevel | null, pending = false): CallReceipt {
   return {
@@ -17,11 +17,18 @@ export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionL
     tools_file_sha256_verified: report.tools_file_sha256_verified,
     runner_secret_verified: report.runner_secret_verified,
     network_used_by_edge: false,
-    status: pending ? "pending_confirmation" : report.ok ? "ok" : "failed_closed",
+    status: statusOf(report, pending),
     ...(report.error ? { code: report.error.code } : {}),
     duration_ms: Math.round(report.duration_ms),
     ...(report.workspace_sha256 ? { workspace_sha256: report.workspace_sha256 } : {}),
   };
+}
+
+/** As chat's receipts: a call stopped by its caller (cancelled, disconnected) is "aborted". */
+function statusOf(report: ToolCallReport, pending: boolean): CallStatus {
+  if (pending) return "pending_confirmation";
+  if (report.ok) return "ok";
+  return report.error?.code === "aborted" ? "aborted" : "failed_closed";
 }
 
 export interface DirectReceiptOptions {
@@ -33,6 +40,8 @@ export interface DirectReceiptOptions {
   id?: string;
   /** A commit tool's direct call that became a pending action instead of running. */
   pending?: { id: string; expires_at: string };
+  /** Who asked, when a protocol client did (an MCP client: surface "mcp" and its name/version). */
+  origin?: ReceiptOrigin;
 }
 
 export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallReport, options: DirectReceiptOptions): ReceiptBody {
@@ -49,6 +58,8 @@ export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallRe
     prompt_sha256: null,
     answer_sha256: report.result_sha256 ?? null,
     tools_file_sha256: toolset.tools_file_sha256,
+    tools_bundle_sha256: toolset.tools_bundle_sha256,
+    ...(toolset.packages.packages.length ? { python_packages: toolset.packages.packages } : {}),
     active_set_sha256: toolset.active_set_sha256,
     schema_generator_version: toolset.schema_generator_version,
     tool_instruction_mode: "none",
@@ -59,5 +70,6 @@ export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallRe
     network_used_by_edge: false,
     calls: [callReceiptOf(report, options.executionLevel, pending !== undefined)],
     ...(extra ? { extra } : {}),
+    ...(options.origin ? { surface: options.origin.surface, client: { name: options.origin.client.name, version: options.origin.client.version } } : {}),
   };
 }

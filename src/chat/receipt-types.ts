@@ -2,6 +2,7 @@
 import type { ErrorCode } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
+import type { FrozenPackage } from "../packages/lock.ts";
 import type { ModelFingerprint } from "../engines/engine.ts";
 import type { EngineStats } from "./engine-stats.ts";
 
@@ -13,6 +14,17 @@ export type CallStatus = "ok" | "failed_closed" | "pending_confirmation" | "abor
  *  is injected before the imprint's prefix). */
 export type ToolInstructionMode = "contract" | "imprint" | "imprint_with_contract" | "none";
 export type ToolSurfaceKind = "tools_file" | "tools_manifest" | "facts_store";
+/** A run asked for by a protocol client rather than by Edge's CLI, playground or widget. */
+export type ReceiptSurface = "mcp";
+export interface ReceiptClient {
+  name: string;
+  version: string;
+}
+/** The receipt fields that say who asked (both set together, or neither). */
+export interface ReceiptOrigin {
+  surface: ReceiptSurface;
+  client: ReceiptClient;
+}
 
 export interface CallReceipt {
   call_id: string;
@@ -35,10 +47,32 @@ export interface CallReceipt {
   arguments?: unknown;
 }
 
+/**
+ * A call the checks refused before anything ran (SPEC §4 step 4): an unknown tool, arguments that
+ * do not match the schema, or output that is a call in the wrong shape. It is not in `calls` (it
+ * never ran and counts toward no budget); the first one of a run gets the repair turn, the next
+ * one ends the run with its code.
+ */
+export interface RefusedCall {
+  /** The tool the model named (null when the call was malformed). */
+  tool_name: string | null;
+  code: ErrorCode;
+  /** sha256 of the arguments as the model wrote them (null when none could be read). */
+  args_sha256: Sha256 | null;
+  /** The model turn of the run (0-based) that wrote it. */
+  turn: number;
+  /** What followed: the model was told the error and asked once more, or the run failed closed. */
+  then: "repair_turn" | "failed_closed";
+  /** Only with includeText. */
+  arguments?: unknown;
+}
+
 /** How the prompt of a run's last generation was fitted to the model's context window. */
 export interface ContextReceipt {
   /** The model's context window in tokens (prompt + answer). */
   window: number;
+  /** The context the model was trained with: the most the window can be (when the engine knows it). */
+  trained_window?: number;
   /** max_tokens: the answer budget reserved in the window. */
   max_tokens: number;
   /** The prompt's counted size (an upper bound), when it was counted. */
@@ -82,6 +116,12 @@ export interface ReceiptBody {
   prompt_sha256: Sha256 | null;
   answer_sha256: Sha256 | null;
   tools_file_sha256: Sha256 | null;
+  /** A Python tools run: the hash of the tools project's manifest (the tools file and every file
+   *  mounted beside it; docs/tools-projects.md). Absent without Python tools and in older receipts. */
+  tools_bundle_sha256?: Sha256;
+  /** The Python packages frozen with the tools project (name, version, wheel file, sha256 of the
+   *  lock), in install order (docs/packages.md). Absent when it has none, and in older receipts. */
+  python_packages?: FrozenPackage[];
   tools_manifest_sha256?: Sha256 | null;
   /** Which kind of tools the run had (absent without tools, and in older receipts). */
   tool_surface?: ToolSurfaceKind;
@@ -96,10 +136,17 @@ export interface ReceiptBody {
   code: ErrorCode | null;
   network_used_by_edge: false;
   calls: CallReceipt[];
+  /** Calls refused before they ran, and whether a repair turn followed (absent when none). */
+  refused_calls?: RefusedCall[];
   /** Raw prompt/answer, only when the user opted in (includeText). */
   text?: { prompt?: string; answer?: string };
   /** Free-form, hash-covered extras of a kind (e.g. pending action id, imprint evaluation). */
   extra?: Record<string, unknown>;
+  /** Who asked for the run when it came from outside Edge's own front doors: "mcp", an MCP client
+   *  through `edge mcp serve` (docs/mcp.md). Absent otherwise, and in older receipts. */
+  surface?: ReceiptSurface;
+  /** That client as it named itself when it connected (MCP initialize: clientInfo). */
+  client?: ReceiptClient;
   // The fields below are optional and absent from receipts written before they existed, so older
   // chains still verify (a receipt's hash covers exactly the fields it has).
   /** Why the run's last generation stopped: "length" means the answer was cut off (truncated). */

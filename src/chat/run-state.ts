@@ -2,7 +2,7 @@
 // calls, and how it ended. Failing sets the outcome and code once; the loop then stops.
 import type { ErrorCode, ErrorJson } from "../contract/errors.ts";
 import type { ChatMessage } from "../engines/engine.ts";
-import type { CallReceipt, RunOutcome } from "./receipt-types.ts";
+import type { CallReceipt, RefusedCall, RunOutcome } from "./receipt-types.ts";
 import type { PendingTicket } from "./session.ts";
 
 export interface RunState {
@@ -11,6 +11,8 @@ export interface RunState {
   /** This run's messages so far: the prompt, then each call and its result, each repair turn. */
   readonly current: ChatMessage[];
   readonly calls: CallReceipt[];
+  /** Calls the checks refused (unknown tool, invalid arguments, malformed): none of them ran. */
+  readonly refused: RefusedCall[];
   outcome: RunOutcome;
   code: ErrorCode | null;
   answer?: string;
@@ -32,6 +34,7 @@ export function newRun(id: string, prompt: string): RunState {
     prompt,
     current: [{ role: "user", content: prompt }],
     calls: [],
+    refused: [],
     outcome: "failed_closed",
     code: null,
     repaired: false,

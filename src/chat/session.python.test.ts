@@ -18,7 +18,8 @@ async function engine(script: string[]) {
 }
 const call = (name: string, args: object) => JSON.stringify({ tool_name: name, arguments: args });
 
-describe("chat with Python tools (Node runners)", () => {
+// Each test boots fresh runner processes: over a minute on a loaded 2-core machine.
+describe("chat with Python tools (Node runners)", { timeout: 180_000 }, () => {
   beforeAll(async () => {
     await host.warm();
   });

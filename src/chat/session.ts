@@ -3,6 +3,7 @@
 // pipeline (fresh runner per Python call) → result back to the model or straight to the caller
 // (return_direct) → one chained receipt. Every failure ends the run fail-closed with its code.
 import { EdgeError, ERRORS, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
+import { didYouMean } from "../contract/suggest.ts";
 import { randomHex, schemaSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type ExecutionLevel, type JsonObject, type Selection, type ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, ChatResult, ChatUsage, Engine, EngineInfo } from "../engines/engine.ts";
@@ -13,6 +14,7 @@ import { createToolRuntime, isPythonTool, type ApprovalHandler, type ToolExecuti
 import { argsProblem } from "../contract/ajv.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
+import { manifestOf } from "../toolset/project.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
 import { fitToWindow, tokenCounter } from "./context.ts";
@@ -30,6 +32,7 @@ import {
   type Receipt,
   type ReceiptBody,
   type ReceiptStore,
+  type RefusedCall,
   type RunOutcome,
   type ToolInstructionMode,
 } from "./receipt-types.ts";
@@ -57,6 +60,9 @@ export interface PendingRequest {
   execution_level: ExecutionLevel;
   tool_schema_sha256: Sha256 | null;
   tools_file_sha256: Sha256 | null;
+  /** A Python tool's project: tools_bundle_sha256 and its manifest (path → sha256), so confirming
+   *  can name a file that changed. */
+  tools_bundle?: { sha256: Sha256; files: Record<string, string> };
   active_set_sha256: Sha256 | null;
 }
 
@@ -214,6 +220,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
         execution_level: tool.executionLevel,
         tool_schema_sha256: (tool.meta["schema_sha256"] as Sha256 | undefined) ?? null,
         tools_file_sha256: toolset?.tools_file_sha256 ?? null,
+        ...(toolset ? { tools_bundle: { sha256: toolset.tools_bundle_sha256, files: manifestOf(toolset.project).files } } : {}),
         active_set_sha256: toolset?.active_set_sha256 ?? surface?.active_set_sha256 ?? null,
       });
       tickets.set(call.id, ticket);
@@ -264,7 +271,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       for (let modelTurn = 0; ; modelTurn++) {
         const responseFormat = turnFormat?.(schemas, { index: modelTurn });
         // Fit before every generation: a tool result may have grown this turn past the window.
-        const fit = await fitToWindow({ system, turns: history, firstTurn, current: run.current, window: info.contextWindow, reserve: maxTokens, count: counter.count, modelId: info.modelId });
+        const fit = await fitToWindow({ system, turns: history, firstTurn, current: run.current, window: info.contextWindow, reserve: maxTokens, count: counter.count, modelId: info.modelId, trained: info.trainedContextWindow });
         sentFirstTurn = fit.firstTurn;
         promptTokens = fit.promptTokens;
         const generated = await options.engine.chat({
@@ -296,7 +303,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       firstTurn = sentFirstTurn;
     }
     const context: ContextReceipt | undefined = info.contextWindow
-      ? { window: info.contextWindow, max_tokens: maxTokens, ...(promptTokens !== undefined ? { prompt_tokens: promptTokens } : {}), turns_dropped: sentFirstTurn, counted_by: counter.method }
+      ? { window: info.contextWindow, ...(info.trainedContextWindow !== undefined ? { trained_window: info.trainedContextWindow } : {}), max_tokens: maxTokens, ...(promptTokens !== undefined ? { prompt_tokens: promptTokens } : {}), turns_dropped: sentFirstTurn, counted_by: counter.method }
       : undefined;
     return finishRun(run, info, { engineStats: stats.result(), context, firstUsage });
   }
@@ -322,7 +329,9 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
     }
     const problem = callProblem(parsed, runtime, schemas);
     if (problem) {
-      if (run.repaired || schemas.length === 0) return run.fail(problem);
+      const repair = !run.repaired && schemas.length > 0;
+      run.refused.push(await refusedCall(parsed, problem, modelTurn, repair, options.includeText === true));
+      if (!repair) return run.fail(problem);
       run.repaired = true;
       turn.onEvent?.({ type: "repair", code: problem.code, message: problem.message });
       run.current.push({ role: "assistant", content: raw }, { role: "user", content: renderRepair(problem.code, problem.message, schemas.map((s) => s.name)) });
@@ -378,6 +387,8 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       prompt_sha256: await sha256Text(run.prompt),
       answer_sha256: outcome === "return_direct" ? await sha256Json(result) : answer !== undefined ? await sha256Text(answer) : null,
       tools_file_sha256: toolset?.tools_file_sha256 ?? null,
+      ...(toolset ? { tools_bundle_sha256: toolset.tools_bundle_sha256 } : {}),
+      ...(toolset?.packages.packages.length ? { python_packages: toolset.packages.packages } : {}),
       active_set_sha256: toolset?.active_set_sha256 ?? surface?.active_set_sha256 ?? null,
       schema_generator_version: toolset?.schema_generator_version ?? surface?.schema_generator_version ?? null,
       ...(surface?.tools_manifest_sha256 ? { tools_manifest_sha256: surface.tools_manifest_sha256 } : {}),
@@ -391,6 +402,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       code: run.code,
       network_used_by_edge: false,
       calls: run.calls,
+      ...(run.refused.length ? { refused_calls: run.refused } : {}),
       ...(pending ? { extra: { pending_action_id: pending.id, pending_expires_at: pending.expires_at } } : {}),
       ...(options.includeText ? { text: { prompt: run.prompt, ...(answer !== undefined ? { answer } : {}) } } : {}),
       ...(run.finishReason ? { finish_reason: run.finishReason } : {}),
@@ -430,10 +442,24 @@ function callProblem(parsed: Exclude<ParsedOutput, { kind: "answer" | "oversized
   if (parsed.kind === "invalid") return { code: "invalid_tool_call", message: `${ERRORS.invalid_tool_call} Problem: ${parsed.reason}.` };
   const schema = schemas.find((s) => s.name === parsed.toolName);
   if (!runtime.get(parsed.toolName) || !schema) {
-    return { code: "unknown_tool", message: `No tool named "${parsed.toolName}" is available; the tools are: ${schemas.map((s) => s.name).join(", ") || "none"}.`, tool: parsed.toolName };
+    const names = schemas.map((s) => s.name);
+    return { code: "unknown_tool", message: `No tool named "${parsed.toolName}" is available.${didYouMean(parsed.toolName, names)} The tools are: ${names.join(", ") || "none"}.`, tool: parsed.toolName };
   }
   const bad = argsProblem(schema.parameters, parsed.args);
   return bad ? { code: "invalid_tool_args", message: `Arguments for "${schema.name}" do not match its schema: ${bad.detail}.`, tool: schema.name } : null;
+}
+
+/** The receipt entry of a call the checks refused (it never ran). */
+async function refusedCall(parsed: Exclude<ParsedOutput, { kind: "answer" | "oversized" }>, problem: ErrorJson, turn: number, repair: boolean, includeText: boolean): Promise<RefusedCall> {
+  const call = parsed.kind === "call" ? parsed : null;
+  return {
+    tool_name: call?.toolName ?? null,
+    code: problem.code,
+    args_sha256: call ? await safeHash(call.args) : null,
+    turn,
+    then: repair ? "repair_turn" : "failed_closed",
+    ...(includeText && call ? { arguments: call.args } : {}),
+  };
 }
 
 const STATUS: Record<ToolExecution["status"], CallStatus> = {

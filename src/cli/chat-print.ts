@@ -18,7 +18,8 @@ export function runJson(run: ChatRun, ws: CliWorkspace): Record<string, unknown>
     ...(run.engine_stats ? { engine_stats: run.engine_stats } : {}),
     run_id: run.run_id,
     receipt: run.receipt,
-    ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+    // The CLI's one failure shape (io.ts failureJson): error, and errors listing it.
+    ...(run.error ? { error: { code: run.error.code, message: run.error.message }, errors: [{ code: run.error.code, message: run.error.message }] } : {}),
     ...(run.pending_action ? { pending_action: pendingJson(run.pending_action) } : {}),
     ...(ws.info ? { workspace: ws.info } : {}),
   };
@@ -45,7 +46,9 @@ export function printRunText(io: CliIO, run: ChatRun, options: { answerShown?: b
   } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
   const st = run.engine_stats;
   const speed = st ? `${st.time_to_first_token_ms !== undefined ? `, first token ${st.time_to_first_token_ms} ms` : ""}${st.decode_tokens_per_s !== undefined ? `, ${st.decode_tokens_per_s} tokens/s` : ""}` : "";
-  io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}${speed}, receipt: ${run.run_id}\n`);
+  const refused = (run.receipt.refused_calls ?? []).map((r) => `${r.code}${r.tool_name ? ` ${r.tool_name}` : ""} → ${r.then.replace("_", " ")}`);
+  const refusedText = refused.length ? `, refused calls: ${refused.length} (${refused.join("; ")})` : "";
+  io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}${refusedText}${speed}, receipt: ${run.run_id}\n`);
 }
 
 /** One line for people: how a restored imprint's prefix reached the model, and why not from its state. */

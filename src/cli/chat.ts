@@ -10,7 +10,8 @@ import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../f
 import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { probeWebGPU } from "../engines/webgpu.ts";
-import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
+import { createNodeRunnerHost } from "../runner/node.ts";
+import { toolsFileSource } from "./tools-source.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { imprintBindingFor } from "./imprints.ts";
 import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
@@ -25,6 +26,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     args: argv,
     options: {
       tools: { type: "string" },
+      "tools-root": { type: "string" },
       "tools-manifest": { type: "string" },
       "facts-store": { type: "string" },
       tool: { type: "string", multiple: true },
@@ -49,7 +51,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   if (!values.prompt && !values.interactive) throw new UsageError("chat needs --prompt TEXT (or --interactive).");
   const sources = [values.tools, values["tools-manifest"], values["facts-store"]].filter((v) => v !== undefined);
   if (sources.length > 1) throw new EdgeError("conflicting_tool_options");
-  if ((values.tool || values["tool-tag"]) && !values.tools) throw new UsageError("--tool / --tool-tag must be used with --tools.");
+  if ((values.tool || values["tool-tag"] || values["tools-root"]) && !values.tools) throw new UsageError("--tool / --tool-tag / --tools-root must be used with --tools.");
   const maxCalls = optionalInt(values["max-calls"], "--max-calls", 0);
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
 
@@ -65,10 +67,10 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       throw new EdgeError(
         "webgpu_unavailable",
         { reason: probe.reason },
-        "The web-llm engine needs WebGPU, which Node does not have. Run the model in the browser (npm start opens the playground), or use --engine scripted --script OUTPUTS.json here.",
+        "The web-llm engine needs WebGPU, which Node does not have: run a GGUF model here with --model FILE.gguf (once: npm run setup:llama), run the model in the browser (npm start opens the playground), or replay outputs with --engine scripted --script OUTPUTS.json.",
       );
     }
-    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, or --engine scripted here.");
+    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, --model FILE.gguf, or --engine scripted here.");
   } else if (kind === "scripted") {
     if (!values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs, as strings).");
     // --ctx-size gives the scripted demo a context window: the loop then fits the history to it
@@ -93,9 +95,9 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       ...(ws.workspace ? { workspace: ws.workspace } : {}),
       engine,
       host,
-      ...(values.tools ? { tools: fileSource(values.tools), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
+      ...(values.tools ? { tools: toolsFileSource(values.tools, values["tools-root"]), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
       // A commit tool becomes a pending action (a 0600 file) confirmed with `edge tools confirm`.
-      ...(values.tools ? { confirmations: nodeConfirmationBroker(values.tools, { tool: values.tool, toolTag: values["tool-tag"] }) } : {}),
+      ...(values.tools ? { confirmations: nodeConfirmationBroker(values.tools, { tool: values.tool, toolTag: values["tool-tag"] }, undefined, values["tools-root"]) } : {}),
       ...(surface?.kind === "facts_store" ? { factsStore: surface } : surface ? { toolsManifest: surface } : {}),
       // The imprint gate runs inside createChatSession, before any generation.
       ...(values["with-imprint"] !== undefined ? { imprint: await imprintBindingFor(values["with-imprint"]) } : {}),

@@ -1,5 +1,5 @@
 // Shared by the CLI tests: run `edge` in-process (or as its own process) and capture what it prints.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "./run.ts";
@@ -35,16 +35,59 @@ export function writeTestFile(dir: string, name: string, value: unknown): string
 }
 
 export const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
 
-/** Run bin/edge.mjs as a separate process (a real CLI: its own stdout, environment and pid). */
-export function edgeProcess(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...argv], { env, stdio: ["ignore", "pipe", "pipe"] });
+export interface EdgeProcessResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Start `node ARGS…` as a separate process. `fds` adds descriptors it inherits, as a shell's
+ *  `97<file` would: child fd → an open fd of this process. */
+export function startNode(args: string[], env: NodeJS.ProcessEnv, fds: Record<number, number> = {}): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
+  const stdio: StdioOptions = ["ignore", "pipe", "pipe"];
+  for (const [target, fd] of Object.entries(fds)) {
+    for (let i = stdio.length; i < Number(target); i++) stdio.push("ignore");
+    stdio[Number(target)] = fd;
+  }
+  const child = spawn(process.execPath, args, { env, stdio, cwd: ROOT });
+  const done = new Promise<EdgeProcessResult>((resolve, reject) => {
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (t: string) => void (stdout += t));
-    child.stderr.setEncoding("utf8").on("data", (t: string) => void (stderr += t));
+    child.stdout!.setEncoding("utf8").on("data", (t: string) => void (stdout += t));
+    child.stderr!.setEncoding("utf8").on("data", (t: string) => void (stderr += t));
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+  return { child, done };
+}
+
+/** Start bin/edge.mjs as a separate process (a real CLI: its own stdout, environment and pid). */
+export function startEdge(argv: string[], env: NodeJS.ProcessEnv, fds?: Record<number, number>): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
+  return startNode([BIN, ...argv], env, fds);
+}
+
+/** Run bin/edge.mjs as a separate process to its end. */
+export function edgeProcess(argv: string[], env: NodeJS.ProcessEnv, fds?: Record<number, number>): Promise<EdgeProcessResult> {
+  return startEdge(argv, env, fds).done;
+}
+
+/** `node bin/edge.mjs ARGV…` as a person runs it (its own process), with `dataDir` as
+ *  $EDGE_DATA_DIR; stdout parsed as JSON when it is JSON. */
+export function edgeCli(dataDir: string, ...argv: string[]): Promise<CliResult> {
+  return edgeCliWithEnv({ ...process.env, EDGE_DATA_DIR: dataDir }, ...argv);
+}
+
+/** `edgeCli` with the whole environment given. */
+export async function edgeCliWithEnv(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
+  const r = await edgeProcess(argv, env);
+  let json: unknown;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: r.code ?? -1, out: r.stdout, err: r.stderr, json };
 }

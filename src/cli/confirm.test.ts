@@ -54,7 +54,8 @@ describe("edge chat → edge tools confirm", () => {
 
     const again = await cli("tools", "confirm", p.id, "--token", p.confirmation_token, "--json");
     expect(again.code).toBe(1);
-    expect(again.json).toEqual({ ok: false, status: "done", error: { code: "confirmation_already_claimed", message: expect.any(String) } });
+    const claimed = { code: "confirmation_already_claimed", message: expect.any(String) };
+    expect(again.json).toEqual({ ok: false, status: "done", error: claimed, errors: [claimed] });
   });
 
   it("refuses a wrong token and a rejected action; accepts the pending file's path as the id", async () => {

@@ -1,33 +1,18 @@
 // `edge tools confirm ID|PATH --token TOKEN` and `edge tools pending list|show|reject|purge`: the
 // Node side of the confirmation flow (SPEC §6). Pending actions are 0600 files under
 // $EDGE_DATA_DIR/pending; expired ones are purged (arguments wiped) whenever a command starts.
-import path from "node:path";
+import { errorJson } from "../contract/errors.ts";
 import { parseArgs } from "node:util";
-import type { ConfirmationBroker } from "../chat/session.ts";
-import type { Selection } from "../contract/types.ts";
-import { createConfirmationBroker } from "../confirm/broker.ts";
 import { confirm, purgeExpired, reject } from "../confirm/confirm.ts";
 import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } from "../confirm/node-pending.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";
-import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
+import { toolsFileSource } from "./tools-source.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
+import { oneShotRunnerHost } from "./runners.ts";
 
-/** The exact command printed with a pending action (issue 5 §6). */
-export function confirmCommand(id: string, token: string): string {
-  return `npx edge tools confirm ${id} --token ${token} --json`;
-}
-
-/** The broker `edge chat` uses: Node file store, absolute tools path, the CLI command on the ticket. */
-export function nodeConfirmationBroker(toolsFile: string, selection: Selection, store: NodePendingStore = createNodePendingStore()): ConfirmationBroker {
-  return createConfirmationBroker({
-    store,
-    toolsFile: path.resolve(toolsFile),
-    selection,
-    decorate: (record, token) => ({ confirm_command: confirmCommand(record.id, token), pending_action_path: store.fileOf(record.id) }),
-  });
-}
+export { confirmCommand, nodeConfirmationBroker } from "../confirm/node-broker.ts";
 
 /** Purge on start-up; a purge failure never blocks the command (it is reported on stderr). */
 async function startUp(io: CliIO): Promise<NodePendingStore> {
@@ -47,7 +32,7 @@ function printOutcome(io: CliIO, out: ConfirmOutcome, json: boolean): number {
       status: out.status,
       ...(out.result !== undefined ? { result: out.result } : {}),
       ...(out.receipt_id ? { receipt_id: out.receipt_id } : {}),
-      ...(out.error ? { error: { code: out.error.code, message: out.error.message } } : {}),
+      ...(out.error ? { error: { code: out.error.code, message: out.error.message }, errors: [{ code: out.error.code, message: out.error.message }] } : {}),
     });
   } else {
     if (out.result !== undefined) io.out(`${JSON.stringify(out.result, null, 2)}\n`);
@@ -62,7 +47,7 @@ export async function confirmCommandCli(argv: string[], io: CliIO): Promise<numb
   const args = argv.flatMap((a, i) => (a === "--token" && i + 1 < argv.length ? [] : argv[i - 1] === "--token" && i > 0 ? [`--token=${a}`] : [a]));
   const { values, positionals } = parseArgs({
     args,
-    options: { token: { type: "string" }, "timeout-ms": { type: "string" }, json: { type: "boolean" } },
+    options: { token: { type: "string" }, "timeout-ms": { type: "string" }, workspace: { type: "string" }, json: { type: "boolean" } },
     allowPositionals: true,
     strict: true,
   });
@@ -74,15 +59,20 @@ export async function confirmCommandCli(argv: string[], io: CliIO): Promise<numb
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError("--timeout-ms must be a positive integer.");
   }
   const store = await startUp(io);
+  // Loaded on use, as in tools.ts: the workspace code only when a confirmation runs.
+  const { cliWorkspace } = await import("./workspace-session.ts");
+  const ws = await cliWorkspace(values.workspace, undefined, false);
   const id = pendingIdFromArgument(positionals[0]!) ?? positionals[0]!;
-  const host = createNodeRunnerHost({ spares: 1 });
+  // Two runners at once: the re-discovery's and the call's (booted while the discovery runs).
+  const host = oneShotRunnerHost(2);
   try {
     const out = await confirm(id, values.token, {
       store,
       host,
-      source: (record) => fileSource(record.tools_file),
+      source: (record) => toolsFileSource(record.tools_file, record.tools_root),
       receipts: createNodeReceiptStore(),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(ws.workspace ? { workspace: ws.workspace } : {}),
     });
     return printOutcome(io, out, values.json === true);
   } finally {
@@ -115,7 +105,7 @@ export async function pendingShow(argv: string[], io: CliIO): Promise<number> {
   const store = await startUp(io);
   const id = pendingIdFromArgument(arg);
   const rec = id ? await store.get(id) : undefined;
-  if (!rec) return printOutcome(io, { ok: false, id: arg, status: null, error: { code: "pending_action_not_found", message: "No pending action with this id is stored." } }, json);
+  if (!rec) return printOutcome(io, { ok: false, id: arg, status: null, error: errorJson("pending_action_not_found") }, json);
   printJson(io, json ? { ok: true, pending: viewOf(rec) } : viewOf(rec));
   return EXIT_OK;
 }

@@ -4,11 +4,13 @@
 // nothing written.
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSite, type Site } from "../../test/fixtures/html-site.ts";
-import { cli } from "./cli-test-helpers.ts";
+import { cli, edgeCli } from "./cli-test-helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-facts-url-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");
@@ -147,5 +149,62 @@ describe("edge facts crawl-url", () => {
     expect(other.hits.size).toBe(0);
     await refused(["facts", "crawl-url", `${site.origin}/docs/`, "--store", "total", ...BOUNDS.slice(0, 6), "--max-bytes-total", "3000", ...BOUNDS.slice(8)], "url_too_large", "total");
     await refused(["facts", "crawl-url", "ftp://127.0.0.1/docs/", "--store", "ftp", ...BOUNDS], "invalid_url", "ftp");
+  });
+});
+
+// Through the real CLI (`node bin/edge.mjs`, its own process): a page is one set of facts per store,
+// whichever command brought it and however often. A page whose table shrinks keeps no stale rows.
+describe("a page is one set of facts per store (updated in place)", () => {
+  let rows = 3;
+  let changing: Server;
+  let changingUrl = "";
+  beforeAll(async () => {
+    changing = createServer((_req, res) => {
+      const body = Array.from({ length: rows }, (_, i) => `<tr><td>P-${i + 1}</td><td>Price ${i + 1}0 EUR</td></tr>`).join("");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html><head><title>Prices</title></head><body><main><table><tr><th>Plan</th><th>Price</th></tr>${body}</table></main></body></html>`);
+    });
+    await new Promise<void>((resolve) => changing.listen(0, "127.0.0.1", resolve));
+    changingUrl = `http://127.0.0.1:${(changing.address() as AddressInfo).port}/prices`;
+  });
+  afterAll(() => new Promise<void>((resolve) => changing.close(() => resolve())));
+
+  const data = join(tmp, "one-set");
+  const edge = (...argv: string[]) => edgeCli(data, ...argv);
+  const storeFacts = async (store: string): Promise<Array<{ fact_id: string; provenance: { source_url: string } }>> => {
+    const r = await edge("facts", "list", "--store", store, "--json");
+    expect(r.code, r.out + r.err).toBe(0);
+    return r.json.facts;
+  };
+
+  it("import-url, then crawl-url of the same page: the crawl updates the page's facts, no second set", { timeout: 120_000 }, async () => {
+    const start = `${site.origin}/docs/`;
+    const one = await edge("facts", "import-url", start, "--store", "docs", "--json");
+    expect(one.code, one.out + one.err).toBe(0);
+    const ids = (await storeFacts("docs")).map((f) => f.fact_id);
+    expect(ids.length).toBeGreaterThan(0);
+    const crawl = await edge("facts", "crawl-url", start, "--store", "docs", ...BOUNDS, "--json");
+    expect(crawl.code, crawl.out + crawl.err).toBe(0);
+    const after = await storeFacts("docs");
+    expect(after.filter((f) => f.provenance.source_url === start).map((f) => f.fact_id)).toEqual(ids);
+    // Every fact in the store is the crawl's: one set per page it read.
+    expect(after).toHaveLength(crawl.json.total);
+    expect(crawl.json.total).toBe(crawl.json.imported);
+    // And import-url after the crawl: still the same ids, updated.
+    const again = await edge("facts", "import-url", start, "--store", "docs", "--json");
+    expect(again.json).toMatchObject({ inserted: 0, updated: ids.length, removed: 0, total: crawl.json.total });
+  });
+
+  it("a page whose table lost rows: importing it again removes the rows it no longer has", { timeout: 120_000 }, async () => {
+    rows = 3;
+    const first = await edge("facts", "import-url", changingUrl, "--store", "prices", "--split", "html-table-rows", "--json");
+    expect(first.json, first.out + first.err).toMatchObject({ ok: true, inserted: 3, total: 3 });
+    rows = 1;
+    const second = await edge("facts", "crawl-url", changingUrl, "--store", "prices", "--split", "html-table-rows", ...BOUNDS, "--json");
+    expect(second.json, second.out + second.err).toMatchObject({ ok: true, inserted: 0, updated: 1, removed: 2, total: 1 });
+    expect((await storeFacts("prices")).map((f) => f.fact_id)).toHaveLength(1);
+    // The same page split another way replaces its facts too (a page is one set, not one per split).
+    const asPage = await edge("facts", "import-url", changingUrl, "--store", "prices", "--json");
+    expect(asPage.json).toMatchObject({ ok: true, inserted: 1, removed: 1, total: 1 });
   });
 });

@@ -6,10 +6,9 @@ import { EdgeError, toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import { sha256Text } from "../contract/hash.ts";
 import type { Fact } from "../facts/format.ts";
 import { importFacts } from "../facts/import.ts";
-import { compareWithSchemaExport, looksLikeJson, manifestSchemas, validateToolsManifest } from "../facts/manifest.ts";
+import { compareWithSchemaExport, manifestSchemas, validateToolsManifest } from "../facts/manifest.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
-import { readToolsFile } from "../runner/node-file-source.ts";
-import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
+import { EXIT_FAILED, EXIT_OK, failureJson, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 
 const storeOptions = { store: { type: "string" }, json: { type: "boolean" } } as const;
 
@@ -45,7 +44,7 @@ export async function factsImport(argv: string[], io: CliIO): Promise<number> {
 export function printRefusal(io: CliIO, json: boolean, what: string, err: unknown): number {
   const e = toErrorJson(err);
   const all = err instanceof EdgeError && Array.isArray(err.details["errors"]) ? (err.details["errors"] as ErrorJson[]) : [e];
-  if (json) printJson(io, { ok: false, error: e, errors: all });
+  if (json) printJson(io, failureJson(all[0] ?? e, all));
   else io.err(`edge: ${what} was not imported (nothing changed):\n${all.map(formatError).join("\n")}\n`);
   return EXIT_FAILED;
 }
@@ -133,18 +132,6 @@ export async function factsExport(argv: string[], io: CliIO): Promise<number> {
 
 // ── `edge tools validate|inspect MANIFEST.json` (called from tools.ts) ──────────────────────
 
-/** The file's bytes when it is a tools manifest (.json name, or JSON content), else null. */
-export async function readIfManifest(file: string): Promise<Uint8Array | null> {
-  let raw: Uint8Array;
-  try {
-    // The tools file's own reader: a regular file within the size limit, or no manifest.
-    raw = await readToolsFile(file);
-  } catch {
-    return null; // the tools.py path reports unreadable, non-regular or oversized files with its own code
-  }
-  return file.toLowerCase().endsWith(".json") || looksLikeJson(raw) ? raw : null;
-}
-
 export async function manifestCommand(
   sub: "validate" | "inspect",
   file: string,
@@ -165,7 +152,7 @@ export async function manifestCommand(
   }
   const { manifest, ...shown } = report;
   const out = sub === "inspect" && manifest ? { ...shown, tools_file: file, schemas: manifestSchemas(manifest) } : shown;
-  if (options.json) printJson(io, out);
+  if (options.json) printJson(io, report.ok || !report.errors[0] ? out : failureJson(report.errors[0], report.errors, out));
   else {
     io.out(`${report.ok ? "valid" : "INVALID"}: ${file} (tools manifest)\n`);
     io.out(`  tools: ${report.tool_count}, tools_manifest_sha256: ${report.tools_manifest_sha256}\n`);

@@ -7,7 +7,7 @@ import type { PendingTicket } from "../chat/session.ts";
 import { confirm, reject } from "../confirm/confirm.ts";
 import { createNodePendingStore } from "../confirm/node-pending.ts";
 import type { RunnerHost } from "../runner/host.ts";
-import { fileSource } from "../runner/node.ts";
+import { toolsFileSource } from "./tools-source.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { formatError, type CliIO } from "./io.ts";
 import type { Terminal } from "./terminal.ts";
@@ -35,7 +35,7 @@ export async function settleInline({ io, term, host, ws, ticket, call, signal }:
   const out = await confirm(ticket.id, ticket.confirmation_token, {
     store,
     host,
-    source: (record) => fileSource(record.tools_file),
+    source: (record) => toolsFileSource(record.tools_file, record.tools_root),
     receipts: createNodeReceiptStore(),
     signal,
     ...(ws.workspace ? { workspace: ws.workspace } : {}),

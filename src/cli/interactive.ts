@@ -2,9 +2,8 @@
 // (the model sees earlier turns) and the tools it froze at start; each turn streams its answer,
 // writes its receipt as one-shot chat does, and can be stopped with Ctrl-C (a second Ctrl-C
 // leaves). A commit tool's pending action is asked y/N inline when stdin is a terminal.
-import { readFile } from "node:fs/promises";
 import { toErrorJson } from "../contract/errors.ts";
-import { sha256Bytes } from "../contract/hash.ts";
+import { firstChangedFile, freezeProject, manifestOf, readProjectSnapshot } from "../toolset/project.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { ChatEvent, ChatRun, ChatSession } from "../chat/session.ts";
 import type { RunnerHost } from "../runner/host.ts";
@@ -177,15 +176,18 @@ function printBanner(o: InteractiveOptions): void {
 
 /** Before each turn: has the frozen tools file changed on disk? Said once per change. */
 function toolsFileWatch(o: InteractiveOptions, io: CliIO): () => Promise<void> {
-  const frozen = o.session.toolset?.tools_file_sha256;
+  const toolset = o.session.toolset;
   const file = o.toolsFile;
   let differs = false;
   return async () => {
-    if (!frozen || !file) return;
-    const now = await readFile(file).then(sha256Bytes, () => null);
-    if (now !== frozen && !differs) {
-      io.err(`note: ${file} changed on disk since this session started. The session keeps the tools it froze at start (the active set does not change); calls to them now fail closed (tools_file_changed). Start a new session to use the new file.\n`);
-    } else if (now === frozen && differs) io.err(`note: ${file} matches the frozen tools again.\n`);
-    differs = now !== frozen;
+    if (!toolset || !file) return;
+    // The whole tools project, as the runner will check it (the tools file and the files beside it).
+    const now = await readProjectSnapshot(toolset.source).then(freezeProject, () => null);
+    const changed = now === null ? file : now.tools_bundle_sha256 !== toolset.tools_bundle_sha256 ? (firstChangedFile(manifestOf(toolset.project).files, manifestOf(now).files) ?? file) : null;
+    if (changed && !differs) {
+      const what = changed === file || changed === toolset.project.entry ? file : `${changed} (beside ${file})`;
+      io.err(`note: ${what} changed on disk since this session started. The session keeps the tools it froze at start (the active set does not change); calls to them now fail closed (tools_file_changed). Start a new session to use the new file.\n`);
+    } else if (!changed && differs) io.err(`note: ${file} matches the frozen tools again.\n`);
+    differs = changed !== null;
   };
 }

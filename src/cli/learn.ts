@@ -23,7 +23,7 @@ export async function readSampleFile(file: string): Promise<LearnSample> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new EdgeError("invalid_learn_sample", { field: "(file)", path: file }, `Invalid learn sample: ${file} could not be read (${(err as Error).message}).`);
+    throw new EdgeError("invalid_learn_sample", { field: "(file)", path: file }, `Invalid learn sample: ${file} could not be read (${(err as Error).message}); check the path, or write one with edge learn sample init.`);
   }
   return parseLearnSampleText(text);
 }

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { toJsonLines, verifyReceipts } from "../chat/receipt-chain.ts";
 import type { Receipt } from "../chat/receipt-types.ts";
-import { EdgeError, ERRORS } from "../contract/errors.ts";
+import { EdgeError, ERRORS, errorJson } from "../contract/errors.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
@@ -96,7 +96,7 @@ export async function receiptsVerify(argv: string[], io: CliIO): Promise<number>
       ok: result.ok,
       file,
       count: result.count,
-      ...(b ? { first_broken: b, error: { code: "receipt_chain_broken", message: ERRORS.receipt_chain_broken } } : {}),
+      ...(b ? { first_broken: b, error: errorJson("receipt_chain_broken"), errors: [errorJson("receipt_chain_broken")] } : {}),
     });
   } else if (b) {
     const where = [`seq ${b.seq ?? "?"}`, `id ${b.id ?? "?"}`, b.line !== undefined ? `line ${b.line}` : ""].filter(Boolean).join(", ");

@@ -1,9 +1,10 @@
 // Command dispatch for `edge`: resolve the words against the command table (src/cli/commands.ts),
 // answer --help / -h / --version, and turn errors into exit codes (0 ok, 1 failed, 2 usage).
 import { toErrorJson } from "../contract/errors.ts";
-import { EDGE_RUNTIME_VERSION } from "../imprint/record.ts";
+import { didYouMean } from "../contract/suggest.ts";
+import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import { COMMANDS, commandHelp, commandName, commandsUnder, groupHelp, topHelp, type Command } from "./commands.ts";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, printJson, terminalSafe, UsageError, type CliIO } from "./io.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, failureJson, printJson, sentences, terminalSafe, UsageError, type CliIO } from "./io.ts";
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
@@ -35,6 +36,13 @@ function helpHint(prefix: readonly string[]): string {
   return `Run \`${prefix.length ? commandName(prefix) : "edge"} --help\` for usage.`;
 }
 
+/** "Did you mean `--prompt`?" for an unknown option, from the options the command's usage names. */
+function optionHint(err: Error, command: Command | undefined): string {
+  const unknown = /^Unknown option '(--?[^']+)'/.exec(err.message)?.[1];
+  if (!unknown || !command) return "";
+  return didYouMean(unknown, new Set(command.usage.match(/--[a-z][a-z0-9-]*/g) ?? []), (o) => `\`${o}\``).trim();
+}
+
 export async function runCli(argv: string[], rawIo: CliIO): Promise<number> {
   // Tool output, tracebacks, errors and model answers are printed through this io: control
   // characters in them show as escapes instead of acting on the terminal.
@@ -49,7 +57,7 @@ export async function runCli(argv: string[], rawIo: CliIO): Promise<number> {
       io.out(HELP);
       return EXIT_USAGE;
     }
-    if (words[0] === "--version" || words[0] === "-V") {
+    if (words[0] === "--version" || words[0] === "-V" || words[0] === "-v") {
       if (json) printJson(io, { ok: true, version: EDGE_RUNTIME_VERSION });
       else io.out(`edge ${EDGE_RUNTIME_VERSION}\n`);
       return EXIT_OK;
@@ -60,19 +68,24 @@ export async function runCli(argv: string[], rawIo: CliIO): Promise<number> {
     }
     if (!target.command) {
       const next = target.rest[0];
-      if (!target.prefix.length) throw new UsageError(`Unknown command "${next}".`);
-      throw new UsageError(next ? `Unknown subcommand "${commandName(target.prefix)} ${next}".` : `Missing subcommand: ${commandName(target.prefix)} …`);
+      // A near miss names the word that was meant: `edge tols validate` → "tools".
+      const known = new Set(commandsUnder(target.prefix).map((c) => c.path[target.prefix.length]!));
+      const hint = next ? didYouMean(next, known, (w) => `\`${commandName([...target.prefix, w])}\``) : "";
+      if (!target.prefix.length) throw new UsageError(`Unknown command "${next}".${hint}`);
+      throw new UsageError(next ? `Unknown subcommand "${commandName(target.prefix)} ${next}".${hint}` : `Missing subcommand: ${commandName(target.prefix)} …`);
     }
     return await target.command.run(target.rest, io);
   } catch (err) {
     if (err instanceof UsageError || (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS"))) {
-      const message = `${err.message} ${helpHint(target.prefix)}`;
-      if (json) printJson(io, { ok: false, error: { code: "usage_error", message } });
+      const hint = optionHint(err, target.command);
+      // Node's advice about positionals that start with "-" is noise when the option is a typo.
+      const message = sentences(hint ? err.message.replace(/^(Unknown option '[^']+')\..*$/s, "$1") : err.message, hint, helpHint(target.prefix));
+      if (json) printJson(io, failureJson({ code: "usage_error", message }));
       else io.err(`edge: ${message}\n`);
       return EXIT_USAGE;
     }
     const e = toErrorJson(err);
-    if (json) printJson(io, { ok: false, error: e });
+    if (json) printJson(io, failureJson(e));
     else io.err(`edge: ${e.code}: ${e.message}\n`);
     return EXIT_FAILED;
   }

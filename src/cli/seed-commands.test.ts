@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LARGER_TEST_MODEL, writeTestModel } from "../../test/fixtures/gguf.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
+import { joinedCommands } from "../../test/shell-commands.ts";
 import { EXAMPLES, cli, type CliResult } from "./cli-test-helpers.ts";
 
 /** The commands of the seeds, verbatim (line continuations joined). */
@@ -37,15 +38,7 @@ function seedsDir(): string | null {
 
 /** Lines starting with `edge `, with their `\` continuations. */
 function extractCommands(text: string): string[] {
-  const out: string[] = [];
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    if (!lines[i]!.startsWith("edge ")) continue;
-    let cmd = lines[i]!;
-    while (cmd.trimEnd().endsWith("\\")) cmd = `${cmd.trimEnd().slice(0, -1).trimEnd()} ${lines[++i]!.trim()}`;
-    out.push(cmd.trim());
-  }
-  return out;
+  return joinedCommands(text.split("\n"), (line) => line.startsWith("edge "));
 }
 
 /** POSIX-shell words: whitespace-separated, with '…' and "…" quoting (all these commands use). */

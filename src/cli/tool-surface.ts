@@ -4,13 +4,15 @@ import { EdgeError } from "../contract/errors.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import { surfaceSchemas } from "../imprint/learn.ts";
-import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
+import { toolsFileSource } from "./tools-source.ts";
 import { activeSchemas, freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { factsSurfaceFor } from "./chat.ts";
 import { UsageError } from "./io.ts";
+import { oneShotRunnerHost } from "./runners.ts";
 
 export const SURFACE_OPTIONS = {
   tools: { type: "string" },
+  "tools-root": { type: "string" },
   tool: { type: "string", multiple: true },
   "tool-tag": { type: "string", multiple: true },
   "facts-store": { type: "string" },
@@ -19,6 +21,7 @@ export const SURFACE_OPTIONS = {
 
 export interface SurfaceValues {
   tools?: string;
+  "tools-root"?: string;
   tool?: string[];
   "tool-tag"?: string[];
   "facts-store"?: string;
@@ -34,13 +37,13 @@ export interface OpenSurface {
 export async function openToolSurface(values: SurfaceValues): Promise<OpenSurface> {
   const given = [values.tools, values["tools-manifest"], values["facts-store"]].filter((v) => v !== undefined);
   if (given.length > 1) throw new EdgeError("conflicting_tool_options");
-  if ((values.tool || values["tool-tag"]) && !values.tools) throw new UsageError("--tool / --tool-tag must be used with --tools.");
+  if ((values.tool || values["tool-tag"] || values["tools-root"]) && !values.tools) throw new UsageError("--tool / --tool-tag / --tools-root must be used with --tools.");
   if (values.tools === undefined) {
     return { toolset: null, surface: (await factsSurfaceFor(values["facts-store"], values["tools-manifest"])) ?? null, close: async () => undefined };
   }
-  const host = createNodeRunnerHost({ spares: 0 });
+  const host = oneShotRunnerHost(1);
   try {
-    const toolset = await freezeToolset(fileSource(values.tools), host, { tool: values.tool, toolTag: values["tool-tag"] });
+    const toolset = await freezeToolset(toolsFileSource(values.tools, values["tools-root"]), host, { tool: values.tool, toolTag: values["tool-tag"] });
     return { toolset, surface: null, close: () => host.close() };
   } catch (err) {
     await host.close();
@@ -56,7 +59,7 @@ export function surfaceToolSchemas(opened: OpenSurface): ToolSchema[] | null {
 
 /** The flag that gives chat the same surface (for the "next:" hint). */
 export function surfaceFlag(values: SurfaceValues): string {
-  if (values.tools !== undefined) return ` --tools ${values.tools}`;
+  if (values.tools !== undefined) return ` --tools ${values.tools}${values["tools-root"] !== undefined ? ` --tools-root ${values["tools-root"]}` : ""}`;
   if (values["facts-store"] !== undefined) return ` --facts-store ${values["facts-store"]}`;
   if (values["tools-manifest"] !== undefined) return ` --tools-manifest ${values["tools-manifest"]}`;
   return "";

@@ -17,8 +17,12 @@ describe("edge tools inspect / validate", () => {
     const r = await cli("tools", "inspect", join(EXAMPLES, "tools.py"), "--json");
     expect(r.code).toBe(0);
     expect(Object.keys(r.json).sort()).toEqual(
-      ["ok", "tools_file", "tools_file_sha256", "schema_generator_version", "active_set_sha256", "active_tools", "tools", "errors", "warnings"].sort(),
+      ["ok", "tools_file", "tools_file_sha256", "tools_bundle_sha256", "tools_root", "tools_files", "tools_skipped", "python_packages", "schema_generator_version", "active_set_sha256", "active_tools", "tools", "errors", "warnings"].sort(),
     );
+    // The examples folder is the tools project: tools.py with the files beside it, hashed.
+    expect(r.json.tools_files.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(["tools.py", "facts.json", "tools_invalid.py"]));
+    expect(r.json.tools_bundle_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(r.json.python_packages).toEqual([]); // the examples import the standard library only
     expect(r.json.ok).toBe(true);
     expect(r.json.active_tools).toEqual(["hello_world", "fee_quote", "order_status", "prepare_order", "submit_order"]);
     const fee = r.json.tools.find((t: { name: string }) => t.name === "fee_quote");
@@ -45,7 +49,9 @@ describe("edge tools inspect / validate", () => {
   it("validate --json of the refusals file: exit 1 and one coded error per refusal", async () => {
     const r = await cli("tools", "validate", join(EXAMPLES, "tools_invalid.py"), "--json");
     expect(r.code).toBe(1);
-    expect(Object.keys(r.json).sort()).toEqual(["active_count", "errors", "ok", "tool_count", "tools_file_sha256", "warnings"]);
+    // The CLI's one failure shape: `error` (the first problem) beside every problem in `errors`.
+    expect(Object.keys(r.json).sort()).toEqual(["active_count", "error", "errors", "ok", "tool_count", "tools_bundle_sha256", "tools_file_sha256", "warnings"]);
+    expect(r.json.error).toEqual(r.json.errors[0]);
     const codes = new Set(r.json.errors.map((e: { code: string }) => e.code));
     for (const code of [
       "missing_parameter_type_hint",

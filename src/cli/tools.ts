@@ -1,23 +1,23 @@
 // `edge tools validate|inspect|call`. A direct call writes a receipt (kind tool_call, as the
 // playground's "Try a tool"); a commit tool becomes a pending action instead of running.
 import { parseArgs } from "node:util";
-import { directCallReceiptBody } from "../chat/receipt-direct.ts";
+import { directCall } from "../chat/direct-call.ts";
 import type { Receipt } from "../chat/receipt-types.ts";
-import type { ConfirmationBroker, PendingTicket } from "../chat/session.ts";
-import { errorJson, toErrorJson, type ErrorJson } from "../contract/errors.ts";
-import { randomHex, sha256Json } from "../contract/hash.ts";
-import type { JsonObject } from "../contract/types.ts";
-import { createNodeRunnerHost, fileSource } from "../runner/node.ts";
+import type { PendingTicket } from "../chat/session.ts";
+import type { ErrorJson } from "../contract/errors.ts";
+import { toolsFileSource } from "./tools-source.ts";
 import { createNodeReceiptStore } from "../store/node-receipts.ts";
-import { callTool, checkToolArgs, findActiveTool, type ToolCallReport } from "../toolset/call.ts";
-import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
-import { inspect, validate } from "../toolset/inspect.ts";
+import { findActiveTool, type ToolCallReport } from "../toolset/call.ts";
+import { freezeToolset } from "../toolset/freeze.ts";
+import { inspect, validate, type InspectReport } from "../toolset/inspect.ts";
 import { pendingJson } from "./chat-print.ts";
-import { nodeConfirmationBroker } from "./confirm.ts";
-import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
-import { manifestCommand, readIfManifest } from "./facts.ts";
+import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
+import { EXIT_FAILED, EXIT_OK, failureJson, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
+import { readIfManifest } from "./manifest-file.ts";
+import { oneShotRunnerHost } from "./runners.ts";
 
 const selectionOptions = {
+  "tools-root": { type: "string" },
   tool: { type: "string", multiple: true },
   "tool-tag": { type: "string", multiple: true },
   json: { type: "boolean" },
@@ -31,27 +31,30 @@ async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io
   const file = onePositional(positionals, "FILE");
   // A tools manifest (JSON) is validated without any runner: it names built-in lookups only.
   const manifest = await readIfManifest(file);
-  if (manifest) return manifestCommand(sub, file, manifest, { learnSample: values["learn-sample"], json: values.json === true, selection: values.tool !== undefined || values["tool-tag"] !== undefined }, io);
+  if (manifest) return (await import("./facts.ts")).manifestCommand(sub, file, manifest, { learnSample: values["learn-sample"], json: values.json === true, selection: values.tool !== undefined || values["tool-tag"] !== undefined }, io);
   if (values["learn-sample"] !== undefined) throw new UsageError("--learn-sample is checked against a tools manifest (a .json file).");
-  const host = createNodeRunnerHost({ spares: 0 });
+  // The discovery's runner starts booting now, while the file is read and hashed.
+  const host = oneShotRunnerHost(1);
   try {
     const options = { host, tool: values.tool, toolTag: values["tool-tag"] };
-    const source = fileSource(file);
+    const source = toolsFileSource(file, values["tools-root"]);
     if (sub === "validate") {
       const report = await validate(source, options);
-      if (values.json) printJson(io, report);
+      if (values.json) printJson(io, reportJson(report));
       else {
         io.out(`${report.ok ? "valid" : "INVALID"}: ${file}\n`);
-        io.out(`  tools: ${report.tool_count}, active: ${report.active_count}, tools_file_sha256: ${report.tools_file_sha256 ?? "-"}\n`);
+        io.out(`  tools: ${report.tool_count}, active: ${report.active_count}, tools_file_sha256: ${report.tools_file_sha256 ?? "-"}, tools_bundle_sha256: ${report.tools_bundle_sha256 ?? "-"}\n`);
         printProblems(io, report.errors, report.warnings);
       }
       return report.ok ? EXIT_OK : EXIT_FAILED;
     }
     const report = await inspect(source, options);
-    if (values.json) printJson(io, report);
+    if (values.json) printJson(io, reportJson(report));
     else {
       io.out(`${report.ok ? "valid" : "INVALID"}: ${file}\n`);
       io.out(`  tools_file_sha256:        ${report.tools_file_sha256 ?? "-"}\n`);
+      io.out(`  tools_bundle_sha256:      ${report.tools_bundle_sha256 ?? "-"} (${projectLine(report)})\n`);
+      if (report.python_packages.length) io.out(`  python_packages:          ${report.python_packages.map((p) => `${p.name} ${p.version}`).join(", ")}\n`);
       io.out(`  schema_generator_version: ${report.schema_generator_version ?? "-"}\n`);
       io.out(`  active_set_sha256:        ${report.active_set_sha256 ?? "-"}\n\n`);
       const rows = [["TOOL", "ACTIVE", "LEVEL", "PARAMETERS", "TAGS", "SCHEMA_SHA256"]];
@@ -71,7 +74,7 @@ async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io
 export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { args: { type: "string" }, "timeout-ms": { type: "string" }, json: { type: "boolean" } },
+    options: { args: { type: "string" }, "timeout-ms": { type: "string" }, workspace: { type: "string" }, "tools-root": { type: "string" }, json: { type: "boolean" } },
     allowPositionals: true,
     strict: true,
   });
@@ -90,27 +93,27 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
     timeoutMs = Number(values["timeout-ms"]);
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError("--timeout-ms must be a positive integer.");
   }
-  // One spare: the call's runner boots while discovery runs.
-  const host = createNodeRunnerHost({ spares: 1 });
+  // Two runners start booting at once, while the file is read and hashed: the discovery's, and the
+  // call's, which is ready when the discovery is done.
+  const host = oneShotRunnerHost(2);
   try {
+    // A read_local tool sees the workspace: --workspace DIR, else the stored workspace (as chat).
+    // Loaded on use: `tools validate` and `inspect` load no built-in or workspace code.
+    const { cliWorkspace } = await import("./workspace-session.ts");
+    const ws = await cliWorkspace(values.workspace, undefined, false);
     const selection = { tool: [toolName] };
-    const toolset = await freezeToolset(fileSource(file), host, selection);
-    const level = findActiveTool(toolset, toolName).schema.execution_level;
-    const receiptId = `try_${randomHex(12)}`;
-    // A commit tool never runs from a direct call either: it becomes a pending action, confirmed
-    // with the printed command (SPEC §6), exactly as when chat reaches it.
-    const { report, pending } =
-      level === "commit"
-        ? await requestConfirmation(toolset, toolName, args, nodeConfirmationBroker(file, selection), receiptId)
-        : { report: await callTool(toolset, host, toolName, args, { timeoutMs }), pending: undefined };
-    const body = directCallReceiptBody(toolset, report, { kind: "tool_call", id: receiptId, executionLevel: level, extra: { via: "cli_tools_call" }, ...(pending ? { pending } : {}) });
-    let receipt: Receipt | undefined;
-    let receiptError: ErrorJson | undefined;
-    try {
-      receipt = await createNodeReceiptStore().append(body);
-    } catch (err) {
-      receiptError = toErrorJson(err);
-    }
+    const root = values["tools-root"];
+    const toolset = await freezeToolset(toolsFileSource(file, root), host, selection);
+    // The tool is in the set (the selection names it); a commit tool never runs from a direct call
+    // either: it becomes a pending action, confirmed with the printed command (SPEC §6), exactly as
+    // when chat reaches it.
+    findActiveTool(toolset, toolName);
+    const { report, pending, receipt, receiptError } = await directCall(toolset, host, toolName, args, {
+      broker: nodeConfirmationBroker(file, selection, undefined, root),
+      receipts: createNodeReceiptStore(),
+      call: { timeoutMs, ...(ws.workspace ? { workspace: ws.workspace } : {}) },
+      extra: { via: "cli_tools_call" },
+    });
     printCall(io, values.json === true, report, pending, receipt, receiptError);
     return report.ok && !receiptError ? EXIT_OK : EXIT_FAILED;
   } finally {
@@ -122,12 +125,13 @@ function printCall(io: CliIO, json: boolean, report: ToolCallReport, pending: Pe
   const receiptFields = receipt ? { receipt_id: receipt.id, receipt_sha256: receipt.receipt_sha256 } : { receipt_error: receiptError };
   if (json) {
     const { call_id: _callId, tools_file_sha256_verified: _verified, diagnostics, ...rest } = report;
-    printJson(io, {
+    const doc = {
       ...rest,
       ...(pending ? { outcome: "pending_confirmation", pending_action: pendingJson(pending) } : {}),
       ...(diagnostics ? { diagnostics } : {}),
       ...receiptFields,
-    });
+    };
+    printJson(io, report.error ? failureJson(report.error, [report.error], doc) : doc);
     return;
   }
   if (pending) {
@@ -144,40 +148,20 @@ function printCall(io: CliIO, json: boolean, report: ToolCallReport, pending: Pe
   io.err(receipt ? `receipt: ${receipt.id}\n` : `no receipt was written: ${formatError(receiptError!).trim()}\n`);
 }
 
-/** A commit tool's direct call: check the arguments, then store a pending action instead of running it. */
-async function requestConfirmation(
-  toolset: FrozenToolset,
-  name: string,
-  args: unknown,
-  broker: ConfirmationBroker,
-  runId: string,
-): Promise<{ report: ToolCallReport; pending?: PendingTicket }> {
-  const tool = findActiveTool(toolset, name);
-  const callId = `call_${randomHex(12)}`;
-  const base = { tool_name: name, call_id: callId, tool_schema_sha256: tool.schema_sha256, tools_file_sha256_verified: false, runner_secret_verified: false, duration_ms: 0, stderr: "" };
-  let valid: JsonObject;
-  try {
-    valid = checkToolArgs(tool, args);
-  } catch (err) {
-    return { report: { ...base, ok: false, args_sha256: null, error: toErrorJson(err) } };
-  }
-  const pending = await broker.request({
-    run_id: runId,
-    call_id: callId,
-    tool_name: name,
-    arguments: valid,
-    execution_level: "commit",
-    tool_schema_sha256: tool.schema_sha256,
-    tools_file_sha256: toolset.tools_file_sha256,
-    active_set_sha256: toolset.active_set_sha256,
-  });
-  const error = errorJson("tool_confirmation_required", { message: `${name} is a commit tool: it runs only after you confirm pending action ${pending.id}.`, tool: name });
-  return { report: { ...base, ok: false, args_sha256: await sha256Json(valid), error }, pending };
+/** "3 files, 2 skipped (.git, __pycache__) in /home/me/proj". */
+function projectLine(report: InspectReport): string {
+  const skipped = report.tools_skipped.length ? `, ${report.tools_skipped.length} skipped (${report.tools_skipped.slice(0, 4).map((s) => s.path).join(", ")}${report.tools_skipped.length > 4 ? ", …" : ""})` : "";
+  return `${report.tools_files.length} file(s)${skipped}${report.tools_root ? ` in ${report.tools_root}` : ""}`;
 }
 
 function onePositional(positionals: string[], what: string): string {
   if (positionals.length !== 1) throw new UsageError(`Expected exactly one ${what}.`);
   return positionals[0]!;
+}
+
+/** A validate/inspect report in the CLI's one JSON shape: a failed one also names its first error. */
+function reportJson<R extends { ok: boolean; errors: ErrorJson[] }>(report: R): R | Record<string, unknown> {
+  return report.ok || !report.errors[0] ? report : failureJson(report.errors[0], report.errors, report);
 }
 
 function printProblems(io: CliIO, errors: ErrorJson[], warnings: ErrorJson[]): void {

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { writeTestModel } from "../../test/fixtures/gguf.ts";
 import { TOTAL_TOOL } from "../../test/fixtures/workspace-total-tool.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
-import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, edgeCli, writeTestFile } from "./cli-test-helpers.ts";
 
 const llamaAvailable = await nodeLlamaAvailable();
 
@@ -34,7 +34,8 @@ const call = (tool: string, args: object) => JSON.stringify({ tool_name: tool, a
 const script = (outputs: string[]) => writeTestFile(tmp, `script-${Math.random().toString(36).slice(2)}.json`, outputs);
 const chat = (outputs: string[], ...flags: string[]) => cli("chat", "--prompt", "go", "--engine", "scripted", "--script", script(outputs), "--json", ...flags);
 
-describe("edge chat --workspace DIR", () => {
+// Several CLI runs with real Pyodide runners per test: a minute apiece on a loaded machine.
+describe("edge chat --workspace DIR", { timeout: 240_000 }, () => {
   it("read_local tools read DIR at /workspace; the receipt records workspace_sha256", async () => {
     const r = await chat([call("summarize_csv", {}), "ok"], "--tools", join(EXAMPLES, "workspace_tools.py"), "--workspace", dir);
     expect(r.json).toMatchObject({ ok: true, outcome: "answered" });
@@ -72,16 +73,48 @@ describe("edge chat --workspace DIR", () => {
     expect(readFileSync(join(outside, "key.txt"), "utf8")).toBe("TOP SECRET");
   });
 
-  it("usage: --builtins without --workspace is a usage error; an unknown built-in is unknown_tool", async () => {
-    expect((await chat(["x"], "--builtins", "bash")).code).toBe(2);
+  it("usage: --allow-writes without --builtins is a usage error; an unknown built-in is unknown_tool", async () => {
+    expect((await chat(["x"], "--allow-writes")).code).toBe(2);
     expect((await chat(["x"], "--workspace", dir, "--builtins", "rm_rf")).json.error.code).toBe("unknown_tool");
   });
 });
 
+// Through the real CLI (node bin/edge.mjs): what `edge workspace import` stores is what chat and
+// tools call see without --workspace, and --workspace DIR is the other source of the same thing.
+describe("the stored workspace and --workspace DIR: two sources of one workspace", () => {
+  it("import, then tools call and chat (read_local tools, --builtins) see the stored files; --workspace DIR wins", { timeout: 300_000 }, async () => {
+    const data = join(tmp, "real-data");
+    const tools = join(EXAMPLES, "workspace_tools.py");
+    const files = (r: { json: { result: { files: Array<{ path: string }> } } }) => r.json.result.files.map((f) => f.path);
+    // Nothing stored yet: no /workspace at all (and no hash), rather than an empty one that looks real.
+    const before = await edgeCli(data, "tools", "call", tools, "list_workspace", "--json");
+    expect(files(before)).toEqual([]);
+    expect(before.json.workspace_sha256).toBeUndefined();
+    const clean = join(tmp, "clean");
+    mkdirSync(clean);
+    writeFileSync(join(clean, "data.csv"), "region,amount\nnorth,10\nsouth,32\n");
+    expect((await edgeCli(data, "workspace", "import", clean, "--json")).code).toBe(0);
+    const stored = await edgeCli(data, "tools", "call", tools, "list_workspace", "--json");
+    expect(files(stored)).toEqual(["data.csv"]);
+    expect(stored.json.workspace_sha256).toMatch(/^sha256:/);
+    const other = join(tmp, "other");
+    mkdirSync(other);
+    writeFileSync(join(other, "notes.txt"), "hello");
+    expect(files(await edgeCli(data, "tools", "call", tools, "list_workspace", "--workspace", other, "--json"))).toEqual(["notes.txt"]);
+    // --builtins without --workspace: the built-in tools work on the stored workspace.
+    const r = await edgeCli(data, "chat", "--tools", tools, "--builtins", "read_file", "--prompt", "go", "--engine", "scripted", "--script", script([call("read_file", { path: "/workspace/data.csv" }), "ok"]), "--json");
+    expect(r.json, r.out + r.err).toMatchObject({ ok: true, outcome: "answered", workspace: { source: "stored", builtins: ["read_file"] } });
+    expect(r.json.receipt.calls).toMatchObject([{ tool_name: "read_file", status: "ok" }]);
+  });
+});
+
 // The generated test model (random weights) runs the one parameterless read_local tool: plumbing, not judgement.
-describe.skipIf(!llamaAvailable)("edge chat --workspace DIR with a real model (generated GGUF, node-llama-cpp)", () => {
+describe.skipIf(!llamaAvailable)("edge chat --workspace DIR with a real model (generated GGUF, node-llama-cpp)", { timeout: 240_000 }, () => {
   it("the model's guided call runs the read_local tool on DIR; same workspace and result hashes as a scripted run", async () => {
-    const tools = writeTestFile(tmp, "total_tools.py", TOTAL_TOOL);
+    // In a folder of its own: the tools file's folder is its tools project (docs/tools-projects.md),
+    // and tmp holds the workspace folder with its links out.
+    mkdirSync(join(tmp, "tools"), { recursive: true });
+    const tools = writeTestFile(join(tmp, "tools"), "total_tools.py", TOTAL_TOOL);
     const model = writeTestModel();
     const flags = ["--tools", tools, "--workspace", dir, "--prompt", "What is the total?", "--json"];
     const real = await cli("chat", "--model", model.path, "--threads", "1", "--tool-choice", "required", "--max-tokens", "96", ...flags);

@@ -10,6 +10,8 @@ export interface ConfirmationBrokerOptions extends CreatePendingOptions {
   store: PendingStore;
   /** The tools source's name/path, as confirm will re-read it (the CLI: an absolute path). */
   toolsFile: string;
+  /** The tools root the session read its project from, when it is not the tools file's folder. */
+  toolsRoot?: string;
   /** The selection the session froze its active set with. */
   selection?: Selection;
   /** Extra ticket fields (the CLI adds confirm_command and pending_action_path). */
@@ -29,6 +31,8 @@ export function createConfirmationBroker(options: ConfirmationBrokerOptions): Co
           tools_file: options.toolsFile,
           selection: options.selection,
           tools_file_sha256: req.tools_file_sha256,
+          ...(options.toolsRoot !== undefined ? { tools_root: options.toolsRoot } : {}),
+          ...(req.tools_bundle ? { tools_bundle: req.tools_bundle } : {}),
           active_set_sha256: req.active_set_sha256,
           tool_schema_sha256: req.tool_schema_sha256,
           run_id: req.run_id,

@@ -11,8 +11,9 @@ import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { callTool, type ToolCallReport } from "../toolset/call.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
+import { firstChangedFile, manifestOf } from "../toolset/project.ts";
 import { directCallReceiptBody } from "../chat/receipt-direct.ts";
-import type { ReceiptBody, ReceiptStore } from "../chat/receipt-types.ts";
+import type { ReceiptBody, ReceiptOrigin, ReceiptStore } from "../chat/receipt-types.ts";
 import { bindingMac, bindingSha256, isExpired, isPendingId, selectionOf, tokenMatches } from "./pending.ts";
 import { DEFAULT_RETENTION_MS, type ConfirmOutcome, type PendingAction, type PendingStatus, type PendingStore } from "./types.ts";
 
@@ -32,6 +33,8 @@ export interface ConfirmContext {
   onStep?: (step: "verified" | "claimed" | "ran" | "finished") => void;
   /** The workspace a read_local commit tool sees at /workspace when it finally runs. */
   workspace?: WorkspaceSource;
+  /** Who confirmed, when a protocol client did (`edge mcp serve`): recorded on the confirm receipt. */
+  origin?: ReceiptOrigin;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -79,6 +82,16 @@ async function refreeze(record: PendingAction, ctx: ConfirmContext): Promise<{ t
         message: `${source.name} changed after this action was created (${record.tools_file_sha256} → ${toolset.tools_file_sha256}${schemaChanged ? `, and the schema of ${record.tool_name} changed` : ""}); nothing ran. Ask again in chat.`,
         tool: record.tool_name,
         tool_schema_changed: schemaChanged,
+      }),
+    };
+  }
+  if (record.tools_bundle_sha256 !== undefined && toolset.tools_bundle_sha256 !== record.tools_bundle_sha256) {
+    const file = firstChangedFile(record.tools_files ?? {}, manifestOf(toolset.project).files);
+    return {
+      error: errorJson("tools_file_changed", {
+        message: `${file ? `${file} in the tools project of ${source.name}` : `A file of the tools project of ${source.name}`} changed after this action was created (tools_bundle_sha256 ${record.tools_bundle_sha256} → ${toolset.tools_bundle_sha256}); nothing ran. Ask again in chat.`,
+        tool: record.tool_name,
+        ...(file ? { file } : {}),
       }),
     };
   }
@@ -149,7 +162,7 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
     let receiptError: ErrorJson | undefined;
     if (ctx.receipts) {
       try {
-        receiptId = (await ctx.receipts.append(confirmReceipt(claim.written, frozen.toolset, report, now()))).id;
+        receiptId = (await ctx.receipts.append(confirmReceipt(claim.written, frozen.toolset, report, now(), ctx.origin))).id;
       } catch (err) {
         receiptError = toErrorJson(err);
       }
@@ -190,9 +203,10 @@ function expire(record: PendingAction, nowMs: number): PendingAction {
   return { ...record, status: "expired", expired_at: iso(nowMs), arguments: null, arguments_wiped: true };
 }
 
-function confirmReceipt(record: PendingAction, toolset: FrozenToolset, report: ToolCallReport, nowMs: number): ReceiptBody {
+function confirmReceipt(record: PendingAction, toolset: FrozenToolset, report: ToolCallReport, nowMs: number, origin?: ReceiptOrigin): ReceiptBody {
   return directCallReceiptBody(toolset, report, {
     kind: "confirm",
+    ...(origin ? { origin } : {}),
     executionLevel: record.execution_level,
     createdAt: iso(nowMs),
     extra: {

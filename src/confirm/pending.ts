@@ -81,6 +81,8 @@ type BoundFields = Pick<
   | "tools_file"
   | "selection"
   | "tools_file_sha256"
+  | "tools_root"
+  | "tools_bundle_sha256"
   | "active_set_sha256"
   | "tool_schema_sha256"
   | "args_sha256"
@@ -101,6 +103,9 @@ export function bindingSha256(r: BoundFields): Promise<Sha256> {
     tools_file: r.tools_file,
     selection: r.selection,
     tools_file_sha256: r.tools_file_sha256,
+    // Bound when present; a record from before tools projects hashes exactly as it did.
+    ...(r.tools_root !== undefined ? { tools_root: r.tools_root } : {}),
+    ...(r.tools_bundle_sha256 !== undefined ? { tools_bundle_sha256: r.tools_bundle_sha256 } : {}),
     active_set_sha256: r.active_set_sha256,
     tool_schema_sha256: r.tool_schema_sha256,
     args_sha256: r.args_sha256,
@@ -124,6 +129,8 @@ export interface NewPendingAction {
   tools_file: string;
   selection?: Selection;
   tools_file_sha256: Sha256 | null;
+  tools_root?: string;
+  tools_bundle?: { sha256: Sha256; files: Record<string, string> };
   active_set_sha256: Sha256 | null;
   tool_schema_sha256: Sha256 | null;
   run_id?: string | null;
@@ -166,6 +173,8 @@ export async function buildPendingAction(input: NewPendingAction, options: Creat
     tools_file: input.tools_file,
     selection: boundSelection(input.selection),
     tools_file_sha256: input.tools_file_sha256 as Sha256,
+    ...(input.tools_root !== undefined ? { tools_root: input.tools_root } : {}),
+    ...(input.tools_bundle ? { tools_bundle_sha256: input.tools_bundle.sha256 } : {}),
     active_set_sha256: input.active_set_sha256 as Sha256,
     tool_schema_sha256: input.tool_schema_sha256 as Sha256,
     args_sha256: await sha256Json(input.arguments),
@@ -181,6 +190,7 @@ export async function buildPendingAction(input: NewPendingAction, options: Creat
     arguments_wiped: false,
     binding_sha256: binding,
     binding_mac: await bindingMac(token, binding),
+    ...(input.tools_bundle ? { tools_files: input.tools_bundle.files } : {}),
   };
   return { record, token };
 }

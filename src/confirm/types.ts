@@ -41,6 +41,12 @@ export interface PendingAction {
   tools_file: string;
   selection: BoundSelection;
   tools_file_sha256: Sha256;
+  /** The folder the tools project is read from when it is not the tools file's own (--tools-root). */
+  tools_root?: string;
+  /** The tools project's manifest hash (absent in records made before projects existed). */
+  tools_bundle_sha256?: Sha256;
+  /** That manifest's files (path → sha256), to name the file that changed; not bound (the hash is). */
+  tools_files?: Record<string, string>;
   active_set_sha256: Sha256;
   tool_schema_sha256: Sha256;
   args_sha256: Sha256;

@@ -8,7 +8,9 @@ import { unsafeIntegerMessage, withSafeIntegerBounds } from "./safe-integers.ts"
 // ajv ships CommonJS with `exports.default`; under ESM interop the class sits on `.default`.
 const Ajv = ((AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule) as typeof AjvModule;
 
-const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
+// Made on first use, not at import: a command that starts runners first (edge tools call) is not
+// held up by ajv's set-up (its vocabularies, ≈ 15–30 ms) before it has spawned them.
+let ajv: InstanceType<typeof Ajv> | undefined;
 
 /** Cache key: the canonical JSON text itself (exact, and cheaper than hashing synchronously). */
 const cache = new Map<string, ValidateFunction>();
@@ -19,6 +21,7 @@ export function compileSchema(schema: object): ValidateFunction {
   const key = canonicalJson(schema);
   let validate = cache.get(key);
   if (!validate) {
+    ajv ??= new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
     validate = ajv.compile(schema);
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, validate);
@@ -37,6 +40,12 @@ export interface SchemaError {
   keyword: string;
   message: string;
   params: Record<string, unknown>;
+}
+
+/** Set ajv up now (its first compile also compiles the JSON Schema meta-schema, ≈ 50 ms of CPU), for
+ *  a caller that has idle time before its first check: a CLI command while its runner boots. */
+export function warmSchemaChecks(): void {
+  compileSchema({ type: "object" });
 }
 
 /** Validate a value; a schema that does not compile is reported as one error (keyword "schema"). */
@@ -69,8 +78,17 @@ export function schemaCompileError(schema: object): string | null {
 export function describeSchemaErrors(errors: readonly SchemaError[]): string {
   return errors
     .map((e) => {
-      const p = e.params as { additionalProperty?: string; missingProperty?: string };
-      const extra = p.additionalProperty ? ` (${p.additionalProperty})` : p.missingProperty ? ` (${p.missingProperty})` : "";
+      const p = e.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[]; allowedValue?: unknown };
+      // The allowed values are the fix for an enum or const miss: name them.
+      const extra = p.additionalProperty
+        ? ` (${p.additionalProperty})`
+        : p.missingProperty
+          ? ` (${p.missingProperty})`
+          : Array.isArray(p.allowedValues)
+            ? `: ${p.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`
+            : "allowedValue" in p
+              ? `: ${JSON.stringify(p.allowedValue)}`
+              : "";
       return `${e.instancePath || "/"} ${e.message}${extra}`;
     })
     .join("; ");

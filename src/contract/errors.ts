@@ -7,14 +7,14 @@ export const ERRORS = {
   invalid_tool_name:
     "Tool names must match [A-Za-z_][A-Za-z0-9_]{0,63}; rename the function or pass a valid name= to @edge_tool.",
   duplicate_tool_name: "Two tools resolve to the same name; rename one of them (function name or name=).",
-  invalid_execution_level: "execution_level must be one of read, prepare or commit.",
+  invalid_execution_level: "execution_level must be one of read, prepare or commit; set one of them in @edge_tool(...).",
   return_direct_output_schema_required:
-    "return_direct=True and execution_level prepare/commit need return_direct=True plus a closed output_schema ({\"type\":\"object\",\"properties\":{...},\"additionalProperties\":false}).",
+    "return_direct=True and execution_level prepare/commit need return_direct=True plus a closed output_schema; add output_schema={\"type\":\"object\",\"properties\":{...},\"additionalProperties\":false} to @edge_tool(...).",
   invalid_output_schema:
-    "output_schema must be a closed JSON Schema object ({\"type\":\"object\",\"properties\":{...},\"additionalProperties\":false}) that compiles in strict mode.",
+    "output_schema must be a closed JSON Schema object ({\"type\":\"object\",\"properties\":{...},\"additionalProperties\":false}) that compiles in strict mode; fix the schema as the message says.",
   unsupported_permission: "Only the permission read_local is supported; remove the others.",
   invalid_tool_metadata:
-    "An @edge_tool argument has the wrong type (description must be a string, intent_tags and permissions lists of strings, return_direct a bool).",
+    "An @edge_tool argument has the wrong type; fix it (description must be a string, intent_tags and permissions lists of strings, return_direct a bool).",
   missing_parameter_type_hint: "Every tool parameter needs a type annotation; add one from the supported type table.",
   unsupported_type_hint:
     "This parameter annotation is not supported; use str, int, float, bool, Literal[...] of one type, Optional[T] or list[T].",
@@ -24,56 +24,82 @@ export const ERRORS = {
   tools_file_unreadable: "The tools file could not be read; check the path and its permissions.",
   tools_file_not_regular:
     "The tools path is not a regular file (a directory, device, pipe or socket), so it was not read; point Edge at a tools.py file.",
-  no_tools_found: "The file defines no @edge_tool functions, so no tool is available.",
+  tools_project_too_large:
+    "The tools project (the folder of the tools file, or --tools-root) holds more files or bytes than a runner mounts; move tools.py and what it needs into a folder of their own, or name a smaller folder with --tools-root DIR.",
+  tools_project_symlink_refused:
+    "A symlink in the tools project points outside its folder, to a folder, or nowhere, so the project was not mounted; replace the link with the file itself or remove it.",
+  tools_root_invalid: "The tools root must be a folder that contains the tools file; pass --tools-root DIR with the tools file inside DIR.",
+  no_tools_found:
+    "The file defines no @edge_tool functions, so no tool is available; decorate a function with @edge_tool (from edgestudio.tools import edge_tool).",
+
+  // ── Python packages of a tools project (issue 25, src/packages, docs/packages.md) ──────────
+  python_package_missing:
+    "The tools project imports a Python package of Pyodide's lock that is not on this device yet; run the `edge packages add NAME` command shown, then run this again.",
+  python_package_not_in_lock:
+    "The module is not in Python's standard library, the tools project or Pyodide's package lock, and Edge never installs from PyPI; put the module's .py files into the tools project, or remove the import.",
+  python_package_hash_mismatch:
+    "A wheel's bytes do not match the sha256 in Pyodide's lock (tampered with, truncated, or another build), so it was not stored or used; check the package source, then run `edge packages add NAME` again.",
+  python_package_fetch_failed:
+    "The wheel could not be fetched from the package source (not found, network error or HTTP error); check --package-source / EDGE_PACKAGE_SOURCE, or copy the wheel into that folder.",
+  python_package_install_failed:
+    "A wheel passed its sha256 check but Pyodide could not install it in the runner (not a wheel for this Pyodide), so nothing was imported; check the package lock and source against the installed pyodide version.",
+  python_package_lock_invalid:
+    "The package lock is not a usable pyodide-lock.json (unreadable, malformed, or made for another Pyodide); point EDGE_PACKAGE_LOCK at the lock of the installed pyodide, or unset it.",
 
   // ── selection (SPEC §3) ─────────────────────────────────────────────────────────────
   active_tool_limit_exceeded:
     "More than 8 tools would be active; narrow the set with --tool NAME or --tool-tag TAG.",
-  unknown_tool: "No tool with this name is in the active tool set.",
+  unknown_tool: "No tool with this name is in the active tool set; check the spelling against the names in the message (edge tools inspect FILE lists them) or widen the selection.",
   unknown_tool_tag: "No tool in the file carries this intent tag; check --tool-tag against the tools' intent_tags.",
   conflicting_tool_options: "Use exactly one tool source per run: tools, a tools manifest, or a facts store.",
 
   // ── the runner (SPEC §5) ────────────────────────────────────────────────────────────
   tools_file_changed:
     "tools.py changed after this session froze it; start a new session to use the edited file.",
-  runner_timeout: "The tool ran longer than its time limit and was stopped; keep tools fast and local.",
+  runner_timeout:
+    "The tool ran longer than its time limit (the message says which) and was stopped; make it faster, or raise the limit (--timeout-ms N in the CLI).",
   runner_crashed:
-    "The tool's runner died (out of memory, sys.exit/os._exit, or a crash); its result was not used. The next call gets a fresh runner.",
+    "The tool's runner died (out of memory, sys.exit/os._exit, or a crash); its result was not used. Make the tool use less memory and return instead of exiting; the next call gets a fresh runner.",
   runner_boot_failed: "The Python runner could not start; reload the page or reinstall the package.",
   runner_reply_unverified:
-    "The runner's reply did not carry a valid signature for this call, so it was not trusted.",
+    "The runner's reply did not carry a valid signature for this call, so it was not trusted. Run the call again; if it keeps happening, the tool interferes with its runner (it writes to the runner's channel or replaces its code): fix the tool.",
+  runner_reply_oversized:
+    "The tools' schemas are more JSON than a runner sends (384 KiB); shorten the tools' descriptions or split the tools file.",
   tool_raised: "The tool raised an exception; see the traceback in the diagnostics and fix the tool.",
   unsupported_tool_result:
     "The tool returned something that is not plain JSON (sets, bytes, objects, NaN/Infinity, non-string keys or integers beyond ±2^53); return a dict of JSON values.",
   tool_result_oversized: "The tool's result is larger than 65,536 bytes of canonical JSON; return a bounded dict.",
   tool_result_schema_mismatch:
-    "The tool's real result does not match its declared output_schema; it was not delivered. Fix the tool or its schema.",
+    "The tool's real result does not match its declared output_schema (the message names the fields); it was not delivered. Fix the tool or its schema.",
 
   // ── the tool loop (SPEC §4) ─────────────────────────────────────────────────────────
   invalid_tool_call:
-    "The model wrote something that looks like a tool call but is not exactly {\"tool_name\": \"...\", \"arguments\": {...}}.",
+    "The model wrote something that looks like a tool call but is not exactly {\"tool_name\": \"...\", \"arguments\": {...}}. Ask again, or use a model that follows the call format (tool choice required guides it).",
   invalid_tool_args:
-    "The model's arguments do not match the tool's schema (unknown, missing or wrongly typed); clearer parameter names and descriptions help.",
-  tool_call_limit_exceeded: "The model asked for more than the allowed tool calls in one prompt; the extra call was refused.",
-  tool_denied: "A policy refused this tool call before it ran.",
-  tool_blocked: "A post-execute policy blocked this tool's result; it was not used.",
+    "The model's arguments do not match the tool's schema (unknown, missing or wrongly typed: the message names them); give the parameters clearer names and descriptions, or ask again.",
+  tool_call_limit_exceeded:
+    "The model asked for more than the allowed tool calls in one prompt; the extra call was refused. Ask for less in one prompt, or raise the limit (--max-calls N).",
+  tool_denied: "A policy refused this tool call before it ran; change the policy (pre-execute hook) or the approval that denied it to allow the call.",
+  tool_blocked: "A post-execute policy blocked this tool's result; it was not used. Change the policy that blocked it, or the tool's result.",
   tool_confirmation_required: "This commit tool needs explicit confirmation before it runs; use the confirmation card or command.",
-  aborted: "The run was cancelled; the running tool was stopped and its result discarded.",
+  aborted: "The run was cancelled; the running tool was stopped and its result discarded. Send the prompt again to run it.",
   invalid_argument: "A value passed to the library or command is not valid; see the message details.",
   usage_error: "The command line is not valid; run `edge --help` for usage.",
 
   // ── the tool runtime (SPEC §10) ───────────────────────────────────────────────────────
-  tool_timeout: "The tool did not finish within its time limit; it was signalled to stop and its result was discarded.",
+  tool_timeout:
+    "The tool did not finish within its time limit; it was signalled to stop and its result was discarded. Make it faster, or raise its timeoutMs.",
   tool_hook_failed:
-    "A runtime policy (hook) failed while handling this tool call, so the call was refused or its result not used.",
+    "A runtime policy (hook) failed while handling this tool call, so the call was refused or its result not used; fix the hook (its error is in the details).",
 
   // ── engines ─────────────────────────────────────────────────────────────────────────
   webgpu_unavailable:
-    "WebGPU is not available here, so the in-browser model cannot run. Use a recent Chrome or Edge with a GPU (or enable WebGPU), or pick the scripted demo engine.",
-  model_fetch_failed: "The model's files could not be downloaded; check the connection, or use an already downloaded model offline.",
+    "WebGPU is not available here, so the in-browser model cannot run on the GPU. Use a browser with WebGPU on a machine with a GPU, run a llama.cpp model on the CPU, or pick the scripted demo engine.",
+  model_fetch_failed:
+    "The model's files could not be downloaded; check the connection and that the server allows this page to read the file (CORS), or download the file yourself and pick it from disk.",
   model_load_failed: "The model could not be loaded or compiled on this device; try a smaller model or an f32 variant.",
   generation_failed: "The model failed while generating; try again, or reload the model.",
-  engine_not_loaded: "Load a model before chatting.",
+  engine_not_loaded: "No model is loaded; load one (or pick the scripted demo) before chatting.",
   model_integrity_failed:
     "A downloaded model file did not match the hash pinned for it (the model record's sha256 or SRI integrity), so it was not used and nothing was cached. Download it again, or check the model record.",
   model_runtime_missing:
@@ -90,12 +116,14 @@ export const ERRORS = {
   model_truncated:
     "The GGUF model file is incomplete (shorter than its own tensor table says), usually an interrupted download; download it again.",
   script_exhausted:
-    "The scripted demo engine has no scripted output left for this turn; it only replays its script (no model runs).",
+    "The scripted demo engine has no scripted output left for this turn; it only replays its script (no model runs). Add the missing outputs to the script.",
 
   // ── storage and receipts (SPEC §9) ──────────────────────────────────────────────────
-  storage_failed: "Saving to local storage failed (quota, a blocked upgrade in another tab, or private mode); nothing was half-written.",
-  receipt_chain_broken: "The receipt chain is broken: a receipt was changed, removed or reordered.",
-  receipt_not_found: "No receipt with this id is stored.",
+  storage_failed:
+    "Saving to local storage failed (quota, a blocked upgrade in another tab, or private mode); nothing was half-written. Free space, close the app's other tabs, or leave private mode, then try again.",
+  receipt_chain_broken:
+    "The receipt chain is broken: a receipt was changed, removed or reordered. Export the receipts again from the store that wrote them; never edit an export.",
+  receipt_not_found: "No receipt with this id is stored; list the ids with `edge receipts list` (or the Receipts tab).",
 
   // ── authoring a tools.py, added by the Python runner (runner-pyodide/edge_runner.py) ──
   invalid_tool_definition:
@@ -108,49 +136,50 @@ export const ERRORS = {
 
   // ── local facts and tool manifests (SPEC §8), added by src/facts ──
   invalid_facts_file:
-    "The facts file is not a valid edge.demo.facts.v1 file (schema_version, store, and facts[] of {fact_id, topic, text, tags, source_label} with unique fact_id); nothing was imported.",
+    "The facts file is not a valid edge.demo.facts.v1 file (schema_version, store, and facts[] of {fact_id, topic, text, tags, source_label} with unique fact_id); nothing was imported. Fix the problems listed and import it again.",
   facts_file_too_large: "The facts file is larger than the import limit; split it into several files or stores.",
   facts_store_not_found: "No local facts store with this name exists; import a facts file into it first (edge facts import FILE --store NAME).",
   invalid_facts_store_name: "Facts store names must match [A-Za-z0-9_.-]{1,64} and must not start with a dot.",
   invalid_tools_manifest:
     "The tools manifest is not a valid edge.demo.tools.manifest.v1 file (tools[] of {name, kind: \"local_facts_lookup\", store, description}).",
   tool_schema_export_name_mismatch:
-    "The learn sample's tool_schema_export names tools that differ from the manifest's; an imprint learned from it would not match these tools.",
+    "The learn sample's tool_schema_export names tools that differ from the manifest's; an imprint learned from it would not match these tools. Export the schemas again from these tools, or use the tools the sample names.",
 
   // ── built-in tools on the virtual file system (SPEC §10), added by src/builtins ──
-  vfs_not_found: "No such file or directory in the workspace file system.",
-  vfs_exists: "A file or directory with this path already exists in the workspace file system.",
-  vfs_is_directory: "This path is a directory; a file was expected.",
-  vfs_not_directory: "A part of this path is a file, not a directory.",
+  vfs_not_found: "No such file or directory in the workspace file system; list the workspace (edge workspace ls, or the Workspace tab) and use a path from it.",
+  vfs_exists: "A file or directory with this path already exists in the workspace file system; pick another name, or delete it first.",
+  vfs_is_directory: "This path is a directory; a file was expected. Name a file inside it.",
+  vfs_not_directory: "A part of this path is a file, not a directory; check the path.",
   vfs_not_empty: "The directory is not empty; remove its contents first (or remove recursively).",
-  vfs_invalid_path: "Workspace paths are absolute POSIX paths (or relative to /workspace) without NUL bytes, at most 1024 characters.",
-  vfs_not_supported: "The workspace file system does not support this operation (symbolic and hard links).",
+  vfs_invalid_path: "This is not a valid workspace path; use an absolute POSIX path (or one relative to /workspace) without NUL bytes, at most 1024 characters.",
+  vfs_not_supported: "The workspace file system does not support this operation (symbolic and hard links); copy the file instead.",
   vfs_quota_exceeded: "The workspace file system is full (total size, file size or entry count limit); delete files or raise the limit.",
   edit_not_found: "edit_file: old_string does not occur in the file; read the file and copy the exact text to replace.",
   edit_not_unique: "edit_file: old_string occurs more than once; include more surrounding text so it matches exactly one place.",
-  not_an_image: "read_image: the file is not a PNG, JPEG, GIF or WebP image.",
-  image_too_large: "read_image: the image is larger than the size limit for images handed to the model.",
-  goal_not_found: "No goal with this id exists in this session; create_goal first.",
-  web_search_unavailable: "Web search is off: the host page has not configured a search provider. Edge makes no network request of its own.",
-  web_search_failed: "The configured web search provider failed; no results were used.",
+  not_an_image: "read_image: the file is not a PNG, JPEG, GIF or WebP image; read it with read_file, or convert it.",
+  image_too_large: "read_image: the image is larger than the size limit for images handed to the model; scale it down first.",
+  goal_not_found: "No goal with this id exists in this session; create it with create_goal first.",
+  web_search_unavailable:
+    "Web search is off: the host page has not configured a search provider (Edge makes no network request of its own). Configure a provider to enable it.",
+  web_search_failed: "The configured web search provider failed; no results were used. Try again later, or check the provider's configuration.",
   bash_limit_exceeded:
-    "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped.",
+    "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped; make it do less per call (smaller loops, less output).",
 
   // ── the workspace in the product (issue 14): uploads, zips, approvals, read_local mounts ──
-  zip_invalid: "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported.",
+  zip_invalid: "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported. Make the archive again, or import the folder itself.",
   zip_too_large:
     "The zip archive expands beyond what the workspace can hold (total size, file size or entry count); nothing was imported. Import a smaller archive or delete files first.",
   storage_quota_exceeded:
     "The browser's storage quota for this site is used up, so the workspace change was not saved; nothing was half-written. Delete files (or receipts, cached models), or let the site store more.",
   workspace_too_large:
     "The workspace is larger than what a read_local tool may have mounted (size or file count limit); remove files from the workspace or raise the mount limit.",
-  builtin_write_rejected: "The person rejected this change to the workspace; nothing was written.",
+  builtin_write_rejected: "The person rejected this change to the workspace; nothing was written. Ask for a different change if one is still wanted.",
   builtin_writes_not_allowed:
     "This built-in tool would change files in the workspace and writes are not allowed in this run; nothing was written. In the CLI pass --allow-writes.",
   write_preview_stale:
     "The workspace changed while this change waited for approval, so the approved diff no longer applies; nothing was written. Ask again.",
   workspace_path_escape:
-    "This path leaves the workspace folder (through .. or a symbolic link that points outside it); only files inside the folder can be read or written.",
+    "This path leaves the workspace folder (through .. or a symbolic link that points outside it); only files inside the folder can be read or written. Copy the file into the folder instead.",
 
   // ── Neural Imprint (SPEC §7), added by src/imprint ──────────────────────────────────
   imprint_requires_tools:
@@ -174,7 +203,7 @@ export const ERRORS = {
     "The learn sample is not a valid edge.demo.learn.sample.v1 file (unknown top-level field, missing or mistyped field); see docs/imprint.md for the format.",
   // Warnings (reported, never a refusal).
   base_model_mismatch:
-    "The sample names another base model than the one learning now; the imprint is bound to the model it is learned with.",
+    "The sample names another base model than the one learning now; the imprint is bound to the model it is learned with. Learn with the model the sample names if the imprint is meant for it.",
   // tool_schema_export_name_mismatch (a warning here too) is declared above, with the manifest codes.
 
   // ── confirmation of commit tools (SPEC §6), added by src/confirm ──────────────────────
@@ -182,32 +211,44 @@ export const ERRORS = {
   confirmation_token_invalid: "The confirmation token does not belong to this pending action; nothing ran. Use the token shown with this action.",
   confirmation_expired: "This pending action expired before it was confirmed; nothing ran. Ask again in chat to create a new one.",
   confirmation_already_claimed:
-    "This pending action was already confirmed (here, in another tab or another process); it runs at most once and was not run again.",
+    "This pending action was already confirmed (here, in another tab or another process); it runs at most once and was not run again. Ask again in chat to run the tool once more.",
   confirmation_binding_mismatch:
-    "The stored pending action no longer matches what was bound when it was created (arguments, tool schema, active set or hashes changed); nothing ran.",
-  confirmation_rejected: "This pending action was rejected; it can no longer be confirmed.",
+    "The stored pending action no longer matches what was bound when it was created (arguments, tool schema, active set or hashes changed); nothing ran. Ask again in chat to create a new one.",
+  confirmation_rejected: "This pending action was rejected; it can no longer be confirmed. Ask again in chat to create a new one.",
 
   // ── Edge Studio's commands as written (issue 13), added by src/cli and src/facts ──────
   tools_file_is_json:
     "This file is JSON (a tools manifest?), not a tools.py; pass a manifest with --tools-manifest FILE, or a Python file with --tools.",
   fact_not_found: "No fact with this id is in the facts store; list the ids with `edge facts list --store STORE`.",
-  invalid_url: "Only absolute http:// or https:// URLs can be imported.",
-  url_fetch_failed: "The page could not be fetched (network error or an HTTP error status); nothing was imported.",
-  url_not_html: "The URL did not return an HTML page (see its content type); only HTML pages are imported as facts.",
+  invalid_url: "Only absolute http:// or https:// URLs can be imported; give the page's full URL (https://…).",
+  url_fetch_failed: "The page could not be fetched (network error or an HTTP error status); nothing was imported. Check the URL and the connection, or import a saved copy of the page.",
+  url_not_html: "The URL did not return an HTML page (see its content type); only HTML pages are imported as facts. Point it at the HTML page itself.",
   url_too_large: "The page is larger than the byte limit of this import; raise --max-bytes (up to its ceiling) or import a smaller page.",
   url_fetch_timeout: "Fetching did not finish within the time limit; nothing was imported. Raise --timeout or import fewer pages.",
   url_redirect_off_origin:
-    "A page of the crawl redirected to another origin; a crawl stays on the start URL's origin, so nothing was imported.",
+    "A page of the crawl redirected to another origin; a crawl stays on the start URL's origin, so nothing was imported. Start the crawl at the final URL, or import that page with facts import-url.",
   url_blocked_by_cors:
     "The site does not let this page read it (no CORS permission); save the page as HTML in your browser and import the saved file instead.",
   crawl_bounds_required:
-    "A crawl needs every bound given explicitly: max depth, max URLs, max bytes per page, max bytes in total and a timeout (there are no defaults).",
+    "A crawl needs every bound given explicitly: max depth, max URLs, max bytes per page, max bytes in total and a timeout (there are no defaults); add the missing ones.",
   url_import_too_many_facts:
     "The page(s) would give more facts than one URL import takes; import a smaller page or table, or split the source.",
-  html_no_facts: "The page has no text to import (or, with --split html-table-rows, no table rows).",
+  html_no_facts: "The page has no text to import (or, with --split html-table-rows, no table rows); check the URL, or use --split page for a page without tables.",
   // A warning (reported, never a refusal).
   fact_correction_unstable:
-    "A fact_correction needs at least two agreeing corrections of the same fact before it is learned; this one was skipped as unstable (use profile_correction for one-shot changes).",
+    "A fact_correction needs at least two agreeing corrections of the same fact before it is learned; this one was skipped as unstable. Add a second agreeing correction, or use profile_correction for one-shot changes.",
+
+  // ── `edge mcp serve` (issue 27), added by src/mcp ─────────────────────────────────────
+  mcp_unauthorized:
+    "This request to Edge's MCP server carried no valid bearer token; nothing ran. Send the header Authorization: Bearer TOKEN with the token `edge mcp serve --http` printed when it started (a restart prints a new one).",
+  mcp_listen_failed:
+    "Edge's MCP server could not listen on that address (the port is in use or not allowed); pick another port with --http 127.0.0.1:PORT (0 picks a free one).",
+  mcp_host_not_loopback:
+    "edge mcp serve --http listens on the loopback interface only (127.0.0.1, ::1 or localhost), so no other machine can reach your tools; use --http 127.0.0.1:PORT.",
+
+  // ── the built `edge` command (issue 23), printed by bin/edge.mjs (scripts/cli-cache.mjs) ──
+  cli_build_failed:
+    "The edge command could not be built from its sources; fix the error shown (in a file you edited), or run npm install if esbuild is missing.",
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -238,7 +279,8 @@ export class EdgeError extends Error {
 
   toJSON(): ErrorJson {
     const out: ErrorJson = { code: this.code, message: this.message };
-    for (const key of ["tool", "parameter", "line"] as const) {
+    // package / packages / command: what a python_package_* error names, and the command that fixes it.
+    for (const key of ["tool", "parameter", "line", "file", "package", "packages", "command"] as const) {
       if (this.details[key] !== undefined) out[key] = this.details[key] as never;
     }
     return out;

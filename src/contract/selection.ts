@@ -1,5 +1,6 @@
 // Active-set selection (SPEC §3): at most 8 tools, narrowed by name and/or intent tag.
 import { errorJson, type ErrorJson } from "./errors.ts";
+import { didYouMean } from "./suggest.ts";
 import { ACTIVE_TOOL_LIMIT, type DiscoveredTool, type Selection } from "./types.ts";
 
 export interface SelectionResult {
@@ -19,11 +20,16 @@ export function selectActiveSet(tools: readonly DiscoveredTool[], selection: Sel
   const errors: ErrorJson[] = [];
   const known = new Set(tools.map((t) => t.schema.name));
   for (const name of names) {
-    if (!known.has(name)) errors.push(errorJson("unknown_tool", { tool: name, message: `No tool named "${name}" in the tools file.` }));
+    if (!known.has(name)) {
+      const message = `No tool named "${name}" is in the tools file.${didYouMean(name, known)} The file's tools: ${[...known].join(", ") || "none"}.`;
+      errors.push(errorJson("unknown_tool", { tool: name, message }));
+    }
   }
   for (const tag of tags) {
     if (!tools.some((t) => t.intent_tags.includes(tag))) {
-      errors.push(errorJson("unknown_tool_tag", { message: `No tool carries the intent tag "${tag}".`, tag }));
+      const allTags = new Set(tools.flatMap((t) => t.intent_tags));
+      const message = `No tool carries the intent tag "${tag}".${didYouMean(tag, allTags)} The file's tags: ${[...allTags].join(", ") || "none"}.`;
+      errors.push(errorJson("unknown_tool_tag", { message, tag }));
     }
   }
   const filtered = names.length === 0 && tags.length === 0;

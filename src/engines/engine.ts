@@ -113,6 +113,24 @@ export interface EngineInfo {
   fingerprint?: ModelFingerprint;
   /** The loaded model's context window in tokens (prompt + answer), when known. */
   contextWindow?: number;
+  /** CPU threads the runtime runs the model with, when it says (llama.cpp in the browser: more
+   *  than one only on a cross-origin-isolated page). */
+  threads?: number;
+  /** The context the model was trained with (the most it allows), when the runtime reports it. */
+  trainedContextWindow?: number;
+}
+
+/**
+ * The end of a context_window_exceeded message: what to do, and whether a larger window is still
+ * possible. A window already at the model's trained context cannot grow: saying "load it with a
+ * larger context" then sends the person round in circles.
+ */
+export function contextWindowAdvice(window: number, trained: number | undefined): string {
+  if (trained !== undefined && window >= trained) {
+    return `That is the most this model allows (it was trained with a ${trained}-token context). Shorten the prompt or the tool results, reset the conversation, or use a model trained with a longer context.`;
+  }
+  const upTo = trained !== undefined ? ` (up to ${trained} tokens: --ctx-size ${trained})` : "";
+  return `Shorten the prompt or the tool results, reset the conversation, or load the model with a larger context${upTo}.`;
 }
 
 /** What warming a conversation start did (Engine.warmPrefix). */
@@ -150,6 +168,9 @@ export interface Engine {
   /** The exact number of prompt tokens these messages make for the loaded model (chat template
    *  included), for engines that can tokenize; the loop fits history to the context window with it. */
   countTokens?(messages: readonly ChatMessage[]): Promise<number>;
+  /** The exact prompt tokens themselves (llama.cpp in Node): what a chat with these messages
+   *  evaluates, so a caller can see where two prompts part (a template that re-renders history). */
+  promptTokens?(messages: readonly ChatMessage[]): Promise<number[]>;
   /** For engines with a prompt cache that outlives a conversation (llama.cpp): evaluate the start
    *  of a conversation (an imprint's system message) now, once per loaded model, so that every
    *  later request starting with these messages evaluates only what follows — also in a new

@@ -3,6 +3,7 @@
 // download (or a "Failed to fetch"), not the real reason. Used on the page (model picker) and in
 // the llm worker (where web-llm actually runs; its adapter is the one that counts).
 import { EdgeError } from "../contract/errors.ts";
+import { browserFamily, type BrowserFamily } from "./browser-family.ts";
 
 /** The part of a GPUDevice we read: the promise that settles when the device is lost. */
 export interface GpuDeviceLike {
@@ -42,14 +43,31 @@ export function platformGpu(): GpuLike | undefined {
   return nav?.gpu ?? undefined;
 }
 
+/** What a person can do when there is no WebGPU API, per browser (a Chrome address only in Chromium). */
+const NO_API_ADVICE: Record<BrowserFamily, string> = {
+  chromium: "Use Chrome or Edge 113 or later over https or localhost (on Linux WebGPU may need chrome://flags/#enable-unsafe-webgpu), or pick the scripted demo engine.",
+  firefox: "Firefox turns WebGPU on by default only on some systems (Windows first); elsewhere it is an experimental setting (dom.webgpu.enabled in about:config). Or pick the scripted demo engine.",
+  safari: "Safari has WebGPU from Safari 26 (macOS 26, iOS 26); on Safari 18 turn it on under Develop › Feature Flags › WebGPU. Or pick the scripted demo engine.",
+  webkit: "This WebKit browser has no WebGPU (Safari on macOS and iOS 26 has). Or pick the scripted demo engine.",
+  other: "Use a browser with WebGPU (Chrome or Edge 113 or later, Safari 26) over https or localhost, or pick the scripted demo engine.",
+};
+
+/** What a person can do when WebGPU gives no adapter, per browser. */
+const NO_ADAPTER_ADVICE: Record<BrowserFamily, string> = {
+  chromium: "Turn on hardware acceleration (chrome://settings/system) or try chrome://flags/#enable-unsafe-webgpu, use a machine with a GPU, or pick the scripted demo engine.",
+  firefox: "about:support (Graphics) says why Firefox turned WebGPU off; use a machine with a GPU, or pick the scripted demo engine.",
+  safari: "Check that WebGPU is on (Develop › Feature Flags), use a machine with a GPU, or pick the scripted demo engine.",
+  webkit: "Use a machine with a GPU, or pick the scripted demo engine.",
+  other: "Turn on hardware acceleration in the browser settings, use a machine with a GPU, or pick the scripted demo engine.",
+};
+
 /** Ask for an adapter; never throws. The result is plain data (it crosses postMessage). */
 export async function probeWebGPU(gpu: GpuLike | undefined = platformGpu()): Promise<WebGPUProbe> {
   if (!gpu || typeof gpu.requestAdapter !== "function") {
     return {
       available: false,
       reason: "no_webgpu_api",
-      message:
-        "This browser has no WebGPU API (navigator.gpu is missing). Use a recent Chrome or Edge (113 or later) over https or localhost, or pick the scripted demo engine.",
+      message: `This browser has no WebGPU API (navigator.gpu is missing). ${NO_API_ADVICE[browserFamily()]}`,
     };
   }
   let adapter: GpuAdapterLike | null;
@@ -67,8 +85,7 @@ export async function probeWebGPU(gpu: GpuLike | undefined = platformGpu()): Pro
     return {
       available: false,
       reason: "no_adapter",
-      message:
-        "WebGPU is present but the browser gave no GPU adapter (no usable GPU, a blocklisted driver, or hardware acceleration turned off). Turn on hardware acceleration (chrome://settings/system) or try chrome://flags/#enable-unsafe-webgpu, use a machine with a GPU, or pick the scripted demo engine.",
+      message: `WebGPU is present but the browser gave no GPU adapter (no usable GPU, a blocklisted driver, or hardware acceleration turned off). ${NO_ADAPTER_ADVICE[browserFamily()]}`,
     };
   }
   const features: string[] = [];

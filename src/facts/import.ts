@@ -3,7 +3,7 @@
 // details.errors), so a bad file changes nothing.
 import { sha256Bytes, type Sha256 } from "../contract/hash.ts";
 import { checkStoreName, requireFactsFile } from "./format.ts";
-import type { FactsStore, ImportReport } from "./store.ts";
+import type { FactsStore, ImportFileOptions, ImportReport } from "./store.ts";
 
 export interface ImportResult extends ImportReport {
   /** The store named inside the file (the import may target another with options.store). */
@@ -11,7 +11,7 @@ export interface ImportResult extends ImportReport {
   facts_file_sha256: Sha256;
 }
 
-export async function importFacts(facts: FactsStore, raw: string | Uint8Array, options: { store?: string } = {}): Promise<ImportResult> {
+export async function importFacts(facts: FactsStore, raw: string | Uint8Array, options: ImportFileOptions = {}): Promise<ImportResult> {
   const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
   if (options.store !== undefined) checkStoreName(options.store);
   const file = requireFactsFile(bytes);

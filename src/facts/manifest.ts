@@ -132,12 +132,6 @@ export function manifestSchemas(manifest: ToolsManifest): ToolSchema[] {
   return manifest.tools.map((t) => lookupSchema(t.name, t.description));
 }
 
-/** True when the bytes look like a JSON document rather than Python (for `tools validate FILE`). */
-export function looksLikeJson(raw: Uint8Array | string): boolean {
-  const text = typeof raw === "string" ? raw : new TextDecoder().decode(raw.subarray(0, 64));
-  return /^\uFEFF?\s*\{/.test(text);
-}
-
 /**
  * Compare the manifest's tool names with a learn sample's `tool_schema_export` (the tools the
  * sample was exported with). Accepted shapes: an array of tool schemas ({name} or

@@ -8,6 +8,7 @@ import {
   detailOf,
   exportFile,
   plainFact,
+  replacedPageFacts,
   storeNotFound,
   topicCount,
   upsertCounts,
@@ -65,14 +66,19 @@ export function createIdbFactsStore(db: EdgeDb): FactsStore {
         const facts = tx.objectStore("facts");
         const meta = tx.objectStore("meta");
         const keys = await facts.index("by_store").getAllKeys(store);
-        const counts = upsertCounts(new Set(keys.map((k) => k[1])), file.facts);
+        // A page imported again replaces its facts (ImportFileOptions.replacePages).
+        const removed = options.replacePages ? replacedPageFacts((await facts.index("by_store").getAll(store)).map(toFact), file.facts, options) : [];
+        const ids = new Set(keys.map((k) => k[1]));
+        for (const id of removed) ids.delete(id);
+        const counts = upsertCounts(ids, file.facts);
         const prev = (await meta.get(revKey(store))) as RevisionRecord | undefined;
         const revision = (prev?.revision ?? 0) + 1;
         // Queue every put without awaiting each one; tx.done rejects (and rolls back) if any fails.
-        const puts = file.facts.map((f) => facts.put({ store, ...plainFact(f), imported_at: now }));
-        puts.push(meta.put({ revision, updated_at: now }, revKey(store)) as unknown as Promise<[string, string]>);
+        const puts: Promise<unknown>[] = removed.map((id) => facts.delete([store, id]));
+        puts.push(...file.facts.map((f) => facts.put({ store, ...plainFact(f), imported_at: now })));
+        puts.push(meta.put({ revision, updated_at: now }, revKey(store)));
         await Promise.all([...puts, tx.done]);
-        return { store, imported: file.facts.length, ...counts, revision };
+        return { store, imported: file.facts.length, ...counts, ...(options.replacePages ? { removed: removed.length } : {}), revision };
       } catch (err) {
         throw toStorageError(err, "import facts", { store });
       }

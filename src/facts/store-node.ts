@@ -5,7 +5,7 @@ import path from "node:path";
 import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic } from "../store/node-files.ts";
 import { toStorageError } from "../store/storage-error.ts";
 import { checkStoreName, type Fact, type FactsFile } from "./format.ts";
-import { byFactId, detailOf, exportFile, plainFact, storeNotFound, topicCount, upsertCounts, type FactsStore, type FactsStoreSummary } from "./store.ts";
+import { byFactId, detailOf, exportFile, plainFact, replacedPageFacts, storeNotFound, topicCount, upsertCounts, type FactsStore, type FactsStoreSummary } from "./store.ts";
 
 const FILE_VERSION = "edge.facts.store.v1";
 
@@ -61,6 +61,8 @@ export function createNodeFactsStore(options: NodeFactsStoreOptions = {}): Facts
       return withFileLock(lock(), async () => {
         const prev = await read(store);
         const merged = new Map<string, Fact>((prev?.facts ?? []).map((f) => [f.fact_id, f]));
+        const removed = replacedPageFacts(prev?.facts ?? [], file.facts, opts);
+        for (const id of removed) merged.delete(id);
         const counts = upsertCounts(new Set(merged.keys()), file.facts);
         for (const f of file.facts) merged.set(f.fact_id, plainFact(f));
         const next: StoreFile = {
@@ -71,7 +73,7 @@ export function createNodeFactsStore(options: NodeFactsStoreOptions = {}): Facts
           facts: [...merged.values()].sort(byFactId),
         };
         await writeFileAtomic(fileOf(store), JSON.stringify(next));
-        return { store, imported: file.facts.length, ...counts, revision: next.revision };
+        return { store, imported: file.facts.length, ...counts, ...(opts.replacePages ? { removed: removed.length } : {}), revision: next.revision };
       });
     },
 

@@ -14,6 +14,8 @@ export interface ImportReport {
   updated: number;
   /** Facts in the store after the import. */
   total: number;
+  /** With replacePages: facts of the same pages that the new import no longer has (removed). */
+  removed?: number;
   /** Changes on every import or delete; lookups use it to know when to rebuild their index. */
   revision: number;
 }
@@ -32,9 +34,20 @@ export interface FactsStoreDetail extends FactsStoreSummary {
   tag_counts: { tag: string; facts: number }[];
 }
 
+export interface ImportFileOptions {
+  /** Import into this store instead of the file's. */
+  store?: string;
+  /**
+   * A page is one set of facts per store (URL imports): the store's facts from the same pages
+   * (provenance.source_url) that this file does not carry any more are removed in the same
+   * transaction, so importing a page again — by import-url or by a crawl — updates it in place.
+   */
+  replacePages?: boolean;
+}
+
 export interface FactsStore {
   /** Upsert every fact of an already validated file, in one transaction, into `store` (default: the file's). */
-  importFile(file: FactsFile, options?: { store?: string }): Promise<ImportReport>;
+  importFile(file: FactsFile, options?: ImportFileOptions): Promise<ImportReport>;
   list(): Promise<FactsStoreSummary[]>;
   /** Throws facts_store_not_found. */
   inspect(store: string): Promise<FactsStoreDetail>;
@@ -57,6 +70,14 @@ export function upsertCounts(existingIds: ReadonlySet<string>, incoming: readonl
   let inserted = 0;
   for (const f of incoming) if (!existingIds.has(f.fact_id)) inserted++;
   return { inserted, updated: incoming.length - inserted, total: existingIds.size + inserted };
+}
+
+/** With replacePages: the ids of `existing` facts from the pages `incoming` brings that it does not keep. */
+export function replacedPageFacts(existing: readonly Fact[], incoming: readonly Fact[], options: ImportFileOptions): string[] {
+  if (!options.replacePages) return [];
+  const pages = new Set(incoming.map((f) => f.provenance?.source_url).filter((u): u is string => u !== undefined));
+  const kept = new Set(incoming.map((f) => f.fact_id));
+  return existing.filter((f) => f.provenance?.source_url !== undefined && pages.has(f.provenance.source_url) && !kept.has(f.fact_id)).map((f) => f.fact_id);
 }
 
 export function byFactId(a: Fact, b: Fact): number {

@@ -70,13 +70,30 @@ export function slug(text: string, max = 64): string {
     .replace(/-+$/, "");
 }
 
-function defaultPrefix(url: string): string {
+/**
+ * A page's own fact-id prefix, from its URL alone: the same page gets the same ids whether it came
+ * from import-url or a crawl (a crawl's start page included), so importing it again updates it in
+ * place. A slug cut at 80 characters ends with a hash of the whole URL, so two long URLs that
+ * share a beginning do not overwrite each other's facts.
+ */
+export function pagePrefix(url: string): string {
+  let text = url;
   try {
     const u = new URL(url);
-    return slug(`${u.hostname}${u.pathname}`, 80) || "page";
+    text = `${u.hostname}${u.pathname}${u.search}`;
   } catch {
-    return slug(url, 80) || "page";
+    // a saved page's `file:NAME`: its name is the slug
   }
+  const full = slug(text, Number.MAX_SAFE_INTEGER);
+  if (full.length <= 80) return full || "page";
+  return `${slug(text, 71)}-${fnv1a(url)}`;
+}
+
+/** 32-bit FNV-1a as 8 hex digits: tells two ids apart, nothing more (not a security hash). */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
 }
 
 function checkPrefix(prefix: string): string {
@@ -112,11 +129,10 @@ export function chunkLines(lines: readonly string[], max: number): string[] {
 
 const clip = (text: string, max: number): string => (text.length > max ? text.slice(0, max) : text);
 
-/** One page's facts. `key` distinguishes the pages of a crawl in fact ids (empty for one page). */
+/** One page's facts. `key` distinguishes the pages of a crawl under one --fact-id-prefix. */
 export function factsFromPage(page: HtmlPage, options: FactOptions, key = ""): { facts: Fact[]; extractor: string } {
   const split = options.split ?? "page";
-  const prefix = checkPrefix(options.factIdPrefix ?? defaultPrefix(page.url));
-  const base = key ? `${prefix}-${key}` : prefix;
+  const base = options.factIdPrefix !== undefined ? `${checkPrefix(options.factIdPrefix)}${key ? `-${key}` : ""}` : key || pagePrefix(page.url);
   const tags = [...new Set((options.tags ?? []).map((t) => t.trim()).filter(Boolean))];
   const provenance = { source_url: page.url, page_sha256: page.page_sha256, fetched_at: page.fetched_at, split };
   const make = (id: string, topic: string, text: string, label: string): Fact => ({
@@ -146,7 +162,8 @@ function tooManyFacts(what: string): EdgeError {
 async function importAll(facts: FactsStore, store: string, all: Fact[], pages: PageReport[]): Promise<ImportResult> {
   if (all.length === 0) throw new EdgeError("html_no_facts", { pages: pages.map((p) => p.final_url) });
   if (all.length > URL_IMPORT_LIMITS.facts) throw tooManyFacts(`These pages give ${all.length} facts`);
-  return importFacts(facts, JSON.stringify({ schema_version: FACTS_SCHEMA_VERSION, store, facts: all }), { store });
+  // A page is one set of facts per store: its earlier facts are replaced, not kept beside the new.
+  return importFacts(facts, JSON.stringify({ schema_version: FACTS_SCHEMA_VERSION, store, facts: all }), { store, replacePages: true });
 }
 
 function pageReport(page: FetchedPage | null, html: HtmlPage, count: number, extractor: string, bytes: number): PageReport {
@@ -266,8 +283,9 @@ export async function crawlUrl(facts: FactsStore, url: string, options: CrawlOpt
       throw new EdgeError("url_too_large", { max_bytes_total: bounds.maxBytesTotal }, `The crawl read more than ${bounds.maxBytesTotal} bytes in total (--max-bytes-total); nothing was imported.`);
     }
     const html = htmlOf(page);
+    // Each page's ids come from its own URL (as import-url's), or from the path under a given prefix.
     const { pathname, search } = new URL(page.url);
-    let key = slug(pathname + search, 48) || "index";
+    let key = options.factIdPrefix !== undefined ? slug(pathname + search, 48) || "index" : pagePrefix(page.url);
     if (keys.has(key)) key = `${key}-${fetched}`;
     keys.add(key);
     const made = factsFromPage(html, options, key);

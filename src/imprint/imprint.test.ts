@@ -19,6 +19,7 @@ import { renderImprintPrefix } from "./prefix.ts";
 import { EDGE_RUNTIME_VERSION, parseImprintText, verifyImprint, type Imprint } from "./record.ts";
 import { parseLearnSampleText } from "./sample.ts";
 import { exportImprint, importImprint } from "./transfer.ts";
+import { freezeProject } from "../toolset/project.ts";
 
 const SAMPLE = parseLearnSampleText(readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8"));
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false }) as ToolSchema["parameters"];
@@ -30,11 +31,15 @@ const SCHEMAS: ToolSchema[] = [
 
 async function frozen(schemas: ToolSchema[], fileText = "tools"): Promise<FrozenToolset> {
   const tools = await Promise.all(schemas.map(async (schema) => ({ schema, intent_tags: [], permissions: [], schema_sha256: await schemaSha256(schema) })));
+  const project = await freezeProject({ root: null, entry: "tools.py", files: { "tools.py": new TextEncoder().encode(fileText) }, skipped: [] });
   return {
     source: memorySource("tools.py", fileText),
     filename: "tools.py",
     bytes: new TextEncoder().encode(fileText),
     tools_file_sha256: await sha256Text(fileText),
+    tools_bundle_sha256: project.tools_bundle_sha256,
+    project,
+    packages: { packages: [], wheels: [] },
     schema_generator_version: SCHEMA_GENERATOR_VERSION,
     tools,
     active: tools,

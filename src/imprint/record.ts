@@ -2,6 +2,7 @@
 // sha256(JCS(record without imprint_sha256)), so an edited or damaged record (also one imported
 // from a file) is refused with imprint_corrupted before anything in it is trusted.
 import { EdgeError } from "../contract/errors.ts";
+import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import { isSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import type { ErrorJson } from "../contract/errors.ts";
 import type { ModelFingerprint } from "../engines/engine.ts";
@@ -10,8 +11,7 @@ import { IMPRINT_PREFIX_VERSION } from "./prefix.ts";
 import { isImprintState, type ImprintState } from "./state.ts";
 
 export const IMPRINT_VERSION = "edge.imprint.v1";
-/** Kept equal to package.json's version by a test. */
-export const EDGE_RUNTIME_VERSION = "0.1.0";
+export { EDGE_RUNTIME_VERSION };
 const ID_RE = /^imp_[0-9a-f]{24}$/;
 
 export interface ImprintEvaluationItem {

@@ -4,7 +4,8 @@
 import type { ErrorJson } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { Discovery, JsonObject } from "../contract/types.ts";
-import type { WorkspaceMount } from "../../workers/protocol.ts";
+import type { PackageWheel, ProjectMount, WorkspaceMount } from "../../workers/protocol.ts";
+import type { PackageProvider } from "../packages/provider.ts";
 
 /** Where a tools file's bytes come from. `read()` is called again for every job, so an edit
  *  made during a session is seen (and refused with tools_file_changed). */
@@ -12,6 +13,33 @@ export interface ToolSource {
   /** A display name / path, e.g. "tools.py" or "/home/me/tools.py". */
   readonly name: string;
   read(): Promise<Uint8Array>;
+  /** A tools project: the tools file with the files beside it (its folder, or a root the person
+   *  named), read again for every job like read(). Without it the project is the tools file alone. */
+  readProject?(limits: ProjectLimits): Promise<ProjectSnapshot>;
+  /** Python packages for the project's imports (the lock and the wheels on this device). Without
+   *  it no package is resolved or sent: only the standard library is importable. */
+  readonly packages?: PackageProvider;
+}
+
+/** Bounds on what a tools project may mount (tools_project_too_large beyond them). */
+export interface ProjectLimits {
+  maxFiles: number;
+  /** Sum of the files' sizes, the tools file included. */
+  maxBytes: number;
+}
+
+/** Why a path of the project folder is not mounted (docs/tools-projects.md). */
+export type SkipReason = "hidden" | "pycache" | "virtualenv" | "node_modules" | "edge_data" | "not_a_file";
+
+/** What a tools project holds at one moment: the files to mount, by "/"-separated path relative
+ *  to its root, the tools file (`entry`) among them. */
+export interface ProjectSnapshot {
+  /** The folder on the host ("/home/me/proj"), or null for files held in memory. */
+  root: string | null;
+  entry: string;
+  files: Record<string, Uint8Array>;
+  /** Folders and files left out, the topmost of each (a skipped folder's contents are not listed). */
+  skipped: { path: string; reason: SkipReason }[];
 }
 
 export interface DiscoverJob {
@@ -20,6 +48,10 @@ export interface DiscoverJob {
   expectedSha256: Sha256;
   filename: string;
   timeoutMs?: number;
+  /** The tools project, mounted read-only at /tools (src/toolset/project.ts). */
+  project?: ProjectMount;
+  /** Wheels installed before the tools file is imported (src/packages/freeze.ts). */
+  packages?: PackageWheel[];
 }
 
 export interface CallJob {
@@ -37,6 +69,9 @@ export interface CallJob {
   timeoutMs?: number;
   /** Mounted read-only at /workspace (read_local tools only; see src/toolset/workspace.ts). */
   workspace?: WorkspaceMount;
+  /** The tools project, mounted read-only at /tools and checked against the frozen manifest. */
+  project?: ProjectMount;
+  packages?: PackageWheel[];
 }
 
 export interface CallOutcome {

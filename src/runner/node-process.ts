@@ -1,27 +1,34 @@
 // Runner PROCESSES for the Node adapter: each runner is a child process under Node's permission
 // model, never a thread of the CLI (SPEC §5). What the child may do is fixed here, by flags:
 // read Pyodide's own files and nothing else; no file writes, child processes, workers, native
-// addons, WASI or inspector (none of them is allowed, so all are denied); an empty environment;
-// its own stdio. The protocol travels as frames on a private pipe (fd 3); whatever reaches the
-// child's fd 1 and 2 is captured here, bounded, as the job's stderr. What the permission model
-// does not cover is closed in the child (workers/runner.node-process.ts) or listed in
-// docs/security.md.
+// addons, WASI or inspector (none of them is allowed, so all are denied); no JavaScript from
+// strings; an empty environment; its own stdio; none of the descriptors this process inherited;
+// where the platform gives one without privileges, its own empty network namespace (runner-launch.ts).
+// The protocol travels as frames on a private pipe (fd 3), bounded by size; whatever reaches the
+// child's fd 1 and 2 is captured here, bounded, as the job's stderr. Every runner is killed when
+// this process ends or is told to (SIGINT, SIGTERM, SIGHUP). What the permission model does not
+// cover is closed in the child (workers/runner.node-process.ts) or listed in docs/security.md.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Readable } from "node:stream";
-import { build } from "esbuild";
 import { BoundedText } from "../../workers/bounded-text.ts";
-import { encodeFrame, FrameReader, type FrameMessage } from "../../workers/frames.ts";
+import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT, type FrameLimits, type FrameMessage } from "../../workers/frames.ts";
 import type { PyodideAssets } from "../../workers/protocol.ts";
-import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./pool.ts";
+import { inheritableDescriptors } from "./descriptors.ts";
+import type { RunnerRole, RunnerWorkerFactory, RunnerWorkerHandle } from "./pool.ts";
+import { runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
 
 const ENTRY = fileURLToPath(new URL("../../workers/runner.node-process.ts", import.meta.url));
 /** The files of the pyodide package a runner reads (checked by the permission model). */
 export const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"] as const;
-/** Largest frame accepted from a runner: the snapshot maker's reply is ≈ 31 MB; a tool's reply
- *  is bounded long before this by the result and stderr limits. Anything larger kills the runner. */
-const MAX_RUNNER_FRAME = 256 * 1024 * 1024;
+/** What a runner may send in one frame: its replies are bounded far below 1 MiB (runner-core);
+ *  only the snapshot maker sends raw bytes (the ≈ 31 MB snapshot). Anything more kills the runner,
+ *  decided from the frame's header before it is buffered. */
+const FRAME_LIMITS: Record<RunnerRole, FrameLimits> = {
+  job: { json: RUNNER_FRAME_JSON_LIMIT, bytes: 0 },
+  snapshot: { json: RUNNER_FRAME_JSON_LIMIT, bytes: 256 * 1024 * 1024 },
+};
 /** Output a runner writes to its fd 1/2 that is kept (the pool bounds the job's stderr again). */
 const OUTPUT_LIMIT = 65_536;
 const EXIT_TAIL = 4096;
@@ -41,18 +48,40 @@ function permissionFlag(): string | undefined {
  *  Measured on Node 20.20 / V8 11.3 (docs/runner.md). */
 const WASM_COMPILERS = ["--liftoff-only"];
 
-/** The node arguments of a runner process, up to the script: the permission model, the reads, V8. */
+/** V8's heap for a process that lives for one job: sized for memory, not throughput
+ *  (`--optimize-for-size`: ≈ 6 MB less per idle spare, no slower call measured), and one V8
+ *  background thread instead of four (≈ 3 MB less; the wasm is compiled lazily, on the main
+ *  thread, and two cores are shared by every runner anyway). docs/runner.md has the numbers. */
+const V8_MEMORY = ["--optimize-for-size", "--v8-pool-size=1"];
+
+/** The node arguments of a runner process, up to the script: the permission model, the reads, no
+ *  code from strings (eval, Function, so no import() of a data: URL), V8. */
 function runnerNodeArgs(indexDir: string): string[] {
   const flag = permissionFlag();
   if (!flag) throw new Error(`Node ${process.versions.node} has no permission model; Edge's runners need Node 20 or newer`);
-  return [flag, ...PYODIDE_FILES.map((f) => `--allow-fs-read=${join(indexDir, f)}`), ...WASM_COMPILERS, "--no-warnings", "--input-type=module"];
+  const reads = PYODIDE_FILES.map((f) => `--allow-fs-read=${join(indexDir, f)}`);
+  return [flag, ...reads, "--disallow-code-generation-from-strings", ...WASM_COMPILERS, ...V8_MEMORY, "--no-warnings", "--input-type=module"];
 }
+
+/** The runner's script, already bundled, when this module runs inside the built CLI
+ *  (scripts/build-cli.mjs defines it); undefined when it runs from the sources. */
+declare const __EDGE_RUNNER_SCRIPT__: string | undefined;
 
 let script: Promise<string> | undefined;
 
 /** The runner entry and what it imports, bundled into one plain ES module (once per process). */
 function runnerScript(): Promise<string> {
-  script ??= build({
+  script ??= typeof __EDGE_RUNNER_SCRIPT__ === "string" ? Promise.resolve(__EDGE_RUNNER_SCRIPT__) : bundleRunnerEntry();
+  script.catch(() => {
+    script = undefined; // a failed bundle is retried by the next spawn
+  });
+  return script;
+}
+
+/** From the sources (tests, tsx): esbuild, loaded only then. The built CLI's options match. */
+async function bundleRunnerEntry(): Promise<string> {
+  const { build } = await import("esbuild");
+  const out = await build({
     entryPoints: [ENTRY],
     bundle: true,
     write: false,
@@ -61,46 +90,70 @@ function runnerScript(): Promise<string> {
     target: `node${process.versions.node.split(".")[0]}`,
     logLevel: "silent",
     legalComments: "none",
-  }).then((out) => {
-    const text = out.outputFiles[0]?.text;
-    if (!text) throw new Error("bundling the runner entry produced no output");
-    return text;
   });
-  script.catch(() => {
-    script = undefined; // a failed bundle is retried by the next spawn
-  });
-  return script;
+  const text = out.outputFiles[0]?.text;
+  if (!text) throw new Error("bundling the runner entry produced no output");
+  return text;
 }
 
-// While any runner process lives, a SIGUSR1 listener keeps this process's inspector closed: by
-// default Node opens it on 127.0.0.1:9229 when it receives SIGUSR1, from any process of the user.
-// Runners cannot signal (the child entry refuses it); this also covers anything else on the machine.
-let live = 0;
+// ── the runners of this process, ended with it ──────────────────────────────────────────────
+//
+// While any runner process lives: a SIGUSR1 listener keeps this process's inspector closed (by
+// default Node opens it on 127.0.0.1:9229 when it receives SIGUSR1, from any process of the user;
+// runners cannot signal, this also covers anything else on the machine); every runner is SIGKILLed
+// when this process exits; and SIGINT, SIGTERM or SIGHUP that nobody else handles kill every runner,
+// then end this process as the signal would have. A process that is killed outright (SIGKILL)
+// cannot do this: there the kernel ends the runners (runner-launch.ts, parent-death signal).
+const live = new Set<RunnerProcess>();
+const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const ignoreSigusr1 = (): void => undefined;
-function holdInspectorClosed(): () => void {
-  if (live++ === 0) process.on("SIGUSR1", ignoreSigusr1);
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    if (--live === 0) process.off("SIGUSR1", ignoreSigusr1);
-  };
+const killAll = (): void => {
+  for (const runner of live) runner.terminate();
+};
+const onEndingSignal = (signal: NodeJS.Signals): void => {
+  // Someone else listens (e.g. the interactive chat's Ctrl-C, which stops its turn): theirs to
+  // decide; the exit hook still kills the runners if they end the process.
+  if (process.listenerCount(signal) > 1) return;
+  killAll();
+  removeProcessHooks();
+  process.kill(process.pid, signal);
+};
+
+function addProcessHooks(): void {
+  process.on("SIGUSR1", ignoreSigusr1);
+  process.on("exit", killAll);
+  for (const s of ENDING_SIGNALS) process.on(s, onEndingSignal);
+}
+
+function removeProcessHooks(): void {
+  process.off("SIGUSR1", ignoreSigusr1);
+  process.off("exit", killAll);
+  for (const s of ENDING_SIGNALS) process.off(s, onEndingSignal);
+}
+
+function track(runner: RunnerProcess): void {
+  if (live.size === 0) addProcessHooks();
+  live.add(runner);
+}
+
+function untrack(runner: RunnerProcess): void {
+  if (live.delete(runner) && live.size === 0) removeProcessHooks();
 }
 
 /** The process adapter behind createNodeRunnerHost. */
 export function nodeProcessFactory(indexURL: string): RunnerWorkerFactory {
   const indexDir = fileURLToPath(new URL(indexURL, "file:///"));
   const args = runnerNodeArgs(indexDir);
-  const code = runnerScript();
-  code.catch(() => undefined); // reported by the spawn that needs it
+  const ready = Promise.all([runnerScript(), runnerLaunch()]);
+  ready.catch(() => undefined); // reported by the spawn that needs it
   return {
     pyodideAssets: (): PyodideAssets => ({ kind: "indexURL", indexURL }),
     warmsUp: true, // each process compiles Pyodide's wasm for itself
-    spawn: () => new RunnerProcess([...args, "-e"], code, indexDir),
+    spawn: (role = "job") => new RunnerProcess([...args, "-e"], ready, indexDir, FRAME_LIMITS[role]),
   };
 }
 
-type RunnerChannel = Readable & { write(chunk: Uint8Array): boolean; destroy(): void };
+type RunnerChannel = Readable & { write(chunk: Uint8Array): boolean; cork(): void; uncork(): void; destroy(): void };
 
 /** One runner process, as the pool sees it (RunnerWorkerHandle). */
 class RunnerProcess implements RunnerWorkerHandle {
@@ -112,27 +165,31 @@ class RunnerProcess implements RunnerWorkerHandle {
   private messageHandler: ((msg: unknown) => void) | undefined;
   private exitHandler: ((reason: string) => void) | undefined;
   private exited = false;
+  /** A `done` waiting one event-loop turn for the output written before it (receive). */
+  private pendingDone: FrameMessage | undefined;
   private readonly output = new BoundedText(OUTPUT_LIMIT);
   private tail = "";
-  private release: (() => void) | undefined;
 
-  constructor(args: string[], code: Promise<string>, cwd: string) {
-    code.then(
-      (text) => this.start(args, text, cwd),
-      (err: unknown) => this.exit(`the runner script could not be built: ${err instanceof Error ? err.message : String(err)}`),
+  constructor(args: string[], ready: Promise<[string, RunnerLaunch]>, cwd: string, limits: FrameLimits) {
+    track(this);
+    ready.then(
+      ([text, launch]) => this.start(args, text, launch, cwd, limits),
+      (err: unknown) => this.exit(`the runner could not be started: ${err instanceof Error ? err.message : String(err)}`),
     );
   }
 
-  private start(args: string[], text: string, cwd: string): void {
+  private start(args: string[], text: string, launch: RunnerLaunch, cwd: string, limits: FrameLimits): void {
     if (this.exited) return;
-    const child = spawn(process.execPath, [...args, text], {
+    // The descriptors this process would pass on: the child closes them before anything else.
+    const inherited = inheritableDescriptors().join(",");
+    const [command, ...prefix] = [...launch.prefix, process.execPath];
+    const child = spawn(command!, [...prefix, ...args, text, inherited], {
       cwd,
       env: {}, // tool code sees no environment variable of the host, in process.env or /proc/self/environ
       stdio: ["ignore", "pipe", "pipe", "pipe"],
       windowsHide: true,
     });
     this.child = child;
-    this.release = holdInspectorClosed();
     for (const stream of [child.stdout, child.stderr]) {
       stream?.setEncoding("utf8");
       stream?.on("data", (chunk: string) => {
@@ -142,8 +199,9 @@ class RunnerProcess implements RunnerWorkerHandle {
     }
     const channel = child.stdio[3] as RunnerChannel;
     this.channel = channel;
-    const reader = new FrameReader(MAX_RUNNER_FRAME);
+    const reader = new FrameReader(limits);
     channel.on("data", (chunk: Buffer) => {
+      if (this.exited) return; // its first message decided the job: the rest is not read
       let messages: FrameMessage[];
       try {
         messages = reader.push(chunk);
@@ -156,29 +214,36 @@ class RunnerProcess implements RunnerWorkerHandle {
     channel.on("error", () => undefined); // EPIPE after the child died; its exit is reported below
     child.on("error", (err) => this.exit(`runner process error: ${err.message}`));
     child.on("close", (code, signal) => this.exit(signal ? `runner process killed by ${signal}` : `runner process exited with code ${code}`));
-    for (const chunk of this.queued) channel.write(chunk);
+    this.write(this.queued);
     this.queued = [];
   }
 
   private receive(msg: FrameMessage): void {
-    if (this.exited) return;
+    if (this.exited || this.pendingDone) return;
     if (msg.type === "ready") this.output.clear(); // boot chatter is not the job's output
     if (msg.type !== "done") return this.messageHandler?.(msg);
     // Output the tool wrote to fd 1/2 before its reply joins the reply's stderr. It was written
-    // before the reply, so it is readable now; one turn of the event loop lets it be read.
-    setImmediate(() => {
-      if (this.exited) return;
-      const printed = this.output.text;
-      this.output.clear();
-      if (printed && (msg.stderr === undefined || typeof msg.stderr === "string")) msg.stderr = `${msg.stderr ?? ""}${printed}`;
-      this.messageHandler?.(msg);
-    });
+    // before the reply, so it is readable now; one turn of the event loop lets it be read. The
+    // runner ends itself right after its reply: exit() delivers a done still waiting here first.
+    this.pendingDone = msg;
+    setImmediate(() => this.deliverDone());
+  }
+
+  private deliverDone(): void {
+    const msg = this.pendingDone;
+    if (!msg || this.exited) return;
+    this.pendingDone = undefined;
+    const printed = this.output.text;
+    this.output.clear();
+    if (printed && (msg.stderr === undefined || typeof msg.stderr === "string")) msg.stderr = `${msg.stderr ?? ""}${printed}`;
+    this.messageHandler?.(msg);
   }
 
   private exit(reason: string): void {
+    this.deliverDone();
     if (this.exited) return;
     this.exited = true;
-    this.release?.();
+    untrack(this);
     this.exitHandler?.(this.tail ? `${reason}; runner output: ${this.tail}` : reason);
   }
 
@@ -186,7 +251,16 @@ class RunnerProcess implements RunnerWorkerHandle {
     if (this.exited) return;
     const chunks = encodeFrame(msg as unknown as FrameMessage);
     if (!this.channel) this.queued.push(...chunks);
-    else for (const chunk of chunks) this.channel.write(chunk);
+    else this.write(chunks);
+  }
+
+  /** A frame's chunks in one system call (corked: one writev): the runner reads the whole frame
+   *  at once instead of waking up for the header, the JSON and the bytes one by one. */
+  private write(chunks: Uint8Array[]): void {
+    const channel = this.channel!;
+    channel.cork();
+    for (const chunk of chunks) channel.write(chunk);
+    channel.uncork();
   }
 
   onMessage(handler: (msg: unknown) => void): void {
@@ -200,7 +274,8 @@ class RunnerProcess implements RunnerWorkerHandle {
   /** The pool ends this runner: no exit is reported for it. */
   terminate(): void {
     this.exited = true;
-    this.release?.();
+    this.pendingDone = undefined;
+    untrack(this);
     this.kill();
   }
 

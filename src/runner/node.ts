@@ -14,7 +14,9 @@ import { diskSnapshotStore } from "./node-snapshot.ts";
 import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions, type SnapshotStore } from "./pool.ts";
 
 export { fileSource, readToolsFile } from "./node-file-source.ts";
-export { diskSnapshotStore, snapshotIndexFile } from "./node-snapshot.ts";
+export { projectFileSource } from "./node-project-source.ts";
+export { diskSnapshotStore, snapshotIndexFile, snapshotKeyFile } from "./node-snapshot.ts";
+export { runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
 
 const require = createRequire(import.meta.url);
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -25,7 +27,8 @@ export interface NodeRunnerHostOptions extends Partial<Omit<RunnerHostOptions, "
   /** true (default): disk cache; false: always boot plainly; or a store of your own. */
   snapshot?: boolean | SnapshotStore;
   /** Directory of the snapshot cache (default $EDGE_DATA_DIR/cache, else node_modules/.cache/edge-web);
-   *  its integrity index is kept beside it (snapshotIndexFile). */
+   *  its integrity index is kept beside it (snapshotIndexFile), signed with a key kept outside it
+   *  (snapshotKeyFile). */
   cacheDir?: string;
   /** The runner's Python root (default: runner-pyodide/ of this package). */
   pythonRoot?: string;

@@ -26,8 +26,11 @@ export interface RunnerWorkerHandle {
   terminate(): void;
 }
 
+/** What a worker is spawned for: one job, or making the memory snapshot (which sends its bytes). */
+export type RunnerRole = "job" | "snapshot";
+
 export interface RunnerWorkerFactory {
-  spawn(): RunnerWorkerHandle;
+  spawn(role?: RunnerRole): RunnerWorkerHandle;
   /** How the worker reaches Pyodide's files (sent in every boot message). */
   pyodideAssets(): PyodideAssets;
   /** Its workers compile Pyodide themselves (no shared compiled module), so spares warm up while
@@ -50,6 +53,10 @@ export interface RunnerHostOptions {
   timeoutMs?: number;
   /** Booted-but-unused workers kept ready (default DEFAULT_SPARES; 0 = boot per job). */
   spares?: number;
+  /** Workers started at once, when the host is created, for the first jobs (default 0): a one-shot
+   *  command that knows how many jobs it runs (`edge tools call`: a discovery and a call) boots
+   *  them while it parses its arguments and reads the tools file. Used like spares, never refilled. */
+  prestart?: number;
   /** Snapshot store; null/undefined = always boot plainly. */
   snapshot?: SnapshotStore | null;
   /** Canonical JSON size limit of a result (default 65 536 bytes). */
@@ -80,6 +87,9 @@ export interface PoolRunnerHost extends RunnerHost {
   /** Resolves when the snapshot is settled (loaded, or made in the background) and the configured
    *  number of spares is booted. Optional: jobs never wait for the snapshot. */
   warm(): Promise<void>;
+  /** Resolves when every worker started so far has been sent its boot message: what the host
+   *  itself had to do for them (reading the snapshot, copying it to them) is done. */
+  started(): Promise<void>;
   stats(): RunnerHostStats;
 }
 
@@ -106,9 +116,11 @@ class Runner {
   private rejectReady!: (err: Error) => void;
   private jobListener: ((end: JobEnd) => void) | undefined;
 
+  /** Set when its boot message is sent: whether it boots from the memory snapshot. */
+  usesSnapshot = false;
+
   constructor(
     private readonly handle: RunnerWorkerHandle,
-    readonly usesSnapshot: boolean,
     private readonly onDeath: (runner: Runner) => void,
   ) {
     this.ready = new Promise<BootInfo>((resolve, reject) => {
@@ -205,6 +217,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   let snapshotReady: Promise<void> | undefined;
   let maker: RunnerWorkerHandle | undefined;
   let making: Promise<void> | undefined;
+  /** Ends the snapshot being made (close): its boot timer would otherwise keep the process alive. */
+  let abortMaking: (() => void) | undefined;
   const stats = { workersSpawned: 0, bootsFromSnapshot: 0, plainBoots: 0, lastBootMs: undefined as number | undefined };
 
   const files = (): Promise<PythonFiles> => {
@@ -239,10 +253,14 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       const bytes = await new Promise<Uint8Array>((resolve, reject) => {
         void files().then((pf) => {
           if (closed) return reject(new Error("closed"));
-          const handle = factory.spawn();
+          const handle = factory.spawn("snapshot");
           maker = handle;
           stats.workersSpawned++;
           const timer = setTimeout(() => reject(new Error("snapshot boot timed out")), bootTimeout * 2);
+          abortMaking = () => {
+            clearTimeout(timer);
+            reject(new Error("closed"));
+          };
           handle.onMessage((msg) => {
             clearTimeout(timer);
             const m = msg as { type?: unknown; bytes?: unknown; message?: unknown } | null;
@@ -269,19 +287,35 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     }
   }
 
-  /** A new runner; `spare` when nobody waits for it (refill), so its boot may include warm-up. */
-  async function spawnRunner(allowSnapshot: boolean, spare = false): Promise<Runner> {
-    const pf = await files();
+  /** A new runner's worker, started now; its boot message follows (bootRunner). */
+  function createRunner(): Runner {
     const handle = factory.spawn();
     stats.workersSpawned++;
-    const snap = allowSnapshot && snapshotState === "ready" ? snapshotBytes : undefined;
-    const runner = new Runner(handle, snap !== undefined, (r) => {
+    const runner = new Runner(handle, (r) => {
       live.delete(r);
       const i = spares.indexOf(r);
       if (i >= 0) spares.splice(i, 1);
     });
     live.add(runner);
     if (closed) runner.kill("host closed");
+    return runner;
+  }
+
+  /** Send the boot message once the Python files are read (and, with `afterSnapshot`, once the
+   *  snapshot is settled: loaded, or made first). The worker starts before: its own start-up
+   *  overlaps these reads. `spare` when nobody waits for it yet, so its boot may include warm-up. */
+  async function bootRunner(runner: Runner, allowSnapshot: boolean, spare: boolean, afterSnapshot = false): Promise<void> {
+    let pf: PythonFiles;
+    try {
+      [pf] = await Promise.all([files(), afterSnapshot ? settleSnapshot() : undefined]);
+      if (afterSnapshot) await making;
+    } catch (err) {
+      runner.kill(`the runner's Python files could not be read: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+    if (runner.state === "dead") return; // the host closed (or the worker died) meanwhile
+    const snap = allowSnapshot && snapshotState === "ready" ? snapshotBytes : undefined;
+    runner.usesSnapshot = snap !== undefined;
     // The snapshot is copied (structured clone), never transferred or shared: tool code in one
     // worker must not be able to write into the bytes the next worker boots from.
     const boot: BootMessage = { type: "boot", pythonFiles: pf, pyodide: factory.pyodideAssets(), stderrLimit };
@@ -298,6 +332,22 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       },
       () => clearTimeout(bootTimer),
     );
+  }
+
+  const booting = new Set<Promise<void>>();
+  /** bootRunner, tracked for started(). */
+  function sendBoot(runner: Runner, allowSnapshot: boolean, spare: boolean, afterSnapshot = false): Promise<void> {
+    const sent = bootRunner(runner, allowSnapshot, spare, afterSnapshot);
+    booting.add(sent);
+    const done = (): void => void booting.delete(sent);
+    sent.then(done, done);
+    return sent;
+  }
+
+  /** A new runner, its boot message sent. */
+  async function spawnRunner(allowSnapshot: boolean, spare = false): Promise<Runner> {
+    const runner = createRunner();
+    await sendBoot(runner, allowSnapshot, spare);
     return runner;
   }
 
@@ -392,6 +442,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       source: job.bytes,
       expectedSha256: job.expectedSha256,
       filename: job.filename,
+      ...(job.project ? { project: job.project } : {}),
+      ...(job.packages?.length ? { packages: job.packages } : {}),
     };
     const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
     const duration_ms = Math.round(performance.now() - started);
@@ -400,8 +452,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       if (fatal === undefined) return { ...verifyDiscoverReply(end.msg, jobId, job.expectedSha256, stderrLimit), duration_ms };
       return { ...failedDiscovery("runner_crashed", job.expectedSha256), duration_ms, diagnostics: { reason: fatal } };
     }
-    const { code, diagnostics } = failure(end);
-    return { ...failedDiscovery(code, job.expectedSha256), duration_ms, diagnostics };
+    const { code, diagnostics, message } = failure(end, job.timeoutMs ?? defaultTimeout, "Discovering the tools file");
+    return { ...failedDiscovery(code, job.expectedSha256, "", message ? { message } : {}), duration_ms, diagnostics };
   }
 
   async function callJob(job: CallJob, signal?: AbortSignal): Promise<CallOutcome> {
@@ -420,6 +472,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       callId,
       secret,
       ...(job.workspace ? { workspace: job.workspace } : {}),
+      ...(job.project ? { project: job.project } : {}),
+      ...(job.packages?.length ? { packages: job.packages } : {}),
     };
     const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
     let verdict: CallVerdict;
@@ -432,10 +486,20 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
         verdict = await verifyCallReply(end.msg, { jobId, callId, secret, outputSchema: job.outputSchema, maxResultBytes, stderrLimit });
       }
     } else {
-      const { code, diagnostics } = failure(end);
-      verdict = { ok: false, tools_file_sha256_verified: false, runner_secret_verified: false, stderr: "", error: errorJson(code), diagnostics };
+      const { code, diagnostics, message } = failure(end, job.timeoutMs ?? defaultTimeout, `Tool ${job.toolName}`);
+      verdict = { ok: false, tools_file_sha256_verified: false, runner_secret_verified: false, stderr: "", error: errorJson(code, message ? { message } : {}), diagnostics };
     }
     return { ...verdict, callId, duration_ms: Math.round(performance.now() - started) };
+  }
+
+  // Prestarted runners boot from the snapshot (waiting for it to be loaded, or made on a first
+  // run: two plain boots beside the maker would be slower on two cores than the maker plus boots).
+  // They warm up like spares (`edge tools call`'s second runner has the discovery's time for it:
+  // without, the one-shot call was slower, docs/runner.md); a job that takes one hurries it.
+  for (let i = 0; i < Math.max(0, Math.floor(options.prestart ?? 0)); i++) {
+    const runner = createRunner();
+    spares.push(runner);
+    sendBoot(runner, true, true, true).catch(() => undefined); // a failed boot drops it (onDeath)
   }
 
   const host: PoolRunnerHost = {
@@ -457,10 +521,15 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
 
     async close(): Promise<void> {
       closed = true;
+      abortMaking?.();
       maker?.terminate();
       maker = undefined;
       for (const r of [...live]) r.kill("host closed");
       spares.length = 0;
+    },
+
+    async started(): Promise<void> {
+      await Promise.allSettled([...booting]);
     },
 
     async warm(): Promise<void> {
@@ -501,10 +570,15 @@ function fatalMessage(msg: unknown): string | undefined {
   return `runner reported: ${String(m.message).slice(0, 4000)}`;
 }
 
-function failure(end: Exclude<JobEnd, { kind: "message" }>): { code: ErrorCode; diagnostics: Record<string, unknown> } {
+/** How a job that sent no reply ended. A timeout states the limit that stopped it (`what` ran). */
+function failure(end: Exclude<JobEnd, { kind: "message" }>, timeoutMs: number, what: string): { code: ErrorCode; diagnostics: Record<string, unknown>; message?: string } {
   switch (end.kind) {
     case "timeout":
-      return { code: "runner_timeout", diagnostics: {} };
+      return {
+        code: "runner_timeout",
+        diagnostics: { timeout_ms: timeoutMs },
+        message: `${what} ran longer than its ${timeoutMs.toLocaleString("en-US")} ms time limit and was stopped; make it faster, or raise the limit (--timeout-ms N in the CLI).`,
+      };
     case "aborted":
       return { code: "aborted", diagnostics: {} };
     case "crashed":

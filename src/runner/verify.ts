@@ -2,10 +2,11 @@
 // code): shape, job id, the HMAC over (call id + result hash), and a result hash recomputed here
 // with the host's own canonical JSON. Only then the result rules of SPEC §4.6 (object, size,
 // declared output_schema). Environment-neutral; pure apart from WebCrypto.
-import { validateAgainst } from "../contract/ajv.ts";
+import { describeSchemaErrors, validateAgainst } from "../contract/ajv.ts";
 import { errorJson, isErrorCode, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { canonicalSize, hmacSha256Hex, isSha256, sha256Json, timingSafeEqual, type Sha256 } from "../contract/hash.ts";
 import { EXECUTION_LEVELS, SCHEMA_GENERATOR_VERSION, type DiscoveredTool, type JsonObject } from "../contract/types.ts";
+import { MAX_REPLY_CHARS } from "../../workers/protocol.ts";
 import type { CallOutcome, DiscoverOutcome } from "./host.ts";
 
 export const DEFAULT_MAX_RESULT_BYTES = 65_536;
@@ -32,7 +33,7 @@ export function boundStderr(parts: readonly unknown[], limit = DEFAULT_STDERR_LI
 export function readDone(message: unknown, jobId: string): { reply: string; hmac?: string; stderr?: string } | undefined {
   if (!isObj(message) || message.type !== "done") return undefined;
   if (typeof message.jobId !== "string" || !timingSafeEqual(message.jobId, jobId)) return undefined;
-  if (typeof message.reply !== "string") return undefined;
+  if (typeof message.reply !== "string" || message.reply.length > MAX_REPLY_CHARS) return undefined;
   if (message.hmac !== undefined && typeof message.hmac !== "string") return undefined;
   if (message.stderr !== undefined && typeof message.stderr !== "string") return undefined;
   return { reply: message.reply, hmac: message.hmac as string | undefined, stderr: message.stderr as string | undefined };
@@ -124,7 +125,10 @@ export async function verifyCallReply(message: unknown, ctx: CallReplyContext): 
         ok: false,
         ...base,
         result_sha256: recomputed,
-        error: errorJson("tool_result_schema_mismatch"),
+        // Which fields are wrong is the fix: name them in the message, not only in diagnostics.
+        error: errorJson("tool_result_schema_mismatch", {
+          message: `The tool's real result does not match its declared output_schema: ${describeSchemaErrors(check.errors)}. It was not delivered; fix the tool or its schema.`,
+        }),
         diagnostics: { schema_errors: check.errors },
       };
     }
@@ -138,6 +142,7 @@ function pythonError(code: ErrorCode, err: Obj): ErrorJson {
   if (typeof err.tool === "string") extra.tool = err.tool;
   if (typeof err.parameter === "string") extra.parameter = err.parameter;
   if (typeof err.line === "number") extra.line = err.line;
+  if (typeof err.file === "string") extra.file = err.file;
   return errorJson(code, extra);
 }
 

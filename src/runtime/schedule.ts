@@ -39,3 +39,48 @@ async function pool<T>(jobs: readonly Scheduled<T>[], from: number, to: number, 
   const workers = Math.min(cap, to - from);
   await Promise.all(Array.from({ length: workers }, worker));
 }
+
+/**
+ * The same rule for calls that arrive one at a time (a protocol server's requests) instead of as
+ * one batch: in arrival order, a safe call starts while only safe calls run (up to `cap`); a call
+ * that is not safe starts once everything before it settled, and everything after it waits for it.
+ */
+export interface CallGate {
+  run<T>(safe: boolean, job: () => Promise<T>): Promise<T>;
+}
+
+export function createCallGate(cap: number): CallGate {
+  const queue: Array<{ safe: boolean; start: () => void }> = [];
+  let running = 0;
+  let unsafeRunning = false;
+  const pump = (): void => {
+    while (queue.length) {
+      const head = queue[0]!;
+      const canStart = head.safe ? !unsafeRunning && running < cap : running === 0;
+      if (!canStart) return;
+      queue.shift();
+      running += 1;
+      if (!head.safe) unsafeRunning = true;
+      head.start();
+    }
+  };
+  return {
+    run<T>(safe: boolean, job: () => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push({
+          safe,
+          start: () => {
+            job()
+              .then(resolve, reject)
+              .finally(() => {
+                running -= 1;
+                if (!safe) unsafeRunning = false;
+                pump();
+              });
+          },
+        });
+        pump();
+      });
+    },
+  };
+}

@@ -17,6 +17,28 @@ export function toStorageError(err: unknown, op: string, extra: Record<string, u
   } else {
     details.reason = String(err);
   }
-  const why = [details.fs_code ?? details.name, details.reason].filter(Boolean).join(": ");
-  return new EdgeError("storage_failed", details, `Saving to local storage failed (${op}${why ? `: ${why}` : ""}); nothing was half-written.`);
+  const code = details.fs_code ?? details.name;
+  const reason = typeof details.reason === "string" ? details.reason : "";
+  // Node's messages already start with their code ("ENOENT: no such file…"): say it once.
+  const why = code && !reason.startsWith(`${String(code)}:`) ? [code, reason].filter(Boolean).join(": ") : reason;
+  return new EdgeError("storage_failed", details, `Saving to local storage failed (${op}${why ? `: ${why}` : ""}); nothing was half-written. ${storageFix(code)}`);
+}
+
+/** What to do about it, by the fs error code or DOMException name (the table's own sentence otherwise). */
+function storageFix(code: unknown): string {
+  switch (code) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return "Check that the folder exists (create it, or pick another path), then try again.";
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return "Check that you may write there (the folder's permissions, or set $EDGE_DATA_DIR to a folder you own), then try again.";
+    case "ENOSPC":
+    case "EDQUOT":
+    case "QuotaExceededError":
+      return "Free some space, then try again.";
+    default:
+      return "Check free space and permissions (in a browser: close the app's other tabs, or leave private mode), then try again.";
+  }
 }

@@ -4,10 +4,13 @@
 // the playground's "try a tool" form and, wrapped by defineTool, the chat loop.
 import { argsProblem } from "../contract/ajv.ts";
 import { EdgeError, toErrorJson, type ErrorJson } from "../contract/errors.ts";
+import { didYouMean } from "../contract/suggest.ts";
 import { randomHex, sha256Json, type Sha256 } from "../contract/hash.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { CallOutcome, RunnerHost } from "../runner/host.ts";
-import { baseName, readSource, type FrozenTool, type FrozenToolset } from "./freeze.ts";
+import { baseName, readSnapshot, type FrozenTool, type FrozenToolset } from "./freeze.ts";
+import { checkProject, projectMount } from "./project.ts";
+import type { ProjectMount } from "../../workers/protocol.ts";
 import { checkMount, DEFAULT_WORKSPACE_MOUNT_LIMITS, READ_LOCAL, workspaceSha256, type WorkspaceMount, type WorkspaceMountLimits, type WorkspaceSource } from "./workspace.ts";
 
 export interface ToolCallReport {
@@ -41,7 +44,8 @@ export interface CallToolOptions {
 export function findActiveTool(toolset: FrozenToolset, name: string): FrozenTool {
   const tool = toolset.active.find((t) => t.schema.name === name);
   if (!tool) {
-    throw new EdgeError("unknown_tool", { tool: name }, `No tool named "${name}" is in the active tool set (${toolset.active.map((t) => t.schema.name).join(", ") || "empty"}).`);
+    const names = toolset.active.map((t) => t.schema.name);
+    throw new EdgeError("unknown_tool", { tool: name }, `No tool named "${name}" is in the active tool set.${didYouMean(name, names)} The active tools: ${names.join(", ") || "none"}.`);
   }
   return tool;
 }
@@ -83,9 +87,14 @@ export async function callTool(
   }
   const argsSha = await sha256Json(validArgs);
   let bytes: Uint8Array;
+  let project: ProjectMount;
   let mount: { workspace: WorkspaceMount; sha: Sha256 } | undefined;
   try {
-    bytes = await readSource(toolset.source);
+    // The project as it is now, checked by the runner against the frozen manifest before import.
+    const snapshot = await readSnapshot(toolset.source);
+    checkProject(snapshot);
+    bytes = snapshot.files[snapshot.entry] ?? new Uint8Array(0);
+    project = projectMount(snapshot, toolset.project);
     if (options.workspace && tool.permissions.includes(READ_LOCAL)) mount = await snapshotFor(options.workspace, options.workspaceLimits);
   } catch (err) {
     return { ...base, args_sha256: argsSha, tool_schema_sha256: tool.schema_sha256, ok: false, error: toErrorJson(err) };
@@ -100,6 +109,8 @@ export async function callTool(
       outputSchema: tool.schema.output_schema,
       callId,
       timeoutMs: options.timeoutMs,
+      project,
+      ...(toolset.packages.wheels.length ? { packages: toolset.packages.wheels } : {}),
       ...(mount ? { workspace: mount.workspace } : {}),
     },
     options.signal,

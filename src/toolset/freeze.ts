@@ -7,7 +7,9 @@ import { EdgeError, errorJson, toErrorJson, type ErrorJson } from "../contract/e
 import { activeSetSha256, schemaSha256, sha256Bytes, type Sha256 } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
 import { MAX_TOOLS_FILE_BYTES, type DiscoveredTool, type Selection, type ToolSchema } from "../contract/types.ts";
-import type { RunnerHost, ToolSource } from "../runner/host.ts";
+import type { ProjectSnapshot, RunnerHost, ToolSource } from "../runner/host.ts";
+import { explainImportError, freezePackages, NO_PACKAGES, type FrozenPackages } from "../packages/freeze.ts";
+import { freezeProject, projectMount, readProjectSnapshot, type ToolsProject } from "./project.ts";
 
 export { MAX_TOOLS_FILE_BYTES };
 
@@ -20,6 +22,13 @@ export interface FrozenToolset {
   filename: string;
   bytes: Uint8Array;
   tools_file_sha256: Sha256;
+  /** sha256 of the project's manifest (every mounted file's path and hash; src/toolset/project.ts). */
+  tools_bundle_sha256: Sha256;
+  /** The frozen manifest: the tools file and the files mounted beside it. */
+  project: ToolsProject;
+  /** The Python packages the project's imports resolved to (names, versions, sha256) and their
+   *  verified wheels, sent in every job (src/packages/freeze.ts). Empty without packages. */
+  packages: FrozenPackages;
   schema_generator_version: string;
   /** Every valid tool in the file, in file order. */
   tools: FrozenTool[];
@@ -37,6 +46,9 @@ export interface ToolsetReport {
   file_ok: boolean;
   filename: string;
   tools_file_sha256: Sha256 | null;
+  tools_bundle_sha256: Sha256 | null;
+  project: ToolsProject | null;
+  packages: FrozenPackages | null;
   schema_generator_version: string | null;
   tools: FrozenTool[];
   active: FrozenTool[];
@@ -46,9 +58,10 @@ export interface ToolsetReport {
   bytes: Uint8Array | null;
 }
 
-export async function readSource(source: ToolSource): Promise<Uint8Array> {
+/** The tools file and its project as they are now; a read failure is tools_file_unreadable. */
+export async function readSnapshot(source: ToolSource): Promise<ProjectSnapshot> {
   try {
-    return await source.read();
+    return await readProjectSnapshot(source);
   } catch (err) {
     if (err instanceof EdgeError) throw err;
     throw new EdgeError("tools_file_unreadable", { file: source.name, reason: String(err) }, `Could not read ${source.name}: ${String(err)}`);
@@ -68,6 +81,9 @@ export async function analyzeToolset(
     file_ok: false,
     filename,
     tools_file_sha256: null,
+    tools_bundle_sha256: null,
+    project: null,
+    packages: null,
     schema_generator_version: null,
     tools: [],
     active: [],
@@ -76,12 +92,13 @@ export async function analyzeToolset(
     warnings: [],
     bytes: null,
   };
-  let bytes: Uint8Array;
+  let snapshot: ProjectSnapshot;
   try {
-    bytes = await readSource(source);
+    snapshot = await readSnapshot(source);
   } catch (err) {
     return { ...empty, errors: [toErrorJson(err)] };
   }
+  const bytes = snapshot.files[snapshot.entry] ?? new Uint8Array(0);
   const sha = await sha256Bytes(bytes);
   if (bytes.byteLength > MAX_TOOLS_FILE_BYTES) {
     const message = `${filename} is ${bytes.byteLength} bytes; the limit is ${MAX_TOOLS_FILE_BYTES} bytes (1 MiB). Keep tools.py small and load data inside functions.`;
@@ -91,8 +108,21 @@ export async function analyzeToolset(
     const message = `${filename} is JSON, not a tools.py (a JSON object is valid Python, so it would have been read as a file with no tools). Pass a tools manifest with --tools-manifest ${filename}, or check it with edge tools validate ${filename}.`;
     return { ...empty, tools_file_sha256: sha, bytes, errors: [errorJson("tools_file_is_json", { message })] };
   }
-  const discovery = await host.discover({ bytes, expectedSha256: sha, filename: baseName(filename) }, signal);
-  const errors = [...discovery.errors];
+  let project: ToolsProject;
+  try {
+    project = await freezeProject(snapshot);
+  } catch (err) {
+    return { ...empty, tools_file_sha256: sha, bytes, errors: [toErrorJson(err)] };
+  }
+  let packages: FrozenPackages = NO_PACKAGES;
+  try {
+    if (source.packages) packages = await freezePackages(snapshot, source.packages);
+  } catch (err) {
+    return { ...empty, tools_file_sha256: sha, tools_bundle_sha256: project.tools_bundle_sha256, project, bytes, errors: [toErrorJson(err)] };
+  }
+  const mount = projectMount(snapshot, project);
+  const discovery = await host.discover({ bytes, expectedSha256: sha, filename: baseName(filename), project: mount, ...(packages.wheels.length ? { packages: packages.wheels } : {}) }, signal);
+  const errors = await explainErrors(discovery.errors, source, packages);
   const valid: FrozenTool[] = [];
   for (const tool of discovery.tools) {
     const problem = tool.schema.output_schema ? schemaCompileError(tool.schema.output_schema) : null;
@@ -118,6 +148,9 @@ export async function analyzeToolset(
     file_ok: fileOk,
     filename,
     tools_file_sha256: sha,
+    tools_bundle_sha256: project.tools_bundle_sha256,
+    project,
+    packages,
     schema_generator_version: discovery.schema_generator_version,
     tools: valid,
     active,
@@ -126,6 +159,14 @@ export async function analyzeToolset(
     warnings: discovery.warnings,
     bytes,
   };
+}
+
+/** A module the runner could not import, told in terms of the package lock (when there is one). */
+async function explainErrors(errors: readonly ErrorJson[], source: ToolSource, packages: FrozenPackages): Promise<ErrorJson[]> {
+  const provider = source.packages;
+  if (!provider || !errors.some((e) => typeof e.module === "string")) return [...errors];
+  const lock = await provider.lock();
+  return errors.map((e) => explainImportError(e, lock, packages, provider.lockName));
 }
 
 /** Freeze a session's toolset, or throw the first problem as an EdgeError (details.errors has all). */
@@ -148,7 +189,7 @@ export async function freezeReport(report: ToolsetReport, source: ToolSource, se
     const first = errors[0] ?? errorJson("tools_file_import_failed");
     throw new EdgeError(first.code, { ...first, errors }, first.message);
   };
-  if (!report.file_ok || !report.bytes || !report.tools_file_sha256 || !report.schema_generator_version) return fail(report.errors);
+  if (!report.file_ok || !report.bytes || !report.tools_file_sha256 || !report.project || !report.schema_generator_version) return fail(report.errors);
   const selected = selectActiveSet(report.tools, selection);
   if (selected.errors.length) return fail(selected.errors);
   const active = selected.active as FrozenTool[];
@@ -157,6 +198,9 @@ export async function freezeReport(report: ToolsetReport, source: ToolSource, se
     filename: report.filename,
     bytes: report.bytes,
     tools_file_sha256: report.tools_file_sha256,
+    tools_bundle_sha256: report.project.tools_bundle_sha256,
+    project: report.project,
+    packages: report.packages ?? NO_PACKAGES,
     schema_generator_version: report.schema_generator_version,
     tools: report.tools,
     active,

@@ -5,10 +5,13 @@ import type { Sha256 } from "../contract/hash.ts";
 import type { Selection, ToolSchema } from "../contract/types.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { analyzeToolset } from "./freeze.ts";
+import type { ProjectFile, ToolsProject } from "./project.ts";
+import type { FrozenPackage } from "../packages/lock.ts";
 
 export interface ValidateReport {
   ok: boolean;
   tools_file_sha256: Sha256 | null;
+  tools_bundle_sha256: Sha256 | null;
   tool_count: number;
   active_count: number;
   errors: ErrorJson[];
@@ -27,6 +30,15 @@ export interface InspectReport {
   ok: boolean;
   tools_file: string;
   tools_file_sha256: Sha256 | null;
+  /** The tools project (docs/tools-projects.md): its manifest's hash, the folder it was read from
+   *  (null for files held in memory), every mounted file and what was left out. */
+  tools_bundle_sha256: Sha256 | null;
+  tools_root: string | null;
+  tools_files: ProjectFile[];
+  tools_skipped: ToolsProject["skipped"];
+  /** The Python packages the project's imports resolved to, in install order, with their wheels'
+   *  sizes (docs/packages.md); [] without packages. */
+  python_packages: (FrozenPackage & { bytes: number })[];
   schema_generator_version: string | null;
   active_set_sha256: Sha256 | null;
   active_tools: string[];
@@ -45,6 +57,7 @@ export async function validate(source: ToolSource, options: ToolsetOptions): Pro
   return {
     ok: r.ok,
     tools_file_sha256: r.tools_file_sha256,
+    tools_bundle_sha256: r.tools_bundle_sha256,
     tool_count: r.tools.length,
     active_count: r.active.length,
     errors: r.errors,
@@ -58,6 +71,11 @@ export async function inspect(source: ToolSource, options: ToolsetOptions): Prom
     ok: r.ok,
     tools_file: r.filename,
     tools_file_sha256: r.tools_file_sha256,
+    tools_bundle_sha256: r.tools_bundle_sha256,
+    tools_root: r.project?.root ?? null,
+    tools_files: r.project?.files ?? [],
+    tools_skipped: r.project?.skipped ?? [],
+    python_packages: (r.packages?.packages ?? []).map((p, i) => ({ ...p, bytes: r.packages!.wheels[i]!.bytes.byteLength })),
     schema_generator_version: r.schema_generator_version,
     active_set_sha256: r.active_set_sha256,
     active_tools: r.active.map((t) => t.schema.name),

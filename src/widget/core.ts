@@ -10,8 +10,9 @@ import { createConfirmationBroker } from "../confirm/broker.ts";
 import { confirm as confirmAction, reject as rejectAction, startPurging } from "../confirm/confirm.ts";
 import { createIdbPendingStore } from "../confirm/idb-pending.ts";
 import type { ConfirmOutcome, PendingStore } from "../confirm/types.ts";
-import type { Engine, LoadProgress } from "../engines/engine.ts";
+import type { Engine, EngineInfo, LoadProgress } from "../engines/engine.ts";
 import { createBrowserLlamaBackend } from "../engines/llamacpp/browser/backend.ts";
+import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
@@ -19,7 +20,7 @@ import { WebLLMEngine } from "../engines/webllm.ts";
 import { importFacts } from "../facts/import.ts";
 import { createIdbFactsStore } from "../facts/store-idb.ts";
 import { factsStoreSurface } from "../facts/surface.ts";
-import type { RunnerHost, ToolSource } from "../runner/host.ts";
+import type { ProjectSnapshot, RunnerHost, ToolSource } from "../runner/host.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../runner/browser/index.ts";
 import { openEdgeDb } from "../store/idb.ts";
 import { createIdbReceiptStore } from "../store/idb-receipts.ts";
@@ -57,18 +58,30 @@ export interface AskHooks {
  * an edit on the server during a session is seen and refused with tools_file_changed.
  */
 export function urlToolSource(url: string): ToolSource {
+  const fetchBytes = async (): Promise<Uint8Array> => {
+    let res: Response;
+    try {
+      res = await fetch(url, { cache: "no-store", credentials: "same-origin" });
+    } catch (err) {
+      throw new EdgeError("tools_file_unreadable", { url }, `The tools file ${url} could not be fetched (${String(err)}).`);
+    }
+    if (!res.ok) throw new EdgeError("tools_file_unreadable", { url, status: res.status }, `The tools file ${url} could not be fetched: HTTP ${res.status}.`);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  if (!url.split(/[?#]/)[0]!.toLowerCase().endsWith(".zip")) return { name: url, read: fetchBytes };
+  // A tools project as one zip (docs/tools-projects.md): fetched again for every job, like a file.
+  const project = async (): Promise<ProjectSnapshot> => {
+    const { projectFromZip } = await import("../toolset/project-archive.ts");
+    const p = projectFromZip(url, await fetchBytes());
+    return { root: null, entry: p.entry, files: p.files, skipped: p.skipped };
+  };
   return {
     name: url,
-    async read() {
-      let res: Response;
-      try {
-        res = await fetch(url, { cache: "no-store", credentials: "same-origin" });
-      } catch (err) {
-        throw new EdgeError("tools_file_unreadable", { url }, `The tools file ${url} could not be fetched (${String(err)}).`);
-      }
-      if (!res.ok) throw new EdgeError("tools_file_unreadable", { url, status: res.status }, `The tools file ${url} could not be fetched: HTTP ${res.status}.`);
-      return new Uint8Array(await res.arrayBuffer());
+    read: async () => {
+      const p = await project();
+      return p.files[p.entry]!;
     },
+    readProject: project,
   };
 }
 
@@ -165,18 +178,7 @@ export class WidgetCore {
         if (!this.config.script) throw new EdgeError("invalid_argument", {}, 'engine="scripted" needs a script attribute (a JSON array of the model\'s outputs, or its URL).');
         return new ScriptedEngine(await loadScript(this.config.script), { chunkDelayMs: 4 });
       }
-      if (this.config.engine === "llamacpp") {
-        // model: a catalog id or a GGUF URL (default: the catalog's first, smallest model).
-        const model = this.config.model ?? LLAMACPP_CATALOG[0]!.id;
-        const entry = catalogModel(model);
-        if (!entry && !/^https?:\/\//i.test(model)) {
-          throw new EdgeError("unknown_model", { model }, `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file.`);
-        }
-        return new LlamaCppEngine({
-          backend: createBrowserLlamaBackend({ createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") }),
-          model: entry ? catalogSource(entry) : { kind: "url", url: model },
-        });
-      }
+      if (this.config.engine === "llamacpp") return new LlamaCppEngine({ backend: createBrowserLlamaBackend({ createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") }), model: this.llamaSource() });
       return new WebLLMEngine({
         ...(this.config.model ? { modelId: this.config.model } : {}),
         createWorker: () => createCrossOriginModuleWorker(llmWorkerScriptUrl(), "edge-llm"),
@@ -186,6 +188,28 @@ export class WidgetCore {
       throw err;
     });
     return this.engine;
+  }
+
+  /** The visitor's file, else `model`: a catalog id or a GGUF URL (default: the catalog's first,
+   *  smallest model). */
+  private llamaSource(): ModelSource {
+    const file = this.config.modelFile;
+    if (file) return { kind: "blob", blob: file, name: file.name };
+    const model = this.config.model ?? LLAMACPP_CATALOG[0]!.id;
+    const entry = catalogModel(model);
+    if (entry) return catalogSource(entry);
+    if (!/^https?:\/\//i.test(model)) {
+      throw new EdgeError("unknown_model", { model }, `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file.`);
+    }
+    return { kind: "url", url: model };
+  }
+
+  /** Load the model now (the visitor picked a file: checked — GGUF header, sha256 — and loaded at
+   *  once, not on the next question); resolves with the engine's info, fingerprint included. */
+  async loadModel(hooks: Pick<AskHooks, "signal" | "onProgress"> = {}): Promise<EngineInfo> {
+    const engine = await this.createEngine();
+    await engine.load(hooks.onProgress, hooks.signal);
+    return engine.info();
   }
 
   private async createSession(onStatus?: (text: string) => void): Promise<ChatSession> {
@@ -309,6 +333,10 @@ export class WidgetCore {
     const host = this.host;
     this.host = undefined;
     await host?.then((h) => h.close()).catch(() => undefined);
+    // A loaded model (and its worker) goes with its core: a new file or attribute loads another.
+    const engine = this.engine;
+    this.engine = undefined;
+    await engine?.then((e) => e.unload()).catch(() => undefined);
     (await this.storage)?.db?.close();
   }
 }

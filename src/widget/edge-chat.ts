@@ -11,6 +11,7 @@ import { EdgeError, ERRORS, type ErrorCode, type ErrorJson } from "../contract/e
 import type { JsonObject } from "../contract/types.ts";
 import type { LoadProgress } from "../engines/engine.ts";
 import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
+import type { ModelStorage } from "../engines/llamacpp/browser/model-store.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
 import { isToolChoice } from "../engines/tool-turn.ts";
 import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
@@ -27,7 +28,7 @@ type Entry =
   | { kind: "result"; tool: string; value: unknown }
   | { kind: "tool"; callId: string; tool: string; args: JsonObject; call?: CallReceipt; result?: unknown; error?: ErrorJson; hasResult: boolean }
   | { kind: "note"; text: string }
-  | { kind: "error"; code: string; message: string }
+  | { kind: "error"; code: string; message: string; title?: string }
   | { kind: "write"; id: number; tool: string; changes: { path: string; what: string; diff: string }[]; state: "pending" | "approved" | "rejected" }
   | {
       kind: "pending";
@@ -103,6 +104,9 @@ export class EdgeChatElement extends LitElement {
     gpu: { state: true },
     demoChosen: { state: true },
     memoryOnly: { state: true },
+    modelStorage: { state: true },
+    modelFile: { state: true },
+    modelFileSha: { state: true },
   };
 
   /** URL of the tools file, resolved against the page. Re-fetched for every tool call. */
@@ -139,6 +143,13 @@ export class EdgeChatElement extends LitElement {
   declare private demoChosen: boolean;
   /** The browser refused IndexedDB here (e.g. a cross-site iframe): receipts live in memory. */
   declare private memoryOnly: boolean;
+  /** Where a downloaded llama.cpp model is kept here (null until known). */
+  declare private modelStorage: ModelStorage | null;
+  /** A GGUF file the visitor picked (used instead of the site's model), and its sha256 once loaded. */
+  declare private modelFile: File | null;
+  declare private modelFileSha: string | null;
+  /** Tells one picked file from the next in the config key (a File has no JSON of its own). */
+  private fileSerial = 0;
 
   private core: WidgetCore | undefined;
   private coreKey = "";
@@ -169,6 +180,9 @@ export class EdgeChatElement extends LitElement {
     this.gpu = null;
     this.demoChosen = false;
     this.memoryOnly = false;
+    this.modelStorage = null;
+    this.modelFile = null;
+    this.modelFileSha = null;
   }
 
   // ── public API ────────────────────────────────────────────────────────────────────────
@@ -220,6 +234,12 @@ export class EdgeChatElement extends LitElement {
     if (this.gpu === null) {
       this.gpuProbed = probeWebGPU().then((probe) => {
         this.gpu = probe;
+        // What the CPU notice promises depends on whether this browser can store the model.
+        if (this.engineKind === "llamacpp" && this.modelStorage === null) {
+          void import("../engines/llamacpp/browser/model-store.ts")
+            .then((m) => m.modelStorage())
+            .then((kind) => (this.modelStorage = kind), () => undefined);
+        }
       });
     }
   }
@@ -232,7 +252,7 @@ export class EdgeChatElement extends LitElement {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     // A changed tool source, selection or engine starts a new session on the next question.
-    const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen", "builtins"] as const;
+    const keys = ["toolsSrc", "factsSrc", "model", "modelFile", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen", "builtins"] as const;
     if (this.core && keys.some((k) => changed.has(k as keyof EdgeChatElement)) && this.configKey() !== this.coreKey) void this.disposeCore();
   }
 
@@ -254,6 +274,7 @@ export class EdgeChatElement extends LitElement {
       engine: this.engineKind,
       // A GGUF URL is resolved against the page like the other URLs; a model id stays as it is.
       model: this.model ? (/\.gguf([?#]|$)/i.test(this.model) ? abs(this.model) : this.model) : null,
+      modelFile: this.modelFile,
       toolChoice: isToolChoice(this.toolChoice) ? this.toolChoice : "auto",
       script: this.script && !this.script.trim().startsWith("[") ? abs(this.script) : this.script,
       pyodideBaseUrl: pyodideBaseUrl(),
@@ -263,7 +284,7 @@ export class EdgeChatElement extends LitElement {
   }
 
   private configKey(): string {
-    return JSON.stringify(this.config());
+    return JSON.stringify(this.config(), (_key, value: unknown) => (value instanceof Blob ? `file #${this.fileSerial}` : value));
   }
 
   private coreStarting: Promise<WidgetCore> | undefined;
@@ -482,6 +503,75 @@ export class EdgeChatElement extends LitElement {
     }
   }
 
+  // ── a model file from the visitor's device ──────────────────────────────────────────────
+
+  /** Use a GGUF file the visitor picked instead of the site's model (null: the site's again). It
+   *  loads at once — checked (GGUF header, sha256), never uploaded, never stored — after any run
+   *  in progress; Stop cancels it. A file that does not load leaves the site's model in place. */
+  private useModelFile(file: File | null): Promise<void> {
+    const next = this.queue.then(() => (file ? this.loadModelFile(file) : this.useSiteModel()));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private useSiteModel(): void {
+    this.fileSerial += 1;
+    this.modelFile = null;
+    this.modelFileSha = null;
+    this.statusText = `Back to ${this.llamaModelName()}: the next question loads it.`;
+  }
+
+  private async loadModelFile(file: File): Promise<void> {
+    this.fileSerial += 1;
+    this.modelFile = file;
+    this.modelFileSha = null;
+    this.busy = true;
+    const controller = new AbortController();
+    this.controller = controller;
+    this.statusText = `Loading ${file.name} from this device…`;
+    try {
+      const core = await this.getCore();
+      const info = await core.loadModel({ signal: controller.signal, onProgress: (p) => (this.progress = p.phase === "ready" ? null : p) });
+      this.modelFileSha = info.fingerprint?.sha256 ?? null;
+      this.statusText = `${info.label} is ready; ask a question.`;
+    } catch (err) {
+      const detail = errorDetail(err);
+      this.fileSerial += 1;
+      this.modelFile = null;
+      this.push({ kind: "error", code: detail.code, message: `${file.name}: ${detail.message}`, title: "Model file not loaded" });
+      this.statusText = `${file.name} was not loaded (${detail.code}); the site's model stays in use.`;
+      this.emitError(detail);
+    } finally {
+      this.progress = null;
+      this.busy = false;
+      if (this.controller === controller) this.controller = undefined;
+    }
+  }
+
+  private onModelFileInput(event: Event): void {
+    const input = event.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = "";
+    if (file) void this.useModelFile(file);
+  }
+
+  /** llama.cpp only: a labelled file input (keyboard: Tab, then Enter or Space opens the chooser). */
+  private renderModelFile(noticeShown: boolean): TemplateResult {
+    const id = `${this.uid}-model-file`;
+    const file = this.modelFile;
+    const hint = file
+      ? html`Using <code>${file.name}</code> (${(file.size / 1e6).toFixed(1)} MB) from this device${this.modelFileSha ? html`, <code>${this.modelFileSha}</code>` : nothing}: read here, never uploaded, never stored.`
+      : this.modelStorage === "none" && !noticeShown
+        ? "This browser cannot store a downloaded model here, so every visit downloads it again; a model file from this device needs no storage and is never uploaded."
+        : "Read on this device: never uploaded, never stored.";
+    return html`<div class="model-file" part="model-file">
+      <label for=${id}>Use a GGUF model file from this device</label>
+      <input id=${id} part="model-file-input" type="file" accept=".gguf" aria-describedby="${id}-hint" @change=${this.onModelFileInput} />
+      ${file ? html`<button type="button" class="secondary" ?disabled=${this.busy} @click=${() => void this.useModelFile(null)}>Use the site's model</button>` : nothing}
+      <p class="muted" id="${id}-hint">${hint}</p>
+    </div>`;
+  }
+
   // ── the visitor's files ─────────────────────────────────────────────────────────────────
 
   private vfsPromise: Promise<EdgeVfs> | undefined;
@@ -591,7 +681,7 @@ export class EdgeChatElement extends LitElement {
 
   private onSubmit(event: Event): void {
     event.preventDefault();
-    const input = this.renderRoot.querySelector<HTMLInputElement>("input")!;
+    const input = this.renderRoot.querySelector<HTMLInputElement>("input[part=input]")!;
     const prompt = input.value;
     if (!prompt.trim() || this.busy) return;
     input.value = "";
@@ -626,6 +716,7 @@ export class EdgeChatElement extends LitElement {
             : html`<span class="badge" part="badge">${kind === "llamacpp" ? `${this.llamaModelName()} · on-device model (llama.cpp, CPU)` : `${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)`}</span>`}
         </header>
         ${gpuMissing ? this.renderGpuNotice(noticeId) : onCpu ? this.renderCpuNotice(noticeId) : nothing}
+        ${kind === "llamacpp" ? this.renderModelFile(onCpu) : nothing}
         ${this.memoryOnly
           ? html`<p class="note" part="storage-note">This browser does not let the widget store data here, so receipts and confirmations are kept for this page visit only.</p>`
           : nothing}
@@ -663,8 +754,9 @@ export class EdgeChatElement extends LitElement {
     `;
   }
 
-  /** The llama.cpp model's name: the catalog label, or the GGUF file's name. */
+  /** The llama.cpp model's name: the visitor's file, the catalog label, or the GGUF URL's file name. */
   private llamaModelName(): string {
+    if (this.modelFile) return this.modelFile.name;
     const entry = catalogModel(this.model ?? LLAMACPP_CATALOG[0]!.id);
     return entry?.label ?? (this.model ?? "").split(/[?#]/)[0]!.split("/").pop() ?? "";
   }
@@ -673,10 +765,16 @@ export class EdgeChatElement extends LitElement {
   private renderCpuNotice(id: string): TemplateResult {
     const entry = catalogModel(this.model ?? LLAMACPP_CATALOG[0]!.id);
     const why = this.gpu?.available ? "This device's WebGPU adapter is a software fallback" : "WebGPU is not available here";
+    // No offline promise: the model may be stored, but the page and its tools file come from the site.
     return html`<div class="notice" part="notice" id=${id}>
       <p>
-        ${why}, so the model runs on this device's CPU (llama.cpp). The first question downloads ${this.llamaModelName()}
-        (${entry ? `${entry.sizeMB} MB` : "the model file"}) once; later visits use the stored copy, offline too.
+        ${why}, so the model runs on this device's CPU (llama.cpp). ${this.modelFile
+          ? html`It runs the model file you picked; nothing is downloaded.`
+          : html`The first question downloads ${this.llamaModelName()} (${entry ? `${entry.sizeMB} MB` : "the model file"})${this.modelStorage === "none"
+              ? "; this browser cannot store it here, so every visit downloads it again. A model file from this device (below) needs no storage"
+              : this.modelStorage
+                ? " once; later visits use the stored copy"
+                : ""}.`}
       </p>
       ${this.script
         ? html`<button type="button" class="secondary" @click=${this.useDemo}>Use the ${SCRIPTED_LABEL}</button>`
@@ -712,7 +810,7 @@ export class EdgeChatElement extends LitElement {
       case "note":
         return html`<p class="note">${e.text}</p>`;
       case "error":
-        return html`<div class="msg error" part="message error"><span class="who">Not answered (${e.code})</span><span class="text">${e.message}</span></div>`;
+        return html`<div class="msg error" part="message error"><span class="who">${e.title ?? "Not answered"} (${e.code})</span><span class="text">${e.message}</span></div>`;
       case "tool":
         return this.renderToolCard(e);
       case "pending":

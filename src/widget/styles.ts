@@ -99,6 +99,17 @@ export const styles = css`
   .notice p {
     margin: 0 0 0.4em;
   }
+  .model-file {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 0.25em 0.5em;
+    align-items: center;
+  }
+  .model-file p {
+    flex-basis: 100%;
+    margin: 0;
+    overflow-wrap: anywhere;
+  }
   .log {
     display: flex;
     flex-direction: column;

@@ -44,6 +44,9 @@ export interface WidgetConfig {
   engine: EngineKind;
   /** webllm: a web-llm model id; llamacpp: a catalog id or a GGUF URL (absolute). */
   model: string | null;
+  /** llamacpp: a GGUF file the visitor picked, used instead of `model` (read on the device: never
+   *  uploaded, never stored). */
+  modelFile: File | null;
   /** Guided tool calls for webllm and llamacpp (src/engines/tool-turn.ts). */
   toolChoice: ToolChoice;
   /** A URL of a JSON array of strings, or such an array inline. */

@@ -103,6 +103,12 @@ const FEE_TOOL: GuidedTool = {
   },
 };
 
+function commonPrefix(a: readonly number[], b: readonly number[]): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+}
+
 async function free(engine: Engine): Promise<void> {
   await engine.unload().catch(() => undefined);
 }
@@ -234,7 +240,11 @@ export const CHECKS: readonly Check[] = [
         check(total1 !== undefined && total2 !== undefined && u1.promptTokensEvaluated !== undefined && u2.promptTokensEvaluated !== undefined, "usage reports evaluated tokens, and the prompt's size is known");
         if (u1.promptTokens !== undefined) same(u1.promptTokensEvaluated, u1.promptTokens, "turn 1 (nothing cached yet): evaluated");
         else check(u1.promptTokensEvaluated! > 0 && u1.promptTokensEvaluated! <= total1, `turn 1 evaluated ${u1.promptTokensEvaluated} of at most ${total1} tokens`);
-        const newTokens = total2 - total1;
+        // What turn 2 shares with turn 1's prompt is cached. Usually that is all of turn 1; a template
+        // may render history unlike its generation prompt (Qwen3 drops the empty think block it opens
+        // the reply with, 4 tokens), and then the tokens from there on are new too.
+        const shared = engine.promptTokens ? commonPrefix(await engine.promptTokens(turn1), await engine.promptTokens(turn2)) : total1;
+        const newTokens = total2 - shared;
         check(u2.promptTokensEvaluated! > 0 && u2.promptTokensEvaluated! <= newTokens, `turn 2 evaluated ${u2.promptTokensEvaluated} of ${u2.promptTokens} tokens; only the ${newTokens} new ones may be`);
       });
     },

@@ -28,6 +28,10 @@ export async function startModelServer(model: Uint8Array, extra: Record<string, 
     switch (path) {
       case "/model.gguf":
         return send(res, model);
+      case "/no-cors.gguf":
+        // A server that does not let other sites read its files (no Access-Control-Allow-Origin).
+        res.writeHead(200, { "content-type": "application/octet-stream", "content-length": model.length });
+        return res.end(model);
       case "/truncated.gguf":
         return send(res, model.subarray(0, model.length - 4096));
       case "/notes.gguf":

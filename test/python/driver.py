@@ -48,8 +48,6 @@ def run(job):
             return {"raised": f"{type(exc).__name__}: {exc}"}
     if op == "canonical_json_text":
         return {"canonical": edge_runner.canonical_json(json.loads(job["text"]))}
-    if op == "sign":
-        return {"hmac": edge_runner.sign(job["secret"], job["call_id"], job["result_sha256"])}
     if op == "state":
         return {
             "module": edge_runner.MODULE_NAME in sys.modules,

@@ -25,11 +25,18 @@ export interface NodeVfsOptions {
   name?: string;
 }
 
-export function nodeVfsPersistence(options: NodeVfsOptions = {}): VfsPersistence {
+/** The snapshot file of a stored workspace (it exists once something was written to it). */
+export function nodeVfsFile(options: NodeVfsOptions = {}): string {
   const dir = options.dir ?? path.join(dataDir(), "vfs");
   const name = options.name ?? "default";
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new EdgeError("invalid_argument", { name }, "The workspace name must be 1–64 of [A-Za-z0-9_-].");
-  const file = path.join(dir, `${name}.json`);
+  return path.join(dir, `${name}.json`);
+}
+
+export function nodeVfsPersistence(options: NodeVfsOptions = {}): VfsPersistence {
+  const file = nodeVfsFile(options);
+  const dir = path.dirname(file);
+  const name = path.basename(file, ".json");
   const lock = path.join(dir, `.${name}.lock`);
 
   async function read(): Promise<Map<string, StoredEntry>> {

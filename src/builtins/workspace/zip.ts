@@ -35,14 +35,31 @@ export function exportZip(vfs: EdgeVfs, root = WORKSPACE_DIR): Uint8Array {
 
 /** Extract `bytes` (a zip archive) under `into`, whole or not at all. */
 export async function importZip(vfs: EdgeVfs, bytes: Uint8Array, into = WORKSPACE_DIR): Promise<ZipImportReport> {
+  const usage = vfs.usage();
+  const room = { bytes: usage.limits.maxTotalBytes - usage.bytes, entries: usage.limits.maxEntries - usage.entries, fileBytes: usage.limits.maxFileBytes };
+  const tooLarge = (what: string): EdgeError =>
+    new EdgeError("zip_too_large", { limits: usage.limits, used: usage.bytes }, `The archive expands beyond what the workspace can hold (${what}); nothing was imported.`);
+  const { files, bytes: total } = readZip(bytes, room, (name) => importPath(name, into), tooLarge);
+  await vfs.writeBatch(files);
+  return { files: files.length, bytes: total, paths: files.map((f) => f.path) };
+}
+
+/** What an archive may expand to: total bytes, entries, bytes of one file (counted as inflated). */
+export interface ZipBounds {
+  bytes: number;
+  entries: number;
+  fileBytes: number;
+}
+
+/**
+ * Every file of a zip archive, inflated within `bounds` (zip_too_large from `tooLarge` past them),
+ * each named by `pathOf(entry name)` (which throws an EdgeError for a name it refuses). Folder
+ * entries are left out. Throws zip_invalid for anything that is not a whole, readable archive.
+ */
+export function readZip(bytes: Uint8Array, bounds: ZipBounds, pathOf: (name: string) => string, tooLarge: (what: string) => EdgeError): { files: { path: string; data: Uint8Array }[]; bytes: number } {
   if (!(bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 3 || bytes[2] === 5))) {
     throw new EdgeError("zip_invalid", {}, "This file is not a zip archive (it does not start with a zip header); nothing was imported.");
   }
-  const usage = vfs.usage();
-  const room = { bytes: usage.limits.maxTotalBytes - usage.bytes, entries: usage.limits.maxEntries - usage.entries };
-  const tooLarge = (what: string): EdgeError =>
-    new EdgeError("zip_too_large", { limits: usage.limits, used: usage.bytes }, `The archive expands beyond what the workspace can hold (${what}); nothing was imported.`);
-
   const files: { path: string; data: Uint8Array }[] = [];
   const open = new Set<string>();
   let total = 0;
@@ -53,10 +70,10 @@ export async function importZip(vfs: EdgeVfs, bytes: Uint8Array, into = WORKSPAC
   };
   const unzip = new Unzip((file) => {
     if (failure) return;
-    if (++entries > room.entries) return fail(tooLarge(`more than ${room.entries} more entries`));
+    if (++entries > bounds.entries) return fail(tooLarge(`more than ${bounds.entries} more entries`));
     let path: string;
     try {
-      path = importPath(file.name, into);
+      path = pathOf(file.name);
     } catch (err) {
       return fail(err as EdgeError);
     }
@@ -69,8 +86,8 @@ export async function importZip(vfs: EdgeVfs, bytes: Uint8Array, into = WORKSPAC
       if (err) return fail(new EdgeError("zip_invalid", { entry: file.name }, `The archive entry ${file.name} cannot be read (${err.message}); nothing was imported.`));
       size += chunk.byteLength;
       total += chunk.byteLength;
-      if (size > usage.limits.maxFileBytes) return fail(tooLarge(`${file.name} is over the ${usage.limits.maxFileBytes}-byte file limit`));
-      if (total > room.bytes) return fail(tooLarge(`more than the ${room.bytes} bytes still free`));
+      if (size > bounds.fileBytes) return fail(tooLarge(`${file.name} is over the ${bounds.fileBytes}-byte file limit`));
+      if (total > bounds.bytes) return fail(tooLarge(`more than the ${bounds.bytes} bytes still free`));
       chunks.push(chunk);
       if (final) {
         open.delete(path);
@@ -88,6 +105,5 @@ export async function importZip(vfs: EdgeVfs, bytes: Uint8Array, into = WORKSPAC
   }
   if (failure) throw failure;
   if (open.size) throw new EdgeError("zip_invalid", { entries: [...open] }, "The archive ends in the middle of a file (truncated download?); nothing was imported.");
-  await vfs.writeBatch(files);
-  return { files: files.length, bytes: total, paths: files.map((f) => f.path) };
+  return { files, bytes: total };
 }

@@ -69,8 +69,13 @@ export interface LoadedModel {
   /** "CPU" or "WebGPU": where llama.cpp runs the model. */
   readonly device: string;
   readonly contextWindow: number;
-  /** Exact prompt tokens for these messages (chat template included), when the runtime can tokenize. */
-  countTokens?(messages: PromptMessage[]): Promise<number>;
+  /** CPU threads llama.cpp runs with, when the runtime says. */
+  readonly threads?: number;
+  /** The exact prompt tokens generate() evaluates for these messages (chat template included),
+   *  when the runtime can tokenize. */
+  promptTokens?(messages: PromptMessage[]): Promise<number[]>;
+  /** The context the model was trained with, when the runtime reports it (the window is capped to it). */
+  readonly trainedContext?: number;
   /** One assistant turn. Rejects with `context_window_exceeded` before evaluating anything when
    *  the prompt and the answer budget do not fit; resolves early (finish "stop") on abort. */
   generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult>;

@@ -29,7 +29,8 @@ export interface LlamaCppEngineOptions {
   model: ModelSource;
   /** Context window to allocate, in tokens (default 4096; capped to the model's trained context). */
   contextSize?: number;
-  /** CPU threads (default: the runtime's choice). One thread is faster on an oversubscribed machine. */
+  /** CPU threads (default: the backend's — in Node one thread for a small model, every core for a
+   *  large one, measured by bench:threads). One thread is faster on an oversubscribed machine. */
   threads?: number;
   /** Sampling temperature when a request names none (default 0: greedy, reproducible tool calls). */
   temperature?: number;
@@ -40,6 +41,12 @@ export interface LlamaCppEngineOptions {
 }
 
 export const DEFAULT_CONTEXT_SIZE = 4096;
+
+/** Said when a requested --ctx-size was more than the model allows (the window was capped). */
+function cappedNote(requested: number | undefined, loaded: LoadedModel): string {
+  if (requested === undefined || loaded.trainedContext === undefined || requested <= loaded.contextWindow) return "";
+  return `: ${requested} tokens were asked for, but ${loaded.trainedContext} is the most this model allows (its trained context)`;
+}
 const DEFAULT_MAX_TOKENS = 1024;
 
 /** The model id a source shows before (and after) loading: its id, else its file name. */
@@ -77,6 +84,9 @@ export class LlamaCppEngine implements Engine {
   private generation: AbortController | undefined;
   /** Present once a model that can tokenize is loaded (the loop fits history with it). */
   countTokens?: (messages: readonly ChatMessage[]) => Promise<number>;
+  /** Present with countTokens: the exact prompt tokens a chat with these messages evaluates
+   *  (the model's chat template and tokenizer; the fidelity tests compare them with the model's own). */
+  promptTokens?: (messages: readonly ChatMessage[]) => Promise<number[]>;
   /** Present once loaded, when the backend keeps a prompt cache across conversations. */
   warmPrefix?: (messages: readonly ChatMessage[]) => Promise<PrefixWarmth>;
   /** Present once loaded, when the backend can save and load a prefix's state (Node). */
@@ -91,6 +101,8 @@ export class LlamaCppEngine implements Engine {
     if (loaded) {
       info.fingerprint = { modelId, sha256: loaded.model.sha256, runtime: loaded.runtime };
       info.contextWindow = loaded.contextWindow;
+      if (loaded.threads !== undefined) info.threads = loaded.threads;
+      if (loaded.trainedContext !== undefined) info.trainedContextWindow = loaded.trainedContext;
     }
     return info;
   }
@@ -116,12 +128,13 @@ export class LlamaCppEngine implements Engine {
           throw loadAbortedError();
         }
         this.loadedModel = loaded;
-        if (loaded.countTokens) {
-          const count = loaded.countTokens.bind(loaded);
-          this.countTokens = (messages) => count(toPromptMessages(messages));
+        if (loaded.promptTokens) {
+          const tokens = loaded.promptTokens.bind(loaded);
+          this.promptTokens = (messages) => tokens(toPromptMessages(messages));
+          this.countTokens = async (messages) => (await tokens(toPromptMessages(messages))).length;
         }
         this.exposePrefixCache(loaded);
-        onProgress?.({ progress: 1, text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context).`, phase: "ready" });
+        onProgress?.({ progress: 1, text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context${cappedNote(contextSize, loaded)}).`, phase: "ready" });
       })
       .catch((e: unknown) => {
         if (controller.signal.aborted) throw loadAbortedError();
@@ -226,6 +239,7 @@ export class LlamaCppEngine implements Engine {
     const loaded = this.loadedModel;
     this.loadedModel = undefined;
     this.countTokens = undefined;
+    this.promptTokens = undefined;
     this.warmPrefix = undefined;
     this.prefixState = undefined;
     return loaded;

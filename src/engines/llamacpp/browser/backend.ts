@@ -2,9 +2,10 @@
 // (workers/llamacpp.worker.ts) and drives it through comlink. Only this small file and comlink are
 // on the page; wllama and its wasm are in the worker, fetched when a model is first loaded.
 //
-// Threads: one, unless the page is cross-origin isolated (SharedArrayBuffer): a docs page embedding
-// the widget usually cannot set COOP/COEP. Device: llama.cpp's WebGPU backend when a usable,
-// non-fallback adapter exists (else — or if that load fails — the CPU).
+// Threads: one, unless the page is cross-origin isolated (SharedArrayBuffer; a docs page embedding
+// the widget must send COOP/COEP itself) — then the caller's, or the worker's default (threads.ts).
+// Device: llama.cpp's WebGPU backend when a usable, non-fallback adapter exists (else — or if that
+// load fails — the CPU).
 import * as Comlink from "comlink";
 import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
@@ -23,11 +24,6 @@ export interface BrowserLlamaBackendOptions {
 
 export function createLlamaWorker(): Worker {
   return new Worker(new URL("../../../../workers/llamacpp.worker.ts", import.meta.url), { type: "module", name: "edge-llamacpp" });
-}
-
-/** CPU threads for llama.cpp: more than one only where SharedArrayBuffer exists (cross-origin isolated). */
-export function browserThreads(): number {
-  return globalThis.crossOriginIsolated ? Math.max(1, Math.floor((navigator.hardwareConcurrency || 2) / 2)) : 1;
 }
 
 async function usableWebGPU(): Promise<boolean> {
@@ -71,6 +67,7 @@ class BrowserLoadedModel implements LoadedModel {
   readonly runtime: string;
   readonly device: string;
   readonly contextWindow: number;
+  readonly threads: number;
 
   constructor(
     private readonly link: WorkerLink,
@@ -80,6 +77,7 @@ class BrowserLoadedModel implements LoadedModel {
     this.runtime = loaded.runtime;
     this.device = loaded.device;
     this.contextWindow = loaded.contextWindow;
+    this.threads = loaded.threads;
   }
 
   async generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
@@ -127,11 +125,14 @@ async function loadIn(create: () => Worker, source: WorkerModelSource, options: 
   const link = new WorkerLink(create());
   const onAbort = () => void link.remote.abort();
   load.signal?.addEventListener("abort", onAbort, { once: true });
+  const progress = Comlink.proxy((p: Parameters<NonNullable<typeof load.onProgress>>[0]) => load.onProgress?.(p));
+  const loading = link.guard(link.remote.load(source, options, progress), (reason) => new EdgeError("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`));
   try {
-    const progress = Comlink.proxy((p: Parameters<NonNullable<typeof load.onProgress>>[0]) => load.onProgress?.(p));
-    const loading = link.guard(link.remote.load(source, options, progress), (reason) => new EdgeError("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`));
     return new BrowserLoadedModel(link, await raceSignal(loading, load.signal, loadAbortedError));
   } catch (e) {
+    // Cancelled: the worker stops its download at once and removes what it wrote; give it a moment
+    // to finish that (a terminated worker leaves its part file behind), then end it either way.
+    if (load.signal?.aborted) await Promise.race([loading.catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
     // Nothing of a failed load survives: its worker (and whatever it allocated) is ended.
     link.end();
     throw e;
@@ -146,10 +147,12 @@ export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = 
   return {
     async load(source, load) {
       const from = workerSource(source);
-      // A model download is large: ask the browser to keep this site's storage (it may say no).
-      if (from.kind === "url") await navigator.storage?.persist?.().catch(() => false);
-      const webgpu = options.device !== "cpu" && (await usableWebGPU());
-      const base = { contextSize: load.contextSize, threads: load.threads ?? browserThreads() };
+      // Nothing here waits on the person: persistent storage is asked for by the UI, without
+      // blocking (persistence.ts); Cancel ends every step.
+      if (load.signal?.aborted) throw loadAbortedError();
+      const webgpu = options.device !== "cpu" && (await raceSignal(usableWebGPU(), load.signal, loadAbortedError));
+      // Threads: the caller's, else the worker's choice once it knows the model's size (threads.ts).
+      const base = { contextSize: load.contextSize, ...(load.threads !== undefined ? { threads: load.threads } : {}) };
       try {
         return await loadIn(create, from, { ...base, webgpu }, load);
       } catch (e) {

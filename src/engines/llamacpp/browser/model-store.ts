@@ -1,22 +1,22 @@
-// Downloaded GGUF models in the browser: the origin-private file system (OPFS), folder
-// "edge-models", one `<key>.gguf` + `<key>.json` (url, sha256, size, name) per model URL.
-// Why OPFS, not the Cache API: model files are hundreds of MB, OPFS streams them to disk as they
-// arrive and hands them back as a File that wllama reads without a second copy.
+// Downloaded GGUF models in the browser, in the device's blob store (src/blobs/): OPFS where it
+// can be written (folder "edge-models", `<key>.gguf` + `<key>.json`), else IndexedDB (database
+// "edge-models"), one entry per model URL; where nothing can store, the download is kept in memory
+// for this load only (and the UI says so before it starts: modelStorage()).
 //
-// A download streams into `<key>.part` while it is hashed (sha256, incremental: WebCrypto can only
+// A download streams into the store while it is hashed (sha256, incremental: WebCrypto can only
 // hash a whole buffer, which for a 1 GB model means 1 GB more memory), then is checked (GGUF
-// header, the pinned hash) and only then becomes `<key>.gguf`, and only with its `.json` is it an
-// entry. An error, a wrong hash or an abort removes the part file: nothing partial is ever listed
-// or loaded. Works in a worker and on the page (list and delete run on the page).
+// header, the pinned hash) and only then becomes an entry. An error, a wrong hash, a full quota or
+// an abort removes what was written: nothing partial is ever listed or loaded. Works in a worker
+// and on the page (list and delete run on the page).
 import { createSHA256 } from "hash-wasm";
 import { EdgeError } from "../../../contract/errors.ts";
+import { createMemoryBlobStore, persistentBlobStores, type BlobStore } from "../../../blobs/index.ts";
 import { loadAbortedError } from "../../engine.ts";
 import { readGgufSummary, type ByteSource, type GgufSummary } from "../gguf.ts";
 import { fetchFailed, integrityError, pumpDownload } from "../download.ts";
 
-const DIR = "edge-models";
-
 export interface StoredModel {
+  [field: string]: unknown;
   key: string;
   url: string;
   /** hex */
@@ -32,12 +32,19 @@ export interface DownloadProgress {
   total: number;
 }
 
-async function modelsDir(): Promise<FileSystemDirectoryHandle> {
-  if (!navigator.storage?.getDirectory) {
-    throw new EdgeError("storage_failed", { reason: "no_opfs" }, "This browser has no origin-private file system, so a model cannot be stored; load a GGUF file from disk instead.");
-  }
-  const root = await navigator.storage.getDirectory();
-  return root.getDirectoryHandle(DIR, { create: true });
+/** Where a downloaded model is kept here: "opfs" or "idb" (stored for later visits, offline too),
+ *  or "none" (downloaded again for every load). */
+export type ModelStorage = "opfs" | "idb" | "none";
+
+let stores: Promise<BlobStore<StoredModel>[]> | undefined;
+function modelStores(): Promise<BlobStore<StoredModel>[]> {
+  stores ??= persistentBlobStores<StoredModel>({ name: "edge-models", ext: ".gguf" });
+  return stores;
+}
+
+export async function modelStorage(): Promise<ModelStorage> {
+  const first = (await modelStores())[0];
+  return first?.kind === "opfs" ? "opfs" : first ? "idb" : "none";
 }
 
 /** The entry key of a URL: the first 24 hex digits of its sha256. */
@@ -50,113 +57,84 @@ export function blobBytes(blob: Blob): ByteSource {
   return { size: blob.size, read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()) };
 }
 
-async function remove(dir: FileSystemDirectoryHandle, name: string): Promise<void> {
-  await dir.removeEntry(name).catch(() => undefined);
-}
-
-async function readMeta(dir: FileSystemDirectoryHandle, key: string): Promise<StoredModel | undefined> {
-  try {
-    const file = await (await dir.getFileHandle(`${key}.json`)).getFile();
-    return JSON.parse(await file.text()) as StoredModel;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every complete entry (a .gguf with its .json, sizes matching), oldest first. */
+/** Every complete entry, in every store this browser has, oldest first. */
 export async function listStoredModels(): Promise<StoredModel[]> {
-  const dir = await modelsDir();
-  const out: StoredModel[] = [];
-  for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) {
-    if (!name.endsWith(".json")) continue;
-    const meta = await readMeta(dir, name.slice(0, -5));
-    const file = meta ? await dir.getFileHandle(`${meta.key}.gguf`).then((h) => h.getFile(), () => undefined) : undefined;
-    if (meta && file?.size === meta.size) out.push(meta);
-  }
-  return out.sort((a, b) => (a.stored_at < b.stored_at ? -1 : 1));
+  const all = (await Promise.all((await modelStores()).map((s) => s.list()))).flat();
+  return all.map((e) => e.meta).sort((a, b) => (a.stored_at < b.stored_at ? -1 : 1));
 }
 
-/** Remove an entry (and any part file an interrupted download of it left). */
+/** Remove an entry (and anything an interrupted download of it left), wherever it is. */
 export async function deleteStoredModel(key: string): Promise<void> {
-  const dir = await modelsDir();
-  await remove(dir, `${key}.json`);
-  await remove(dir, `${key}.gguf`);
-  await remove(dir, `${key}.part`);
+  for (const store of await modelStores()) await store.delete(key);
 }
 
 /** The stored file for a URL, when its entry is complete and matches the pin. */
-export async function storedModel(url: string, sha256?: string): Promise<{ meta: StoredModel; file: File } | undefined> {
-  const dir = await modelsDir();
-  const meta = await readMeta(dir, await keyOf(url));
-  if (!meta || meta.url !== url || (sha256 && meta.sha256 !== sha256)) return undefined;
-  const file = await dir.getFileHandle(`${meta.key}.gguf`).then((h) => h.getFile(), () => undefined);
-  return file && file.size === meta.size ? { meta, file } : undefined;
+export async function storedModel(url: string, sha256?: string): Promise<{ meta: StoredModel; file: Blob } | undefined> {
+  const key = await keyOf(url);
+  for (const store of await modelStores()) {
+    const got = await store.get(key);
+    const meta = got?.entry.meta;
+    if (got && meta && meta.url === url && (!sha256 || meta.sha256 === sha256)) return { meta, file: got.blob };
+  }
+  return undefined;
 }
 
-/** Stream `body` (`total` bytes when known) into `writable`, hashing; returns the hex digest and the byte count. */
-async function streamToDisk(url: string, body: ReadableStream<Uint8Array>, total: number, writable: FileSystemWritableFileStream, onProgress: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<{ sha: string; size: number }> {
-  const hasher = await createSHA256();
-  const sink = async (chunk: Uint8Array) => {
-    hasher.update(chunk);
-    await writable.write(chunk as Uint8Array<ArrayBuffer>);
-  };
-  const size = await pumpDownload(url, body, total, sink, (loaded) => onProgress({ loaded, total }), signal);
-  return { sha: hasher.digest("hex"), size };
+/** The quota left, when the browser says (navigator.storage.estimate). */
+async function spaceLeft(): Promise<number | undefined> {
+  const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
+  return estimate?.quota !== undefined && estimate.usage !== undefined ? estimate.quota - estimate.usage : undefined;
 }
 
-/** Download a model into the store: checked before it becomes an entry; on any failure nothing stays. */
+/** Download a model into the store: checked before it becomes an entry; on any failure nothing
+ *  stays. `stored` is false where nothing could store it (it lives in this worker only). */
 export async function downloadModel(
   url: string,
   name: string,
   pin: string | undefined,
   onProgress: (p: DownloadProgress) => void,
   signal?: AbortSignal,
-): Promise<{ meta: StoredModel; file: File; summary: GgufSummary }> {
-  const dir = await modelsDir();
+  /** Where it goes (default: the first store this browser has, else memory). */
+  into?: BlobStore<StoredModel>,
+): Promise<{ meta: StoredModel; file: Blob; summary: GgufSummary; stored: boolean }> {
+  const store = into ?? (await modelStores())[0] ?? createMemoryBlobStore<StoredModel>();
   const key = await keyOf(url);
   let response: Response;
   try {
     response = await fetch(url, { signal: signal ?? null, cache: "no-store" });
   } catch (e) {
     if (signal?.aborted) throw loadAbortedError();
-    throw fetchFailed(url, (e as Error).message);
+    // A browser says only "Failed to fetch" both for a server that is down and for one that does not
+    // allow other sites to read the file (no CORS header): name both, and the way round either.
+    throw fetchFailed(
+      url,
+      `${(e as Error).message}: the server is unreachable, or it does not allow this page to read the file (it must answer with an Access-Control-Allow-Origin header for this site). Download the file yourself and load it from this device instead (the playground's “GGUF from file…”, the widget's “Use a GGUF model file from this device”)`,
+      { cors_or_network: true },
+    );
   }
   if (!response.ok || !response.body) throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });
   const total = Number(response.headers.get("content-length")) || 0;
-  const estimate = await navigator.storage.estimate?.().catch(() => undefined);
-  if (total && estimate?.quota !== undefined && estimate.usage !== undefined && estimate.quota - estimate.usage < total) {
+  const left = store.persistent ? await spaceLeft() : undefined;
+  if (total && left !== undefined && left < total) {
     await response.body.cancel().catch(() => undefined);
-    throw new EdgeError("storage_failed", { needed: total, available: estimate.quota - estimate.usage }, `The model needs ${(total / 1e6).toFixed(0)} MB but this site may store only ${((estimate.quota - estimate.usage) / 1e6).toFixed(0)} MB more; delete cached models or free disk space.`);
+    throw new EdgeError("storage_failed", { needed: total, available: left }, `The model needs ${(total / 1e6).toFixed(0)} MB but this site may store only ${(left / 1e6).toFixed(0)} MB more; delete cached models or free disk space.`);
   }
-  // Anything left by an earlier attempt (or a stale entry for another pin) goes first.
+  // Anything left by an earlier attempt (or a stale entry for another pin) goes first, everywhere.
   await deleteStoredModel(key);
-  const part = `${key}.part`;
-  let placed = false;
+  const writer = await store.begin(key);
   try {
-    const handle = await dir.getFileHandle(part, { create: true });
-    const writable = await handle.createWritable();
-    let result: { sha: string; size: number };
-    try {
-      result = await streamToDisk(url, response.body, total, writable, onProgress, signal);
-      await writable.close();
-    } catch (e) {
-      await writable.abort().catch(() => undefined);
-      throw e;
-    }
-    const file = await handle.getFile();
-    const summary = await readGgufSummary(blobBytes(file), name);
-    if (pin && pin !== result.sha) throw integrityError(name, pin, result.sha);
-    await (handle as FileSystemFileHandle & { move(name: string): Promise<void> }).move(`${key}.gguf`);
-    placed = true;
-    const meta: StoredModel = { key, url, sha256: result.sha, size: result.size, name, stored_at: new Date().toISOString() };
-    const metaHandle = await dir.getFileHandle(`${key}.json`, { create: true });
-    const w = await metaHandle.createWritable();
-    await w.write(JSON.stringify(meta));
-    await w.close();
-    return { meta, file: await (await dir.getFileHandle(`${key}.gguf`)).getFile(), summary };
+    const hasher = await createSHA256();
+    const sink = async (chunk: Uint8Array) => {
+      hasher.update(chunk);
+      await writer.write(chunk);
+    };
+    const size = await pumpDownload(url, response.body, total, sink, (loaded) => onProgress({ loaded, total }), signal);
+    const sha = hasher.digest("hex");
+    const summary = await readGgufSummary(blobBytes(await writer.staged()), name);
+    if (pin && pin !== sha) throw integrityError(name, pin, sha);
+    const meta: StoredModel = { key, url, sha256: sha, size, name, stored_at: new Date().toISOString() };
+    return { meta, file: await writer.commit(meta), summary, stored: store.persistent };
   } catch (e) {
-    await remove(dir, part);
-    if (placed) await deleteStoredModel(key);
+    await writer.abort();
     throw e;
   }
 }

@@ -13,8 +13,9 @@ export type WorkerModelSource =
 
 export interface WorkerLoadOptions {
   contextSize: number;
-  /** CPU threads; more than one only where the page is cross-origin isolated. */
-  threads: number;
+  /** CPU threads (undefined: defaultThreads for the model, threads.ts); more than one only where
+   *  the page is cross-origin isolated. */
+  threads?: number;
   /** Run llama.cpp's WebGPU backend (only when a usable, non-fallback adapter was found). */
   webgpu: boolean;
 }
@@ -24,6 +25,8 @@ export interface WorkerLoaded {
   runtime: string;
   device: string;
   contextWindow: number;
+  /** CPU threads llama.cpp runs with (1 where the page is not cross-origin isolated). */
+  threads: number;
 }
 
 export interface LlamaWorkerApi {

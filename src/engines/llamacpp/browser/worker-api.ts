@@ -4,7 +4,7 @@
 // the pin), loads them, and generates with the model's own chat template, a GBNF grammar, and the
 // server core's prompt cache (`cache_prompt`: a follow-up evaluates only its new tokens, and the
 // timings say how many).
-import { Wllama, WllamaAbortError, WllamaError } from "@wllama/wllama";
+import { CacheManager, Wllama } from "@wllama/wllama";
 import wllamaPackage from "@wllama/wllama/package.json";
 import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
@@ -13,8 +13,10 @@ import type { GenerateRequest, GenerateResult } from "../backend.ts";
 import { modelIdOf } from "../engine.ts";
 import { readGgufSummary, type GgufSummary } from "../gguf.ts";
 import { integrityError, pinHex } from "../download.ts";
-import { blobBytes, downloadModel, hashBlob, storedModel } from "./model-store.ts";
+import { blobBytes, downloadModel, hashBlob, modelStorage, storedModel } from "./model-store.ts";
 import { prefixWarmer, type ProbeTimings } from "./prefix-warm.ts";
+import { defaultThreads } from "./threads.ts";
+import { completionError, errorLog } from "./worker-errors.ts";
 import type { LlamaWorkerApi, WorkerLoaded, WorkerModelSource } from "./protocol.ts";
 
 /** The worker's own API: the protocol's, with the text as a callback (the worker entry puts it
@@ -31,7 +33,17 @@ export interface WllamaAssets {
 }
 
 const RUNTIME = `wllama ${wllamaPackage.version}`;
-const quiet = { debug: () => undefined, log: () => undefined, warn: () => undefined, error: (...a: unknown[]) => console.error(...a) };
+/** Templates that can think (Qwen3) render their non-thinking generation prompt; others ignore it. */
+const NON_THINKING = { enable_thinking: false };
+
+/** wllama's own cache (for its URL downloads) is never used: Edge hands it checked bytes. Its
+ *  default looks for OPFS and throws where there is none ("No supported storage backend found"),
+ *  even for a Blob; this one is always there and stores nothing. */
+type StorageBackend = NonNullable<ConstructorParameters<typeof CacheManager>[0]>[number];
+const refuse = (): never => {
+  throw new Error("Edge keeps models in its own store; wllama's cache is not used");
+};
+const NO_STORAGE: StorageBackend = { isSupported: () => true, read: async () => null, write: async () => refuse(), getSize: async () => -1, list: async () => [], delete: async () => undefined };
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
 interface ModelBytes {
@@ -49,11 +61,13 @@ async function modelBytes(source: WorkerModelSource, name: string, onProgress: (
       onProgress({ progress: 0.7, text: `Using the stored copy of ${name} (${mb(stored.meta.size)} MB).`, phase: "download" });
       return { file: stored.file, sha: stored.meta.sha256, summary: await readGgufSummary(blobBytes(stored.file), name) };
     }
+    const storage = await modelStorage();
+    const keeps = storage === "none" ? " (not stored: this browser cannot keep it here)" : "";
     const got = await downloadModel(
       source.url,
       name,
       pin,
-      (p) => onProgress({ progress: p.total ? 0.7 * (p.loaded / p.total) : 0, text: `Downloading ${name}: ${mb(p.loaded)} of ${p.total ? mb(p.total) : "?"} MB`, phase: "download" }),
+      (p) => onProgress({ progress: p.total ? 0.7 * (p.loaded / p.total) : 0, text: `Downloading ${name}: ${mb(p.loaded)} of ${p.total ? mb(p.total) : "?"} MB${keeps}`, phase: "download" }),
       signal,
     );
     return { file: got.file, sha: got.meta.sha256, summary: got.summary };
@@ -64,38 +78,22 @@ async function modelBytes(source: WorkerModelSource, name: string, onProgress: (
   return { file: source.blob, sha, summary };
 }
 
-/** llama.cpp's refusal of a prompt beyond the window, as the table's code. */
-function contextExceeded(message: string): EdgeError | undefined {
-  const m = /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/.exec(message);
-  if (!m) return undefined;
-  return new EdgeError(
-    "context_window_exceeded",
-    { promptTokens: Number(m[1]), contextWindow: Number(m[2]) },
-    `This turn needs ${m[1]} prompt tokens, but the model's context window is ${m[2]} tokens. Shorten the prompt or the tool results, reset the conversation, or load the model with a larger context.`,
-  );
-}
-
-/** A failed completion as the table's code (an abort is not a failure: the caller reports it). */
-function completionError(e: unknown, signal: AbortSignal): EdgeError | undefined {
-  if (e instanceof WllamaAbortError || signal.aborted) return undefined;
-  const exceeded = e instanceof WllamaError ? contextExceeded(e.message) : undefined;
-  return exceeded ?? new EdgeError("generation_failed", { original: String(e) }, `llama.cpp failed while generating: ${(e as Error).message}`);
-}
-
 export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
   let wllama: Wllama | undefined;
   let current: AbortController | undefined;
   let warm: ReturnType<typeof prefixWarmer> | undefined;
+  const log = errorLog();
 
   /** A cached completion that generates one token, for its timings (prefix-warm.ts). */
   async function probe(w: Wllama, messages: GenerateRequest["messages"]): Promise<ProbeTimings> {
     const controller = new AbortController();
     current = controller;
     let timings: ProbeTimings | undefined;
+    const mark = log.mark();
     try {
-      await w.createChatCompletion({ messages, stream: true, onData: (chunk) => void (chunk.timings && (timings = chunk.timings)), max_tokens: 1, temperature: 0, cache_prompt: true, abortSignal: controller.signal });
+      await w.createChatCompletion({ messages, stream: true, onData: (chunk) => void (chunk.timings && (timings = chunk.timings)), max_tokens: 1, temperature: 0, cache_prompt: true, chat_template_kwargs: NON_THINKING, abortSignal: controller.signal });
     } catch (e) {
-      throw completionError(e, controller.signal) ?? new EdgeError("aborted", { stage: "warm_prefix" });
+      throw completionError(e, controller.signal, log.since(mark)) ?? new EdgeError("aborted", { stage: "warm_prefix" });
     }
     if (controller.signal.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
     if (!timings) throw new EdgeError("generation_failed", {}, "llama.cpp reported no timings for the conversation start, so its cache could not be measured.");
@@ -108,14 +106,15 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
       current = controller;
       const name = modelIdOf(source);
       const bytes = await modelBytes(source, name, onProgress, controller.signal);
-      onProgress({ progress: 0.75, text: `Loading ${name} into llama.cpp (${options.webgpu ? "WebGPU" : `CPU, ${options.threads} thread${options.threads > 1 ? "s" : ""}`})…`, phase: "compile" });
-      const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: true, logger: quiet as unknown as Console });
+      const threads = options.threads ?? defaultThreads({ cores: navigator.hardwareConcurrency || 1, isolated: globalThis.crossOriginIsolated === true, modelBytes: bytes.file.size });
+      onProgress({ progress: 0.75, text: `Loading ${name} into llama.cpp (${options.webgpu ? "WebGPU" : `CPU, ${threads} thread${threads > 1 ? "s" : ""}`})…`, phase: "compile" });
+      const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: false, logger: log.logger as Console, cacheManager: new CacheManager([NO_STORAGE]) });
       w.setCompat(assets.compat ?? null);
       try {
         await raceSignal(
           w.loadModel([bytes.file], {
             n_ctx: Math.min(options.contextSize, bytes.summary.contextLength ?? options.contextSize),
-            n_threads: options.threads,
+            n_threads: threads,
             n_parallel: 1,
             n_gpu_layers: options.webgpu ? 999 : 0,
           }),
@@ -133,6 +132,8 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
         runtime: `${RUNTIME} (llama.cpp ${Wllama.getLibllamaVersion()})`,
         device: options.webgpu ? "WebGPU" : "CPU",
         contextWindow: w.getLoadedContextInfo().n_ctx,
+        // What wllama runs with: more than one only where SharedArrayBuffer can be shared.
+        threads: w.getNumThreads(),
       };
       return loaded;
     },
@@ -146,6 +147,7 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
       let text = "";
       let finishReason: GenerateResult["finishReason"] = "stop";
       let timings: { cache_n: number; prompt_n: number; prompt_ms: number; predicted_n: number; predicted_ms: number } | undefined;
+      const mark = log.mark();
       try {
         await wllama.createChatCompletion({
           messages: request.messages,
@@ -162,6 +164,8 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
             if (chunk.timings) timings = chunk.timings;
           },
           ...(request.grammar !== undefined ? { grammar: request.grammar } : {}),
+          // Non-thinking mode, as in Node (../chat-template.ts): a tool call must be the whole reply.
+          chat_template_kwargs: NON_THINKING,
           temperature: request.temperature,
           seed: request.seed,
           max_tokens: request.maxTokens ?? request.defaultMaxTokens,
@@ -170,7 +174,7 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
         });
       } catch (e) {
         // An abort ends the stream early: the engine reports it (with the partial text).
-        const failed = completionError(e, controller.signal);
+        const failed = completionError(e, controller.signal, log.since(mark));
         if (failed) throw failed;
       }
       const end = performance.now();

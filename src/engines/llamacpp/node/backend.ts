@@ -1,13 +1,14 @@
 // The Node llama.cpp backend: node-llama-cpp (optional, lazily imported) on the CPU.
 //
 // Generation works on tokens, not on node-llama-cpp's chat session, so Edge controls the prompt
-// cache exactly: the conversation is rendered with the model's chat template (node-llama-cpp's
-// wrapper for it), tokenized, and only the tokens after the longest prefix already in the
-// context are evaluated — a follow-up that extends the previous conversation evaluates just the
-// new turn, and `promptTokensEvaluated` says how many that was.
+// cache exactly: the conversation is rendered with the model's own chat template
+// (../chat-template.ts, on the real contents), tokenized, and only the tokens after the longest
+// prefix already in the context are evaluated — a follow-up that extends the previous
+// conversation evaluates just the new turn, and `promptTokensEvaluated` says how many that was.
 import { EdgeError } from "../../../contract/errors.ts";
 import { loadAbortedError } from "../../engine.ts";
 import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
+import { chatTemplateRenderer, type ChatTemplateRenderer } from "../chat-template.ts";
 import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, PromptMessage } from "../backend.ts";
 import { prepareLocalFile, prepareUrl, type PreparedFile } from "./model-files.ts";
 import { nodeRuntime, type NlcChatWrapper, type NlcContext, type NlcGrammar, type NlcHistoryItem, type NlcModel, type NlcSequence, type NodeRuntime, type Token } from "./runtime.ts";
@@ -18,6 +19,20 @@ export interface NodeLlamaBackendOptions {
 }
 
 const GRAMMAR_CACHE = 8;
+
+/**
+ * Below this file size one thread decodes fastest; from it on, every core. Without a count
+ * node-llama-cpp takes max(4, math cores) threads — 4 on a 2-core machine, where llama.cpp's
+ * spinning thread barriers made the byte-level test model decode at 2.9 tok/s against 242 with
+ * one thread. Synchronising threads costs a fixed time per layer and token, which only a large
+ * enough model repays (measured here, bench:threads: docs/engines.md).
+ */
+export const MULTI_THREAD_MIN_BYTES = 64 << 20;
+
+/** The CPU threads for a model when the caller names none (measured: bench/threads.bench.ts). */
+export function defaultThreads(modelBytes: number, cores: number): number {
+  return modelBytes < MULTI_THREAD_MIN_BYTES ? 1 : Math.max(1, cores);
+}
 
 /** Streams generated tokens as text: detokenizes only the tokens not yet sent (with the few before
  *  them as context, for tokenizers whose spacing depends on it), and holds back a piece that ends
@@ -48,8 +63,10 @@ class NodeLoadedModel implements LoadedModel {
   readonly device = "CPU";
   readonly runtime: string;
   readonly contextWindow: number;
+  readonly trainedContext: number;
   private readonly sequence: NlcSequence;
   private readonly grammars = new Map<string, Promise<NlcGrammar>>();
+  private readonly template: ChatTemplateRenderer | undefined;
 
   constructor(
     private readonly rt: NodeRuntime,
@@ -60,17 +77,37 @@ class NodeLoadedModel implements LoadedModel {
   ) {
     this.runtime = rt.name;
     this.contextWindow = context.contextSize;
+    this.trainedContext = llm.trainContextSize;
     this.sequence = context.getSequence();
+    this.template = chatTemplateRenderer(llm.fileInfo.metadata.tokenizer?.chat_template, { bos: llm.tokens.bosString, eos: llm.tokens.eosString });
+  }
+
+  /** Whether a content holds the text of a special token (e.g. a tool result with "<|im_end|>"). */
+  private holdsSpecialText(content: string): boolean {
+    const plain = this.llm.tokenize(content, false);
+    const special = this.llm.tokenize(content, true);
+    return plain.length !== special.length || plain.some((t, i) => t !== special[i]);
   }
 
   private tokens(messages: readonly PromptMessage[]): Token[] {
+    // The model's template on the real contents, its markers parsed as special tokens — unless a
+    // content itself holds special-token text: that must stay text (a tool result must not end a
+    // turn or open a system one), so such a prompt is built by node-llama-cpp's wrapper, which
+    // tokenizes contents as plain text. So is one the template refuses or cannot render.
+    if (this.template && !messages.some((m) => this.holdsSpecialText(m.content))) {
+      try {
+        return this.llm.tokenize(this.template.render(messages), true);
+      } catch {
+        // the wrapper below
+      }
+    }
     const history: NlcHistoryItem[] = messages.map((m) => (m.role === "assistant" ? { type: "model", response: [m.content] } : { type: m.role, text: m.content }));
     history.push({ type: "model", response: [] });
     return this.wrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.llm.tokenizer);
   }
 
-  async countTokens(messages: PromptMessage[]): Promise<number> {
-    return this.tokens(messages).length;
+  async promptTokens(messages: PromptMessage[]): Promise<Token[]> {
+    return this.tokens(messages);
   }
 
   private grammar(text: string): Promise<NlcGrammar> {
@@ -89,7 +126,7 @@ class NodeLoadedModel implements LoadedModel {
   async generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
     const start = performance.now();
     const prompt = this.tokens(request.messages);
-    const budget = checkAnswerBudget(prompt.length, this.contextWindow, request.maxTokens, request.defaultMaxTokens);
+    const budget = checkAnswerBudget(prompt.length, this.contextWindow, request.maxTokens, request.defaultMaxTokens, this.trainedContext);
     const grammarEvaluationState =
       request.grammar !== undefined ? new this.rt.module.LlamaGrammarEvaluationState({ model: this.llm, grammar: await this.grammar(request.grammar) }) : undefined;
     // Keep the cached prefix, evaluate the rest. The last prompt token is always evaluated: its
@@ -146,7 +183,7 @@ class NodeLoadedModel implements LoadedModel {
   async warmPrefix(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }> {
     const start = await this.prefixTokens(messages);
     // The start must leave room for a turn and its answer, as any prompt must.
-    checkAnswerBudget(start.length, this.contextWindow, undefined, MIN_ANSWER_TOKENS);
+    checkAnswerBudget(start.length, this.contextWindow, undefined, MIN_ANSWER_TOKENS, this.trainedContext);
     // Keep what the cache holds of the start (an earlier conversation with the same start), drop
     // the rest of that conversation, evaluate what is missing.
     await this.sequence.adaptStateToTokens(start, false);
@@ -197,9 +234,9 @@ async function loadModel(rt: NodeRuntime, prepared: PreparedFile, options: Param
     const context = await llm.createContext({
       contextSize: Math.min(options.contextSize, llm.trainContextSize),
       sequences: 1,
-      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      threads: options.threads ?? defaultThreads(prepared.size, rt.llama.cpuMathCores),
     });
-    // Qwen3 thinks aloud by default; a tool call must be the whole reply.
+    // The fallback renderer (see tokens()). Qwen3 thinks aloud by default; a tool call must be the whole reply.
     const wrapper = rt.module.resolveChatWrapper(llm, { customWrapperSettings: { qwen: { thoughts: "discourage" } } });
     return new NodeLoadedModel(rt, prepared, llm, context, wrapper);
   } catch (e) {

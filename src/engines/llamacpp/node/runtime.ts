@@ -42,12 +42,17 @@ export interface NlcChatWrapper {
 export interface NlcModel {
   readonly trainContextSize: number;
   readonly tokenizer: unknown;
+  readonly tokens: { readonly bosString: string | null; readonly eosString: string | null };
+  readonly fileInfo: { readonly metadata: { readonly tokenizer?: { readonly chat_template?: string } } };
+  tokenize(text: string, specialTokens?: boolean): Token[];
   detokenize(tokens: readonly Token[], specialTokens?: boolean, lastTokens?: readonly Token[]): string;
   isEogToken(token: Token | undefined): boolean;
   createContext(options: { contextSize: number; sequences?: number; threads?: number }): Promise<NlcContext>;
   dispose(): Promise<void>;
 }
 export interface NlcLlama {
+  /** CPU cores useful for math (node-llama-cpp's count). */
+  readonly cpuMathCores: number;
   loadModel(options: { modelPath: string; gpuLayers?: number; onLoadProgress?: (progress: number) => void; loadSignal?: AbortSignal }): Promise<NlcModel>;
   createGrammar(options: { grammar: string }): Promise<NlcGrammar>;
 }

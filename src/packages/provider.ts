@@ -1,0 +1,17 @@
+// What a freeze needs to give a tools project its Python packages: the lock they are pinned by and
+// the wheels already on this device (verified against the lock before they are returned). The Node
+// adapter keeps wheels in $EDGE_DATA_DIR/packages (store-node.ts); fetching is a separate, explicit
+// step (`edge packages add`, add.ts), so a freeze never contacts any package source.
+import type { LockPackage, PyodideLock } from "./lock.ts";
+
+export interface PackageProvider {
+  /** The lock (Pyodide's own, or the one EDGE_PACKAGE_LOCK names), read once. */
+  lock(): Promise<PyodideLock>;
+  /** Where the lock came from, for messages ("Pyodide 314.0.7's pyodide-lock.json"). */
+  readonly lockName: string;
+  /** A package's wheel bytes, already checked against the lock's sha256; undefined when not on this
+   *  device. A stored wheel whose bytes differ is python_package_hash_mismatch (never used). */
+  cached(pkg: LockPackage): Promise<Uint8Array | undefined>;
+  /** The exact command (or step) that puts these packages on this device, for error messages. */
+  addHint(names: readonly string[]): string;
+}

@@ -1,0 +1,117 @@
+// A tools project on disk (issue 25): the tools file plus the folder it sits in (or a root the person
+// names with --tools-root), read by the CLI — never by the runner, whose Node permission model keeps
+// reading only Pyodide's own files. The bytes go into the job and the runner mounts them read-only
+// at /tools (src/toolset/project.ts). What is left out, and why, is docs/tools-projects.md:
+// hidden names (.git, .venv, .env, …), __pycache__, node_modules, virtualenvs (a folder holding
+// pyvenv.cfg) and Edge's own data and key folders. A symlink is followed only to a file inside the
+// root; one that leads out of it, to a folder, or nowhere is refused (tools_project_symlink_refused).
+import type { Dirent } from "node:fs";
+import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { EdgeError } from "../contract/errors.ts";
+import { dataDir } from "../store/node-files.ts";
+import type { ProjectLimits, ProjectSnapshot, SkipReason, ToolSource } from "./host.ts";
+import { readToolsFile } from "./node-file-source.ts";
+import { projectTooLarge, skipByName } from "./project-bounds.ts";
+import { snapshotKeyFile } from "./node-snapshot.ts";
+
+/** A tools file on disk as a project: its folder, or `root` (which must contain it). */
+export function projectFileSource(file: string, root?: string): ToolSource {
+  return { name: file, read: () => readToolsFile(file), readProject: (limits) => readProjectFolder(file, root, limits) };
+}
+
+/** The folders never mounted wherever they are: Edge's data (receipts, pending actions) and keys. */
+function privateFolders(): string[] {
+  return [dataDir(), path.dirname(snapshotKeyFile())];
+}
+
+async function realOrSelf(p: string): Promise<string> {
+  return realpath(p).catch(() => path.resolve(p));
+}
+
+const inside = (child: string, parent: string): boolean => {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+};
+
+export async function readProjectFolder(file: string, rootArg: string | undefined, limits: ProjectLimits): Promise<ProjectSnapshot> {
+  // The tools file first, exactly as a single file is read (its own errors and 1 MiB limit).
+  const entryBytes = await readToolsFile(file);
+  const root = path.resolve(rootArg ?? path.dirname(path.resolve(file)));
+  // --tools-root naming the tools file itself: the file alone, nothing beside it.
+  if (root === path.resolve(file)) return { root: path.dirname(root), entry: path.basename(root), files: { [path.basename(root)]: entryBytes }, skipped: [] };
+  const rootStat = await stat(root).catch(() => undefined);
+  const rel = path.relative(root, path.resolve(file));
+  if (!rootStat?.isDirectory() || rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) {
+    throw new EdgeError("tools_root_invalid", { root, file }, `${file} is not inside the tools root ${root}${rootStat?.isDirectory() ? "" : " (not a folder)"}; pass --tools-root DIR with the tools file inside DIR.`);
+  }
+  const entry = rel.split(path.sep).join("/");
+  // Both spellings of each private folder: it may not exist yet (then it has no real path) or sit
+  // behind a symlink (/tmp → /private/tmp).
+  const privateDirs = [...privateFolders().map((p) => path.resolve(p)), ...(await Promise.all(privateFolders().map(realOrSelf)))];
+  const walk = new Walk(root, await realOrSelf(root), entry, limits, privateDirs);
+  walk.bytes = entryBytes.byteLength;
+  await walk.folder(root, "");
+  walk.files[entry] = entryBytes;
+  return { root, entry, files: walk.files, skipped: walk.skipped };
+}
+
+class Walk {
+  files: Record<string, Uint8Array> = {};
+  skipped: { path: string; reason: SkipReason }[] = [];
+  bytes = 0;
+  private count = 1; // the tools file
+
+  constructor(
+    private readonly root: string,
+    private readonly realRoot: string,
+    private readonly entry: string,
+    private readonly limits: ProjectLimits,
+    private readonly privateDirs: string[],
+  ) {}
+
+  async folder(dir: string, relDir: string): Promise<void> {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const dirent of entries) {
+      const rel = relDir ? `${relDir}/${dirent.name}` : dirent.name;
+      if (rel === this.entry) continue; // read on its own, before the walk
+      const full = path.join(dir, dirent.name);
+      const reason = await this.skipReason(dirent, full);
+      if (reason) this.skipped.push({ path: rel, reason });
+      else if (dirent.isDirectory()) await this.folder(full, rel);
+      else if (dirent.isSymbolicLink()) await this.link(full, rel);
+      else if (dirent.isFile()) await this.file(full, rel, (await lstat(full)).size);
+      else this.skipped.push({ path: rel, reason: "not_a_file" });
+    }
+  }
+
+  private async skipReason(dirent: Dirent, full: string): Promise<SkipReason | undefined> {
+    const byName = skipByName(dirent.name, dirent.isDirectory());
+    if (byName || !dirent.isDirectory()) return byName;
+    if (await stat(path.join(full, "pyvenv.cfg")).then((s) => s.isFile(), () => false)) return "virtualenv";
+    if (this.privateDirs.includes(full) || this.privateDirs.includes(await realOrSelf(full))) return "edge_data";
+    return undefined;
+  }
+
+  /** A symlink is mounted as the file it points to, when that file is inside the root. */
+  private async link(full: string, rel: string): Promise<void> {
+    const refuse = (why: string): never => {
+      throw new EdgeError("tools_project_symlink_refused", { path: rel, root: this.root }, `${rel} in the tools project ${this.root} is a symlink ${why}, so the project was not mounted; replace the link with the file itself or remove it.`);
+    };
+    const target = await realpath(full).catch(() => refuse("to nothing (its target does not exist)"));
+    if (!inside(target, this.realRoot)) refuse(`to ${target}, outside the project's folder`);
+    const st = await stat(target);
+    if (!st.isFile()) refuse(`to ${st.isDirectory() ? "a folder" : "something that is not a file"}`);
+    await this.file(target, rel, st.size);
+  }
+
+  private async file(full: string, rel: string, size: number): Promise<void> {
+    this.count += 1;
+    if (this.count > this.limits.maxFiles) throw projectTooLarge({ files: this.count, bytes: this.bytes }, this.limits, this.root);
+    if (this.bytes + size > this.limits.maxBytes) throw projectTooLarge({ files: this.count, bytes: this.bytes + size }, this.limits, this.root, [`${rel} (${size} bytes)`]);
+    const data = new Uint8Array(await readFile(full));
+    this.bytes += data.byteLength;
+    if (this.bytes > this.limits.maxBytes) throw projectTooLarge({ files: this.count, bytes: this.bytes }, this.limits, this.root, [`${rel} (${data.byteLength} bytes)`]);
+    this.files[rel] = data;
+  }
+}

@@ -1,0 +1,95 @@
+// `npm start` (the README's first command) on a machine without a desktop: the dev server starts,
+// the URL is printed, and no stack trace from trying to open a browser that cannot be opened.
+import { spawn } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { canOpenBrowser } from "../scripts/start.mjs";
+
+const REPO = new URL("../", import.meta.url).pathname;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe("where npm start opens a browser", () => {
+  const withXdgOpen = mkdtempSync(join(tmpdir(), "edge-xdg-"));
+  writeFileSync(join(withXdgOpen, "xdg-open"), "#!/bin/sh\nexit 0\n");
+  chmodSync(join(withXdgOpen, "xdg-open"), 0o755);
+  const empty = mkdtempSync(join(tmpdir(), "edge-nopath-"));
+
+  it("Linux needs a desktop session and xdg-open; macOS and Windows always can; BROWSER=none never", () => {
+    expect(canOpenBrowser("linux", { PATH: withXdgOpen })).toBe(false);
+    expect(canOpenBrowser("linux", { PATH: empty, DISPLAY: ":0" })).toBe(false);
+    expect(canOpenBrowser("linux", { PATH: withXdgOpen, DISPLAY: ":0" })).toBe(true);
+    expect(canOpenBrowser("linux", { PATH: withXdgOpen, WAYLAND_DISPLAY: "wayland-0" })).toBe(true);
+    expect(canOpenBrowser("darwin", {})).toBe(true);
+    expect(canOpenBrowser("win32", {})).toBe(true);
+    expect(canOpenBrowser("darwin", { BROWSER: "none" })).toBe(false);
+  });
+});
+
+/** Environment without a desktop session. */
+function headlessEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DISPLAY;
+  delete env.WAYLAND_DISPLAY;
+  delete env.BROWSER;
+  return env;
+}
+
+/** Start `command args…` in its own process group, wait until its server answers at `port` (any
+ *  HTTP status; 0 = it stopped first), run `check` (with what it printed so far), then stop the group. */
+async function whileServing(command: string, args: string[], cwd: string, port: number, check: (printed: () => string, status: number) => Promise<void>): Promise<void> {
+  const child = spawn(command, args, { cwd, env: headlessEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (t: string) => void (out += t));
+  child.stderr.setEncoding("utf8").on("data", (t: string) => void (out += t));
+  try {
+    let status = 0;
+    for (let i = 0; i < 240 && status === 0 && child.exitCode === null; i++) {
+      status = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.status, () => 0);
+      if (status === 0) await new Promise((r) => setTimeout(r, 500));
+    }
+    await check(() => out, status);
+  } finally {
+    if (child.exitCode === null) process.kill(-child.pid!, "SIGTERM");
+  }
+}
+
+describe("npm start without a desktop", () => {
+  it("serves the playground and prints its URL, without a stack trace", { timeout: 120_000 }, async () => {
+    const port = await freePort();
+    await whileServing("npm", ["start", "--", "--port", String(port), "--strictPort", "--host", "127.0.0.1"], REPO, port, async (printed, status) => {
+      expect(status, printed()).toBe(200);
+      // vite prints its banner as it starts listening; give a failed `open` the moment it would take.
+      await new Promise((r) => setTimeout(r, 1500));
+      const out = printed();
+      expect(out).toContain("No desktop browser to open here: open the Local URL below in a browser.");
+      expect(out).toContain(`http://127.0.0.1:${port}/`);
+      expect(out).not.toMatch(/ENOENT|xdg-open|\n\s+at [^\n]+:\d+:\d+/);
+    });
+  });
+
+  it("starts from a checkout whose path has a space in it (a script run, not an import)", { timeout: 120_000 }, async () => {
+    // scripts/start.mjs alone in "…/my projects/edge web/scripts/", with this checkout's node_modules.
+    const copy = join(mkdtempSync(join(tmpdir(), "my projects ")), "edge web");
+    mkdirSync(join(copy, "scripts"), { recursive: true });
+    copyFileSync(join(REPO, "scripts", "start.mjs"), join(copy, "scripts", "start.mjs"));
+    symlinkSync(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
+    const port = await freePort();
+    await whileServing(process.execPath, [join(copy, "scripts", "start.mjs"), "--port", String(port), "--strictPort", "--host", "127.0.0.1"], copy, port, async (printed, status) => {
+      expect(status, `the dev server never answered; it printed: ${JSON.stringify(printed())}`).toBeGreaterThan(0);
+      expect(printed()).toContain("No desktop browser to open here");
+    });
+  });
+});

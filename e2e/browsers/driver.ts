@@ -53,19 +53,25 @@ export async function until<A, R>(driver: Driver, what: string, fn: (arg: A) => 
   }
 }
 
-/** The text of the element matching `css` contains `text` (or matches it, as a regex source). */
-export function untilText(driver: Driver, css: string, text: string | RegExp, timeoutMs?: number): Promise<string> {
+/** The text of the element matching `css` contains `text` (or matches it, as a regex source).
+ *  A timeout names the text the element showed last. */
+export async function untilText(driver: Driver, css: string, text: string | RegExp, timeoutMs?: number): Promise<string> {
   const pattern = typeof text === "string" ? { s: text } : { r: text.source };
-  return until(
-    driver,
-    `${css} to show ${String(text)}`,
-    ({ css, pattern }) => {
-      const t = document.querySelector(css)?.textContent ?? "";
-      return (pattern.s !== undefined ? t.includes(pattern.s) : new RegExp(pattern.r!).test(t)) ? t : "";
-    },
-    { css, pattern: pattern as { s?: string; r?: string } },
-    timeoutMs,
-  );
+  try {
+    return await until(
+      driver,
+      `${css} to show ${String(text)}`,
+      ({ css, pattern }) => {
+        const t = document.querySelector(css)?.textContent ?? "";
+        return (pattern.s !== undefined ? t.includes(pattern.s) : new RegExp(pattern.r!).test(t)) ? t : "";
+      },
+      { css, pattern: pattern as { s?: string; r?: string } },
+      timeoutMs,
+    );
+  } catch (e) {
+    const shown = await evaluate(driver, (css) => document.querySelector(css)?.textContent ?? "(no such element)", css).catch((err: Error) => `(unreadable: ${err.message.split("\n")[0]})`);
+    throw new Error(`${(e as Error).message}; it showed: ${JSON.stringify(shown.slice(0, 400))}`);
+  }
 }
 
 /** Set a form field's value as typing would end (value + input and change events). */

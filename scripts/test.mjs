@@ -9,6 +9,8 @@ import { findChromium } from "./chromium.mjs";
 const results = { passed: 0, failed: 0, skipped: 0 };
 let failedStep = null;
 let vitestOk = true;
+/** Each step's parsed report (vitest, Playwright, the Firefox/WebKit journeys), for the summary. */
+const reports = {};
 
 function run(label, cmd, args, env = {}, { optional = false } = {}) {
   console.log(`\n── ${label}: ${cmd} ${args.join(" ")}`);
@@ -44,17 +46,15 @@ function playwrightFailures(suite, out = []) {
  *  what failed (a CI log is often read from its tail). */
 function printFailures() {
   const lines = [];
-  const v = readJson(".cache/vitest.json");
+  const { vitest: v, playwright: p, browsers: b } = reports;
   for (const file of v?.testResults ?? []) {
     const failed = (file.assertionResults ?? []).filter((a) => a.status === "failed");
     for (const a of failed) lines.push(`vitest ${file.name.replace(process.cwd() + "/", "")} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
     if (file.status === "failed" && failed.length === 0) lines.push(`vitest ${file.name.replace(process.cwd() + "/", "")} (the file failed): ${firstLine(file.message)}`);
   }
   if (!vitestOk && lines.length === 0) lines.push("vitest exited with an error but reported no failed test (an unhandled error or a crash: see its output above)");
-  const p = readJson(".cache/playwright.json");
   for (const suite of p?.suites ?? []) lines.push(...playwrightFailures(suite).map((l) => `chromium ${l}`));
   for (const e of p?.errors ?? []) lines.push(`chromium (run error): ${firstLine(e.message)}`);
-  const b = readJson(".cache/browsers.json");
   for (const r of b?.results ?? []) if (r.status === "failed") lines.push(`${r.browser} › ${r.journey}: ${firstLine(r.error)}`);
   if (lines.length) console.log(`\nFailures:\n${lines.map((l) => `  ${l}`).join("\n")}`);
 }
@@ -71,7 +71,7 @@ run("typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
 
 function vitest(label, report) {
   vitestOk = run(label, "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`]);
-  const v = readJson(report);
+  const v = (reports.vitest = readJson(report));
   if (v) {
     results.passed += v.numPassedTests ?? 0;
     results.failed += v.numFailedTests ?? 0;
@@ -99,7 +99,7 @@ if (!chromium) {
   failedStep ??= "browser tests (no Chromium)";
 } else {
   run("browser tests (Chromium)", "node", ["scripts/e2e.mjs"], { PLAYWRIGHT_JSON_OUTPUT_NAME: ".cache/playwright.json" });
-  const p = readJson(".cache/playwright.json");
+  const p = (reports.playwright = readJson(".cache/playwright.json"));
   if (p?.stats) {
     results.passed += p.stats.expected ?? 0;
     results.failed += (p.stats.unexpected ?? 0) + (p.stats.flaky ?? 0);
@@ -111,7 +111,7 @@ if (!chromium) {
 // served (dist/). Under CI a missing browser fails; elsewhere it is skipped with what to install.
 rmSync(".cache/browsers.json", { force: true });
 run("browser tests (Firefox, WebKit)", "node", ["--import", "tsx", "e2e/browsers/run.ts", "--json", ".cache/browsers.json"]);
-const b = readJson(".cache/browsers.json");
+const b = (reports.browsers = readJson(".cache/browsers.json"));
 if (b) {
   results.passed += b.passed ?? 0;
   results.failed += b.failed ?? 0;

@@ -71,11 +71,14 @@ describe("npm start without a desktop", () => {
     const port = await freePort();
     await whileServing("npm", ["start", "--", "--port", String(port), "--strictPort", "--host", "127.0.0.1"], REPO, port, async (printed, status) => {
       expect(status, printed()).toBe(200);
-      // vite prints its banner as it starts listening; give a failed `open` the moment it would take.
+      // vite's banner can reach the pipe well after the server answers on a loaded machine: wait
+      // for the URL, then give a failed `open` (which would follow the banner) a moment to show.
+      const url = `http://127.0.0.1:${port}/`;
+      for (let i = 0; i < 120 && !printed().includes(url); i++) await new Promise((r) => setTimeout(r, 500));
       await new Promise((r) => setTimeout(r, 1500));
       const out = printed();
       expect(out).toContain("No desktop browser to open here: open the Local URL below in a browser.");
-      expect(out).toContain(`http://127.0.0.1:${port}/`);
+      expect(out).toContain(url);
       expect(out).not.toMatch(/ENOENT|xdg-open|\n\s+at [^\n]+:\d+:\d+/);
     });
   });

@@ -21,6 +21,7 @@ import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import type { FactsStore } from "../facts/store.ts";
 import type { Imprint, ImprintStore } from "../imprint/record.ts";
+import type { BrowserPackages } from "../packages/browser.ts";
 import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
@@ -98,6 +99,8 @@ export class App {
     readonly host: BrowserRunnerHost,
     readonly stores: Stores,
     readonly editor: ToolsEditor,
+    /** Python packages: the lock, this browser's wheels, and the source Download fetches from. */
+    readonly packages: BrowserPackages,
   ) {
     this.stopPurge = startPurging(stores.pending, { onError: (err) => console.warn("pending purge failed", err) });
   }
@@ -135,9 +138,9 @@ export class App {
     this.events.addEventListener("change", (e) => listener((e as CustomEvent<AppChange>).detail));
   }
 
-  /** The ToolSource of the current source mode (re-read on every call). */
+  /** The ToolSource of the current source mode (re-read on every call), with this browser's packages. */
   toolSource(): ToolSource {
-    return toolSourceFor(this.sourceMode, () => this.editor.getText());
+    return { ...toolSourceFor(this.sourceMode, () => this.editor.getText()), packages: this.packages.provider };
   }
 
   /** Discover the current source in a fresh runner (top-level code runs there) and keep the report. */

@@ -3,7 +3,8 @@
 // sandboxed Pyodide runner. With `?debug` the page also exposes window.__edge (see debug.ts).
 import "./app.css";
 import { toErrorJson } from "../contract/errors.ts";
-import { createBrowserRunnerHost } from "../runner/browser/index.ts";
+import { browserPackages } from "../packages/browser.ts";
+import { createBrowserRunnerHost, defaultPyodideBaseUrl } from "../runner/browser/index.ts";
 import { App } from "./app.ts";
 import { mountChatPanel } from "./chat-panel.ts";
 import { installDebugHook } from "./debug.ts";
@@ -37,7 +38,15 @@ async function main(): Promise<void> {
   const host = await hostPromise;
   installDebugHook(host);
   const stores = await storesPromise;
-  const app = new App(host, stores, editor);
+  // Python packages: Pyodide's own lock and CDN, or a self-hosted set the address names
+  // (?package-lock=URL of its pyodide-lock.json, ?package-source=URL of the folder of its wheels).
+  const params = new URLSearchParams(location.search);
+  const packages = browserPackages({
+    ownLockUrl: `${defaultPyodideBaseUrl()}pyodide-lock.json`,
+    ...(params.get("package-lock") ? { lockUrl: params.get("package-lock")! } : {}),
+    ...(params.get("package-source") ? { sourceUrl: params.get("package-source")! } : {}),
+  });
+  const app = new App(host, stores, editor, packages);
   const script = new PlaygroundScript();
 
   // The imprints and facts panels (and their code) load when their tab is first opened.

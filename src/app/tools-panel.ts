@@ -5,6 +5,7 @@ import { activeSetSha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT } from "../contract/types.ts";
 import type { App } from "./app.ts";
 import { mountBuiltinsSection } from "./builtins-section.ts";
+import { mountPackagesBox } from "./packages-box.ts";
 import { errorText, h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
 
 export interface ToolsPanel {
@@ -21,6 +22,7 @@ function levelBadge(level: string): HTMLElement {
 export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
   const status = h("p", { id: "tools-status", class: "status", role: "status", "aria-live": "polite", "data-state": "busy" }, "Starting the Python runner…");
   const errors = h("div", { id: "tools-errors" });
+  const packagesRoot = h("div", { id: "python-packages" });
   const tagBox = h("fieldset", { id: "tag-select", class: "chips" });
   const list = h("ul", { id: "tool-list", class: "tool-list", "aria-label": "Tools found in the file" });
   const activeLine = h("p", { id: "active-set", class: "muted" });
@@ -29,8 +31,9 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
   const changed = h("p", { id: "source-changed", class: "notice warn", hidden: true });
   const builtins = h("section", { id: "builtins", class: "builtins", "aria-labelledby": "builtins-h" });
 
-  replace(root, status, errors, h("div", { class: "selection" }, tagBox, list, builtins, activeLine), h("div", { class: "freeze-row" }, freezeBtn), changed, sessionLine);
+  replace(root, status, errors, packagesRoot, h("div", { class: "selection" }, tagBox, list, builtins, activeLine), h("div", { class: "freeze-row" }, freezeBtn), changed, sessionLine);
   mountBuiltinsSection(app, builtins);
+  const packagesBox = mountPackagesBox(app, packagesRoot, () => inspect());
 
   let renderToken = 0;
 
@@ -154,6 +157,7 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
     // Selection problems (e.g. more than 8 tools) are shown on the active-set line, where the
     // person fixes them by narrowing; here only the file's own problems.
     renderErrors(report.file_ok ? [] : report.errors, report.warnings);
+    packagesBox.render(report);
     if (report.file_ok) {
       const files = report.project && report.project.files.length > 1 ? ` · ${report.project.files.length} project files, tools_bundle_sha256 ${report.tools_bundle_sha256}` : "";
       setStatus(status, `Inspected ${report.filename}: ${report.tools.length} tool(s) in ${ms(app.reportMs)} · tools_file_sha256 ${report.tools_file_sha256 ?? ""}${files}`, "ok");

@@ -3,10 +3,10 @@
 // checks it against the lock's sha256 BEFORE storing it (a tampered wheel is refused and nothing
 // is written), and never contacts the source for a wheel already stored and intact.
 import { EdgeError } from "../contract/errors.ts";
-import { canonicalName, frozenPackage, packageForName, withDependencies, type FrozenPackage, type LockPackage, type PyodideLock } from "./lock.ts";
-import type { PackageSource } from "./source-node.ts";
+import { canonicalName, frozenPackage, packageForName, withDependencies, type FrozenPackage, type PyodideLock } from "./lock.ts";
+import type { PackageSource } from "./source.ts";
 import type { PackageStore } from "./store.ts";
-import { checkWheel } from "./verify.ts";
+import { checkWheel, isIntact } from "./verify.ts";
 
 export interface PackageRow extends FrozenPackage {
   bytes: number;
@@ -26,7 +26,7 @@ export async function addPackages(names: readonly string[], lock: PyodideLock, s
   for (const pkg of order) {
     const isRequested = requested.has(canonicalName(pkg.name));
     const stored = await store.get(pkg.file_name);
-    if (stored && (await intact(pkg, stored))) {
+    if (stored && (await isIntact(pkg, stored))) {
       out.push({ ...frozenPackage(pkg), bytes: stored.byteLength, status: "cached", requested: isRequested });
       continue;
     }
@@ -36,15 +36,6 @@ export async function addPackages(names: readonly string[], lock: PyodideLock, s
     out.push({ ...frozenPackage(pkg), bytes: bytes.byteLength, status: "added", requested: isRequested });
   }
   return out;
-}
-
-async function intact(pkg: LockPackage, bytes: Uint8Array): Promise<boolean> {
-  try {
-    await checkWheel(pkg, bytes, "", "");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export interface StoredPackage extends PackageRow {
@@ -71,7 +62,7 @@ export async function listPackages(lock: PyodideLock, store: PackageStore, verif
     const row: StoredPackage = { ...frozenPackage(pkg), bytes: wheel.bytes };
     if (verify) {
       const bytes = await store.get(pkg.file_name);
-      row.verified = bytes !== undefined && (await intact(pkg, bytes));
+      row.verified = await isIntact(pkg, bytes);
     }
     listing.packages.push(row);
   }

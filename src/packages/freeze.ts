@@ -54,11 +54,11 @@ function packageMissing(missing: LockPackage[], imports: Map<string, string>, en
   const what = missing
     .map((p) => (imports.has(p.name) ? `${p.name} ${p.version} (for \`import ${imports.get(p.name)}\`)` : `${p.name} ${p.version} (a dependency)`))
     .join(", ");
-  const hint = provider.addHint(names);
+  const step = provider.addStep(names);
   return new EdgeError(
     "python_package_missing",
-    { packages: missing.map((p) => p.name), command: hint, file: entry },
-    `The tools project needs Python packages that are not on this device yet: ${what}. Run \`${hint}\` once (it fetches the wheels from the package source and checks each against ${provider.lockName}), then run this again.`,
+    { packages: missing.map((p) => p.name), ...(step.command ? { command: step.command } : {}), file: entry },
+    `The tools project needs Python packages that are not on this device yet: ${what}. ${step.advice}`,
   );
 }
 

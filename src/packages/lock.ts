@@ -40,17 +40,18 @@ export function canonicalName(name: string): string {
 }
 
 /** The lock, checked for the fields resolution relies on; throws python_package_lock_invalid. */
-export function parseLock(text: string, where: string): PyodideLock {
+/** `fix` ends the messages: how this front door names another lock. */
+export function parseLock(text: string, where: string, fix = "point EDGE_PACKAGE_LOCK at a pyodide-lock.json, or unset it"): PyodideLock {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new EdgeError("python_package_lock_invalid", { lock: where }, `${where} is not JSON (${String(err)}); point EDGE_PACKAGE_LOCK at a pyodide-lock.json, or unset it.`);
+    throw new EdgeError("python_package_lock_invalid", { lock: where }, `${where} is not JSON (${String(err)}); ${fix}.`);
   }
   const lock = value as Partial<PyodideLock>;
   const packages = lock && typeof lock === "object" ? lock.packages : undefined;
   if (!packages || typeof packages !== "object" || !lock.info || typeof lock.info !== "object") {
-    throw new EdgeError("python_package_lock_invalid", { lock: where }, `${where} has no "info" and "packages": it is not a pyodide-lock.json; point EDGE_PACKAGE_LOCK at one, or unset it.`);
+    throw new EdgeError("python_package_lock_invalid", { lock: where }, `${where} has no "info" and "packages": it is not a pyodide-lock.json; ${fix}.`);
   }
   for (const [key, p] of Object.entries(packages)) {
     const ok =
@@ -59,6 +60,16 @@ export function parseLock(text: string, where: string): PyodideLock {
     if (!ok) throw new EdgeError("python_package_lock_invalid", { lock: where, package: key }, `${where}: the entry "${key}" lacks a name, version, file_name, sha256, imports or depends; fix or replace the lock.`);
   }
   return lock as PyodideLock;
+}
+
+/** A lock other than Pyodide's own must be made for the same ABI, or its wheels would not load. */
+export function checkLockAbi(lock: PyodideLock, own: PyodideLock, where: string, pyodideVersion: string, fix: string): PyodideLock {
+  if (lock.info.abi_version === own.info.abi_version) return lock;
+  throw new EdgeError(
+    "python_package_lock_invalid",
+    { lock: where, abi_version: lock.info.abi_version ?? null, expected_abi_version: own.info.abi_version ?? null },
+    `The package lock ${where} is for the Pyodide ABI ${String(lock.info.abi_version)}, the installed pyodide ${pyodideVersion} is ${String(own.info.abi_version)}; its wheels would not load. ${fix}`,
+  );
 }
 
 /** The lock's entry for a package name (any spelling), or undefined. */

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { parseLock, type PyodideLock } from "./lock.ts";
+import { checkLockAbi, parseLock, type PyodideLock } from "./lock.ts";
 import type { PackageProvider } from "./provider.ts";
 import { createNodePackageStore } from "./store-node.ts";
 import type { PackageStore } from "./store.ts";
@@ -51,14 +51,7 @@ export function nodeLock(env: NodeJS.ProcessEnv = process.env): Promise<NodeLock
     found = (async () => {
       const own = await readLock(pyodideLockFile());
       if (!custom) return { lock: own, file: pyodideLockFile(), name: `Pyodide ${installedPyodideVersion()}'s package lock` };
-      const lock = await readLock(custom);
-      if (lock.info.abi_version !== own.info.abi_version) {
-        throw new EdgeError(
-          "python_package_lock_invalid",
-          { lock: custom, abi_version: lock.info.abi_version ?? null, expected_abi_version: own.info.abi_version ?? null },
-          `The package lock ${custom} is for the Pyodide ABI ${String(lock.info.abi_version)}, the installed pyodide ${installedPyodideVersion()} is ${String(own.info.abi_version)}; its wheels would not load. Point EDGE_PACKAGE_LOCK at a lock made for this pyodide, or unset it.`,
-        );
-      }
+      const lock = checkLockAbi(await readLock(custom), own, custom, installedPyodideVersion(), "Point EDGE_PACKAGE_LOCK at a lock made for this pyodide, or unset it.");
       return { lock, file: custom, name: `the package lock ${custom}` };
     })();
     found.catch(() => locks.delete(key));
@@ -85,6 +78,9 @@ export function createNodePackageProvider(store: PackageStore = createNodePackag
       await checkWheel(pkg, bytes, `stored in ${store.location}`, `run \`edge packages add ${pkg.name}\` to fetch it again (it replaces the stored file), or \`edge packages verify\` to check every stored wheel.`);
       return bytes;
     },
-    addHint: (names) => `edge packages add ${names.join(" ")}`,
+    addStep(names) {
+      const command = `edge packages add ${names.join(" ")}`;
+      return { command, advice: `Run \`${command}\` once (it fetches the wheels from the package source and checks each against ${lockName}), then run this again.` };
+    },
   };
 }

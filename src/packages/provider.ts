@@ -1,7 +1,8 @@
 // What a freeze needs to give a tools project its Python packages: the lock they are pinned by and
 // the wheels already on this device (verified against the lock before they are returned). The Node
-// adapter keeps wheels in $EDGE_DATA_DIR/packages (store-node.ts); fetching is a separate, explicit
-// step (`edge packages add`, add.ts), so a freeze never contacts any package source.
+// adapter keeps wheels in $EDGE_DATA_DIR/packages (store-node.ts), the browser's in Cache Storage
+// (store-cache.ts); fetching is a separate, explicit step (`edge packages add`, or the playground's
+// Download, both add.ts), so a freeze never contacts any package source.
 import type { LockPackage, PyodideLock } from "./lock.ts";
 
 export interface PackageProvider {
@@ -12,6 +13,7 @@ export interface PackageProvider {
   /** A package's wheel bytes, already checked against the lock's sha256; undefined when not on this
    *  device. A stored wheel whose bytes differ is python_package_hash_mismatch (never used). */
   cached(pkg: LockPackage): Promise<Uint8Array | undefined>;
-  /** The exact command (or step) that puts these packages on this device, for error messages. */
-  addHint(names: readonly string[]): string;
+  /** What puts these packages on this device, for python_package_missing: the exact command where
+   *  there is one (the CLI), and the sentence that tells a person what to do. */
+  addStep(names: readonly string[]): { command?: string; advice: string };
 }

@@ -17,3 +17,9 @@ export async function checkWheel(pkg: LockPackage, bytes: Uint8Array, what: stri
   }
   return found;
 }
+
+/** Whether stored bytes are the lock's (no error: a stale or damaged copy is simply fetched again). */
+export async function isIntact(pkg: LockPackage, bytes: Uint8Array | undefined): Promise<boolean> {
+  if (!bytes) return false;
+  return (await sha256Bytes(bytes)) === `sha256:${pkg.sha256}`;
+}

@@ -87,7 +87,8 @@ function randomId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function defaultPyodideBaseUrl(): string {
+/** Where the app serves Pyodide's files: `${BASE_URL}pyodide/` (its pyodide-lock.json is the package lock). */
+export function defaultPyodideBaseUrl(): string {
   const base = (import.meta.env?.BASE_URL as string | undefined) ?? "/";
   return new URL(`${base}pyodide/`, location.href).href;
 }

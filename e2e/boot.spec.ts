@@ -1,7 +1,10 @@
 // Boot numbers of the sandboxed runner in this Chromium (printed as JSON; docs/security.md
 // quotes them). The assertions are about mechanism (jobs boot from the frame's snapshot),
 // with only a generous time bound because the machines are shared and noisy.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
+
+// A fresh profile (e2e/fixtures.ts): it measures making the memory snapshot, which a visited profile already holds.
+test.use({ freshProfile: true });
 
 test("jobs boot from the frame's memory snapshot; per-job boot numbers", async ({ page }) => {
   test.setTimeout(240_000);

@@ -1,7 +1,7 @@
 // (d) Calls through the sandbox: a verified result, an infinite loop stopped at the timeout, and
 // the next call still works (fresh worker per call).
 import { readFile } from "node:fs/promises";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 test("a call returns a verified result; a runaway tool is killed at the timeout; the next call works", async ({ page }) => {
   test.setTimeout(180_000);

@@ -2,7 +2,8 @@
 // submit_order, a pending action lands in IndexedDB, and confirming it runs the tool once in the
 // sandboxed browser runner. Two tabs confirming the same action at the same time: exactly one
 // execution, the other gets confirmation_already_claimed. Bad inputs fail closed with their codes.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 const PAGE = "/e2e/pages/confirm.html";
 

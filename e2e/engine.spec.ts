@@ -5,7 +5,8 @@
 //    web-llm gets as far as fetching the model, which fails → model_fetch_failed.
 // Requests to any host but the test server are aborted, so this never downloads a model even on a
 // machine with internet access. The page is /e2e/pages/engine.html (a build input).
-import { expect, test, type Browser, type BrowserContext, type BrowserType, type Page, type TestInfo } from "@playwright/test";
+import type { Browser, BrowserContext, BrowserType, Page, TestInfo } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import type { LoadOutcome } from "./pages/engine.ts";
 
 const PAGE = "/e2e/pages/engine.html";

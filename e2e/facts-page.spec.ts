@@ -1,7 +1,8 @@
 // The playground's Facts tab, in real Chromium: a saved HTML page becomes facts (main text only,
 // with the page's URL and sha256 as provenance) and the store answers a lookup in chat; a URL on a
 // site without CORS permission is refused with a message that says so and what to do instead.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 const SAVED = `<!doctype html><html><head><meta charset="utf-8"><title>Refund policy — Example Desk</title>
 <script>window.track = () => "TRACKING-CODE";</script><style>nav { color: red }</style></head>

@@ -1,7 +1,8 @@
 // Local facts and the built-in workspace tools in real Chromium (no Python runner involved):
 // import the example facts into IndexedDB, answer a scripted question with local_facts_lookup,
 // run a bash pipeline over files written by write_file, reload, and find everything still there.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 const PAGE = "/e2e/pages/facts.html";
 

@@ -3,7 +3,8 @@
 // contained with its code, and the NEXT call on the same host works. The storage/network probes
 // and the forged reply are in e2e/sandbox.spec.ts, the timeout + edited file in e2e/calls.spec.ts,
 // the 200-call memory soak in e2e/soak.spec.ts.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import type { ToolCallReport } from "../src/toolset/call.ts";
 import type { FrozenToolset } from "../src/toolset/freeze.ts";
 import { FAULT_TOOLS } from "../test/fixtures/fault-tools.ts";

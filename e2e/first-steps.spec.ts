@@ -4,10 +4,14 @@
 // really uses, a server without CORS is named as the cause, and the "until then: scripted demo"
 // box goes once a model is in use; the page never jumps during boot, the chat comes before the
 // tool list, the editor stays inside the screen, and the busy mark is drawn, not an emoji.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import { loadModelFromUrl, storedReceipts } from "./playground-helpers.ts";
+
+// A fresh profile (e2e/fixtures.ts): a newcomer's first visit.
+test.use({ freshProfile: true });
 
 const SHOTS = ".cache/screenshots";
 const VIEWPORTS = [

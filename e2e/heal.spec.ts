@@ -9,7 +9,12 @@
 // page/locator call fails with "Page crashed". So everything after the crash goes through a CDP
 // session of our own on the page target, which stays attached and answers: that the page really
 // is alive is part of what this test shows.
-import { expect, test, type CDPSession } from "@playwright/test";
+import type { CDPSession } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
+
+// A fresh profile (e2e/fixtures.ts): it watches the page's own browser for crashed targets
+// (`browser.newBrowserCDPSession()`), and a visited profile's page runs in a browser of its own.
+test.use({ freshProfile: true });
 
 // The issue's payload, unchanged; and a tool for the call after it.
 const TOOLS = `import js

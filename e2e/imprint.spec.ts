@@ -1,7 +1,8 @@
 // Neural Imprint in real Chromium: learn from public/examples/learn_sample.json with the scripted
 // engine, store it in IndexedDB, reload, restore it, and chat — the tool call runs in the sandboxed
 // browser runner and the receipt says tool_instruction_mode "imprint". Then every gate fails closed.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 const PAGE = "/e2e/pages/imprint.html";
 const call = (name: string, args: object) => JSON.stringify({ tool_name: name, arguments: args });

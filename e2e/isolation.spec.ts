@@ -2,7 +2,7 @@
 // gets SharedArrayBuffer, so llama.cpp (wllama) can run several threads, and what already worked
 // keeps working under it — the opaque-origin runner sandbox (a srcdoc frame with blob: workers)
 // runs tools, and a guided call through a multi-threaded model goes through it.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 

@@ -3,7 +3,8 @@
 // "required": the first turn must call), the tool call card and the receipt show, and after an
 // offline reload the stored model loads again and the same works with the network cut.
 // Random weights: the call's arguments and the answer's text are meaningless; the plumbing is real.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import { loadModelFromUrl, openToolsFile } from "./playground-helpers.ts";

@@ -5,7 +5,7 @@
 // and tokenized by the package's own tokenizer (in Node, here); guided replies over the full
 // vocabulary must parse and be schema-valid. Never quality: the weights are random.
 import { readFileSync } from "node:fs";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { argsProblem } from "../src/contract/ajv.ts";
 import { parseModelOutput } from "../src/chat/parse.ts";
 import type { ChatMessage, ResponseFormat } from "../src/engines/engine.ts";

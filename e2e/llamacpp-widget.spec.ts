@@ -8,7 +8,8 @@
 // A GGUF file the visitor picks runs the same loop: loaded at once with its sha256 shown, nothing
 // downloaded or stored; a file that is not a model is refused and the site's model stays.
 import { createHash } from "node:crypto";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import { CROSS_ORIGIN_ISOLATION } from "../vite.config.ts";

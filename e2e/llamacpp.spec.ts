@@ -2,10 +2,13 @@
 // test model (random weights: the plumbing, not quality). The engine conformance suite passes, as
 // it does in Node; and every bad model file or download is a coded error that leaves nothing in
 // the model store, after which the same page loads a good model.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import { createHash } from "node:crypto";
+
+// A fresh profile (e2e/fixtures.ts): the quota test counts every byte the origin stores, and a visited profile holds the runner snapshot.
+test.use({ freshProfile: true });
 
 const PAGE = "/e2e/pages/llamacpp.html";
 const model = buildTestModel();

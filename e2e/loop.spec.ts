@@ -1,6 +1,6 @@
 // The tool loop end to end in Chromium: scripted model, Python tools in the sandboxed runner,
 // chained receipts in IndexedDB that survive a reload.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 const PAGE = "/e2e/pages/loop.html";
 const call = (tool: string, args: object) => JSON.stringify({ tool_name: tool, arguments: args });

@@ -2,7 +2,10 @@
 // vite-plugin-pwa) has precached the app shell, the JS chunks, the examples and Pyodide, so with
 // the network cut the page reloads — still cross-origin isolated — inspects the example and runs a
 // tool in the sandboxed runner.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
+
+// A fresh profile (e2e/fixtures.ts): the first online visit, when the service worker installs, is what it is about.
+test.use({ freshProfile: true });
 
 test("after one online visit the playground reloads and runs tools offline", async ({ page, context }) => {
   test.setTimeout(180_000);

@@ -10,7 +10,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { writeTestLock } from "../test/wheels.ts";
 import { bytes } from "../src/app/dom.ts";
 import { storedReceipts } from "./playground-helpers.ts";

@@ -1,7 +1,7 @@
 // (b) The same discovery in Node (worker_threads, src/runner/node.ts) and in Chromium (the
 // sandbox) gives byte-identical inspect JSON for every example file and selection.
 import { readFile } from "node:fs/promises";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { createNodeRunnerHost } from "../src/runner/node.ts";
 import { inspect, memorySource } from "../src/toolset/inspect.ts";
 import type { Selection } from "../src/contract/types.ts";

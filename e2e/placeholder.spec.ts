@@ -1,7 +1,10 @@
 // (a) The playground page (with ?debug, as the runner specs use it) starts the sandboxed runner,
 // discovers /examples/tools.py and shows what inspect found, hashes included. (This file kept its
 // name from the placeholder page the playground replaced; e2e/playground.spec.ts covers the UI.)
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
+
+// A fresh profile (e2e/fixtures.ts): its "Ready in" line is a first visit's (snapshot made on the spot).
+test.use({ freshProfile: true });
 
 test("the playground discovers the example tools.py in the sandbox and shows its hashes", async ({ page }) => {
   const consoleErrors: string[] = [];

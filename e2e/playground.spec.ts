@@ -4,7 +4,8 @@
 // the model or a tool stays inert. Screenshots of the main screens go to .cache/screenshots/.
 // (`?nosw`: these tests do not need the service worker; e2e/offline.spec.ts covers it.)
 import { readFile } from "node:fs/promises";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 const SHOTS = ".cache/screenshots";
 

@@ -1,7 +1,8 @@
 // The IndexedDB receipt store in real Chromium: receipts survive a reload and still verify, two
 // tabs appending at once form ONE chain, another tab's upgrade closes our connection instead of
 // being blocked, and schema problems are storage_failed with the DOMException name.
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 const PAGE = "/e2e/pages/store.html";
 

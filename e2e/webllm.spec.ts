@@ -2,7 +2,8 @@
 // client and worker handler in a real module worker, the sandboxed Python runner — only the model
 // is a fake (e2e/pages/webllm-fake.worker.ts, test/engines/webllm-fake.ts). The page is
 // /e2e/pages/webllm.html (a build input with EDGE_E2E_PAGES=1).
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 
 const PAGE = "/e2e/pages/webllm.html";
 

@@ -3,7 +3,8 @@
 // confirmation card, a confirmed action, and a failed run. No serious or critical violations.
 // Keyboard: the question field is labelled and focusable, Enter sends, the buttons are reachable.
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { ensureWidgetBuild, ROOT, startWidgetSites } from "./widget-servers.ts";

@@ -6,7 +6,8 @@
 // No GPU here: the widget says so (engine "auto" would run llama.cpp on the CPU; the real-model
 // path is e2e/llamacpp-widget.spec.ts), and answers come from the scripted demo engine (labelled
 // "Scripted demo (no model)") replaying model outputs through the REAL tool loop.
-import { expect, test, type Frame, type Locator, type Page } from "@playwright/test";
+import type { Frame, Locator, Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
 import { mkdirSync } from "node:fs";
 import { zipSync } from "fflate";

@@ -3,7 +3,8 @@
 // name with "..", NUL or 1,000 characters, a zip bomb, the browser's quota — each refused with a
 // coded error and the workspace unchanged.
 import { readFile } from "node:fs/promises";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import { zipSync } from "fflate";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { TOTAL_TOOL } from "../test/fixtures/workspace-total-tool.ts";

@@ -52,8 +52,11 @@ function headlessEnv(): NodeJS.ProcessEnv {
 async function whileServing(command: string, args: string[], cwd: string, port: number, check: (printed: () => string, status: number) => Promise<void>): Promise<void> {
   const child = spawn(command, args, { cwd, env: headlessEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
-  child.stdout.setEncoding("utf8").on("data", (t: string) => void (out += t));
-  child.stderr.setEncoding("utf8").on("data", (t: string) => void (out += t));
+  // Without colour codes: vite colours its banner whenever $CI is set (picocolors), even into a
+  // pipe, and puts one around the port of the URL.
+  const add = (t: string): void => void (out += t.replace(/\x1b\[[0-9;]*m/g, ""));
+  child.stdout.setEncoding("utf8").on("data", add);
+  child.stderr.setEncoding("utf8").on("data", add);
   try {
     let status = 0;
     for (let i = 0; i < 240 && status === 0 && child.exitCode === null; i++) {
@@ -71,8 +74,8 @@ describe("npm start without a desktop", () => {
     const port = await freePort();
     await whileServing("npm", ["start", "--", "--port", String(port), "--strictPort", "--host", "127.0.0.1"], REPO, port, async (printed, status) => {
       expect(status, printed()).toBe(200);
-      // vite's banner can reach the pipe well after the server answers on a loaded machine: wait
-      // for the URL, then give a failed `open` (which would follow the banner) a moment to show.
+      // vite's banner can reach the pipe after the server answers on a loaded machine: wait for
+      // the URL, then give a failed `open` (which would follow the banner) a moment to show.
       const url = `http://127.0.0.1:${port}/`;
       for (let i = 0; i < 120 && !printed().includes(url); i++) await new Promise((r) => setTimeout(r, 500));
       await new Promise((r) => setTimeout(r, 1500));

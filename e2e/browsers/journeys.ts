@@ -240,7 +240,21 @@ async function widgetClick(driver: Driver, what: string, text: string): Promise<
  *  random weights cause and the widget names: bytes that are not valid UTF-8, which wllama 3.13
  *  cannot stream (src/engines/llamacpp/browser/worker-errors.ts; seen in Firefox). */
 async function widgetAddOk(driver: Driver, what: string, n: number, pace: Pace): Promise<void> {
-  await until(driver, what, (n) => document.querySelector("edge-chat")!.shadowRoot!.querySelectorAll('article[aria-label="Tool call add"]')[n - 1]?.querySelector(".status.ok") != null, n, pace.model);
+  // The card, or a run that ended without it (then said at once, with what the widget showed;
+  // only for a page's first card: before a later one the status may still be the last run's).
+  const seen = await until(
+    driver,
+    what,
+    (n) => {
+      const root = document.querySelector("edge-chat")!.shadowRoot!;
+      if (root.querySelectorAll('article[aria-label="Tool call add"]')[n - 1]?.querySelector(".status.ok")) return "ok";
+      const status = root.querySelector("[role=status]")?.textContent ?? "";
+      return n === 1 && /^Failed/.test(status) ? `${status} — the widget showed: ${(root.textContent ?? "").replace(/\s+/g, " ").slice(-600)}` : "";
+    },
+    n,
+    pace.model,
+  );
+  if (seen !== "ok") throw new Error(`${what}: the run ended without it: ${seen}`);
   const status = await until(driver, `${what}: the run to end`, () => /^(Answered|Failed)/.exec(document.querySelector("edge-chat")!.shadowRoot!.querySelector("[role=status]")?.textContent ?? "")?.input ?? "", null, pace.model);
   if (status.startsWith("Answered")) return;
   const shown = await evaluate(driver, () => document.querySelector("edge-chat")!.shadowRoot!.textContent ?? "", null);

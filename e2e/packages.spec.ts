@@ -14,7 +14,7 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import { writeTestLock } from "../test/wheels.ts";
 import { bytes } from "../src/app/dom.ts";
-import { storedReceipts } from "./playground-helpers.ts";
+import { storedReceipts, tryTool } from "./playground-helpers.ts";
 
 const TOOLS = `from edgestudio.tools import edge_tool
 import edgealpha
@@ -74,15 +74,6 @@ async function openWithSource(page: Page, source: "good" | "bad"): Promise<void>
   await page.locator("#file-input").setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(TOOLS) });
 }
 
-async function tryScaled(page: Page): Promise<{ state: string | null; text: string }> {
-  await page.getByRole("tab", { name: "Try a tool" }).click();
-  await page.locator("#try-tool-select").selectOption("scaled");
-  await page.locator("#try-output").evaluate((el) => el.replaceChildren());
-  await page.locator("#try-run").click();
-  const outcome = page.locator("[data-testid=try-outcome]");
-  await expect(outcome).toBeVisible({ timeout: 60_000 });
-  return { state: await outcome.getAttribute("data-state"), text: (await outcome.textContent()) ?? "" };
-}
 
 const wheelGets = (): string[] => requests.filter((r) => r.startsWith("GET") && r.endsWith(".whl"));
 
@@ -112,7 +103,7 @@ test("packages: asked with sizes before a download, a tampered wheel refused, th
   await page.locator("#packages-download").click();
   await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 1 tool(s)", { timeout: 90_000 });
   await expect(page.locator("#packages-ask")).toBeHidden();
-  const ran = await tryScaled(page);
+  const ran = await tryTool(page, "scaled");
   expect(ran.state, ran.text).toBe("ok");
   expect(JSON.parse((await page.locator("#try-result").textContent())!)).toMatchObject({ value: 21, base: 7 });
   const frozen = [
@@ -133,7 +124,7 @@ test("packages: asked with sizes before a download, a tampered wheel refused, th
     await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
     await page.locator("#file-input").setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(TOOLS) });
     await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 1 tool(s)", { timeout: 90_000 });
-    const offline = await tryScaled(page);
+    const offline = await tryTool(page, "scaled");
     expect(offline.state, offline.text).toBe("ok");
     expect(requests.length, "offline: the package server was not reached").toBe(before);
   } finally {

@@ -33,3 +33,14 @@ export async function storedReceipts(page: Page): Promise<Receipt[]> {
   });
   return receipts.sort((a, b) => a.seq - b.seq);
 }
+
+/** Run `tool` from the Try-a-tool panel with its form as it stands; its outcome's state and text. */
+export async function tryTool(page: Page, tool: string): Promise<{ state: string | null; text: string }> {
+  await page.getByRole("tab", { name: "Try a tool" }).click();
+  await page.locator("#try-tool-select").selectOption(tool);
+  await page.locator("#try-output").evaluate((el) => el.replaceChildren());
+  await page.locator("#try-run").click();
+  const outcome = page.locator("[data-testid=try-outcome]");
+  await expect(outcome).toBeVisible({ timeout: 60_000 });
+  return { state: await outcome.getAttribute("data-state"), text: (await outcome.textContent()) ?? "" };
+}

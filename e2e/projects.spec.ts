@@ -5,11 +5,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import { zipSync } from "fflate";
 import { freezeProject } from "../src/toolset/project.ts";
-import { storedReceipts } from "./playground-helpers.ts";
+import { storedReceipts, tryTool } from "./playground-helpers.ts";
 
 const TOOLS = `import json, os
 from edgestudio.tools import edge_tool
@@ -27,15 +26,6 @@ function files(rate: number): Record<string, string> {
   return { "tools.py": TOOLS, "helpers.py": `RATE = ${rate}\n`, "rates.json": '{"basic": 1.5}', ".git/config": "[core]\n", "__pycache__/helpers.pyc": "x" };
 }
 
-async function runTry(page: Page): Promise<{ state: string | null; text: string }> {
-  await page.getByRole("tab", { name: "Try a tool" }).click();
-  await page.locator("#try-tool-select").selectOption("quote");
-  await page.locator("#try-output").evaluate((el) => el.replaceChildren());
-  await page.locator("#try-run").click();
-  const outcome = page.locator("[data-testid=try-outcome]");
-  await expect(outcome).toBeVisible({ timeout: 60_000 });
-  return { state: await outcome.getAttribute("data-state"), text: (await outcome.textContent()) ?? "" };
-}
 
 test("a folder, then a zip, as a tools project: sibling module, data file, edited sibling refused, bundle hash as in Node", async ({ page }) => {
   test.setTimeout(240_000);
@@ -57,7 +47,7 @@ test("a folder, then a zip, as a tools project: sibling module, data file, edite
     await expect(listed).toHaveText(["helpers.py", "rates.json", "tools.py"]);
     await expect(page.locator("#project-skipped")).toHaveText("Not mounted: .git (hidden), __pycache__ (pycache).");
 
-    const first = await runTry(page);
+    const first = await tryTool(page, "quote");
     expect(first.state, first.text).toBe("ok");
     expect(JSON.parse((await page.locator("#try-result").textContent())!)).toEqual({ total: 30, cwd: "/tools", seen: ["helpers.py", "rates.json", "tools.py"] });
 
@@ -68,7 +58,7 @@ test("a folder, then a zip, as a tools project: sibling module, data file, edite
     await page.locator("#editor .cm-content").click();
     await page.keyboard.press("Control+End");
     await page.keyboard.type("RATE = 7\n");
-    const edited = await runTry(page);
+    const edited = await tryTool(page, "quote");
     expect(edited.state).toBe("error");
     expect(edited.text).toContain("tools_file_changed");
     expect(edited.text).toContain("helpers.py changed after this session froze the tools project");
@@ -81,7 +71,7 @@ test("a folder, then a zip, as a tools project: sibling module, data file, edite
     await expect(page.locator("#session-info")).toContainText("1 active tool(s) of kiosk/tools.py", { timeout: 60_000 });
     await expect(page.locator("#file-name")).toHaveText("kiosk/tools.py");
     await expect(listed).toHaveText(["helpers.py", "rates.json", "tools.py"]);
-    const zipped = await runTry(page);
+    const zipped = await tryTool(page, "quote");
     expect(zipped.state, zipped.text).toBe("ok");
     expect(JSON.parse((await page.locator("#try-result").textContent())!).total).toBe(60);
 

@@ -4,7 +4,7 @@
 import "./app.css";
 import { toErrorJson } from "../contract/errors.ts";
 import { browserPackages } from "../packages/browser.ts";
-import { createBrowserRunnerHost, defaultPyodideBaseUrl } from "../runner/browser/index.ts";
+import { createBrowserRunnerHost } from "../runner/browser/index.ts";
 import { App } from "./app.ts";
 import { mountChatPanel } from "./chat-panel.ts";
 import { installDebugHook } from "./debug.ts";
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   // (?package-lock=URL of its pyodide-lock.json, ?package-source=URL of the folder of its wheels).
   const params = new URLSearchParams(location.search);
   const packages = browserPackages({
-    ownLockUrl: `${defaultPyodideBaseUrl()}pyodide-lock.json`,
+    ownLock: host.sandbox.lockFileContents,
     ...(params.get("package-lock") ? { lockUrl: params.get("package-lock")! } : {}),
     ...(params.get("package-source") ? { sourceUrl: params.get("package-source")! } : {}),
   });

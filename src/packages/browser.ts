@@ -1,5 +1,5 @@
-// The browser adapter of Python packages: Pyodide's own lock from the app's origin (the file the
-// runner boots with), or a lock the page names for a self-hosted set (same ABI, checked); wheels in
+// The browser adapter of Python packages: Pyodide's own lock (the text the runner boots with, so
+// it is not fetched twice), or a lock the page names for a self-hosted set (same ABI, checked); wheels in
 // Cache Storage (store-cache.ts); and a package source that only an explicit Download fetches from
 // (Pyodide's CDN for the installed version by default, or a folder the deployment serves, e.g. on
 // the app's own origin for offline use). The sandbox never gets network: a freeze reads the store,
@@ -17,8 +17,8 @@ import { EdgeError } from "../contract/errors.ts";
 export const PYODIDE_VERSION: string = (pyodidePackage as { version: string }).version;
 
 export interface BrowserPackageOptions {
-  /** Pyodide's own lock, served by the app ("…/pyodide/pyodide-lock.json"). */
-  ownLockUrl: string;
+  /** Pyodide's own pyodide-lock.json, as the runner sandbox loaded it. */
+  ownLock: string;
   /** A lock for a self-hosted set of wheels, made for the same Pyodide ABI; default: the own lock. */
   lockUrl?: string;
   /** The folder Download fetches wheel files from; default: Pyodide's CDN for this version. */
@@ -58,7 +58,8 @@ export interface BrowserPackages {
 const FETCH_FIX = "check the connection, or the package source the page names (?package-source=).";
 const LOCK_FIX = "name a pyodide-lock.json made for this pyodide (?package-lock=), or leave it out";
 
-/** The lock at `url`; offline (or when the server fails), the copy kept when it was last read. */
+/** A lock the page names, at `url`; offline (or when its server fails), the copy kept when it was
+ *  last read. */
 async function fetchLock(url: string): Promise<PyodideLock> {
   let text: string | undefined;
   let why = "";
@@ -87,7 +88,7 @@ export function browserPackages(options: BrowserPackageOptions): BrowserPackages
   let locked: Promise<PyodideLock> | undefined;
   const lock = (): Promise<PyodideLock> => {
     locked ??= (async () => {
-      const own = await fetchLock(options.ownLockUrl);
+      const own = parseLock(options.ownLock, `Pyodide ${PYODIDE_VERSION}'s package lock`, LOCK_FIX);
       return custom ? checkLockAbi(await fetchLock(custom), own, custom, PYODIDE_VERSION, `Name a lock made for this pyodide (?package-lock=), or leave it out.`) : own;
     })();
     locked.catch(() => (locked = undefined));

@@ -39,8 +39,8 @@ export function canonicalName(name: string): string {
   return name.replace(/[-_.]+/g, "-").toLowerCase();
 }
 
-/** The lock, checked for the fields resolution relies on; throws python_package_lock_invalid. */
-/** `fix` ends the messages: how this front door names another lock. */
+/** The lock, checked for the fields resolution relies on; throws python_package_lock_invalid, its
+ *  message ended by `fix` (how this front door names another lock). */
 export function parseLock(text: string, where: string, fix = "point EDGE_PACKAGE_LOCK at a pyodide-lock.json, or unset it"): PyodideLock {
   let value: unknown;
   try {

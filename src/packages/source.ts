@@ -13,7 +13,7 @@ export interface PackageSource {
 }
 
 /** Bound on one wheel's bytes (the largest wheels of Pyodide's lock are tens of MB). */
-export const MAX_WHEEL_BYTES = 512 * 1024 * 1024;
+const MAX_WHEEL_BYTES = 512 * 1024 * 1024;
 
 /** Pyodide's own CDN distribution for a version ("https://cdn.jsdelivr.net/pyodide/v314.0.7/full/"). */
 export function defaultPackageSource(version: string): string {

@@ -87,8 +87,7 @@ function randomId(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Where the app serves Pyodide's files: `${BASE_URL}pyodide/` (its pyodide-lock.json is the package lock). */
-export function defaultPyodideBaseUrl(): string {
+function defaultPyodideBaseUrl(): string {
   const base = (import.meta.env?.BASE_URL as string | undefined) ?? "/";
   return new URL(`${base}pyodide/`, location.href).href;
 }
@@ -116,6 +115,11 @@ export class RunnerSandbox {
     /** sha256 over Pyodide's lock file and the runner worker bundle: what a snapshot depends on. */
     readonly runtimeFingerprint: string,
   ) {}
+
+  /** Pyodide's pyodide-lock.json as the runner boots with it (also the package lock). */
+  get lockFileContents(): string {
+    return this.assets.lockFileContents;
+  }
 
   /** Fetch Pyodide, create the frame, compile the wasm in it. */
   static async create(options: SandboxOptions = {}): Promise<RunnerSandbox> {

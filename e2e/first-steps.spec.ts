@@ -10,9 +10,6 @@ import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import { loadModelFromUrl, storedReceipts } from "./playground-helpers.ts";
 
-// A fresh profile (e2e/fixtures.ts): a newcomer's first visit.
-test.use({ freshProfile: true });
-
 const SHOTS = ".cache/screenshots";
 const VIEWPORTS = [
   { name: "desktop", width: 1400, height: 900 },
@@ -62,38 +59,44 @@ for (const vp of VIEWPORTS) {
   test.describe(`${vp.name} ${vp.width}×${vp.height}`, () => {
     test.use({ viewport: { width: vp.width, height: vp.height } });
 
-    test("boot keeps the page still; the chat comes before the tool list; nothing is wider than the screen; no emoji", async ({ page }) => {
-      const scrolls = await openAndWatchScroll(page);
-      expect(scrolls.length).toBeGreaterThan(3);
-      expect(new Set(scrolls)).toEqual(new Set([0]));
-      const box = async (sel: string) => (await page.locator(sel).boundingBox())!;
-      const chat = await box("#chat-region");
-      const tools = await box(".tools");
-      expect(chat.y).toBeLessThan(tools.y);
-      if (vp.name === "desktop") expect(chat.y).toBeLessThan(vp.height);
-      // The editor wraps long lines: its content is no wider than its own box, the page no wider than the screen.
-      const widths = await page.evaluate(() => {
-        const scroller = document.querySelector<HTMLElement>("#editor .cm-scroller")!;
-        return { content: scroller.scrollWidth, box: scroller.clientWidth, page: document.documentElement.scrollWidth };
+    // The boot of a newcomer's first visit: a fresh profile (e2e/fixtures.ts), so the runner's
+    // snapshot is made during it. The later tests start from a visited profile (a returning visitor).
+    test.describe("first visit", () => {
+      test.use({ freshProfile: true });
+
+      test("boot keeps the page still; the chat comes before the tool list; nothing is wider than the screen; no emoji", async ({ page }) => {
+        const scrolls = await openAndWatchScroll(page);
+        expect(scrolls.length).toBeGreaterThan(3);
+        expect(new Set(scrolls)).toEqual(new Set([0]));
+        const box = async (sel: string) => (await page.locator(sel).boundingBox())!;
+        const chat = await box("#chat-region");
+        const tools = await box(".tools");
+        expect(chat.y).toBeLessThan(tools.y);
+        if (vp.name === "desktop") expect(chat.y).toBeLessThan(vp.height);
+        // The editor wraps long lines: its content is no wider than its own box, the page no wider than the screen.
+        const widths = await page.evaluate(() => {
+          const scroller = document.querySelector<HTMLElement>("#editor .cm-scroller")!;
+          return { content: scroller.scrollWidth, box: scroller.clientWidth, page: document.documentElement.scrollWidth };
+        });
+        expect(widths.content).toBeLessThanOrEqual(widths.box);
+        expect(widths.page).toBeLessThanOrEqual(vp.width);
+        // The busy mark is drawn with CSS (a spinner), never an emoji a font may lack.
+        const mark = await page.evaluate(() => {
+          const p = document.createElement("p");
+          p.className = "status";
+          p.dataset.state = "busy";
+          p.textContent = "Working…";
+          document.body.append(p);
+          const s = getComputedStyle(p, "::before");
+          const out = { content: s.content, width: parseFloat(s.width), border: s.borderTopStyle };
+          p.remove();
+          return out;
+        });
+        expect(mark).toEqual({ content: '""', width: expect.any(Number), border: "solid" });
+        expect(mark.width).toBeGreaterThan(0);
+        expect(await page.evaluate(() => /\p{Extended_Pictographic}/u.test(document.body.innerText))).toBe(false);
+        await page.screenshot({ path: `${SHOTS}/first-steps-${vp.name}.png` });
       });
-      expect(widths.content).toBeLessThanOrEqual(widths.box);
-      expect(widths.page).toBeLessThanOrEqual(vp.width);
-      // The busy mark is drawn with CSS (a spinner), never an emoji a font may lack.
-      const mark = await page.evaluate(() => {
-        const p = document.createElement("p");
-        p.className = "status";
-        p.dataset.state = "busy";
-        p.textContent = "Working…";
-        document.body.append(p);
-        const s = getComputedStyle(p, "::before");
-        const out = { content: s.content, width: parseFloat(s.width), border: s.borderTopStyle };
-        p.remove();
-        return out;
-      });
-      expect(mark).toEqual({ content: '""', width: expect.any(Number), border: "solid" });
-      expect(mark.width).toBeGreaterThan(0);
-      expect(await page.evaluate(() => /\p{Extended_Pictographic}/u.test(document.body.innerText))).toBe(false);
-      await page.screenshot({ path: `${SHOTS}/first-steps-${vp.name}.png` });
     });
 
     test("Inspect after an edit starts a new session with the new file and says so; so does the first send after an edit", async ({ page }) => {

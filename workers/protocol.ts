@@ -19,6 +19,10 @@ export interface BootMessage {
   pyodide: PyodideAssets;
   /** A memory snapshot to start from (Pyodide + edgestudio + edge_runner preloaded). */
   snapshot?: Uint8Array;
+  /** The Node transport's stand-in for `snapshot`: the same bytes in a private file the host wrote
+   *  and this runner may read (src/runner/node-snapshot-file.ts). The runner's entry reads it into
+   *  `snapshot` before its core sees the message. */
+  snapshotFile?: SnapshotFileRef;
   /** Ask the worker to boot plainly, preload the runner, and send back a snapshot instead of taking a job. */
   makeSnapshot?: boolean;
   /** Bound for output written to Pyodide's own stdout/stderr callbacks (fd-level prints that
@@ -28,6 +32,11 @@ export interface BootMessage {
    *  (the Node runner process warms its freshly compiled code; see RunnerWorkerHooks.warmUpPasses).
    *  Set only for factories that ask for it (RunnerWorkerFactory.warmsUp). */
   warmUp?: boolean;
+}
+
+export interface SnapshotFileRef {
+  path: string;
+  size: number;
 }
 
 export type PyodideAssets =

@@ -21,7 +21,7 @@ import vm from "node:vm";
 import { pathToFileURL } from "node:url";
 import type { PyodideAPI } from "pyodide";
 import { encodeFlatFrame, encodeFrame, FrameReader, type FlatMessage, type FrameMessage } from "./frames.ts";
-import type { HostToWorker, WorkerToHost } from "./protocol.ts";
+import type { BootMessage, HostToWorker, SnapshotFileRef, WorkerToHost } from "./protocol.ts";
 import { startRunnerWorker, type RunnerLoadOptions } from "./runner-core.ts";
 
 /** What the runner accepts from the host (trusted): a boot frame carries the ≈ 31 MB snapshot. */
@@ -44,6 +44,8 @@ const exit = internals.reallyExit.bind(process);
 const writeSync = fs.writeSync;
 const read = fs.read;
 const closeSync = fs.closeSync;
+const openSync = fs.openSync;
+const readSync = fs.readSync;
 
 closeInherited(process.argv[1]);
 const collectGarbage = garbageCollector(); // before confine(), which refuses v8.setFlagsFromString
@@ -110,8 +112,38 @@ function readChannel(): void {
       return exit(70); // the host never sends a malformed frame; stop rather than guess
     }
     readChannel();
-    for (const msg of messages) deliver?.(msg as unknown as HostToWorker);
+    for (const msg of messages) deliver?.(withSnapshotBytes(msg as unknown as HostToWorker));
   });
+}
+
+/** A boot whose snapshot came as a file (src/runner/node-snapshot-file.ts) gets its bytes, read
+ *  before any tool code exists. A file that cannot be read whole means a plain boot: slower, never
+ *  wrong (the pool sees `fromSnapshot: false`). */
+function withSnapshotBytes(msg: HostToWorker): HostToWorker {
+  const boot = msg as BootMessage;
+  if (boot.type !== "boot" || !boot.snapshotFile) return msg;
+  const { snapshotFile, ...rest } = boot;
+  try {
+    return { ...rest, snapshot: readWhole(snapshotFile) };
+  } catch {
+    return rest;
+  }
+}
+
+/** The file's bytes in a plain, 8-byte aligned Uint8Array (Pyodide refuses Node Buffer views). */
+function readWhole(ref: SnapshotFileRef): Uint8Array {
+  const bytes = new Uint8Array(ref.size);
+  const fd = openSync(ref.path, "r");
+  try {
+    for (let done = 0; done < ref.size; ) {
+      const n = readSync(fd, bytes, done, ref.size - done, done);
+      if (n === 0) throw new Error("the snapshot file is shorter than its size");
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
 }
 
 /** One message to the host. Every message but the snapshot (sent before any tool code exists) is

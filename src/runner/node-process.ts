@@ -14,10 +14,11 @@ import { fileURLToPath } from "node:url";
 import type { Readable } from "node:stream";
 import { BoundedText } from "../../workers/bounded-text.ts";
 import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT, type FrameLimits, type FrameMessage } from "../../workers/frames.ts";
-import type { PyodideAssets } from "../../workers/protocol.ts";
+import type { BootMessage, PyodideAssets } from "../../workers/protocol.ts";
 import { inheritableDescriptors } from "./descriptors.ts";
 import type { RunnerRole, RunnerWorkerFactory, RunnerWorkerHandle } from "./pool.ts";
 import { runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
+import { processSnapshotFiles, type SnapshotFiles } from "./node-snapshot-file.ts";
 
 const ENTRY = fileURLToPath(new URL("../../workers/runner.node-process.ts", import.meta.url));
 /** The files of the pyodide package a runner reads (checked by the permission model). */
@@ -54,12 +55,13 @@ const WASM_COMPILERS = ["--liftoff-only"];
  *  thread, and two cores are shared by every runner anyway). docs/runner.md has the numbers. */
 const V8_MEMORY = ["--optimize-for-size", "--v8-pool-size=1"];
 
-/** The node arguments of a runner process, up to the script: the permission model, the reads, no
- *  code from strings (eval, Function, so no import() of a data: URL), V8. */
-function runnerNodeArgs(indexDir: string): string[] {
+/** The node arguments of a runner process, up to the script: the permission model, the reads (and
+ *  the snapshot file, node-snapshot-file.ts), no code from strings (eval, Function, so no import()
+ *  of a data: URL), V8. */
+function runnerNodeArgs(indexDir: string, snapshotFiles: string | undefined): string[] {
   const flag = permissionFlag();
   if (!flag) throw new Error(`Node ${process.versions.node} has no permission model; Edge's runners need Node 20 or newer`);
-  const reads = PYODIDE_FILES.map((f) => `--allow-fs-read=${join(indexDir, f)}`);
+  const reads = [...PYODIDE_FILES.map((f) => join(indexDir, f)), ...(snapshotFiles ? [snapshotFiles] : [])].map((f) => `--allow-fs-read=${f}`);
   return [flag, ...reads, "--disallow-code-generation-from-strings", ...WASM_COMPILERS, ...V8_MEMORY, "--no-warnings", "--input-type=module"];
 }
 
@@ -143,13 +145,14 @@ function untrack(runner: RunnerProcess): void {
 /** The process adapter behind createNodeRunnerHost. */
 export function nodeProcessFactory(indexURL: string): RunnerWorkerFactory {
   const indexDir = fileURLToPath(new URL(indexURL, "file:///"));
-  const args = runnerNodeArgs(indexDir);
+  const snapshotFiles = processSnapshotFiles();
+  const args = runnerNodeArgs(indexDir, snapshotFiles?.readable);
   const ready = Promise.all([runnerScript(), runnerLaunch()]);
   ready.catch(() => undefined); // reported by the spawn that needs it
   return {
     pyodideAssets: (): PyodideAssets => ({ kind: "indexURL", indexURL }),
     warmsUp: true, // each process compiles Pyodide's wasm for itself
-    spawn: (role = "job") => new RunnerProcess([...args, "-e"], ready, indexDir, FRAME_LIMITS[role]),
+    spawn: (role = "job") => new RunnerProcess([...args, "-e"], ready, indexDir, FRAME_LIMITS[role], snapshotFiles),
   };
 }
 
@@ -162,6 +165,8 @@ class RunnerProcess implements RunnerWorkerHandle {
   private channel: RunnerChannel | undefined;
   /** Frames posted before the process started (the runner script is still being bundled). */
   private queued: Uint8Array[] = [];
+  /** Set once a message waited for its snapshot file: later messages are sent after it, in order. */
+  private outbox: Promise<void> | undefined;
   private messageHandler: ((msg: unknown) => void) | undefined;
   private exitHandler: ((reason: string) => void) | undefined;
   private exited = false;
@@ -170,7 +175,13 @@ class RunnerProcess implements RunnerWorkerHandle {
   private readonly output = new BoundedText(OUTPUT_LIMIT);
   private tail = "";
 
-  constructor(args: string[], ready: Promise<[string, RunnerLaunch]>, cwd: string, limits: FrameLimits) {
+  constructor(
+    args: string[],
+    ready: Promise<[string, RunnerLaunch]>,
+    cwd: string,
+    limits: FrameLimits,
+    private readonly snapshotFiles: SnapshotFiles | undefined,
+  ) {
     track(this);
     ready.then(
       ([text, launch]) => this.start(args, text, launch, cwd, limits),
@@ -249,7 +260,29 @@ class RunnerProcess implements RunnerWorkerHandle {
 
   post(msg: Parameters<RunnerWorkerHandle["post"]>[0]): void {
     if (this.exited) return;
-    const chunks = encodeFrame(msg as unknown as FrameMessage);
+    const frame = this.frame(msg);
+    if (!(frame instanceof Promise) && !this.outbox) return this.send(frame);
+    this.outbox = (this.outbox ?? Promise.resolve())
+      .then(() => frame)
+      .then(
+        (chunks) => this.send(chunks),
+        (err: unknown) => this.exit(`the runner's message could not be sent: ${err instanceof Error ? err.message : String(err)}`),
+      );
+  }
+
+  /** A boot's snapshot goes by file when this process has one (node-snapshot-file.ts), else inline. */
+  private frame(msg: Parameters<RunnerWorkerHandle["post"]>[0]): Uint8Array[] | Promise<Uint8Array[]> {
+    const boot = msg as BootMessage;
+    if (boot.type !== "boot" || !(boot.snapshot instanceof Uint8Array) || !this.snapshotFiles) return encodeFrame(msg as unknown as FrameMessage);
+    return this.snapshotFiles.place(boot.snapshot).then((ref) => {
+      if (!ref) return encodeFrame(msg as unknown as FrameMessage);
+      const { snapshot: _inline, ...rest } = boot;
+      return encodeFrame({ ...rest, snapshotFile: ref } as unknown as FrameMessage);
+    });
+  }
+
+  private send(chunks: Uint8Array[]): void {
+    if (this.exited) return;
     if (!this.channel) this.queued.push(...chunks);
     else this.write(chunks);
   }

@@ -52,6 +52,25 @@ def runtime_view() -> dict:
             "rehearsal_left": "<rehearsal>" in linecache.cache or "rehearse" in dir(sys.modules.get("__main__"))}
 
 @edge_tool
+def snapshot_file(path: str) -> dict:
+    """What tool code can do with the file its runner booted from (src/runner/node-snapshot-file.ts)."""
+    import js
+    fs = js.process.getBuiltinModule("fs")
+    out = {}
+    def read():
+        fd = fs.openSync(path, "r")
+        size = fs.fstatSync(fd).size
+        fs.closeSync(fd)
+        return size
+    for what, act in (("read", read), ("write", lambda: fs.writeFileSync(path, "x")),
+                      ("remove", lambda: fs.rmSync(path)), ("sibling", lambda: fs.writeFileSync(path + ".new", "x"))):
+        try:
+            out[what] = act()
+        except Exception as err:
+            out[what] = getattr(err, "code", str(err))
+    return out
+
+@edge_tool
 def bump() -> dict:
     global COUNT
     COUNT += 1
@@ -342,6 +361,28 @@ describe("snapshot-started runners", () => {
     } finally {
       await broken.close();
     }
+  }, 60_000);
+
+  it("runners read the snapshot from this process's private copy, which tool code cannot change", async () => {
+    // One folder for every host of this process (node-snapshot-file.ts).
+    const folders = (await readdir(tmpdir())).filter((f) => f.startsWith(`edge-runner-${process.pid}-`));
+    expect(folders).toHaveLength(1);
+    const folder = join(tmpdir(), folders[0]!);
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
+    const stored = await diskSnapshotStore(cacheDir, snapshotKey(await readRunnerPythonFiles())).get();
+    const digest = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");
+    let path = "";
+    for (const name of await readdir(folder)) if (digest(await readFile(join(folder, name))) === digest(stored!)) path = join(folder, name);
+    expect(path).not.toBe("");
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    const out = await call("snapshot_file", { path }, { h: snapHost });
+    expect(out.ok, JSON.stringify(out.error)).toBe(true);
+    // It may read what it booted from; writing, removing or adding beside it is refused.
+    expect(out.result).toEqual({ read: stored!.byteLength, write: "ERR_ACCESS_DENIED", remove: "ERR_ACCESS_DENIED", sibling: "ERR_ACCESS_DENIED" });
+    // This host's runners all booted from the snapshot, the file above being how they got it.
+    expect(snapHost.stats().bootsFromSnapshot).toBeGreaterThanOrEqual(1);
+    expect(snapHost.stats().plainBoots).toBe(0);
+    expect(digest(await readFile(path))).toBe(digest(stored!));
   }, 60_000);
 
   it("still refuses a wrong hash", async () => {

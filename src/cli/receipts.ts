@@ -1,5 +1,5 @@
 // `edge receipts list|show|export|verify`: the receipts stored by this user's Node runs
-// (under dataDir(), see src/store/node-files.ts), and verification of any JSON Lines export —
+// (under dataDir(), see src/platform/node-files.ts), and verification of any JSON Lines export —
 // also one exported from the browser.
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";

@@ -7,7 +7,7 @@
 // even starting its transaction while another tab is mid-claim).
 import { EdgeError } from "../contract/errors.ts";
 import type { EdgeDb, PendingActionRecord } from "../store/idb-schema.ts";
-import { toStorageError } from "../store/storage-error.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 import type { PendingAction, PendingStore } from "./types.ts";
 
 interface LockManagerLike {

@@ -10,7 +10,7 @@ import type { Receipt, ReceiptBody, ReceiptStore } from "../chat/receipt-types.t
 import { chainReceipt } from "../chat/receipt-chain.ts";
 import { EdgeError } from "../contract/errors.ts";
 import type { EdgeDb } from "./idb-schema.ts";
-import { toStorageError } from "./storage-error.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 
 export interface IdbReceiptStoreOptions {
   /** How often a lost race is retried before append fails with storage_failed. Default 50. */

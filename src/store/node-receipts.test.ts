@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyReceipts } from "../chat/receipt-chain.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir } from "./node-files.ts";
+import { dataDir } from "../platform/node-files.ts";
 import { createNodeReceiptStore, receiptFileName } from "./node-receipts.ts";
 import { sampleReceiptBody } from "./receipt-fixture.ts";
 

@@ -6,7 +6,7 @@
 // No DOM, no Node: just-bash's types only.
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from "just-bash";
 import { EdgeError, type ErrorCode } from "../../contract/errors.ts";
-import { toStorageError } from "../../store/storage-error.ts";
+import { toStorageError } from "../../platform/storage-error.ts";
 
 export interface VfsLimits {
   /** Sum of all file sizes. Default 64 MiB. */

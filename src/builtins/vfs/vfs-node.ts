@@ -4,8 +4,8 @@
 // small; the CLI and tests use it, the browser uses IndexedDB (vfs-idb.ts).
 import path from "node:path";
 import { EdgeError } from "../../contract/errors.ts";
-import { dataDir, ensurePrivateDir, readTextIfExists, withFileLock, writeFileAtomic } from "../../store/node-files.ts";
-import { toStorageError } from "../../store/storage-error.ts";
+import { dataDir, ensurePrivateDir, readTextIfExists, withFileLock, writeFileAtomic } from "../../platform/node-files.ts";
+import { toStorageError } from "../../platform/storage-error.ts";
 import { openVfs, type EdgeVfs, type OpenVfsOptions, type VfsEntryRecord, type VfsPersistence } from "./core.ts";
 
 const SNAPSHOT_VERSION = "edge.vfs.snapshot.v1";

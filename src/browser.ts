@@ -3,7 +3,7 @@
 export * from "./index.ts";
 export { createBrowserRunnerHost, type BrowserRunnerHost, type BrowserRunnerHostOptions } from "./runner/browser/index.ts";
 export { openEdgeDb } from "./store/idb.ts";
-export { createIdbReceiptStore } from "./store/idb-receipts.ts";
+export { createIdbReceiptStore } from "./receipts/store-idb.ts";
 export { createIdbPendingStore } from "./confirm/idb-pending.ts";
 export { createIdbImprintStore } from "./imprint/idb-store.ts";
 export { createIdbFactsStore } from "./facts/store-idb.ts";

@@ -1,7 +1,7 @@
 // The playground's state and the actions that change it. Panels render from this and call its
 // methods; it emits "change" events (on `events`) so every panel can re-render what it shows.
 import { createChatSession, type ChatSession } from "../chat/session.ts";
-import type { ReceiptStore } from "../chat/receipt-types.ts";
+import type { ReceiptStore } from "../receipts/store.ts";
 import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import type { WritePlan } from "../builtins/write-plan.ts";
@@ -26,7 +26,7 @@ import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { openEdgeDb } from "../store/idb.ts";
-import { createIdbReceiptStore } from "../store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../receipts/store-idb.ts";
 import type { EdgeDb } from "../store/idb-schema.ts";
 import { analyzeToolset, freezeReport, type FrozenTool, type FrozenToolset, type ToolsetReport } from "../toolset/freeze.ts";
 import type { ToolsEditor } from "./editor.ts";

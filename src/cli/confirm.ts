@@ -8,7 +8,7 @@ import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } 
 import { viewOf } from "../confirm/pending.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";
 import { toolsFileSource } from "./tools-source.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 import { oneShotRunnerHost } from "./runners.ts";
 

@@ -16,7 +16,7 @@ import { serveStdio } from "../mcp/stdio.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
 import { toolsFileSource } from "./tools-source.ts";
 import type { PoolRunnerHost } from "../runner/pool.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { EXIT_OK, UsageError, type CliIO } from "./io.ts";
 

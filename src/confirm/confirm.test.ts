@@ -9,7 +9,7 @@ import { createChatSession } from "../chat/session.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
 import type { RunnerHost } from "../runner/host.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { memorySource } from "../toolset/inspect.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { createConfirmationBroker } from "./broker.ts";

@@ -5,7 +5,7 @@ import { createChatSession } from "../../src/chat/session.ts";
 import type { Receipt, ReceiptBody } from "../../src/receipts/types.ts";
 import { EdgeError } from "../../src/contract/errors.ts";
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
-import { createIdbImprintStore } from "../../src/imprint/idb-store.ts";
+import { createIdbImprintStore } from "../../src/imprint/store-idb.ts";
 import { exportImprint, importImprint, imprintBinding, learn, parseLearnSampleText, type ImprintEvaluation, type ImprintListing } from "../../src/imprint/index.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../../src/runner/browser/index.ts";
 import { openEdgeDb } from "../../src/store/idb.ts";

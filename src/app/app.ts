@@ -13,14 +13,16 @@ import { selectActiveSet } from "../contract/selection.ts";
 import type { Selection } from "../contract/types.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
 import { startPurging } from "../confirm/confirm.ts";
-import { createIdbPendingStore } from "../confirm/idb-pending.ts";
-import type { PendingAction, PendingStore } from "../confirm/types.ts";
+import { createIdbPendingStore } from "../confirm/store-idb.ts";
+import type { PendingAction } from "../confirm/types.ts";
+import type { PendingStore } from "../confirm/store.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import type { Engine } from "../engines/engine.ts";
 import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import type { FactsStore } from "../facts/store.ts";
-import type { Imprint, ImprintStore } from "../imprint/record.ts";
+import type { Imprint } from "../imprint/record.ts";
+import type { ImprintStore } from "../imprint/store.ts";
 import type { BrowserPackages } from "../packages/browser.ts";
 import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
@@ -115,9 +117,9 @@ export class App {
       db,
       receipts: createIdbReceiptStore(db),
       pending: createIdbPendingStore(db),
-      imprints: lazy(async () => (await import("../imprint/idb-store.ts")).createIdbImprintStore(db)),
+      imprints: lazy(async () => (await import("../imprint/store-idb.ts")).createIdbImprintStore(db)),
       facts: lazy(async () => (await import("../facts/store-idb.ts")).createIdbFactsStore(db)),
-      workspace: lazy(async () => (await import("../builtins/vfs/vfs-idb.ts")).openIdbVfs(db)),
+      workspace: lazy(async () => (await import("../builtins/vfs/store-idb.ts")).openIdbVfs(db)),
     };
   }
 

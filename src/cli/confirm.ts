@@ -4,7 +4,7 @@
 import { errorJson } from "../contract/errors.ts";
 import { parseArgs } from "node:util";
 import { confirm, purgeExpired, reject } from "../confirm/confirm.ts";
-import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } from "../confirm/node-pending.ts";
+import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } from "../confirm/store-node.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";
 import { toolsFileSource } from "./tools-source.ts";

@@ -5,7 +5,7 @@
 import type { JsonObject } from "../contract/types.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import { confirm, reject } from "../confirm/confirm.ts";
-import { createNodePendingStore } from "../confirm/node-pending.ts";
+import { createNodePendingStore } from "../confirm/store-node.ts";
 import type { RunnerHost } from "../runner/host.ts";
 import { toolsFileSource } from "./tools-source.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";

@@ -10,7 +10,7 @@ import { EdgeError } from "../contract/errors.ts";
 import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
-import { createNodeImprintStore } from "../imprint/node-store.ts";
+import { createNodeImprintStore } from "../imprint/store-node.ts";
 import { nodeStateSaver } from "../imprint/node-state.ts";
 import { createNodeReceiptStore, receiptFileName } from "../receipts/store-node.ts";
 import { readScript } from "./chat.ts";

@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
 import { purgeExpired } from "../confirm/confirm.ts";
-import { createNodePendingStore } from "../confirm/node-pending.ts";
+import { createNodePendingStore } from "../confirm/store-node.ts";
 import { warmSchemaChecks } from "../contract/ajv.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";

@@ -14,7 +14,7 @@ import { memorySource } from "../toolset/inspect.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { createConfirmationBroker } from "./broker.ts";
 import { confirm, purgeExpired, reject } from "./confirm.ts";
-import { createNodePendingStore } from "./node-pending.ts";
+import { createNodePendingStore } from "./store-node.ts";
 import { bindingSha256, buildPendingAction, newToken } from "./pending.ts";
 import type { PendingAction } from "./types.ts";
 

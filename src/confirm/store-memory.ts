@@ -3,7 +3,8 @@
 // do not outlive the page. JavaScript runs one task at a time, so update() — a synchronous
 // read-modify-write — is atomic within the page, and nothing else can reach these.
 import { EdgeError } from "../contract/errors.ts";
-import type { PendingAction, PendingStore } from "./types.ts";
+import type { PendingStore } from "./store.ts";
+import type { PendingAction } from "./types.ts";
 
 const clone = <T>(value: T): T => structuredClone(value);
 

@@ -12,7 +12,8 @@ import { createToolRuntime } from "../runtime/index.ts";
 import { activeSchemas, type FrozenToolset } from "../toolset/freeze.ts";
 import { evaluateImprint, type EvaluateOptions } from "./evaluate.ts";
 import { renderImprintPrefix } from "./prefix.ts";
-import { runtimeInfo, sealImprint, type Imprint, type ImprintStore, type ImprintTools } from "./record.ts";
+import { runtimeInfo, sealImprint, type Imprint, type ImprintTools } from "./record.ts";
+import type { ImprintStore } from "./store.ts";
 import type { ImprintState } from "./state.ts";
 import { evaluationQuestions, sampleSha256, sampleWarnings, type LearnSample } from "./sample.ts";
 

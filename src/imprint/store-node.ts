@@ -7,7 +7,8 @@ import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
 import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, unlinkIfExists, writeFileAtomic } from "../platform/node-files.ts";
 import { toStorageError } from "../platform/storage-error.ts";
-import { isImprintId, listingOf, verifyImprint, type ImprintListing, type ImprintStore } from "./record.ts";
+import { isImprintId, listingOf, verifyImprint, type ImprintListing } from "./record.ts";
+import type { ImprintStore } from "./store.ts";
 
 export interface NodeImprintStoreOptions {
   /** The data directory (imprints go to <dir>/imprints). Default dataDir() at creation time. */

@@ -3,7 +3,8 @@
 import { EdgeError } from "../contract/errors.ts";
 import type { EdgeDb, ImprintRecord } from "../store/idb-schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
-import { listingOf, verifyImprint, type ImprintListing, type ImprintStore } from "./record.ts";
+import { listingOf, verifyImprint, type ImprintListing } from "./record.ts";
+import type { ImprintStore } from "./store.ts";
 
 export function createIdbImprintStore(db: EdgeDb): ImprintStore {
   return {

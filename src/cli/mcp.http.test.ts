@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult, ElicitRequest, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Receipt } from "../receipts/types.ts";
-import { edgeCli, startEdge, type EdgeProcessResult } from "./cli-test-helpers.ts";
+import { edgeCli, startEdge, type EdgeProcessResult } from "../../test/cli.ts";
 import { errorOf, inspector, makeProject, newClient, verifiedReceipts, type ElicitHandler } from "./mcp.test-helpers.ts";
 
 const p = makeProject("edge-mcp-http-");

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
 import type { Receipt } from "../receipts/types.ts";
-import { BIN, edgeCli } from "./cli-test-helpers.ts";
+import { BIN, edgeCli } from "../../test/cli.ts";
 
 export const TOOLS_PY = `import time
 from typing import Literal

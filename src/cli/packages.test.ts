@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { writeTestLock, type BuiltWheel } from "../../test/wheels.ts";
-import { edgeCliWithEnv, type CliResult } from "./cli-test-helpers.ts";
+import { edgeCliWithEnv, type CliResult } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-packages-"));
 const WHEELS = join(tmp, "wheels");

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { sampleReceiptBody } from "../../test/fixtures/receipt.ts";
-import { cli } from "./cli-test-helpers.ts";
+import { cli } from "../../test/cli.ts";
 
 let tmp: string;
 let saved: string | undefined;

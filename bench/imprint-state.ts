@@ -15,7 +15,7 @@ import { createNodeLlamaCppEngine } from "../src/engines/llamacpp/node/index.ts"
 import { nodeRuntime } from "../src/engines/llamacpp/node/runtime.ts";
 import { imprintBinding, learn, type LearnSample } from "../src/imprint/index.ts";
 import { nodeStateRestorer, nodeStateSaver } from "../src/imprint/node-state.ts";
-import { createNodeImprintStore } from "../src/imprint/node-store.ts";
+import { createNodeImprintStore } from "../src/imprint/store-node.ts";
 import { LARGER_TEST_MODEL, writeTestModel } from "../test/fixtures/gguf.ts";
 
 const CONVERSATIONS = 4; // conversations 2..5

@@ -1,7 +1,8 @@
 // Host-side overhead of one tool call in the loop, without the runner and the model: parse the
 // model's text, check name + arguments (ajv, cached validator), hash arguments and result, build
 // and chain the receipt, write it to the store. Shared by the Node bench and the Chromium page.
-import { RECEIPT_VERSION, type ReceiptBody, type ReceiptStore } from "../src/chat/receipt-types.ts";
+import { RECEIPT_VERSION, type ReceiptBody } from "../src/receipts/types.ts";
+import type { ReceiptStore } from "../src/receipts/store.ts";
 import { parseModelOutput } from "../src/chat/parse.ts";
 import { validateAgainst } from "../src/contract/ajv.ts";
 import { sha256Json, sha256Text } from "../src/contract/hash.ts";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256Bytes } from "../src/contract/hash.ts";
 import { createNodeRunnerHost } from "../src/runner/node.ts";
-import { createNodeReceiptStore } from "../src/store/node-receipts.ts";
+import { createNodeReceiptStore } from "../src/receipts/store-node.ts";
 import { chromiumMissing, startChromiumBench, type ChromiumBench } from "./chromium.ts";
 import { measureHostOverhead, percentile, type OverheadStats } from "./loop-core.ts";
 

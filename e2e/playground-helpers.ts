@@ -1,7 +1,7 @@
 // Steps shared by the playground specs: open a tools file, load a GGUF model from a URL through
 // the llama.cpp row (as a person does), and read the receipts the page stored in IndexedDB.
 import { expect, type Page } from "@playwright/test";
-import type { Receipt } from "../src/chat/receipt-types.ts";
+import type { Receipt } from "../src/receipts/types.ts";
 
 /** Open `source` as the tools file `name` and wait until its tools are inspected. */
 export async function openToolsFile(page: Page, name: string, source: string, tools: number): Promise<void> {

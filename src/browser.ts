@@ -3,8 +3,8 @@
 export * from "./index.ts";
 export { createBrowserRunnerHost, type BrowserRunnerHost, type BrowserRunnerHostOptions } from "./runner/browser/index.ts";
 export { openEdgeDb } from "./store/idb.ts";
-export { createIdbReceiptStore } from "./store/idb-receipts.ts";
-export { createIdbPendingStore } from "./confirm/idb-pending.ts";
-export { createIdbImprintStore } from "./imprint/idb-store.ts";
+export { createIdbReceiptStore } from "./receipts/store-idb.ts";
+export { createIdbPendingStore } from "./confirm/store-idb.ts";
+export { createIdbImprintStore } from "./imprint/store-idb.ts";
 export { createIdbFactsStore } from "./facts/store-idb.ts";
-export { openIdbVfs } from "./builtins/vfs/vfs-idb.ts";
+export { openIdbVfs } from "./builtins/vfs/store-idb.ts";

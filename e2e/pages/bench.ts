@@ -9,7 +9,7 @@ import type { JsonObject } from "../../src/contract/types.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost, type BrowserRunnerHostOptions } from "../../src/runner/browser/index.ts";
 import { DEFAULT_SPARES, type RunnerHostStats } from "../../src/runner/pool.ts";
 import { openEdgeDb } from "../../src/store/idb.ts";
-import { createIdbReceiptStore } from "../../src/store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import { measureHostOverhead, type OverheadStats } from "../../bench/loop-core.ts";
 import { llamaEngineBench } from "./llama-bench.ts";
 import { llamaReturning, llamaSession } from "./session-bench.ts";

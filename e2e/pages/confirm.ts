@@ -4,16 +4,17 @@
 // Playwright through window.edgeConfirmTest. Tool executions are counted per page by wrapping the
 // real host's call(); the spec adds the counts of both tabs.
 import { createChatSession } from "../../src/chat/session.ts";
-import type { Receipt } from "../../src/chat/receipt-types.ts";
+import type { Receipt } from "../../src/receipts/types.ts";
 import { createConfirmationBroker } from "../../src/confirm/broker.ts";
 import { confirm, reject, startPurging } from "../../src/confirm/confirm.ts";
-import { createIdbPendingStore } from "../../src/confirm/idb-pending.ts";
-import type { ConfirmOutcome, PendingAction, PendingStore } from "../../src/confirm/types.ts";
+import { createIdbPendingStore } from "../../src/confirm/store-idb.ts";
+import type { ConfirmOutcome, PendingAction } from "../../src/confirm/types.ts";
+import type { PendingStore } from "../../src/confirm/store.ts";
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
 import type { RunnerHost } from "../../src/runner/host.ts";
 import { createBrowserRunnerHost } from "../../src/runner/browser/index.ts";
 import { openEdgeDb } from "../../src/store/idb.ts";
-import { createIdbReceiptStore } from "../../src/store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import type { EdgeDb } from "../../src/store/idb-schema.ts";
 import { memorySource } from "../../src/toolset/inspect.ts";
 

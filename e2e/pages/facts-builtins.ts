@@ -1,7 +1,7 @@
 // The workspace VFS over IndexedDB plus the built-in tools, as the test page wires them.
 import { registerBuiltins } from "../../src/builtins/index.ts";
 import type { EdgeVfs } from "../../src/builtins/vfs/core.ts";
-import { openIdbVfs } from "../../src/builtins/vfs/vfs-idb.ts";
+import { openIdbVfs } from "../../src/builtins/vfs/store-idb.ts";
 import type { ToolRuntime } from "../../src/runtime/index.ts";
 import type { EdgeDb } from "../../src/store/idb-schema.ts";
 

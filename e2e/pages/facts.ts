@@ -9,7 +9,7 @@ import { createIdbFactsStore } from "../../src/facts/store-idb.ts";
 import { factsStoreSurface, toolsManifestSurface } from "../../src/facts/surface.ts";
 import { createToolRuntime } from "../../src/runtime/index.ts";
 import { openEdgeDb } from "../../src/store/idb.ts";
-import { createIdbReceiptStore } from "../../src/store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import type { EdgeDb } from "../../src/store/idb-schema.ts";
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; message: string; details: Record<string, unknown> };

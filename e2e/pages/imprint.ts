@@ -2,14 +2,14 @@
 // the imprint in the app's IndexedDB, and restore it (after a reload) into a chat whose tool calls
 // run in the real browser runner (sandboxed Pyodide). Driven through window.edgeImprintTest.
 import { createChatSession } from "../../src/chat/session.ts";
-import type { Receipt, ReceiptBody } from "../../src/chat/receipt-types.ts";
+import type { Receipt, ReceiptBody } from "../../src/receipts/types.ts";
 import { EdgeError } from "../../src/contract/errors.ts";
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
-import { createIdbImprintStore } from "../../src/imprint/idb-store.ts";
+import { createIdbImprintStore } from "../../src/imprint/store-idb.ts";
 import { exportImprint, importImprint, imprintBinding, learn, parseLearnSampleText, type ImprintEvaluation, type ImprintListing } from "../../src/imprint/index.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../../src/runner/browser/index.ts";
 import { openEdgeDb } from "../../src/store/idb.ts";
-import { createIdbReceiptStore } from "../../src/store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import type { EdgeDb } from "../../src/store/idb-schema.ts";
 import { freezeToolset } from "../../src/toolset/freeze.ts";
 import { memorySource } from "../../src/toolset/inspect.ts";

@@ -2,7 +2,7 @@
 // and the llama.cpp engine — wllama in its worker — on the generated test model, with the real
 // sandboxed runner), and the browser's model store, driven through window.__llama.
 import { createChatSession } from "../../src/chat/session.ts";
-import type { ImprintPrefixReceipt } from "../../src/chat/receipt-types.ts";
+import type { ImprintPrefixReceipt } from "../../src/receipts/types.ts";
 import { EdgeError } from "../../src/contract/errors.ts";
 import { imprintBinding, learn, parseLearnSampleText } from "../../src/imprint/index.ts";
 import type { ModelSource } from "../../src/engines/llamacpp/backend.ts";

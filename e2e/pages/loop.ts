@@ -1,11 +1,11 @@
 // Test page for e2e/loop.spec.ts: the real tool loop in the page — the sandboxed browser runner,
 // the scripted engine, receipts in IndexedDB — driven through window.__loop.
-import { verifyReceipts } from "../../src/chat/receipt-chain.ts";
+import { verifyReceipts } from "../../src/receipts/chain.ts";
 import { createChatSession, type ChatRun, type ChatSession } from "../../src/chat/session.ts";
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
 import { createBrowserRunnerHost } from "../../src/runner/browser/index.ts";
 import { openEdgeDb } from "../../src/store/idb.ts";
-import { createIdbReceiptStore } from "../../src/store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import { memorySource } from "../../src/toolset/inspect.ts";
 
 const host = await createBrowserRunnerHost();

@@ -1,12 +1,12 @@
 // Test page for e2e/store.spec.ts: the real IndexedDB store (openEdgeDb + createIdbReceiptStore)
 // driven from Playwright through window.edgeStoreTest.
-import { verifyReceipts, type VerifyResult } from "../../src/chat/receipt-chain.ts";
-import type { Receipt } from "../../src/chat/receipt-types.ts";
+import { verifyReceipts, type VerifyResult } from "../../src/receipts/chain.ts";
+import type { Receipt } from "../../src/receipts/types.ts";
 import { EdgeError } from "../../src/contract/errors.ts";
 import { openEdgeDb, type EdgeDbClosed } from "../../src/store/idb.ts";
-import { createIdbReceiptStore } from "../../src/store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import type { EdgeDb } from "../../src/store/idb-schema.ts";
-import { sampleReceiptBody } from "../../src/store/receipt-fixture.ts";
+import { sampleReceiptBody } from "../../test/fixtures/receipt.ts";
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; details: Record<string, unknown>; message: string };
 

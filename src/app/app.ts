@@ -1,7 +1,7 @@
 // The playground's state and the actions that change it. Panels render from this and call its
 // methods; it emits "change" events (on `events`) so every panel can re-render what it shows.
 import { createChatSession, type ChatSession } from "../chat/session.ts";
-import type { ReceiptStore } from "../chat/receipt-types.ts";
+import type { ReceiptStore } from "../receipts/store.ts";
 import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import type { WritePlan } from "../builtins/write-plan.ts";
@@ -13,20 +13,22 @@ import { selectActiveSet } from "../contract/selection.ts";
 import type { Selection } from "../contract/types.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
 import { startPurging } from "../confirm/confirm.ts";
-import { createIdbPendingStore } from "../confirm/idb-pending.ts";
-import type { PendingAction, PendingStore } from "../confirm/types.ts";
+import { createIdbPendingStore } from "../confirm/store-idb.ts";
+import type { PendingAction } from "../confirm/types.ts";
+import type { PendingStore } from "../confirm/store.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import type { Engine } from "../engines/engine.ts";
 import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import type { FactsStore } from "../facts/store.ts";
-import type { Imprint, ImprintStore } from "../imprint/record.ts";
+import type { Imprint } from "../imprint/record.ts";
+import type { ImprintStore } from "../imprint/store.ts";
 import type { BrowserPackages } from "../packages/browser.ts";
 import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { openEdgeDb } from "../store/idb.ts";
-import { createIdbReceiptStore } from "../store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../receipts/store-idb.ts";
 import type { EdgeDb } from "../store/idb-schema.ts";
 import { analyzeToolset, freezeReport, type FrozenTool, type FrozenToolset, type ToolsetReport } from "../toolset/freeze.ts";
 import type { ToolsEditor } from "./editor.ts";
@@ -115,9 +117,9 @@ export class App {
       db,
       receipts: createIdbReceiptStore(db),
       pending: createIdbPendingStore(db),
-      imprints: lazy(async () => (await import("../imprint/idb-store.ts")).createIdbImprintStore(db)),
+      imprints: lazy(async () => (await import("../imprint/store-idb.ts")).createIdbImprintStore(db)),
       facts: lazy(async () => (await import("../facts/store-idb.ts")).createIdbFactsStore(db)),
-      workspace: lazy(async () => (await import("../builtins/vfs/vfs-idb.ts")).openIdbVfs(db)),
+      workspace: lazy(async () => (await import("../builtins/vfs/store-idb.ts")).openIdbVfs(db)),
     };
   }
 

@@ -1,7 +1,7 @@
 // Receipts: the chained receipts in IndexedDB — a list, one receipt's detail, export as JSON Lines,
 // verify the stored chain, and verify an exported file.
-import type { Receipt } from "../chat/receipt-types.ts";
-import { toJsonLines, verifyReceipts, type VerifyResult } from "../chat/receipt-chain.ts";
+import type { Receipt } from "../receipts/types.ts";
+import { toJsonLines, verifyReceipts, type VerifyResult } from "../receipts/chain.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import type { App } from "./app.ts";
 import { download, errorText, h, hashCode, pickFile, pretty, replace, setStatus } from "./dom.ts";

@@ -2,7 +2,7 @@
 // it through the real sandboxed runner (callTool: ajv check, fresh worker, hash check, HMAC), and
 // see the result, timing, stderr and the receipt (kind "tool_call", chained with chat receipts).
 import { directCallReceiptBody } from "../chat/receipt-direct.ts";
-import type { Receipt, ReceiptBody } from "../chat/receipt-types.ts";
+import type { Receipt, ReceiptBody } from "../receipts/types.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import { callTool, type ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";

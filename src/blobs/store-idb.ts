@@ -5,7 +5,7 @@
 // the stored chunks (or, where Blobs cannot be stored, of their bytes). A write marks its record incomplete first and complete on commit; list and
 // get skip incomplete records, and begin/delete of the key clear them.
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
-import { toStorageError } from "../store/storage-error.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 import { isQuota, writeError, type BlobEntry, type BlobMeta, type BlobStore, type BlobWriter } from "./store.ts";
 
 const CHUNK_BYTES = 4 * 1024 * 1024;

@@ -9,7 +9,7 @@
 // leaves nothing that counts, and the next begin or delete of its key removes the remains.
 
 import { EdgeError } from "../contract/errors.ts";
-import { toStorageError } from "../store/storage-error.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 
 export type BlobStoreKind = "opfs" | "idb" | "memory";
 

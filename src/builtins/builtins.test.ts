@@ -9,8 +9,9 @@ import { EdgeError } from "../contract/errors.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { createToolRuntime, defineTool, timeoutPolicy, type ToolRuntime } from "../runtime/index.ts";
 import { goalsPath, registerBuiltins, type BuiltinsOptions } from "./index.ts";
-import { openVfs, type EdgeVfs, type VfsPersistence } from "./vfs/core.ts";
-import { openNodeVfs } from "./vfs/vfs-node.ts";
+import { openVfs, type EdgeVfs } from "./vfs/core.ts";
+import type { VfsPersistence } from "./vfs/store.ts";
+import { openNodeVfs } from "./vfs/store-node.ts";
 
 const PNG_1PX = Uint8Array.from(
   atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="),

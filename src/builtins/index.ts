@@ -216,7 +216,8 @@ export function allowBuiltinWrites(next?: ApprovalHandler): ApprovalHandler {
   };
 }
 
-export { openVfs, EdgeVfs, normalizePath, WORKSPACE_DIR, DEFAULT_VFS_LIMITS, type VfsLimits, type VfsPersistence, type VfsEntryRecord } from "./vfs/core.ts";
+export { openVfs, EdgeVfs, normalizePath, WORKSPACE_DIR, DEFAULT_VFS_LIMITS, type VfsLimits } from "./vfs/core.ts";
+export type { VfsPersistence, VfsEntryRecord } from "./vfs/store.ts";
 export { DEFAULT_BASH_LIMITS, type ExecutionLimits } from "./bash.ts";
 export { goalsPath, GOAL_STATUSES, type Goal } from "./goals.ts";
 export { sniffImage, DEFAULT_IMAGE_MAX_BYTES } from "./fs-tools.ts";

@@ -11,7 +11,8 @@ import { callTool, checkToolArgs, findActiveTool, type CallToolOptions, type Too
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import { manifestOf } from "../toolset/project.ts";
 import { directCallReceiptBody } from "./receipt-direct.ts";
-import type { Receipt, ReceiptOrigin, ReceiptStore } from "./receipt-types.ts";
+import type { Receipt, ReceiptOrigin } from "../receipts/types.ts";
+import type { ReceiptStore } from "../receipts/store.ts";
 import type { ConfirmationBroker, PendingTicket } from "./session.ts";
 
 export interface DirectCallOptions {

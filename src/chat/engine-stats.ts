@@ -1,23 +1,10 @@
 // The numbers a person expects per answer — time to first token and tokens per second — summed
 // up over the generations of one run (a call, then the answer, is two generations). They come
 // from the engine's own usage report (web-llm's `usage`, the llama.cpp engine's timings); an
-// engine that reports nothing (the scripted demo) leaves the run without engine_stats.
+// engine that reports nothing (the scripted demo) leaves the run without engine_stats. The
+// EngineStats shape is a receipt field, so it is declared in src/receipts/types.ts.
 import type { ChatUsage } from "../engines/engine.ts";
-
-/** As stored in receipts (`engine_stats`), the CLI's --json output and shown in the UI. */
-export interface EngineStats {
-  /** Generations in this run that reported usage. */
-  generations: number;
-  /** Of the run's first generation: what the person waited before text began. */
-  time_to_first_token_ms?: number;
-  /** Decode speed over the run (completion tokens per second of decoding, weighted by tokens). */
-  decode_tokens_per_s?: number;
-  /** Prefill speed of the first generation. */
-  prefill_tokens_per_s?: number;
-  /** Prompt tokens the engine evaluated (the rest came from its prompt cache), summed. */
-  prompt_tokens_evaluated?: number;
-  completion_tokens?: number;
-}
+import type { EngineStats } from "../receipts/types.ts";
 
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 

@@ -8,7 +8,7 @@
 // The receipt says which (imprint_restore, imprint_prefix), and why a saved state was not used.
 import type { ErrorCode } from "../contract/errors.ts";
 import type { ChatUsage, Engine } from "../engines/engine.ts";
-import type { ImprintPrefixReceipt, ReceiptBody } from "./receipt-types.ts";
+import type { ImprintPrefixReceipt, ReceiptBody } from "../receipts/types.ts";
 
 /** What restoring a saved state did: loaded (its token count), or why not (a fallback, never a refusal). */
 export type StateRestore = { loaded: true; tokens: number } | { loaded: false; code: ErrorCode; reason: string };

@@ -4,7 +4,7 @@ import { randomHex } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
-import { RECEIPT_VERSION, type CallReceipt, type CallStatus, type ReceiptBody, type ReceiptOrigin } from "./receipt-types.ts";
+import { RECEIPT_VERSION, type CallReceipt, type CallStatus, type ReceiptBody, type ReceiptOrigin } from "../receipts/types.ts";
 
 export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionLevel | null, pending = false): CallReceipt {
   return {

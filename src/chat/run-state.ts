@@ -2,7 +2,7 @@
 // calls, and how it ended. Failing sets the outcome and code once; the loop then stops.
 import type { ErrorCode, ErrorJson } from "../contract/errors.ts";
 import type { ChatMessage } from "../engines/engine.ts";
-import type { CallReceipt, RefusedCall, RunOutcome } from "./receipt-types.ts";
+import type { CallReceipt, RefusedCall, RunOutcome } from "../receipts/types.ts";
 import type { PendingTicket } from "./session.ts";
 
 export interface RunState {

@@ -19,23 +19,14 @@ import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { renderRepair, renderToolContract, renderToolResult, toolInstructionSha256 } from "./contract.ts";
 import { fitToWindow, tokenCounter } from "./context.ts";
 import { imprintReceiptFields, restoreImprintPrefix, type ImprintRestore, type StateRestorer } from "./imprint-restore.ts";
-import { createStatsAccumulator, type EngineStats } from "./engine-stats.ts";
+import { createStatsAccumulator } from "./engine-stats.ts";
+import type { EngineStats } from "../receipts/types.ts";
 import { parseModelOutput, type ParsedOutput } from "./parse.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
 import { newRun, type RunState } from "./run-state.ts";
 import { splitThink, withoutThinkBlock } from "./think.ts";
-import {
-  RECEIPT_VERSION,
-  type CallReceipt,
-  type CallStatus,
-  type ContextReceipt,
-  type Receipt,
-  type ReceiptBody,
-  type ReceiptStore,
-  type RefusedCall,
-  type RunOutcome,
-  type ToolInstructionMode,
-} from "./receipt-types.ts";
+import { RECEIPT_VERSION, type CallReceipt, type CallStatus, type ContextReceipt, type Receipt, type ReceiptBody, type RefusedCall, type RunOutcome, type ToolInstructionMode } from "../receipts/types.ts";
+import type { ReceiptStore } from "../receipts/store.ts";
 
 export const DEFAULT_MAX_CALLS = 4;
 

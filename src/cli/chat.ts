@@ -12,7 +12,7 @@ import { ScriptedEngine } from "../engines/scripted.ts";
 import { probeWebGPU } from "../engines/webgpu.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
 import { toolsFileSource } from "./tools-source.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { imprintBindingFor } from "./imprints.ts";
 import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { interactiveChat } from "./interactive.ts";

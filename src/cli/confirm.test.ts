@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { EXAMPLES, cli } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli } from "../../test/cli.ts";
 
 const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-confirm-"));

@@ -4,11 +4,11 @@
 import { errorJson } from "../contract/errors.ts";
 import { parseArgs } from "node:util";
 import { confirm, purgeExpired, reject } from "../confirm/confirm.ts";
-import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } from "../confirm/node-pending.ts";
+import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } from "../confirm/store-node.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";
 import { toolsFileSource } from "./tools-source.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 import { oneShotRunnerHost } from "./runners.ts";
 

@@ -13,7 +13,7 @@ import { createNodeRunnerHost, readRunnerPythonFiles, snapshotIndexFile, snapsho
 import { runnerLaunch } from "../runner/runner-launch.ts";
 import { HOSTILE_TOOLS, ROUND_TWO_TOOLS, SELF_CONFIRM_TOOLS } from "../../test/fixtures/hostile-tools.ts";
 import { childrenOf, commandLine, isAlive, waitFor } from "../../test/processes.ts";
-import { cli, edgeProcess, startEdge, startNode, writeTestFile } from "./cli-test-helpers.ts";
+import { cli, edgeProcess, startEdge, startNode, writeTestFile } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-containment-"));
 const DATA = join(tmp, "data");

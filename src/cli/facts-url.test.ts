@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSite, type Site } from "../../test/fixtures/html-site.ts";
-import { cli, edgeCli } from "./cli-test-helpers.ts";
+import { cli, edgeCli } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-facts-url-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");

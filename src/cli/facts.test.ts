@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, writeTestFile } from "../../test/cli.ts";
 
 let tmp: string;
 beforeEach(() => {

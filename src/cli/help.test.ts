@@ -3,7 +3,7 @@
 // the --help to read. The walk is over the command table, so a new command cannot ship without help.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { cli } from "./cli-test-helpers.ts";
+import { cli } from "../../test/cli.ts";
 import { COMMANDS, commandName, groupsOf } from "./commands.ts";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sealImprint, type Imprint } from "../imprint/index.ts";
 import { writeTestModel } from "../../test/fixtures/gguf.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
-import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, writeTestFile } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-imprint-state-"));
 const DATA = join(tmp, "data");

@@ -3,10 +3,10 @@ import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
 import type { ImprintBinding } from "../chat/session.ts";
-import { receiptSha256 } from "../chat/receipt-chain.ts";
-import { RECEIPT_VERSION, type Receipt } from "../chat/receipt-types.ts";
+import { receiptSha256 } from "../receipts/chain.ts";
+import { RECEIPT_VERSION, type Receipt } from "../receipts/types.ts";
 import { imprintBinding, isImprintId, parseImprintExport, renderImprintExport, type Imprint } from "../imprint/index.ts";
-import { createNodeImprintStore, type NodeImprintStore } from "../imprint/node-store.ts";
+import { createNodeImprintStore, type NodeImprintStore } from "../imprint/store-node.ts";
 import { importWithState, nodeStateRestorer, storedState } from "../imprint/node-state.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 

@@ -5,10 +5,10 @@
 import type { JsonObject } from "../contract/types.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import { confirm, reject } from "../confirm/confirm.ts";
-import { createNodePendingStore } from "../confirm/node-pending.ts";
+import { createNodePendingStore } from "../confirm/store-node.ts";
 import type { RunnerHost } from "../runner/host.ts";
 import { toolsFileSource } from "./tools-source.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { formatError, type CliIO } from "./io.ts";
 import type { Terminal } from "./terminal.ts";
 import type { CliWorkspace } from "./workspace-session.ts";

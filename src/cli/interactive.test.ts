@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cli, writeTestFile } from "./cli-test-helpers.ts";
+import { cli, writeTestFile } from "../../test/cli.ts";
 
 const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-interactive-"));

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, writeTestFile } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-learn-surfaces-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, writeTestFile } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-learn-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");

@@ -5,14 +5,14 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import type { Receipt } from "../chat/receipt-types.ts";
+import type { Receipt } from "../receipts/types.ts";
 import { EdgeError } from "../contract/errors.ts";
 import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
-import { createNodeImprintStore } from "../imprint/node-store.ts";
+import { createNodeImprintStore } from "../imprint/store-node.ts";
 import { nodeStateSaver } from "../imprint/node-state.ts";
-import { createNodeReceiptStore, receiptFileName } from "../store/node-receipts.ts";
+import { createNodeReceiptStore, receiptFileName } from "../receipts/store-node.ts";
 import { readScript } from "./chat.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, surfaceToolSchemas, type SurfaceValues } from "./tool-surface.ts";

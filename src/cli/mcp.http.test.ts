@@ -5,8 +5,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, ElicitRequest, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Receipt } from "../chat/receipt-types.ts";
-import { edgeCli, startEdge, type EdgeProcessResult } from "./cli-test-helpers.ts";
+import type { Receipt } from "../receipts/types.ts";
+import { edgeCli, startEdge, type EdgeProcessResult } from "../../test/cli.ts";
 import { errorOf, inspector, makeProject, newClient, verifiedReceipts, type ElicitHandler } from "./mcp.test-helpers.ts";
 
 const p = makeProject("edge-mcp-http-");

@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, edgeCli } from "./cli-test-helpers.ts";
+import { BIN, edgeCli } from "../../test/cli.ts";
 import { errorOf, inspector, makeProject, newClient, stdioServer, TOOLS_PY, verifiedReceipts, type StdioServer } from "./mcp.test-helpers.ts";
 
 const p = makeProject("edge-mcp-stdio-");

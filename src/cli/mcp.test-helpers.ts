@@ -9,8 +9,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
-import type { Receipt } from "../chat/receipt-types.ts";
-import { BIN, edgeCli } from "./cli-test-helpers.ts";
+import type { Receipt } from "../receipts/types.ts";
+import { BIN, edgeCli } from "../../test/cli.ts";
 
 export const TOOLS_PY = `import time
 from typing import Literal

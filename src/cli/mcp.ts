@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
 import { purgeExpired } from "../confirm/confirm.ts";
-import { createNodePendingStore } from "../confirm/node-pending.ts";
+import { createNodePendingStore } from "../confirm/store-node.ts";
 import { warmSchemaChecks } from "../contract/ajv.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
@@ -16,7 +16,7 @@ import { serveStdio } from "../mcp/stdio.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
 import { toolsFileSource } from "./tools-source.ts";
 import type { PoolRunnerHost } from "../runner/pool.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { EXIT_OK, UsageError, type CliIO } from "./io.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeTestModel } from "../../test/fixtures/gguf.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
-import { EXAMPLES, edgeCli, writeTestFile, type CliResult } from "./cli-test-helpers.ts";
+import { EXAMPLES, edgeCli, writeTestFile, type CliResult } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-messages-"));
 const data = join(tmp, "data");

@@ -9,7 +9,7 @@ import { CONFORMANCE_TOOLS, expectedFeeQuote } from "../../test/fixtures/conform
 import { buildTestModel, writeTestModel } from "../../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../../test/engines/model-server.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
-import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, writeTestFile } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-model-cli-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");

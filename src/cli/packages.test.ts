@@ -9,9 +9,9 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { writeTestLock, type BuiltWheel } from "../../test/wheels.ts";
-import { edgeCliWithEnv, type CliResult } from "./cli-test-helpers.ts";
+import { edgeCliWithEnv, type CliResult } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-packages-"));
 const WHEELS = join(tmp, "wheels");

@@ -9,10 +9,10 @@ import canonicalize from "canonicalize";
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { createNodeRunnerHost, projectFileSource } from "../runner/node.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { callTool } from "../toolset/call.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
-import { cli } from "./cli-test-helpers.ts";
+import { cli } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-projects-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");

@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
-import { sampleReceiptBody } from "../store/receipt-fixture.ts";
-import { cli } from "./cli-test-helpers.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
+import { sampleReceiptBody } from "../../test/fixtures/receipt.ts";
+import { cli } from "../../test/cli.ts";
 
 let tmp: string;
 let saved: string | undefined;

@@ -1,12 +1,12 @@
 // `edge receipts list|show|export|verify`: the receipts stored by this user's Node runs
-// (under dataDir(), see src/store/node-files.ts), and verification of any JSON Lines export —
+// (under dataDir(), see src/platform/node-files.ts), and verification of any JSON Lines export —
 // also one exported from the browser.
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { toJsonLines, verifyReceipts } from "../chat/receipt-chain.ts";
-import type { Receipt } from "../chat/receipt-types.ts";
+import { toJsonLines, verifyReceipts } from "../receipts/chain.ts";
+import type { Receipt } from "../receipts/types.ts";
 import { EdgeError, ERRORS, errorJson } from "../contract/errors.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
 function parse(argv: string[], positionals: number, what: string) {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LARGER_TEST_MODEL, writeTestModel } from "../../test/fixtures/gguf.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
 import { joinedCommands } from "../../test/shell-commands.ts";
-import { EXAMPLES, cli, type CliResult } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, type CliResult } from "../../test/cli.ts";
 
 /** The commands of the seeds, verbatim (line continuations joined). */
 const SEED_COMMANDS = [

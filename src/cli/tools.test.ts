@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { EXAMPLES, cli, writeTestFile } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, writeTestFile } from "../../test/cli.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");

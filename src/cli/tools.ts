@@ -2,11 +2,11 @@
 // playground's "Try a tool"); a commit tool becomes a pending action instead of running.
 import { parseArgs } from "node:util";
 import { directCall } from "../chat/direct-call.ts";
-import type { Receipt } from "../chat/receipt-types.ts";
+import type { Receipt } from "../receipts/types.ts";
 import type { PendingTicket } from "../chat/session.ts";
 import type { ErrorJson } from "../contract/errors.ts";
 import { toolsFileSource } from "./tools-source.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { findActiveTool, type ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { inspect, validate, type InspectReport } from "../toolset/inspect.ts";

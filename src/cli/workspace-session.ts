@@ -12,8 +12,8 @@ import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { builtinsForSession, checkBuiltinNames, type BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
-import { openDirVfs, type SkippedEntry } from "../builtins/vfs/vfs-dir.ts";
-import { nodeVfsFile, openNodeVfs } from "../builtins/vfs/vfs-node.ts";
+import { openDirVfs, type SkippedEntry } from "../builtins/vfs/store-dir.ts";
+import { nodeVfsFile, openNodeVfs } from "../builtins/vfs/store-node.ts";
 import { vfsWorkspaceSource } from "../builtins/workspace/source.ts";
 import { UsageError } from "./io.ts";
 

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { writeTestModel } from "../../test/fixtures/gguf.ts";
 import { TOTAL_TOOL } from "../../test/fixtures/workspace-total-tool.ts";
 import { nodeLlamaAvailable } from "../../test/engines/node-llama.ts";
-import { EXAMPLES, cli, edgeCli, writeTestFile } from "./cli-test-helpers.ts";
+import { EXAMPLES, cli, edgeCli, writeTestFile } from "../../test/cli.ts";
 
 const llamaAvailable = await nodeLlamaAvailable();
 

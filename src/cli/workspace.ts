@@ -6,10 +6,10 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { sha256Bytes } from "../contract/hash.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "../builtins/vfs/core.ts";
-import { openNodeVfs } from "../builtins/vfs/vfs-node.ts";
+import { openNodeVfs } from "../builtins/vfs/store-node.ts";
 import { importPath, relativeTo } from "../builtins/workspace/import-path.ts";
 import { exportZip, importZip } from "../builtins/workspace/zip.ts";
-import { writeFileAtomic } from "../store/node-files.ts";
+import { writeFileAtomic } from "../platform/node-files.ts";
 import { EdgeError } from "../contract/errors.ts";
 import { EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 

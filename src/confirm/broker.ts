@@ -4,7 +4,8 @@
 import type { ConfirmationBroker, PendingRequest, PendingTicket } from "../chat/session.ts";
 import type { Selection } from "../contract/types.ts";
 import { buildPendingAction, ticketOf, type CreatePendingOptions } from "./pending.ts";
-import type { PendingAction, PendingStore } from "./types.ts";
+import type { PendingAction } from "./types.ts";
+import type { PendingStore } from "./store.ts";
 
 export interface ConfirmationBrokerOptions extends CreatePendingOptions {
   store: PendingStore;

@@ -9,12 +9,12 @@ import { createChatSession } from "../chat/session.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
 import type { RunnerHost } from "../runner/host.ts";
-import { createNodeReceiptStore } from "../store/node-receipts.ts";
+import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { memorySource } from "../toolset/inspect.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { createConfirmationBroker } from "./broker.ts";
 import { confirm, purgeExpired, reject } from "./confirm.ts";
-import { createNodePendingStore } from "./node-pending.ts";
+import { createNodePendingStore } from "./store-node.ts";
 import { bindingSha256, buildPendingAction, newToken } from "./pending.ts";
 import type { PendingAction } from "./types.ts";
 

@@ -13,9 +13,11 @@ import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { firstChangedFile, manifestOf } from "../toolset/project.ts";
 import { directCallReceiptBody } from "../chat/receipt-direct.ts";
-import type { ReceiptBody, ReceiptOrigin, ReceiptStore } from "../chat/receipt-types.ts";
+import type { ReceiptBody, ReceiptOrigin } from "../receipts/types.ts";
+import type { ReceiptStore } from "../receipts/store.ts";
 import { bindingMac, bindingSha256, isExpired, isPendingId, selectionOf, tokenMatches } from "./pending.ts";
-import { DEFAULT_RETENTION_MS, type ConfirmOutcome, type PendingAction, type PendingStatus, type PendingStore } from "./types.ts";
+import { DEFAULT_RETENTION_MS, type ConfirmOutcome, type PendingAction, type PendingStatus } from "./types.ts";
+import type { PendingStore } from "./store.ts";
 
 export interface ConfirmContext {
   store: PendingStore;

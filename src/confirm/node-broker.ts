@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ConfirmationBroker } from "../chat/session.ts";
 import type { Selection } from "../contract/types.ts";
 import { createConfirmationBroker } from "./broker.ts";
-import { createNodePendingStore, type NodePendingStore } from "./node-pending.ts";
+import { createNodePendingStore, type NodePendingStore } from "./store-node.ts";
 
 /** The exact command printed with a pending action (issue 5 §6). */
 export function confirmCommand(id: string, token: string): string {

@@ -1,6 +1,6 @@
 // Pending actions (SPEC §6, issue 5): what a commit tool call becomes when chat reaches it, and
 // the store seam the confirmation core needs. The core never touches IndexedDB or files itself:
-// `idb-pending.ts` (browser) and `node-pending.ts` (Node) implement PendingStore.
+// `store-idb.ts` (browser) and `store-node.ts` (Node) implement PendingStore (store.ts).
 import type { ErrorCode, ErrorJson } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel, JsonObject } from "../contract/types.ts";
@@ -78,21 +78,6 @@ export interface PendingTicketInfo {
   id: string;
   expires_at: string;
   confirmation_token: string;
-}
-
-/**
- * Where pending actions live. `update` is THE atomic step: read the record and, if `fn` returns a
- * new record, write it, with no other writer (tab, process) in between. `fn` must be synchronous
- * (IndexedDB transactions cannot wait for anything else).
- */
-export interface PendingStore {
-  /** Insert a new record; fails (storage_failed) if the id exists. */
-  create(record: PendingAction): Promise<void>;
-  get(id: string): Promise<PendingAction | undefined>;
-  /** Oldest first. */
-  list(): Promise<PendingAction[]>;
-  update(id: string, fn: (current: PendingAction) => PendingAction | null): Promise<{ current: PendingAction | undefined; written: PendingAction | null }>;
-  delete(id: string): Promise<void>;
 }
 
 /** What confirm/reject return (and `edge tools confirm --json` prints). */

@@ -131,7 +131,7 @@ export const ERRORS = {
   invalid_parameter_default:
     "A parameter's default must be a JSON value valid for its annotation (use Optional[T] for a None default).",
 
-  // ── receipts files, added by the receipt store/CLI (src/store, src/cli/receipts.ts) ──
+  // ── receipts files, added by the receipt store/CLI (src/receipts, src/cli/receipts.ts) ──
   receipts_file_unreadable: "The receipts file could not be read; check the path and its permissions.",
 
   // ── local facts and tool manifests (SPEC §8), added by src/facts ──

@@ -2,7 +2,7 @@
 // the per-store revision lives in `meta` under "facts.revision/<store>"). An import is ONE
 // readwrite transaction over both stores: a failure anywhere aborts it and nothing changes.
 import type { EdgeDb, FactRecord } from "../store/idb-schema.ts";
-import { toStorageError } from "../store/storage-error.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 import { checkStoreName, type Fact, type FactsFile } from "./format.ts";
 import {
   detailOf,

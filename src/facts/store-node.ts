@@ -2,8 +2,8 @@
 // atomically (temp file + rename) under an inter-process lock, so an import is all or nothing
 // and two `edge facts import` processes never lose each other's facts.
 import path from "node:path";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic } from "../store/node-files.ts";
-import { toStorageError } from "../store/storage-error.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic } from "../platform/node-files.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 import { checkStoreName, type Fact, type FactsFile } from "./format.ts";
 import { byFactId, detailOf, exportFile, plainFact, replacedPageFacts, storeNotFound, topicCount, upsertCounts, type FactsStore, type FactsStoreSummary } from "./store.ts";
 

@@ -14,7 +14,7 @@ import { memorySource } from "../toolset/inspect.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import { checkImprint, imprintBinding } from "./gate.ts";
 import { learn } from "./learn.ts";
-import { createMemoryImprintStore } from "./memory-store.ts";
+import { createMemoryImprintStore } from "./store-memory.ts";
 import { renderImprintPrefix } from "./prefix.ts";
 import { EDGE_RUNTIME_VERSION, parseImprintText, verifyImprint, type Imprint } from "./record.ts";
 import { parseLearnSampleText } from "./sample.ts";

@@ -5,13 +5,15 @@ import { EdgeError, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, schemaSha256, sha256Text, type Sha256 } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import type { Engine } from "../engines/engine.ts";
-import { RECEIPT_VERSION, type Receipt, type ReceiptBody, type ReceiptStore } from "../chat/receipt-types.ts";
+import { RECEIPT_VERSION, type Receipt, type ReceiptBody } from "../receipts/types.ts";
+import type { ReceiptStore } from "../receipts/store.ts";
 import type { ToolSurface } from "../chat/session.ts";
 import { createToolRuntime } from "../runtime/index.ts";
 import { activeSchemas, type FrozenToolset } from "../toolset/freeze.ts";
 import { evaluateImprint, type EvaluateOptions } from "./evaluate.ts";
 import { renderImprintPrefix } from "./prefix.ts";
-import { runtimeInfo, sealImprint, type Imprint, type ImprintStore, type ImprintTools } from "./record.ts";
+import { runtimeInfo, sealImprint, type Imprint, type ImprintTools } from "./record.ts";
+import type { ImprintStore } from "./store.ts";
 import type { ImprintState } from "./state.ts";
 import { evaluationQuestions, sampleSha256, sampleWarnings, type LearnSample } from "./sample.ts";
 

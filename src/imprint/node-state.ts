@@ -10,9 +10,9 @@ import { EdgeError } from "../contract/errors.ts";
 import { randomHex, sha256Text } from "../contract/hash.ts";
 import type { Engine, PrefixStateCapability } from "../engines/engine.ts";
 import type { StateRestore, StateRestorer } from "../chat/imprint-restore.ts";
-import { unlinkIfExists, writeFileAtomic } from "../store/node-files.ts";
+import { unlinkIfExists, writeFileAtomic } from "../platform/node-files.ts";
 import type { SavedState } from "./learn.ts";
-import type { NodeImprintStore } from "./node-store.ts";
+import type { NodeImprintStore } from "./store-node.ts";
 import type { Imprint } from "./record.ts";
 import { artifactProblem, bindingProblem, integrityProblem, sameTokens, stateBinding, tokensProblem, type ImprintState, type StateProblem } from "./state.ts";
 

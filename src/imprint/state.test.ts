@@ -12,7 +12,7 @@ import { readSeqStateHeader } from "../engines/llamacpp/state-file.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { imprintBinding } from "./gate.ts";
 import { learn } from "./learn.ts";
-import { createMemoryImprintStore } from "./memory-store.ts";
+import { createMemoryImprintStore } from "./store-memory.ts";
 import { sealImprint, verifyImprint, type Imprint } from "./record.ts";
 import { parseLearnSampleText } from "./sample.ts";
 import { artifactProblem, bindingProblem, stateBinding, tokensSha256, type ImprintState } from "./state.ts";

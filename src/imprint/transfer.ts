@@ -5,7 +5,8 @@
 // anything is stored: an edited record or a changed state is refused and never lands in the store.
 import { EdgeError } from "../contract/errors.ts";
 import { sha256Bytes } from "../contract/hash.ts";
-import type { Imprint, ImprintStore } from "./record.ts";
+import type { Imprint } from "./record.ts";
+import type { ImprintStore } from "./store.ts";
 import { parseImprintJson, verifyImprint } from "./record.ts";
 
 export const IMPRINT_EXPORT_VERSION = "edge.imprint.export.v2";

@@ -2,7 +2,7 @@
 // Server: tools/list and tools/call over the shared McpToolService. No protocol code of our own.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type ClientCapabilities, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { ReceiptOrigin } from "../chat/receipt-types.ts";
+import type { ReceiptOrigin } from "../receipts/types.ts";
 import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import type { AskPerson, ConfirmAnswer, ConfirmQuestion, McpToolService } from "./service.ts";
 

@@ -7,10 +7,12 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { directCall, type DirectCallOutcome } from "../chat/direct-call.ts";
 import { PYTHON_TOOLS_CONCURRENCY_SAFE } from "../chat/python-tools.ts";
-import type { ReceiptOrigin, ReceiptStore } from "../chat/receipt-types.ts";
+import type { ReceiptOrigin } from "../receipts/types.ts";
+import type { ReceiptStore } from "../receipts/store.ts";
 import type { ConfirmationBroker } from "../chat/session.ts";
 import { confirm, reject } from "../confirm/confirm.ts";
-import type { PendingAction, PendingStore } from "../confirm/types.ts";
+import type { PendingAction } from "../confirm/types.ts";
+import type { PendingStore } from "../confirm/store.ts";
 import { errorJson, type ErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";

@@ -3,7 +3,7 @@
 // of the origin's storage, so persist() covers it like the rest, and a cache.put is
 // all-or-nothing: a reader never sees half a wheel. The bytes are checked against the lock's
 // sha256 by whoever reads them (verify.ts), every time.
-import { toStorageError } from "../store/storage-error.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 import type { PackageStore, StoredWheel } from "./store.ts";
 
 export const PACKAGE_CACHE = "edge-python-packages";

@@ -3,11 +3,11 @@
 // folder is Edge's data, so a tools project never mounts it (node-project-source.ts skips it).
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { toStorageError } from "../store/storage-error.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, unlinkIfExists, writeFileAtomic } from "../store/node-files.ts";
+import { toStorageError } from "../platform/storage-error.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, unlinkIfExists, writeFileAtomic } from "../platform/node-files.ts";
 import type { PackageStore, StoredWheel } from "./store.ts";
 
-/** The store's folder: $EDGE_DATA_DIR/packages (or the platform's data folder, store/node-files.ts). */
+/** The store's folder: $EDGE_DATA_DIR/packages (or the platform's data folder, platform/node-files.ts). */
 export function packagesDir(): string {
   return path.join(dataDir(), "packages");
 }

@@ -9,7 +9,7 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir } from "../store/node-files.ts";
+import { dataDir } from "../platform/node-files.ts";
 import type { ProjectLimits, ProjectSnapshot, SkipReason, ToolSource } from "./host.ts";
 import { readToolsFile } from "./node-file-source.ts";
 import { projectTooLarge, skipByName } from "./project-bounds.ts";

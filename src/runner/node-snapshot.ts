@@ -14,7 +14,7 @@ import { readFile, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path, { basename, dirname, join } from "node:path";
 import { canonicalJson } from "../contract/hash.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, writeFileAtomic } from "../store/node-files.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, writeFileAtomic } from "../platform/node-files.ts";
 import type { SnapshotStore } from "./pool.ts";
 
 const INDEX_FORMAT = "edge-runner-snapshot-index.v2";

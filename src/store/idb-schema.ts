@@ -7,7 +7,7 @@
 // just to exist. A feature that needs a new index or store adds MIGRATIONS[2], [3]… and bumps
 // EDGE_DB_VERSION. Never edit a shipped migration: browsers that already ran it will not run it again.
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from "idb";
-import type { Receipt } from "../chat/receipt-types.ts";
+import type { Receipt } from "../receipts/types.ts";
 
 export const EDGE_DB_NAME = "edge-web";
 export const EDGE_DB_VERSION = 1;

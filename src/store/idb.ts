@@ -6,7 +6,7 @@
 import { openDB } from "idb";
 import { EdgeError } from "../contract/errors.ts";
 import { EDGE_DB_NAME, EDGE_DB_VERSION, EDGE_STORES, migrate, type EdgeDb, type EdgeDbSchema } from "./idb-schema.ts";
-import { toStorageError } from "./storage-error.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 
 export interface EdgeDbClosed {
   /** version_change: another tab opens a newer schema; terminated: the browser dropped the connection (storage cleared, disk error). */

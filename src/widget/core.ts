@@ -4,12 +4,14 @@
 // page's IndexedDB, and the confirmation flow. No DOM here except the runner's hidden frame,
 // which goes into the element's shadow root (the container the element passes).
 import { createChatSession, type ChatEvent, type ChatRun, type ChatSession } from "../chat/session.ts";
-import type { Receipt, ReceiptStore } from "../chat/receipt-types.ts";
+import type { Receipt } from "../receipts/types.ts";
+import type { ReceiptStore } from "../receipts/store.ts";
 import { EdgeError } from "../contract/errors.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
 import { confirm as confirmAction, reject as rejectAction, startPurging } from "../confirm/confirm.ts";
-import { createIdbPendingStore } from "../confirm/idb-pending.ts";
-import type { ConfirmOutcome, PendingStore } from "../confirm/types.ts";
+import { createIdbPendingStore } from "../confirm/store-idb.ts";
+import type { ConfirmOutcome } from "../confirm/types.ts";
+import type { PendingStore } from "../confirm/store.ts";
 import type { Engine, EngineInfo, LoadProgress } from "../engines/engine.ts";
 import { createBrowserLlamaBackend } from "../engines/llamacpp/browser/backend.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
@@ -23,10 +25,11 @@ import { factsStoreSurface } from "../facts/surface.ts";
 import type { ProjectSnapshot, RunnerHost, ToolSource } from "../runner/host.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../runner/browser/index.ts";
 import { openEdgeDb } from "../store/idb.ts";
-import { createIdbReceiptStore } from "../store/idb-receipts.ts";
+import { createIdbReceiptStore } from "../receipts/store-idb.ts";
 import type { EdgeDb } from "../store/idb-schema.ts";
 import { createCrossOriginModuleWorker, llamaWorkerScriptUrl, llmWorkerScriptUrl } from "./assets.ts";
-import { createMemoryPendingStore, createMemoryReceiptStore } from "./memory-stores.ts";
+import { createMemoryReceiptStore } from "../receipts/store-memory.ts";
+import { createMemoryPendingStore } from "../confirm/store-memory.ts";
 import type { PendingActionDetail, WidgetConfig, WidgetRun } from "./types.ts";
 import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";

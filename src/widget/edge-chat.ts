@@ -6,7 +6,7 @@
 // as HTML. The confirmation token of a pending action stays inside the widget.
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
 import type { ChatEvent } from "../chat/session.ts";
-import type { CallReceipt } from "../chat/receipt-types.ts";
+import type { CallReceipt } from "../receipts/types.ts";
 import { EdgeError, ERRORS, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { LoadProgress } from "../engines/engine.ts";

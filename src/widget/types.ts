@@ -2,7 +2,7 @@
 // Type-only imports: nothing here costs bytes in the initial bundle.
 import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { ChatRun } from "../chat/session.ts";
-import type { Receipt, ReceiptBody } from "../chat/receipt-types.ts";
+import type { Receipt, ReceiptBody } from "../receipts/types.ts";
 import type { ErrorCode } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";

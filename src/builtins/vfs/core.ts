@@ -1,12 +1,13 @@
 // The workspace virtual file system shared by the built-in tools and the bash tool. It is an
 // in-memory tree (fast, synchronous reads for just-bash's many small calls) that implements
 // just-bash's IFileSystem, with every change written through a persistence adapter before the
-// call returns: IndexedDB in the browser (vfs-idb.ts), a snapshot file in Node (vfs-node.ts),
+// call returns: IndexedDB in the browser (store-idb.ts), a snapshot file in Node (store-node.ts),
 // or none (ephemeral, tests). Size limits are enforced here, before anything is stored.
 // No DOM, no Node: just-bash's types only.
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from "just-bash";
 import { EdgeError, type ErrorCode } from "../../contract/errors.ts";
-import { toStorageError } from "../../store/storage-error.ts";
+import type { VfsEntryRecord, VfsPersistence } from "./store.ts";
+import { toStorageError } from "../../platform/storage-error.ts";
 
 export interface VfsLimits {
   /** Sum of all file sizes. Default 64 MiB. */
@@ -23,24 +24,6 @@ export const MAX_PATH_CHARS = 1024;
 export const DEV_NULL = "/dev/null";
 /** Where relative paths of the file tools and the shell's working directory point. */
 export const WORKSPACE_DIR = "/workspace";
-
-/** One stored entry: what the persistence adapters keep, keyed by path. */
-export interface VfsEntryRecord {
-  path: string;
-  type: "file" | "directory";
-  /** File bytes (files only). */
-  data?: Uint8Array;
-  mode: number;
-  /** Milliseconds since the epoch. */
-  mtime: number;
-}
-
-export interface VfsPersistence {
-  /** Every stored entry (any order). */
-  load(): Promise<VfsEntryRecord[]>;
-  /** Store `put` and remove `remove` atomically. Rejects (storage_failed) without partial effects. */
-  commit(put: readonly VfsEntryRecord[], remove: readonly string[]): Promise<void>;
-}
 
 interface Entry {
   type: "file" | "directory";

@@ -2,7 +2,8 @@
 // land whole or not at all, zip export/import bounded against bombs.
 import { strToU8, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { openVfs, type VfsPersistence } from "../vfs/core.ts";
+import { openVfs } from "../vfs/core.ts";
+import type { VfsPersistence } from "../vfs/store.ts";
 import { importPath } from "./import-path.ts";
 import { exportZip, importZip } from "./zip.ts";
 
@@ -79,7 +80,7 @@ describe("zip", () => {
 
 describe("browser quota", () => {
   it("IndexedDB's QuotaExceededError is storage_quota_exceeded, and the change is undone", async () => {
-    const { idbVfsPersistence } = await import("../vfs/vfs-idb.ts");
+    const { idbVfsPersistence } = await import("../vfs/store-idb.ts");
     const quotaError = Object.assign(new Error("The quota has been exceeded."), { name: "QuotaExceededError" });
     const tx = { store: { put: () => Promise.reject(quotaError), delete: () => Promise.resolve() }, done: Promise.reject(quotaError) };
     tx.done.catch(() => undefined);

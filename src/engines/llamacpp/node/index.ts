@@ -1,7 +1,7 @@
 // The llama.cpp engine in Node: a LlamaCppEngine on node-llama-cpp, with downloads cached under
 // $EDGE_DATA_DIR/models. (The CLI turns a --model string into a ModelSource: src/cli/model.ts.)
 import path from "node:path";
-import { dataDir } from "../../../store/node-files.ts";
+import { dataDir } from "../../../platform/node-files.ts";
 import { LlamaCppEngine, type LlamaCppEngineOptions } from "../engine.ts";
 import { createNodeLlamaBackend } from "./backend.ts";
 

@@ -1,7 +1,8 @@
 // Every storage failure (IndexedDB DOMException, Node fs error) becomes the one code of the error
 // table, storage_failed, with what went wrong in details: the DOMException name (QuotaExceededError,
 // InvalidStateError, VersionError…) or the fs error code (EACCES, EROFS, ENOSPC…). No DOM or Node
-// import: both adapters use it.
+// import: both adapters use it, so it sits in src/platform
+// beside node-files.ts, below every store (docs/architecture.md).
 import { EdgeError } from "../contract/errors.ts";
 
 export function toStorageError(err: unknown, op: string, extra: Record<string, unknown> = {}): EdgeError {

@@ -5,9 +5,10 @@
 import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, unlinkIfExists, writeFileAtomic } from "../store/node-files.ts";
-import { toStorageError } from "../store/storage-error.ts";
-import { isImprintId, listingOf, verifyImprint, type ImprintListing, type ImprintStore } from "./record.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, unlinkIfExists, writeFileAtomic } from "../platform/node-files.ts";
+import { toStorageError } from "../platform/storage-error.ts";
+import { isImprintId, listingOf, verifyImprint, type ImprintListing } from "./record.ts";
+import type { ImprintStore } from "./store.ts";
 
 export interface NodeImprintStoreOptions {
   /** The data directory (imprints go to <dir>/imprints). Default dataDir() at creation time. */

@@ -4,8 +4,9 @@
 // made by another tab afterwards are seen after a reload (last writer per path wins).
 import { EdgeError } from "../../contract/errors.ts";
 import type { EdgeDb, VfsRecord } from "../../store/idb-schema.ts";
-import { toStorageError } from "../../store/storage-error.ts";
-import { openVfs, type EdgeVfs, type OpenVfsOptions, type VfsEntryRecord, type VfsPersistence } from "./core.ts";
+import { toStorageError } from "../../platform/storage-error.ts";
+import { openVfs, type EdgeVfs, type OpenVfsOptions } from "./core.ts";
+import type { VfsEntryRecord, VfsPersistence } from "./store.ts";
 
 export function idbVfsPersistence(db: EdgeDb): VfsPersistence {
   return {

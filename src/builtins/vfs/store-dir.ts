@@ -10,9 +10,10 @@
 import { lstat, mkdir, readdir, readFile, realpath, rm, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../../contract/errors.ts";
-import { writeFileAtomic } from "../../store/node-files.ts";
-import { toStorageError } from "../../store/storage-error.ts";
-import { DEFAULT_VFS_LIMITS, openVfs, WORKSPACE_DIR, type EdgeVfs, type VfsEntryRecord, type VfsLimits, type VfsPersistence } from "./core.ts";
+import { writeFileAtomic } from "../../platform/node-files.ts";
+import { toStorageError } from "../../platform/storage-error.ts";
+import { DEFAULT_VFS_LIMITS, openVfs, WORKSPACE_DIR, type EdgeVfs, type VfsLimits } from "./core.ts";
+import type { VfsEntryRecord, VfsPersistence } from "./store.ts";
 
 export interface SkippedEntry {
   /** Path relative to DIR. */

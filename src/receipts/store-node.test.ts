@@ -5,11 +5,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { verifyReceipts } from "../chat/receipt-chain.ts";
+import { verifyReceipts } from "./chain.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir } from "./node-files.ts";
-import { createNodeReceiptStore, receiptFileName } from "./node-receipts.ts";
-import { sampleReceiptBody } from "./receipt-fixture.ts";
+import { dataDir } from "../platform/node-files.ts";
+import { createNodeReceiptStore, receiptFileName } from "./store-node.ts";
+import { sampleReceiptBody } from "../../test/fixtures/receipt.ts";
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -92,7 +92,7 @@ describe("node receipt store", () => {
   });
 
   it("two OS processes appending at once form one chain", async () => {
-    const child = path.join(here, "node-receipts.child.ts");
+    const child = path.resolve(here, "../../test/fixtures/receipt-appender.child.ts");
     const spawn = (prefix: string) => run(process.execPath, ["--import", "tsx", child, tmp, prefix, "12"], { cwd: path.resolve(here, "../..") });
     const [p1, p2] = await Promise.all([spawn("p1"), spawn("p2")]);
     expect(p1.stdout + p2.stdout).toBe("done\ndone\n");

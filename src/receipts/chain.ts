@@ -3,7 +3,7 @@
 // Pure: no I/O, no DOM, no Node. Stores call chainReceipt; the CLI and the UI call verifyReceipts.
 import { canonicalJson, isSha256, sha256Json, type Sha256 } from "../contract/hash.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { RECEIPT_VERSION, type Receipt, type ReceiptBody } from "./receipt-types.ts";
+import { RECEIPT_VERSION, type Receipt, type ReceiptBody } from "./types.ts";
 
 /** Why a link of the chain does not hold. */
 export type BrokenReason =

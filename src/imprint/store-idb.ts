@@ -2,8 +2,9 @@
 // v1, keyed by id). Reads re-verify the seal, so a record changed in storage is refused.
 import { EdgeError } from "../contract/errors.ts";
 import type { EdgeDb, ImprintRecord } from "../store/idb-schema.ts";
-import { toStorageError } from "../store/storage-error.ts";
-import { listingOf, verifyImprint, type ImprintListing, type ImprintStore } from "./record.ts";
+import { toStorageError } from "../platform/storage-error.ts";
+import { listingOf, verifyImprint, type ImprintListing } from "./record.ts";
+import type { ImprintStore } from "./store.ts";
 
 export function createIdbImprintStore(db: EdgeDb): ImprintStore {
   return {

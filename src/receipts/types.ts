@@ -4,7 +4,6 @@ import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
 import type { FrozenPackage } from "../packages/lock.ts";
 import type { ModelFingerprint } from "../engines/engine.ts";
-import type { EngineStats } from "./engine-stats.ts";
 
 export const RECEIPT_VERSION = "edge.receipt.v1";
 
@@ -101,6 +100,21 @@ export interface ImprintPrefixReceipt {
   prompt_tokens_evaluated?: number;
 }
 
+/** As stored in receipts (`engine_stats`), the CLI's --json output and shown in the UI. */
+export interface EngineStats {
+  /** Generations in this run that reported usage. */
+  generations: number;
+  /** Of the run's first generation: what the person waited before text began. */
+  time_to_first_token_ms?: number;
+  /** Decode speed over the run (completion tokens per second of decoding, weighted by tokens). */
+  decode_tokens_per_s?: number;
+  /** Prefill speed of the first generation. */
+  prefill_tokens_per_s?: number;
+  /** Prompt tokens the engine evaluated (the rest came from its prompt cache), summed. */
+  prompt_tokens_evaluated?: number;
+  completion_tokens?: number;
+}
+
 /** A receipt before it is chained (what the loop produces). */
 export interface ReceiptBody {
   receipt_version: typeof RECEIPT_VERSION;
@@ -168,13 +182,4 @@ export interface Receipt extends ReceiptBody {
   prev_receipt_sha256: Sha256 | null;
   /** sha256(JCS(the receipt without this field)). */
   receipt_sha256: Sha256;
-}
-
-/** Where receipts live: IndexedDB in the browser, files under $EDGE_DATA_DIR in Node. */
-export interface ReceiptStore {
-  /** Chain and persist atomically (also against other tabs/processes); rejects with storage_failed. */
-  append(body: ReceiptBody): Promise<Receipt>;
-  get(id: string): Promise<Receipt | undefined>;
-  /** Oldest first. */
-  list(): Promise<Receipt[]>;
 }

@@ -6,11 +6,12 @@
 // writes only if it is still the receipt it chained after (compare-and-swap). Readwrite
 // transactions on the same store never overlap (also across tabs), so the check and the write are
 // atomic; a lost race simply re-chains on the new head. The unique by_seq index is the last guard.
-import type { Receipt, ReceiptBody, ReceiptStore } from "../chat/receipt-types.ts";
-import { chainReceipt } from "../chat/receipt-chain.ts";
+import type { Receipt, ReceiptBody } from "./types.ts";
+import type { ReceiptStore } from "./store.ts";
+import { chainReceipt } from "./chain.ts";
 import { EdgeError } from "../contract/errors.ts";
-import type { EdgeDb } from "./idb-schema.ts";
-import { toStorageError } from "./storage-error.ts";
+import type { EdgeDb } from "../store/idb-schema.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 
 export interface IdbReceiptStoreOptions {
   /** How often a lost race is retried before append fails with storage_failed. Default 50. */

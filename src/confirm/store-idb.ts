@@ -7,8 +7,9 @@
 // even starting its transaction while another tab is mid-claim).
 import { EdgeError } from "../contract/errors.ts";
 import type { EdgeDb, PendingActionRecord } from "../store/idb-schema.ts";
-import { toStorageError } from "../store/storage-error.ts";
-import type { PendingAction, PendingStore } from "./types.ts";
+import { toStorageError } from "../platform/storage-error.ts";
+import type { PendingAction } from "./types.ts";
+import type { PendingStore } from "./store.ts";
 
 interface LockManagerLike {
   request<T>(name: string, options: { mode: "exclusive" }, callback: () => Promise<T>): Promise<T>;

@@ -4,11 +4,12 @@
 // without ever replacing an existing one, so concurrent CLI processes still form one chain.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Receipt, ReceiptBody, ReceiptStore } from "../chat/receipt-types.ts";
-import { chainReceipt } from "../chat/receipt-chain.ts";
+import type { Receipt, ReceiptBody } from "./types.ts";
+import type { ReceiptStore } from "./store.ts";
+import { chainReceipt } from "./chain.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "./node-files.ts";
-import { toStorageError } from "./storage-error.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "../platform/node-files.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 
 export interface NodeReceiptStoreOptions extends FileLockOptions {
   /** The data directory (receipts go to <dir>/receipts). Default dataDir() at creation time. */

@@ -1,6 +1,8 @@
-// Node file-storage primitives shared by the Node stores (receipts now; pending actions, imprints
-// and facts later, each in its own folder under dataDir()): the data directory, private folders,
-// atomic no-clobber writes and an inter-process lock. Every fs failure becomes storage_failed.
+// Node file-storage primitives shared by every Node store (receipts, pending actions, imprints,
+// facts, the VFS, packages, each in its own folder under dataDir()) and by the runner's snapshot
+// and the llama.cpp runtime cache: the data directory, private folders, atomic no-clobber writes
+// and an inter-process lock. Every fs failure becomes storage_failed. It lives in src/platform (the
+// layer just above contract) so runner and engines may use it without importing a store.
 import { randomBytes } from "node:crypto";
 import { link, mkdir, open, readdir, readFile, rename, stat, chmod, unlink } from "node:fs/promises";
 import { homedir, hostname } from "node:os";

@@ -1,12 +1,13 @@
 // Node persistence of the workspace VFS: one snapshot file, $EDGE_DATA_DIR/vfs/<name>.json
 // (file bytes base64), replaced atomically after every change under an inter-process lock.
 // Rewriting the snapshot costs O(workspace size) per change, which the VFS size limits keep
-// small; the CLI and tests use it, the browser uses IndexedDB (vfs-idb.ts).
+// small; the CLI and tests use it, the browser uses IndexedDB (store-idb.ts).
 import path from "node:path";
 import { EdgeError } from "../../contract/errors.ts";
-import { dataDir, ensurePrivateDir, readTextIfExists, withFileLock, writeFileAtomic } from "../../store/node-files.ts";
-import { toStorageError } from "../../store/storage-error.ts";
-import { openVfs, type EdgeVfs, type OpenVfsOptions, type VfsEntryRecord, type VfsPersistence } from "./core.ts";
+import { dataDir, ensurePrivateDir, readTextIfExists, withFileLock, writeFileAtomic } from "../../platform/node-files.ts";
+import { toStorageError } from "../../platform/storage-error.ts";
+import { openVfs, type EdgeVfs, type OpenVfsOptions } from "./core.ts";
+import type { VfsEntryRecord, VfsPersistence } from "./store.ts";
 
 const SNAPSHOT_VERSION = "edge.vfs.snapshot.v1";
 

@@ -1,10 +1,10 @@
-// Shared by the CLI tests: run `edge` in-process (or as its own process) and capture what it prints.
+// Shared by the CLI tests (src/cli/*.test.ts, *.test-helpers.ts): run `edge` in-process (or as its own process) and capture what it prints.
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCli } from "./run.ts";
+import { runCli } from "../src/cli/run.ts";
 
-export const EXAMPLES = new URL("../../public/examples/", import.meta.url).pathname;
+export const EXAMPLES = new URL("../public/examples/", import.meta.url).pathname;
 
 export interface CliResult {
   code: number;
@@ -34,8 +34,8 @@ export function writeTestFile(dir: string, name: string, value: unknown): string
   return p;
 }
 
-export const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
-const ROOT = new URL("../../", import.meta.url).pathname;
+export const BIN = new URL("../bin/edge.mjs", import.meta.url).pathname;
+const ROOT = new URL("../", import.meta.url).pathname;
 
 export interface EdgeProcessResult {
   code: number | null;

@@ -1,11 +1,9 @@
-// The widget's page-lifetime stores (used when the browser refuses IndexedDB, e.g. in a
-// cross-site iframe): receipts still form a verifiable chain, pending actions still follow the
-// at-most-once claim.
+// The widget's page-lifetime receipts (used when the browser refuses IndexedDB, e.g. in a
+// cross-site iframe): they still form a verifiable chain.
 import { describe, expect, it } from "vitest";
-import { verifyReceipts } from "../chat/receipt-chain.ts";
-import { RECEIPT_VERSION, type ReceiptBody } from "../chat/receipt-types.ts";
-import type { PendingAction } from "../confirm/types.ts";
-import { createMemoryPendingStore, createMemoryReceiptStore } from "./memory-stores.ts";
+import { verifyReceipts } from "./chain.ts";
+import { RECEIPT_VERSION, type ReceiptBody } from "./types.ts";
+import { createMemoryReceiptStore } from "./store-memory.ts";
 
 function body(id: string): ReceiptBody {
   return {
@@ -42,20 +40,5 @@ describe("memory receipt store", () => {
     // Copies out: editing a returned receipt does not change the stored one.
     all[0]!.outcome = "failed_closed";
     expect((await store.get("run_a"))!.outcome).toBe("answered");
-  });
-});
-
-describe("memory pending store", () => {
-  it("claims at most once", async () => {
-    const store = createMemoryPendingStore();
-    const record = { id: "pa_" + "1".repeat(32), status: "pending", created_at: new Date().toISOString() } as unknown as PendingAction;
-    await store.create(record);
-    await expect(store.create(record)).rejects.toMatchObject({ code: "storage_failed" });
-    const claim = () => store.update(record.id, (cur) => (cur.status === "pending" ? { ...cur, status: "claimed" } : null));
-    const [a, b] = await Promise.all([claim(), claim()]);
-    expect([a.written, b.written].filter(Boolean)).toHaveLength(1);
-    expect((await store.get(record.id))!.status).toBe("claimed");
-    await store.delete(record.id);
-    expect(await store.list()).toEqual([]);
   });
 });

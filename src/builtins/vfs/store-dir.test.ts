@@ -9,7 +9,7 @@ import { createChatSession } from "../../chat/session.ts";
 import { ScriptedEngine } from "../../engines/scripted.ts";
 import { createToolRuntime } from "../../runtime/index.ts";
 import { registerBuiltins } from "../index.ts";
-import { openDirVfs } from "./vfs-dir.ts";
+import { openDirVfs } from "./store-dir.ts";
 
 function folder() {
   const tmp = mkdtempSync(join(tmpdir(), "edge-vfs-dir-"));

@@ -1,7 +1,8 @@
 // An in-memory imprint store (tests, and pages that must not persist). Same contract as the
 // IndexedDB and file stores: records are verified on the way in and on the way out.
 import { EdgeError } from "../contract/errors.ts";
-import { listingOf, verifyImprint, type ImprintStore } from "./record.ts";
+import { listingOf, verifyImprint } from "./record.ts";
+import type { ImprintStore } from "./store.ts";
 
 export function createMemoryImprintStore(): ImprintStore & { readonly raw: Map<string, unknown> } {
   const raw = new Map<string, unknown>();

@@ -4,10 +4,11 @@
 import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "../store/node-files.ts";
-import { toStorageError } from "../store/storage-error.ts";
+import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "../platform/node-files.ts";
+import { toStorageError } from "../platform/storage-error.ts";
 import { isPendingId } from "./pending.ts";
-import type { PendingAction, PendingStore } from "./types.ts";
+import type { PendingAction } from "./types.ts";
+import type { PendingStore } from "./store.ts";
 
 export interface NodePendingStoreOptions extends FileLockOptions {
   /** The data directory (actions go to <dir>/pending). Default dataDir() at creation time. */

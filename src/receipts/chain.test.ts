@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson, sha256Json } from "../contract/hash.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { sampleReceiptBody } from "../store/receipt-fixture.ts";
-import { chainReceipt, parseJsonLines, toJsonLines, verifyReceipts } from "./receipt-chain.ts";
-import type { Receipt } from "./receipt-types.ts";
+import { sampleReceiptBody } from "../../test/fixtures/receipt.ts";
+import { chainReceipt, parseJsonLines, toJsonLines, verifyReceipts } from "./chain.ts";
+import type { Receipt } from "./types.ts";
 
 async function chainOf(n: number): Promise<Receipt[]> {
   const out: Receipt[] = [];

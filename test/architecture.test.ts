@@ -1,0 +1,115 @@
+// The house plan, enforced (docs/architecture.md): no production module imports from a higher
+// layer, no file over 400 lines and no function over 120 lines unless an entry below says why.
+// Test files (*.test.ts, *.test-helpers.ts) are not checked: a test assembles the layers it exercises.
+// An allow-list entry that no longer matches anything fails too, so the lists only shrink.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { layerOf, layerViolations, productionModules, readModule, type Layer } from "./architecture.ts";
+
+const ROOT = path.resolve(new URL("../", import.meta.url).pathname);
+
+/**
+ * Bottom to top. A module may import its own folder and any layer below its own; folders that share
+ * a layer are peers and do not import each other. A path ending in "/" is a folder, else one file;
+ * the longest matching path decides a file's layer.
+ */
+const LAYERS: readonly Layer[] = [
+  { name: "contract", paths: ["src/contract/"] }, // schemas, canonical JSON, hashes, the error table
+  { name: "platform", paths: ["src/platform/"] }, // Node file helpers, the storage error every store maps to
+  { name: "runtime", paths: ["src/runtime/"] }, // ToolRuntime: registry, defineTool, pipeline
+  { name: "protocol", paths: ["workers/protocol.ts"] }, // the one seam between the runner and its workers
+  { name: "blobs", paths: ["src/blobs/"] }, // large files on the device (own database: not the one schema)
+  { name: "engines", paths: ["src/engines/"] },
+  { name: "packages", paths: ["src/packages/"] },
+  { name: "runner", paths: ["src/runner/"] },
+  { name: "toolset", paths: ["src/toolset/"] },
+  { name: "builtins", paths: ["src/builtins/"] },
+  { name: "receipts", paths: ["src/receipts/"] }, // types, chain, the store seam and its non-IndexedDB stores
+  { name: "store", paths: ["src/store/"] }, // the one IndexedDB schema: it names every stored record type
+  { name: "chat", paths: ["src/chat/"] },
+  { name: "confirm", paths: ["src/confirm/"] },
+  { name: "facts", paths: ["src/facts/"] },
+  { name: "imprint", paths: ["src/imprint/"] },
+  { name: "mcp", paths: ["src/mcp/"] },
+  {
+    // The features' adapters over the one schema: above src/store and above the feature they store.
+    name: "idb stores",
+    paths: ["src/receipts/store-idb.ts", "src/confirm/store-idb.ts", "src/facts/store-idb.ts", "src/imprint/store-idb.ts", "src/builtins/vfs/store-idb.ts"],
+  },
+  { name: "workers", paths: ["workers/"] }, // worker entry points: they host engines and the runner's browser side
+  { name: "front doors", paths: ["src/app/", "src/widget/", "src/cli/"] },
+  { name: "public API", paths: ["src/index.ts"] },
+  { name: "entry points", paths: ["src/browser.ts", "src/node.ts"] },
+];
+
+/** Upward imports that stay for now, each with the reason and the step of issue 26 that removes it. */
+const UPWARD_ALLOWED: readonly { from: string; to: string; reason: string }[] = [
+  { from: "src/packages/freeze.ts", to: "src/runner/host.ts", reason: "type-only ProjectSnapshot, declared in runner/host.ts; moves beside the wire types with the runner split (step 3)" },
+  { from: "src/runner/node-process.ts", to: "workers/frames.ts", reason: "the Node runner frames its pipe like its child; the runner and its workers meet only at the protocol after step 3" },
+  { from: "src/runner/node-process.ts", to: "workers/bounded-text.ts", reason: "the Node runner bounds its child's stderr with the worker's helper; goes with the frames in step 3" },
+  { from: "src/toolset/project-archive.ts", to: "src/builtins/workspace/zip.ts", reason: "a plain zip reader that happens to live in builtins; it moves below toolset when either is next touched" },
+];
+
+const MAX_FILE_LINES = 400;
+const MAX_FUNCTION_LINES = 120;
+
+/** Files over MAX_FILE_LINES today, and why they may be. */
+const LONG_FILES_ALLOWED: Readonly<Record<string, string>> = {
+  "src/builtins/vfs/core.ts": "EdgeVfs is one class implementing just-bash's whole IFileSystem; splitting the class is its own change",
+  "src/chat/session.ts": "the loop, its assembly and the receipt body go to their own files in issue 26 step 4",
+  "src/imprint/sample.ts": "the learn-sample format: one parser and its per-field checks; split when next touched",
+  "src/runner/pool.ts": "createRunnerHost: snapshot, spares and jobs become their own files in issue 26 step 3",
+  "src/widget/edge-chat.ts": "the <edge-chat> element; its transcript, visitor files and write approvals move out in issue 26 step 5",
+  "workers/runner-core.ts": "the worker side of a Pyodide job (boot, discover, call); split with the runner in issue 26 step 3",
+};
+
+/** Functions over MAX_FUNCTION_LINES today ("file name"), and why they may be. */
+const LONG_FUNCTIONS_ALLOWED: Readonly<Record<string, string>> = {
+  "src/app/chat-panel.ts mountChatPanel": "view and controller in one closure; split into a view plus a controller in issue 26 step 5",
+  "src/app/engine-panel.ts mountEnginePanel": "view and controller in one closure; issue 26 step 5",
+  "src/app/facts-panel.ts mountFactsPanel": "view and controller in one closure; issue 26 step 5",
+  "src/app/imprints-panel.ts mountImprintsPanel": "view and controller in one closure; issue 26 step 5",
+  "src/app/main.ts main": "the playground's wiring of every panel; shrinks as the panels get controllers (issue 26 step 5)",
+  "src/app/schema-form.ts createSchemaForm": "one form builder per JSON Schema keyword, kept in one closure; split with the panels (issue 26 step 5)",
+  "src/app/tools-panel.ts mountToolsPanel": "view and controller in one closure; issue 26 step 5",
+  "src/app/try-tool.ts mountTryTool": "view and controller in one closure; issue 26 step 5",
+  "src/chat/session.ts createChatSession": "the loop, its assembly and the receipt body in one closure; issue 26 step 4",
+  "src/engines/llamacpp/browser/worker-api.ts createLlamaWorkerApi": "the llama.cpp worker's whole comlink API object; split by call when next touched",
+  "src/imprint/learn.ts learn": "the learn pipeline (sample, evaluate, seal, store) in one function; split when next touched",
+  "src/imprint/sample.ts parseLearnSample": "one check per sample field in order; split with the file",
+  "src/runner/pool.ts createRunnerHost": "snapshot, spares and jobs in one closure; issue 26 step 3",
+  "workers/runner-core.ts startRunnerWorker": "boot, discover and call in one closure; issue 26 step 3",
+};
+
+const modules = productionModules(ROOT).map((file) => readModule(ROOT, file));
+
+describe("the layers (docs/architecture.md)", () => {
+  it("every layer path exists and every production module is in a layer", () => {
+    expect(LAYERS.flatMap((l) => l.paths).filter((p) => !existsSync(path.join(ROOT, p)))).toEqual([]);
+    expect(modules.map((m) => m.file).filter((f) => !layerOf(LAYERS, f))).toEqual([]);
+  });
+
+  it("no module imports from a higher layer or a peer (static, dynamic and type imports)", () => {
+    const allowed = (v: { from: string; to: string }): boolean => UPWARD_ALLOWED.some((a) => a.from === v.from && a.to === v.to);
+    const found = layerViolations(LAYERS, modules);
+    expect(found.filter((v) => !allowed(v)).map((v) => `${v.from}:${v.line} imports ${v.to}: ${v.why}`)).toEqual([]);
+    // An allowance that matches nothing any more is removed, not kept "just in case".
+    expect(UPWARD_ALLOWED.filter((a) => !found.some((v) => v.from === a.from && v.to === a.to)).map((a) => `${a.from} -> ${a.to}`)).toEqual([]);
+  });
+});
+
+describe("sizes", () => {
+  it(`no file over ${MAX_FILE_LINES} lines without a reason`, () => {
+    const long = modules.filter((m) => m.lines > MAX_FILE_LINES);
+    expect(long.filter((m) => !(m.file in LONG_FILES_ALLOWED)).map((m) => `${m.file}: ${m.lines} lines`)).toEqual([]);
+    expect(Object.keys(LONG_FILES_ALLOWED).filter((f) => !long.some((m) => m.file === f))).toEqual([]);
+  });
+
+  it(`no function over ${MAX_FUNCTION_LINES} lines without a reason`, () => {
+    const long = modules.flatMap((m) => m.functions).filter((f) => f.lines > MAX_FUNCTION_LINES);
+    const key = (f: { file: string; name: string }): string => `${f.file} ${f.name}`;
+    expect(long.filter((f) => !(key(f) in LONG_FUNCTIONS_ALLOWED)).map((f) => `${f.file}:${f.line} ${f.name}: ${f.lines} lines`)).toEqual([]);
+    expect(Object.keys(LONG_FUNCTIONS_ALLOWED).filter((k) => !long.some((f) => key(f) === k))).toEqual([]);
+  });
+});

@@ -20,7 +20,16 @@ export interface BrowserLlamaBackendOptions {
   createWorker?: () => Worker;
   /** "auto" (default): WebGPU when usable, else CPU. "cpu": always the CPU. */
   device?: "auto" | "cpu";
+  /** A load that reports no progress for this long fails with model_load_failed and its worker is
+   *  ended (default STALL_MS). */
+  stallMs?: number;
 }
+
+/** How long a load may go without a progress report before it is called stalled. The longest
+ *  silent step is llama.cpp reading the model into its memory (one report before it, none during
+ *  it): a few seconds for the catalog's models, well under a minute for a 4 GB file on a slow
+ *  machine. A Firefox load was once seen to sit at that step for 240 s with no error at all. */
+export const STALL_MS = 180_000;
 
 export function createLlamaWorker(): Worker {
   return new Worker(new URL("../../../../workers/llamacpp.worker.ts", import.meta.url), { type: "module", name: "edge-llamacpp" });
@@ -121,14 +130,41 @@ function workerSource(source: ModelSource): WorkerModelSource {
   return source;
 }
 
-async function loadIn(create: () => Worker, source: WorkerModelSource, options: WorkerLoadOptions, load: Parameters<LlamaBackend["load"]>[1]): Promise<LoadedModel> {
+type LoadOptions = Parameters<LlamaBackend["load"]>[1];
+type Progress = Parameters<NonNullable<LoadOptions["onProgress"]>>[0];
+
+/** Rejects with model_load_failed once `stallMs` pass without a call of `alive` (each progress
+ *  report calls it); `stop` ends the watch. */
+function stallWatch(stallMs: number): { alive(p?: Progress): void; stalled: Promise<never>; stop(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let last = "the start";
+  let fail: (e: EdgeError) => void = () => undefined;
+  const stalled = new Promise<never>((_, reject) => (fail = reject));
+  stalled.catch(() => undefined); // raced below; unobserved once the load settled
+  const alive = (p?: Progress): void => {
+    if (p?.text) last = `“${p.text}”`;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const seconds = Math.round(stallMs / 1000);
+      fail(new EdgeError("model_load_failed", { stage: "stalled", stalled_ms: stallMs, last_progress: last }, `Loading the model stopped: no progress for ${seconds} s after ${last}. Reload the page and load it again; if it stops again, try a smaller model or another browser.`));
+    }, stallMs);
+  };
+  alive();
+  return { alive, stalled, stop: () => clearTimeout(timer) };
+}
+
+async function loadIn(create: () => Worker, source: WorkerModelSource, options: WorkerLoadOptions, load: LoadOptions, stallMs: number): Promise<LoadedModel> {
   const link = new WorkerLink(create());
   const onAbort = () => void link.remote.abort();
   load.signal?.addEventListener("abort", onAbort, { once: true });
-  const progress = Comlink.proxy((p: Parameters<NonNullable<typeof load.onProgress>>[0]) => load.onProgress?.(p));
+  const watch = stallWatch(stallMs);
+  const progress = Comlink.proxy((p: Progress) => {
+    watch.alive(p);
+    load.onProgress?.(p);
+  });
   const loading = link.guard(link.remote.load(source, options, progress), (reason) => new EdgeError("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`));
   try {
-    return new BrowserLoadedModel(link, await raceSignal(loading, load.signal, loadAbortedError));
+    return new BrowserLoadedModel(link, await raceSignal(Promise.race([loading, watch.stalled]), load.signal, loadAbortedError));
   } catch (e) {
     // Cancelled: the worker stops its download at once and removes what it wrote; give it a moment
     // to finish that (a terminated worker leaves its part file behind), then end it either way.
@@ -137,6 +173,7 @@ async function loadIn(create: () => Worker, source: WorkerModelSource, options: 
     link.end();
     throw e;
   } finally {
+    watch.stop();
     load.signal?.removeEventListener("abort", onAbort);
   }
 }
@@ -144,6 +181,7 @@ async function loadIn(create: () => Worker, source: WorkerModelSource, options: 
 export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = {}): LlamaBackend {
   installEdgeErrorTransfer();
   const create = options.createWorker ?? createLlamaWorker;
+  const stallMs = options.stallMs ?? STALL_MS;
   return {
     async load(source, load) {
       const from = workerSource(source);
@@ -154,11 +192,11 @@ export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = 
       // Threads: the caller's, else the worker's choice once it knows the model's size (threads.ts).
       const base = { contextSize: load.contextSize, ...(load.threads !== undefined ? { threads: load.threads } : {}) };
       try {
-        return await loadIn(create, from, { ...base, webgpu }, load);
+        return await loadIn(create, from, { ...base, webgpu }, load, stallMs);
       } catch (e) {
         // llama.cpp's WebGPU backend did not take this model here: the CPU always can.
         if (!webgpu || !(e instanceof EdgeError) || e.code !== "model_load_failed") throw e;
-        return loadIn(create, from, { ...base, webgpu: false }, load);
+        return loadIn(create, from, { ...base, webgpu: false }, load, stallMs);
       }
     },
   };

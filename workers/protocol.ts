@@ -19,9 +19,10 @@ export interface BootMessage {
   pyodide: PyodideAssets;
   /** A memory snapshot to start from (Pyodide + edgestudio + edge_runner preloaded). */
   snapshot?: Uint8Array;
-  /** The Node transport's stand-in for `snapshot`: the same bytes in a private file the host wrote
-   *  and this runner may read (src/runner/node-snapshot-file.ts). The runner's entry reads it into
-   *  `snapshot` before its core sees the message. */
+  /** The Node transport's stand-in for `snapshot`: a file this runner may read — the signed disk
+   *  cache's own file (with its `sha256`, which the runner checks), or a private copy the host wrote
+   *  (src/runner/node-snapshot-file.ts). The runner's entry reads it (RunnerWorkerHooks.snapshot);
+   *  a file it cannot read whole, or whose bytes do not match, fails the boot. */
   snapshotFile?: SnapshotFileRef;
   /** Ask the worker to boot plainly, preload the runner, and send back a snapshot instead of taking a job. */
   makeSnapshot?: boolean;
@@ -37,6 +38,8 @@ export interface BootMessage {
 export interface SnapshotFileRef {
   path: string;
   size: number;
+  /** Hex sha256 the bytes must have (given for files that others could write: the disk cache). */
+  sha256?: string;
 }
 
 export type PyodideAssets =

@@ -11,7 +11,7 @@
 import type { PyodideAPI } from "pyodide";
 import { BoundedText } from "./bounded-text.ts";
 import { hmacSha256Hex, sha256Hex } from "./hmac-sha256.ts";
-import { MAX_REPLY_CHARS, type BootMessage, type CallJobMessage, type DiscoverJobMessage, type HostToWorker, type PackageWheel, type PyodideAssets, type ProjectMount, type PythonFiles, type WorkerToHost, type WorkspaceMount } from "./protocol.ts";
+import { MAX_REPLY_CHARS, type BootMessage, type CallJobMessage, type DiscoverJobMessage, type HostToWorker, type PackageWheel, type PyodideAssets, type ProjectMount, type PythonFiles, type SnapshotFileRef, type WorkerToHost, type WorkspaceMount } from "./protocol.ts";
 
 /** The two things a worker needs from its environment's message channel. */
 export interface RunnerPort {
@@ -25,7 +25,7 @@ export interface RunnerLoadOptions {
   stderr: (line: string) => void;
   env: Record<string, string>;
   _makeSnapshot?: boolean;
-  _loadSnapshot?: Uint8Array;
+  _loadSnapshot?: Uint8Array | Promise<Uint8Array>;
 }
 
 export type PyodideLoader = (assets: PyodideAssets, options: RunnerLoadOptions) => Promise<PyodideAPI>;
@@ -43,6 +43,10 @@ export interface RunnerWorkerHooks {
    *  the snapshot and Pyodide's wasm bytes go back to the system instead of staying in every idle
    *  spare). */
   settle?(): void;
+  /** The bytes of a boot's `snapshotFile`, for an entry that may read files (a Node runner
+   *  process): a promise, so Pyodide starts while they are read; it rejects when they cannot be
+   *  booted, and the boot fails. */
+  snapshot?(ref: SnapshotFileRef): Promise<Uint8Array>;
 }
 
 /** Where the runner's Python files live inside the interpreter's file system. */
@@ -82,6 +86,7 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
   const finished = hooks.finished;
   const settle = hooks.settle;
   const warmUpPasses = Math.max(0, Math.floor(hooks.warmUpPasses ?? 0));
+  const snapshotFile = hooks.snapshot;
 
   let phase: "idle" | "booting" | "ready" | "busy" | "finished" = "idle";
   let runtime: Runtime | undefined;
@@ -128,13 +133,14 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
     const started = now();
     if (typeof msg.stderrLimit === "number" && msg.stderrLimit >= 0) sink.limit = Math.min(msg.stderrLimit, MAX_STDERR_LIMIT);
     const makeSnapshot = msg.makeSnapshot === true;
-    const fromSnapshot = !makeSnapshot && msg.snapshot instanceof Uint8Array;
+    const snapshot = msg.snapshot instanceof Uint8Array ? msg.snapshot : msg.snapshotFile ? snapshotFile?.(msg.snapshotFile) : undefined;
+    const fromSnapshot = !makeSnapshot && snapshot !== undefined;
     let py: PyodideAPI;
     let bootMs = 0;
     try {
       const options: RunnerLoadOptions = { stdout: sink.line, stderr: sink.line, env: { HOME: "/home/pyodide" } };
       if (makeSnapshot) options._makeSnapshot = true;
-      if (fromSnapshot) options._loadSnapshot = msg.snapshot;
+      if (fromSnapshot) options._loadSnapshot = snapshot;
       py = await loadPyodide(msg.pyodide, options);
       // Captured output goes to the bounded sink whatever Python does to sys.stdout later.
       py.setStdout({ batched: sink.line });

@@ -11,6 +11,7 @@
 // (captured before any tool code), and process.stdout/stderr are plain writers. One reply, then
 // the process ends itself at once: nothing tool code scheduled (timers, promises, sockets) gets
 // an event-loop turn after the tool returned.
+import { createHash } from "node:crypto";
 import fs, { constants as fsConstants } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import os from "node:os";
@@ -21,7 +22,7 @@ import vm from "node:vm";
 import { pathToFileURL } from "node:url";
 import type { PyodideAPI } from "pyodide";
 import { encodeFlatFrame, encodeFrame, FrameReader, type FlatMessage, type FrameMessage } from "./frames.ts";
-import type { BootMessage, HostToWorker, SnapshotFileRef, WorkerToHost } from "./protocol.ts";
+import type { HostToWorker, SnapshotFileRef, WorkerToHost } from "./protocol.ts";
 import { startRunnerWorker, type RunnerLoadOptions } from "./runner-core.ts";
 
 /** What the runner accepts from the host (trusted): a boot frame carries the ≈ 31 MB snapshot. */
@@ -45,7 +46,6 @@ const writeSync = fs.writeSync;
 const read = fs.read;
 const closeSync = fs.closeSync;
 const openSync = fs.openSync;
-const readSync = fs.readSync;
 
 closeInherited(process.argv[1]);
 const collectGarbage = garbageCollector(); // before confine(), which refuses v8.setFlagsFromString
@@ -62,7 +62,7 @@ startRunnerWorker(
   // runners (threads could): a spare runs edge_runner.preload() again after its snapshot boot so
   // its job finds the code paths compiled (docs/runner.md, bench). After its one reply (or
   // snapshot, or fatal error) the process ends.
-  { warmUpPasses: WARM_UP_PASSES, finished: () => exit(0), settle: collectGarbage },
+  { warmUpPasses: WARM_UP_PASSES, finished: () => exit(0), settle: collectGarbage, snapshot: readSnapshotFile },
 );
 
 /**
@@ -112,38 +112,49 @@ function readChannel(): void {
       return exit(70); // the host never sends a malformed frame; stop rather than guess
     }
     readChannel();
-    for (const msg of messages) deliver?.(withSnapshotBytes(msg as unknown as HostToWorker));
+    for (const msg of messages) deliver?.(msg as unknown as HostToWorker);
   });
 }
 
-/** A boot whose snapshot came as a file (src/runner/node-snapshot-file.ts) gets its bytes, read
- *  before any tool code exists. A file that cannot be read whole means a plain boot: slower, never
- *  wrong (the pool sees `fromSnapshot: false`). */
-function withSnapshotBytes(msg: HostToWorker): HostToWorker {
-  const boot = msg as BootMessage;
-  if (boot.type !== "boot" || !boot.snapshotFile) return msg;
-  const { snapshotFile, ...rest } = boot;
-  try {
-    return { ...rest, snapshot: readWhole(snapshotFile) };
-  } catch {
-    return rest;
-  }
-}
+const SNAPSHOT_CHUNK = 4 * 1024 * 1024;
 
-/** The file's bytes in a plain, 8-byte aligned Uint8Array (Pyodide refuses Node Buffer views). */
-function readWhole(ref: SnapshotFileRef): Uint8Array {
-  const bytes = new Uint8Array(ref.size);
-  const fd = openSync(ref.path, "r");
-  try {
-    for (let done = 0; done < ref.size; ) {
-      const n = readSync(fd, bytes, done, ref.size - done, done);
-      if (n === 0) throw new Error("the snapshot file is shorter than its size");
-      done += n;
+/**
+ * A boot's snapshot file (the disk cache's, or the host's private copy), read on libuv's threads
+ * while Pyodide reads its own files and compiles its JavaScript (loadPyodide waits for
+ * `_loadSnapshot` only when it sizes the wasm memory), and checked against the sha256 the host
+ * gave, before any tool code exists. A file that cannot be read whole or does not match rejects:
+ * the boot fails, and the pool discards the snapshot and boots the job plainly (src/runner/pool.ts).
+ * The bytes are a plain, 8-byte aligned Uint8Array (Pyodide refuses Node Buffer views).
+ */
+function readSnapshotFile(ref: SnapshotFileRef): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    let fd: number;
+    try {
+      fd = openSync(ref.path, "r");
+    } catch (err) {
+      return reject(err);
     }
-  } finally {
-    closeSync(fd);
-  }
-  return bytes;
+    const bytes = new Uint8Array(ref.size);
+    const hash = ref.sha256 === undefined ? undefined : createHash("sha256");
+    const fail = (err: Error): void => {
+      closeSync(fd);
+      reject(new Error(`the snapshot file ${ref.path} cannot be booted: ${err.message}`));
+    };
+    const next = (done: number): void => {
+      if (done === ref.size) {
+        closeSync(fd);
+        if (hash && hash.digest("hex") !== ref.sha256) return reject(new Error(`the snapshot file ${ref.path} does not match the signed index`));
+        return resolve(bytes);
+      }
+      read(fd, bytes, done, Math.min(SNAPSHOT_CHUNK, ref.size - done), done, (err, n) => {
+        if (err) return fail(err);
+        if (n === 0) return fail(new Error("it is shorter than its size"));
+        hash?.update(bytes.subarray(done, done + n));
+        next(done + n);
+      });
+    };
+    next(0);
+  });
 }
 
 /** One message to the host. Every message but the snapshot (sent before any tool code exists) is

@@ -67,7 +67,8 @@ startRunnerWorker(
 /** The memory snapshot (≈ 31 MB) is copied into the interpreter's heap while it boots and never
  *  read again. Left to the garbage collector, an idle spare (which allocates nothing) keeps it
  *  for as long as it waits; detaching its buffer frees it now. */
-function releaseSnapshot(snapshot: Uint8Array | undefined): void {
-  const buffer = snapshot?.buffer as (ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }) | undefined;
+function releaseSnapshot(snapshot: Uint8Array | Promise<Uint8Array> | undefined): void {
+  if (!(snapshot instanceof Uint8Array)) return;
+  const buffer = snapshot.buffer as (ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }) | undefined;
   buffer?.transfer?.(0);
 }

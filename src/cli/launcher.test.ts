@@ -70,6 +70,18 @@ describe("the edge command runs from a build of its current sources", () => {
     expect(JSON.parse(r.stdout)).toEqual({ ok: true, stores: [] });
   });
 
+  it("a reader that stops reading (`edge … | head -1`) ends the command quietly, exit 0", async () => {
+    await edge("--version"); // built
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [join(PKG, "bin", "edge.mjs"), "--help"], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.destroy(); // closed before the command writes anything: its first write is EPIPE
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+  });
+
   it("a source that does not build is reported with a stable code and the place of the error, exit 1", async () => {
     writeFileSync(VERSION_FILE, `${versionSource}\nexport const broken = ;\n`);
     try {

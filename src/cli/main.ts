@@ -6,6 +6,15 @@ import { runCli } from "./run.ts";
 // Nothing the CLI starts gets a descriptor it inherited (`edge … 97<secret 99>>out` from a shell).
 closeInheritedDescriptors();
 
+// A reader that stopped reading (`edge … | head -1`) is not an error of the command: end quietly,
+// as command-line tools do, instead of a stack trace (its runners end with this process).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 const code = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),

@@ -58,10 +58,10 @@ const V8_MEMORY = ["--optimize-for-size", "--v8-pool-size=1"];
 /** The node arguments of a runner process, up to the script: the permission model, the reads (and
  *  the snapshot file, node-snapshot-file.ts), no code from strings (eval, Function, so no import()
  *  of a data: URL), V8. */
-function runnerNodeArgs(indexDir: string, snapshotFiles: string | undefined): string[] {
+function runnerNodeArgs(indexDir: string, snapshotReads: string[]): string[] {
   const flag = permissionFlag();
   if (!flag) throw new Error(`Node ${process.versions.node} has no permission model; Edge's runners need Node 20 or newer`);
-  const reads = [...PYODIDE_FILES.map((f) => join(indexDir, f)), ...(snapshotFiles ? [snapshotFiles] : [])].map((f) => `--allow-fs-read=${f}`);
+  const reads = [...PYODIDE_FILES.map((f) => join(indexDir, f)), ...snapshotReads].map((f) => `--allow-fs-read=${f}`);
   return [flag, ...reads, "--disallow-code-generation-from-strings", ...WASM_COMPILERS, ...V8_MEMORY, "--no-warnings", "--input-type=module"];
 }
 
@@ -142,16 +142,18 @@ function untrack(runner: RunnerProcess): void {
   if (live.delete(runner) && live.size === 0) removeProcessHooks();
 }
 
-/** The process adapter behind createNodeRunnerHost. */
-export function nodeProcessFactory(indexURL: string): RunnerWorkerFactory {
+/** The process adapter behind createNodeRunnerHost. `cacheFiles`: the disk cache's snapshot files
+ *  (a permission-model pattern, node-snapshot.ts), which runners then read and check themselves. */
+export function nodeProcessFactory(indexURL: string, cacheFiles?: string): RunnerWorkerFactory {
   const indexDir = fileURLToPath(new URL(indexURL, "file:///"));
   const snapshotFiles = processSnapshotFiles();
-  const args = runnerNodeArgs(indexDir, snapshotFiles?.readable);
+  const args = runnerNodeArgs(indexDir, [snapshotFiles?.readable, cacheFiles].filter((p): p is string => p !== undefined));
   const ready = Promise.all([runnerScript(), runnerLaunch()]);
   ready.catch(() => undefined); // reported by the spawn that needs it
   return {
     pyodideAssets: (): PyodideAssets => ({ kind: "indexURL", indexURL }),
     warmsUp: true, // each process compiles Pyodide's wasm for itself
+    readsSnapshotFiles: cacheFiles !== undefined,
     spawn: (role = "job") => new RunnerProcess([...args, "-e"], ready, indexDir, FRAME_LIMITS[role], snapshotFiles),
   };
 }

@@ -91,6 +91,12 @@ function macOf(key: string, record: Omit<IndexRecord, "mac">): string {
   return createHmac("sha256", Buffer.from(key, "hex")).update(canonicalJson(record)).digest("hex");
 }
 
+/** Runners may read the snapshot files of `dir` themselves (SnapshotStore.reference): this
+ *  permission-model pattern names exactly them (FILE_RE's prefix). */
+export function snapshotFilesPattern(dir: string): string {
+  return join(dir, "runner-*");
+}
+
 /** A snapshot in `dir` for `key`, checked against the signed index's sha256 on every read. */
 export function diskSnapshotStore(dir: string, key: string, indexFile = snapshotIndexFile(dir), keyFile = snapshotKeyFile()): SnapshotStore {
   let secret: Promise<string> | undefined;
@@ -109,6 +115,13 @@ export function diskSnapshotStore(dir: string, key: string, indexFile = snapshot
     }
   };
   return {
+    // The file the signed index names, with the sha256 it signs: a runner that reads the file
+    // itself checks that (workers/runner.node-process.ts), so bytes written after this look are
+    // never booted either.
+    async reference() {
+      const record = await readIndex();
+      return record ? { path: join(dir, record.file), size: record.size, sha256: record.sha256 } : undefined;
+    },
     async get() {
       const record = await readIndex();
       if (!record) return undefined;

@@ -1,7 +1,7 @@
 // The Node RunnerHost end to end: real Pyodide in real runner processes, the real edge_runner.py.
 // One host (with spares and a snapshot) is shared by the file to keep its runtime reasonable.
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -363,27 +363,56 @@ describe("snapshot-started runners", () => {
     }
   }, 60_000);
 
-  it("runners read the snapshot from this process's private copy, which tool code cannot change", async () => {
-    // One folder for every host of this process (node-snapshot-file.ts).
+  it("runners read the snapshot file themselves: the signed cache's, or this process's private copy; tool code cannot change either", async () => {
+    const stored = await diskSnapshotStore(cacheDir, snapshotKey(await readRunnerPythonFiles())).get();
+    const digest = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");
+    const cached = join(cacheDir, (await readdir(cacheDir)).find((f) => f.endsWith(".snapshot"))!);
+    // The first host made the snapshot in memory: its runners booted from a private copy, one
+    // folder for every host of this process (node-snapshot-file.ts).
     const folders = (await readdir(tmpdir())).filter((f) => f.startsWith(`edge-runner-${process.pid}-`));
     expect(folders).toHaveLength(1);
     const folder = join(tmpdir(), folders[0]!);
     expect((await stat(folder)).mode & 0o777).toBe(0o700);
-    const stored = await diskSnapshotStore(cacheDir, snapshotKey(await readRunnerPythonFiles())).get();
-    const digest = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");
-    let path = "";
-    for (const name of await readdir(folder)) if (digest(await readFile(join(folder, name))) === digest(stored!)) path = join(folder, name);
-    expect(path).not.toBe("");
-    expect((await stat(path)).mode & 0o777).toBe(0o600);
-    const out = await call("snapshot_file", { path }, { h: snapHost });
-    expect(out.ok, JSON.stringify(out.error)).toBe(true);
-    // It may read what it booted from; writing, removing or adding beside it is refused.
-    expect(out.result).toEqual({ read: stored!.byteLength, write: "ERR_ACCESS_DENIED", remove: "ERR_ACCESS_DENIED", sibling: "ERR_ACCESS_DENIED" });
-    // This host's runners all booted from the snapshot, the file above being how they got it.
+    let copy = "";
+    for (const name of await readdir(folder)) if (digest(await readFile(join(folder, name))) === digest(stored!)) copy = join(folder, name);
+    expect(copy).not.toBe("");
+    expect((await stat(copy)).mode & 0o777).toBe(0o600);
+    // This host found it on disk: its runners read the cache's file and check its signed sha256.
+    for (const path of [cached, copy]) {
+      const out = await call("snapshot_file", { path }, { h: snapHost });
+      expect(out.ok, JSON.stringify(out.error)).toBe(true);
+      // It may read what it booted from; writing, removing or adding beside it is refused.
+      expect(out.result).toEqual({ read: stored!.byteLength, write: "ERR_ACCESS_DENIED", remove: "ERR_ACCESS_DENIED", sibling: "ERR_ACCESS_DENIED" });
+      expect(digest(await readFile(path))).toBe(digest(stored!));
+    }
     expect(snapHost.stats().bootsFromSnapshot).toBeGreaterThanOrEqual(1);
     expect(snapHost.stats().plainBoots).toBe(0);
-    expect(digest(await readFile(path))).toBe(digest(stored!));
   }, 60_000);
+
+  it("a cache file changed after its index was signed is refused by the runner that reads it, and made again", async () => {
+    const copyDir = join(dir, "cache-changed");
+    await cp(cacheDir, copyDir, { recursive: true });
+    await cp(snapshotIndexFile(cacheDir), snapshotIndexFile(copyDir));
+    const file = join(copyDir, (await readdir(copyDir)).find((f) => f.endsWith(".snapshot"))!);
+    const changed = await readFile(file);
+    changed[changed.length - 1] = changed[changed.length - 1]! ^ 0xff; // same size, one byte different: only the sha256 tells
+    await writeFile(file, changed);
+    const h = createNodeRunnerHost({ cacheDir: copyDir, spares: 0 });
+    try {
+      const out = await call("add", { a: 2, b: 3 }, { h });
+      expect(out.ok, JSON.stringify(out.error)).toBe(true);
+      expect(out.result).toEqual({ sum: 5 });
+      // The host read only the signed index; the runner that read the file refused it (the only
+      // check that could: same size, same index). A new snapshot was made, and the job booted from it.
+      expect(h.stats()).toMatchObject({ snapshot: "ready", plainBoots: 0 });
+      expect(h.stats().workersSpawned).toBe(3); // the refused boot, the snapshot maker, the job's runner
+      const index = JSON.parse(await readFile(snapshotIndexFile(copyDir), "utf8")) as { file: string; sha256: string };
+      expect(createHash("sha256").update(await readFile(join(copyDir, index.file))).digest("hex")).toBe(index.sha256);
+      expect((await readdir(copyDir)).filter((f) => f.endsWith(".snapshot"))).toEqual([index.file]);
+    } finally {
+      await h.close();
+    }
+  }, 90_000);
 
   it("still refuses a wrong hash", async () => {
     const wrong = await sha256Bytes(utf8("other"));

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { canonicalJson } from "../contract/hash.ts";
 import type { PythonFiles } from "../../workers/protocol.ts";
 import { nodeProcessFactory } from "./node-process.ts";
-import { diskSnapshotStore } from "./node-snapshot.ts";
+import { diskSnapshotStore, snapshotFilesPattern } from "./node-snapshot.ts";
 import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions, type SnapshotStore } from "./pool.ts";
 
 export { fileSource, readToolsFile } from "./node-file-source.ts";
@@ -76,13 +76,15 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
   const filesPromise = readRunnerPythonFiles(options.pythonRoot);
   filesPromise.catch(() => undefined);
   let snapshot: SnapshotStore | null = null;
+  let cacheFiles: string | undefined;
   if (options.snapshot !== false) {
     const custom = typeof options.snapshot === "object" ? options.snapshot : undefined;
     const dir = options.cacheDir ?? defaultCacheDir();
+    if (!custom) cacheFiles = snapshotFilesPattern(dir);
     snapshot = custom ?? lazyStore(async () => diskSnapshotStore(dir, snapshotKey(await filesPromise)));
   }
   const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, ...rest } = options;
-  return createRunnerHost(nodeProcessFactory(pyodideIndexURL()), { ...rest, pythonFiles: () => filesPromise, snapshot });
+  return createRunnerHost(nodeProcessFactory(pyodideIndexURL(), cacheFiles), { ...rest, pythonFiles: () => filesPromise, snapshot });
 }
 
 function lazyStore(make: () => Promise<SnapshotStore>): SnapshotStore {
@@ -90,6 +92,7 @@ function lazyStore(make: () => Promise<SnapshotStore>): SnapshotStore {
   const get = (): Promise<SnapshotStore> => (store ??= make());
   return {
     get: async () => (await get()).get(),
+    reference: async () => (await get()).reference?.(),
     put: async (bytes) => (await get()).put(bytes),
     discard: async () => (await get()).discard?.(),
   };

@@ -3,7 +3,7 @@
 // an adapter (node.ts, the browser sandbox) only knows how to spawn a worker.
 import { EdgeError, errorJson, type ErrorCode } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
-import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, PyodideAssets, PythonFiles } from "../../workers/protocol.ts";
+import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, PyodideAssets, PythonFiles, SnapshotFileRef } from "../../workers/protocol.ts";
 import type { CallJob, CallOutcome, DiscoverJob, DiscoverOutcome, RunnerHost } from "./host.ts";
 import {
   DEFAULT_MAX_RESULT_BYTES,
@@ -36,11 +36,16 @@ export interface RunnerWorkerFactory {
   /** Its workers compile Pyodide themselves (no shared compiled module), so spares warm up while
    *  they wait (BootMessage.warmUp) and are hurried when a job needs one still booting. */
   warmsUp?: boolean;
+  /** Its workers may read a stored snapshot's file (SnapshotStore.reference) themselves. */
+  readsSnapshotFiles?: boolean;
 }
 
 /** Where memory snapshots are kept between hosts (disk in Node, IndexedDB/Cache in a browser). */
 export interface SnapshotStore {
   get(): Promise<Uint8Array | undefined>;
+  /** Where the stored snapshot is, for workers that read it themselves and check its sha256
+   *  (RunnerWorkerFactory.readsSnapshotFiles): the host then never reads its bytes. */
+  reference?(): Promise<SnapshotFileRef | undefined>;
   put(bytes: Uint8Array): Promise<void>;
   /** Forget a snapshot that failed to boot. */
   discard?(): Promise<void>;
@@ -213,7 +218,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   const live = new Set<Runner>();
   let pythonFiles: Promise<PythonFiles> | undefined;
   let snapshotState: RunnerHostStats["snapshot"] = store ? "unknown" : "absent";
-  let snapshotBytes: Uint8Array | undefined;
+  /** The snapshot workers boot from: its bytes, or where a worker reads them (SnapshotStore.reference). */
+  let snapshotBytes: Uint8Array | SnapshotFileRef | undefined;
   let snapshotReady: Promise<void> | undefined;
   let maker: RunnerWorkerHandle | undefined;
   let making: Promise<void> | undefined;
@@ -232,6 +238,12 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     snapshotReady ??= (async () => {
       snapshotState = "loading";
       try {
+        const ref = factory.readsSnapshotFiles ? await store.reference?.() : undefined;
+        if (ref && ref.size > 0) {
+          snapshotBytes = ref;
+          snapshotState = "ready";
+          return;
+        }
         const bytes = await store.get();
         if (bytes && bytes.byteLength > 0) {
           snapshotBytes = bytes;
@@ -319,7 +331,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     // The snapshot is copied (structured clone), never transferred or shared: tool code in one
     // worker must not be able to write into the bytes the next worker boots from.
     const boot: BootMessage = { type: "boot", pythonFiles: pf, pyodide: factory.pyodideAssets(), stderrLimit };
-    if (snap) boot.snapshot = snap;
+    if (snap instanceof Uint8Array) boot.snapshot = snap;
+    else if (snap) boot.snapshotFile = snap;
     if (spare && factory.warmsUp) boot.warmUp = true;
     runner.boot(boot);
     const bootTimer = setTimeout(() => runner.kill("boot timed out"), bootTimeout);
@@ -372,8 +385,11 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   }
 
   /** A booted runner for one job: a ready spare, else a booting one, else a fresh (cold) boot.
-   *  If a snapshot boot fails, the snapshot is dropped and the job gets one plain boot; if the
-   *  boot died with its environment (a lost sandbox frame), the job gets one more boot as it was. */
+   *  If a snapshot boot fails, the snapshot is dropped and the job gets one plain boot — unless the
+   *  runner read the stored file itself (SnapshotStore.reference) and refused it: then, as when
+   *  the store's own check refuses its bytes, a new snapshot is made and the job boots from it.
+   *  If the boot died with its environment (a lost sandbox frame), the job gets one more boot as
+   *  it was. */
   async function acquire(): Promise<Runner> {
     await settleSnapshot();
     // While the first snapshot is being made, wait for it rather than boot plainly beside it: two
@@ -390,9 +406,14 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     } catch (err) {
       if (closed || !(runner.usesSnapshot || err instanceof EnvironmentLost)) throw err;
       if (!(err instanceof EnvironmentLost)) {
+        const referenced = snapshotBytes !== undefined && !(snapshotBytes instanceof Uint8Array);
         snapshotState = "failed";
         snapshotBytes = undefined;
         await store?.discard?.().catch(() => undefined);
+        if (referenced && !closed) {
+          snapshotState = "making";
+          await (making = makeSnapshot());
+        }
       }
       runner = await spawnRunner(snapshotState === "ready");
       await runner.ready;

@@ -28,7 +28,8 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /** The subset of Pyodide's loadPyodide options the runner passes through. */
 export interface BootOptions {
-  _loadSnapshot?: Uint8Array;
+  /** Pyodide takes the bytes or a promise of them (a browser runner always has the bytes). */
+  _loadSnapshot?: Uint8Array | Promise<Uint8Array>;
   _makeSnapshot?: boolean;
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;

@@ -123,10 +123,16 @@ const SNAPSHOT_CHUNK = 4 * 1024 * 1024;
  * while Pyodide reads its own files and compiles its JavaScript (loadPyodide waits for
  * `_loadSnapshot` only when it sizes the wasm memory), and checked against the sha256 the host
  * gave, before any tool code exists. A file that cannot be read whole or does not match rejects:
- * the boot fails, and the pool discards the snapshot and boots the job plainly (src/runner/pool.ts).
+ * the boot fails, and the pool discards the snapshot and makes a new one (src/runner/pool.ts).
  * The bytes are a plain, 8-byte aligned Uint8Array (Pyodide refuses Node Buffer views).
  */
 function readSnapshotFile(ref: SnapshotFileRef): Promise<Uint8Array> {
+  const bytes = readFileBytes(ref);
+  bytes.catch(() => undefined); // it may fail before loadPyodide waits for it, which reports it
+  return bytes;
+}
+
+function readFileBytes(ref: SnapshotFileRef): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     let fd: number;
     try {

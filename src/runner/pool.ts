@@ -219,7 +219,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   let pythonFiles: Promise<PythonFiles> | undefined;
   let snapshotState: RunnerHostStats["snapshot"] = store ? "unknown" : "absent";
   /** The snapshot workers boot from: its bytes, or where a worker reads them (SnapshotStore.reference). */
-  let snapshotBytes: Uint8Array | SnapshotFileRef | undefined;
+  let snapshotImage: Uint8Array | SnapshotFileRef | undefined;
   let snapshotReady: Promise<void> | undefined;
   let maker: RunnerWorkerHandle | undefined;
   let making: Promise<void> | undefined;
@@ -240,13 +240,13 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       try {
         const ref = factory.readsSnapshotFiles ? await store.reference?.() : undefined;
         if (ref && ref.size > 0) {
-          snapshotBytes = ref;
+          snapshotImage = ref;
           snapshotState = "ready";
           return;
         }
         const bytes = await store.get();
         if (bytes && bytes.byteLength > 0) {
-          snapshotBytes = bytes;
+          snapshotImage = bytes;
           snapshotState = "ready";
           return;
         }
@@ -289,7 +289,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       maker?.terminate();
       maker = undefined;
       if (closed) return;
-      snapshotBytes = bytes;
+      snapshotImage = bytes;
       snapshotState = "ready";
       await store.put(bytes).catch(() => undefined);
     } catch {
@@ -326,7 +326,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       throw err;
     }
     if (runner.state === "dead") return; // the host closed (or the worker died) meanwhile
-    const snap = allowSnapshot && snapshotState === "ready" ? snapshotBytes : undefined;
+    const snap = allowSnapshot && snapshotState === "ready" ? snapshotImage : undefined;
     runner.usesSnapshot = snap !== undefined;
     // The snapshot is copied (structured clone), never transferred or shared: tool code in one
     // worker must not be able to write into the bytes the next worker boots from.
@@ -406,9 +406,9 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     } catch (err) {
       if (closed || !(runner.usesSnapshot || err instanceof EnvironmentLost)) throw err;
       if (!(err instanceof EnvironmentLost)) {
-        const referenced = snapshotBytes !== undefined && !(snapshotBytes instanceof Uint8Array);
+        const referenced = snapshotImage !== undefined && !(snapshotImage instanceof Uint8Array);
         snapshotState = "failed";
-        snapshotBytes = undefined;
+        snapshotImage = undefined;
         await store?.discard?.().catch(() => undefined);
         if (referenced && !closed) {
           snapshotState = "making";

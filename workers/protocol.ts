@@ -139,3 +139,44 @@ export type WorkerToHost =
    *  `stderr` is what reached Pyodide's stdout/stderr callbacks during the job (bounded). */
   | { type: "done"; jobId: string; reply: string; hmac?: string; stderr?: string }
   | { type: "fatal"; message: string };
+
+/** What parseWorkerToHost makes of a message: the narrowed message, or why it is not one. */
+export type WorkerToHostParse = { ok: true; message: WorkerToHost } | { ok: false; reason: string };
+
+type FieldKind = "string" | "number" | "boolean" | "bytes";
+/** Each message type's fields (besides `type`) and their kinds; `optional` ones may be absent. */
+const WORKER_TO_HOST_FIELDS: Readonly<Record<WorkerToHost["type"], Readonly<Record<string, { kind: FieldKind; optional?: true }>>>> = {
+  ready: { bootMs: { kind: "number" }, fromSnapshot: { kind: "boolean" } },
+  snapshot: { bytes: { kind: "bytes" }, bootMs: { kind: "number" } },
+  done: { jobId: { kind: "string" }, reply: { kind: "string" }, hmac: { kind: "string", optional: true }, stderr: { kind: "string", optional: true } },
+  fatal: { message: { kind: "string" } },
+};
+
+function hasKind(value: unknown, kind: FieldKind): boolean {
+  return kind === "bytes" ? value instanceof Uint8Array : typeof value === kind;
+}
+
+/**
+ * Narrow what a worker sent (untrusted: it ran tool code) to WorkerToHost: a known `type`, each
+ * field of its kind, no field the type does not have (an own `__proto__` from JSON.parse included).
+ * Only the shape: whether a `done` answers this job, and its HMAC, are the verifier's (runner/verify.ts).
+ */
+export function parseWorkerToHost(value: unknown): WorkerToHostParse {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "the message is not an object" };
+  const record = value as Record<string, unknown>;
+  const type = record.type;
+  if (typeof type !== "string" || !Object.hasOwn(WORKER_TO_HOST_FIELDS, type)) {
+    return { ok: false, reason: `unknown message type ${JSON.stringify(String(type)).slice(0, 80)}` };
+  }
+  const fields = WORKER_TO_HOST_FIELDS[type as WorkerToHost["type"]];
+  for (const key of Object.keys(record)) {
+    if (key !== "type" && !Object.hasOwn(fields, key)) return { ok: false, reason: `${type}: unexpected field ${JSON.stringify(key).slice(0, 80)}` };
+  }
+  for (const [key, { kind, optional }] of Object.entries(fields)) {
+    const field = Object.hasOwn(record, key) ? record[key] : undefined;
+    if (field === undefined && optional) continue;
+    if (!hasKind(field, kind)) return { ok: false, reason: `${type}: ${key} is not a ${kind === "bytes" ? "Uint8Array" : kind}` };
+  }
+  // Every field was checked against the shape of its type above.
+  return { ok: true, message: record as unknown as WorkerToHost };
+}

@@ -75,7 +75,7 @@ export function bashTool(vfs: EdgeVfs, options: BashToolOptions = {}): AnyToolDe
       }
       return { exit_code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
     },
-  }) as unknown as AnyToolDefinition;
+  });
 }
 
 /** The VFS as just-bash sees it, noting every quota refusal (a shell would only print it). */

@@ -39,7 +39,7 @@ export function readFileTool(vfs: EdgeVfs): AnyToolDefinition {
       const part = lines.slice(start, limit !== undefined ? start + limit : undefined).join("\n");
       return { path: p, bytes: enc.encode(text).byteLength, total_lines: total, from_line: start + 1, content: part };
     },
-  }) as unknown as AnyToolDefinition;
+  });
 }
 
 export function writeFileTool(vfs: EdgeVfs): AnyToolDefinition {
@@ -61,7 +61,7 @@ export function writeFileTool(vfs: EdgeVfs): AnyToolDefinition {
       const { created } = await vfs.writeBytes(p, data, { parents: true });
       return { path: p, bytes: data.byteLength, created };
     },
-  }) as unknown as AnyToolDefinition;
+  });
 }
 
 export function editFileTool(vfs: EdgeVfs): AnyToolDefinition {
@@ -97,7 +97,7 @@ export function editFileTool(vfs: EdgeVfs): AnyToolDefinition {
       await vfs.writeBytes(p, data);
       return { path: p, bytes: data.byteLength, replacements: 1 };
     },
-  }) as unknown as AnyToolDefinition;
+  });
 }
 
 /** Magic numbers of the image types a model can be handed. */
@@ -129,5 +129,5 @@ export function readImageTool(vfs: EdgeVfs, maxBytes = DEFAULT_IMAGE_MAX_BYTES):
       for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
       return { path: p, mime_type: mime, bytes: bytes.byteLength, base64: btoa(bin) };
     },
-  }) as unknown as AnyToolDefinition;
+  });
 }

@@ -104,5 +104,5 @@ export function goalTools(vfs: EdgeVfs, sessionId: string): AnyToolDefinition[] 
       return { goal: g };
     },
   });
-  return [create, get, update] as unknown as AnyToolDefinition[];
+  return [create, get, update];
 }

@@ -95,7 +95,7 @@ function appliesPlans(def: AnyToolDefinition, planner: WritePlanner): AnyToolDef
       await planner.apply(plan);
       return plan.result;
     },
-  }) as unknown as AnyToolDefinition;
+  });
 }
 
 type AnyToolDefinitionOf<A extends object> = { execute(args: A, ctx: ToolContext): unknown };

@@ -51,5 +51,5 @@ export function webSearchTool(provider: WebSearchProvider | undefined): AnyToolD
       });
       return { query, results };
     },
-  }) as unknown as AnyToolDefinition;
+  });
 }

@@ -49,6 +49,6 @@ export function pythonToolDefinitions(toolset: FrozenToolset, options: PythonToo
         }
         return report.result;
       },
-    }) as unknown as AnyToolDefinition,
+    }),
   );
 }

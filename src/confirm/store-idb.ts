@@ -6,7 +6,7 @@
 // action id serializes the tabs' attempts explicitly (a second guard, and it keeps a tab from
 // even starting its transaction while another tab is mid-claim).
 import { EdgeError } from "../contract/errors.ts";
-import type { EdgeDb, PendingActionRecord } from "../store/idb-schema.ts";
+import type { EdgeDb } from "../store/idb-schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import type { PendingAction } from "./types.ts";
 import type { PendingStore } from "./store.ts";
@@ -28,29 +28,26 @@ export function withWebLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
 
 export const PENDING_LOCK_PREFIX = "edge-web:pending:";
 
-const asRecord = (p: PendingAction): PendingActionRecord => p as unknown as PendingActionRecord;
-const asAction = (r: PendingActionRecord | undefined): PendingAction | undefined => r as unknown as PendingAction | undefined;
-
 export function createIdbPendingStore(db: EdgeDb): PendingStore {
   return {
     async create(record) {
       try {
         const tx = db.transaction("pending", "readwrite");
-        await Promise.all([tx.store.add(asRecord(record)), tx.done]);
+        await Promise.all([tx.store.add(record), tx.done]);
       } catch (err) {
         throw toStorageError(err, "create pending action");
       }
     },
     async get(id) {
       try {
-        return asAction(await db.get("pending", id));
+        return await db.get("pending", id);
       } catch (err) {
         throw toStorageError(err, "read pending action");
       }
     },
     async list() {
       try {
-        const all = (await db.getAll("pending")) as unknown as PendingAction[];
+        const all: PendingAction[] = await db.getAll("pending");
         return all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
       } catch (err) {
         throw toStorageError(err, "list pending actions");
@@ -61,12 +58,12 @@ export function createIdbPendingStore(db: EdgeDb): PendingStore {
         try {
           const tx = db.transaction("pending", "readwrite");
           const step = (async () => {
-            const current = asAction(await tx.store.get(id));
+            const current = await tx.store.get(id);
             if (!current) return { current: undefined, written: null };
             const next = fn(current);
             if (!next) return { current, written: null };
             if (next.id !== id) throw new EdgeError("invalid_argument", {}, "A pending action's id cannot change.");
-            await tx.store.put(asRecord(next));
+            await tx.store.put(next);
             return { current: next, written: next };
           })();
           step.catch(() => tx.abort());

@@ -2,6 +2,10 @@
 // checked before anything is stored, and every problem is reported at once with where it is
 // (`facts[3].text`), so a bad file never half-imports. No DOM, no Node.
 import { EdgeError, errorJson, type ErrorJson } from "../contract/errors.ts";
+import type { Fact, FactProvenance } from "../store/records.ts";
+
+// A fact is declared with the IndexedDB schema's other records (store/records.ts).
+export type { Fact, FactProvenance };
 
 export const FACTS_SCHEMA_VERSION = "edge.demo.facts.v1";
 
@@ -19,27 +23,6 @@ export const FACTS_LIMITS = {
   sourceLabelChars: 512,
   sourceUrlChars: 2048,
 } as const;
-
-/** Where an imported fact came from (facts from URLs and saved HTML pages). Optional: a facts
- *  file written by hand, or by Edge Studio, has none. */
-export interface FactProvenance {
-  /** The page's URL after redirects (a saved file: `file:` + its name). */
-  source_url: string;
-  /** sha256 of the page's bytes as fetched (or read from the saved file). */
-  page_sha256: string;
-  fetched_at?: string;
-  /** How the page became facts: `page` (its main text) or `html-table-rows`. */
-  split?: string;
-}
-
-export interface Fact {
-  fact_id: string;
-  topic: string;
-  text: string;
-  tags: string[];
-  source_label: string;
-  provenance?: FactProvenance;
-}
 
 export interface FactsFile {
   schema_version: typeof FACTS_SCHEMA_VERSION;

@@ -1,7 +1,7 @@
 // Facts in the one IndexedDB database (store `facts`, keyPath [store, fact_id], index by_store;
 // the per-store revision lives in `meta` under "facts.revision/<store>"). An import is ONE
 // readwrite transaction over both stores: a failure anywhere aborts it and nothing changes.
-import type { EdgeDb, FactRecord } from "../store/idb-schema.ts";
+import type { EdgeDb, EdgeDbSchema, FactRecord, FactsRevisionRecord } from "../store/idb-schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import { checkStoreName, type Fact, type FactsFile } from "./format.ts";
 import {
@@ -18,16 +18,18 @@ import {
   type ImportReport,
 } from "./store.ts";
 
-interface RevisionRecord {
-  revision: number;
-  updated_at: string;
-  [key: string]: number | string;
+type RevisionRecord = FactsRevisionRecord;
+
+/** A store's revision from `meta` (which holds only these today); anything else reads as none. */
+function asRevision(value: EdgeDbSchema["meta"]["value"] | undefined): RevisionRecord | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  return typeof value.revision === "number" && typeof value.updated_at === "string" ? { revision: value.revision, updated_at: value.updated_at } : undefined;
 }
 
 const revKey = (store: string): string => `facts.revision/${store}`;
 
 function toFact(r: FactRecord): Fact {
-  return plainFact(r as unknown as Fact);
+  return plainFact(r);
 }
 
 export function createIdbFactsStore(db: EdgeDb): FactsStore {
@@ -36,7 +38,7 @@ export function createIdbFactsStore(db: EdgeDb): FactsStore {
       const tx = db.transaction(["facts", "meta"], "readonly");
       const [records, rev] = await Promise.all([tx.objectStore("facts").index("by_store").getAll(store), tx.objectStore("meta").get(revKey(store))]);
       await tx.done;
-      return { facts: records.map(toFact).sort(byFactId), rev: (rev as RevisionRecord | undefined) ?? null };
+      return { facts: records.map(toFact).sort(byFactId), rev: asRevision(rev) ?? null };
     } catch (err) {
       throw toStorageError(err, "read facts", { store });
     }
@@ -71,7 +73,7 @@ export function createIdbFactsStore(db: EdgeDb): FactsStore {
         const ids = new Set(keys.map((k) => k[1]));
         for (const id of removed) ids.delete(id);
         const counts = upsertCounts(ids, file.facts);
-        const prev = (await meta.get(revKey(store))) as RevisionRecord | undefined;
+        const prev = asRevision(await meta.get(revKey(store)));
         const revision = (prev?.revision ?? 0) + 1;
         // Queue every put without awaiting each one; tx.done rejects (and rolls back) if any fails.
         const puts: Promise<unknown>[] = removed.map((id) => facts.delete([store, id]));
@@ -99,7 +101,7 @@ export function createIdbFactsStore(db: EdgeDb): FactsStore {
       }
       const out: FactsStoreSummary[] = [];
       for (const store of [...byStore.keys()].sort()) {
-        const rev = ((await db.get("meta", revKey(store)).catch(() => undefined)) as RevisionRecord | undefined) ?? { revision: 0, updated_at: "" };
+        const rev = asRevision(await db.get("meta", revKey(store)).catch(() => undefined)) ?? { revision: 0, updated_at: "" };
         out.push(summaryOf(store, byStore.get(store)!, rev));
       }
       return out;
@@ -132,7 +134,7 @@ export function createIdbFactsStore(db: EdgeDb): FactsStore {
         }
         const ops: Promise<unknown>[] = keys.map((k) => tx.objectStore("facts").delete(k));
         // Keep the revision counter (bumped) so a re-import never reuses an old revision number.
-        const prev = (await tx.objectStore("meta").get(revKey(store))) as RevisionRecord | undefined;
+        const prev = asRevision(await tx.objectStore("meta").get(revKey(store)));
         ops.push(tx.objectStore("meta").put({ revision: (prev?.revision ?? 0) + 1, updated_at: new Date().toISOString() }, revKey(store)));
         await Promise.all([...ops, tx.done]);
         return { store, deleted: keys.length };

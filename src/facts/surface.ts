@@ -38,7 +38,7 @@ export async function factsStoreSurface(facts: FactsStore, store: string): Promi
   await requireStore(facts, store);
   const tool = await createFactsLookupTool({ facts, store });
   const active = await activeSetSha256([lookupSchema(FACTS_LOOKUP_KIND, defaultLookupDescription(store))]);
-  return surface("facts_store", [tool as unknown as AnyToolDefinition], active, { facts_store: store });
+  return surface("facts_store", [tool], active, { facts_store: store });
 }
 
 /** `--tools-manifest FILE`: the manifest's raw bytes are validated and hashed here. */
@@ -55,5 +55,5 @@ export async function manifestSurface(facts: FactsStore, manifest: ToolsManifest
   for (const store of new Set(manifest.tools.map((t) => t.store))) await requireStore(facts, store);
   const tools = await Promise.all(manifest.tools.map((t) => createFactsLookupTool({ facts, store: t.store, name: t.name, description: t.description })));
   const active = await activeSetSha256(manifestSchemas(manifest));
-  return surface("tools_manifest", tools as unknown as AnyToolDefinition[], active, { tools_manifest_sha256: manifestSha });
+  return surface("tools_manifest", tools, active, { tools_manifest_sha256: manifestSha });
 }

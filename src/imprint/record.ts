@@ -4,93 +4,17 @@
 import { EdgeError } from "../contract/errors.ts";
 import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import { isSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
-import type { ErrorJson } from "../contract/errors.ts";
-import type { ModelFingerprint } from "../engines/engine.ts";
+import type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintSurface, ImprintTools } from "../store/records.ts";
 import { TOOL_CONTRACT_VERSION } from "../chat/contract.ts";
 import { IMPRINT_PREFIX_VERSION } from "./prefix.ts";
-import { isImprintState, type ImprintState } from "./state.ts";
+import { isImprintState } from "./state.ts";
 
-export const IMPRINT_VERSION = "edge.imprint.v1";
+// The imprint record is declared with the IndexedDB schema's other records (store/records.ts).
+export type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintSurface, ImprintTools };
+
+export const IMPRINT_VERSION: ImprintRecordBody["imprint_version"] = "edge.imprint.v1";
 export { EDGE_RUNTIME_VERSION };
 const ID_RE = /^imp_[0-9a-f]{24}$/;
-
-export interface ImprintEvaluationItem {
-  question_sha256: Sha256;
-  expected_tool: string | null;
-  /** What the output parsed to without / with the prefix: a tool name, "answer", "invalid" or "error:<code>". */
-  without_prefix: string;
-  with_prefix: string;
-  matched_without: boolean;
-  matched_with: boolean;
-}
-
-export interface ImprintEvaluation {
-  /** How the evaluation ran: "engine" (the learning engine answered), "skipped" (no scored question). */
-  mode: "engine" | "skipped";
-  engine: string;
-  model_id: string;
-  question_count: number;
-  /** Questions with an expectation (expected_tool given, null meaning "no call"). */
-  scored: number;
-  matched_without_prefix: number;
-  matched_with_prefix: number;
-  items: ImprintEvaluationItem[];
-  /** Milliseconds of the prefix-only prefill pass before the questions (web-llm); null when the
-   *  engine has no prefill to warm (scripted). */
-  prefill_ms: number | null;
-}
-
-/** Where an imprint's tools came from; chat must restore it with the same kind of surface. */
-export type ImprintSurface = "tools_file" | "facts_store" | "tools_manifest";
-
-export interface ImprintTools {
-  /** Absent in imprints learned before facts surfaces could be learned: a tools file. */
-  surface?: ImprintSurface;
-  schema_generator_version: string;
-  active_set_sha256: Sha256;
-  /** Tool name → schema_sha256 (sha256(JCS(schema))). */
-  tool_schema_sha256: Record<string, Sha256>;
-  /** Informational only: a function-body edit changes it and must still restore. */
-  tools_file_sha256: Sha256 | null;
-  /** A manifest surface's file hash (informational, like tools_file_sha256). */
-  tools_manifest_sha256?: Sha256;
-  /** A facts_store surface's store. */
-  facts_store?: string;
-}
-
-export interface ImprintRecordBody {
-  imprint_version: typeof IMPRINT_VERSION;
-  id: string;
-  created_at: string;
-  runtime: { edge: string; imprint_prefix: string; tool_contract: string };
-  model: { engine: string; model_id: string; fingerprint: ModelFingerprint | null };
-  sample: {
-    sample_id: string;
-    peer_id: string;
-    app_id: string;
-    base_model_id: string;
-    sample_sha256: Sha256;
-    record_count: number;
-    correction_count: number;
-    question_count: number;
-  };
-  /** null when learned without tools. */
-  tools: ImprintTools | null;
-  max_calls: number;
-  prefix: string;
-  prefix_sha256: Sha256;
-  evaluation: ImprintEvaluation;
-  warnings: ErrorJson[];
-  learn_receipt_id: string | null;
-  /** The saved model state of the prefix (a file beside the record), bound by sha256 to the model
-   *  file, runtime, context size and tokens. Absent or null: the engine could not save one (scripted,
-   *  web-llm, the browser's llama.cpp) or the imprint predates it; restore evaluates the prefix. */
-  state?: ImprintState | null;
-}
-
-export interface Imprint extends ImprintRecordBody {
-  imprint_sha256: Sha256;
-}
 
 export interface ImprintListing {
   id: string;

@@ -8,29 +8,12 @@
 import { EdgeError, type ErrorCode } from "../contract/errors.ts";
 import { isSha256, sha256Bytes, sha256Json, type Sha256 } from "../contract/hash.ts";
 import type { EngineInfo, PrefixStateCapability } from "../engines/engine.ts";
+import type { ImprintState } from "../store/records.ts";
+
+// The saved state's binding is part of the stored imprint record (store/records.ts).
+export type { ImprintState };
 
 type ReadHeader = PrefixStateCapability["readStateHeader"];
-
-export interface ImprintState {
-  /** The state file's format, as the engine names it (llama.cpp: "llama.cpp.seq_state"), and the
-   *  version its header carries. */
-  format: string;
-  format_version: number;
-  /** sha256 and size of the state file's bytes. */
-  artifact_sha256: Sha256;
-  artifact_bytes: number;
-  /** The GGUF file the state was evaluated with (the model fingerprint's sha256). */
-  model_sha256: Sha256;
-  /** The runtime and its version (the fingerprint's runtime), e.g. "node-llama-cpp 3.22.1". */
-  runtime: string;
-  /** The context window the state was saved from. */
-  context_size: number;
-  /** sha256 of the system message whose evaluation the state holds (the imprint's prefix). */
-  prefix_sha256: Sha256;
-  /** The tokens it holds: the template's rendering of that system message, up to the next user turn. */
-  prefix_tokens: number;
-  tokens_sha256: Sha256;
-}
 
 /** Why a state was not used: a code of the table, a short reason, and what differed. */
 export interface StateProblem {

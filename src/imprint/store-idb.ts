@@ -12,7 +12,7 @@ export function createIdbImprintStore(db: EdgeDb): ImprintStore {
       const verified = await verifyImprint(imprint);
       try {
         // add(), not put(): an id is never replaced (ConstraintError → storage_failed).
-        await db.add("imprints", verified as unknown as ImprintRecord);
+        await db.add("imprints", verified);
       } catch (err) {
         throw toStorageError(err, "store imprint", { id: verified.id });
       }

@@ -26,7 +26,7 @@ function plannedFactory(plan: Fate[]): { factory: RunnerWorkerFactory; boots: Ar
       return {
         post(msg) {
           if (msg.type === "boot" && (msg as BootMessage).makeSnapshot) {
-            later(() => onMessage({ type: "snapshot", bytes: new Uint8Array([1, 2, 3]) }));
+            later(() => onMessage({ type: "snapshot", bytes: new Uint8Array([1, 2, 3]), bootMs: 1 }));
           } else if (msg.type === "boot") {
             const fromSnapshot = (msg as BootMessage).snapshot !== undefined;
             boots.push({ fromSnapshot });

@@ -3,12 +3,24 @@
 // an adapter (node.ts, the browser sandbox) only knows how to spawn a worker.
 import { EdgeError, errorJson, type ErrorCode } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
-import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, PyodideAssets, PythonFiles, SnapshotFileRef } from "../../workers/protocol.ts";
+import {
+  parseWorkerToHost,
+  type BootMessage,
+  type CallJobMessage,
+  type DiscoverJobMessage,
+  type HostToWorker,
+  type PyodideAssets,
+  type PythonFiles,
+  type SnapshotFileRef,
+  type WorkerToHost,
+  type WorkerToHostParse,
+} from "../../workers/protocol.ts";
 import type { CallJob, CallOutcome, DiscoverJob, DiscoverOutcome, RunnerHost } from "./host.ts";
 import {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_STDERR_LIMIT,
   failedDiscovery,
+  unverifiedCall,
   verifyCallReply,
   verifyDiscoverReply,
   type CallVerdict,
@@ -143,12 +155,12 @@ class Runner {
 
   private onMessage(msg: unknown): void {
     if (this.state === "booting") {
-      const m = msg as { type?: unknown; bootMs?: unknown; fromSnapshot?: unknown; message?: unknown } | null;
-      if (m && m.type === "ready") {
+      const parsed = parseWorkerToHost(msg);
+      if (parsed.ok && parsed.message.type === "ready") {
         this.state = "ready";
-        this.resolveReady({ bootMs: Number(m.bootMs) || 0, fromSnapshot: m.fromSnapshot === true });
+        this.resolveReady({ bootMs: parsed.message.bootMs || 0, fromSnapshot: parsed.message.fromSnapshot });
       } else {
-        this.kill(`boot: ${m && m.type === "fatal" ? String(m.message) : "unexpected message"}`);
+        this.kill(`boot: ${unexpected(parsed)}`);
       }
     } else if (this.state === "taken") {
       const listener = this.jobListener;
@@ -275,9 +287,9 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
           };
           handle.onMessage((msg) => {
             clearTimeout(timer);
-            const m = msg as { type?: unknown; bytes?: unknown; message?: unknown } | null;
-            if (m && m.type === "snapshot" && m.bytes instanceof Uint8Array) resolve(m.bytes);
-            else reject(new Error(`snapshot worker: ${m && m.type === "fatal" ? String(m.message) : "unexpected message"}`));
+            const parsed = parseWorkerToHost(msg);
+            if (parsed.ok && parsed.message.type === "snapshot") resolve(parsed.message.bytes);
+            else reject(new Error(`snapshot worker: ${unexpected(parsed)}`));
           });
           handle.onExit((reason) => {
             clearTimeout(timer);
@@ -469,9 +481,12 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
     const duration_ms = Math.round(performance.now() - started);
     if (end.kind === "message") {
-      const fatal = fatalMessage(end.msg);
-      if (fatal === undefined) return { ...verifyDiscoverReply(end.msg, jobId, job.expectedSha256, stderrLimit), duration_ms };
-      return { ...failedDiscovery("runner_crashed", job.expectedSha256), duration_ms, diagnostics: { reason: fatal } };
+      const parsed = parseWorkerToHost(end.msg);
+      if (parsed.ok && parsed.message.type === "fatal") {
+        return { ...failedDiscovery("runner_crashed", job.expectedSha256), duration_ms, diagnostics: { reason: fatalReason(parsed.message) } };
+      }
+      // A malformed message is refused by the verifier as not a reply to this job, like any non-`done`.
+      return { ...verifyDiscoverReply(parsed.ok ? parsed.message : undefined, jobId, job.expectedSha256, stderrLimit), duration_ms };
     }
     const { code, diagnostics, message } = failure(end, job.timeoutMs ?? defaultTimeout, "Discovering the tools file");
     return { ...failedDiscovery(code, job.expectedSha256, "", message ? { message } : {}), duration_ms, diagnostics };
@@ -499,12 +514,14 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
     let verdict: CallVerdict;
     if (end.kind === "message") {
-      const fatal = fatalMessage(end.msg);
-      if (fatal !== undefined) {
+      const parsed = parseWorkerToHost(end.msg);
+      if (!parsed.ok) {
+        verdict = unverifiedCall(`the runner's message is not a reply to this job (${parsed.reason})`);
+      } else if (parsed.message.type === "fatal") {
         // The worker's own error path (the interpreter died under it); fail closed as a crash.
-        verdict = crashed(fatal);
+        verdict = crashed(fatalReason(parsed.message));
       } else {
-        verdict = await verifyCallReply(end.msg, { jobId, callId, secret, outputSchema: job.outputSchema, maxResultBytes, stderrLimit });
+        verdict = await verifyCallReply(parsed.message, { jobId, callId, secret, outputSchema: job.outputSchema, maxResultBytes, stderrLimit });
       }
     } else {
       const { code, diagnostics, message } = failure(end, job.timeoutMs ?? defaultTimeout, `Tool ${job.toolName}`);
@@ -584,11 +601,15 @@ function crashed(reason: string): CallVerdict {
   };
 }
 
-/** The reason of a worker's `fatal` message (untrusted text, for people), or undefined. */
-function fatalMessage(msg: unknown): string | undefined {
-  const m = msg as { type?: unknown; message?: unknown } | null;
-  if (!m || typeof m !== "object" || m.type !== "fatal") return undefined;
-  return `runner reported: ${String(m.message).slice(0, 4000)}`;
+/** The reason of a worker's `fatal` message (untrusted text, for people). */
+function fatalReason(msg: Extract<WorkerToHost, { type: "fatal" }>): string {
+  return `runner reported: ${msg.message.slice(0, 4000)}`;
+}
+
+/** Why a message was not the one awaited: a `fatal`'s reason, else a protocol violation. */
+function unexpected(parsed: WorkerToHostParse): string {
+  if (parsed.ok && parsed.message.type === "fatal") return parsed.message.message;
+  return parsed.ok ? "unexpected message" : `unexpected message (${parsed.reason})`;
 }
 
 /** How a job that sent no reply ended. A timeout states the limit that stopped it (`what` ran). */

@@ -8,6 +8,7 @@
 // EDGE_DB_VERSION. Never edit a shipped migration: browsers that already ran it will not run it again.
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from "idb";
 import type { Receipt } from "../receipts/types.ts";
+import type { FactRecord, FactsRevisionRecord, ImprintRecord, PendingActionRecord, SessionRecord, VfsRecord } from "./records.ts";
 
 export const EDGE_DB_NAME = "edge-web";
 export const EDGE_DB_VERSION = 1;
@@ -15,39 +16,14 @@ export const EDGE_DB_VERSION = 1;
 /** A JSON value (what meta holds). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-/**
- * Shapes of the stores later features own. Only the key and index fields are fixed here (those are
- * what the schema depends on); each feature narrows its record type in its own module.
- */
-export interface PendingActionRecord {
-  id: string;
-  /** e.g. "pending" | "claimed" | "done" | "expired" — indexed for purging and listing. */
-  status: string;
-  [field: string]: unknown;
-}
-export interface ImprintRecord {
-  id: string;
-  [field: string]: unknown;
-}
-export interface FactRecord {
-  store: string;
-  fact_id: string;
-  [field: string]: unknown;
-}
-export interface VfsRecord {
-  path: string;
-  [field: string]: unknown;
-}
-export interface SessionRecord {
-  id: string;
-  [field: string]: unknown;
-}
+/** Every stored record type is declared in records.ts (types only), so the stores need no casts. */
+export type { FactRecord, FactsRevisionRecord, ImprintRecord, PendingActionRecord, SessionRecord, VfsRecord } from "./records.ts";
 
 export interface EdgeDbSchema extends DBSchema {
   /** Chained receipts (SPEC §9); by_seq is unique, so two writers can never claim the same place. */
   receipts: { key: string; value: Receipt; indexes: { by_seq: number } };
-  /** Small app-wide settings and markers, out-of-line string keys. */
-  meta: { key: string; value: JsonValue };
+  /** Small app-wide settings and markers, out-of-line string keys (facts revisions among them). */
+  meta: { key: string; value: JsonValue | FactsRevisionRecord };
   /** Pending commit actions (SPEC §6). */
   pending: { key: string; value: PendingActionRecord; indexes: { by_status: string } };
   /** Neural imprints (SPEC §7). */

@@ -23,7 +23,7 @@ export function idbVfsPersistence(db: EdgeDb): VfsPersistence {
         const tx = db.transaction("vfs", "readwrite");
         const ops: Promise<unknown>[] = [];
         for (const p of remove) ops.push(tx.store.delete(p));
-        for (const r of put) ops.push(tx.store.put({ ...r } as VfsRecord));
+        for (const r of put) ops.push(tx.store.put({ ...r }));
         await Promise.all([...ops, tx.done]);
       } catch (err) {
         // The browser's quota is a limit the person can act on: its own code, not storage_failed.

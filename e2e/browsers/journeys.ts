@@ -202,17 +202,22 @@ const playground: Journey = {
   },
 };
 
-/** In the widget's shadow root: a question typed and sent, as a visitor does. */
+/** In the widget's shadow root: a question typed and sent, as a visitor does — once the send
+ *  button is back (while a run ends, the widget shows Stop in its place; seen in Firefox). */
 async function widgetAsk(driver: Driver, text: string): Promise<void> {
-  await evaluate(
+  await until(
     driver,
+    `the send button, to ask ${JSON.stringify(text)}`,
     (text) => {
       const root = document.querySelector("edge-chat")!.shadowRoot!;
+      const send = root.querySelector("button[type=submit]") as HTMLButtonElement | null;
+      if (!send || send.disabled) return false;
       const input = root.querySelector("input[part=input]") as HTMLInputElement;
       input.focus();
       input.value = text;
       input.dispatchEvent(new Event("input", { bubbles: true }));
-      (root.querySelector("button[type=submit]") as HTMLButtonElement).click();
+      send.click();
+      return true;
     },
     text,
   );

@@ -3,7 +3,8 @@
 // before any byte is read. A zip goes through src/toolset/project-archive.ts.
 import { projectTooLarge } from "../runner/project-bounds.ts";
 import { commonTop, picked, type PickedProject } from "../toolset/project-archive.ts";
-import { DEFAULT_PROJECT_LIMITS, skipFiles, type ProjectLimits } from "../toolset/project.ts";
+import type { ProjectLimits } from "../contract/project.ts";
+import { DEFAULT_PROJECT_LIMITS, skipFiles } from "../toolset/project.ts";
 import type { UploadItem } from "./workspace-upload.ts";
 
 export { projectFromZip } from "../toolset/project-archive.ts";

@@ -5,7 +5,7 @@
 // the runner checks them again and installs them before the tools file is imported. Nothing here
 // fetches: a package not on the device is python_package_missing, naming the command that adds it.
 import { EdgeError, type ErrorJson } from "../contract/errors.ts";
-import type { ProjectSnapshot } from "../runner/host.ts";
+import type { ProjectSnapshot } from "../contract/project.ts";
 import type { PackageWheel } from "../../workers/protocol.ts";
 import { projectImports } from "./imports.ts";
 import { frozenPackage, importIndex, withDependencies, type FrozenPackage, type LockPackage, type PyodideLock } from "./lock.ts";

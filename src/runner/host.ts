@@ -6,6 +6,7 @@ import type { Sha256 } from "../contract/hash.ts";
 import type { Discovery, JsonObject } from "../contract/types.ts";
 import type { PackageWheel, ProjectMount, WorkspaceMount } from "../../workers/protocol.ts";
 import type { PackageProvider } from "../packages/provider.ts";
+import type { ProjectLimits, ProjectSnapshot } from "../contract/project.ts";
 
 /** Where a tools file's bytes come from. `read()` is called again for every job, so an edit
  *  made during a session is seen (and refused with tools_file_changed). */
@@ -19,27 +20,6 @@ export interface ToolSource {
   /** Python packages for the project's imports (the lock and the wheels on this device). Without
    *  it no package is resolved or sent: only the standard library is importable. */
   readonly packages?: PackageProvider;
-}
-
-/** Bounds on what a tools project may mount (tools_project_too_large beyond them). */
-export interface ProjectLimits {
-  maxFiles: number;
-  /** Sum of the files' sizes, the tools file included. */
-  maxBytes: number;
-}
-
-/** Why a path of the project folder is not mounted (docs/tools-projects.md). */
-export type SkipReason = "hidden" | "pycache" | "virtualenv" | "node_modules" | "edge_data" | "not_a_file";
-
-/** What a tools project holds at one moment: the files to mount, by "/"-separated path relative
- *  to its root, the tools file (`entry`) among them. */
-export interface ProjectSnapshot {
-  /** The folder on the host ("/home/me/proj"), or null for files held in memory. */
-  root: string | null;
-  entry: string;
-  files: Record<string, Uint8Array>;
-  /** Folders and files left out, the topmost of each (a skipped folder's contents are not listed). */
-  skipped: { path: string; reason: SkipReason }[];
 }
 
 export interface DiscoverJob {

@@ -1,7 +1,7 @@
 // The bounds and skip rules of a tools project (issue 25), shared by every place that reads one: the
 // CLI's folder walk and the playground's folder or zip; the freeze checks every snapshot again.
 import { EdgeError } from "../contract/errors.ts";
-import type { ProjectLimits, SkipReason } from "./host.ts";
+import type { ProjectLimits, SkipReason } from "../contract/project.ts";
 
 /** 1,000 files and 16 MiB: copied into every job's runner, and hashed there before each import. */
 export const DEFAULT_PROJECT_LIMITS: ProjectLimits = { maxFiles: 1000, maxBytes: 16 * 1024 * 1024 };

@@ -7,7 +7,8 @@ import { EdgeError, errorJson, toErrorJson, type ErrorJson } from "../contract/e
 import { activeSetSha256, schemaSha256, sha256Bytes, type Sha256 } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
 import { MAX_TOOLS_FILE_BYTES, type DiscoveredTool, type Selection, type ToolSchema } from "../contract/types.ts";
-import type { ProjectSnapshot, RunnerHost, ToolSource } from "../runner/host.ts";
+import type { ProjectSnapshot } from "../contract/project.ts";
+import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { explainImportError, freezePackages, NO_PACKAGES, type FrozenPackages } from "../packages/freeze.ts";
 import { freezeProject, projectMount, readProjectSnapshot, type ToolsProject } from "./project.ts";
 

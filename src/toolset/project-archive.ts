@@ -4,9 +4,10 @@
 // the archive (a zipped folder) is its root. Environment-neutral: the playground's "Open zip…" and
 // the widget's tools-src pointing at a .zip both use it.
 import { EdgeError } from "../contract/errors.ts";
-import { readZip } from "../builtins/workspace/zip.ts";
+import { readZip } from "../platform/zip-read.ts";
 import { projectTooLarge } from "../runner/project-bounds.ts";
-import { DEFAULT_PROJECT_LIMITS, isProjectPath, skipFiles, type ProjectLimits, type ProjectSnapshot } from "./project.ts";
+import type { ProjectLimits, ProjectSnapshot } from "../contract/project.ts";
+import { DEFAULT_PROJECT_LIMITS, isProjectPath, skipFiles } from "./project.ts";
 
 export interface PickedProject {
   /** The folder's or archive's name, for people. */

@@ -7,11 +7,11 @@
 // (src/runner/node-project-source.ts), the playground a folder or zip the person picked.
 import { EdgeError } from "../contract/errors.ts";
 import { sha256Bytes, sha256Json, type Sha256 } from "../contract/hash.ts";
-import type { ProjectLimits, ProjectSnapshot, SkipReason, ToolSource } from "../runner/host.ts";
+import type { ProjectLimits, ProjectSnapshot, SkipReason } from "../contract/project.ts";
+import type { ToolSource } from "../runner/host.ts";
 import type { ProjectMount, ToolsManifest } from "../../workers/protocol.ts";
 import { DEFAULT_PROJECT_LIMITS, projectTooLarge, skipByName } from "../runner/project-bounds.ts";
 
-export type { ProjectLimits, ProjectSnapshot, SkipReason } from "../runner/host.ts";
 export { DEFAULT_PROJECT_LIMITS } from "../runner/project-bounds.ts";
 
 /** Where a project appears inside the runner (read-only; the working directory, first on sys.path). */

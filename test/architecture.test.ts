@@ -16,7 +16,7 @@ const ROOT = path.resolve(new URL("../", import.meta.url).pathname);
  */
 const LAYERS: readonly Layer[] = [
   { name: "contract", paths: ["src/contract/"] }, // schemas, canonical JSON, hashes, the error table
-  { name: "platform", paths: ["src/platform/"] }, // Node file helpers, the storage error every store maps to
+  { name: "platform", paths: ["src/platform/"] }, // Node file helpers, the storage error every store maps to, the bounded zip reader
   { name: "runtime", paths: ["src/runtime/"] }, // ToolRuntime: registry, defineTool, pipeline
   // The one seam between the runner and its workers: the messages, their byte framing on a Node
   // runner's pipe, and the bound on printed output that both sides apply.

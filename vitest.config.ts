@@ -10,6 +10,10 @@ export default defineConfig({
     include: soak ? ["src/**/*.soak.test.ts"] : ["src/**/*.test.ts", "workers/**/*.test.ts", "bench/**/*.test.ts", "test/**/*.test.ts"],
     exclude: soak ? [] : ["**/*.soak.test.ts", "**/node_modules/**"],
     environment: "node",
+    // No runner keeper (src/runner/keeper.ts) outlives a test: the CLI's one-shot commands start
+    // their own runners, as with EDGE_RUNNER_KEEPER=0; src/runner/keeper.test.ts turns it on, in
+    // folders of its own, and ends the keepers it started.
+    env: { EDGE_RUNNER_KEEPER: "0" },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: Pyodide workers are heavy, keep file-level parallelism modest.

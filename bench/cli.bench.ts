@@ -9,8 +9,13 @@
 // already cached in EDGE_DATA_DIR (every later run of a user); "first run" = an empty EDGE_DATA_DIR
 // (the snapshot is made during the command). The CLI's own bundle is built before the rows are
 // measured (a stale or missing bundle would be rebuilt by the first row); `cli_build_ms` is the
-// cost of that build, into a scratch folder.
+// cost of that build, into a scratch folder. One-shot commands are measured both ways: with the
+// runner keeper a user gets by default (src/runner/keeper.ts; before each run the bench waits until
+// the keeper has both runners booted again, as it has when a person types the next command) and
+// with EDGE_RUNNER_KEEPER=0 (each command boots its own runners). The keeper is the bench's own
+// (its own XDG_RUNTIME_DIR) and is ended at the end.
 import { execFile } from "node:child_process";
+import { mkdirSync, readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +35,25 @@ const PY_CALL = [
   "import tools",
   `print(json.dumps(tools.calculate_fee(**json.loads(${JSON.stringify(ARGS)}))))`,
 ].join("\n");
+
+const KEEPER_OFF = { EDGE_RUNNER_KEEPER: "0" };
+
+/** The bench's keeper, once its two runners are booted (it starts after the first call). */
+async function keeperReady(runtime: string): Promise<number> {
+  const { keeperStatus } = await import("../src/runner/keeper-client.ts");
+  const dir = join(runtime, "edge-web");
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const sock = readdirSync(dir).find((f) => f.endsWith(".sock"));
+    if (sock) {
+      const base = join(dir, sock.slice(0, -".sock".length));
+      const status = await keeperStatus({ socket: `${base}.sock`, token: `${base}.token`, spec: `${base}.spec` });
+      if (status?.sparesReady === 2) return status.pid;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the runner keeper did not get two runners ready within 120 s");
+}
 
 const log = (...a: unknown[]): void => {
   if (!JSON_ONLY) console.error(...a);
@@ -72,9 +96,10 @@ interface Row {
 }
 
 /** `n` runs of one command (`env` may differ per run); every run must pass `check`. */
-async function measure(name: string, file: string, args: string[], env: NodeJS.ProcessEnv | ((i: number) => NodeJS.ProcessEnv), n: number, check: (r: Ran) => string | undefined): Promise<Row> {
+async function measure(name: string, file: string, args: string[], env: NodeJS.ProcessEnv | ((i: number) => NodeJS.ProcessEnv), n: number, check: (r: Ran) => string | undefined, before?: () => Promise<unknown>): Promise<Row> {
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
+    await before?.();
     const r = await timed(file, args, typeof env === "function" ? env(i) : env);
     const problem = check(r);
     if (problem) throw new Error(`${name}: ${problem} (exit ${r.code})\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`);
@@ -120,8 +145,11 @@ async function cliBuildMs(): Promise<number | null> {
 async function main(): Promise<void> {
   const load_before = loadavg().map((l) => round(l, 2));
   const data = await mkdtemp(join(tmpdir(), "edge-cli-bench-"));
-  const env = { ...process.env, EDGE_DATA_DIR: join(data, "warm") };
+  const runtime = join(data, "runtime");
+  mkdirSync(runtime, { mode: 0o700 });
+  const env = { ...process.env, EDGE_DATA_DIR: join(data, "warm"), XDG_RUNTIME_DIR: runtime, EDGE_RUNNER_KEEPER: "1" };
   const rows: Row[] = [];
+  let keeperPid: number | undefined;
   try {
     // The launcher's own bundle and the snapshot cache: made once, outside the measured rows.
     const prime = await timed(BIN, ["tools", "validate", TOOLS], env);
@@ -136,11 +164,20 @@ async function main(): Promise<void> {
     const help = await measure("edge --help", BIN, ["--help"], env, 10, exitIs(0, (r) => (r.stdout.includes("Commands:") ? undefined : "no help")));
     const typo = await measure("edge tols (mistyped)", BIN, ["tols"], env, 10, exitIs(2, (r) => (r.stderr.includes("Unknown command") ? undefined : "no usage error")));
     const npx = await measure("npx edge --version", "npx", ["edge", "--version"], env, 5, exitIs(0));
-    const validate = await measure("edge tools validate (warm)", BIN, ["tools", "validate", TOOLS], env, 5, exitIs(0, (r) => (r.stdout.startsWith("valid:") ? undefined : "not valid")));
+    const valid = exitIs(0, (r) => (r.stdout.startsWith("valid:") ? undefined : "not valid"));
+    const offEnv = { ...env, ...KEEPER_OFF };
+    const validateOwn = await measure("edge tools validate (warm, no keeper)", BIN, ["tools", "validate", TOOLS], offEnv, 5, valid);
     // A new, empty data folder each time: no snapshot cached yet.
-    const validateFirst = await measure("edge tools validate (first)", BIN, ["tools", "validate", TOOLS], (i) => ({ ...env, EDGE_DATA_DIR: join(data, `first-${i}`) }), 3, exitIs(0));
-    const call = await measure("edge tools call (one-shot)", BIN, ["tools", "call", TOOLS, "fee_quote", "--args", ARGS], env, 5, exitIs(0, (r) => sameResult(r.stdout)));
-    rows.push(version, help, typo, npx, validate, validateFirst, call);
+    const validateFirst = await measure("edge tools validate (first)", BIN, ["tools", "validate", TOOLS], (i) => ({ ...offEnv, EDGE_DATA_DIR: join(data, `first-${i}`) }), 3, exitIs(0));
+    const callArgs = ["tools", "call", TOOLS, "fee_quote", "--args", ARGS];
+    const callOwn = await measure("edge tools call (no keeper)", BIN, callArgs, offEnv, 5, exitIs(0, (r) => sameResult(r.stdout)));
+    // The first call with the keeper on finds none and starts it when it ends.
+    const starter = await timed(BIN, callArgs, env);
+    if (starter.code !== 0) throw new Error(`the call that starts the keeper failed: ${starter.stderr}`);
+    const ready = async (): Promise<void> => void (keeperPid = await keeperReady(runtime));
+    const validate = await measure("edge tools validate (warm, keeper)", BIN, ["tools", "validate", TOOLS], env, 5, valid, ready);
+    const call = await measure("edge tools call (keeper)", BIN, callArgs, env, 5, exitIs(0, (r) => sameResult(r.stdout)), ready);
+    rows.push(version, help, typo, npx, validateOwn, validate, validateFirst, callOwn, call);
     // The baselines once more at the end: a load that changed during the run moves both sides.
     mergeInto(nodeE0, await measure("node -e 0 (again)", "node", ["-e", "0"], env, 10, exitIs(0)));
     mergeInto(pyCall, await measure("python3 -c (again)", PYTHON, ["-c", PY_CALL], env, 10, exitIs(0, (r) => sameResult(r.stdout))));
@@ -168,18 +205,22 @@ async function main(): Promise<void> {
       ratio_mistyped_vs_node: ratio(typo, nodeP50),
       ratio_npx_version_vs_node: ratio(npx, nodeP50),
       ratio_call_vs_python: ratio(call, pyP50),
+      ratio_call_no_keeper_vs_python: ratio(callOwn, pyP50),
       validate_warm_p50_ms: validate.p50_ms,
+      validate_warm_no_keeper_p50_ms: validateOwn.p50_ms,
       validate_first_run_p50_ms: validateFirst.p50_ms,
       call_one_shot_p50_ms: call.p50_ms,
+      call_one_shot_no_keeper_p50_ms: callOwn.p50_ms,
       cli_build_ms: build,
       goals,
       goals_missed: Object.entries(goals).filter(([, met]) => !met).map(([name]) => name),
       rows,
       method:
-        "wall time of each whole process (spawn to exit, output and exit code checked), p50 of n runs, all rows in one run; edge = bin/edge.mjs executed through its shebang; python3 -c imports public/examples/tools.py (with runner-pyodide on sys.path for edgestudio.tools) and prints calculate_fee(amount=250) as JSON",
+        "wall time of each whole process (spawn to exit, output and exit code checked), p50 of n runs, all rows in one run; edge = bin/edge.mjs executed through its shebang; python3 -c imports public/examples/tools.py (with runner-pyodide on sys.path for edgestudio.tools) and prints calculate_fee(amount=250) as JSON; keeper rows wait, before each run, until the bench's runner keeper has two runners booted",
     };
     console.log(JSON.stringify(result, null, JSON_ONLY ? undefined : 2));
   } finally {
+    if (keeperPid) process.kill(keeperPid, "SIGTERM");
     await rm(data, { recursive: true, force: true });
   }
 }

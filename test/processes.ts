@@ -40,10 +40,10 @@ export function commandLine(pid: number): string {
 }
 
 /** Resolves once `check` returns a value other than undefined; rejects after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs: number, everyMs = 100): Promise<T> {
+export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));

@@ -11,23 +11,18 @@
 // If the host also gives the session its own `approval`/`confirmations`, compose with
 // `allowBuiltinWrites(next)` instead.
 import { EdgeError, ERRORS, toErrorJson } from "../contract/errors.ts";
-import { didYouMean } from "../contract/suggest.ts";
 import { randomHex } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type JsonObject } from "../contract/types.ts";
 import { createToolRuntime, defineTool, spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolContext, type ToolRuntime } from "../runtime/index.ts";
 import { bashTool, type ExecutionLimits } from "./bash.ts";
 import { editFileTool, readFileTool, readImageTool, writeFileTool } from "./fs-tools.ts";
 import { goalTools } from "./goals.ts";
+import { checkBuiltinNames, DEFAULT_BUILTINS, type BuiltinToolName } from "./names.ts";
 import { BUILTIN_KIND } from "./shared.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "./vfs/core.ts";
 import { webSearchTool, type WebSearchProvider } from "./web.ts";
 import { createWritePlanner, type PlanFn, type WritePlan, type WritePlanner } from "./write-plan.ts";
 
-export const BUILTIN_TOOL_NAMES = ["read_file", "write_file", "edit_file", "read_image", "create_goal", "get_goal", "update_goal", "web_search", "bash"] as const;
-export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
-
-/** Without `tools`: the file tools and bash, plus web_search when a provider is configured. */
-export const DEFAULT_BUILTINS: readonly BuiltinToolName[] = ["read_file", "write_file", "edit_file", "read_image", "bash"];
 export const DEFAULT_SPILL_INLINE_BYTES = 16 * 1024;
 
 export interface BuiltinsOptions {
@@ -46,16 +41,6 @@ export interface BuiltinsOptions {
   spill?: { inlineLimitBytes?: number; previewChars?: number } | false;
   /** Writes apply the plan the person approved (see write-plan.ts and writeApproval). */
   planner?: WritePlanner;
-}
-
-/** Names checked against the built-ins (unknown_tool, with the near miss), as the tools' own type. */
-export function checkBuiltinNames(names: readonly string[]): BuiltinToolName[] {
-  for (const n of names) {
-    if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(n)) {
-      throw new EdgeError("unknown_tool", { tool: n }, `No built-in tool named "${n}".${didYouMean(n, BUILTIN_TOOL_NAMES)} The built-ins are: ${BUILTIN_TOOL_NAMES.join(", ")}.`);
-    }
-  }
-  return names as BuiltinToolName[];
 }
 
 export function builtinToolDefinitions(options: BuiltinsOptions): AnyToolDefinition[] {
@@ -216,6 +201,7 @@ export function allowBuiltinWrites(next?: ApprovalHandler): ApprovalHandler {
   };
 }
 
+export { BUILTIN_TOOL_NAMES, checkBuiltinNames, DEFAULT_BUILTINS, type BuiltinToolName } from "./names.ts";
 export { openVfs, EdgeVfs, normalizePath, WORKSPACE_DIR, DEFAULT_VFS_LIMITS, type VfsLimits } from "./vfs/core.ts";
 export type { VfsPersistence, VfsEntryRecord } from "./vfs/store.ts";
 export { DEFAULT_BASH_LIMITS, type ExecutionLimits } from "./bash.ts";

@@ -149,6 +149,13 @@ describe("each command loads only what it uses", () => {
     expect(sources.filter((s) => s.includes("node_modules/")).every((s) => /node_modules\/(ajv|canonicalize|fast-deep-equal|fast-uri|json-schema-traverse|require-from-string)\//.test(s))).toBe(true);
   });
 
+  it("tools call's workspace loads no built-in tool or just-bash unless built-ins are asked for", async () => {
+    const { sources, packages } = loadedBy(meta(), "src/cli/workspace-session.ts");
+    expect(sources).toContain("src/builtins/names.ts");
+    expect(sources.filter((s) => /^src\/builtins\/(index|bash|fs-tools|web|goals)\.ts$/.test(s))).toEqual([]);
+    expect(packages.filter((p) => p.startsWith("just-bash"))).toEqual([]);
+  });
+
   it("mcp serve imports the MCP SDK at run time, and no engine, facts, imprint, app or editor code", async () => {
     const { sources, packages } = loadedBy(meta(), "src/cli/mcp.ts");
     expect(sources).toContain("src/mcp/server.ts");

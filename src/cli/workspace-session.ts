@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
-import { builtinsForSession, checkBuiltinNames, type BuiltinToolName } from "../builtins/index.ts";
+import { checkBuiltinNames, type BuiltinToolName } from "../builtins/names.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import { openDirVfs, type SkippedEntry } from "../builtins/vfs/store-dir.ts";
 import { nodeVfsFile, openNodeVfs } from "../builtins/vfs/store-node.ts";
@@ -52,5 +52,7 @@ export async function cliWorkspace(dir: string | undefined, builtins: string | u
   }
   const out: CliWorkspace = { workspace: vfsWorkspaceSource(vfs), info };
   if (!names.length) return out;
+  // The built-ins (and just-bash) are loaded only when some are asked for.
+  const { builtinsForSession } = await import("../builtins/index.ts");
   return { ...out, ...(await builtinsForSession({ vfs, tools: names, allowWrites: () => allowWrites })) };
 }

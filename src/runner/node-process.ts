@@ -9,6 +9,7 @@
 // this process ends or is told to (SIGINT, SIGTERM, SIGHUP). What the permission model does not
 // cover is closed in the child (workers/runner.node-process.ts) or listed in docs/security.md.
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Readable } from "node:stream";
@@ -80,6 +81,17 @@ function runnerScript(): Promise<string> {
   return script;
 }
 
+let scriptSha: Promise<string> | undefined;
+
+/** sha256 (hex) of the runner script: a keeper's runners must run the one this process would. */
+export function runnerScriptSha256(): Promise<string> {
+  scriptSha ??= runnerScript().then((text) => createHash("sha256").update(text).digest("hex"));
+  scriptSha.catch(() => {
+    scriptSha = undefined;
+  });
+  return scriptSha;
+}
+
 /** From the sources (tests, tsx): esbuild, loaded only then. The built CLI's options match. */
 async function bundleRunnerEntry(): Promise<string> {
   const { build } = await import("esbuild");
@@ -142,31 +154,113 @@ function untrack(runner: RunnerProcess): void {
   if (live.delete(runner) && live.size === 0) removeProcessHooks();
 }
 
-/** The process adapter behind createNodeRunnerHost. `cacheFiles`: the disk cache's snapshot files
- *  (a permission-model pattern, node-snapshot.ts), which runners then read and check themselves. */
-export function nodeProcessFactory(indexURL: string, cacheFiles?: string): RunnerWorkerFactory {
-  const indexDir = fileURLToPath(new URL(indexURL, "file:///"));
+/** How this process starts runner processes: their node arguments (up to the script), the script
+ *  and launch (resolved once), and their working folder. Shared by the CLI's own runners and the
+ *  runner keeper's (keeper.ts), so both start exactly the same process. */
+export interface RunnerSpawnPlan {
+  readonly args: string[];
+  readonly ready: Promise<[string, RunnerLaunch]>;
+  readonly cwd: string;
+  readonly snapshotFiles: SnapshotFiles | undefined;
+}
+
+export function runnerSpawnPlan(indexURL: string, cacheFiles?: string): RunnerSpawnPlan {
+  const cwd = fileURLToPath(new URL(indexURL, "file:///"));
   const snapshotFiles = processSnapshotFiles();
-  const args = runnerNodeArgs(indexDir, [snapshotFiles?.readable, cacheFiles].filter((p): p is string => p !== undefined));
+  const args = [...runnerNodeArgs(cwd, [snapshotFiles?.readable, cacheFiles].filter((p): p is string => p !== undefined)), "-e"];
   const ready = Promise.all([runnerScript(), runnerLaunch()]);
   ready.catch(() => undefined); // reported by the spawn that needs it
+  return { args, ready, cwd, snapshotFiles };
+}
+
+/** The process adapter behind createNodeRunnerHost. `cacheFiles`: the disk cache's snapshot files
+ *  (a permission-model pattern, node-snapshot.ts), which runners then read and check themselves. */
+export function nodeProcessFactory(indexURL: string, cacheFiles?: string, plan = runnerSpawnPlan(indexURL, cacheFiles)): RunnerWorkerFactory {
   return {
     pyodideAssets: (): PyodideAssets => ({ kind: "indexURL", indexURL }),
     warmsUp: true, // each process compiles Pyodide's wasm for itself
     readsSnapshotFiles: cacheFiles !== undefined,
-    spawn: (role = "job") => new RunnerProcess([...args, "-e"], ready, indexDir, FRAME_LIMITS[role], snapshotFiles),
+    spawn: (role = "job") => localRunnerProcess(plan, role),
   };
+}
+
+/** A runner process started by this process now (its script may still be bundling). */
+export function localRunnerProcess(plan: RunnerSpawnPlan, role: RunnerRole = "job"): RunnerWorkerHandle {
+  return new RunnerProcess(
+    async (events, cancelled) => {
+      const [text, launch] = await plan.ready;
+      if (cancelled()) throw new Error("ended before it started");
+      return spawnRunnerChild(plan, text, launch, events);
+    },
+    FRAME_LIMITS[role],
+    plan.snapshotFiles,
+  );
+}
+
+/** A runner started elsewhere and already booted (the keeper's, keeper-client.ts): the pool must
+ *  not send it a boot message; its first frame is its `ready`. */
+export function linkedRunnerProcess(open: (events: RunnerLinkEvents) => RunnerLink): RunnerWorkerHandle {
+  return new RunnerProcess(async (events) => open(events), FRAME_LIMITS.job, undefined);
+}
+
+/** What a started runner's channels deliver: fd 3's bytes (the protocol's frames), fd 1/2's text,
+ *  and its end (called at least once). */
+export interface RunnerLinkEvents {
+  data(chunk: Uint8Array): void;
+  output(text: string): void;
+  close(reason: string): void;
+}
+
+/** A started runner's channels, from the side that talks to it. */
+export interface RunnerLink {
+  /** One frame's chunks, written together. */
+  write(chunks: Uint8Array[]): void;
+  kill(): void;
 }
 
 type RunnerChannel = Readable & { write(chunk: Uint8Array): boolean; cork(): void; uncork(): void; destroy(): void };
 
-/** One runner process, as the pool sees it (RunnerWorkerHandle). */
+/** Start one runner process: `node <flags> -e <script> <inherited fds>`, an empty environment, its
+ *  protocol on fd 3, fd 1/2 read as text. */
+export function spawnRunnerChild(plan: Pick<RunnerSpawnPlan, "args" | "cwd">, text: string, launch: RunnerLaunch, events: RunnerLinkEvents): RunnerLink {
+  // The descriptors this process would pass on: the child closes them before anything else.
+  const inherited = inheritableDescriptors().join(",");
+  const [command, ...prefix] = [...launch.prefix, process.execPath];
+  const child: ChildProcess = spawn(command!, [...prefix, ...plan.args, text, inherited], {
+    cwd: plan.cwd,
+    env: {}, // tool code sees no environment variable of the host, in process.env or /proc/self/environ
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+    windowsHide: true,
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.setEncoding("utf8");
+    stream?.on("data", (chunk: string) => events.output(chunk));
+  }
+  const channel = child.stdio[3] as RunnerChannel;
+  channel.on("data", (chunk: Buffer) => events.data(chunk));
+  channel.on("error", () => undefined); // EPIPE after the child died; its exit is reported below
+  child.on("error", (err) => events.close(`runner process error: ${err.message}`));
+  child.on("close", (code, signal) => events.close(signal ? `runner process killed by ${signal}` : `runner process exited with code ${code}`));
+  return {
+    // A frame's chunks in one system call (corked: one writev): the runner reads the whole frame
+    // at once instead of waking up for the header, the JSON and the bytes one by one.
+    write(chunks) {
+      channel.cork();
+      for (const chunk of chunks) channel.write(chunk);
+      channel.uncork();
+    },
+    kill() {
+      child.kill("SIGKILL");
+      channel.destroy();
+    },
+  };
+}
+
+/** One runner process, as the pool sees it (RunnerWorkerHandle), over its link. */
 class RunnerProcess implements RunnerWorkerHandle {
-  private child: ChildProcess | undefined;
-  /** fd 3 of the child: the protocol's frames, both ways. */
-  private channel: RunnerChannel | undefined;
-  /** Frames posted before the process started (the runner script is still being bundled). */
-  private queued: Uint8Array[] = [];
+  private link: RunnerLink | undefined;
+  /** Frames posted before the link is open (the runner script is still being bundled). */
+  private queued: Uint8Array[][] = [];
   /** Set once a message waited for its snapshot file: later messages are sent after it, in order. */
   private outbox: Promise<void> | undefined;
   private messageHandler: ((msg: unknown) => void) | undefined;
@@ -178,57 +272,39 @@ class RunnerProcess implements RunnerWorkerHandle {
   private tail = "";
 
   constructor(
-    args: string[],
-    ready: Promise<[string, RunnerLaunch]>,
-    cwd: string,
+    open: (events: RunnerLinkEvents, cancelled: () => boolean) => Promise<RunnerLink>,
     limits: FrameLimits,
     private readonly snapshotFiles: SnapshotFiles | undefined,
   ) {
     track(this);
-    ready.then(
-      ([text, launch]) => this.start(args, text, launch, cwd, limits),
-      (err: unknown) => this.exit(`the runner could not be started: ${err instanceof Error ? err.message : String(err)}`),
-    );
-  }
-
-  private start(args: string[], text: string, launch: RunnerLaunch, cwd: string, limits: FrameLimits): void {
-    if (this.exited) return;
-    // The descriptors this process would pass on: the child closes them before anything else.
-    const inherited = inheritableDescriptors().join(",");
-    const [command, ...prefix] = [...launch.prefix, process.execPath];
-    const child = spawn(command!, [...prefix, ...args, text, inherited], {
-      cwd,
-      env: {}, // tool code sees no environment variable of the host, in process.env or /proc/self/environ
-      stdio: ["ignore", "pipe", "pipe", "pipe"],
-      windowsHide: true,
-    });
-    this.child = child;
-    for (const stream of [child.stdout, child.stderr]) {
-      stream?.setEncoding("utf8");
-      stream?.on("data", (chunk: string) => {
+    const reader = new FrameReader(limits);
+    const events: RunnerLinkEvents = {
+      data: (chunk) => {
+        if (this.exited) return; // its first message decided the job: the rest is not read
+        let messages: FrameMessage[];
+        try {
+          messages = reader.push(chunk);
+        } catch (err) {
+          this.exit(`protocol violation: ${err instanceof Error ? err.message : String(err)}`);
+          return this.link?.kill();
+        }
+        for (const msg of messages) this.receive(msg);
+      },
+      output: (chunk) => {
         this.output.append(chunk);
         this.tail = (this.tail + chunk).slice(-EXIT_TAIL);
-      });
-    }
-    const channel = child.stdio[3] as RunnerChannel;
-    this.channel = channel;
-    const reader = new FrameReader(limits);
-    channel.on("data", (chunk: Buffer) => {
-      if (this.exited) return; // its first message decided the job: the rest is not read
-      let messages: FrameMessage[];
-      try {
-        messages = reader.push(chunk);
-      } catch (err) {
-        this.exit(`protocol violation: ${err instanceof Error ? err.message : String(err)}`);
-        return this.kill();
-      }
-      for (const msg of messages) this.receive(msg);
-    });
-    channel.on("error", () => undefined); // EPIPE after the child died; its exit is reported below
-    child.on("error", (err) => this.exit(`runner process error: ${err.message}`));
-    child.on("close", (code, signal) => this.exit(signal ? `runner process killed by ${signal}` : `runner process exited with code ${code}`));
-    this.write(this.queued);
-    this.queued = [];
+      },
+      close: (reason) => this.exit(reason),
+    };
+    open(events, () => this.exited).then(
+      (link) => {
+        this.link = link;
+        if (this.exited) return link.kill();
+        for (const chunks of this.queued) link.write(chunks);
+        this.queued = [];
+      },
+      (err: unknown) => this.exit(`the runner could not be started: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
 
   private receive(msg: FrameMessage): void {
@@ -285,17 +361,8 @@ class RunnerProcess implements RunnerWorkerHandle {
 
   private send(chunks: Uint8Array[]): void {
     if (this.exited) return;
-    if (!this.channel) this.queued.push(...chunks);
-    else this.write(chunks);
-  }
-
-  /** A frame's chunks in one system call (corked: one writev): the runner reads the whole frame
-   *  at once instead of waking up for the header, the JSON and the bytes one by one. */
-  private write(chunks: Uint8Array[]): void {
-    const channel = this.channel!;
-    channel.cork();
-    for (const chunk of chunks) channel.write(chunk);
-    channel.uncork();
+    if (!this.link) this.queued.push(chunks);
+    else this.link.write(chunks);
   }
 
   onMessage(handler: (msg: unknown) => void): void {
@@ -315,7 +382,6 @@ class RunnerProcess implements RunnerWorkerHandle {
   }
 
   private kill(): void {
-    this.child?.kill("SIGKILL");
-    this.channel?.destroy();
+    this.link?.kill();
   }
 }

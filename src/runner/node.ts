@@ -9,6 +9,8 @@ import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { canonicalJson } from "../contract/hash.ts";
 import type { PythonFiles } from "../../workers/protocol.ts";
+import { keptRunnerFactory, startKeeper, type KeeperEndpoint } from "./keeper-client.ts";
+import { keeperDir, keeperEnabled, keeperPaths } from "./keeper-wire.ts";
 import { nodeProcessFactory } from "./node-process.ts";
 import { diskSnapshotStore, snapshotFilesPattern } from "./node-snapshot.ts";
 import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions, type SnapshotStore } from "./pool.ts";
@@ -32,6 +34,10 @@ export interface NodeRunnerHostOptions extends Partial<Omit<RunnerHostOptions, "
   cacheDir?: string;
   /** The runner's Python root (default: runner-pyodide/ of this package). */
   pythonRoot?: string;
+  /** Take job runners from the runner keeper (keeper-client.ts), and start one at close when none
+   *  answered: for one-shot commands. Only with the disk snapshot cache, and only where
+   *  keeperEnabled() and keeperDir() allow it. */
+  keeper?: boolean;
 }
 
 export function pyodideIndexURL(): string {
@@ -83,8 +89,26 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
     if (!custom) cacheFiles = snapshotFilesPattern(dir);
     snapshot = custom ?? lazyStore(async () => diskSnapshotStore(dir, snapshotKey(await filesPromise)));
   }
-  const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, ...rest } = options;
-  return createRunnerHost(nodeProcessFactory(pyodideIndexURL(), cacheFiles), { ...rest, pythonFiles: () => filesPromise, snapshot });
+  const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, keeper, ...rest } = options;
+  const indexURL = pyodideIndexURL();
+  const endpoint = keeper && cacheFiles ? keeperEndpoint(cacheFiles) : undefined;
+  const factory = endpoint ? keptRunnerFactory(indexURL, cacheFiles, endpoint) : nodeProcessFactory(indexURL, cacheFiles);
+  const host = createRunnerHost(factory, { ...rest, pythonFiles: () => filesPromise, snapshot });
+  if (!endpoint) return host;
+  return {
+    ...host,
+    async close() {
+      await host.close();
+      startKeeper(endpoint);
+    },
+  };
+}
+
+/** Where this host's keeper is (one per package, node and snapshot cache), if keepers may be used. */
+function keeperEndpoint(cacheFiles: string): KeeperEndpoint | undefined {
+  const dir = keeperEnabled() ? keeperDir() : undefined;
+  const paths = dir ? keeperPaths(dir, { packageRoot: PACKAGE_ROOT, cacheFiles }) : undefined;
+  return paths ? { paths, missing: false } : undefined;
 }
 
 function lazyStore(make: () => Promise<SnapshotStore>): SnapshotStore {

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { BootMessage, HostToWorker } from "../../workers/protocol.ts";
 import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperPaths, type KeeperSpec, type KeeperStatus } from "./keeper-wire.ts";
 import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, runnerScriptSha256, runnerSpawnPlan, type RunnerLinkEvents, type RunnerSpawnPlan } from "./node-process.ts";
-import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./pool.ts";
+import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 
 const EDGE_BIN = fileURLToPath(new URL("../../bin/edge.mjs", import.meta.url));
 /** How long a command waits for the keeper's answer (it may be finishing a runner's boot) before it

@@ -17,7 +17,7 @@ import { BoundedText } from "../../workers/bounded-text.ts";
 import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT, type FrameLimits, type FrameMessage } from "../../workers/frames.ts";
 import type { BootMessage, PyodideAssets } from "../../workers/protocol.ts";
 import { inheritableDescriptors } from "./descriptors.ts";
-import type { RunnerRole, RunnerWorkerFactory, RunnerWorkerHandle } from "./pool.ts";
+import type { RunnerRole, RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 import { runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
 import { processSnapshotFiles, type SnapshotFiles } from "./node-snapshot-file.ts";
 

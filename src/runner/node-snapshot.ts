@@ -15,7 +15,7 @@ import { homedir } from "node:os";
 import path, { basename, dirname, join } from "node:path";
 import { canonicalJson } from "../contract/hash.ts";
 import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, writeFileAtomic } from "../platform/node-files.ts";
-import type { SnapshotStore } from "./pool.ts";
+import type { SnapshotStore } from "./pool-snapshot.ts";
 
 const INDEX_FORMAT = "edge-runner-snapshot-index.v2";
 const FILE_RE = /^runner-[0-9a-f]{32}-[0-9a-f]{16}\.snapshot$/;

@@ -13,7 +13,8 @@ import { keptRunnerFactory, startKeeper, type KeeperEndpoint } from "./keeper-cl
 import { keeperDir, keeperEnabled, keeperPaths } from "./keeper-wire.ts";
 import { nodeProcessFactory } from "./node-process.ts";
 import { diskSnapshotStore, snapshotFilesPattern } from "./node-snapshot.ts";
-import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions, type SnapshotStore } from "./pool.ts";
+import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions } from "./pool.ts";
+import type { SnapshotStore } from "./pool-snapshot.ts";
 
 export { fileSource, readToolsFile } from "./node-file-source.ts";
 export { projectFileSource } from "./node-project-source.ts";

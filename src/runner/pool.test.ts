@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 import { sha256Bytes } from "../contract/hash.ts";
 import { SCHEMA_GENERATOR_VERSION } from "../contract/types.ts";
 import type { BootMessage, DiscoverJobMessage } from "../../workers/protocol.ts";
-import { createRunnerHost, type RunnerWorkerFactory, type SnapshotStore } from "./pool.ts";
+import { createRunnerHost } from "./pool.ts";
+import type { SnapshotStore } from "./pool-snapshot.ts";
+import type { RunnerWorkerFactory } from "./worker-handle.ts";
 
 type Fate = "ok" | "dies-with-environment" | "fails-to-boot";
 

@@ -1,67 +1,16 @@
 // The generic RunnerHost: one fresh worker per job, a pool of booted-but-unused spares, a memory
-// snapshot to boot from, hard timeouts, and the reply checks of verify.ts. Environment-neutral:
-// an adapter (node.ts, the browser sandbox) only knows how to spawn a worker.
-import { EdgeError, errorJson, type ErrorCode } from "../contract/errors.ts";
-import { randomHex } from "../contract/hash.ts";
-import {
-  parseWorkerToHost,
-  type BootMessage,
-  type CallJobMessage,
-  type DiscoverJobMessage,
-  type HostToWorker,
-  type PyodideAssets,
-  type PythonFiles,
-  type SnapshotFileRef,
-  type WorkerToHost,
-  type WorkerToHostParse,
-} from "../../workers/protocol.ts";
-import type { CallJob, CallOutcome, DiscoverJob, DiscoverOutcome, RunnerHost } from "./host.ts";
-import {
-  DEFAULT_MAX_RESULT_BYTES,
-  DEFAULT_STDERR_LIMIT,
-  failedDiscovery,
-  unverifiedCall,
-  verifyCallReply,
-  verifyDiscoverReply,
-  type CallVerdict,
-} from "./verify.ts";
+// snapshot to boot from (pool-snapshot.ts), hard timeouts, and the reply checks of verify.ts
+// (pool-jobs.ts). Environment-neutral: an adapter (node.ts, the browser sandbox) only knows how to
+// spawn a worker (worker-handle.ts); one worker's life is pool-runner.ts.
 import { raceSignal } from "../contract/abort.ts";
-
-/** One spawned worker, as the adapter exposes it. */
-export interface RunnerWorkerHandle {
-  post(msg: HostToWorker, transfer?: ArrayBuffer[]): void;
-  onMessage(handler: (msg: unknown) => void): void;
-  /** The worker exited or failed (uncaught error, OOM, process.exit); called at most once.
-   *  `withEnvironment`: it died because what it ran in died (the browser's sandbox frame), not
-   *  because of what it ran or booted from. */
-  onExit(handler: (reason: string, withEnvironment?: boolean) => void): void;
-  terminate(): void;
-}
-
-/** What a worker is spawned for: one job, or making the memory snapshot (which sends its bytes). */
-export type RunnerRole = "job" | "snapshot";
-
-export interface RunnerWorkerFactory {
-  spawn(role?: RunnerRole): RunnerWorkerHandle;
-  /** How the worker reaches Pyodide's files (sent in every boot message). */
-  pyodideAssets(): PyodideAssets;
-  /** Its workers compile Pyodide themselves (no shared compiled module), so spares warm up while
-   *  they wait (BootMessage.warmUp) and are hurried when a job needs one still booting. */
-  warmsUp?: boolean;
-  /** Its workers may read a stored snapshot's file (SnapshotStore.reference) themselves. */
-  readsSnapshotFiles?: boolean;
-}
-
-/** Where memory snapshots are kept between hosts (disk in Node, IndexedDB/Cache in a browser). */
-export interface SnapshotStore {
-  get(): Promise<Uint8Array | undefined>;
-  /** Where the stored snapshot is, for workers that read it themselves and check its sha256
-   *  (RunnerWorkerFactory.readsSnapshotFiles): the host then never reads its bytes. */
-  reference?(): Promise<SnapshotFileRef | undefined>;
-  put(bytes: Uint8Array): Promise<void>;
-  /** Forget a snapshot that failed to boot. */
-  discard?(): Promise<void>;
-}
+import { EdgeError } from "../contract/errors.ts";
+import type { BootMessage, CallJobMessage, DiscoverJobMessage, PythonFiles } from "../../workers/protocol.ts";
+import type { CallJob, CallOutcome, DiscoverJob, DiscoverOutcome, RunnerHost } from "./host.ts";
+import { callMessage, callVerdict, discoverMessage, discoverOutcome } from "./pool-jobs.ts";
+import { EnvironmentLost, Runner, type JobEnd } from "./pool-runner.ts";
+import { PoolSnapshot, type SnapshotState, type SnapshotStore } from "./pool-snapshot.ts";
+import { DEFAULT_MAX_RESULT_BYTES, DEFAULT_STDERR_LIMIT } from "./verify.ts";
+import type { RunnerWorkerFactory } from "./worker-handle.ts";
 
 export interface RunnerHostOptions {
   /** The runner's Python sources (edge_runner.py, edgestudio/…), or a loader for them. */
@@ -93,7 +42,7 @@ const DEFAULT_BOOT_TIMEOUT_MS = 60_000;
 export interface RunnerHostStats {
   spares: number;
   sparesReady: number;
-  snapshot: "unknown" | "loading" | "making" | "ready" | "absent" | "failed";
+  snapshot: SnapshotState;
   workersSpawned: number;
   bootsFromSnapshot: number;
   plainBoots: number;
@@ -110,206 +59,24 @@ export interface PoolRunnerHost extends RunnerHost {
   stats(): RunnerHostStats;
 }
 
-interface BootInfo {
-  bootMs: number;
-  fromSnapshot: boolean;
-}
-
-type JobEnd =
-  | { kind: "message"; msg: unknown }
-  | { kind: "timeout" }
-  | { kind: "crashed"; reason: string }
-  | { kind: "aborted" }
-  | { kind: "boot_failed"; reason: string };
-
-/** A boot that ended because the worker's environment died (see RunnerWorkerHandle.onExit). */
-class EnvironmentLost extends Error {}
-
-/** A worker from spawn to terminate. */
-class Runner {
-  state: "booting" | "ready" | "taken" | "dead" = "booting";
-  readonly ready: Promise<BootInfo>;
-  private resolveReady!: (info: BootInfo) => void;
-  private rejectReady!: (err: Error) => void;
-  private jobListener: ((end: JobEnd) => void) | undefined;
-
-  /** Set when its boot message is sent: whether it boots from the memory snapshot. */
-  usesSnapshot = false;
-
-  constructor(
-    private readonly handle: RunnerWorkerHandle,
-    private readonly onDeath: (runner: Runner) => void,
-  ) {
-    this.ready = new Promise<BootInfo>((resolve, reject) => {
-      this.resolveReady = resolve;
-      this.rejectReady = reject;
-    });
-    this.ready.catch(() => undefined); // observed by whoever takes the runner
-    handle.onMessage((msg) => this.onMessage(msg));
-    handle.onExit((reason, withEnvironment) => this.onExit(reason, withEnvironment === true));
-  }
-
-  boot(msg: BootMessage): void {
-    this.handle.post(msg);
-  }
-
-  private onMessage(msg: unknown): void {
-    if (this.state === "booting") {
-      const parsed = parseWorkerToHost(msg);
-      if (parsed.ok && parsed.message.type === "ready") {
-        this.state = "ready";
-        this.resolveReady({ bootMs: parsed.message.bootMs || 0, fromSnapshot: parsed.message.fromSnapshot });
-      } else {
-        this.kill(`boot: ${unexpected(parsed)}`);
-      }
-    } else if (this.state === "taken") {
-      const listener = this.jobListener;
-      this.jobListener = undefined;
-      listener?.({ kind: "message", msg });
-    } else if (this.state === "ready") {
-      // An idle spare has no business talking: no tool code ran in it, so this is a fault.
-      this.kill("an idle spare sent a message");
-    }
-  }
-
-  private onExit(reason: string, withEnvironment = false): void {
-    if (this.state === "dead") return;
-    const wasBooting = this.state === "booting";
-    this.state = "dead";
-    if (wasBooting) this.rejectReady(withEnvironment ? new EnvironmentLost(reason) : new Error(reason));
-    const listener = this.jobListener;
-    this.jobListener = undefined;
-    listener?.({ kind: "crashed", reason });
-    this.onDeath(this);
-  }
-
-  /** Post one job; resolves with the first thing that ends it. */
-  run(job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal: AbortSignal | undefined): Promise<JobEnd> {
-    return new Promise<JobEnd>((resolve) => {
-      let settled = false;
-      const end = (e: JobEnd): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        this.jobListener = undefined;
-        this.kill("job finished");
-        resolve(e);
-      };
-      const onAbort = (): void => end({ kind: "aborted" });
-      const timer = setTimeout(() => end({ kind: "timeout" }), timeoutMs);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (this.state === "dead") return end({ kind: "crashed", reason: "the runner died before the job started" });
-      this.jobListener = end;
-      this.handle.post(job);
-    });
-  }
-
-  /** A job waits for this booting runner: it may skip the rest of its warm-up. */
-  hurry(): void {
-    if (this.state === "booting") this.handle.post({ type: "hurry" });
-  }
-
-  kill(reason: string): void {
-    if (this.state === "dead") return;
-    this.handle.terminate();
-    this.onExit(reason);
-  }
-}
-
 export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHostOptions): PoolRunnerHost {
   const spareTarget = Math.max(0, Math.floor(options.spares ?? DEFAULT_SPARES));
   const defaultTimeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const bootTimeout = options.bootTimeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS;
   const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   const stderrLimit = options.stderrLimit ?? DEFAULT_STDERR_LIMIT;
-  const store = options.snapshot ?? null;
 
   let closed = false;
   const spares: Runner[] = [];
   const live = new Set<Runner>();
   let pythonFiles: Promise<PythonFiles> | undefined;
-  let snapshotState: RunnerHostStats["snapshot"] = store ? "unknown" : "absent";
-  /** The snapshot workers boot from: its bytes, or where a worker reads them (SnapshotStore.reference). */
-  let snapshotImage: Uint8Array | SnapshotFileRef | undefined;
-  let snapshotReady: Promise<void> | undefined;
-  let maker: RunnerWorkerHandle | undefined;
-  let making: Promise<void> | undefined;
-  /** Ends the snapshot being made (close): its boot timer would otherwise keep the process alive. */
-  let abortMaking: (() => void) | undefined;
   const stats = { workersSpawned: 0, bootsFromSnapshot: 0, plainBoots: 0, lastBootMs: undefined as number | undefined };
 
   const files = (): Promise<PythonFiles> => {
     pythonFiles ??= typeof options.pythonFiles === "function" ? options.pythonFiles() : Promise.resolve(options.pythonFiles);
     return pythonFiles;
   };
-
-  /** Load the stored snapshot once; when there is none, make one in a background worker. */
-  function settleSnapshot(): Promise<void> {
-    if (!store) return Promise.resolve();
-    snapshotReady ??= (async () => {
-      snapshotState = "loading";
-      try {
-        const ref = factory.readsSnapshotFiles ? await store.reference?.() : undefined;
-        if (ref && ref.size > 0) {
-          snapshotImage = ref;
-          snapshotState = "ready";
-          return;
-        }
-        const bytes = await store.get();
-        if (bytes && bytes.byteLength > 0) {
-          snapshotImage = bytes;
-          snapshotState = "ready";
-          return;
-        }
-      } catch {
-        // unreadable cache: same as none
-      }
-      snapshotState = "making";
-      making = makeSnapshot();
-    })();
-    return snapshotReady;
-  }
-
-  async function makeSnapshot(): Promise<void> {
-    if (!store || closed) return;
-    try {
-      const bytes = await new Promise<Uint8Array>((resolve, reject) => {
-        void files().then((pf) => {
-          if (closed) return reject(new Error("closed"));
-          const handle = factory.spawn("snapshot");
-          maker = handle;
-          stats.workersSpawned++;
-          const timer = setTimeout(() => reject(new Error("snapshot boot timed out")), bootTimeout * 2);
-          abortMaking = () => {
-            clearTimeout(timer);
-            reject(new Error("closed"));
-          };
-          handle.onMessage((msg) => {
-            clearTimeout(timer);
-            const parsed = parseWorkerToHost(msg);
-            if (parsed.ok && parsed.message.type === "snapshot") resolve(parsed.message.bytes);
-            else reject(new Error(`snapshot worker: ${unexpected(parsed)}`));
-          });
-          handle.onExit((reason) => {
-            clearTimeout(timer);
-            reject(new Error(`snapshot worker exited: ${reason}`));
-          });
-          handle.post({ type: "boot", pythonFiles: pf, pyodide: factory.pyodideAssets(), makeSnapshot: true });
-        }, reject);
-      });
-      maker?.terminate();
-      maker = undefined;
-      if (closed) return;
-      snapshotImage = bytes;
-      snapshotState = "ready";
-      await store.put(bytes).catch(() => undefined);
-    } catch {
-      maker?.terminate();
-      maker = undefined;
-      if (snapshotState === "making") snapshotState = "failed";
-    }
-  }
+  const snapshot = new PoolSnapshot(options.snapshot ?? null, factory, files, bootTimeout, () => void stats.workersSpawned++);
 
   /** A new runner's worker, started now; its boot message follows (bootRunner). */
   function createRunner(): Runner {
@@ -331,14 +98,14 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   async function bootRunner(runner: Runner, allowSnapshot: boolean, spare: boolean, afterSnapshot = false): Promise<void> {
     let pf: PythonFiles;
     try {
-      [pf] = await Promise.all([files(), afterSnapshot ? settleSnapshot() : undefined]);
-      if (afterSnapshot) await making;
+      [pf] = await Promise.all([files(), afterSnapshot ? snapshot.settle() : undefined]);
+      if (afterSnapshot) await snapshot.making;
     } catch (err) {
       runner.kill(`the runner's Python files could not be read: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
     if (runner.state === "dead") return; // the host closed (or the worker died) meanwhile
-    const snap = allowSnapshot && snapshotState === "ready" ? snapshotImage : undefined;
+    const snap = allowSnapshot && snapshot.state === "ready" ? snapshot.image : undefined;
     runner.usesSnapshot = snap !== undefined;
     // The snapshot is copied (structured clone), never transferred or shared: tool code in one
     // worker must not be able to write into the bytes the next worker boots from.
@@ -403,10 +170,10 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
    *  If the boot died with its environment (a lost sandbox frame), the job gets one more boot as
    *  it was. */
   async function acquire(): Promise<Runner> {
-    await settleSnapshot();
+    await snapshot.settle();
     // While the first snapshot is being made, wait for it rather than boot plainly beside it: two
     // Pyodide boots at once on two cores take longer than the snapshot plus a boot from it.
-    if (snapshotState === "making" && !spares.some((r) => r.state === "ready")) await making;
+    if (snapshot.state === "making" && !spares.some((r) => r.state === "ready")) await snapshot.making;
     let runner = spares.find((r) => r.state === "ready") ?? spares.find((r) => r.state === "booting");
     if (runner) {
       spares.splice(spares.indexOf(runner), 1);
@@ -417,17 +184,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       await runner.ready;
     } catch (err) {
       if (closed || !(runner.usesSnapshot || err instanceof EnvironmentLost)) throw err;
-      if (!(err instanceof EnvironmentLost)) {
-        const referenced = snapshotImage !== undefined && !(snapshotImage instanceof Uint8Array);
-        snapshotState = "failed";
-        snapshotImage = undefined;
-        await store?.discard?.().catch(() => undefined);
-        if (referenced && !closed) {
-          snapshotState = "making";
-          await (making = makeSnapshot());
-        }
-      }
-      runner = await spawnRunner(snapshotState === "ready");
+      if (!(err instanceof EnvironmentLost)) await snapshot.refused();
+      runner = await spawnRunner(snapshot.state === "ready");
       await runner.ready;
     }
     if (runner.state === "dead") throw new Error("the runner died after boot");
@@ -468,66 +226,19 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
 
   async function discoverJob(job: DiscoverJob, signal?: AbortSignal): Promise<DiscoverOutcome> {
     const started = performance.now();
-    const jobId = randomHex(16);
-    const msg: DiscoverJobMessage = {
-      type: "discover",
-      jobId,
-      source: job.bytes,
-      expectedSha256: job.expectedSha256,
-      filename: job.filename,
-      ...(job.project ? { project: job.project } : {}),
-      ...(job.packages?.length ? { packages: job.packages } : {}),
-    };
-    const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
-    const duration_ms = Math.round(performance.now() - started);
-    if (end.kind === "message") {
-      const parsed = parseWorkerToHost(end.msg);
-      if (parsed.ok && parsed.message.type === "fatal") {
-        return { ...failedDiscovery("runner_crashed", job.expectedSha256), duration_ms, diagnostics: { reason: fatalReason(parsed.message) } };
-      }
-      // A malformed message is refused by the verifier as not a reply to this job, like any non-`done`.
-      return { ...verifyDiscoverReply(parsed.ok ? parsed.message : undefined, jobId, job.expectedSha256, stderrLimit), duration_ms };
-    }
-    const { code, diagnostics, message } = failure(end, job.timeoutMs ?? defaultTimeout, "Discovering the tools file");
-    return { ...failedDiscovery(code, job.expectedSha256, "", message ? { message } : {}), duration_ms, diagnostics };
+    const msg = discoverMessage(job);
+    const timeoutMs = job.timeoutMs ?? defaultTimeout;
+    const end = await runJob(msg, timeoutMs, signal);
+    return { ...discoverOutcome(end, msg, timeoutMs, stderrLimit), duration_ms: Math.round(performance.now() - started) };
   }
 
   async function callJob(job: CallJob, signal?: AbortSignal): Promise<CallOutcome> {
     const started = performance.now();
-    const jobId = randomHex(16);
-    const callId = job.callId ?? `call_${randomHex(12)}`;
-    const secret = randomHex(32);
-    const msg: CallJobMessage = {
-      type: "call",
-      jobId,
-      source: job.bytes,
-      expectedSha256: job.expectedSha256,
-      filename: job.filename,
-      toolName: job.toolName,
-      argsJson: JSON.stringify(job.args),
-      callId,
-      secret,
-      ...(job.workspace ? { workspace: job.workspace } : {}),
-      ...(job.project ? { project: job.project } : {}),
-      ...(job.packages?.length ? { packages: job.packages } : {}),
-    };
-    const end = await runJob(msg, job.timeoutMs ?? defaultTimeout, signal);
-    let verdict: CallVerdict;
-    if (end.kind === "message") {
-      const parsed = parseWorkerToHost(end.msg);
-      if (!parsed.ok) {
-        verdict = unverifiedCall(`the runner's message is not a reply to this job (${parsed.reason})`);
-      } else if (parsed.message.type === "fatal") {
-        // The worker's own error path (the interpreter died under it); fail closed as a crash.
-        verdict = crashed(fatalReason(parsed.message));
-      } else {
-        verdict = await verifyCallReply(parsed.message, { jobId, callId, secret, outputSchema: job.outputSchema, maxResultBytes, stderrLimit });
-      }
-    } else {
-      const { code, diagnostics, message } = failure(end, job.timeoutMs ?? defaultTimeout, `Tool ${job.toolName}`);
-      verdict = { ok: false, tools_file_sha256_verified: false, runner_secret_verified: false, stderr: "", error: errorJson(code, message ? { message } : {}), diagnostics };
-    }
-    return { ...verdict, callId, duration_ms: Math.round(performance.now() - started) };
+    const msg = callMessage(job);
+    const timeoutMs = job.timeoutMs ?? defaultTimeout;
+    const end = await runJob(msg, timeoutMs, signal);
+    const verdict = await callVerdict(end, msg, { outputSchema: job.outputSchema, maxResultBytes, stderrLimit, timeoutMs });
+    return { ...verdict, callId: msg.callId, duration_ms: Math.round(performance.now() - started) };
   }
 
   // Prestarted runners boot from the snapshot (waiting for it to be loaded, or made on a first
@@ -559,9 +270,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
 
     async close(): Promise<void> {
       closed = true;
-      abortMaking?.();
-      maker?.terminate();
-      maker = undefined;
+      snapshot.close();
       for (const r of [...live]) r.kill("host closed");
       spares.length = 0;
     },
@@ -571,8 +280,8 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     },
 
     async warm(): Promise<void> {
-      await settleSnapshot();
-      await making;
+      await snapshot.settle();
+      await snapshot.making;
       refill();
       await Promise.allSettled([...spawning]);
       await Promise.allSettled(spares.map((r) => r.ready));
@@ -582,7 +291,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       return {
         spares: spareTarget,
         sparesReady: spares.filter((r) => r.state === "ready").length,
-        snapshot: snapshotState,
+        snapshot: snapshot.state,
         ...stats,
       };
     },
@@ -590,42 +299,3 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   return host;
 }
 
-function crashed(reason: string): CallVerdict {
-  return {
-    ok: false,
-    tools_file_sha256_verified: false,
-    runner_secret_verified: false,
-    stderr: "",
-    error: errorJson("runner_crashed"),
-    diagnostics: { reason },
-  };
-}
-
-/** The reason of a worker's `fatal` message (untrusted text, for people). */
-function fatalReason(msg: Extract<WorkerToHost, { type: "fatal" }>): string {
-  return `runner reported: ${msg.message.slice(0, 4000)}`;
-}
-
-/** Why a message was not the one awaited: a `fatal`'s reason, else a protocol violation. */
-function unexpected(parsed: WorkerToHostParse): string {
-  if (parsed.ok && parsed.message.type === "fatal") return parsed.message.message;
-  return parsed.ok ? "unexpected message" : `unexpected message (${parsed.reason})`;
-}
-
-/** How a job that sent no reply ended. A timeout states the limit that stopped it (`what` ran). */
-function failure(end: Exclude<JobEnd, { kind: "message" }>, timeoutMs: number, what: string): { code: ErrorCode; diagnostics: Record<string, unknown>; message?: string } {
-  switch (end.kind) {
-    case "timeout":
-      return {
-        code: "runner_timeout",
-        diagnostics: { timeout_ms: timeoutMs },
-        message: `${what} ran longer than its ${timeoutMs.toLocaleString("en-US")} ms time limit and was stopped; make it faster, or raise the limit (--timeout-ms N in the CLI).`,
-      };
-    case "aborted":
-      return { code: "aborted", diagnostics: {} };
-    case "crashed":
-      return { code: "runner_crashed", diagnostics: { reason: end.reason } };
-    case "boot_failed":
-      return { code: "runner_boot_failed", diagnostics: { reason: end.reason } };
-  }
-}

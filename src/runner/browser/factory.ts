@@ -1,7 +1,7 @@
 // The browser's RunnerWorkerFactory: every worker the pool host spawns is a classic worker inside
 // the long-lived sandbox frame. The pool host never touches a Worker directly.
 import type { PyodideAssets } from "../../../workers/protocol.ts";
-import type { RunnerWorkerFactory, RunnerWorkerHandle } from "../pool.ts";
+import type { RunnerWorkerFactory, RunnerWorkerHandle } from "../worker-handle.ts";
 import { FrameLostError, type RunnerSandbox } from "./sandbox.ts";
 
 /** What goes in boot messages: the frame replaces it with the Pyodide bytes it holds. */

@@ -3,7 +3,8 @@
 // network and no access to the app's storage. See docs/security.md.
 import type { PythonFiles } from "../../../workers/protocol.ts";
 import { canonicalJson, sha256Text } from "../../contract/hash.ts";
-import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions, type SnapshotStore } from "../pool.ts";
+import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions } from "../pool.ts";
+import type { SnapshotStore } from "../pool-snapshot.ts";
 import { cacheSnapshotStore, SNAPSHOT_FORMAT } from "./snapshot-cache.ts";
 import { sandboxWorkerFactory } from "./factory.ts";
 import { PYTHON_FILES } from "./python-files.ts";

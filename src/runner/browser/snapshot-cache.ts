@@ -2,7 +2,7 @@
 // file, the worker bundle, the runner's Python files), so a new page load boots its first worker
 // from it instead of making it again, online or offline. A changed dependency is a new key; older
 // entries are deleted when a new snapshot is stored.
-import type { SnapshotStore } from "../pool.ts";
+import type { SnapshotStore } from "../pool-snapshot.ts";
 
 export const SNAPSHOT_FORMAT = "edge-runner-snapshot.v1";
 const CACHE_NAME = "edge-runner-snapshots";

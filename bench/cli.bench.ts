@@ -41,13 +41,13 @@ const KEEPER_OFF = { EDGE_RUNNER_KEEPER: "0" };
 /** The bench's keeper, once its two runners are booted (it starts after the first call). */
 async function keeperReady(runtime: string): Promise<number> {
   const { keeperStatus } = await import("../src/runner/keeper-client.ts");
+  const { keeperPathsOf } = await import("../src/runner/keeper-wire.ts");
   const dir = join(runtime, "edge-web");
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const sock = readdirSync(dir).find((f) => f.endsWith(".sock"));
     if (sock) {
-      const base = join(dir, sock.slice(0, -".sock".length));
-      const status = await keeperStatus({ socket: `${base}.sock`, token: `${base}.token`, spec: `${base}.spec` });
+      const status = await keeperStatus(keeperPathsOf(join(dir, sock)));
       if (status?.sparesReady === 2) return status.pid;
     }
     await new Promise((r) => setTimeout(r, 100));

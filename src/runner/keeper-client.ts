@@ -11,7 +11,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { BootMessage, HostToWorker } from "../../workers/protocol.ts";
-import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperPaths, type KeeperSpec, type KeeperStatus } from "./keeper-wire.ts";
+import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec, type KeeperStatus } from "./keeper-wire.ts";
 import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, runnerScriptSha256, runnerSpawnPlan, type RunnerLinkEvents, type RunnerSpawnPlan } from "./node-process.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 
@@ -83,10 +83,8 @@ class KeptRunner implements RunnerWorkerHandle {
     private readonly indexURL: string,
     private readonly cacheFiles: string | undefined,
   ) {
-    let token: string;
-    try {
-      token = readFileSync(endpoint.paths.token, "utf8").trim();
-    } catch {
+    const token = readToken(endpoint.paths);
+    if (token === undefined) {
       this.useLocal(true);
       return;
     }
@@ -219,34 +217,42 @@ class KeptRunner implements RunnerWorkerHandle {
 
 /** The keeper's numbers (its pid, runners served and ready, failed boots), or undefined when no
  *  keeper answers at `paths` with the token there: for `npm run bench:cli` and the tests. */
-export function keeperStatus(paths: KeeperPaths): Promise<KeeperStatus | undefined> {
-  let token: string;
-  try {
-    token = readFileSync(paths.token, "utf8").trim();
-  } catch {
-    return Promise.resolve(undefined);
-  }
+export async function keeperStatus(paths: KeeperPaths): Promise<KeeperStatus | undefined> {
+  const token = readToken(paths);
+  const answer = token === undefined ? undefined : await askKeeper(paths.socket, { token, key: "", status: true });
+  return answer?.ok ? answer.status : undefined;
+}
+
+/** Send one hello and read the keeper's answer (undefined: no keeper, or no answer). */
+export function askKeeper(socketPath: string, hello: KeeperHello): Promise<KeeperAnswer | undefined> {
   return new Promise((resolve) => {
-    const socket = connect(paths.socket);
+    const socket = connect(socketPath);
     const reader = new RecordReader(CLIENT_LIMIT);
-    const done = (status: KeeperStatus | undefined): void => {
+    const done = (answer: KeeperAnswer | undefined): void => {
       socket.destroy();
-      resolve(status);
+      resolve(answer);
     };
     socket.on("error", () => done(undefined));
     socket.on("close", () => done(undefined));
     socket.once("connect", () => {
-      for (const c of jsonRecord(RECORD.HELLO, { token, key: "", status: true })) socket.write(c);
+      for (const c of jsonRecord(RECORD.HELLO, hello)) socket.write(c);
     });
     socket.on("data", (chunk: Buffer) => {
       try {
         const [answer] = reader.push(chunk);
-        if (!answer) return;
-        const parsed = JSON.parse(recordText(answer.payload)) as KeeperAnswer;
-        done("status" in parsed ? parsed.status : undefined);
+        if (answer) done(JSON.parse(recordText(answer.payload)) as KeeperAnswer);
       } catch {
         done(undefined);
       }
     });
   });
+}
+
+/** The keeper's token, or undefined when there is none to read. */
+function readToken(paths: KeeperPaths): string | undefined {
+  try {
+    return readFileSync(paths.token, "utf8").trim();
+  } catch {
+    return undefined;
+  }
 }

@@ -122,7 +122,7 @@ export interface KeeperHello {
 }
 
 export type KeeperAnswer =
-  | { ok: true }
+  | { ok: true; status?: undefined }
   | { ok: false; reason: "token" | "stale" | "busy" | "failed" }
   | { ok: true; status: KeeperStatus };
 
@@ -165,9 +165,14 @@ export function keeperPaths(dir: string, scope: { packageRoot: string; cacheFile
     .update(canonicalJson({ root: scope.packageRoot, cache: scope.cacheFiles ?? null, node: process.execPath }))
     .digest("hex")
     .slice(0, 16);
-  const base = join(dir, `keeper-${id}`);
-  if (Buffer.byteLength(`${base}.sock`) > 100) return undefined;
-  return { socket: `${base}.sock`, token: `${base}.token`, spec: `${base}.spec` };
+  const socket = join(dir, `keeper-${id}.sock`);
+  return Buffer.byteLength(socket) > 100 ? undefined : keeperPathsOf(socket);
+}
+
+/** A keeper's files from its socket's path. */
+export function keeperPathsOf(socket: string): KeeperPaths {
+  const base = socket.replace(/\.sock$/, "");
+  return { socket, token: `${base}.token`, spec: `${base}.spec` };
 }
 
 /** Whether commands may use (and start) a keeper: on unless EDGE_RUNNER_KEEPER is 0, off or false. */

@@ -3,15 +3,14 @@
 // exactly what a command with its own runners prints. Each kept runner is fresh (one job, then
 // killed), sandboxed like any runner, and given only to a command that presents the keeper's token.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HOSTILE_TOOLS } from "../../test/fixtures/hostile-tools.ts";
 import { edgeCliWithEnv, EXAMPLES, writeTestFile } from "../../test/cli.ts";
 import { isAlive, waitFor } from "../../test/processes.ts";
-import { keeperStatus } from "./keeper-client.ts";
-import { jsonRecord, RECORD, RecordReader, recordText, type KeeperPaths, type KeeperStatus } from "./keeper-wire.ts";
+import { askKeeper, keeperStatus } from "./keeper-client.ts";
+import { keeperPathsOf, type KeeperPaths, type KeeperStatus } from "./keeper-wire.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-keeper-"));
 const RUNTIME = join(tmp, "runtime");
@@ -44,8 +43,7 @@ function paths(): KeeperPaths | undefined {
   const dir = join(RUNTIME, "edge-web");
   const sock = readdirSync(dir).find((f) => f.endsWith(".sock"));
   if (!sock) return undefined;
-  const base = join(dir, sock.replace(/\.sock$/, ""));
-  return { socket: `${base}.sock`, token: `${base}.token`, spec: `${base}.spec` };
+  return keeperPathsOf(join(dir, sock));
 }
 
 /** The keeper's status once both of its runners are booted. */
@@ -122,18 +120,7 @@ describe("the runner keeper", () => {
   it("refuses a runner to anyone without its token, and ends when its socket file is removed", async () => {
     const { pid } = await readyKeeper();
     const p = paths()!;
-    const answer = await new Promise<unknown>((resolve, reject) => {
-      const socket = connect(p.socket);
-      const reader = new RecordReader(() => 65_536);
-      socket.once("connect", () => {
-        for (const c of jsonRecord(RECORD.HELLO, { token: "0".repeat(64), key: "x" })) socket.write(c);
-      });
-      socket.on("data", (chunk: Buffer) => {
-        const [record] = reader.push(chunk);
-        if (record) resolve(JSON.parse(recordText(record.payload)));
-      });
-      socket.on("error", reject);
-    });
+    const answer = await askKeeper(p.socket, { token: "0".repeat(64), key: "x" });
     expect(answer).toEqual({ ok: false, reason: "token" });
     expect((await readyKeeper()).served).toBeGreaterThan(0); // still serving
     rmSync(p.socket);

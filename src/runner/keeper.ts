@@ -15,7 +15,7 @@ import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT } from "../../workers/frames.ts";
 import { parseWorkerToHost } from "../../workers/protocol.ts";
-import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec } from "./keeper-wire.ts";
+import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, keeperPathsOf, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec } from "./keeper-wire.ts";
 import { runnerScriptSha256, runnerSpawnPlan, spawnRunnerChild, type RunnerLink, type RunnerSpawnPlan } from "./node-process.ts";
 import type { RunnerLaunch } from "./runner-launch.ts";
 
@@ -108,12 +108,6 @@ class Spare {
   }
 }
 
-/** The keeper's files from its socket's path (keeperPaths). */
-function pathsOf(socket: string): KeeperPaths {
-  const base = socket.replace(/\.sock$/, "");
-  return { socket, token: `${base}.token`, spec: `${base}.spec` };
-}
-
 function readSpec(file: string): KeeperSpec {
   const text = readFileSync(file, "utf8");
   rmSync(file, { force: true });
@@ -142,7 +136,7 @@ function claim(path: string): Promise<Server | undefined> {
 /** Runs the keeper until it ends; resolves with its exit code. */
 export async function serveRunnerKeeper(socketPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (!socketPath?.endsWith(".sock")) return 2;
-  const paths = pathsOf(socketPath);
+  const paths = keeperPathsOf(socketPath);
   process.chdir("/");
   process.on("SIGUSR1", () => undefined); // keep the inspector closed (node-process.ts)
   const spec = readSpec(paths.spec);

@@ -74,7 +74,6 @@ const LONG_FUNCTIONS_ALLOWED: Readonly<Record<string, string>> = {
   "src/engines/llamacpp/browser/worker-api.ts createLlamaWorkerApi": "the llama.cpp worker's whole comlink API object; split by call when next touched",
   "src/imprint/learn.ts learn": "the learn pipeline (sample, evaluate, seal, store) in one function; split when next touched",
   "src/imprint/sample.ts parseLearnSample": "one check per sample field in order; split with the file",
-  "src/runner/pool.ts createRunnerHost": "the spares (boot, refill, acquire) and the host object; the snapshot, one runner and the jobs are their own files (pool-*.ts); the spares follow in issue 26 step 3",
   "workers/runner-core.ts startRunnerWorker": "boot, discover and call in one closure; issue 26 step 3",
 };
 

@@ -10,7 +10,7 @@ import type { EdgeVfs } from "./vfs/core.ts";
 
 export const GOAL_STATUSES = ["active", "completed", "blocked", "abandoned"] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];
-export const MAX_GOALS = 50;
+const MAX_GOALS = 50;
 
 export interface Goal {
   goal_id: string;

@@ -82,7 +82,7 @@ function stateOf(vfs: EdgeVfs, path: string): Uint8Array | null {
 }
 
 /** Every path whose content or existence differs between `base` and `next`, sorted by path. */
-export function changesBetween(base: EdgeVfs, next: EdgeVfs): FileChange[] {
+function changesBetween(base: EdgeVfs, next: EdgeVfs): FileChange[] {
   const paths = new Set([...base.getAllPaths(), ...next.getAllPaths()]);
   paths.delete("/");
   const out: FileChange[] = [];

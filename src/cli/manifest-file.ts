@@ -3,7 +3,7 @@
 import { readToolsFile } from "../runner/node-file-source.ts";
 
 /** True when the bytes look like a JSON document rather than Python (for `tools validate FILE`). */
-export function looksLikeJson(raw: Uint8Array | string): boolean {
+function looksLikeJson(raw: Uint8Array | string): boolean {
   const text = typeof raw === "string" ? raw : new TextDecoder().decode(raw.subarray(0, 64));
   return /^\uFEFF?\s*\{/.test(text);
 }

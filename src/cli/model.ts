@@ -57,7 +57,7 @@ export function maxTokensOf(values: ModelValues): number | undefined {
 
 /** A --model value as a model source: a GGUF path or URL, or a catalog name (refusals name what can
  *  run: resolveModelArg). A path that does not exist is reported when the model is loaded. */
-export function modelSourceOf(value: string, sha256: string | undefined): ModelSource {
+function modelSourceOf(value: string, sha256: string | undefined): ModelSource {
   const arg = resolveModelArg(value, { catalog: LLAMACPP_CATALOG.map((m) => m.id) });
   const pin = sha256 !== undefined ? { sha256 } : {};
   if (arg.kind === "catalog") {

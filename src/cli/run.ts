@@ -8,7 +8,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, failureJson, printJson, sentences, te
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
-export const HELP = topHelp(EDGE_RUNTIME_VERSION);
+const HELP = topHelp(EDGE_RUNTIME_VERSION);
 
 interface Resolved {
   command?: Command;

@@ -14,7 +14,7 @@ import {
   type PendingView,
 } from "./types.ts";
 
-export const TOKEN_BYTES = 32;
+const TOKEN_BYTES = 32;
 const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 const ID_RE = /^pa_[0-9a-f]{32}$/;
 
@@ -22,7 +22,7 @@ export function isPendingId(value: unknown): value is string {
   return typeof value === "string" && ID_RE.test(value);
 }
 
-export function newPendingId(): string {
+function newPendingId(): string {
   return `pa_${randomHex(16)}`;
 }
 
@@ -59,7 +59,7 @@ export function newToken(): string {
   }
 }
 
-export function tokenSha256(token: string): Promise<Sha256> {
+function tokenSha256(token: string): Promise<Sha256> {
   return sha256Text(token);
 }
 
@@ -144,7 +144,7 @@ export interface CreatePendingOptions {
   now?: () => number;
 }
 
-export function boundSelection(selection: Selection | undefined): BoundSelection {
+function boundSelection(selection: Selection | undefined): BoundSelection {
   return { tool: [...(selection?.tool ?? [])].sort(), tool_tag: [...(selection?.toolTag ?? [])].sort() };
 }
 

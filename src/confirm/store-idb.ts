@@ -21,12 +21,12 @@ function locks(): LockManagerLike | undefined {
 }
 
 /** Run fn under the Web Lock `name` when the API exists, else directly. */
-export function withWebLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+function withWebLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const lm = locks();
   return lm ? lm.request(name, { mode: "exclusive" }, fn) : fn();
 }
 
-export const PENDING_LOCK_PREFIX = "edge-web:pending:";
+const PENDING_LOCK_PREFIX = "edge-web:pending:";
 
 export function createIdbPendingStore(db: EdgeDb): PendingStore {
   return {

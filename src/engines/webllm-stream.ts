@@ -107,7 +107,7 @@ export async function runCompletion(
 /** web-llm's usage → ChatUsage. Its prompt_tokens are the tokens prefilled for THIS request (only
  *  the new ones when it reused its KV cache), hence promptTokensEvaluated; the whole prompt's size
  *  is not in it. Without a usage chunk, only the page's own time to first token is known. */
-export function usageOf(u: ChatCompletionChunk["usage"] | undefined, pageFirstTokenMs: number | undefined): ChatUsage | undefined {
+function usageOf(u: ChatCompletionChunk["usage"] | undefined, pageFirstTokenMs: number | undefined): ChatUsage | undefined {
   if (!u) return pageFirstTokenMs === undefined ? undefined : { timeToFirstTokenMs: pageFirstTokenMs };
   const out: ChatUsage = {
     promptTokensEvaluated: u.prompt_tokens,

@@ -39,14 +39,14 @@ const SKIP = new Set("SCRIPT STYLE NOSCRIPT TEMPLATE SVG IFRAME OBJECT EMBED CAN
 /** Boilerplate dropped by the fallback when Readability finds no article. */
 const BOILERPLATE = "script, style, noscript, template, svg, iframe, nav, header, footer, aside, form, button, [role=navigation], [role=banner], [role=contentinfo], [aria-hidden=true]";
 
-export function parseDocument(html: string): DomDocument {
+function parseDocument(html: string): DomDocument {
   return parseHTML(html).document as unknown as DomDocument;
 }
 
 const collapse = (text: string): string => text.replace(/\s+/g, " ").trim();
 
 /** The element's text as lines: one per block (paragraph, heading, list item, table row…). */
-export function blockLines(root: DomNode): string[] {
+function blockLines(root: DomNode): string[] {
   const lines: string[] = [];
   let current = "";
   const flush = (): void => {

@@ -13,7 +13,7 @@ import { createMcpConnection, type McpConnection } from "./server.ts";
 import type { McpToolService } from "./service.ts";
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 
 export interface HttpAddress {
   host: string;

@@ -8,13 +8,13 @@ import type { FrozenTool, FrozenToolset } from "../toolset/freeze.ts";
 /** Edge's own fields in `_meta` (MCP reserves unprefixed keys). */
 export const META = "edge-web/";
 
-export function annotationsOf(level: ExecutionLevel): ToolAnnotations {
+function annotationsOf(level: ExecutionLevel): ToolAnnotations {
   if (level === "read") return { readOnlyHint: true };
   // prepare: a reversible draft, not read-only; commit: a side effect that needs the person.
   return { readOnlyHint: false, destructiveHint: level === "commit" };
 }
 
-export function mcpToolOf(tool: FrozenTool, toolset: FrozenToolset): Tool {
+function mcpToolOf(tool: FrozenTool, toolset: FrozenToolset): Tool {
   const s = tool.schema;
   return {
     name: s.name,

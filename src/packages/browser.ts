@@ -14,7 +14,7 @@ import type { PackageStore } from "./store.ts";
 import { checkWheel, isIntact } from "./verify.ts";
 import { EdgeError } from "../contract/errors.ts";
 
-export const PYODIDE_VERSION: string = (pyodidePackage as { version: string }).version;
+const PYODIDE_VERSION: string = (pyodidePackage as { version: string }).version;
 
 export interface BrowserPackageOptions {
   /** Pyodide's own pyodide-lock.json, as the runner sandbox loaded it. */

@@ -66,7 +66,7 @@ export function findImports(source: string): string[] {
 
 /** The module names a project's own files provide at the top of sys.path (its folder's and the
  *  root's `name.py` and `name/`), which shadow any installed package of that name. */
-export function projectModules(paths: readonly string[], entry: string): Set<string> {
+function projectModules(paths: readonly string[], entry: string): Set<string> {
   const entryDir = entry.includes("/") ? entry.slice(0, entry.lastIndexOf("/") + 1) : "";
   const out = new Set<string>();
   for (const path of paths) {

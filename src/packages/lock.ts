@@ -73,7 +73,7 @@ export function checkLockAbi(lock: PyodideLock, own: PyodideLock, where: string,
 }
 
 /** The lock's entry for a package name (any spelling), or undefined. */
-export function lockEntry(lock: PyodideLock, name: string): LockPackage | undefined {
+function lockEntry(lock: PyodideLock, name: string): LockPackage | undefined {
   const key = canonicalName(name);
   const direct = Object.prototype.hasOwnProperty.call(lock.packages, key) ? lock.packages[key] : undefined;
   if (direct) return direct;
@@ -114,7 +114,7 @@ export function withDependencies(lock: PyodideLock, names: readonly string[]): L
 }
 
 /** A package name (or import name) the lock does not have: never fetched from anywhere else. */
-export function notInLock(name: string, neededBy: string | null = null, lockName = "Pyodide's package lock"): EdgeError {
+function notInLock(name: string, neededBy: string | null = null, lockName = "Pyodide's package lock"): EdgeError {
   const why = neededBy ? `${neededBy} depends on "${name}", which is not in ${lockName}` : `"${name}" is not a package of ${lockName}`;
   return new EdgeError(
     "python_package_not_in_lock",

@@ -18,7 +18,7 @@ export function installedPyodideVersion(): string {
 }
 
 /** The installed pyodide's own lock. */
-export function pyodideLockFile(): string {
+function pyodideLockFile(): string {
   return path.join(path.dirname(require.resolve("pyodide/package.json")), "pyodide-lock.json");
 }
 

@@ -15,7 +15,7 @@ export function packageSourceFor(option: string | undefined, version: string, en
   return packageSource(option || env.EDGE_PACKAGE_SOURCE || defaultPackageSource(version));
 }
 
-export function packageSource(spec: string): PackageSource {
+function packageSource(spec: string): PackageSource {
   if (/^https?:\/\//i.test(spec)) return urlPackageSource(spec, CLI_FIX);
   const dir = /^file:/i.test(spec) ? fileURLToPath(spec) : path.resolve(spec);
   return {

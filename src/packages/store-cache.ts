@@ -6,7 +6,7 @@
 import { toStorageError } from "../platform/storage-error.ts";
 import type { PackageStore, StoredWheel } from "./store.ts";
 
-export const PACKAGE_CACHE = "edge-python-packages";
+const PACKAGE_CACHE = "edge-python-packages";
 const PREFIX = "/__edge/python-packages/";
 
 function urlFor(fileName: string): string {

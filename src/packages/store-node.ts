@@ -8,7 +8,7 @@ import { dataDir, ensurePrivateDir, listDirIfExists, unlinkIfExists, writeFileAt
 import type { PackageStore, StoredWheel } from "./store.ts";
 
 /** The store's folder: $EDGE_DATA_DIR/packages (or the platform's data folder, platform/node-files.ts). */
-export function packagesDir(): string {
+function packagesDir(): string {
   return path.join(dataDir(), "packages");
 }
 

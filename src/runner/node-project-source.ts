@@ -35,7 +35,7 @@ const inside = (child: string, parent: string): boolean => {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 };
 
-export async function readProjectFolder(file: string, rootArg: string | undefined, limits: ProjectLimits): Promise<ProjectSnapshot> {
+async function readProjectFolder(file: string, rootArg: string | undefined, limits: ProjectLimits): Promise<ProjectSnapshot> {
   // The tools file first, exactly as a single file is read (its own errors and 1 MiB limit).
   const entryBytes = await readToolsFile(file);
   const root = path.resolve(rootArg ?? path.dirname(path.resolve(file)));

@@ -41,11 +41,11 @@ export interface NodeRunnerHostOptions extends Partial<Omit<RunnerHostOptions, "
   keeper?: boolean;
 }
 
-export function pyodideIndexURL(): string {
+function pyodideIndexURL(): string {
   return `${dirname(require.resolve("pyodide/package.json"))}${sep}`;
 }
 
-export function pyodideVersion(): string {
+function pyodideVersion(): string {
   return (require("pyodide/package.json") as { version: string }).version;
 }
 
@@ -65,7 +65,7 @@ export async function readRunnerPythonFiles(root = join(PACKAGE_ROOT, "runner-py
 }
 
 /** Default cache directory for runner snapshots. */
-export function defaultCacheDir(): string {
+function defaultCacheDir(): string {
   const dataDir = process.env.EDGE_DATA_DIR;
   return dataDir ? join(dataDir, "cache") : join(PACKAGE_ROOT, "node_modules", ".cache", "edge-web");
 }

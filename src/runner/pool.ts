@@ -37,7 +37,7 @@ export interface RunnerHostOptions {
 /** Chosen from bench/runner.bench.ts (see docs/runner.md): one spare hides boot for sequential
  *  calls; a second costs another Pyodide heap and competes for the two cores during a burst. */
 export const DEFAULT_SPARES = 1;
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_BOOT_TIMEOUT_MS = 60_000;
 
 export interface RunnerHostStats {

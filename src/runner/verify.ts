@@ -23,14 +23,14 @@ function isObj(value: unknown): value is Obj {
 }
 
 /** Join and bound captured output (what edge_runner captured + what reached Pyodide's callbacks). */
-export function boundStderr(parts: readonly unknown[], limit = DEFAULT_STDERR_LIMIT): string {
+function boundStderr(parts: readonly unknown[], limit = DEFAULT_STDERR_LIMIT): string {
   const text = parts.filter((p): p is string => typeof p === "string" && p.length > 0).join("");
   if (text.length <= limit) return text;
   return `${text.slice(0, limit)}\n[… ${text.length - limit} more characters of output not kept]`;
 }
 
 /** The `done` message's fields, or undefined when the message is not a well-formed reply to this job. */
-export function readDone(message: unknown, jobId: string): { reply: string; hmac?: string; stderr?: string } | undefined {
+function readDone(message: unknown, jobId: string): { reply: string; hmac?: string; stderr?: string } | undefined {
   if (!isObj(message) || message.type !== "done") return undefined;
   if (typeof message.jobId !== "string" || !timingSafeEqual(message.jobId, jobId)) return undefined;
   if (typeof message.reply !== "string" || message.reply.length > MAX_REPLY_CHARS) return undefined;

@@ -211,7 +211,7 @@ export async function freezeReport(report: ToolsetReport, source: ToolSource, se
 }
 
 /** A .json name, or content that parses as a JSON object or array: a manifest passed as tools. */
-export function isJsonFile(filename: string, bytes: Uint8Array): boolean {
+function isJsonFile(filename: string, bytes: Uint8Array): boolean {
   if (filename.toLowerCase().endsWith(".json")) return true;
   const text = new TextDecoder().decode(bytes).trim();
   if (!text.startsWith("{") && !text.startsWith("[")) return false;

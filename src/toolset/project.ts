@@ -15,8 +15,8 @@ import { DEFAULT_PROJECT_LIMITS, projectTooLarge, skipByName } from "../runner/p
 export { DEFAULT_PROJECT_LIMITS } from "../runner/project-bounds.ts";
 
 /** Where a project appears inside the runner (read-only; the working directory, first on sys.path). */
-export const TOOLS_MOUNT = "/tools";
-export const TOOLS_BUNDLE_VERSION = "edge.tools.bundle.v1";
+const TOOLS_MOUNT = "/tools";
+const TOOLS_BUNDLE_VERSION = "edge.tools.bundle.v1";
 
 export interface ProjectFile {
   path: string;
@@ -72,7 +72,7 @@ export async function readProjectSnapshot(source: ToolSource, limits: ProjectLim
 }
 
 /** The file name a tools file has in its project when it comes alone ("tools.py" for odd names). */
-export function entryName(name: string): string {
+function entryName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? "";
   return base && base !== "." && base !== ".." && !base.includes("\0") ? base : "tools.py";
 }

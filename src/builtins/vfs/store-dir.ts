@@ -83,7 +83,7 @@ async function checkInside(root: string, rel: string): Promise<string> {
   return at;
 }
 
-export function dirVfsPersistence(root: string, limits: VfsLimits, skipped: SkippedEntry[]): VfsPersistence {
+function dirVfsPersistence(root: string, limits: VfsLimits, skipped: SkippedEntry[]): VfsPersistence {
   const prefix = `${WORKSPACE_DIR}/`;
   return {
     load: () => loadDir(root, limits, skipped),

@@ -34,7 +34,7 @@ export function nodeVfsFile(options: NodeVfsOptions = {}): string {
   return path.join(dir, `${name}.json`);
 }
 
-export function nodeVfsPersistence(options: NodeVfsOptions = {}): VfsPersistence {
+function nodeVfsPersistence(options: NodeVfsOptions = {}): VfsPersistence {
   const file = nodeVfsFile(options);
   const dir = path.dirname(file);
   const name = path.basename(file, ".json");

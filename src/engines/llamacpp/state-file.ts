@@ -8,7 +8,7 @@
 export const LLAMA_STATE_FORMAT = "llama.cpp.seq_state";
 
 /** LLAMA_STATE_SEQ_MAGIC ('ggsq' as a little-endian u32). */
-export const LLAMA_STATE_SEQ_MAGIC = 0x67677371;
+const LLAMA_STATE_SEQ_MAGIC = 0x67677371;
 
 export interface SeqStateHeader {
   version: number;

@@ -21,7 +21,7 @@
 // pinned in the CSP.
 import { RUNNER_POLICY_NAME } from "./trusted-types.ts";
 
-export const FRAME_SCRIPT = `"use strict";
+const FRAME_SCRIPT = `"use strict";
 (() => {
   let control = null;
   let workerUrl = null;
@@ -126,7 +126,7 @@ export const FRAME_SCRIPT = `"use strict";
 })();
 `;
 
-export async function cspHashOf(script: string): Promise<string> {
+async function cspHashOf(script: string): Promise<string> {
   if (!globalThis.crypto?.subtle) {
     throw new Error("The runner sandbox needs WebCrypto (a secure context: https:// or http://localhost).");
   }
@@ -138,7 +138,7 @@ export async function cspHashOf(script: string): Promise<string> {
 
 /** The frame's Content-Security-Policy: its own script by hash and wasm, workers from blob: URLs
  *  made by a Trusted Types policy, no other script, no connections. */
-export function frameCsp(scriptHash: string): string {
+function frameCsp(scriptHash: string): string {
   return [
     "default-src 'none'",
     `script-src '${scriptHash}' 'wasm-unsafe-eval'`,

@@ -24,8 +24,8 @@ export interface HeartbeatOptions {
 // thread copying the 31 MB memory snapshot into every worker it starts). A wrong verdict fails
 // every call running in the frame, so the margin is wide: a frame lost for real is noticed
 // 5.0–5.5 s after it stopped answering.
-export const DEFAULT_HEARTBEAT_MS = 500;
-export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 5_000;
+const DEFAULT_HEARTBEAT_MS = 500;
+const DEFAULT_HEARTBEAT_TIMEOUT_MS = 5_000;
 
 export class Heartbeat {
   private readonly intervalMs: number;

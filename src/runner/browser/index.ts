@@ -21,7 +21,7 @@ export interface BrowserRunnerHost extends PoolRunnerHost {
 }
 
 /** Keeps the snapshot for the page's lifetime (the frame keeps its own copy for booting). */
-export function memorySnapshotStore(): SnapshotStore {
+function memorySnapshotStore(): SnapshotStore {
   let held: Uint8Array | undefined;
   return {
     get: async () => held,

@@ -16,10 +16,10 @@ import type { PyodideAssets } from "../../../workers/protocol.ts";
 
 /** Pyodide's placeholder origin. `.invalid` can never resolve (RFC 2606), and the CSP blocks it
  *  anyway. vite.config.ts substitutes the same origin for `import.meta.url` in Pyodide's modules. */
-export const PLACEHOLDER_INDEX_URL = "https://pyodide.invalid/";
+const PLACEHOLDER_INDEX_URL = "https://pyodide.invalid/";
 
 /** The Pyodide files a boot message must carry as bytes (the wasm comes compiled). */
-export const REQUIRED_PYODIDE_FILES = ["python_stdlib.zip"] as const;
+const REQUIRED_PYODIDE_FILES = ["python_stdlib.zip"] as const;
 
 const CONTENT_TYPES: Record<string, string> = {
   "python_stdlib.zip": "application/zip",

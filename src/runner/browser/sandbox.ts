@@ -17,7 +17,7 @@ import { SandboxFrame, type FrameAssets, type FrameOptions } from "./sandbox-fra
 
 /** Pyodide's files the page fetches, relative to `pyodideBaseUrl` (its JavaScript is in the
  *  worker bundle). */
-export const SANDBOX_PYODIDE_FILES = ["pyodide.asm.wasm", "python_stdlib.zip"] as const;
+const SANDBOX_PYODIDE_FILES = ["pyodide.asm.wasm", "python_stdlib.zip"] as const;
 
 export interface SandboxOptions {
   /** Where the app serves Pyodide's files (same origin). Default `${BASE_URL}pyodide/`. */

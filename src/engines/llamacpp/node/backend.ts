@@ -27,7 +27,7 @@ const GRAMMAR_CACHE = 8;
  * one thread. Synchronising threads costs a fixed time per layer and token, which only a large
  * enough model repays (measured here, bench:threads: docs/engines.md).
  */
-export const MULTI_THREAD_MIN_BYTES = 64 << 20;
+const MULTI_THREAD_MIN_BYTES = 64 << 20;
 
 /** The CPU threads for a model when the caller names none (measured: bench/threads.bench.ts). */
 export function defaultThreads(modelBytes: number, cores: number): number {

@@ -6,7 +6,6 @@ import { LlamaCppEngine, type LlamaCppEngineOptions } from "../engine.ts";
 import { createNodeLlamaBackend } from "./backend.ts";
 
 export { createNodeLlamaBackend } from "./backend.ts";
-export { NODE_LLAMA_CPP_VERSION, SETUP_COMMAND } from "./runtime.ts";
 
 /** Where `edge` caches downloaded models. */
 export function modelCacheDir(): string {

@@ -8,8 +8,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { EdgeError } from "../../../contract/errors.ts";
 
-export const NODE_LLAMA_CPP_VERSION = "3.22.1";
-export const SETUP_COMMAND = "npm run setup:llama";
+const NODE_LLAMA_CPP_VERSION = "3.22.1";
+const SETUP_COMMAND = "npm run setup:llama";
 
 export type Token = number;
 
@@ -69,7 +69,7 @@ export interface NodeRuntime {
   name: string;
 }
 
-export function runtimeMissing(reason: string): EdgeError {
+function runtimeMissing(reason: string): EdgeError {
   return new EdgeError(
     "model_runtime_missing",
     { reason, command: SETUP_COMMAND, alternative: `npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION}` },

@@ -8,10 +8,10 @@ export { validate, inspect, memorySource, type ValidateReport, type InspectRepor
 export { memoryProjectSource, DEFAULT_PROJECT_LIMITS, type ToolsProject, type ProjectFile } from "./toolset/project.ts";
 export { callTool, checkToolArgs, type ToolCallReport, type CallToolOptions } from "./toolset/call.ts";
 export * from "./runtime/index.ts";
+export { createChatSession, chat } from "./chat/session.ts";
 export {
-  createChatSession,
-  chat,
   DEFAULT_MAX_CALLS,
+  type ChatTools,
   type ChatSession,
   type ChatSessionOptions,
   type ChatRun,
@@ -22,7 +22,7 @@ export {
   type PendingRequest,
   type PendingTicket,
   type ImprintBinding,
-} from "./chat/session.ts";
+} from "./chat/types.ts";
 export { renderToolContract, TOOL_CONTRACT_VERSION } from "./chat/contract.ts";
 export { parseModelOutput, type ParsedOutput } from "./chat/parse.ts";
 export { splitThink } from "./chat/think.ts";

@@ -32,7 +32,7 @@ async function schemasOf(file: string): Promise<ToolSchema[]> {
   try {
     const engine = new ScriptedEngine([]);
     await engine.load();
-    const session = await createChatSession({ engine, host, tools: memorySource(file, readFileSync(file)) });
+    const session = await createChatSession({ engine, host, tools: { kind: "file", source: memorySource(file, readFileSync(file)) } });
     return session.toolset!.active.map((t) => t.schema as ToolSchema);
   } finally {
     await host.close();

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     log("learning (prefill + evaluation)…");
     const learned = await learn({ sample, toolset, engine, maxTokens: 64 });
     const ttft = async (mode: "contract" | "imprint"): Promise<number[]> => {
-      const session = await createChatSession({ engine, host, toolset, maxTokens: 32, ...(mode === "imprint" ? { imprint: imprintBinding(learned.imprint) } : {}) });
+      const session = await createChatSession({ engine, host, tools: { kind: "toolset", toolset }, maxTokens: 32, ...(mode === "imprint" ? { imprint: imprintBinding(learned.imprint) } : {}) });
       const times: number[] = [];
       for (const p of PROMPTS) {
         const t0 = performance.now();

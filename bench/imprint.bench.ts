@@ -48,7 +48,7 @@ async function measure(mode: "contract" | "imprint", host: ReturnType<typeof cre
   const engine = new ScriptedEngine(ANSWERS, { chunkSize: 1024 });
   await engine.load();
   const toolset = await freezeToolset(memorySource("tools.py", TOOLS), host);
-  const session = await createChatSession({ engine, host, toolset, ...(mode === "imprint" && imprint ? { imprint: imprintBinding(imprint) } : {}) });
+  const session = await createChatSession({ engine, host, tools: { kind: "toolset", toolset }, ...(mode === "imprint" && imprint ? { imprint: imprintBinding(imprint) } : {}) });
   for (const p of PROMPTS) {
     const run = await session.chat(p);
     if (!run.ok || run.receipt.tool_instruction_mode !== mode) throw new Error(`bench run failed: ${JSON.stringify(run.error ?? run.receipt.tool_instruction_mode)}`);

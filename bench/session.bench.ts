@@ -51,7 +51,7 @@ const log = (...a: unknown[]): void => {
 async function examplePlan(): Promise<SessionPlan> {
   const host = createNodeRunnerHost({ spares: 0 });
   try {
-    const session = await createChatSession({ engine: new ScriptedEngine([]), host, tools: fileSource("public/examples/tools.py") });
+    const session = await createChatSession({ engine: new ScriptedEngine([]), host, tools: { kind: "file", source: fileSource("public/examples/tools.py") } });
     if (!session.contract || !session.toolset) throw new Error("the example tools gave no contract");
     return { system: session.contract, guided: toolCallResponseFormat(activeSchemas(session.toolset)), tokens: QUICK ? 16 : 32, samples: QUICK ? 1 : 3 };
   } finally {

@@ -53,12 +53,13 @@ export { memoryProjectSource, type ProjectFile, type ToolsProject } from "./tool
 export { estimateTokens } from "./chat/context.ts";
 export { renderToolContract, TOOL_CONTRACT_VERSION } from "./chat/contract.ts";
 export { parseModelOutput, type ParsedOutput } from "./chat/parse.ts";
+export { chat, createChatSession } from "./chat/session.ts";
+export { splitThink } from "./chat/think.ts";
 export {
-  chat, createChatSession, DEFAULT_MAX_CALLS, type ChatEvent, type ChatRun, type ChatSession, type ChatSessionOptions,
+  DEFAULT_MAX_CALLS, type ChatEvent, type ChatRun, type ChatSession, type ChatSessionOptions, type ChatTools,
   type ChatTurnOptions, type ConfirmationBroker, type ImprintBinding, type PendingRequest, type PendingTicket,
   type ToolSurface,
-} from "./chat/session.ts";
-export { splitThink } from "./chat/think.ts";
+} from "./chat/types.ts";
 
 // Receipts: their types, the hash chain and the store seam.
 export {

@@ -53,7 +53,7 @@ const api = {
     const session = await createChatSession({
       engine,
       host,
-      tools: source,
+      tools: { kind: "file", source },
       store: createIdbReceiptStore(db),
       confirmations: createConfirmationBroker({ store, toolsFile: source.name, now }),
     });

@@ -50,7 +50,7 @@ const api = {
       const surface =
         "store" in source ? await factsStoreSurface(facts, source.store) : await toolsManifestSurface(facts, new Uint8Array(await (await fetch(source.manifestUrl)).arrayBuffer()));
       const session = await createChatSession({
-        ...(surface.kind === "facts_store" ? { factsStore: surface } : { toolsManifest: surface }),
+        tools: { kind: "surface", surface },
         engine: await scripted(outputs),
         store: createIdbReceiptStore(await database()),
       });

@@ -65,7 +65,7 @@ const api = {
       const e = await engine(script, opts.modelId);
       const session = await createChatSession({
         engine: e,
-        ...(opts.noTools ? {} : { host: await runner(), tools: memorySource("tools.py", tools) }),
+        ...(opts.noTools ? {} : { host: await runner(), tools: { kind: "file", source: memorySource("tools.py", tools) } }),
         store: createIdbReceiptStore(d),
         imprint: imprintBinding(imprint),
       });

@@ -127,7 +127,7 @@ const api = {
     const engine = new LlamaCppEngine({ backend, model: { kind: "url", url }, ...(threads !== undefined ? { threads } : {}) });
     await engine.load();
     try {
-      const session = await createChatSession({ engine, ...env, toolChoice: "required", maxTokens: 200 });
+      const session = await createChatSession({ engine, host: env.host, tools: { kind: "file", source: env.tools }, toolChoice: "required", maxTokens: 200 });
       const run = await session.chat("How much is the fee for 1000 euros?");
       const used = engine.info().threads;
       return { isolated: crossOriginIsolated, ...(used !== undefined ? { threads: used } : {}), outcome: run.outcome, ...(run.receipt.code ? { code: run.receipt.code } : {}), calls: run.receipt.calls.map((c) => ({ tool_name: c.tool_name, status: c.status, runner_secret_verified: c.runner_secret_verified })) };

@@ -1,7 +1,8 @@
 // Test page for e2e/loop.spec.ts: the real tool loop in the page — the sandboxed browser runner,
 // the scripted engine, receipts in IndexedDB — driven through window.__loop.
 import { verifyReceipts } from "../../src/receipts/chain.ts";
-import { createChatSession, type ChatRun, type ChatSession } from "../../src/chat/session.ts";
+import { createChatSession } from "../../src/chat/session.ts";
+import type { ChatRun, ChatSession } from "../../src/chat/types.ts";
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
 import { createBrowserRunnerHost } from "../../src/runner/browser/index.ts";
 import { openEdgeDb } from "../../src/store/idb.ts";
@@ -19,7 +20,7 @@ const api = {
   async open(id: string, script: string[]): Promise<void> {
     const engine = new ScriptedEngine(script);
     await engine.load();
-    sessions.set(id, await createChatSession({ engine, host, store: receipts, tools: memorySource("tools.py", () => toolsText) }));
+    sessions.set(id, await createChatSession({ engine, host, store: receipts, tools: { kind: "file", source: memorySource("tools.py", () => toolsText) } }));
   },
   chat: (id: string, prompt: string): Promise<ChatRun> => sessions.get(id)!.chat(prompt),
   editTools(find: string, replace: string): void {

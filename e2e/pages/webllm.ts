@@ -4,7 +4,8 @@
 // window.__webllm.
 import type { AppConfig, ModelRecord } from "@mlc-ai/web-llm";
 import { EdgeError } from "../../src/contract/errors.ts";
-import { createChatSession, type ChatRun, type ChatSession } from "../../src/chat/session.ts";
+import { createChatSession } from "../../src/chat/session.ts";
+import type { ChatRun, ChatSession } from "../../src/chat/types.ts";
 import { WebLLMEngine, importWebLLM } from "../../src/engines/webllm.ts";
 import { runNotes } from "../../src/app/run-notes.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../../src/runner/browser/index.ts";
@@ -88,7 +89,7 @@ async function open(o: OpenOptions = {}): Promise<{ ok: boolean; code?: string; 
     return { ok: false, code: e instanceof EdgeError ? e.code : String(e) };
   }
   const limits = o.maxTokens ? { maxTokens: o.maxTokens } : {};
-  session = o.tools ? await createChatSession({ engine, host: await host(), toolset: await toolset(), ...limits }) : await createChatSession({ engine, ...limits });
+  session = o.tools ? await createChatSession({ engine, host: await host(), tools: { kind: "toolset", toolset: await toolset() }, ...limits }) : await createChatSession({ engine, ...limits });
   return { ok: true, ...(engine.info().contextWindow ? { contextWindow: engine.info().contextWindow } : {}) };
 }
 

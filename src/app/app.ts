@@ -1,6 +1,7 @@
 // The playground's state and the actions that change it. Panels render from this and call its
 // methods; it emits "change" events (on `events`) so every panel can re-render what it shows.
-import { createChatSession, type ChatSession } from "../chat/session.ts";
+import { createChatSession } from "../chat/session.ts";
+import type { ChatSession, ChatTools } from "../chat/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
 import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
@@ -16,7 +17,7 @@ import { startPurging } from "../confirm/confirm.ts";
 import { createIdbPendingStore } from "../confirm/store-idb.ts";
 import type { PendingAction } from "../confirm/types.ts";
 import type { PendingStore } from "../confirm/store.ts";
-import type { PendingTicket } from "../chat/session.ts";
+import type { PendingTicket } from "../chat/types.ts";
 import type { Engine } from "../engines/engine.ts";
 import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { FactsSurface } from "../facts/surface.ts";
@@ -241,15 +242,18 @@ export class App {
     let toolset: FrozenToolset | null = null;
     let surface: FactsSurface | null = null;
     let source: ToolSource | null = null;
+    let tools: ChatTools;
     const selection: Selection = { tool: [...this.selection.tool], toolTag: [...this.selection.toolTag] };
     if (mode.kind === "python") {
       if (!(await this.reportIsCurrent())) await this.inspect();
       toolset = await this.freezeFromReport();
       source = toolset.source;
+      tools = { kind: "toolset", toolset };
     } else {
       const facts = await this.stores.facts();
       const { factsStoreSurface, toolsManifestSurface } = await import("../facts/surface.ts");
       surface = mode.kind === "facts" ? await factsStoreSurface(facts, mode.store) : await toolsManifestSurface(facts, mode.bytes);
+      tools = { kind: "surface", surface };
     }
     const imprint = this.imprint ? (await import("../imprint/gate.ts")).imprintBinding(this.imprint) : undefined;
     const id = `session_${randomHex(8)}`;
@@ -261,12 +265,11 @@ export class App {
       // Guided decoding (web-llm, llama.cpp) by the tool-turn policy: by default the model can only
       // write one valid call or plain text (the loop still re-validates everything).
       toolChoice: this.toolChoice,
+      tools,
       ...(toolset
         ? {
-            toolset,
             host: this.host,
             workspace: this.workspace,
-            ...(pythonSel ? { selection: pythonSel } : {}),
             confirmations: createConfirmationBroker({
               store: this.stores.pending,
               toolsFile: toolset.source.name,
@@ -275,8 +278,6 @@ export class App {
             }),
           }
         : {}),
-      ...(surface?.kind === "facts_store" ? { factsStore: surface } : {}),
-      ...(surface?.kind === "tools_manifest" ? { toolsManifest: surface } : {}),
       ...(imprint ? { imprint } : {}),
       ...(builtins ? builtins : {}),
     });

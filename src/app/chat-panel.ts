@@ -1,7 +1,7 @@
 // Chat: streaming answers, a card per tool call (arguments, result, duration, status code), the
 // confirmation card for commit tools (Confirm / Reject with an expiry countdown), a stop button,
 // and the scripted demo's script editor when that engine is active. All output is text.
-import type { ChatEvent, ChatRun } from "../chat/session.ts";
+import type { ChatEvent, ChatRun } from "../chat/types.ts";
 import type { Receipt, ReceiptBody } from "../receipts/types.ts";
 import { toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import { confirm, reject } from "../confirm/confirm.ts";

@@ -1,6 +1,6 @@
 // What the playground shows under an answer: an "Incomplete" note when it was cut off at the token
 // limit (never shown as complete), and the engine's numbers when it reports them.
-import type { ChatRun } from "../chat/session.ts";
+import type { ChatRun } from "../chat/types.ts";
 import { h, ms } from "./dom.ts";
 
 export function runNotes(run: Pick<ChatRun, "truncated" | "engine_stats">): HTMLElement[] {

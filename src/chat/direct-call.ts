@@ -13,7 +13,7 @@ import { manifestOf } from "../toolset/project.ts";
 import { directCallReceiptBody } from "./receipt-direct.ts";
 import type { Receipt, ReceiptOrigin } from "../receipts/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
-import type { ConfirmationBroker, PendingTicket } from "./session.ts";
+import type { ConfirmationBroker, PendingTicket } from "./types.ts";
 
 export interface DirectCallOptions {
   /** Where a commit tool's pending action goes. */

@@ -3,7 +3,7 @@
 import type { ErrorCode, ErrorJson } from "../contract/errors.ts";
 import type { ChatMessage } from "../engines/engine.ts";
 import type { CallReceipt, RefusedCall, RunOutcome } from "../receipts/types.ts";
-import type { PendingTicket } from "./session.ts";
+import type { PendingTicket } from "./types.ts";
 
 export interface RunState {
   readonly id: string;

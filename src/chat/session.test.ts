@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { createToolRuntime, defineTool, type ToolRuntime } from "../runtime/index.ts";
 import { draftTool } from "../../test/fixtures/loop-tools.ts";
-import { createChatSession, type ChatEvent, type ToolSurface } from "./session.ts";
+import { createChatSession } from "./session.ts";
+import type { ChatEvent, ToolSurface } from "./types.ts";
 
 interface Harness {
   runtime: ToolRuntime;
@@ -168,7 +169,11 @@ describe("the tool loop", () => {
     const engine = new ScriptedEngine(["x"]);
     const src = { name: "t.py", read: async () => new Uint8Array() };
     const facts: ToolSurface = { kind: "facts_store", register: () => undefined, active_set_sha256: `sha256:${"0".repeat(64)}`, schema_generator_version: "x" };
-    await expect(createChatSession({ engine, tools: src, factsStore: facts })).rejects.toMatchObject({ code: "conflicting_tool_options" });
+    // `tools` is one source and a selection belongs to a tools file: neither of these type-checks,
+    // and a plain-JS caller passing them the old way is refused.
+    // @ts-expect-error a second source under the retired key factsStore
+    await expect(createChatSession({ engine, tools: { kind: "file", source: src }, factsStore: facts })).rejects.toMatchObject({ code: "conflicting_tool_options" });
+    // @ts-expect-error a selection without a tools file
     await expect(createChatSession({ engine, selection: { tool: ["a"] } })).rejects.toMatchObject({ code: "conflicting_tool_options" });
   });
 });

@@ -2,7 +2,7 @@
 // notes and the receipt id on stderr). Shared by one-shot chat and `edge chat --interactive`.
 // Text from the model, tools and errors is untrusted: the io given here is the one runCli wraps
 // with terminalSafe (io.ts), so control characters in it show as escapes.
-import type { ChatRun, PendingTicket } from "../chat/session.ts";
+import type { ChatRun, PendingTicket } from "../chat/types.ts";
 import { formatError, type CliIO } from "./io.ts";
 import type { CliWorkspace } from "./workspace-session.ts";
 

@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
 import { createChatSession } from "../chat/session.ts";
+import type { ChatTools } from "../chat/types.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
 import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
 import type { Engine } from "../engines/engine.ts";
@@ -88,17 +89,18 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const surface = await factsSurfaceFor(values["facts-store"], values["tools-manifest"]);
   const ws = await cliWorkspace(values.workspace, values.builtins, values["allow-writes"] === true);
   const host = createNodeRunnerHost({ spares: values.tools ? 1 : 0 });
+  const selection = { tool: values.tool, toolTag: values["tool-tag"] };
   try {
+    const tools: ChatTools | undefined = values.tools ? { kind: "file", source: toolsFileSource(values.tools, values["tools-root"]), selection } : surface ? { kind: "surface", surface } : undefined;
     const session = await createChatSession({
       ...(ws.runtime ? { runtime: ws.runtime } : {}),
       ...(ws.approval ? { approval: ws.approval } : {}),
       ...(ws.workspace ? { workspace: ws.workspace } : {}),
       engine,
       host,
-      ...(values.tools ? { tools: toolsFileSource(values.tools, values["tools-root"]), selection: { tool: values.tool, toolTag: values["tool-tag"] } } : {}),
+      tools,
       // A commit tool becomes a pending action (a 0600 file) confirmed with `edge tools confirm`.
-      ...(values.tools ? { confirmations: nodeConfirmationBroker(values.tools, { tool: values.tool, toolTag: values["tool-tag"] }, undefined, values["tools-root"]) } : {}),
-      ...(surface?.kind === "facts_store" ? { factsStore: surface } : surface ? { toolsManifest: surface } : {}),
+      ...(values.tools ? { confirmations: nodeConfirmationBroker(values.tools, selection, undefined, values["tools-root"]) } : {}),
       // The imprint gate runs inside createChatSession, before any generation.
       ...(values["with-imprint"] !== undefined ? { imprint: await imprintBindingFor(values["with-imprint"]) } : {}),
       store: createNodeReceiptStore(),

@@ -2,7 +2,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
-import type { ImprintBinding } from "../chat/session.ts";
+import type { ImprintBinding } from "../chat/types.ts";
 import { receiptSha256 } from "../receipts/chain.ts";
 import { RECEIPT_VERSION, type Receipt } from "../receipts/types.ts";
 import { imprintBinding, isImprintId, parseImprintExport, renderImprintExport, type Imprint } from "../imprint/index.ts";

@@ -3,7 +3,7 @@
 // `edge tools confirm` (token, binding, re-frozen tools, one fresh runner, its own receipt); no,
 // Ctrl-C or end of input rejects it, so it can never run later by accident.
 import type { JsonObject } from "../contract/types.ts";
-import type { PendingTicket } from "../chat/session.ts";
+import type { PendingTicket } from "../chat/types.ts";
 import { confirm, reject } from "../confirm/confirm.ts";
 import { createNodePendingStore } from "../confirm/store-node.ts";
 import type { RunnerHost } from "../runner/host.ts";

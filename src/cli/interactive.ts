@@ -5,7 +5,7 @@
 import { toErrorJson } from "../contract/errors.ts";
 import { firstChangedFile, freezeProject, manifestOf, readProjectSnapshot } from "../toolset/project.ts";
 import type { JsonObject } from "../contract/types.ts";
-import type { ChatEvent, ChatRun, ChatSession } from "../chat/session.ts";
+import type { ChatEvent, ChatRun, ChatSession } from "../chat/types.ts";
 import type { RunnerHost } from "../runner/host.ts";
 import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { EXIT_INTERRUPTED, EXIT_OK, type CliIO } from "./io.ts";

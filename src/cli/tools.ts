@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { directCall } from "../chat/direct-call.ts";
 import type { Receipt } from "../receipts/types.ts";
-import type { PendingTicket } from "../chat/session.ts";
+import type { PendingTicket } from "../chat/types.ts";
 import type { ErrorJson } from "../contract/errors.ts";
 import { toolsFileSource } from "./tools-source.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";

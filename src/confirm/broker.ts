@@ -1,7 +1,7 @@
-// The session's confirmation seam (ConfirmationBroker in src/chat/session.ts): when chat reaches a
+// The session's confirmation seam (ConfirmationBroker in src/chat/types.ts): when chat reaches a
 // commit tool, the broker stores a pending action and hands back its ticket — the token appears
 // there once and is never stored.
-import type { ConfirmationBroker, PendingRequest, PendingTicket } from "../chat/session.ts";
+import type { ConfirmationBroker, PendingRequest, PendingTicket } from "../chat/types.ts";
 import type { Selection } from "../contract/types.ts";
 import { buildPendingAction, ticketOf, type CreatePendingOptions } from "./pending.ts";
 import type { PendingAction } from "./types.ts";

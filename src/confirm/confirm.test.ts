@@ -59,7 +59,7 @@ async function pendingFromChat(env: ReturnType<typeof setup>, tool = "submit_ord
   const session = await createChatSession({
     engine,
     host,
-    tools: env.source,
+    tools: { kind: "file", source: env.source },
     confirmations: createConfirmationBroker({ store: env.store, toolsFile: env.source.name, now: env.now }),
   });
   const run = await session.chat("Submit draft D-AB-1-2.");
@@ -100,7 +100,7 @@ describe("commit tools in chat", () => {
     const engine = new ScriptedEngine([call("submit_order", { draft_id: "D-1" })]);
     await engine.load();
     const before = executions;
-    const session = await createChatSession({ engine, host, tools: env.source });
+    const session = await createChatSession({ engine, host, tools: { kind: "file", source: env.source } });
     const run = await session.chat("Submit D-1.");
     expect(run).toMatchObject({ ok: false, outcome: "failed_closed", error: { code: "tool_denied" } });
     expect(run.pending_action).toBeUndefined();

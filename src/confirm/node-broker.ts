@@ -2,7 +2,7 @@
 // `edge mcp serve` use (pending actions as files under $EDGE_DATA_DIR/pending, the tools file's
 // absolute path), and the exact `edge tools confirm` command printed with each pending action.
 import path from "node:path";
-import type { ConfirmationBroker } from "../chat/session.ts";
+import type { ConfirmationBroker } from "../chat/types.ts";
 import type { Selection } from "../contract/types.ts";
 import { createConfirmationBroker } from "./broker.ts";
 import { createNodePendingStore, type NodePendingStore } from "./store-node.ts";

@@ -1,5 +1,5 @@
 // How a turn that may call tools is generated: sampling and guided decoding, per engine, model and
-// tool choice. The live loop (src/chat/session.ts) and learn's evaluation (src/imprint/evaluate.ts)
+// tool choice. The live loop (src/chat/loop.ts) and learn's evaluation (src/imprint/evaluate.ts)
 // both take their settings from here, so an imprint's score is measured under the conditions chat
 // runs in.
 //

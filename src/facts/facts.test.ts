@@ -234,7 +234,7 @@ describe("chat sessions over facts", () => {
   it("--facts-store: the scripted model's call is answered by local_facts_lookup; the receipt carries rows", async () => {
     await importFacts(facts, exampleFacts);
     const session = await createChatSession({
-      factsStore: await factsStoreSurface(facts, "support"),
+      tools: { kind: "surface", surface: await factsStoreSurface(facts, "support") },
       engine: await engine(['{"tool_name": "local_facts_lookup", "arguments": {"query": "refund window", "limit": 3}}', "You have 30 days."]),
     });
     const run = await session.chat("How long can I ask for a refund?");
@@ -253,7 +253,7 @@ describe("chat sessions over facts", () => {
     await importFacts(facts, exampleFacts);
     const surface = await toolsManifestSurface(facts, exampleManifest);
     const session = await createChatSession({
-      toolsManifest: surface,
+      tools: { kind: "surface", surface },
       engine: await engine(['{"tool_name": "support_kb", "arguments": {"query": "seats"}}', "10 seats."]),
     });
     expect(session.contract).toContain("support_kb");
@@ -273,6 +273,8 @@ describe("chat sessions over facts", () => {
     await importFacts(facts, exampleFacts);
     const a = await factsStoreSurface(facts, "support");
     const b = await toolsManifestSurface(facts, exampleManifest);
+    // Two sources do not type-check; a plain-JS caller passing them the old way is refused.
+    // @ts-expect-error the retired keys factsStore and toolsManifest
     await expect(createChatSession({ factsStore: a, toolsManifest: b, engine: await engine([]) })).rejects.toMatchObject({ code: "conflicting_tool_options" });
   });
 });

@@ -1,10 +1,10 @@
-// The two facts tool surfaces the chat session accepts (SPEC §8): `factsStore` exposes the
-// built-in local_facts_lookup over one store; `toolsManifest` exposes the manifest's named
-// lookups. Both check that their stores exist before the session starts (facts_store_not_found),
-// and name the hashes receipts carry.
+// The two facts tool surfaces the chat session accepts as `tools: { kind: "surface", surface }`
+// (SPEC §8): a facts_store surface exposes the built-in local_facts_lookup over one store; a
+// tools_manifest surface exposes the manifest's named lookups. Both check that their stores exist
+// before the session starts (facts_store_not_found), and name the hashes receipts carry.
 import { EdgeError } from "../contract/errors.ts";
 import { activeSetSha256, type Sha256 } from "../contract/hash.ts";
-import type { ToolSurface } from "../chat/session.ts";
+import type { ToolSurface } from "../chat/types.ts";
 import type { AnyToolDefinition, ToolRuntime } from "../runtime/index.ts";
 import { checkStoreName } from "./format.ts";
 import { createFactsLookupTool, FACTS_LOOKUP_VERSION, lookupSchema, defaultLookupDescription, FACTS_LOOKUP_KIND } from "./lookup.ts";

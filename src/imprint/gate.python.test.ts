@@ -30,7 +30,7 @@ function edit(from: string, to: string): string {
 }
 async function restore(text: string | null, imprint: Imprint, modelId?: string) {
   const e = await engine([call("fee_quote", { amount: 100 }), "The fee is 0.50."], modelId);
-  return createChatSession({ engine: e, host, ...(text !== null ? { tools: memorySource("tools.py", text) } : {}), imprint: imprintBinding(imprint) });
+  return createChatSession({ engine: e, host, ...(text !== null ? { tools: { kind: "file", source: memorySource("tools.py", text) } } : {}), imprint: imprintBinding(imprint) });
 }
 async function code(text: string | null, imprint: Imprint, modelId?: string): Promise<string> {
   return restore(text, imprint, modelId).then(

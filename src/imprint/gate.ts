@@ -13,7 +13,7 @@ import { EdgeError } from "../contract/errors.ts";
 import { canonicalJson, schemaSha256, type Sha256 } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import type { EngineInfo, ModelFingerprint } from "../engines/engine.ts";
-import type { ImprintBinding, ToolSurface } from "../chat/session.ts";
+import type { ImprintBinding, ToolSurface } from "../chat/types.ts";
 import type { StateRestorer } from "../chat/imprint-restore.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import type { Imprint, ImprintSurface } from "./record.ts";

@@ -236,7 +236,7 @@ describe("restore through the chat session", () => {
   it("the prefix is the fixed start, the contract is not injected again, the receipt says imprint", async () => {
     const imprint = await learned();
     const engine = await loaded(["Hello there.", "Still here."]);
-    const s = await createChatSession({ engine, host: noHost, toolset: await frozen(SCHEMAS), imprint: imprintBinding(imprint) });
+    const s = await createChatSession({ engine, host: noHost, tools: { kind: "toolset", toolset: await frozen(SCHEMAS) }, imprint: imprintBinding(imprint) });
     expect(s.contract).toBe(imprint.prefix);
     const run = await s.chat("hi");
     expect(run).toMatchObject({ ok: true, answer: "Hello there." });
@@ -252,7 +252,7 @@ describe("restore through the chat session", () => {
   it("a failing gate throws before any generation", async () => {
     const imprint = await learned();
     const engine = await loaded(["never"]);
-    await expect(createChatSession({ engine, host: noHost, toolset: await frozen(SCHEMAS.slice(1)), imprint: imprintBinding(imprint) })).rejects.toMatchObject({ code: "imprint_tool_active_set_mismatch" });
+    await expect(createChatSession({ engine, host: noHost, tools: { kind: "toolset", toolset: await frozen(SCHEMAS.slice(1)) }, imprint: imprintBinding(imprint) })).rejects.toMatchObject({ code: "imprint_tool_active_set_mismatch" });
     await expect(createChatSession({ engine, imprint: imprintBinding(imprint) })).rejects.toMatchObject({ code: "imprint_requires_tools" });
     expect(engine.turnsUsed).toBe(0);
   });
@@ -263,7 +263,7 @@ describe("restore through the chat session", () => {
     expect(r.imprint.prefix.startsWith("Profile (")).toBe(true);
     const s = await createChatSession({ engine: await loaded(["ok"]), imprint: imprintBinding(r.imprint) });
     expect((await s.chat("hi")).receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: r.imprint_id });
-    await expect(createChatSession({ engine: await loaded([]), host: noHost, toolset: await frozen(SCHEMAS), imprint: imprintBinding(r.imprint) })).rejects.toMatchObject({ code: "imprint_tool_active_set_mismatch" });
+    await expect(createChatSession({ engine: await loaded([]), host: noHost, tools: { kind: "toolset", toolset: await frozen(SCHEMAS) }, imprint: imprintBinding(r.imprint) })).rejects.toMatchObject({ code: "imprint_tool_active_set_mismatch" });
   });
 });
 

@@ -7,7 +7,7 @@ import type { ToolSchema } from "../contract/types.ts";
 import type { Engine } from "../engines/engine.ts";
 import { RECEIPT_VERSION, type Receipt, type ReceiptBody } from "../receipts/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
-import type { ToolSurface } from "../chat/session.ts";
+import type { ToolSurface } from "../chat/types.ts";
 import { createToolRuntime } from "../runtime/index.ts";
 import { activeSchemas, type FrozenToolset } from "../toolset/freeze.ts";
 import { evaluateImprint, type EvaluateOptions } from "./evaluate.ts";

@@ -4,7 +4,7 @@
 // texts only with includeText.
 import { sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
 import type { ErrorJson } from "../contract/errors.ts";
-import type { ToolSurface } from "../chat/session.ts";
+import type { ToolSurface } from "../chat/types.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import { learnToolsOf } from "./learn.ts";
 import { renderImprintPrefix } from "./prefix.ts";

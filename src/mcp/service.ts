@@ -9,7 +9,7 @@ import { directCall, type DirectCallOutcome } from "../chat/direct-call.ts";
 import { PYTHON_TOOLS_CONCURRENCY_SAFE } from "../chat/python-tools.ts";
 import type { ReceiptOrigin } from "../receipts/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
-import type { ConfirmationBroker } from "../chat/session.ts";
+import type { ConfirmationBroker } from "../chat/types.ts";
 import { confirm, reject } from "../confirm/confirm.ts";
 import type { PendingAction } from "../confirm/types.ts";
 import type { PendingStore } from "../confirm/store.ts";

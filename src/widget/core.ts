@@ -3,7 +3,8 @@
 // (web-llm, llama.cpp, or the explicitly labelled scripted demo), receipts and pending actions in the host
 // page's IndexedDB, and the confirmation flow. No DOM here except the runner's hidden frame,
 // which goes into the element's shadow root (the container the element passes).
-import { createChatSession, type ChatEvent, type ChatRun, type ChatSession } from "../chat/session.ts";
+import { createChatSession } from "../chat/session.ts";
+import type { ChatEvent, ChatRun, ChatSession } from "../chat/types.ts";
 import type { Receipt } from "../receipts/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
 import { EdgeError } from "../contract/errors.ts";
@@ -233,9 +234,8 @@ export class WidgetCore {
       return createChatSession({
         ...base,
         ...extra,
-        tools: this.toolSource,
+        tools: { kind: "file", source: this.toolSource, selection },
         host,
-        selection,
         confirmations: createConfirmationBroker({ store: storage.pending, toolsFile: this.toolSource.name, selection }),
       });
     }
@@ -248,7 +248,7 @@ export class WidgetCore {
       if (!storage.db) throw new EdgeError("storage_failed", { reason: storage.reason }, `Local facts need IndexedDB, which this browser refuses here (${storage.reason ?? "unavailable"}).`);
       const facts = createIdbFactsStore(storage.db);
       const imported = await importFacts(facts, new Uint8Array(await res.arrayBuffer()));
-      return createChatSession({ ...base, ...extra, factsStore: await factsStoreSurface(facts, imported.file_store) });
+      return createChatSession({ ...base, ...extra, tools: { kind: "surface", surface: await factsStoreSurface(facts, imported.file_store) } });
     }
     return createChatSession({ ...base, ...extra });
   }

@@ -5,7 +5,7 @@
 // Everything the model or a tool produced is rendered through lit text bindings (escaped), never
 // as HTML. The confirmation token of a pending action stays inside the widget.
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
-import type { ChatEvent } from "../chat/session.ts";
+import type { ChatEvent } from "../chat/types.ts";
 import type { CallReceipt } from "../receipts/types.ts";
 import { EdgeError, ERRORS, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";

@@ -1,7 +1,7 @@
 // The widget's public shapes: event details, the run ask() resolves with, its configuration.
 // Type-only imports: nothing here costs bytes in the initial bundle.
 import type { ToolChoice } from "../engines/tool-turn.ts";
-import type { ChatRun } from "../chat/session.ts";
+import type { ChatRun } from "../chat/types.ts";
 import type { Receipt, ReceiptBody } from "../receipts/types.ts";
 import type { ErrorCode } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";

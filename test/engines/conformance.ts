@@ -139,7 +139,7 @@ export const CHECKS: readonly Check[] = [
         const session = await createChatSession({
           engine,
           host: env.host,
-          tools: env.tools,
+          tools: { kind: "file", source: env.tools },
           includeText: true,
           responseFormat: (schemas) => subject.steer(replies[0]!, schemas),
         });
@@ -163,7 +163,7 @@ export const CHECKS: readonly Check[] = [
     async run(subject, env) {
       const reply: Reply = { kind: "text", text: "The fee is 3 euros." };
       await withEngine(subject, [reply], async (engine) => {
-        const session = await createChatSession({ engine, host: env.host, tools: env.tools, responseFormat: (schemas) => subject.steer(reply, schemas) });
+        const session = await createChatSession({ engine, host: env.host, tools: { kind: "file", source: env.tools }, responseFormat: (schemas) => subject.steer(reply, schemas) });
         const run = await session.chat("How much is the fee for 1000 euros?");
         check(run.ok && run.outcome === "answered", `expected an answered run, got ${run.outcome} ${JSON.stringify(run.error ?? null)}`);
         same(run.answer, reply.text, "answer");
@@ -295,7 +295,7 @@ export const CHECKS: readonly Check[] = [
       // A model whose window cannot even hold the tool contract: the run fails closed, no call.
       const small = await subject.smallWindow!();
       try {
-        const session = await createChatSession({ engine: small, host: env.host, tools: env.tools, responseFormat: (schemas) => subject.steer(ok, schemas) });
+        const session = await createChatSession({ engine: small, host: env.host, tools: { kind: "file", source: env.tools }, responseFormat: (schemas) => subject.steer(ok, schemas) });
         const run = await session.chat("Quote the fee for 5.");
         same([run.outcome, run.error?.code, run.receipt.code, run.receipt.calls.length], ["failed_closed", "context_window_exceeded", "context_window_exceeded", 0], "a run on a too-small window");
       } finally {

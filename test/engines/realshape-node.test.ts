@@ -93,7 +93,7 @@ describe.skipIf(!available)("real vocabulary in Node: guided calls, Qwen3's quir
   let exampleTools: GuidedTool[];
   beforeAll(async () => {
     [engine, ref] = await Promise.all([loadEngine("qwen3"), reference("qwen3")]);
-    const session = await createChatSession({ engine, host, tools: memorySource("tools.py", readFileSync("public/examples/tools.py")) });
+    const session = await createChatSession({ engine, host, tools: { kind: "file", source: memorySource("tools.py", readFileSync("public/examples/tools.py")) } });
     exampleTools = session.toolset!.active.map((t) => t.schema as ToolSchema);
   }, 120_000);
   afterAll(async () => {
@@ -151,7 +151,7 @@ describe.skipIf(!available)("real vocabulary in Node: guided calls, Qwen3's quir
       const session = await createChatSession({
         engine,
         host,
-        tools,
+        tools: { kind: "file", source: tools },
         includeText: true,
         // Steer the random weights into what Qwen3 does when it thinks anyway: a block, then the call.
         responseFormat: (schemas) => ({
@@ -181,7 +181,7 @@ describe.skipIf(!available)("real vocabulary in Node: guided calls, Qwen3's quir
       const session = await createChatSession({
         engine,
         host,
-        tools,
+        tools: { kind: "file", source: tools },
         responseFormat: (schemas) =>
           turn++ === 0
             ? { type: "structural_tag", structural_tag: { type: "structural_tag", format: { type: "sequence", elements: [think, { type: "json_schema", json_schema: toolCallSchema(schemas) }] } } }
@@ -205,7 +205,7 @@ describe.skipIf(!available)("real vocabulary in Node: guided calls, Qwen3's quir
     const session = await createChatSession({
       engine,
       host,
-      tools,
+      tools: { kind: "file", source: tools },
       includeText: true,
       responseFormat: (schemas) => ({ type: "structural_tag", structural_tag: { type: "structural_tag", format: { type: "tag", begin: "<tool_call>\n", content: { type: "json_schema", json_schema: toolCallSchema(schemas) }, end: "\n</tool_call>" } } }),
     });

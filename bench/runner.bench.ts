@@ -116,7 +116,7 @@ async function timedCall(host: PoolRunnerHost): Promise<number> {
 }
 
 /** CPython baseline: a fresh process reads the bytes, checks sha256, imports the file through the
- *  real edge_runner.py and calls the one function (the same work the Pyodide runner does). */
+ *  real edge_runner package and calls the one function (the same work the Pyodide runner does). */
 async function cpythonOnce(toolsPath: string): Promise<number> {
   const script = [
     "import sys, json",

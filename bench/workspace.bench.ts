@@ -14,7 +14,7 @@ import { callTool } from "../src/toolset/call.ts";
 import { freezeToolset } from "../src/toolset/freeze.ts";
 import { memorySource } from "../src/toolset/inspect.ts";
 import { DEFAULT_WORKSPACE_MOUNT_LIMITS, workspaceSha256 } from "../src/toolset/workspace.ts";
-import { mountWorkspace, type MemFs } from "../workers/runner-core.ts";
+import { mountWorkspace, type MemFs } from "../workers/runner-mounts.ts";
 import { percentile } from "./loop-core.ts";
 
 const JSON_ONLY = process.argv.includes("--json");

@@ -24,7 +24,7 @@ const ALIGN = 8;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Largest JSON part of a frame from a runner (its replies are bounded far below: runner-core). */
+/** Largest JSON part of a frame from a runner (its replies are bounded far below: runner-jobs.ts). */
 export const RUNNER_FRAME_JSON_LIMIT = 1024 * 1024;
 
 /** What a FrameReader accepts in one frame: bytes of JSON and bytes of raw values. */

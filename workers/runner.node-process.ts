@@ -3,9 +3,9 @@
 // workers, addons, WASI or inspector), no JavaScript from strings, an empty environment, its own
 // stdio and, where the platform allows, its own empty network namespace. The protocol travels as
 // frames (frames.ts) on fd 3; fd 1 and 2 are pipes the host captures as the job's stderr. Plain
-// TypeScript with no package imports: the host bundles this file with runner-core and frames
-// into one script (a child under the permission model cannot run tsx, whose esbuild needs a child
-// process of its own).
+// TypeScript with no package imports: the host bundles this file with runner-core (and the
+// runner-*.ts files it imports) and frames into one script (a child under the permission model
+// cannot run tsx, whose esbuild needs a child process of its own).
 //
 // No net.Socket exists in this process: fd 3 is read with fs.read and written with fs.writeSync
 // (captured before any tool code), and process.stdout/stderr are plain writers. One reply, then

@@ -97,7 +97,7 @@ describe("tool code in the runner cannot reach the CLI", () => {
     // A snapshot that boots fine but carries a forged edge_runner (another schema generator).
     const forgedRoot = join(tmp, "forged-runner");
     cpSync(new URL("../../runner-pyodide/", import.meta.url), forgedRoot, { recursive: true });
-    const runnerPy = join(forgedRoot, "edge_runner.py");
+    const runnerPy = join(forgedRoot, "edge_runner", "schema.py");
     writeFileSync(runnerPy, readFileSync(runnerPy, "utf8").replace(SCHEMA_GENERATOR_VERSION, "edge.tools.schema.forged"));
     const forgedCache = join(tmp, "forged-cache");
     const maker = createNodeRunnerHost({ pythonRoot: forgedRoot, cacheDir: forgedCache, spares: 0 });
@@ -279,7 +279,7 @@ describe("round two: what the permission model leaves open around a runner proce
     // A runner image whose discovery calls every tool "read", made into a snapshot that boots fine.
     const forgedRoot = join(tmp, "forged-levels");
     cpSync(new URL("../../runner-pyodide/", import.meta.url), forgedRoot, { recursive: true });
-    const runnerPy = join(forgedRoot, "edge_runner.py");
+    const runnerPy = join(forgedRoot, "edge_runner", "discovery.py");
     const honest = readFileSync(runnerPy, "utf8");
     const forgedPy = honest.replace('"execution_level": self.execution_level,', '"execution_level": "read",');
     expect(forgedPy).not.toBe(honest);

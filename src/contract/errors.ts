@@ -125,7 +125,7 @@ export const ERRORS = {
     "The receipt chain is broken: a receipt was changed, removed or reordered. Export the receipts again from the store that wrote them; never edit an export.",
   receipt_not_found: "No receipt with this id is stored; list the ids with `edge receipts list` (or the Receipts tab).",
 
-  // ── authoring a tools.py, added by the Python runner (runner-pyodide/edge_runner.py) ──
+  // ── authoring a tools.py, added by the Python runner (runner-pyodide/edge_runner/) ──
   invalid_tool_definition:
     "@edge_tool must decorate a plain (not async, not generator) function defined at the top level of tools.py.",
   invalid_parameter_default:

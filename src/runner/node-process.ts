@@ -24,7 +24,7 @@ import { processSnapshotFiles, type SnapshotFiles } from "./node-snapshot-file.t
 const ENTRY = fileURLToPath(new URL("../../workers/runner.node-process.ts", import.meta.url));
 /** The files of the pyodide package a runner reads (checked by the permission model). */
 const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"] as const;
-/** What a runner may send in one frame: its replies are bounded far below 1 MiB (runner-core);
+/** What a runner may send in one frame: its replies are bounded far below 1 MiB (runner-jobs.ts);
  *  only the snapshot maker sends raw bytes (the ≈ 31 MB snapshot). Anything more kills the runner,
  *  decided from the frame's header before it is buffered. */
 const FRAME_LIMITS: Record<RunnerRole, FrameLimits> = {

@@ -1,4 +1,4 @@
-// The Node RunnerHost end to end: real Pyodide in real runner processes, the real edge_runner.py.
+// The Node RunnerHost end to end: real Pyodide in real runner processes, the real edge_runner package.
 // One host (with spares and a snapshot) is shared by the file to keep its runtime reasonable.
 import { createHash } from "node:crypto";
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";

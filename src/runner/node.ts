@@ -49,10 +49,9 @@ function pyodideVersion(): string {
   return (require("pyodide/package.json") as { version: string }).version;
 }
 
-/** edge_runner.py and the edgestudio package, keyed by path relative to the Python root. */
+/** The edge_runner and edgestudio packages, keyed by path relative to the Python root. */
 export async function readRunnerPythonFiles(root = join(PACKAGE_ROOT, "runner-pyodide")): Promise<PythonFiles> {
   const out: PythonFiles = {};
-  out["edge_runner.py"] = await readFile(join(root, "edge_runner.py"), "utf8");
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
@@ -60,6 +59,7 @@ export async function readRunnerPythonFiles(root = join(PACKAGE_ROOT, "runner-py
       else if (entry.isFile() && entry.name.endsWith(".py")) out[relative(root, path).split(sep).join("/")] = await readFile(path, "utf8");
     }
   };
+  await walk(join(root, "edge_runner"));
   await walk(join(root, "edgestudio"));
   return out;
 }
@@ -71,7 +71,7 @@ function defaultCacheDir(): string {
 }
 
 /** The cache key: Pyodide version + the runner's Python files + the snapshot format, so an upgrade
- *  or an edited edge_runner.py can never boot from a stale snapshot. */
+ *  or an edited file of edge_runner can never boot from a stale snapshot. */
 export function snapshotKey(pythonFiles: PythonFiles, version = pyodideVersion()): string {
   return createHash("sha256")
     .update(canonicalJson({ format: SNAPSHOT_FORMAT, pyodide: version, node: process.versions.node.split(".")[0] ?? "", files: pythonFiles }))

@@ -14,7 +14,7 @@ import { DEFAULT_MAX_RESULT_BYTES, DEFAULT_STDERR_LIMIT } from "./verify.ts";
 import type { RunnerWorkerFactory } from "./worker-handle.ts";
 
 export interface RunnerHostOptions {
-  /** The runner's Python sources (edge_runner.py, edgestudio/…), or a loader for them. */
+  /** The runner's Python sources (edge_runner/…, edgestudio/…), or a loader for them. */
   pythonFiles: PythonFiles | (() => Promise<PythonFiles>);
   /** Per-job hard limit (default 10 000 ms); a job's own timeoutMs wins. */
   timeoutMs?: number;

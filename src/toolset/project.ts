@@ -2,9 +2,9 @@
 // every file is hashed into a manifest whose own hash, tools_bundle_sha256, goes into the freeze and
 // every receipt. Each job re-reads the project and sends the bytes IN the job; the runner mounts
 // them read-only at /tools and compares what it mounted with the frozen manifest before importing
-// anything (runner-pyodide/edge_runner.py, _Project), so an edited sibling module or data file fails
-// closed with tools_file_changed naming it. Environment-neutral: the CLI reads a folder
-// (src/runner/node-project-source.ts), the playground a folder or zip the person picked.
+// anything (runner-pyodide/edge_runner/isolation.py, _Project), so an edited sibling module or
+// data file fails closed with tools_file_changed naming it. Environment-neutral: the CLI reads a
+// folder (src/runner/node-project-source.ts), the playground a folder or zip the person picked.
 import { EdgeError } from "../contract/errors.ts";
 import { sha256Bytes, sha256Json, type Sha256 } from "../contract/hash.ts";
 import type { ProjectLimits, ProjectSnapshot, SkipReason } from "../contract/project.ts";

@@ -1,5 +1,5 @@
 // What a read_local tool reads: a snapshot of the person's workspace, taken when the call starts,
-// sent to its fresh runner inside the job and mounted read-only at /workspace (workers/runner-core.ts).
+// sent to its fresh runner inside the job and mounted read-only at /workspace (workers/runner-mounts.ts).
 // Environment-neutral: the playground takes it from the IndexedDB VFS, the CLI from --workspace DIR,
 // the widget from the files the visitor dropped. Bounded (size and file count) before anything is
 // copied, and hashed so a receipt ties a result to the exact data it read.

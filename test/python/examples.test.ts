@@ -1,7 +1,7 @@
 // The shipped examples discover as documented, their schemas compile in ajv strict mode (as the host
 // compiles them), their tools run, every code the runner emits is in the error table, and preload()
 // leaves no job state behind.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -121,7 +121,8 @@ describe.skipIf(!HAS_PYTHON)(`examples (CPython)${SKIP_REASON}`, () => {
 
 describe.skipIf(!HAS_PYTHON)(`runner module (CPython)${SKIP_REASON}`, () => {
   it("every error code the Python runner can emit is in src/contract/errors.ts", () => {
-    const src = readFileSync(path.join(ROOT, "runner-pyodide/edge_runner.py"), "utf8");
+    const pkg = path.join(ROOT, "runner-pyodide/edge_runner");
+    const src = readdirSync(pkg).filter((f) => f.endsWith(".py")).map((f) => readFileSync(path.join(pkg, f), "utf8")).join("\n");
     const codes = new Set([...src.matchAll(/(?:_err|fail)\(\s*"([a-z_]+)"/g)].map((m) => m[1]));
     expect(codes.size).toBeGreaterThan(15);
     for (const code of codes) expect(Object.keys(ERRORS), code).toContain(code);

@@ -1,4 +1,4 @@
-// Runs runner-pyodide/edge_runner.py under CPython (/usr/bin/python3) for cross-checks.
+// Runs the runner-pyodide/edge_runner package under CPython (/usr/bin/python3) for cross-checks.
 // Pyodide-based tests live elsewhere; here CPython is the reference interpreter.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

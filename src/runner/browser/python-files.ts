@@ -1,11 +1,11 @@
 // The runner's Python sources as text, bundled by Vite (`?raw`), keyed by path relative to the
-// runner's Python root ("edge_runner.py", "edgestudio/tools.py"): the boot message's pythonFiles.
+// runner's Python root ("edge_runner/__init__.py", "edgestudio/tools.py"): the boot message's pythonFiles.
 // Only the runner package ships; tests and caches under runner-pyodide/ do not.
 import type { PythonFiles } from "../../../workers/protocol.ts";
 
 // Same set as the Node adapter's readRunnerPythonFiles (src/runner/node.ts).
 const modules = import.meta.glob(
-  ["/runner-pyodide/edge_runner.py", "/runner-pyodide/edgestudio/**/*.py", "!**/tests/**", "!**/__pycache__/**"],
+  ["/runner-pyodide/edge_runner/**/*.py", "/runner-pyodide/edgestudio/**/*.py", "!**/tests/**", "!**/__pycache__/**"],
   {
     query: "?raw",
     import: "default",

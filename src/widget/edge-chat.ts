@@ -636,7 +636,7 @@ export class EdgeChatElement extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has("entries" as keyof EdgeChatElement)) {
+    if (changed.has("entries" as keyof EdgeChatElement) || changed.has("cards" as keyof EdgeChatElement)) {
       const log = this.renderRoot.querySelector<HTMLElement>(".log");
       if (log) log.scrollTop = log.scrollHeight;
     }

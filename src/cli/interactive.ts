@@ -5,7 +5,8 @@
 import { toErrorJson } from "../contract/errors.ts";
 import { firstChangedFile, freezeProject, manifestOf, readProjectSnapshot } from "../toolset/project.ts";
 import type { JsonObject } from "../contract/types.ts";
-import type { ChatEvent, ChatRun, ChatSession } from "../chat/types.ts";
+import type { ChatRun, ChatSession } from "../chat/types.ts";
+import { changedEntries, reduce, type TranscriptEntry, type TranscriptEvent } from "../chat/transcript.ts";
 import type { RunnerHost } from "../runner/host.ts";
 import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { EXIT_INTERRUPTED, EXIT_OK, type CliIO } from "./io.ts";
@@ -96,69 +97,58 @@ function slashCommand(text: string, o: InteractiveOptions): boolean {
 
 async function oneTurn(o: InteractiveOptions, term: Terminal, prompt: string, signal: AbortSignal): Promise<void> {
   const { io } = o;
-  const stream = streamPrinter(io, o.json);
-  let lastCall: { tool_name: string; arguments: JsonObject } | undefined;
+  const view = transcriptPrinter(io, o.json);
   let run: ChatRun;
   try {
-    run = await o.session.chat(prompt, {
-      signal,
-      onToken: stream.delta,
-      onEvent: (ev) => {
-        stream.event(ev);
-        if (ev.type === "tool_call") lastCall = ev;
-      },
-    });
+    run = await o.session.chat(prompt, { signal, onToken: (delta) => view.apply({ type: "token", delta }), onEvent: view.apply });
   } catch (err) {
     // The session could not even run (e.g. the receipt could not be stored): say so, keep going.
     const e = toErrorJson(err);
     io.err(`edge: ${e.code}: ${e.message}\n`);
     return;
   }
-  stream.end();
+  view.apply({ type: "run", run });
   if (o.json) return io.out(`${JSON.stringify(runJson(run, o.ws))}\n`);
+  const lastCall = view.lastCall();
   const inline = run.pending_action !== undefined && term.tty && lastCall !== undefined;
-  printRunText(io, run, { answerShown: stream.shownFinal(), pending: !inline });
+  printRunText(io, run, { answerShown: view.answerShown(), pending: !inline });
   if (inline) await settleInline({ io, term, host: o.host, ws: o.ws, ticket: run.pending_action!, call: lastCall!, signal });
 }
 
 /**
- * Streams the model's text as it comes, except a generation that starts like a tool call ("{" or
- * a ``` fence): that is held back, and the tool activity is shown instead (on stderr).
+ * Prints one turn's transcript as it grows: the model's prose as it streams (on stdout), never a
+ * generation that starts like a tool call (the transcript's call-start rule), and the tool
+ * activity instead (on stderr). Quiet (--json): nothing.
  */
-function streamPrinter(io: CliIO, quiet: boolean) {
-  let mode: "undecided" | "stream" | "hold" = "undecided";
-  let head = "";
-  let lastStreamed = false;
-  return {
-    delta(d: string): void {
-      if (quiet || mode === "hold") return;
-      if (mode === "stream") return io.out(d);
-      head += d;
-      const start = head.trimStart();
-      if (!start) return;
-      mode = start.startsWith("{") || start.startsWith("`") ? "hold" : "stream";
-      if (mode === "stream") io.out(start);
-    },
-    event(ev: ChatEvent): void {
-      if (ev.type === "model_output") {
-        if (mode === "stream") io.out("\n");
-        lastStreamed = mode === "stream";
-        mode = "undecided";
-        head = "";
+function transcriptPrinter(io: CliIO, quiet: boolean) {
+  let entries: TranscriptEntry[] = [];
+  /** How much of each prose generation (by entry) is on stdout. */
+  const printed = new Map<number, number>();
+  const show = (was: TranscriptEntry | undefined, e: TranscriptEntry, i: number): void => {
+    if (e.kind === "model") {
+      const text = e.text.trimStart();
+      const done = printed.get(i) ?? 0;
+      if (e.start === "prose" && text.length > done) {
+        io.out(text.slice(done));
+        printed.set(i, text.length);
       }
-      if (quiet) return;
-      if (ev.type === "tool_call") io.err(`→ ${ev.tool_name} ${JSON.stringify(ev.arguments)}\n`);
-      else if (ev.type === "tool_result") {
-        const c = ev.call;
-        io.err(`← ${c.tool_name}: ${c.status}${c.code ? ` (${c.code})` : ""}, ${c.duration_ms} ms\n`);
-      } else if (ev.type === "repair") io.err(`(the model's tool call was refused: ${ev.code}; it gets one chance to repair it)\n`);
+      // The generation ended (or was stopped): finish its line.
+      if (e.start === "prose" && e.state !== "streaming" && was?.kind === "model" && was.state === "streaming") io.out("\n");
+    } else if (e.kind === "tool") {
+      if (was?.kind !== "tool") io.err(`→ ${e.tool_name} ${JSON.stringify(e.arguments)}\n`);
+      const c = e.receipt;
+      if (c && !(was?.kind === "tool" && was.receipt)) io.err(`← ${c.tool_name}: ${c.status}${c.code ? ` (${c.code})` : ""}, ${c.duration_ms} ms\n`);
+    } else if (e.kind === "repair" && was === undefined) io.err(`(the model's tool call was refused: ${e.code}; it gets one chance to repair it)\n`);
+  };
+  return {
+    apply(event: TranscriptEvent): void {
+      const before = entries;
+      entries = reduce(entries, event);
+      if (!quiet) for (const i of changedEntries(before, entries)) show(before[i], entries[i]!, i);
     },
-    /** An aborted generation ends without its model_output: finish the line. */
-    end(): void {
-      if (mode === "stream") io.out("\n");
-      mode = "undecided";
-    },
-    shownFinal: (): boolean => lastStreamed,
+    /** The answer streamed as prose (so it is not printed again). */
+    answerShown: (): boolean => entries.some((e) => e.kind === "answer" && e.stream === "prose"),
+    lastCall: (): { tool_name: string; arguments: JsonObject } | undefined => entries.findLast((e) => e.kind === "tool"),
   };
 }
 

@@ -6,9 +6,8 @@
 // as HTML. The confirmation token of a pending action stays inside the widget.
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
 import type { ChatEvent } from "../chat/types.ts";
-import type { CallReceipt } from "../receipts/types.ts";
-import { EdgeError, ERRORS, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
-import type { JsonObject } from "../contract/types.ts";
+import { reduce, type TranscriptEvent } from "../chat/transcript.ts";
+import { EdgeError, ERRORS, type ErrorCode } from "../contract/errors.ts";
 import type { LoadProgress } from "../engines/engine.ts";
 import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import type { ModelStorage } from "../engines/llamacpp/browser/model-store.ts";
@@ -20,37 +19,16 @@ import type { WidgetCore } from "./core.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import type { WritePlan } from "../builtins/write-plan.ts";
 import { styles } from "./styles.ts";
+import { errorMessage, renderTranscriptEntry, type PendingCard, type WidgetTranscriptEntry } from "./transcript-view.ts";
 import type { EdgeErrorDetail, EngineKind, PendingActionDetail, WidgetConfig, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
 
-type Entry =
-  | { kind: "user"; text: string }
-  | { kind: "assistant"; text: string; streaming: boolean }
-  | { kind: "result"; tool: string; value: unknown }
-  | { kind: "tool"; callId: string; tool: string; args: JsonObject; call?: CallReceipt; result?: unknown; error?: ErrorJson; hasResult: boolean }
-  | { kind: "note"; text: string }
+/** The widget's own entries beside the transcript's: a failure outside a question (files, a
+ *  model file) and a built-in write waiting for the visitor. */
+type OwnEntry =
   | { kind: "error"; code: string; message: string; title?: string }
-  | { kind: "write"; id: number; tool: string; changes: { path: string; what: string; diff: string }[]; state: "pending" | "approved" | "rejected" }
-  | {
-      kind: "pending";
-      detail: PendingActionDetail;
-      state: "pending" | "working" | "done" | "failed" | "rejected";
-      result?: unknown;
-      error?: ErrorJson;
-    };
+  | { kind: "write"; id: number; tool: string; changes: { path: string; what: string; diff: string }[]; state: "pending" | "approved" | "rejected" };
 
-/** Model output that is (the start of) a tool call rather than an answer: not shown as text. */
-function looksLikeCall(text: string): boolean {
-  const t = text.trimStart();
-  return t.startsWith("{") || t.startsWith("```");
-}
-
-function json(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
+type Entry = WidgetTranscriptEntry | OwnEntry;
 
 function splitList(value: string | null): string[] {
   return (value ?? "")
@@ -98,6 +76,7 @@ export class EdgeChatElement extends LitElement {
     files: { state: true },
     acceptsFiles: { state: true },
     entries: { state: true },
+    cards: { state: true },
     busy: { state: true },
     statusText: { state: true },
     progress: { state: true },
@@ -136,6 +115,8 @@ export class EdgeChatElement extends LitElement {
   declare private acceptsFiles: boolean;
 
   declare private entries: Entry[];
+  /** The state of each confirmation card, by pending action id. */
+  declare private cards: ReadonlyMap<string, PendingCard>;
   declare private busy: boolean;
   declare private statusText: string;
   declare private progress: LoadProgress | null;
@@ -174,6 +155,7 @@ export class EdgeChatElement extends LitElement {
     this.files = [];
     this.acceptsFiles = false;
     this.entries = [];
+    this.cards = new Map();
     this.busy = false;
     this.statusText = "";
     this.progress = null;
@@ -344,6 +326,10 @@ export class EdgeChatElement extends LitElement {
     return this.entries.length - 1;
   }
 
+  private apply(event: TranscriptEvent<WidgetRun>): void {
+    this.entries = reduce<WidgetRun, OwnEntry>(this.entries, event);
+  }
+
   private replace(index: number, entry: Entry): void {
     const next = [...this.entries];
     next[index] = entry;
@@ -358,60 +344,28 @@ export class EdgeChatElement extends LitElement {
       this.emitError(detail);
       throw Object.assign(new Error(detail.message), detail);
     }
-    this.push({ kind: "user", text: prompt });
+    this.apply({ type: "prompt", text: prompt });
     await this.gpuProbed;
     if (!this.canAsk()) {
       const probe = this.gpu as Extract<WebGPUProbe, { available: false }>;
       const detail: EdgeErrorDetail = { code: "webgpu_unavailable", message: probe.message };
-      this.push({ kind: "error", code: detail.code, message: detail.message });
+      this.apply({ type: "failure", error: { code: detail.code, message: detail.message } });
       this.emitError(detail);
       throw Object.assign(new Error(detail.message), detail);
     }
     this.busy = true;
     const controller = new AbortController();
     this.controller = controller;
-    let bubble: number | undefined; // the entry receiving streamed text
-    let lastOutput: number | undefined; // the finished output of the last model turn
     const onEvent = (event: ChatEvent): void => {
-      if (event.type === "model_output") {
-        lastOutput = bubble;
-        bubble = undefined;
-        if (lastOutput !== undefined) {
-          const e = this.entries[lastOutput];
-          if (e?.kind === "assistant") this.replace(lastOutput, { ...e, streaming: false });
-        }
-      } else if (event.type === "tool_call") {
-        const card: Entry = { kind: "tool", callId: event.call_id, tool: event.tool_name, args: event.arguments, hasResult: false };
-        if (lastOutput !== undefined) this.replace(lastOutput, card);
-        else this.push(card);
-        lastOutput = undefined;
-        this.statusText = `Running tool ${event.tool_name}…`;
-      } else if (event.type === "tool_result") {
-        const i = this.entries.findIndex((e) => e.kind === "tool" && e.callId === event.call.call_id);
-        const e = this.entries[i];
-        if (e?.kind === "tool") {
-          this.replace(i, { ...e, call: event.call, hasResult: "result" in event, result: event.result, ...(event.error ? { error: event.error } : {}) });
-        }
-        this.statusText = "Thinking…";
-      } else if (event.type === "repair") {
-        const note: Entry = { kind: "note", text: `The model's tool call was refused (${event.code}); it was asked to correct it.` };
-        if (lastOutput !== undefined) this.replace(lastOutput, note);
-        else this.push(note);
-        lastOutput = undefined;
-      }
-    };
-    const onToken = (delta: string): void => {
-      if (bubble === undefined) bubble = this.push({ kind: "assistant", text: delta, streaming: true });
-      else {
-        const e = this.entries[bubble];
-        if (e?.kind === "assistant") this.replace(bubble, { ...e, text: e.text + delta });
-      }
+      this.apply(event);
+      if (event.type === "tool_call") this.statusText = `Running tool ${event.tool_name}…`;
+      else if (event.type === "tool_result") this.statusText = "Thinking…";
     };
     try {
       const core = await this.getCore();
       const run = await core.ask(prompt, {
         signal: controller.signal,
-        onToken,
+        onToken: (delta) => this.apply({ type: "token", delta }),
         onEvent,
         onProgress: (p) => {
           this.progress = p.phase === "ready" ? null : p;
@@ -421,27 +375,16 @@ export class EdgeChatElement extends LitElement {
         },
       });
       this.progress = null;
-      const leftover = lastOutput ?? bubble;
+      this.apply({ type: "run", run });
       if (run.outcome === "answered") {
-        const entry: Entry = { kind: "assistant", text: run.answer ?? "", streaming: false };
-        if (leftover !== undefined) this.replace(leftover, entry);
-        else this.push(entry);
-        // An answer cut off at the token limit is never shown as complete.
-        if (run.truncated) this.push({ kind: "note", text: "Incomplete: the answer was cut off at the token limit." });
         this.statusText = run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
       } else if (run.outcome === "return_direct") {
         const call = run.receipt.calls[run.receipt.calls.length - 1];
-        this.push({ kind: "result", tool: call?.tool_name ?? "", value: run.result });
         this.statusText = `Result from ${call?.tool_name ?? "the tool"}.`;
       } else if (run.outcome === "pending_confirmation" && run.pending_action) {
-        this.push({ kind: "pending", detail: run.pending_action, state: "pending" });
         this.statusText = `${run.pending_action.tool} needs your confirmation before it runs.`;
       } else {
-        const error = run.error ?? { code: "invalid_argument" as ErrorCode, message: "The run failed." };
-        const entry: Entry = { kind: "error", code: error.code, message: error.message };
-        if (leftover !== undefined && this.entries[leftover]?.kind === "assistant") this.replace(leftover, entry);
-        else this.push(entry);
-        this.statusText = `Failed: ${error.code}.`;
+        this.statusText = `Failed: ${run.error?.code ?? "invalid_argument"}.`;
       }
       this.emit("edge-receipt", run.receipt);
       if (run.pending_action) this.emit<PendingActionDetail>("edge-pending-action", run.pending_action);
@@ -452,10 +395,7 @@ export class EdgeChatElement extends LitElement {
     } catch (err) {
       const detail = errorDetail(err);
       this.progress = null;
-      const entry: Entry = { kind: "error", code: detail.code, message: detail.message };
-      const leftover = lastOutput ?? bubble;
-      if (leftover !== undefined && this.entries[leftover]?.kind === "assistant") this.replace(leftover, entry);
-      else this.push(entry);
+      this.apply({ type: "failure", error: { code: detail.code, message: detail.message } });
       this.statusText = `Failed: ${detail.code}.`;
       this.emitError(detail);
       throw err;
@@ -466,14 +406,16 @@ export class EdgeChatElement extends LitElement {
     }
   }
 
+  private card(id: string): PendingCard {
+    return this.cards.get(id) ?? { state: "pending" };
+  }
+
   private async decide(id: string, action: "confirm" | "reject"): Promise<WidgetConfirmOutcome> {
-    const index = this.entries.findIndex((e) => e.kind === "pending" && e.detail.id === id);
-    const card = this.entries[index];
-    const setCard = (patch: Partial<Extract<Entry, { kind: "pending" }>>): void => {
-      const current = this.entries[index];
-      if (current?.kind === "pending") this.replace(index, { ...current, ...patch });
+    const known = this.entries.some((e) => e.kind === "pending" && e.action.id === id);
+    const setCard = (patch: Partial<PendingCard>): void => {
+      if (known) this.cards = new Map(this.cards).set(id, { ...this.card(id), ...patch });
     };
-    if (card?.kind === "pending") setCard({ state: "working" });
+    setCard({ state: "working" });
     this.statusText = action === "confirm" ? "Confirming…" : "Rejecting…";
     try {
       const core = await this.getCore();
@@ -694,7 +636,7 @@ export class EdgeChatElement extends LitElement {
   }
 
   protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has("entries" as keyof EdgeChatElement)) {
+    if (changed.has("entries" as keyof EdgeChatElement) || changed.has("cards" as keyof EdgeChatElement)) {
       const log = this.renderRoot.querySelector<HTMLElement>(".log");
       if (log) log.scrollTop = log.scrollHeight;
     }
@@ -792,83 +734,14 @@ export class EdgeChatElement extends LitElement {
     </div>`;
   }
 
-  private renderEntry(e: Entry): TemplateResult {
-    switch (e.kind) {
-      case "user":
-        return html`<div class="msg user" part="message user"><span class="who">You</span><span class="text">${e.text}</span></div>`;
-      case "assistant":
-        return html`<div class="msg assistant" part="message assistant" aria-busy=${e.streaming ? "true" : "false"}>
-          <span class="who">Assistant</span>${e.streaming && looksLikeCall(e.text)
-            ? html`<span class="muted">Preparing a tool call…</span>`
-            : html`<span class="text">${e.text}</span>`}
-        </div>`;
-      case "result":
-        return html`<div class="msg assistant" part="message result">
-          <span class="who">Result from <code>${e.tool}</code></span>
-          <pre>${json(e.value)}</pre>
-        </div>`;
-      case "note":
-        return html`<p class="note">${e.text}</p>`;
-      case "error":
-        return html`<div class="msg error" part="message error"><span class="who">${e.title ?? "Not answered"} (${e.code})</span><span class="text">${e.message}</span></div>`;
-      case "tool":
-        return this.renderToolCard(e);
-      case "pending":
-        return this.renderPendingCard(e);
-      case "write":
-        return this.renderWriteCard(e);
-    }
-  }
-
-  private renderToolCard(e: Extract<Entry, { kind: "tool" }>): TemplateResult {
-    const status = e.call?.status;
-    const cls = !status ? "running" : status === "ok" ? "ok" : status === "pending_confirmation" ? "pending" : "failed";
-    const label = !status ? "running" : status === "pending_confirmation" ? "needs confirmation" : status === "failed_closed" ? "failed closed" : status;
-    return html`<article class="card tool" part="tool-card" aria-label="Tool call ${e.tool}">
-      <div class="head">
-        <span>Tool <code>${e.tool}</code></span>
-        <span class="status ${cls}">${label}</span>
-        ${e.call ? html`<span class="muted">${e.call.duration_ms} ms${e.call.code ? html` · <code>${e.call.code}</code>` : nothing}</span>` : nothing}
-      </div>
-      <details>
-        <summary>Arguments</summary>
-        <pre>${json(e.args)}</pre>
-      </details>
-      ${e.hasResult
-        ? html`<details>
-            <summary>Result</summary>
-            <pre>${json(e.result)}</pre>
-          </details>`
-        : nothing}
-      ${e.error && e.error.code !== "tool_confirmation_required" ? html`<p class="muted">${e.error.message}</p>` : nothing}
-    </article>`;
-  }
-
-  private renderPendingCard(e: Extract<Entry, { kind: "pending" }>): TemplateResult {
-    const headingId = `${this.uid}-pa-${e.detail.id}`;
-    const expires = new Date(e.detail.expires_at);
-    const open = e.state === "pending" || e.state === "working";
-    return html`<article class="card confirm" part="confirm-card" aria-labelledby=${headingId}>
-      <h3 id=${headingId}>Confirm <code>${e.detail.tool}</code>?</h3>
-      <p class="muted">This tool makes a change. It runs only if you confirm, at most once.</p>
-      <pre aria-label="Arguments">${json(e.detail.arguments)}</pre>
-      ${open ? html`<p class="muted">Expires at ${expires.toLocaleTimeString()}.</p>` : nothing}
-      ${open
-        ? html`<div class="actions">
-            <button type="button" part="button confirm" ?disabled=${e.state === "working"} @click=${() => void this.confirm(e.detail.id).catch(() => undefined)}>
-              Confirm
-            </button>
-            <button type="button" part="button reject" class="secondary" ?disabled=${e.state === "working"} @click=${() => void this.reject(e.detail.id).catch(() => undefined)}>
-              Reject
-            </button>
-          </div>`
-        : nothing}
-      ${e.state === "done"
-        ? html`<p><span class="status ok">confirmed</span> The tool ran.</p>
-            <pre aria-label="Result">${json(e.result)}</pre>`
-        : nothing}
-      ${e.state === "rejected" ? html`<p><span class="status failed">rejected</span> It will not run.</p>` : nothing}
-      ${e.state === "failed" ? html`<p><span class="status failed">not run</span> <code>${e.error?.code ?? ""}</code> ${e.error?.message ?? ""}</p>` : nothing}
-    </article>`;
+  private renderEntry(e: Entry): TemplateResult | typeof nothing {
+    if (e.kind === "error") return errorMessage(e.title ?? "Not answered", e.code, e.message);
+    if (e.kind === "write") return this.renderWriteCard(e);
+    return renderTranscriptEntry(e, {
+      uid: this.uid,
+      card: (id) => this.card(id),
+      confirm: (id) => void this.confirm(id).catch(() => undefined),
+      reject: (id) => void this.reject(id).catch(() => undefined),
+    });
   }
 }

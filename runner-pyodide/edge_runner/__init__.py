@@ -1,4 +1,4 @@
-"""Edge runner: discovery, schema generation and one tool call for a tools.py (SPEC §1–5).
+"""Edge runner: discovery, schema generation and one tool call for a tools.py (docs/contract.md §1–5).
 
 This file is the public API (what the worker imports and calls); the package's other files are
 one concept each: isolation.py (one job: bytes check, import, capture, cleanup), discovery.py (the

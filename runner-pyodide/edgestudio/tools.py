@@ -1,4 +1,4 @@
-"""The `@edge_tool` decorator (SPEC §1).
+"""The `@edge_tool` decorator (docs/contract.md §1).
 
 The decorator only attaches metadata and returns the very same function: a tools.py stays a
 plain Python file that can be imported and unit-tested without Edge. It validates nothing:

@@ -1,4 +1,4 @@
-// The built-in tools (SPEC §10) as ToolRuntime plugins on one workspace VFS: files (read_file,
+// The built-in tools (docs/contract.md §10) as ToolRuntime plugins on one workspace VFS: files (read_file,
 // write_file, edit_file, read_image), goals (create_goal, get_goal, update_goal), web_search
 // (off unless the host configures a provider) and bash (just-bash). They are registered through
 // `runtime.register` like any tool and count toward the 8 active tools.

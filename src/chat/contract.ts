@@ -1,4 +1,4 @@
-// The tool contract (SPEC §4 step 2): the active tools' schemas and the call format, rendered
+// The tool contract (docs/contract.md §4 step 2): the active tools' schemas and the call format, rendered
 // as one system message. Byte-deterministic for a given active set, because its sha256 is
 // recorded in every receipt (tool_instruction_sha256) and imprints bake it in.
 import { canonicalJson, sha256Text, type Sha256 } from "../contract/hash.ts";
@@ -47,7 +47,7 @@ export function renderToolResult(toolName: string, content: unknown): string {
   return `Tool result for ${toolName}:\n${canonicalJson(content)}`;
 }
 
-/** The one repair turn's instruction (SPEC §4 step 4). */
+/** The one repair turn's instruction (docs/contract.md §4 step 4). */
 export function renderRepair(code: string, message: string, toolNames: readonly string[]): string {
   return [
     `Your last reply was not a valid tool call (${code}): ${message}`,

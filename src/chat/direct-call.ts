@@ -1,7 +1,7 @@
 // A tool call that no model asked for — `edge tools call`, an MCP client's tools/call — through the
 // same steps as chat's: a read or prepare tool runs in a fresh runner (callTool: name, arguments,
 // hash-checked source, result checks); a commit tool never runs here: its arguments are checked and
-// it becomes a pending action, confirmed later with its token (SPEC §6). Either way one receipt
+// it becomes a pending action, confirmed later with its token (docs/contract.md §6). Either way one receipt
 // (kind tool_call) is chained.
 import { errorJson, toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Json } from "../contract/hash.ts";

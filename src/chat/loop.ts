@@ -1,4 +1,4 @@
-// The tool loop of one prompt (SPEC §4): fit the conversation to the window → model text → parse
+// The tool loop of one prompt (docs/contract.md §4): fit the conversation to the window → model text → parse
 // → checks (name, ajv arguments, call budget) → ToolRuntime pipeline → the result back to the
 // model or straight to the caller (return_direct) → one receipt. Every failure ends the run
 // fail-closed with its code. The session (session.ts) assembles what the loop runs with.
@@ -195,7 +195,7 @@ async function executeCall(setup: LoopSetup, run: RunState, parsed: Call, raw: s
   return false;
 }
 
-/** The checks before any execution (SPEC §4 step 4): shape, name, arguments. */
+/** The checks before any execution (docs/contract.md §4 step 4): shape, name, arguments. */
 function callProblem(parsed: Exclude<ParsedOutput, { kind: "answer" | "oversized" }>, runtime: ToolRuntime, schemas: readonly ToolSchema[]): ErrorJson | null {
   if (parsed.kind === "invalid") return { code: "invalid_tool_call", message: `${ERRORS.invalid_tool_call} Problem: ${parsed.reason}.` };
   const schema = schemas.find((s) => s.name === parsed.toolName);

@@ -1,4 +1,4 @@
-// Parsing the model's text (SPEC §4 step 3). A tool call is exactly one JSON object
+// Parsing the model's text (docs/contract.md §4 step 3). A tool call is exactly one JSON object
 // {"tool_name": "...", "arguments": {...}} and nothing else; one surrounding Markdown ```json
 // fence is tolerated, and so is one pair of <tool_call>…</tool_call> tags around it: Qwen2.5's and
 // Qwen3's chat templates train the model to wrap its calls in that markup, and a real model may

@@ -1,4 +1,4 @@
-// The chat session (SPEC §4): assembled once — its one tool source resolved (a tools file frozen
+// The chat session (docs/contract.md §4): assembled once — its one tool source resolved (a tools file frozen
 // here), the runtime with the Python tools, the commit-tool gate and the confirmation flow, the
 // 8-tool rule, the imprint gate and the contract — then each prompt runs the tool loop (loop.ts)
 // and ends in one chained receipt (receipt-body.ts). The public types are in types.ts.

@@ -76,7 +76,7 @@ export interface ImprintBinding {
   /** false when the prefix carries no tool contract (an imprint learned without tools): with a
    *  facts surface the session then injects the contract before the prefix. Default true. */
   readonly toolContract?: boolean;
-  /** Throws the imprint_* EdgeError when the imprint does not fit this session (SPEC §7). */
+  /** Throws the imprint_* EdgeError when the imprint does not fit this session (docs/contract.md §7). */
   check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo; surface?: ToolSurface | null }): Promise<void> | void;
   /** Loads the imprint's saved model state, when it has one this environment can load (Node). */
   readonly restoreState?: StateRestorer;

@@ -1,5 +1,5 @@
 // `edge tools confirm ID|PATH --token TOKEN` and `edge tools pending list|show|reject|purge`: the
-// Node side of the confirmation flow (SPEC §6). Pending actions are 0600 files under
+// Node side of the confirmation flow (docs/contract.md §6). Pending actions are 0600 files under
 // $EDGE_DATA_DIR/pending; expired ones are purged (arguments wiped) whenever a command starts.
 import { errorJson } from "../contract/errors.ts";
 import { parseArgs } from "node:util";

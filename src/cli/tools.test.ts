@@ -195,7 +195,7 @@ describe("hostile inputs (issue 15)", () => {
     expect(r.json.errors[0]).toMatchObject({ code: "tools_file_too_large", message: expect.stringContaining("2097152 bytes") });
   });
 
-  it("an int parameter refuses integers JSON cannot carry exactly; its schema stays SPEC's", async () => {
+  it("an int parameter refuses integers JSON cannot carry exactly; its schema stays the contract's", async () => {
     const file = writeTestFile(tmp, "int_tools.py", "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef same(n: int) -> dict:\n    return {'n': n, 'type': type(n).__name__}\n");
     const inspected = await cli("tools", "inspect", file, "--json");
     expect(inspected.json.tools[0].schema.parameters.properties.n).toEqual({ type: "integer" });

@@ -105,7 +105,7 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
     const root = values["tools-root"];
     const toolset = await freezeToolset(toolsFileSource(file, root), host, selection);
     // The tool is in the set (the selection names it); a commit tool never runs from a direct call
-    // either: it becomes a pending action, confirmed with the printed command (SPEC §6), exactly as
+    // either: it becomes a pending action, confirmed with the printed command (docs/contract.md §6), exactly as
     // when chat reaches it.
     findActiveTool(toolset, toolName);
     const { report, pending, receipt, receiptError } = await directCall(toolset, host, toolName, args, {

@@ -1,4 +1,4 @@
-// Pending actions and their confirmation (SPEC §6). Core only: the stores are adapters
+// Pending actions and their confirmation (docs/contract.md §6). Core only: the stores are adapters
 // (store-idb.ts for the browser, store-node.ts for Node) imported from their own modules.
 export * from "./types.ts";
 export * from "./store.ts";

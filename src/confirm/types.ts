@@ -1,4 +1,4 @@
-// Pending actions (SPEC §6, issue 5): what a commit tool call becomes when chat reaches it, and
+// Pending actions (docs/contract.md §6, issue 5): what a commit tool call becomes when chat reaches it, and
 // the store seam the confirmation core needs. The core never touches IndexedDB or files itself:
 // `store-idb.ts` (browser) and `store-node.ts` (Node) implement PendingStore (store.ts).
 import type { ErrorJson } from "../contract/errors.ts";
@@ -10,7 +10,7 @@ export type { BoundSelection, PendingAction, PendingStatus };
 
 export const PENDING_RECORD_VERSION: PendingAction["record_version"] = "edge.pending.v1";
 export const BINDING_VERSION = "edge.pending.binding.v1";
-/** 10 minutes (SPEC §6). */
+/** 10 minutes (docs/contract.md §6). */
 export const DEFAULT_PENDING_TTL_MS = 10 * 60 * 1000;
 /** Finished, rejected and expired records are deleted this long after they expired. */
 export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@
 // the UI shows the message. Add codes here, never inline strings elsewhere.
 
 export const ERRORS = {
-  // ── authoring a tools.py (SPEC §1) ──────────────────────────────────────────────
+  // ── authoring a tools.py (docs/contract.md §1) ──────────────────────────────────────────────
   invalid_tool_name:
     "Tool names must match [A-Za-z_][A-Za-z0-9_]{0,63}; rename the function or pass a valid name= to @edge_tool.",
   duplicate_tool_name: "Two tools resolve to the same name; rename one of them (function name or name=).",
@@ -46,14 +46,14 @@ export const ERRORS = {
   python_package_lock_invalid:
     "The package lock is not a usable pyodide-lock.json (unreadable, malformed, or made for another Pyodide); point EDGE_PACKAGE_LOCK at the lock of the installed pyodide, or unset it.",
 
-  // ── selection (SPEC §3) ─────────────────────────────────────────────────────────────
+  // ── selection (docs/contract.md §3) ─────────────────────────────────────────────────────────────
   active_tool_limit_exceeded:
     "More than 8 tools would be active; narrow the set with --tool NAME or --tool-tag TAG.",
   unknown_tool: "No tool with this name is in the active tool set; check the spelling against the names in the message (edge tools inspect FILE lists them) or widen the selection.",
   unknown_tool_tag: "No tool in the file carries this intent tag; check --tool-tag against the tools' intent_tags.",
   conflicting_tool_options: "Use exactly one tool source per run: tools, a tools manifest, or a facts store.",
 
-  // ── the runner (SPEC §5) ────────────────────────────────────────────────────────────
+  // ── the runner (docs/contract.md §5) ────────────────────────────────────────────────────────────
   tools_file_changed:
     "tools.py changed after this session froze it; start a new session to use the edited file.",
   runner_timeout:
@@ -72,7 +72,7 @@ export const ERRORS = {
   tool_result_schema_mismatch:
     "The tool's real result does not match its declared output_schema (the message names the fields); it was not delivered. Fix the tool or its schema.",
 
-  // ── the tool loop (SPEC §4) ─────────────────────────────────────────────────────────
+  // ── the tool loop (docs/contract.md §4) ─────────────────────────────────────────────────────────
   invalid_tool_call:
     "The model wrote something that looks like a tool call but is not exactly {\"tool_name\": \"...\", \"arguments\": {...}}. Ask again, or use a model that follows the call format (tool choice required guides it).",
   invalid_tool_args:
@@ -86,7 +86,7 @@ export const ERRORS = {
   invalid_argument: "A value passed to the library or command is not valid; see the message details.",
   usage_error: "The command line is not valid; run `edge --help` for usage.",
 
-  // ── the tool runtime (SPEC §10) ───────────────────────────────────────────────────────
+  // ── the tool runtime (docs/contract.md §10) ───────────────────────────────────────────────────────
   tool_timeout:
     "The tool did not finish within its time limit; it was signalled to stop and its result was discarded. Make it faster, or raise its timeoutMs.",
   tool_hook_failed:
@@ -118,7 +118,7 @@ export const ERRORS = {
   script_exhausted:
     "The scripted demo engine has no scripted output left for this turn; it only replays its script (no model runs). Add the missing outputs to the script.",
 
-  // ── storage and receipts (SPEC §9) ──────────────────────────────────────────────────
+  // ── storage and receipts (docs/contract.md §9) ──────────────────────────────────────────────────
   storage_failed:
     "Saving to local storage failed (quota, a blocked upgrade in another tab, or private mode); nothing was half-written. Free space, close the app's other tabs, or leave private mode, then try again.",
   receipt_chain_broken:
@@ -134,7 +134,7 @@ export const ERRORS = {
   // ── receipts files, added by the receipt store/CLI (src/receipts, src/cli/receipts.ts) ──
   receipts_file_unreadable: "The receipts file could not be read; check the path and its permissions.",
 
-  // ── local facts and tool manifests (SPEC §8), added by src/facts ──
+  // ── local facts and tool manifests (docs/contract.md §8), added by src/facts ──
   invalid_facts_file:
     "The facts file is not a valid edge.demo.facts.v1 file (schema_version, store, and facts[] of {fact_id, topic, text, tags, source_label} with unique fact_id); nothing was imported. Fix the problems listed and import it again.",
   facts_file_too_large: "The facts file is larger than the import limit; split it into several files or stores.",
@@ -145,7 +145,7 @@ export const ERRORS = {
   tool_schema_export_name_mismatch:
     "The learn sample's tool_schema_export names tools that differ from the manifest's; an imprint learned from it would not match these tools. Export the schemas again from these tools, or use the tools the sample names.",
 
-  // ── built-in tools on the virtual file system (SPEC §10), added by src/builtins ──
+  // ── built-in tools on the virtual file system (docs/contract.md §10), added by src/builtins ──
   vfs_not_found: "No such file or directory in the workspace file system; list the workspace (edge workspace ls, or the Workspace tab) and use a path from it.",
   vfs_exists: "A file or directory with this path already exists in the workspace file system; pick another name, or delete it first.",
   vfs_is_directory: "This path is a directory; a file was expected. Name a file inside it.",
@@ -181,7 +181,7 @@ export const ERRORS = {
   workspace_path_escape:
     "This path leaves the workspace folder (through .. or a symbolic link that points outside it); only files inside the folder can be read or written. Copy the file into the folder instead.",
 
-  // ── Neural Imprint (SPEC §7), added by src/imprint ──────────────────────────────────
+  // ── Neural Imprint (docs/contract.md §7), added by src/imprint ──────────────────────────────────
   imprint_requires_tools:
     "This imprint was learned with tools; restore it with the same tools file (--tools), or learn a new imprint without tools.",
   imprint_model_mismatch:
@@ -206,7 +206,7 @@ export const ERRORS = {
     "The sample names another base model than the one learning now; the imprint is bound to the model it is learned with. Learn with the model the sample names if the imprint is meant for it.",
   // tool_schema_export_name_mismatch (a warning here too) is declared above, with the manifest codes.
 
-  // ── confirmation of commit tools (SPEC §6), added by src/confirm ──────────────────────
+  // ── confirmation of commit tools (docs/contract.md §6), added by src/confirm ──────────────────────
   pending_action_not_found: "No pending action with this id is stored (it may have been purged after it expired); ask again in chat.",
   confirmation_token_invalid: "The confirmation token does not belong to this pending action; nothing ran. Use the token shown with this action.",
   confirmation_expired: "This pending action expired before it was confirmed; nothing ran. Ask again in chat to create a new one.",

@@ -1,7 +1,7 @@
 // Arguments at `integer` positions must be integers JSON carries exactly: ±(2^53−1), the rule
 // results already follow. JSON Schema calls 1e300 an integer (the tool got a float) and JSON
 // parsing rounds 9007199254740993 to 2^53 (the tool got another number), so ajv alone passes both.
-// The generated schemas stay as SPEC fixes them (`{"type":"integer"}`, the schema hashes Edge
+// The generated schemas stay as the contract (docs/contract.md) fixes them (`{"type":"integer"}`, the schema hashes Edge
 // Studio computes); the bound lives only in a validation copy of the schema, which ajv checks
 // after the schema itself, so every keyword (unions, $ref, anyOf…) keeps its own meaning.
 type Schema = { [key: string]: unknown };

@@ -1,4 +1,4 @@
-// Active-set selection (SPEC §3): at most 8 tools, narrowed by name and/or intent tag.
+// Active-set selection (docs/contract.md §3): at most 8 tools, narrowed by name and/or intent tag.
 import { errorJson, type ErrorJson } from "./errors.ts";
 import { didYouMean } from "./suggest.ts";
 import { ACTIVE_TOOL_LIMIT, type DiscoveredTool, type Selection } from "./types.ts";

@@ -12,13 +12,13 @@ export const EXECUTION_LEVELS: readonly ExecutionLevel[] = ["read", "prepare", "
  *  schemas are used. */
 export const SCHEMA_GENERATOR_VERSION = "edge.tools.schema_gen.v1";
 
-/** The at-most-8 rule of SPEC §3. */
+/** The at-most-8 rule of docs/contract.md §3. */
 export const ACTIVE_TOOL_LIMIT = 8;
 
-/** 1 MiB: a tools file is code, not data (SPEC leaves the bound to us; see docs/decisions.md). */
+/** 1 MiB: a tools file is code, not data (docs/contract.md leaves the bound to us; see docs/decisions.md). */
 export const MAX_TOOLS_FILE_BYTES = 1024 * 1024;
 
-/** The tool schema of SPEC §1: exactly what the model sees and what schema_sha256 covers. */
+/** The tool schema of docs/contract.md §1: exactly what the model sees and what schema_sha256 covers. */
 export interface ToolSchema {
   name: string;
   description: string;
@@ -47,7 +47,7 @@ export interface Discovery {
   warnings: ErrorJson[];
 }
 
-/** Narrowing of the active set (SPEC §3): by name and/or by intent tag (union of both). */
+/** Narrowing of the active set (docs/contract.md §3): by name and/or by intent tag (union of both). */
 export interface Selection {
   tool?: readonly string[];
   toolTag?: readonly string[];

@@ -1,4 +1,4 @@
-// The facts file format `edge.demo.facts.v1` (SPEC §8) and its validation. The whole file is
+// The facts file format `edge.demo.facts.v1` (docs/contract.md §8) and its validation. The whole file is
 // checked before anything is stored, and every problem is reported at once with where it is
 // (`facts[3].text`), so a bad file never half-imports. No DOM, no Node.
 import { EdgeError, errorJson, type ErrorJson } from "../contract/errors.ts";

@@ -1,4 +1,4 @@
-// Local facts (SPEC §8): the file format, the store seam, import, the local_facts_lookup tool,
+// Local facts (docs/contract.md §8): the file format, the store seam, import, the local_facts_lookup tool,
 // tool manifests, and the tool surfaces the chat session takes. Storage adapters are imported
 // from their own files (store-idb.ts for the browser, store-node.ts for Node).
 export * from "./format.ts";

@@ -1,4 +1,4 @@
-// local_facts_lookup (SPEC §8): the built-in, read-only tool that ranks a facts store with a
+// local_facts_lookup (docs/contract.md §8): the built-in, read-only tool that ranks a facts store with a
 // real full-text index (minisearch: BM25+, field boosts for topic and tags, prefix and fuzzy
 // matching). Executed by Edge itself (no Python). The index is rebuilt only when the store's
 // revision changes, so an import during a session is seen by the next call.
@@ -52,7 +52,7 @@ export function defaultLookupDescription(store: string): string {
   return `Search the local facts store "${store}" and return the best matching facts, ranked. Give a query (words to look for), a topic, or both; limit caps the matches (default ${LOOKUP_LIMITS.defaultLimit}).`;
 }
 
-/** The model-visible schema (SPEC §1 shape) of a lookup with this name and description. */
+/** The model-visible schema (docs/contract.md §1 shape) of a lookup with this name and description. */
 export function lookupSchema(name: string, description: string): ToolSchema {
   return { name, description, parameters: LOOKUP_PARAMETERS, execution_level: "read", return_direct: false, output_schema: null };
 }

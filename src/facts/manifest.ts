@@ -1,4 +1,4 @@
-// Tool manifests `edge.demo.tools.manifest.v1` (SPEC §8): a developer-owned name for the
+// Tool manifests `edge.demo.tools.manifest.v1` (docs/contract.md §8): a developer-owned name for the
 // built-in local facts lookup, with no code of theirs running. Validation reports every problem
 // with the table's codes (a bad name is invalid_tool_name, a repeated one duplicate_tool_name);
 // tools_manifest_sha256 is the sha256 of the file's raw bytes. No DOM, no Node.

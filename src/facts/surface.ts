@@ -1,5 +1,5 @@
 // The two facts tool surfaces the chat session accepts as `tools: { kind: "surface", surface }`
-// (SPEC §8): a facts_store surface exposes the built-in local_facts_lookup over one store; a
+// (docs/contract.md §8): a facts_store surface exposes the built-in local_facts_lookup over one store; a
 // tools_manifest surface exposes the manifest's named lookups. Both check that their stores exist
 // before the session starts (facts_store_not_found), and name the hashes receipts carry.
 import { EdgeError } from "../contract/errors.ts";

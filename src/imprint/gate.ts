@@ -1,4 +1,4 @@
-// The restore gate (SPEC §7). Schema-level and fail-closed, in a fixed order:
+// The restore gate (docs/contract.md §7). Schema-level and fail-closed, in a fixed order:
 //   1. imprint_requires_tools            learned with tools, restored without any
 //   2. imprint_model_mismatch            another model id, engine kind or model build (fingerprint)
 //   3. imprint_tool_active_set_mismatch  another kind of tool surface (tools.py, facts store,

@@ -1,4 +1,4 @@
-// Neural Imprint (SPEC §7): learn once, restore under schema-level gates. Environment-neutral
+// Neural Imprint (docs/contract.md §7): learn once, restore under schema-level gates. Environment-neutral
 // exports; the Node file store is in store-node.ts, the IndexedDB store in store-idb.ts.
 export * from "./sample.ts";
 export * from "./prefix.ts";

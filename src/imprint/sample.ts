@@ -1,4 +1,4 @@
-// The learn sample (SPEC §7): `edge.demo.learn.sample.v1`, the same JSON file Edge Studio's
+// The learn sample (docs/contract.md §7): `edge.demo.learn.sample.v1`, the same JSON file Edge Studio's
 // `edge demo learn run --sample-file` reads. Parsing is strict where the format is fixed (unknown
 // top-level fields, missing or mistyped fields → invalid_learn_sample, naming the field) and keeps
 // what it does not interpret inside records/corrections untouched. Pure: no DOM, no Node.

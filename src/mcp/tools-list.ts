@@ -1,6 +1,6 @@
 // tools/list from the frozen active set: each tool as MCP describes one. inputSchema is exactly the
 // frozen parameters schema (what Edge checks the arguments against), outputSchema the declared
-// output_schema, and the annotations follow the execution level (SPEC §6).
+// output_schema, and the annotations follow the execution level (docs/contract.md §6).
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { ExecutionLevel } from "../contract/types.ts";
 import type { FrozenTool, FrozenToolset } from "../toolset/freeze.ts";

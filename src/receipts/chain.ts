@@ -1,4 +1,4 @@
-// The receipt chain (SPEC §9): each receipt carries its place (`seq`), the previous receipt's
+// The receipt chain (docs/contract.md §9): each receipt carries its place (`seq`), the previous receipt's
 // hash and its own hash over everything else, so an edited, removed or reordered receipt shows.
 // Pure: no I/O, no DOM, no Node. Stores call chainReceipt; the CLI and the UI call verifyReceipts.
 import { canonicalJson, isSha256, sha256Json, type Sha256 } from "../contract/hash.ts";

@@ -1,4 +1,4 @@
-// The receipt of SPEC §9: hash-first, one per run, chained. Raw text only with includeText.
+// The receipt of docs/contract.md §9: hash-first, one per run, chained. Raw text only with includeText.
 import type { ErrorCode } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
@@ -47,7 +47,7 @@ export interface CallReceipt {
 }
 
 /**
- * A call the checks refused before anything ran (SPEC §4 step 4): an unknown tool, arguments that
+ * A call the checks refused before anything ran (docs/contract.md §4 step 4): an unknown tool, arguments that
  * do not match the schema, or output that is a call in the wrong shape. It is not in `calls` (it
  * never ran and counts toward no budget); the first one of a run gets the repair turn, the next
  * one ends the run with its code.
@@ -169,7 +169,7 @@ export interface ReceiptBody {
   engine_stats?: EngineStats;
   /** Context-window fitting, when the engine knows its window. */
   context?: ContextReceipt;
-  /** Runs restored from an imprint (SPEC §9): "state" when its saved model state was loaded,
+  /** Runs restored from an imprint (docs/contract.md §9): "state" when its saved model state was loaded,
    *  "prefix" when the prefix was evaluated as text (or kept warm by the engine); how, in imprint_prefix. */
   imprint_restore?: "state" | "prefix";
   imprint_prefix?: ImprintPrefixReceipt;

@@ -1,6 +1,6 @@
 // Checks on what a runner worker sent back. Everything a worker sends is untrusted (it ran tool
 // code): shape, job id, the HMAC over (call id + result hash), and a result hash recomputed here
-// with the host's own canonical JSON. Only then the result rules of SPEC §4.6 (object, size,
+// with the host's own canonical JSON. Only then the result rules of docs/contract.md §4.6 (object, size,
 // declared output_schema). Environment-neutral; pure apart from WebCrypto.
 import { describeSchemaErrors, validateAgainst } from "../contract/ajv.ts";
 import { errorJson, isErrorCode, type ErrorCode, type ErrorJson } from "../contract/errors.ts";

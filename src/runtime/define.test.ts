@@ -34,7 +34,7 @@ describe("defineTool", () => {
     expect(def.parameters).toEqual({ type: "object", properties: {} });
   });
 
-  it("validates the name with the SPEC §1 rule", () => {
+  it("validates the name with the docs/contract.md §1 rule", () => {
     const make = (name: string) => () => defineTool({ name, description: "", parameters: params, execute: () => 1 });
     expect(codeOf(make("9lives"))).toBe("invalid_tool_name");
     expect(codeOf(make("has-dash"))).toBe("invalid_tool_name");

@@ -6,7 +6,7 @@ import { EXECUTION_LEVELS, type JsonObject } from "../contract/types.ts";
 import { snapshot } from "./snapshot.ts";
 import type { AnyToolDefinition, ToolDefinition, ToolSpec } from "./types.ts";
 
-/** SPEC §1 name rule, shared by Python tools and built-ins (they live in one registry). */
+/** docs/contract.md §1 name rule, shared by Python tools and built-ins (they live in one registry). */
 export const TOOL_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 /** `meta.kind` of Python tools; spillPolicy never touches them (their 64 KB rule is fail-closed). */
@@ -72,7 +72,7 @@ function checkParameters(name: string, parameters: JsonObject): void {
   }
 }
 
-/** Same rule as SPEC §1 for tools.py: return_direct, prepare and commit need a closed schema. */
+/** Same rule as docs/contract.md §1 for tools.py: return_direct, prepare and commit need a closed schema. */
 function checkOutputSchema(name: string, schema: JsonObject | null, required: boolean): void {
   if (schema === null) {
     if (required) throw new EdgeError("return_direct_output_schema_required", { tool: name });

@@ -42,7 +42,7 @@ describe("registry", () => {
     expect(() => rt.register({ ...tool("a") })).toThrowError(/defineTool/);
   });
 
-  it("projects SPEC §1 schemas in registration order with allow and limit", () => {
+  it("projects docs/contract.md §1 schemas in registration order with allow and limit", () => {
     const rt = createToolRuntime();
     const out = { type: "object", properties: { n: { type: "integer" } }, additionalProperties: false };
     rt.register(tool("zeta", { executionLevel: "prepare", returnDirect: true, outputSchema: out, meta: { kind: "python" } }));

@@ -43,7 +43,7 @@ export class ToolRegistry {
   }
 }
 
-/** SPEC §1 tool schema. Fresh copies: the caller may hash or serialize them but not reach the definition. */
+/** docs/contract.md §1 tool schema. Fresh copies: the caller may hash or serialize them but not reach the definition. */
 export function toSchema(def: AnyToolDefinition): ToolSchema {
   return {
     name: def.name,

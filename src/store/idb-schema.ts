@@ -20,17 +20,17 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type { FactRecord, FactsRevisionRecord, ImprintRecord, PendingActionRecord, SessionRecord, VfsRecord } from "./records.ts";
 
 export interface EdgeDbSchema extends DBSchema {
-  /** Chained receipts (SPEC §9); by_seq is unique, so two writers can never claim the same place. */
+  /** Chained receipts (docs/contract.md §9); by_seq is unique, so two writers can never claim the same place. */
   receipts: { key: string; value: Receipt; indexes: { by_seq: number } };
   /** Small app-wide settings and markers, out-of-line string keys (facts revisions among them). */
   meta: { key: string; value: JsonValue | FactsRevisionRecord };
-  /** Pending commit actions (SPEC §6). */
+  /** Pending commit actions (docs/contract.md §6). */
   pending: { key: string; value: PendingActionRecord; indexes: { by_status: string } };
-  /** Neural imprints (SPEC §7). */
+  /** Neural imprints (docs/contract.md §7). */
   imprints: { key: string; value: ImprintRecord };
-  /** Local facts (SPEC §8), keyed by [store, fact_id] so import upserts by fact_id within a store. */
+  /** Local facts (docs/contract.md §8), keyed by [store, fact_id] so import upserts by fact_id within a store. */
   facts: { key: [string, string]; value: FactRecord; indexes: { by_store: string } };
-  /** The built-in tools' virtual file system (SPEC §10), one record per path. */
+  /** The built-in tools' virtual file system (docs/contract.md §10), one record per path. */
   vfs: { key: string; value: VfsRecord };
   /** Chat sessions. */
   sessions: { key: string; value: SessionRecord };

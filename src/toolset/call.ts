@@ -1,4 +1,4 @@
-// One Python tool call with every check of SPEC §4–5 around the runner: the name is in the
+// One Python tool call with every check of docs/contract.md §4–5 around the runner: the name is in the
 // frozen active set, the arguments validate, the source is re-read (an edit is refused by the
 // runner with tools_file_changed), and the host verifies the reply. Used by `edge tools call`,
 // the playground's "try a tool" form and, wrapped by defineTool, the chat loop.

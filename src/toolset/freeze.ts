@@ -1,4 +1,4 @@
-// Freeze (SPEC §4 step 1): read the tools file's bytes once, discover them in an isolated
+// Freeze (docs/contract.md §4 step 1): read the tools file's bytes once, discover them in an isolated
 // runner, apply the host-side checks, select the active set and compute every hash. The
 // frozen bytes and hashes are the session's truth; later calls re-read the source and the
 // runner refuses if the bytes changed.

@@ -1,4 +1,4 @@
-// validate / inspect (SPEC §3): the library calls behind `edge tools validate|inspect`, and the
+// validate / inspect (docs/contract.md §3): the library calls behind `edge tools validate|inspect`, and the
 // JSON shapes they print. Both import the file inside an isolated runner (top-level code runs).
 import type { ErrorJson } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";

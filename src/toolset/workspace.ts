@@ -9,7 +9,7 @@ import type { WorkspaceMount } from "../../workers/protocol.ts";
 
 export type { WorkspaceMount } from "../../workers/protocol.ts";
 
-/** The permission a tool declares to get the workspace (SPEC §1). */
+/** The permission a tool declares to get the workspace (docs/contract.md §1). */
 export const READ_LOCAL = "read_local";
 
 export interface WorkspaceMountLimits {

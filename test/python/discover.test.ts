@@ -1,4 +1,4 @@
-// CPython cross-check of discovery: the SPEC §1 type table and every authoring error code.
+// CPython cross-check of discovery: the docs/contract.md §1 type table and every authoring error code.
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERRORS } from "../../src/contract/errors.ts";
 import { SCHEMA_GENERATOR_VERSION } from "../../src/contract/types.ts";

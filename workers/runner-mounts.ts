@@ -22,7 +22,7 @@ export interface MemFs {
   ErrnoError: new (errno: number) => Error;
 }
 
-export const WORKSPACE_MOUNT = "/workspace";
+const WORKSPACE_MOUNT = "/workspace";
 const EPERM = 63; // WASI errno numbering, as Emscripten uses it
 const S_IFDIR = 0o040000;
 const S_IFREG = 0o100000;

@@ -62,7 +62,7 @@ export async function directCall(toolset: FrozenToolset, host: RunnerHost, name:
 }
 
 /** A commit tool's direct call: check the arguments, then store a pending action instead of running it. */
-export async function requestConfirmation(
+async function requestConfirmation(
   toolset: FrozenToolset,
   name: string,
   args: unknown,

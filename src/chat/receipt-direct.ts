@@ -6,7 +6,7 @@ import type { ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import { RECEIPT_VERSION, type CallReceipt, type CallStatus, type ReceiptBody, type ReceiptOrigin } from "../receipts/types.ts";
 
-export function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionLevel | null, pending = false): CallReceipt {
+function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionLevel | null, pending = false): CallReceipt {
   return {
     call_id: report.call_id,
     tool_name: report.tool_name,

@@ -47,10 +47,6 @@ export function needsShaderF16(record: ModelRecord): boolean {
   return m?.[2] === "16";
 }
 
-export function precisionOf(record: ModelRecord): "f16" | "f32" {
-  return needsShaderF16(record) ? "f16" : "f32";
-}
-
 /** The f32 sibling id of an f16 variant (q4f16_1 → q4f32_1), or undefined. */
 export function f32VariantId(modelId: string): string | undefined {
   const swapped = modelId.replace(/-q(\d)f16(_\d)?(?=-|$)/, "-q$1f32$2");

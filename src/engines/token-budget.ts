@@ -14,10 +14,10 @@ export function answerBudget(window: number | undefined, maxTokens?: number): nu
 }
 
 /** Per message: role markers and separators. ChatML (Qwen) adds 5 tokens, Llama 3 adds 5. */
-export const TEMPLATE_TOKENS_PER_MESSAGE = 8;
+const TEMPLATE_TOKENS_PER_MESSAGE = 8;
 /** Once per prompt: a template's default system text, the reply header, Qwen3's empty think
  *  block, Llama 3's date lines. */
-export const TEMPLATE_TOKENS_PER_PROMPT = 64;
+const TEMPLATE_TOKENS_PER_PROMPT = 64;
 
 /** Content token counts (one per message) → an upper bound of the whole prompt. */
 export function withTemplateAllowance(contentTokens: readonly number[]): number {

@@ -44,7 +44,7 @@ export const TOOL_TURN_TEMPERATURE: readonly { prefix: string; temperature: numb
 /** Models not in the table: greedy. */
 export const DEFAULT_TOOL_TURN_TEMPERATURE = 0;
 
-export function toolTurnTemperature(modelId: string): number {
+function toolTurnTemperature(modelId: string): number {
   // Case-insensitive: web-llm ids are "Qwen3-1.7B-…", GGUF catalog ids "qwen3-1.7b-…".
   const id = modelId.toLowerCase();
   return TOOL_TURN_TEMPERATURE.find((t) => id.startsWith(t.prefix.toLowerCase()))?.temperature ?? DEFAULT_TOOL_TURN_TEMPERATURE;
@@ -52,7 +52,7 @@ export function toolTurnTemperature(modelId: string): number {
 
 /** Guided decoding for a tool choice (undefined: free text). Generating engines constrain decoding
  *  with these formats (grammar.ts; llama.cpp turns them into GBNF). */
-export function toolChoiceFormat(choice: ToolChoice): TurnFormat | undefined {
+function toolChoiceFormat(choice: ToolChoice): TurnFormat | undefined {
   if (choice === "none") return undefined;
   if (choice === "auto") return (schemas) => toolCallOrTextResponseFormat(schemas);
   return (schemas, turn) => (turn.index === 0 ? toolCallResponseFormat(schemas) : toolCallOrTextResponseFormat(schemas));

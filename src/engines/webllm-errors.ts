@@ -69,7 +69,7 @@ const RULES: readonly Rule[] = [
 ];
 
 /** The text of whatever web-llm rejected with: a string from the worker, an Error, or else. */
-export function originalText(e: unknown): string {
+function originalText(e: unknown): string {
   if (typeof e === "string") return e;
   if (e instanceof Error) return e.message.startsWith(e.name) ? e.message : `${e.name}: ${e.message}`;
   if (e && typeof e === "object" && "message" in e && typeof (e as { message: unknown }).message === "string") {

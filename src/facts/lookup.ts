@@ -94,7 +94,7 @@ export interface LookupIndex {
 }
 
 /** A lookup over one store of a FactsStore, with its index cached by store revision. */
-export function createLookupIndex(facts: FactsStore, store: string): LookupIndex {
+function createLookupIndex(facts: FactsStore, store: string): LookupIndex {
   let cached: Indexed | null = null;
   let building: Promise<Indexed> | null = null;
 

@@ -14,7 +14,7 @@ export const IMPRINT_PREFIX_VERSION = "edge.imprint.prefix.v2";
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Records sorted by (kind, record_id, text): one `[kind]` block per group, as Edge Studio renders. */
-export function groupRecords(records: readonly LearnRecord[]): Array<{ kind: string; records: LearnRecord[] }> {
+function groupRecords(records: readonly LearnRecord[]): Array<{ kind: string; records: LearnRecord[] }> {
   const sorted = [...records].sort((a, b) => cmp(a.kind, b.kind) || cmp(a.record_id ?? "", b.record_id ?? "") || cmp(a.text, b.text));
   const groups: Array<{ kind: string; records: LearnRecord[] }> = [];
   for (const r of sorted) {
@@ -28,7 +28,7 @@ export function groupRecords(records: readonly LearnRecord[]): Array<{ kind: str
 /** One line, whatever the text contains (newlines inside a record would break the block structure). */
 const oneLine = (text: string): string => text.replace(/\s*[\r\n]+\s*/g, " ").trim();
 
-export function renderProfile(sample: LearnSample): string {
+function renderProfile(sample: LearnSample): string {
   const lines = [`Profile (${IMPRINT_PREFIX_VERSION}; sample ${sample.sample_id}; app ${sample.app_id}):`];
   const groups = groupRecords(sample.records);
   if (groups.length === 0) lines.push("(no records)");
@@ -39,7 +39,7 @@ export function renderProfile(sample: LearnSample): string {
   return lines.join("\n");
 }
 
-export function renderPolicy(sample: LearnSample): string {
+function renderPolicy(sample: LearnSample): string {
   const policy = sample.expected_tool_policy;
   const lines = ["Expected tool policy:"];
   if (policy?.description) lines.push(oneLine(policy.description));

@@ -1,0 +1,131 @@
+// The engine panel's view: the WebGPU status pill and, when no GPU model runs, why (a summary line,
+// the full text on a click), the engine/model picker with its Auto, scripted, web-llm and llama.cpp
+// options, Use engine, List, Cancel and Reload, the download-and-compile progress bar, the status
+// line and the place of the llama.cpp row (llama-panel.ts). What they do is the panel's controller
+// (engine-panel.ts).
+import { SCRIPTED_LABEL } from "../engines/scripted.ts";
+import type { ModelOption } from "../engines/models.ts";
+import { isUsableWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
+import { h, replace, setStatus } from "./dom.ts";
+
+export const SCRIPTED_VALUE = "scripted";
+export const AUTO_VALUE = "auto";
+/** The picker's option for a model loaded from a file or a URL. */
+const LOADED_VALUE = "loaded";
+
+export type EngineView = ReturnType<typeof mountEngineView>;
+
+function sizeLabel(m: ModelOption): string {
+  const parts: string[] = [];
+  if (m.estimatedDownloadMB !== undefined) parts.push(`~${m.estimatedDownloadMB >= 1000 ? `${(m.estimatedDownloadMB / 1000).toFixed(1)} GB` : `${m.estimatedDownloadMB} MB`} download`);
+  if (m.vramMB !== undefined) parts.push(`${(m.vramMB / 1000).toFixed(1)} GB GPU memory`);
+  parts.push(m.precision);
+  if (m.recommended) parts.push("recommended");
+  if (m.supported === false) parts.push("needs shader-f16");
+  return `${m.id} — ${parts.join(", ")}`;
+}
+
+export function mountEngineView(root: HTMLElement) {
+  const gpuStatus = h("span", { id: "gpu-status", class: "pill", role: "status", "data-state": "busy" }, "WebGPU: checking…");
+  // Why no GPU model runs, and what runs instead: one summary line, the full text on a click. On a
+  // wide screen it starts open; on a phone it starts closed (fourteen lines above the editor).
+  const gpuSummary = h("summary", {});
+  const gpuText = h("p", {});
+  const gpuExplain = h("details", { id: "gpu-explain", class: "explain", hidden: true }, gpuSummary, gpuText);
+  gpuExplain.open = !window.matchMedia("(max-width: 980px)").matches;
+  const explain = (summary: string, text: string): void => {
+    gpuSummary.textContent = summary;
+    gpuText.textContent = text;
+    gpuExplain.hidden = false;
+  };
+  const select = h("select", { id: "engine-select", "aria-describedby": "engine-status" });
+  const autoOption = h("option", { value: AUTO_VALUE }, "Auto: the best engine for this device");
+  select.append(autoOption, h("option", { value: SCRIPTED_VALUE }, SCRIPTED_LABEL));
+  const modelGroup = h("optgroup", { label: "web-llm models (WebGPU)" });
+  const listBtn = h("button", { type: "button", id: "list-models", class: "secondary" }, "List web-llm models");
+  const loadBtn = h("button", { type: "button", id: "load-engine" }, "Use engine");
+  const cancelBtn = h("button", { type: "button", id: "cancel-load", class: "secondary", hidden: true }, "Cancel");
+  const reloadBtn = h("button", { type: "button", id: "reload-engine", hidden: true }, "Reload model");
+  const progress = h("progress", { id: "load-progress", max: 1, value: 0, hidden: true, "aria-label": "Model download and compile progress" });
+  const status = h("span", { id: "engine-status", class: "status", role: "status", "aria-live": "polite" });
+  const llamaRow = h("div", { class: "engine-row llama-row", id: "llama-panel" });
+
+  replace(
+    root,
+    h("div", { class: "engine-row" }, gpuStatus, h("label", { for: "engine-select" }, "Engine"), select, loadBtn, listBtn, cancelBtn, reloadBtn, progress, status),
+    llamaRow,
+    gpuExplain,
+  );
+
+  /** web-llm's models as options of their own group in the picker; the List button goes. */
+  function showModels(rows: readonly ModelOption[]): void {
+    replace(modelGroup);
+    for (const m of rows) {
+      const opt = h("option", { value: m.id, disabled: m.supported === false }, sizeLabel(m));
+      modelGroup.appendChild(opt);
+    }
+    if (!modelGroup.parentNode) select.appendChild(modelGroup);
+    listBtn.hidden = true;
+  }
+
+  /** A load under way: the picker and Use engine wait, the progress bar and Cancel show. */
+  function showLoading(label: string): void {
+    loadBtn.disabled = true;
+    select.disabled = true;
+    reloadBtn.hidden = true;
+    cancelBtn.hidden = false;
+    progress.hidden = false;
+    progress.value = 0;
+    setStatus(status, `Loading ${label}…`, "busy");
+  }
+
+  function showLoadEnded(): void {
+    loadBtn.disabled = false;
+    select.disabled = false;
+    cancelBtn.hidden = true;
+    progress.hidden = true;
+  }
+
+  function showProgress(p: { progress: number; phase: string; text: string }): void {
+    progress.value = p.progress;
+    progress.setAttribute("aria-valuetext", `${p.phase} ${Math.round(p.progress * 100)}%`);
+    setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Loading" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
+  }
+
+  /** Show an engine in the picker: its own option `value`, else one added for a file or URL model
+   *  (named `label`). Returns the picker's value now. */
+  function pick(value: string | undefined, label: string): string {
+    if (value && [...select.options].some((o) => o.value === value)) {
+      select.value = value;
+      return value;
+    }
+    let own = select.querySelector<HTMLOptionElement>(`option[value="${LOADED_VALUE}"]`);
+    if (!own) select.appendChild((own = h("option", { value: LOADED_VALUE })));
+    own.textContent = label;
+    select.value = LOADED_VALUE;
+    return LOADED_VALUE;
+  }
+
+  return { gpuStatus, gpuText, gpuExplain, explain, select, autoOption, listBtn, loadBtn, cancelBtn, reloadBtn, progress, status, llamaRow, showModels, showLoading, showLoadEnded, showProgress, pick };
+}
+
+/** The WebGPU pill for an adapter that is there: its name, shader-f16, and a software one explained. */
+export function showGpu(view: EngineView, probe: Extract<WebGPUProbe, { available: true }>): void {
+  const a = probe.adapter;
+  const name = [a.vendor, a.architecture].filter(Boolean).join(" ") || a.description || "GPU";
+  const usable = isUsableWebGPU(probe);
+  setStatus(view.gpuStatus, `WebGPU: ${name}${usable ? "" : " (software)"}`, usable ? "ok" : "warn");
+  view.gpuStatus.title = `shader-f16: ${probe.shaderF16 ? "yes" : "no (f32 models only)"}`;
+  if (!usable) {
+    view.explain("Software WebGPU only: models would run very slowly.", "This WebGPU adapter is a software fallback: models will run very slowly. The scripted demo shows the tool loop without a model.");
+  }
+}
+
+/** Why no GPU model runs here (the probe's `message`), and that llama.cpp on the CPU still does;
+ *  `storage` says what happens to a downloaded model in this browser. */
+export function explainNoGpu(view: EngineView, message: string, storage: string): void {
+  view.explain(
+    `No usable GPU: until you load a model, the chat uses the “${SCRIPTED_LABEL}” engine.`,
+    `${message} Models still run here on the CPU with llama.cpp: pick “Auto” or a llama.cpp model and press “Use engine” (${storage}). Until then the playground uses the “${SCRIPTED_LABEL}” engine: it replays a script you can edit, so the whole tool loop (checks, sandboxed Python runner, receipts, confirmations) still runs for real.`,
+  );
+}

@@ -7,18 +7,17 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
 import type { ChatEvent } from "../chat/types.ts";
 import { reduce, type TranscriptEvent } from "../chat/transcript.ts";
-import type { LoadProgress } from "../engines/engine.ts";
-import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
-import { isToolChoice } from "../engines/tool-turn.ts";
 import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
-import { pyodideBaseUrl } from "./assets.ts";
-import type { WidgetCore } from "./core.ts";
+import { Confirmations } from "./confirmations.ts";
+import { CoreSession, widgetConfig } from "./core-session.ts";
 import { errorDetail, type NoteEntry, type WidgetPorts } from "./host.ts";
 import { ModelFile } from "./model-file.ts";
+import { cpuNotice, gpuNotice } from "./notices.ts";
+import { Runs } from "./runs.ts";
 import { styles } from "./styles.ts";
-import { errorMessage, renderTranscriptEntry, type PendingCard, type WidgetTranscriptEntry } from "./transcript-view.ts";
-import type { EdgeErrorDetail, EngineKind, PendingActionDetail, WidgetConfig, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
+import { errorMessage, renderTranscriptEntry, type WidgetTranscriptEntry } from "./transcript-view.ts";
+import type { EdgeErrorDetail, EngineKind, PendingActionDetail, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
 import { VisitorFiles } from "./visitor-files.ts";
 import { WriteApprovals, type WriteEntry } from "./write-approvals.ts";
 
@@ -28,20 +27,15 @@ type OwnEntry = NoteEntry | WriteEntry;
 
 type Entry = WidgetTranscriptEntry | OwnEntry;
 
-function splitList(value: string | null): string[] {
-  return (value ?? "")
-    .split(/[\s,]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-let loadCore: Promise<typeof import("./core.ts")> | undefined;
-function importCore(): Promise<typeof import("./core.ts")> {
-  loadCore ??= import("./core.ts");
-  return loadCore;
-}
-
 let idCounter = 0;
+
+/** The status line once a question's run ended. */
+function runStatus(run: WidgetRun): string {
+  if (run.outcome === "answered") return run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
+  if (run.outcome === "return_direct") return `Result from ${run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "the tool"}.`;
+  if (run.outcome === "pending_confirmation" && run.pending_action) return `${run.pending_action.tool} needs your confirmation before it runs.`;
+  return `Failed: ${run.error?.code ?? "invalid_argument"}.`;
+}
 
 export class EdgeChatElement extends LitElement {
   static override styles = styles;
@@ -61,10 +55,7 @@ export class EdgeChatElement extends LitElement {
     dbName: { type: String, attribute: "db-name" },
     builtins: { type: String },
     entries: { state: true },
-    cards: { state: true },
-    busy: { state: true },
     statusText: { state: true },
-    progress: { state: true },
     gpu: { state: true },
     demoChosen: { state: true },
     memoryOnly: { state: true },
@@ -93,20 +84,12 @@ export class EdgeChatElement extends LitElement {
   /** Opt-in built-in tools on the visitor's files ("read_file bash …"); none by default. */
   declare builtins: string | null;
   declare private entries: Entry[];
-  /** The state of each confirmation card, by pending action id. */
-  declare private cards: ReadonlyMap<string, PendingCard>;
-  declare private busy: boolean;
   declare private statusText: string;
-  declare private progress: LoadProgress | null;
   declare private gpu: WebGPUProbe | null;
   declare private demoChosen: boolean;
   /** The browser refused IndexedDB here (e.g. a cross-site iframe): receipts live in memory. */
   declare private memoryOnly: boolean;
 
-  private core: WidgetCore | undefined;
-  private coreKey = "";
-  private queue: Promise<unknown> = Promise.resolve();
-  private controller: AbortController | undefined;
   private readonly uid = `edge-chat-${++idCounter}`;
   /** What the controllers below need from the element. */
   private readonly ports: WidgetPorts = {
@@ -118,23 +101,41 @@ export class EdgeChatElement extends LitElement {
       this.emitError(detail);
     },
   };
-  /** The visitor's files, the visitor's model file and the write approvals: lit reactive controllers. */
+  /** Lit reactive controllers, each owning its state: the runs, the visitor's files, the visitor's
+   *  model file, the pending actions' cards and the write approvals. */
+  private readonly runs = new Runs(this);
   private readonly visitorFiles = new VisitorFiles(this, this.ports);
   private readonly modelFile = new ModelFile(this, {
     ...this.ports,
     model: () => this.model,
-    enqueue: (job) => {
-      const next = this.queue.then(job);
-      this.queue = next.catch(() => undefined);
-      return next;
-    },
-    work: (job) => this.work(job),
-    core: () => this.getCore(),
-    busy: () => this.busy,
+    runs: this.runs,
+    core: () => this.session.get(),
+  });
+  private readonly confirmations = new Confirmations(this, {
+    ...this.ports,
+    core: () => this.session.get(),
+    shows: (id) => this.entries.some((e) => e.kind === "pending" && e.action.id === id),
+    receipt: (receipt) => this.emit("edge-receipt", receipt),
+    error: (detail) => this.emitError(detail),
   });
   private readonly writes = new WriteApprovals(this, {
     ...this.ports,
-    place: (entry) => void this.push(entry),
+    place: (entry) => this.push(entry),
+  });
+  private readonly session: CoreSession = new CoreSession({
+    config: () => widgetConfig(this, this.engineKind, this.modelFile.file),
+    fileSerial: () => this.modelFile.serial,
+    sandbox: async () => {
+      await this.updateComplete;
+      return this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
+    },
+    workspace: { vfs: () => this.visitorFiles.vfs(), askWrite: (plan, signal) => this.writes.ask(plan, signal) },
+    started: (core) => {
+      void core.usesFiles().then((uses) => this.visitorFiles.setAccepts(uses), () => undefined);
+      void core.openStorage().then((storage) => {
+        this.memoryOnly = storage.kind === "memory";
+      });
+    },
   });
   /** This update changed the log: show its end. */
   private logChanged = false;
@@ -154,14 +155,11 @@ export class EdgeChatElement extends LitElement {
     this.dbName = null;
     this.builtins = null;
     this.entries = [];
-    this.cards = new Map();
-    this.busy = false;
     this.statusText = "";
-    this.progress = null;
     this.gpu = null;
     this.demoChosen = false;
     this.memoryOnly = false;
-    for (const controller of [this.visitorFiles, this.modelFile, this.writes]) this.addController(controller);
+    for (const controller of [this.runs, this.visitorFiles, this.modelFile, this.confirmations, this.writes]) this.addController(controller);
   }
 
   // ── public API ────────────────────────────────────────────────────────────────────────
@@ -177,30 +175,33 @@ export class EdgeChatElement extends LitElement {
   /** Ask a question (as if typed). Runs after any run in progress. The pending action in the
    *  result carries no token; confirm(id) uses the one the widget holds. */
   ask(prompt: string): Promise<WidgetRun> {
-    const next = this.queue.then(() => this.runAsk(prompt));
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.runs.enqueue(() => this.runAsk(prompt));
   }
 
   /** Confirm a pending action this widget created (runs the commit tool once). */
   confirm(id: string): Promise<WidgetConfirmOutcome> {
-    return this.decide(id, "confirm");
+    return this.confirmations.decide(id, "confirm");
   }
 
   /** Reject a pending action: it can never run. */
   reject(id: string): Promise<WidgetConfirmOutcome> {
-    return this.decide(id, "reject");
+    return this.confirmations.decide(id, "reject");
   }
 
   /** Stop the run in progress (the running tool is stopped, its result discarded). */
   stop(): void {
-    this.controller?.abort();
+    this.runs.stop();
   }
 
   /** The confirmation token of a pending action, for a host page that confirms elsewhere (e.g.
    *  on its server). The widget never puts it in an event. */
   confirmationToken(id: string): string | undefined {
-    return this.core?.token(id);
+    return this.session.current?.token(id);
+  }
+
+  /** Add files for the tools (checked whole first: names and limits; one change, or nothing). */
+  addFiles(list: readonly File[]): Promise<void> {
+    return this.visitorFiles.add(list);
   }
 
   // ── lifecycle ─────────────────────────────────────────────────────────────────────────
@@ -220,84 +221,21 @@ export class EdgeChatElement extends LitElement {
   }
 
   override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.controller?.abort();
-    void this.disposeCore();
+    super.disconnectedCallback(); // the run in progress stops (runs.ts)
+    void this.session.dispose();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     // A changed tool source, selection or engine starts a new session on the next question.
     const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen", "builtins"] as const;
-    const touched = this.modelFile.changed || keys.some((k) => changed.has(k as keyof EdgeChatElement));
-    if (this.core && touched && this.configKey() !== this.coreKey) void this.disposeCore();
-    this.logChanged = changed.has("entries" as keyof EdgeChatElement) || changed.has("cards" as keyof EdgeChatElement) || this.writes.changed;
-  }
-
-  private async disposeCore(): Promise<void> {
-    const core = this.core;
-    this.core = undefined;
-    this.coreKey = "";
-    this.coreStarting = undefined;
-    await core?.close();
-  }
-
-  private config(): WidgetConfig {
-    const abs = (u: string | null): string | null => (u ? new URL(u, document.baseURI).href : null);
-    return {
-      toolsUrl: abs(this.toolsSrc),
-      factsUrl: abs(this.factsSrc),
-      tool: splitList(this.tool),
-      toolTag: splitList(this.toolTag),
-      engine: this.engineKind,
-      // A GGUF URL is resolved against the page like the other URLs; a model id stays as it is.
-      model: this.model ? (/\.gguf([?#]|$)/i.test(this.model) ? abs(this.model) : this.model) : null,
-      modelFile: this.modelFile.file,
-      toolChoice: isToolChoice(this.toolChoice) ? this.toolChoice : "auto",
-      script: this.script && !this.script.trim().startsWith("[") ? abs(this.script) : this.script,
-      pyodideBaseUrl: pyodideBaseUrl(),
-      dbName: this.dbName || null,
-      builtins: splitList(this.builtins),
-    };
-  }
-
-  private configKey(): string {
-    return JSON.stringify(this.config(), (_key, value: unknown) => (value instanceof Blob ? `file #${this.modelFile.serial}` : value));
-  }
-
-  private coreStarting: Promise<WidgetCore> | undefined;
-
-  /** The core for the current attributes (one at a time: concurrent callers share it). */
-  private getCore(): Promise<WidgetCore> {
-    const key = this.configKey();
-    if (this.core && this.coreKey === key) return Promise.resolve(this.core);
-    if (this.coreStarting && this.coreKey === key) return this.coreStarting;
-    this.coreKey = key;
-    const old = this.core;
-    this.core = undefined;
-    const starting = (async () => {
-      await old?.close();
-      const { WidgetCore } = await importCore();
-      await this.updateComplete;
-      const container = this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
-      const core = new WidgetCore(this.config(), container, { vfs: () => this.visitorFiles.vfs(), askWrite: (plan, signal) => this.writes.ask(plan, signal) });
-      if (this.coreKey === key) this.core = core;
-      void core.usesFiles().then((uses) => this.visitorFiles.setAccepts(uses), () => undefined);
-      void core.openStorage().then((storage) => {
-        this.memoryOnly = storage.kind === "memory";
-      });
-      return core;
-    })();
-    this.coreStarting = starting;
-    void starting.finally(() => {
-      if (this.coreStarting === starting) this.coreStarting = undefined;
-    }).catch(() => undefined);
-    return starting;
+    if (this.modelFile.changed || keys.some((k) => changed.has(k as keyof EdgeChatElement))) this.session.refresh();
+    this.logChanged = changed.has("entries" as keyof EdgeChatElement) || this.confirmations.changed || this.writes.changed;
   }
 
   /** Warm up when the person starts typing: storage, runner and tools (never the model). */
   private warm(): void {
-    if (this.busy || !this.canAsk()) return;
-    void this.getCore()
+    if (this.runs.busy || !this.canAsk()) return;
+    void this.session.get()
       .then((core) => core.prepare())
       .catch(() => undefined); // reported when they ask
   }
@@ -305,8 +243,6 @@ export class EdgeChatElement extends LitElement {
   private canAsk(): boolean {
     return this.engineKind !== "webllm" || this.gpu?.available !== false;
   }
-
-  // ── events ────────────────────────────────────────────────────────────────────────────
 
   private emit<T>(type: string, detail: T): void {
     this.dispatchEvent(new CustomEvent<T>(type, { detail, bubbles: true, composed: true }));
@@ -316,9 +252,8 @@ export class EdgeChatElement extends LitElement {
     this.emit<EdgeErrorDetail>("edge-error", detail);
   }
 
-  private push(entry: Entry): number {
+  private push(entry: Entry): void {
     this.entries = [...this.entries, entry];
-    return this.entries.length - 1;
   }
 
   private apply(event: TranscriptEvent<WidgetRun>): void {
@@ -342,115 +277,35 @@ export class EdgeChatElement extends LitElement {
       this.emitError(detail);
       throw Object.assign(new Error(detail.message), detail);
     }
-    this.busy = true;
-    const controller = new AbortController();
-    this.controller = controller;
     const onEvent = (event: ChatEvent): void => {
       this.apply(event);
       if (event.type === "tool_call") this.statusText = `Running tool ${event.tool_name}…`;
       else if (event.type === "tool_result") this.statusText = "Thinking…";
     };
     try {
-      const core = await this.getCore();
-      const run = await core.ask(prompt, {
-        signal: controller.signal,
-        onToken: (delta) => this.apply({ type: "token", delta }),
-        onEvent,
-        onProgress: (p) => {
-          this.progress = p.phase === "ready" ? null : p;
-        },
-        onStatus: (text) => {
-          this.statusText = text;
-        },
+      return await this.runs.work(async (signal) => {
+        try {
+          const core = await this.session.get();
+          const run = await core.ask(prompt, { signal, onToken: (delta) => this.apply({ type: "token", delta }), onEvent, onProgress: this.runs.onProgress, onStatus: (text) => void (this.statusText = text) });
+          this.apply({ type: "run", run });
+          this.statusText = runStatus(run);
+          this.emit("edge-receipt", run.receipt);
+          if (run.pending_action) this.emit<PendingActionDetail>("edge-pending-action", run.pending_action);
+          if (!run.ok && run.error && run.outcome !== "pending_confirmation") {
+            this.emitError({ code: run.error.code, message: run.error.message, ...(run.error.tool ? { tool: run.error.tool } : {}) });
+          }
+          return run;
+        } catch (err) {
+          const detail = errorDetail(err);
+          this.apply({ type: "failure", error: { code: detail.code, message: detail.message } });
+          this.statusText = `Failed: ${detail.code}.`;
+          this.emitError(detail);
+          throw err;
+        }
       });
-      this.progress = null;
-      this.apply({ type: "run", run });
-      if (run.outcome === "answered") {
-        this.statusText = run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
-      } else if (run.outcome === "return_direct") {
-        const call = run.receipt.calls[run.receipt.calls.length - 1];
-        this.statusText = `Result from ${call?.tool_name ?? "the tool"}.`;
-      } else if (run.outcome === "pending_confirmation" && run.pending_action) {
-        this.statusText = `${run.pending_action.tool} needs your confirmation before it runs.`;
-      } else {
-        this.statusText = `Failed: ${run.error?.code ?? "invalid_argument"}.`;
-      }
-      this.emit("edge-receipt", run.receipt);
-      if (run.pending_action) this.emit<PendingActionDetail>("edge-pending-action", run.pending_action);
-      if (!run.ok && run.error && run.outcome !== "pending_confirmation") {
-        this.emitError({ code: run.error.code, message: run.error.message, ...(run.error.tool ? { tool: run.error.tool } : {}) });
-      }
-      return run;
-    } catch (err) {
-      const detail = errorDetail(err);
-      this.progress = null;
-      this.apply({ type: "failure", error: { code: detail.code, message: detail.message } });
-      this.statusText = `Failed: ${detail.code}.`;
-      this.emitError(detail);
-      throw err;
     } finally {
-      this.busy = false;
-      if (this.controller === controller) this.controller = undefined;
       this.visitorFiles.refreshIfOpen(); // built-in writes may have changed them
     }
-  }
-
-  private card(id: string): PendingCard {
-    return this.cards.get(id) ?? { state: "pending" };
-  }
-
-  private async decide(id: string, action: "confirm" | "reject"): Promise<WidgetConfirmOutcome> {
-    const known = this.entries.some((e) => e.kind === "pending" && e.action.id === id);
-    const setCard = (patch: Partial<PendingCard>): void => {
-      if (known) this.cards = new Map(this.cards).set(id, { ...this.card(id), ...patch });
-    };
-    setCard({ state: "working" });
-    this.statusText = action === "confirm" ? "Confirming…" : "Rejecting…";
-    try {
-      const core = await this.getCore();
-      let outcome: WidgetConfirmOutcome;
-      if (action === "confirm") {
-        const done = await core.confirm(id);
-        outcome = done.outcome;
-        if (done.receipt) this.emit("edge-receipt", done.receipt);
-      } else {
-        outcome = await core.reject(id);
-      }
-      if (outcome.ok) {
-        setCard({ state: action === "confirm" ? "done" : "rejected", ...(outcome.result ? { result: outcome.result } : {}) });
-        this.statusText = action === "confirm" ? "Confirmed: the tool ran." : "Rejected: it will not run.";
-      } else {
-        setCard({ state: "failed", ...(outcome.error ? { error: outcome.error } : {}) });
-        this.statusText = `Not run: ${outcome.error?.code ?? "failed"}.`;
-        if (outcome.error) this.emitError({ code: outcome.error.code, message: outcome.error.message });
-      }
-      return outcome;
-    } catch (err) {
-      const detail = errorDetail(err);
-      setCard({ state: "failed", error: { code: detail.code, message: detail.message } });
-      this.statusText = `Failed: ${detail.code}.`;
-      this.emitError(detail);
-      throw err;
-    }
-  }
-
-  /** Runs a model file's load as the element's run: busy, Stop aborts it, its progress shown. */
-  private async work(job: (signal: AbortSignal, onProgress: (p: LoadProgress) => void) => Promise<void>): Promise<void> {
-    this.busy = true;
-    const controller = new AbortController();
-    this.controller = controller;
-    try {
-      await job(controller.signal, (p) => (this.progress = p.phase === "ready" ? null : p));
-    } finally {
-      this.progress = null;
-      this.busy = false;
-      if (this.controller === controller) this.controller = undefined;
-    }
-  }
-
-  /** Add files for the tools (checked whole first: names and limits; one change, or nothing). */
-  addFiles(list: readonly File[]): Promise<void> {
-    return this.visitorFiles.add(list);
   }
 
   // ── rendering ─────────────────────────────────────────────────────────────────────────
@@ -459,7 +314,7 @@ export class EdgeChatElement extends LitElement {
     event.preventDefault();
     const input = this.renderRoot.querySelector<HTMLInputElement>("input[part=input]")!;
     const prompt = input.value;
-    if (!prompt.trim() || this.busy) return;
+    if (!prompt.trim() || this.runs.busy) return;
     input.value = "";
     this.ask(prompt).catch(() => undefined); // shown in the transcript and as edge-error
   }
@@ -483,6 +338,7 @@ export class EdgeChatElement extends LitElement {
     const onCpu = kind === "llamacpp" && this.engine !== "llamacpp" && this.gpu !== null;
     const titleId = `${this.uid}-title`;
     const noticeId = `${this.uid}-notice`;
+    const notice = { id: noticeId, script: Boolean(this.script), useDemo: () => this.useDemo() };
     return html`
       <section class="panel" part="panel" aria-labelledby=${titleId} @dragover=${this.visitorFiles.onDragOver} @drop=${this.visitorFiles.onDrop}>
         <header part="header">
@@ -491,7 +347,11 @@ export class EdgeChatElement extends LitElement {
             ? html`<span class="badge demo" part="badge">${SCRIPTED_LABEL}</span>`
             : html`<span class="badge" part="badge">${kind === "llamacpp" ? `${this.modelFile.name()} · on-device model (llama.cpp, CPU)` : `${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)`}</span>`}
         </header>
-        ${gpuMissing ? this.renderGpuNotice(noticeId) : onCpu ? this.renderCpuNotice(noticeId) : nothing}
+        ${gpuMissing
+          ? gpuNotice(notice, (this.gpu as Extract<WebGPUProbe, { available: false }>).message)
+          : onCpu
+            ? cpuNotice(notice, this.gpu?.available === true, this.model, this.modelFile)
+            : nothing}
         ${kind === "llamacpp" ? this.modelFile.render(onCpu) : nothing}
         ${this.memoryOnly
           ? html`<p class="note" part="storage-note">This browser does not let the widget store data here, so receipts and confirmations are kept for this page visit only.</p>`
@@ -500,12 +360,7 @@ export class EdgeChatElement extends LitElement {
           ${this.entries.length === 0 ? html`<p class="empty">Ask a question; answers may use this site's tools.</p>` : nothing}
           ${this.entries.map((e) => this.renderEntry(e))}
         </div>
-        ${this.progress
-          ? html`<div part="progress">
-              <progress max="1" .value=${this.progress.progress} aria-label="Loading the model"></progress>
-              <span class="muted">${this.progress.text}</span>
-            </div>`
-          : nothing}
+        ${this.runs.renderProgress()}
         <p class="live" role="status" aria-live="polite">${this.statusText}</p>
         <form part="form" @submit=${this.onSubmit}>
           <label for="${this.uid}-input">Your question</label>
@@ -520,7 +375,7 @@ export class EdgeChatElement extends LitElement {
             ?disabled=${gpuMissing}
             @focus=${this.warm}
           />
-          ${this.busy
+          ${this.runs.busy
             ? html`<button type="button" part="button" class="secondary" @click=${this.stop}>Stop</button>`
             : html`<button type="submit" part="button" ?disabled=${gpuMissing}>Send</button>`}
         </form>
@@ -530,43 +385,12 @@ export class EdgeChatElement extends LitElement {
     `;
   }
 
-  /** "auto" without a usable GPU: the model runs on the CPU, and its first use downloads it. */
-  private renderCpuNotice(id: string): TemplateResult {
-    const entry = catalogModel(this.model ?? LLAMACPP_CATALOG[0]!.id);
-    const why = this.gpu?.available ? "This device's WebGPU adapter is a software fallback" : "WebGPU is not available here";
-    // No offline promise: the model may be stored, but the page and its tools file come from the site.
-    return html`<div class="notice" part="notice" id=${id}>
-      <p>
-        ${why}, so the model runs on this device's CPU (llama.cpp). ${this.modelFile.file
-          ? html`It runs the model file you picked; nothing is downloaded.`
-          : html`The first question downloads ${this.modelFile.name()} (${entry ? `${entry.sizeMB} MB` : "the model file"})${this.modelFile.storage === "none"
-              ? "; this browser cannot store it here, so every visit downloads it again. A model file from this device (below) needs no storage"
-              : this.modelFile.storage
-                ? " once; later visits use the stored copy"
-                : ""}.`}
-      </p>
-      ${this.script
-        ? html`<button type="button" class="secondary" @click=${this.useDemo}>Use the ${SCRIPTED_LABEL}</button>`
-        : nothing}
-    </div>`;
-  }
-
-  private renderGpuNotice(id: string): TemplateResult {
-    const probe = this.gpu as Extract<WebGPUProbe, { available: false }>;
-    return html`<div class="notice" part="notice" id=${id}>
-      <p><strong>The on-device model cannot run here: WebGPU is not available.</strong> ${probe.message}</p>
-      ${this.script
-        ? html`<button type="button" class="secondary" @click=${this.useDemo}>Use the ${SCRIPTED_LABEL}</button>`
-        : nothing}
-    </div>`;
-  }
-
   private renderEntry(e: Entry): TemplateResult | typeof nothing {
     if (e.kind === "error") return errorMessage(e.title ?? "Not answered", e.code, e.message);
     if (e.kind === "write") return this.writes.render(e.id);
     return renderTranscriptEntry(e, {
       uid: this.uid,
-      card: (id) => this.card(id),
+      card: (id) => this.confirmations.card(id),
       confirm: (id) => void this.confirm(id).catch(() => undefined),
       reject: (id) => void this.reject(id).catch(() => undefined),
     });

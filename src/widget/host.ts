@@ -2,6 +2,7 @@
 // write-approvals.ts) besides lit's ReactiveControllerHost: its id prefix, its status line, and a
 // failure outside a question shown in its log and emitted as edge-error. errorDetail is the one
 // mapping from a thrown value to the detail of an edge-error event.
+import type { ReactiveController, ReactiveControllerHost } from "lit";
 import { ERRORS, type ErrorCode } from "../contract/errors.ts";
 import type { EdgeErrorDetail } from "./types.ts";
 
@@ -28,4 +29,22 @@ export function errorDetail(err: unknown): EdgeErrorDetail {
   const message = typeof e?.message === "string" && e.message ? e.message : String(err);
   const tool = typeof e?.details?.tool === "string" ? e.details.tool : undefined;
   return { code, message, ...(tool ? { tool } : {}) };
+}
+
+/** A controller of the element whose `changed` holds from its change (`touch`) to the element's
+ *  next update: the element reads it in willUpdate (a write card or a pending action's card that
+ *  changed shows the log's end; a new model file starts a new session). */
+export abstract class ChangeTracker implements ReactiveController {
+  changed = false;
+
+  constructor(protected readonly host: ReactiveControllerHost) {}
+
+  hostUpdate(): void {
+    this.changed = false; // after the element's willUpdate
+  }
+
+  protected touch(): void {
+    this.changed = true;
+    this.host.requestUpdate();
+  }
 }

@@ -3,42 +3,36 @@
 // header, sha256), never uploaded, never stored — after any run in progress; Stop cancels it, and
 // a file that does not load leaves the site's model in place. It also knows where this browser
 // keeps a downloaded model, and renders the file input.
-import { html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from "lit";
-import type { LoadProgress } from "../engines/engine.ts";
+import { html, nothing, type ReactiveControllerHost, type TemplateResult } from "lit";
 import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import type { ModelStorage } from "../engines/llamacpp/browser/model-store.ts";
 import type { WidgetCore } from "./core.ts";
-import { errorDetail, type WidgetPorts } from "./host.ts";
+import { ChangeTracker, errorDetail, type WidgetPorts } from "./host.ts";
+import type { Runs } from "./runs.ts";
 
 export interface ModelFilePorts extends WidgetPorts {
   /** The site's model: the `model` attribute. */
   model(): string | null;
-  /** Runs `job` after any run in progress (the element's one queue). */
-  enqueue(job: () => Promise<void> | void): Promise<void>;
-  /** Runs `job` as the element's run: busy, Stop aborts the signal, the progress bar shows. */
-  work(job: (signal: AbortSignal, onProgress: (p: LoadProgress) => void) => Promise<void>): Promise<void>;
+  /** The element's runs: a load waits for any run in progress, is busy, and Stop cancels it. */
+  runs: Runs;
   core(): Promise<WidgetCore>;
-  busy(): boolean;
 }
 
-export class ModelFile implements ReactiveController {
+/** `changed`: the file changed since the element's last update (a new session on the next question). */
+export class ModelFile extends ChangeTracker {
   /** The GGUF file the visitor picked (null: the site's model), and its sha256 once loaded. */
   file: File | null = null;
   private sha: string | null = null;
   /** Tells one picked file from the next in the config key (a File has no JSON of its own). */
   serial = 0;
-  /** The file changed since the element's last update (a new session on the next question). */
-  changed = false;
   /** Where a downloaded llama.cpp model is kept here (null until known). */
   storage: ModelStorage | null = null;
 
   constructor(
-    private readonly host: ReactiveControllerHost,
+    host: ReactiveControllerHost,
     private readonly ports: ModelFilePorts,
-  ) {}
-
-  hostUpdate(): void {
-    this.changed = false; // the element's willUpdate has seen it
+  ) {
+    super(host);
   }
 
   /** Asks once where this browser keeps a downloaded model (what the CPU notice promises). */
@@ -62,14 +56,13 @@ export class ModelFile implements ReactiveController {
 
   /** Use a GGUF file the visitor picked instead of the site's model (null: the site's again). */
   use(file: File | null): Promise<void> {
-    return this.ports.enqueue(() => (file ? this.load(file) : this.useSiteModel()));
+    return this.ports.runs.enqueue(() => (file ? this.load(file) : this.useSiteModel()));
   }
 
   private set(file: File | null): void {
     this.serial += 1;
     this.file = file;
-    this.changed = true;
-    this.host.requestUpdate();
+    this.touch();
   }
 
   private useSiteModel(): void {
@@ -82,10 +75,10 @@ export class ModelFile implements ReactiveController {
     this.set(file);
     this.sha = null;
     this.ports.status(`Loading ${file.name} from this device…`);
-    return this.ports.work(async (signal, onProgress) => {
+    return this.ports.runs.work(async (signal) => {
       try {
         const core = await this.ports.core();
-        const info = await core.loadModel({ signal, onProgress });
+        const info = await core.loadModel({ signal, onProgress: this.ports.runs.onProgress });
         this.sha = info.fingerprint?.sha256 ?? null;
         this.host.requestUpdate();
         this.ports.status(`${info.label} is ready; ask a question.`);
@@ -116,7 +109,7 @@ export class ModelFile implements ReactiveController {
     return html`<div class="model-file" part="model-file">
       <label for=${id}>Use a GGUF model file from this device</label>
       <input id=${id} part="model-file-input" type="file" accept=".gguf" aria-describedby="${id}-hint" @change=${this.onInput} />
-      ${file ? html`<button type="button" class="secondary" ?disabled=${this.ports.busy()} @click=${() => void this.use(null)}>Use the site's model</button>` : nothing}
+      ${file ? html`<button type="button" class="secondary" ?disabled=${this.ports.runs.busy} @click=${() => void this.use(null)}>Use the site's model</button>` : nothing}
       <p class="muted" id="${id}-hint">${hint}</p>
     </div>`;
   }

@@ -1,9 +1,9 @@
 // The <edge-chat> element's write approvals, a lit reactive controller: a built-in tool's planned
 // write waits for the visitor on a card (every change and its diff, Approve / Reject); the card's
 // state (pending, approved, rejected) lives here, its place in the conversation in the element's log.
-import { html, nothing, type ReactiveController, type ReactiveControllerHost, type TemplateResult } from "lit";
+import { html, nothing, type ReactiveControllerHost, type TemplateResult } from "lit";
 import type { WritePlan } from "../builtins/write-plan.ts";
-import type { WidgetPorts } from "./host.ts";
+import { ChangeTracker, type WidgetPorts } from "./host.ts";
 
 /** A write card's place in the element's log; its content and state are here, by id. */
 export interface WriteEntry {
@@ -22,20 +22,17 @@ export interface WriteApprovalsPorts extends Pick<WidgetPorts, "uid" | "status">
   place(entry: WriteEntry): void;
 }
 
-export class WriteApprovals implements ReactiveController {
+/** `changed`: a card changed since the element's last update (the log shows its end). */
+export class WriteApprovals extends ChangeTracker {
   private count = 0;
   private readonly cards = new Map<number, WriteCard>();
   private readonly waiters = new Map<number, (yes: boolean) => void>();
-  /** A card changed since the element's last update (the log shows its end, as for a new entry). */
-  changed = false;
 
   constructor(
-    private readonly host: ReactiveControllerHost,
+    host: ReactiveControllerHost,
     private readonly ports: WriteApprovalsPorts,
-  ) {}
-
-  hostUpdate(): void {
-    this.changed = false; // the element's willUpdate has seen it
+  ) {
+    super(host);
   }
 
   /** A built-in write waits for the visitor: the card shows every change and its diff. Resolves
@@ -53,8 +50,7 @@ export class WriteApprovals implements ReactiveController {
     this.waiters.delete(id);
     const card = this.cards.get(id);
     if (card) this.cards.set(id, { ...card, state: yes ? "approved" : "rejected" });
-    this.changed = true;
-    this.host.requestUpdate();
+    this.touch();
     return yes;
   }
 

@@ -7,54 +7,35 @@
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
 import type { ChatEvent } from "../chat/types.ts";
 import { reduce, type TranscriptEvent } from "../chat/transcript.ts";
-import { EdgeError, ERRORS, type ErrorCode } from "../contract/errors.ts";
-import type { LoadProgress } from "../engines/engine.ts";
-import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
-import type { ModelStorage } from "../engines/llamacpp/browser/model-store.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
-import { isToolChoice } from "../engines/tool-turn.ts";
 import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
-import { pyodideBaseUrl } from "./assets.ts";
-import type { WidgetCore } from "./core.ts";
-import type { EdgeVfs } from "../builtins/vfs/core.ts";
-import type { WritePlan } from "../builtins/write-plan.ts";
+import { Confirmations } from "./confirmations.ts";
+import { CoreSession, widgetConfig } from "./core-session.ts";
+import { errorDetail, type NoteEntry, type WidgetPorts } from "./host.ts";
+import { ModelFile } from "./model-file.ts";
+import { cpuNotice, gpuNotice } from "./notices.ts";
+import { Runs } from "./runs.ts";
 import { styles } from "./styles.ts";
-import { errorMessage, renderTranscriptEntry, type PendingCard, type WidgetTranscriptEntry } from "./transcript-view.ts";
-import type { EdgeErrorDetail, EngineKind, PendingActionDetail, WidgetConfig, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
+import { errorMessage, renderTranscriptEntry, type WidgetTranscriptEntry } from "./transcript-view.ts";
+import type { EdgeErrorDetail, EngineKind, PendingActionDetail, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
+import { VisitorFiles } from "./visitor-files.ts";
+import { WriteApprovals, type WriteEntry } from "./write-approvals.ts";
 
 /** The widget's own entries beside the transcript's: a failure outside a question (files, a
- *  model file) and a built-in write waiting for the visitor. */
-type OwnEntry =
-  | { kind: "error"; code: string; message: string; title?: string }
-  | { kind: "write"; id: number; tool: string; changes: { path: string; what: string; diff: string }[]; state: "pending" | "approved" | "rejected" };
+ *  model file) and a built-in write waiting for the visitor (its card: write-approvals.ts). */
+type OwnEntry = NoteEntry | WriteEntry;
 
 type Entry = WidgetTranscriptEntry | OwnEntry;
 
-function splitList(value: string | null): string[] {
-  return (value ?? "")
-    .split(/[\s,]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-function errorDetail(err: unknown): EdgeErrorDetail {
-  const e = err as { code?: unknown; message?: unknown; details?: { tool?: unknown } } | null;
-  const code = typeof e?.code === "string" && e.code in ERRORS ? (e.code as ErrorCode) : "invalid_argument";
-  const message = typeof e?.message === "string" && e.message ? e.message : String(err);
-  const tool = typeof e?.details?.tool === "string" ? e.details.tool : undefined;
-  return { code, message, ...(tool ? { tool } : {}) };
-}
-
-let loadCore: Promise<typeof import("./core.ts")> | undefined;
-function importCore(): Promise<typeof import("./core.ts")> {
-  loadCore ??= import("./core.ts");
-  return loadCore;
-}
-
 let idCounter = 0;
 
-/** Files a visitor drops into one widget: small, in memory, gone with the page. */
-const VISITOR_LIMITS = { maxTotalBytes: 16 * 1024 * 1024, maxFileBytes: 16 * 1024 * 1024, maxEntries: 2000 };
+/** The status line once a question's run ended. */
+function runStatus(run: WidgetRun): string {
+  if (run.outcome === "answered") return run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
+  if (run.outcome === "return_direct") return `Result from ${run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "the tool"}.`;
+  if (run.outcome === "pending_confirmation" && run.pending_action) return `${run.pending_action.tool} needs your confirmation before it runs.`;
+  return `Failed: ${run.error?.code ?? "invalid_argument"}.`;
+}
 
 export class EdgeChatElement extends LitElement {
   static override styles = styles;
@@ -73,19 +54,11 @@ export class EdgeChatElement extends LitElement {
     placeholder: { type: String },
     dbName: { type: String, attribute: "db-name" },
     builtins: { type: String },
-    files: { state: true },
-    acceptsFiles: { state: true },
     entries: { state: true },
-    cards: { state: true },
-    busy: { state: true },
     statusText: { state: true },
-    progress: { state: true },
     gpu: { state: true },
     demoChosen: { state: true },
     memoryOnly: { state: true },
-    modelStorage: { state: true },
-    modelFile: { state: true },
-    modelFileSha: { state: true },
   };
 
   /** URL of the tools file, resolved against the page. Re-fetched for every tool call. */
@@ -110,33 +83,62 @@ export class EdgeChatElement extends LitElement {
   declare dbName: string | null;
   /** Opt-in built-in tools on the visitor's files ("read_file bash …"); none by default. */
   declare builtins: string | null;
-  /** The files the visitor added (page lifetime). */
-  declare private files: { path: string; bytes: number }[];
-  declare private acceptsFiles: boolean;
-
   declare private entries: Entry[];
-  /** The state of each confirmation card, by pending action id. */
-  declare private cards: ReadonlyMap<string, PendingCard>;
-  declare private busy: boolean;
   declare private statusText: string;
-  declare private progress: LoadProgress | null;
   declare private gpu: WebGPUProbe | null;
   declare private demoChosen: boolean;
   /** The browser refused IndexedDB here (e.g. a cross-site iframe): receipts live in memory. */
   declare private memoryOnly: boolean;
-  /** Where a downloaded llama.cpp model is kept here (null until known). */
-  declare private modelStorage: ModelStorage | null;
-  /** A GGUF file the visitor picked (used instead of the site's model), and its sha256 once loaded. */
-  declare private modelFile: File | null;
-  declare private modelFileSha: string | null;
-  /** Tells one picked file from the next in the config key (a File has no JSON of its own). */
-  private fileSerial = 0;
 
-  private core: WidgetCore | undefined;
-  private coreKey = "";
-  private queue: Promise<unknown> = Promise.resolve();
-  private controller: AbortController | undefined;
   private readonly uid = `edge-chat-${++idCounter}`;
+  /** What the controllers below need from the element. */
+  private readonly ports: WidgetPorts = {
+    uid: this.uid,
+    status: (text) => (this.statusText = text),
+    fail: (entry, status, detail) => {
+      this.push(entry);
+      this.statusText = status;
+      this.emitError(detail);
+    },
+  };
+  /** Lit reactive controllers, each owning its state: the runs, the visitor's files, the visitor's
+   *  model file, the pending actions' cards and the write approvals. */
+  private readonly runs = new Runs(this);
+  private readonly visitorFiles = new VisitorFiles(this, this.ports);
+  private readonly modelFile = new ModelFile(this, {
+    ...this.ports,
+    model: () => this.model,
+    runs: this.runs,
+    core: () => this.session.get(),
+  });
+  private readonly confirmations = new Confirmations(this, {
+    ...this.ports,
+    core: () => this.session.get(),
+    shows: (id) => this.entries.some((e) => e.kind === "pending" && e.action.id === id),
+    receipt: (receipt) => this.emit("edge-receipt", receipt),
+    error: (detail) => this.emitError(detail),
+  });
+  private readonly writes = new WriteApprovals(this, {
+    ...this.ports,
+    place: (entry) => this.push(entry),
+  });
+  private readonly session: CoreSession = new CoreSession({
+    config: () => widgetConfig(this, this.engineKind, this.modelFile.file),
+    fileSerial: () => this.modelFile.serial,
+    sandbox: async () => {
+      await this.updateComplete;
+      return this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
+    },
+    workspace: { vfs: () => this.visitorFiles.vfs(), askWrite: (plan, signal) => this.writes.ask(plan, signal) },
+    started: (core) => {
+      void core.usesFiles().then((uses) => this.visitorFiles.setAccepts(uses), () => undefined);
+      void core.openStorage().then((storage) => {
+        this.memoryOnly = storage.kind === "memory";
+      });
+    },
+  });
+  /** This update changed the log: show its end. */
+  private logChanged = false;
 
   constructor() {
     super();
@@ -152,19 +154,12 @@ export class EdgeChatElement extends LitElement {
     this.placeholder = "Ask a question…";
     this.dbName = null;
     this.builtins = null;
-    this.files = [];
-    this.acceptsFiles = false;
     this.entries = [];
-    this.cards = new Map();
-    this.busy = false;
     this.statusText = "";
-    this.progress = null;
     this.gpu = null;
     this.demoChosen = false;
     this.memoryOnly = false;
-    this.modelStorage = null;
-    this.modelFile = null;
-    this.modelFileSha = null;
+    for (const controller of [this.runs, this.visitorFiles, this.modelFile, this.confirmations, this.writes]) this.addController(controller);
   }
 
   // ── public API ────────────────────────────────────────────────────────────────────────
@@ -180,30 +175,33 @@ export class EdgeChatElement extends LitElement {
   /** Ask a question (as if typed). Runs after any run in progress. The pending action in the
    *  result carries no token; confirm(id) uses the one the widget holds. */
   ask(prompt: string): Promise<WidgetRun> {
-    const next = this.queue.then(() => this.runAsk(prompt));
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.runs.enqueue(() => this.runAsk(prompt));
   }
 
   /** Confirm a pending action this widget created (runs the commit tool once). */
   confirm(id: string): Promise<WidgetConfirmOutcome> {
-    return this.decide(id, "confirm");
+    return this.confirmations.decide(id, "confirm");
   }
 
   /** Reject a pending action: it can never run. */
   reject(id: string): Promise<WidgetConfirmOutcome> {
-    return this.decide(id, "reject");
+    return this.confirmations.decide(id, "reject");
   }
 
   /** Stop the run in progress (the running tool is stopped, its result discarded). */
   stop(): void {
-    this.controller?.abort();
+    this.runs.stop();
   }
 
   /** The confirmation token of a pending action, for a host page that confirms elsewhere (e.g.
    *  on its server). The widget never puts it in an event. */
   confirmationToken(id: string): string | undefined {
-    return this.core?.token(id);
+    return this.session.current?.token(id);
+  }
+
+  /** Add files for the tools (checked whole first: names and limits; one change, or nothing). */
+  addFiles(list: readonly File[]): Promise<void> {
+    return this.visitorFiles.add(list);
   }
 
   // ── lifecycle ─────────────────────────────────────────────────────────────────────────
@@ -217,92 +215,27 @@ export class EdgeChatElement extends LitElement {
       this.gpuProbed = probeWebGPU().then((probe) => {
         this.gpu = probe;
         // What the CPU notice promises depends on whether this browser can store the model.
-        if (this.engineKind === "llamacpp" && this.modelStorage === null) {
-          void import("../engines/llamacpp/browser/model-store.ts")
-            .then((m) => m.modelStorage())
-            .then((kind) => (this.modelStorage = kind), () => undefined);
-        }
+        if (this.engineKind === "llamacpp") this.modelFile.probeStorage();
       });
     }
   }
 
   override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.controller?.abort();
-    void this.disposeCore();
+    super.disconnectedCallback(); // the run in progress stops (runs.ts)
+    void this.session.dispose();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     // A changed tool source, selection or engine starts a new session on the next question.
-    const keys = ["toolsSrc", "factsSrc", "model", "modelFile", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen", "builtins"] as const;
-    if (this.core && keys.some((k) => changed.has(k as keyof EdgeChatElement)) && this.configKey() !== this.coreKey) void this.disposeCore();
-  }
-
-  private async disposeCore(): Promise<void> {
-    const core = this.core;
-    this.core = undefined;
-    this.coreKey = "";
-    this.coreStarting = undefined;
-    await core?.close();
-  }
-
-  private config(): WidgetConfig {
-    const abs = (u: string | null): string | null => (u ? new URL(u, document.baseURI).href : null);
-    return {
-      toolsUrl: abs(this.toolsSrc),
-      factsUrl: abs(this.factsSrc),
-      tool: splitList(this.tool),
-      toolTag: splitList(this.toolTag),
-      engine: this.engineKind,
-      // A GGUF URL is resolved against the page like the other URLs; a model id stays as it is.
-      model: this.model ? (/\.gguf([?#]|$)/i.test(this.model) ? abs(this.model) : this.model) : null,
-      modelFile: this.modelFile,
-      toolChoice: isToolChoice(this.toolChoice) ? this.toolChoice : "auto",
-      script: this.script && !this.script.trim().startsWith("[") ? abs(this.script) : this.script,
-      pyodideBaseUrl: pyodideBaseUrl(),
-      dbName: this.dbName || null,
-      builtins: splitList(this.builtins),
-    };
-  }
-
-  private configKey(): string {
-    return JSON.stringify(this.config(), (_key, value: unknown) => (value instanceof Blob ? `file #${this.fileSerial}` : value));
-  }
-
-  private coreStarting: Promise<WidgetCore> | undefined;
-
-  /** The core for the current attributes (one at a time: concurrent callers share it). */
-  private getCore(): Promise<WidgetCore> {
-    const key = this.configKey();
-    if (this.core && this.coreKey === key) return Promise.resolve(this.core);
-    if (this.coreStarting && this.coreKey === key) return this.coreStarting;
-    this.coreKey = key;
-    const old = this.core;
-    this.core = undefined;
-    const starting = (async () => {
-      await old?.close();
-      const { WidgetCore } = await importCore();
-      await this.updateComplete;
-      const container = this.renderRoot.querySelector<HTMLElement>(".sandbox")!;
-      const core = new WidgetCore(this.config(), container, { vfs: () => this.visitorVfs(), askWrite: (plan, signal) => this.askWrite(plan, signal) });
-      if (this.coreKey === key) this.core = core;
-      void core.usesFiles().then((uses) => (this.acceptsFiles = uses), () => undefined);
-      void core.openStorage().then((storage) => {
-        this.memoryOnly = storage.kind === "memory";
-      });
-      return core;
-    })();
-    this.coreStarting = starting;
-    void starting.finally(() => {
-      if (this.coreStarting === starting) this.coreStarting = undefined;
-    }).catch(() => undefined);
-    return starting;
+    const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen", "builtins"] as const;
+    if (this.modelFile.changed || keys.some((k) => changed.has(k as keyof EdgeChatElement))) this.session.refresh();
+    this.logChanged = changed.has("entries" as keyof EdgeChatElement) || this.confirmations.changed || this.writes.changed;
   }
 
   /** Warm up when the person starts typing: storage, runner and tools (never the model). */
   private warm(): void {
-    if (this.busy || !this.canAsk()) return;
-    void this.getCore()
+    if (this.runs.busy || !this.canAsk()) return;
+    void this.session.get()
       .then((core) => core.prepare())
       .catch(() => undefined); // reported when they ask
   }
@@ -310,8 +243,6 @@ export class EdgeChatElement extends LitElement {
   private canAsk(): boolean {
     return this.engineKind !== "webllm" || this.gpu?.available !== false;
   }
-
-  // ── events ────────────────────────────────────────────────────────────────────────────
 
   private emit<T>(type: string, detail: T): void {
     this.dispatchEvent(new CustomEvent<T>(type, { detail, bubbles: true, composed: true }));
@@ -321,19 +252,12 @@ export class EdgeChatElement extends LitElement {
     this.emit<EdgeErrorDetail>("edge-error", detail);
   }
 
-  private push(entry: Entry): number {
+  private push(entry: Entry): void {
     this.entries = [...this.entries, entry];
-    return this.entries.length - 1;
   }
 
   private apply(event: TranscriptEvent<WidgetRun>): void {
     this.entries = reduce<WidgetRun, OwnEntry>(this.entries, event);
-  }
-
-  private replace(index: number, entry: Entry): void {
-    const next = [...this.entries];
-    next[index] = entry;
-    this.entries = next;
   }
 
   // ── asking ────────────────────────────────────────────────────────────────────────────
@@ -353,270 +277,35 @@ export class EdgeChatElement extends LitElement {
       this.emitError(detail);
       throw Object.assign(new Error(detail.message), detail);
     }
-    this.busy = true;
-    const controller = new AbortController();
-    this.controller = controller;
     const onEvent = (event: ChatEvent): void => {
       this.apply(event);
       if (event.type === "tool_call") this.statusText = `Running tool ${event.tool_name}…`;
       else if (event.type === "tool_result") this.statusText = "Thinking…";
     };
     try {
-      const core = await this.getCore();
-      const run = await core.ask(prompt, {
-        signal: controller.signal,
-        onToken: (delta) => this.apply({ type: "token", delta }),
-        onEvent,
-        onProgress: (p) => {
-          this.progress = p.phase === "ready" ? null : p;
-        },
-        onStatus: (text) => {
-          this.statusText = text;
-        },
+      return await this.runs.work(async (signal) => {
+        try {
+          const core = await this.session.get();
+          const run = await core.ask(prompt, { signal, onToken: (delta) => this.apply({ type: "token", delta }), onEvent, onProgress: this.runs.onProgress, onStatus: (text) => void (this.statusText = text) });
+          this.apply({ type: "run", run });
+          this.statusText = runStatus(run);
+          this.emit("edge-receipt", run.receipt);
+          if (run.pending_action) this.emit<PendingActionDetail>("edge-pending-action", run.pending_action);
+          if (!run.ok && run.error && run.outcome !== "pending_confirmation") {
+            this.emitError({ code: run.error.code, message: run.error.message, ...(run.error.tool ? { tool: run.error.tool } : {}) });
+          }
+          return run;
+        } catch (err) {
+          const detail = errorDetail(err);
+          this.apply({ type: "failure", error: { code: detail.code, message: detail.message } });
+          this.statusText = `Failed: ${detail.code}.`;
+          this.emitError(detail);
+          throw err;
+        }
       });
-      this.progress = null;
-      this.apply({ type: "run", run });
-      if (run.outcome === "answered") {
-        this.statusText = run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
-      } else if (run.outcome === "return_direct") {
-        const call = run.receipt.calls[run.receipt.calls.length - 1];
-        this.statusText = `Result from ${call?.tool_name ?? "the tool"}.`;
-      } else if (run.outcome === "pending_confirmation" && run.pending_action) {
-        this.statusText = `${run.pending_action.tool} needs your confirmation before it runs.`;
-      } else {
-        this.statusText = `Failed: ${run.error?.code ?? "invalid_argument"}.`;
-      }
-      this.emit("edge-receipt", run.receipt);
-      if (run.pending_action) this.emit<PendingActionDetail>("edge-pending-action", run.pending_action);
-      if (!run.ok && run.error && run.outcome !== "pending_confirmation") {
-        this.emitError({ code: run.error.code, message: run.error.message, ...(run.error.tool ? { tool: run.error.tool } : {}) });
-      }
-      return run;
-    } catch (err) {
-      const detail = errorDetail(err);
-      this.progress = null;
-      this.apply({ type: "failure", error: { code: detail.code, message: detail.message } });
-      this.statusText = `Failed: ${detail.code}.`;
-      this.emitError(detail);
-      throw err;
     } finally {
-      this.busy = false;
-      if (this.controller === controller) this.controller = undefined;
-      if (this.vfsPromise) void this.refreshFiles(); // built-in writes may have changed them
+      this.visitorFiles.refreshIfOpen(); // built-in writes may have changed them
     }
-  }
-
-  private card(id: string): PendingCard {
-    return this.cards.get(id) ?? { state: "pending" };
-  }
-
-  private async decide(id: string, action: "confirm" | "reject"): Promise<WidgetConfirmOutcome> {
-    const known = this.entries.some((e) => e.kind === "pending" && e.action.id === id);
-    const setCard = (patch: Partial<PendingCard>): void => {
-      if (known) this.cards = new Map(this.cards).set(id, { ...this.card(id), ...patch });
-    };
-    setCard({ state: "working" });
-    this.statusText = action === "confirm" ? "Confirming…" : "Rejecting…";
-    try {
-      const core = await this.getCore();
-      let outcome: WidgetConfirmOutcome;
-      if (action === "confirm") {
-        const done = await core.confirm(id);
-        outcome = done.outcome;
-        if (done.receipt) this.emit("edge-receipt", done.receipt);
-      } else {
-        outcome = await core.reject(id);
-      }
-      if (outcome.ok) {
-        setCard({ state: action === "confirm" ? "done" : "rejected", ...(outcome.result ? { result: outcome.result } : {}) });
-        this.statusText = action === "confirm" ? "Confirmed: the tool ran." : "Rejected: it will not run.";
-      } else {
-        setCard({ state: "failed", ...(outcome.error ? { error: outcome.error } : {}) });
-        this.statusText = `Not run: ${outcome.error?.code ?? "failed"}.`;
-        if (outcome.error) this.emitError({ code: outcome.error.code, message: outcome.error.message });
-      }
-      return outcome;
-    } catch (err) {
-      const detail = errorDetail(err);
-      setCard({ state: "failed", error: { code: detail.code, message: detail.message } });
-      this.statusText = `Failed: ${detail.code}.`;
-      this.emitError(detail);
-      throw err;
-    }
-  }
-
-  // ── a model file from the visitor's device ──────────────────────────────────────────────
-
-  /** Use a GGUF file the visitor picked instead of the site's model (null: the site's again). It
-   *  loads at once — checked (GGUF header, sha256), never uploaded, never stored — after any run
-   *  in progress; Stop cancels it. A file that does not load leaves the site's model in place. */
-  private useModelFile(file: File | null): Promise<void> {
-    const next = this.queue.then(() => (file ? this.loadModelFile(file) : this.useSiteModel()));
-    this.queue = next.catch(() => undefined);
-    return next;
-  }
-
-  private useSiteModel(): void {
-    this.fileSerial += 1;
-    this.modelFile = null;
-    this.modelFileSha = null;
-    this.statusText = `Back to ${this.llamaModelName()}: the next question loads it.`;
-  }
-
-  private async loadModelFile(file: File): Promise<void> {
-    this.fileSerial += 1;
-    this.modelFile = file;
-    this.modelFileSha = null;
-    this.busy = true;
-    const controller = new AbortController();
-    this.controller = controller;
-    this.statusText = `Loading ${file.name} from this device…`;
-    try {
-      const core = await this.getCore();
-      const info = await core.loadModel({ signal: controller.signal, onProgress: (p) => (this.progress = p.phase === "ready" ? null : p) });
-      this.modelFileSha = info.fingerprint?.sha256 ?? null;
-      this.statusText = `${info.label} is ready; ask a question.`;
-    } catch (err) {
-      const detail = errorDetail(err);
-      this.fileSerial += 1;
-      this.modelFile = null;
-      this.push({ kind: "error", code: detail.code, message: `${file.name}: ${detail.message}`, title: "Model file not loaded" });
-      this.statusText = `${file.name} was not loaded (${detail.code}); the site's model stays in use.`;
-      this.emitError(detail);
-    } finally {
-      this.progress = null;
-      this.busy = false;
-      if (this.controller === controller) this.controller = undefined;
-    }
-  }
-
-  private onModelFileInput(event: Event): void {
-    const input = event.target as HTMLInputElement;
-    const file = input.files?.[0];
-    input.value = "";
-    if (file) void this.useModelFile(file);
-  }
-
-  /** llama.cpp only: a labelled file input (keyboard: Tab, then Enter or Space opens the chooser). */
-  private renderModelFile(noticeShown: boolean): TemplateResult {
-    const id = `${this.uid}-model-file`;
-    const file = this.modelFile;
-    const hint = file
-      ? html`Using <code>${file.name}</code> (${(file.size / 1e6).toFixed(1)} MB) from this device${this.modelFileSha ? html`, <code>${this.modelFileSha}</code>` : nothing}: read here, never uploaded, never stored.`
-      : this.modelStorage === "none" && !noticeShown
-        ? "This browser cannot store a downloaded model here, so every visit downloads it again; a model file from this device needs no storage and is never uploaded."
-        : "Read on this device: never uploaded, never stored.";
-    return html`<div class="model-file" part="model-file">
-      <label for=${id}>Use a GGUF model file from this device</label>
-      <input id=${id} part="model-file-input" type="file" accept=".gguf" aria-describedby="${id}-hint" @change=${this.onModelFileInput} />
-      ${file ? html`<button type="button" class="secondary" ?disabled=${this.busy} @click=${() => void this.useModelFile(null)}>Use the site's model</button>` : nothing}
-      <p class="muted" id="${id}-hint">${hint}</p>
-    </div>`;
-  }
-
-  // ── the visitor's files ─────────────────────────────────────────────────────────────────
-
-  private vfsPromise: Promise<EdgeVfs> | undefined;
-  private writeCount = 0;
-  private readonly writeWaiters = new Map<number, (yes: boolean) => void>();
-
-  /** The files the visitor drops here live in memory for this page visit (never uploaded). */
-  private visitorVfs(): Promise<EdgeVfs> {
-    this.vfsPromise ??= import("../builtins/vfs/core.ts").then((m) => m.openVfs({ limits: VISITOR_LIMITS }));
-    return this.vfsPromise;
-  }
-
-  private async refreshFiles(): Promise<void> {
-    const vfs = await this.visitorVfs();
-    this.files = vfs
-      .getAllPaths()
-      .filter((p) => p.startsWith("/workspace/"))
-      .sort()
-      .flatMap((p) => {
-        const data = vfs.readBytesIfFile(p);
-        return data ? [{ path: p.slice("/workspace/".length), bytes: data.byteLength }] : [];
-      });
-  }
-
-  /** Add files (checked whole first: names and limits; written as one change, or not at all). */
-  async addFiles(list: readonly File[]): Promise<void> {
-    try {
-      const [{ importPath }, vfs] = await Promise.all([import("../builtins/workspace/import-path.ts"), this.visitorVfs()]);
-      const paths = list.map((f) => importPath(f.name));
-      const total = list.reduce((n, f) => n + f.size, 0);
-      if (total + vfs.usage().bytes > VISITOR_LIMITS.maxTotalBytes) {
-        throw new EdgeError("vfs_quota_exceeded", { bytes: total }, `These files (${total} bytes) do not fit the ${VISITOR_LIMITS.maxTotalBytes}-byte limit for files in this widget; nothing was added.`);
-      }
-      const data = await Promise.all(list.map(async (f) => new Uint8Array(await f.arrayBuffer())));
-      await vfs.writeBatch(paths.map((path, i) => ({ path, data: data[i]! })));
-      this.statusText = `Added ${list.length} file(s) for the tools.`;
-    } catch (err) {
-      const detail = errorDetail(err);
-      this.push({ kind: "error", code: detail.code, message: detail.message });
-      this.statusText = `Files not added: ${detail.code}.`;
-      this.emitError(detail);
-    }
-    await this.refreshFiles();
-  }
-
-  private onFileInput(event: Event): void {
-    const input = event.target as HTMLInputElement;
-    const list = [...(input.files ?? [])];
-    input.value = "";
-    if (list.length) void this.addFiles(list);
-  }
-
-  private onDragOver(event: DragEvent): void {
-    if (event.dataTransfer?.types.includes("Files")) event.preventDefault();
-  }
-
-  private onDrop(event: DragEvent): void {
-    if (!event.dataTransfer?.files.length) return;
-    event.preventDefault();
-    void this.addFiles([...event.dataTransfer.files]);
-  }
-
-  /** A built-in write waits for the visitor: the card shows every change and its diff. */
-  private async askWrite(plan: WritePlan, signal: AbortSignal): Promise<boolean> {
-    const { planText } = await import("../builtins/workspace/plan-text.ts");
-    const id = ++this.writeCount;
-    const index = this.push({ kind: "write", id, tool: plan.tool, changes: await planText(plan), state: "pending" });
-    this.statusText = `${plan.tool} wants to change your files: approve or reject.`;
-    const yes = await new Promise<boolean>((resolve) => {
-      this.writeWaiters.set(id, resolve);
-      signal.addEventListener("abort", () => resolve(false), { once: true });
-    });
-    this.writeWaiters.delete(id);
-    const e = this.entries[index];
-    if (e?.kind === "write") this.replace(index, { ...e, state: yes ? "approved" : "rejected" });
-    return yes;
-  }
-
-  private renderWriteCard(e: Extract<Entry, { kind: "write" }>): TemplateResult {
-    const headingId = `${this.uid}-w-${e.id}`;
-    return html`<article class="card confirm" part="confirm-card" aria-labelledby=${headingId}>
-      <h3 id=${headingId}>Let <code>${e.tool}</code> change your files?</h3>
-      <p class="muted">Nothing is written before you approve; these files stay in this page.</p>
-      ${e.changes.map((c) => html`<p><code>${c.path}</code> <span class="muted">${c.what}</span></p>${c.diff ? html`<pre aria-label="Changes to ${c.path}">${c.diff}</pre>` : nothing}`)}
-      ${e.state === "pending"
-        ? html`<div class="actions">
-            <button type="button" part="button confirm" @click=${() => this.writeWaiters.get(e.id)?.(true)}>Approve</button>
-            <button type="button" part="button reject" class="secondary" @click=${() => this.writeWaiters.get(e.id)?.(false)}>Reject</button>
-          </div>`
-        : html`<p><span class="status ${e.state === "approved" ? "ok" : "failed"}">${e.state}</span></p>`}
-    </article>`;
-  }
-
-  private renderFiles(): TemplateResult | typeof nothing {
-    if (!this.acceptsFiles && !this.builtins && this.files.length === 0) return nothing;
-    const id = `${this.uid}-files`;
-    return html`<div class="files" part="files">
-      <label for=${id}>Files for the tools (kept in this page only)</label>
-      <input id=${id} type="file" multiple @change=${this.onFileInput} />
-      ${this.files.length
-        ? html`<ul aria-label="Your files">${this.files.map((f) => html`<li><code>${f.path}</code> <span class="muted">${f.bytes} bytes</span></li>`)}</ul>`
-        : nothing}
-    </div>`;
   }
 
   // ── rendering ─────────────────────────────────────────────────────────────────────────
@@ -625,7 +314,7 @@ export class EdgeChatElement extends LitElement {
     event.preventDefault();
     const input = this.renderRoot.querySelector<HTMLInputElement>("input[part=input]")!;
     const prompt = input.value;
-    if (!prompt.trim() || this.busy) return;
+    if (!prompt.trim() || this.runs.busy) return;
     input.value = "";
     this.ask(prompt).catch(() => undefined); // shown in the transcript and as edge-error
   }
@@ -635,8 +324,8 @@ export class EdgeChatElement extends LitElement {
     this.statusText = `Using the ${SCRIPTED_LABEL}: answers are replayed from a script, no model runs.`;
   }
 
-  protected override updated(changed: PropertyValues<this>): void {
-    if (changed.has("entries" as keyof EdgeChatElement) || changed.has("cards" as keyof EdgeChatElement)) {
+  protected override updated(): void {
+    if (this.logChanged) {
       const log = this.renderRoot.querySelector<HTMLElement>(".log");
       if (log) log.scrollTop = log.scrollHeight;
     }
@@ -649,16 +338,21 @@ export class EdgeChatElement extends LitElement {
     const onCpu = kind === "llamacpp" && this.engine !== "llamacpp" && this.gpu !== null;
     const titleId = `${this.uid}-title`;
     const noticeId = `${this.uid}-notice`;
+    const notice = { id: noticeId, script: Boolean(this.script), useDemo: () => this.useDemo() };
     return html`
-      <section class="panel" part="panel" aria-labelledby=${titleId} @dragover=${this.onDragOver} @drop=${this.onDrop}>
+      <section class="panel" part="panel" aria-labelledby=${titleId} @dragover=${this.visitorFiles.onDragOver} @drop=${this.visitorFiles.onDrop}>
         <header part="header">
           <h2 id=${titleId}>${this.heading}</h2>
           ${scripted
             ? html`<span class="badge demo" part="badge">${SCRIPTED_LABEL}</span>`
-            : html`<span class="badge" part="badge">${kind === "llamacpp" ? `${this.llamaModelName()} · on-device model (llama.cpp, CPU)` : `${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)`}</span>`}
+            : html`<span class="badge" part="badge">${kind === "llamacpp" ? `${this.modelFile.name()} · on-device model (llama.cpp, CPU)` : `${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)`}</span>`}
         </header>
-        ${gpuMissing ? this.renderGpuNotice(noticeId) : onCpu ? this.renderCpuNotice(noticeId) : nothing}
-        ${kind === "llamacpp" ? this.renderModelFile(onCpu) : nothing}
+        ${gpuMissing
+          ? gpuNotice(notice, (this.gpu as Extract<WebGPUProbe, { available: false }>).message)
+          : onCpu
+            ? cpuNotice(notice, this.gpu?.available === true, this.model, this.modelFile)
+            : nothing}
+        ${kind === "llamacpp" ? this.modelFile.render(onCpu) : nothing}
         ${this.memoryOnly
           ? html`<p class="note" part="storage-note">This browser does not let the widget store data here, so receipts and confirmations are kept for this page visit only.</p>`
           : nothing}
@@ -666,12 +360,7 @@ export class EdgeChatElement extends LitElement {
           ${this.entries.length === 0 ? html`<p class="empty">Ask a question; answers may use this site's tools.</p>` : nothing}
           ${this.entries.map((e) => this.renderEntry(e))}
         </div>
-        ${this.progress
-          ? html`<div part="progress">
-              <progress max="1" .value=${this.progress.progress} aria-label="Loading the model"></progress>
-              <span class="muted">${this.progress.text}</span>
-            </div>`
-          : nothing}
+        ${this.runs.renderProgress()}
         <p class="live" role="status" aria-live="polite">${this.statusText}</p>
         <form part="form" @submit=${this.onSubmit}>
           <label for="${this.uid}-input">Your question</label>
@@ -686,60 +375,22 @@ export class EdgeChatElement extends LitElement {
             ?disabled=${gpuMissing}
             @focus=${this.warm}
           />
-          ${this.busy
+          ${this.runs.busy
             ? html`<button type="button" part="button" class="secondary" @click=${this.stop}>Stop</button>`
             : html`<button type="submit" part="button" ?disabled=${gpuMissing}>Send</button>`}
         </form>
-        ${this.renderFiles()}
+        ${this.visitorFiles.render(this.builtins)}
         <div class="sandbox" aria-hidden="true"></div>
       </section>
     `;
   }
 
-  /** The llama.cpp model's name: the visitor's file, the catalog label, or the GGUF URL's file name. */
-  private llamaModelName(): string {
-    if (this.modelFile) return this.modelFile.name;
-    const entry = catalogModel(this.model ?? LLAMACPP_CATALOG[0]!.id);
-    return entry?.label ?? (this.model ?? "").split(/[?#]/)[0]!.split("/").pop() ?? "";
-  }
-
-  /** "auto" without a usable GPU: the model runs on the CPU, and its first use downloads it. */
-  private renderCpuNotice(id: string): TemplateResult {
-    const entry = catalogModel(this.model ?? LLAMACPP_CATALOG[0]!.id);
-    const why = this.gpu?.available ? "This device's WebGPU adapter is a software fallback" : "WebGPU is not available here";
-    // No offline promise: the model may be stored, but the page and its tools file come from the site.
-    return html`<div class="notice" part="notice" id=${id}>
-      <p>
-        ${why}, so the model runs on this device's CPU (llama.cpp). ${this.modelFile
-          ? html`It runs the model file you picked; nothing is downloaded.`
-          : html`The first question downloads ${this.llamaModelName()} (${entry ? `${entry.sizeMB} MB` : "the model file"})${this.modelStorage === "none"
-              ? "; this browser cannot store it here, so every visit downloads it again. A model file from this device (below) needs no storage"
-              : this.modelStorage
-                ? " once; later visits use the stored copy"
-                : ""}.`}
-      </p>
-      ${this.script
-        ? html`<button type="button" class="secondary" @click=${this.useDemo}>Use the ${SCRIPTED_LABEL}</button>`
-        : nothing}
-    </div>`;
-  }
-
-  private renderGpuNotice(id: string): TemplateResult {
-    const probe = this.gpu as Extract<WebGPUProbe, { available: false }>;
-    return html`<div class="notice" part="notice" id=${id}>
-      <p><strong>The on-device model cannot run here: WebGPU is not available.</strong> ${probe.message}</p>
-      ${this.script
-        ? html`<button type="button" class="secondary" @click=${this.useDemo}>Use the ${SCRIPTED_LABEL}</button>`
-        : nothing}
-    </div>`;
-  }
-
   private renderEntry(e: Entry): TemplateResult | typeof nothing {
     if (e.kind === "error") return errorMessage(e.title ?? "Not answered", e.code, e.message);
-    if (e.kind === "write") return this.renderWriteCard(e);
+    if (e.kind === "write") return this.writes.render(e.id);
     return renderTranscriptEntry(e, {
       uid: this.uid,
-      card: (id) => this.card(id),
+      card: (id) => this.confirmations.card(id),
       confirm: (id) => void this.confirm(id).catch(() => undefined),
       reject: (id) => void this.reject(id).catch(() => undefined),
     });

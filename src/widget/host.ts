@@ -1,0 +1,50 @@
+// What the <edge-chat> element gives its reactive controllers (visitor-files.ts, model-file.ts,
+// write-approvals.ts) besides lit's ReactiveControllerHost: its id prefix, its status line, and a
+// failure outside a question shown in its log and emitted as edge-error. errorDetail is the one
+// mapping from a thrown value to the detail of an edge-error event.
+import type { ReactiveController, ReactiveControllerHost } from "lit";
+import { ERRORS, type ErrorCode } from "../contract/errors.ts";
+import type { EdgeErrorDetail } from "./types.ts";
+
+/** A failure outside a question (the visitor's files, a model file), as an entry of the log. */
+export interface NoteEntry {
+  kind: "error";
+  code: string;
+  message: string;
+  title?: string;
+}
+
+export interface WidgetPorts {
+  /** Prefix of the element's ids (labels, headings). */
+  readonly uid: string;
+  /** Sets the status line (read by screen readers). */
+  status(text: string): void;
+  /** Adds `entry` to the log, sets the status line to `status`, then emits `detail` as edge-error. */
+  fail(entry: NoteEntry, status: string, detail: EdgeErrorDetail): void;
+}
+
+export function errorDetail(err: unknown): EdgeErrorDetail {
+  const e = err as { code?: unknown; message?: unknown; details?: { tool?: unknown } } | null;
+  const code = typeof e?.code === "string" && e.code in ERRORS ? (e.code as ErrorCode) : "invalid_argument";
+  const message = typeof e?.message === "string" && e.message ? e.message : String(err);
+  const tool = typeof e?.details?.tool === "string" ? e.details.tool : undefined;
+  return { code, message, ...(tool ? { tool } : {}) };
+}
+
+/** A controller of the element whose `changed` holds from its change (`touch`) to the element's
+ *  next update: the element reads it in willUpdate (a write card or a pending action's card that
+ *  changed shows the log's end; a new model file starts a new session). */
+export abstract class ChangeTracker implements ReactiveController {
+  changed = false;
+
+  constructor(protected readonly host: ReactiveControllerHost) {}
+
+  hostUpdate(): void {
+    this.changed = false; // after the element's willUpdate
+  }
+
+  protected touch(): void {
+    this.changed = true;
+    this.host.requestUpdate();
+  }
+}

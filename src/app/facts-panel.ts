@@ -1,5 +1,5 @@
-// Local facts, the panel's controller: import the example facts (or a file) into IndexedDB, list the
-// stores, export or delete one, and make a store (or a tools manifest) the chat's tool source
+// Local facts, the panel's controller: import the example facts (or a file) into IndexedDB, list
+// the stores, export or delete one, and make a store (or a tools manifest) the chat's tool source
 // instead of tools.py. Web pages become facts too: fetched from a URL (only where the site allows
 // CORS) or read from a saved HTML file; the HTML parser and extractor load only when used. The
 // view is facts-view.ts.

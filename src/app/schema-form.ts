@@ -1,8 +1,8 @@
 // "Try a tool": a form generated from a tool's parameters JSON Schema (the subset the schema
-// generator emits, SPEC §1): enums → <select>, booleans → checkbox, numbers, strings, lists as
-// comma-separated or JSON input, optional fields omitted unless filled in. Anything else gets a
-// JSON field. The arguments are still validated by callTool (ajv) before the runner sees them.
-// One builder per kind of property is in schema-fields.ts; this file lays the fields out.
+// generator emits, docs/contract.md §1): enums → <select>, booleans → checkbox, numbers, strings,
+// lists as comma-separated or JSON input, optional fields omitted unless filled in. Anything else
+// gets a JSON field. The arguments are still validated by callTool (ajv) before the runner sees
+// them. One builder per kind of property is in schema-fields.ts; this file lays the fields out.
 import type { JsonObject, JsonValue } from "../contract/types.ts";
 import { h } from "./dom.ts";
 import { FIELD_BUILDERS, kindOf, typeLabel, type Kind, type PropSchema } from "./schema-fields.ts";

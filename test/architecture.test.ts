@@ -59,10 +59,6 @@ const LONG_FILES_ALLOWED: Readonly<Record<string, string>> = {
 
 /** Functions over MAX_FUNCTION_LINES today ("file name"), and why they may be. */
 const LONG_FUNCTIONS_ALLOWED: Readonly<Record<string, string>> = {
-  "src/app/facts-panel.ts mountFactsPanel": "view and controller in one closure; issue 26 step 5",
-  "src/app/imprints-panel.ts mountImprintsPanel": "view and controller in one closure; issue 26 step 5",
-  "src/app/main.ts main": "the playground's wiring of every panel; shrinks as the panels get controllers (issue 26 step 5)",
-  "src/app/schema-form.ts createSchemaForm": "one form builder per JSON Schema keyword, kept in one closure; split with the panels (issue 26 step 5)",
   "src/engines/llamacpp/browser/worker-api.ts createLlamaWorkerApi": "the llama.cpp worker's whole comlink API object; split by call when next touched",
   "src/imprint/learn.ts learn": "the learn pipeline (sample, evaluate, seal, store) in one function; split when next touched",
   "src/imprint/sample.ts parseLearnSample": "one check per sample field in order; split with the file",

@@ -1,37 +1,22 @@
-// Local facts: import the example facts (or a file) into IndexedDB, list the stores, export or
-// delete one, and make a store (or a tools manifest) the chat's tool source instead of tools.py.
-// Web pages become facts too: fetched from a URL (only where the site allows CORS) or read from a
-// saved HTML file; the HTML parser and extractor load only when used.
+// Local facts, the panel's controller: import the example facts (or a file) into IndexedDB, list
+// the stores, export or delete one, and make a store (or a tools manifest) the chat's tool source
+// instead of tools.py. Web pages become facts too: fetched from a URL (only where the site allows
+// CORS) or read from a saved HTML file; the HTML parser and extractor load only when used. The
+// view is facts-view.ts.
 import { toErrorJson } from "../contract/errors.ts";
 import type { FactOptions, UrlImportReport } from "../facts/url-import.ts";
 import { importFacts } from "../facts/import.ts";
-import type { App } from "./app.ts";
-import { download, errorText, h, pickFile, replace, setStatus } from "./dom.ts";
+import type { App, ToolMode } from "./app.ts";
+import { download, errorText, pickFile, setStatus } from "./dom.ts";
+import { mountFactsView, renderFactsStores, type FactsView, type PageImportView } from "./facts-view.ts";
 
 const EXAMPLE_FACTS = "/examples/facts.json";
 const EXAMPLE_MANIFEST = "/examples/tools.manifest.json";
 
 export function mountFactsPanel(app: App, root: HTMLElement): void {
-  const importExample = h("button", { type: "button", id: "facts-import-example" }, "Import the example facts");
-  const importFile = h("button", { type: "button", id: "facts-import-file", class: "secondary" }, "Import a facts file…");
-  const manifestExample = h("button", { type: "button", id: "facts-manifest-example", class: "secondary" }, "Use the example tools manifest");
-  const manifestFile = h("button", { type: "button", id: "facts-manifest-file", class: "secondary" }, "Use a manifest file…");
-  const status = h("p", { id: "facts-status", class: "status", role: "status", "aria-live": "polite" });
-  const list = h("ul", { id: "facts-list", class: "card-list", "aria-label": "Facts stores" });
-  const page = mountPageImport(app, status);
-  replace(
-    root,
-    h("h2", {}, "Local facts"),
-    h(
-      "p",
-      { class: "muted" },
-      "A facts store is a small local knowledge base in this browser. Used as the chat's tool source, the model gets the read-only local_facts_lookup tool (run by Edge itself, no Python, no network) instead of tools.py.",
-    ),
-    h("div", { class: "button-row" }, importExample, importFile, manifestExample, manifestFile),
-    page,
-    status,
-    list,
-  );
+  const view = mountFactsView(root);
+  const { status, list } = view;
+  wirePageImport(app, status, view.page);
 
   async function refresh(): Promise<void> {
     let stores;
@@ -41,27 +26,12 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
       setStatus(status, errorText(toErrorJson(err)), "error");
       return;
     }
-    replace(list);
-    if (!stores.length) list.appendChild(h("li", { class: "muted" }, "No facts stores yet."));
     const mode = app.current?.mode;
-    for (const s of stores) {
-      const inUse = mode?.kind === "facts" && mode.store === s.store;
-      list.appendChild(
-        h(
-          "li",
-          { class: `card${inUse ? " in-use" : ""}`, "data-store": s.store },
-          h("p", {}, h("strong", {}, s.store), inUse ? h("span", { class: "badge level-read" }, "chat tool source") : null),
-          h("p", { class: "small muted" }, `${s.facts} facts · ${s.topics} topics · revision ${s.revision}${s.updated_at ? ` · updated ${new Date(s.updated_at).toLocaleString()}` : ""}`),
-          h(
-            "div",
-            { class: "button-row" },
-            h("button", { type: "button", class: "small", disabled: inUse, onclick: () => void useStore(s.store), "data-action": "use" }, "Use as the chat's tools"),
-            h("button", { type: "button", class: "small secondary", onclick: () => void exportStore(s.store) }, "Export"),
-            h("button", { type: "button", class: "small danger", onclick: () => void deleteStore(s.store) }, "Delete"),
-          ),
-        ),
-      );
-    }
+    renderFactsStores(list, stores, mode?.kind === "facts" ? mode.store : undefined, {
+      use: (store) => void useToolMode({ kind: "facts", store }, `Chat tools: local_facts_lookup over “${store}”.`, ""),
+      exportOne: (store) => void exportStore(store),
+      remove: (store) => void deleteStore(store),
+    });
   }
 
   async function doImport(raw: string | Uint8Array, name: string): Promise<void> {
@@ -74,28 +44,16 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
     void refresh();
   }
 
-  async function useStore(store: string): Promise<void> {
+  /** A facts store or a manifest as the chat's tool source; refused, the previous source stays. */
+  async function useToolMode(mode: ToolMode, done: string, refused: string): Promise<void> {
     const previous = app.toolMode;
-    app.toolMode = { kind: "facts", store };
+    app.toolMode = mode;
     try {
       await app.newSession();
-      setStatus(status, `Chat tools: local_facts_lookup over “${store}”.`, "ok");
+      setStatus(status, done, "ok");
     } catch (err) {
       app.toolMode = previous;
-      setStatus(status, errorText(toErrorJson(err)), "error");
-    }
-    void refresh();
-  }
-
-  async function useManifest(bytes: Uint8Array, name: string): Promise<void> {
-    const previous = app.toolMode;
-    app.toolMode = { kind: "manifest", name, bytes };
-    try {
-      await app.newSession();
-      setStatus(status, `Chat tools: the lookups declared in ${name}.`, "ok");
-    } catch (err) {
-      app.toolMode = previous;
-      setStatus(status, `Manifest refused: ${errorText(toErrorJson(err))}`, "error");
+      setStatus(status, `${refused}${errorText(toErrorJson(err))}`, "error");
     }
     void refresh();
   }
@@ -123,40 +81,40 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
     void refresh();
   }
 
-  importExample.addEventListener("click", async () => {
-    const res = await fetch(EXAMPLE_FACTS);
-    if (!res.ok) return setStatus(status, `Could not load ${EXAMPLE_FACTS}: HTTP ${res.status}`, "error");
-    await doImport(new Uint8Array(await res.arrayBuffer()), "facts.json");
-  });
-  importFile.addEventListener("click", async () => {
-    const file = await pickFile(".json,application/json");
-    if (file) await doImport(new Uint8Array(await file.arrayBuffer()), file.name);
-  });
-  manifestExample.addEventListener("click", async () => {
-    const res = await fetch(EXAMPLE_MANIFEST);
-    if (!res.ok) return setStatus(status, `Could not load ${EXAMPLE_MANIFEST}: HTTP ${res.status}`, "error");
-    await useManifest(new Uint8Array(await res.arrayBuffer()), "tools.manifest.json");
-  });
-  manifestFile.addEventListener("click", async () => {
-    const file = await pickFile(".json,application/json");
-    if (file) await useManifest(new Uint8Array(await file.arrayBuffer()), file.name);
-  });
+  wireSourceButtons(view, doImport, (bytes, name) => useToolMode({ kind: "manifest", name, bytes }, `Chat tools: the lookups declared in ${name}.`, "Manifest refused: "));
   app.on((change) => {
     if (change === "facts" || change === "session") void refresh();
   });
   void refresh();
 }
 
+type UseBytes = (bytes: Uint8Array, name: string) => Promise<void>;
+
+/** The four buttons above the list: the example facts or a facts file, the example manifest or a
+ *  manifest file. */
+function wireSourceButtons(view: FactsView, importBytes: UseBytes, useManifest: UseBytes): void {
+  const { status } = view;
+  /** A button that fetches one of the page's example files and uses its bytes (a failed fetch is said in the status line). */
+  const wireExample = (button: HTMLElement, url: string, name: string, use: UseBytes): void =>
+    button.addEventListener("click", async () => {
+      const res = await fetch(url);
+      if (!res.ok) return setStatus(status, `Could not load ${url}: HTTP ${res.status}`, "error");
+      await use(new Uint8Array(await res.arrayBuffer()), name);
+    });
+  const wireFile = (button: HTMLElement, use: UseBytes): void =>
+    button.addEventListener("click", async () => {
+      const file = await pickFile(".json,application/json");
+      if (file) await use(new Uint8Array(await file.arrayBuffer()), file.name);
+    });
+  wireExample(view.importExample, EXAMPLE_FACTS, "facts.json", importBytes);
+  wireFile(view.importFile, importBytes);
+  wireExample(view.manifestExample, EXAMPLE_MANIFEST, "tools.manifest.json", useManifest);
+  wireFile(view.manifestFile, useManifest);
+}
+
 /** "Import a web page": from a URL (CORS permitting) or a saved HTML file, into a named store. */
-function mountPageImport(app: App, status: HTMLElement): HTMLElement {
-  const store = h("input", { id: "facts-page-store", type: "text", required: true, placeholder: "docs", autocomplete: "off", spellcheck: false });
-  const url = h("input", { id: "facts-page-url", type: "url", placeholder: "https://example.org/docs/page.html", autocomplete: "off" });
-  const split = h("select", { id: "facts-page-split" }, h("option", { value: "page" }, "the page's main text"), h("option", { value: "html-table-rows" }, "one fact per table row"));
-  const topic = h("input", { id: "facts-page-topic", type: "text", placeholder: "(the page title)" });
-  const tags = h("input", { id: "facts-page-tags", type: "text", placeholder: "docs, billing" });
-  const fromUrl = h("button", { type: "button", id: "facts-page-import-url" }, "Import from the URL");
-  const fromFile = h("button", { type: "button", id: "facts-page-import-file", class: "secondary" }, "Import a saved HTML page…");
-  const field = (label: string, input: HTMLElement): HTMLElement => h("label", { class: "field" }, h("span", {}, label), input);
+function wirePageImport(app: App, status: HTMLElement, view: PageImportView): void {
+  const { store, url, split, topic, tags, fromUrl, fromFile } = view;
 
   function options(): (FactOptions & { store: string }) | null {
     if (!store.value.trim()) {
@@ -199,18 +157,4 @@ function mountPageImport(app: App, status: HTMLElement): HTMLElement {
     const source = /^https?:\/\//i.test(url.value.trim()) ? url.value.trim() : `file:${file.name}`;
     void run(file.name, async (mod) => mod.importHtml(await app.stores.facts(), bytes, { ...opts, url: source }));
   });
-
-  return h(
-    "section",
-    { class: "facts-page", "aria-labelledby": "facts-page-h" },
-    h("h3", { id: "facts-page-h" }, "Import a web page"),
-    h(
-      "p",
-      { class: "muted small" },
-      "The page's main text (navigation, scripts and boilerplate dropped) or its table rows become facts, each recording the page's URL and sha256. A browser page can fetch another site only when that site allows it (CORS); most do not. Then save the page in your browser (Save page as… → Webpage, HTML only) and import the saved file, with its URL above if you want links made absolute.",
-    ),
-    h("div", { class: "field-row" }, field("Store", store), field("Page URL", url)),
-    h("div", { class: "field-row" }, field("Split into", split), field("Topic", topic), field("Tags", tags)),
-    h("div", { class: "button-row" }, fromUrl, fromFile),
-  );
 }

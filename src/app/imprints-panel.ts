@@ -1,36 +1,20 @@
-// Neural Imprints: learn from a sample (the example or a file) with the current engine and frozen
-// tools, list / export / import / delete, and use one for chat (the session then restores it
-// through the schema-level gate and says tool_instruction_mode: "imprint").
+// Neural Imprints, the panel's controller: learn from a sample (the example or a file) with the
+// current engine and frozen tools, list / export / import / delete, and use one for chat (the
+// session then restores it through the schema-level gate and says tool_instruction_mode:
+// "imprint"). The view is imprints-view.ts.
 import { toErrorJson } from "../contract/errors.ts";
 import { learn } from "../imprint/learn.ts";
 import { parseLearnSampleText } from "../imprint/sample.ts";
 import { exportImprint, importImprint } from "../imprint/transfer.ts";
 import type { App } from "./app.ts";
-import { download, errorText, h, pickFile, pretty, replace, setStatus } from "./dom.ts";
+import { download, errorText, pickFile, setStatus } from "./dom.ts";
+import { mountImprintsView, renderImprints, renderLearnResult, type ImprintsView } from "./imprints-view.ts";
 
 const EXAMPLE_SAMPLE = "/examples/learn_sample.json";
 
 export function mountImprintsPanel(app: App, root: HTMLElement): void {
-  const learnExample = h("button", { type: "button", id: "learn-example" }, "Learn from the example sample");
-  const learnFile = h("button", { type: "button", id: "learn-file", class: "secondary" }, "Learn from a sample file…");
-  const importBtn = h("button", { type: "button", id: "imprint-import", class: "secondary" }, "Import an imprint…");
-  const stopUsing = h("button", { type: "button", id: "imprint-stop", class: "secondary", hidden: true }, "Stop using the imprint");
-  const status = h("p", { id: "imprint-status", class: "status", role: "status", "aria-live": "polite" });
-  const list = h("ul", { id: "imprint-list", class: "card-list", "aria-label": "Stored imprints" });
-  const lastLearn = h("div", { id: "imprint-learned" });
-  replace(
-    root,
-    h("h2", {}, "Neural Imprints"),
-    h(
-      "p",
-      { class: "muted" },
-      "An imprint bakes the tool contract, a sample's profile and its tool policy into a sealed prefix bound to the model. Restoring it checks model, tool names and every schema hash before anything is generated.",
-    ),
-    h("div", { class: "button-row" }, learnExample, learnFile, importBtn, stopUsing),
-    status,
-    lastLearn,
-    list,
-  );
+  const view = mountImprintsView(root);
+  const { status, list, stopUsing } = view;
 
   async function refresh(): Promise<void> {
     let rows;
@@ -41,53 +25,7 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
       return;
     }
     stopUsing.hidden = !app.imprint;
-    replace(list);
-    if (!rows.length) list.appendChild(h("li", { class: "muted" }, "No imprints stored yet."));
-    for (const r of [...rows].reverse()) {
-      const inUse = app.imprint?.id === r.id;
-      list.appendChild(
-        h(
-          "li",
-          { class: `card${inUse ? " in-use" : ""}`, "data-imprint-id": r.id },
-          h("p", {}, h("strong", {}, r.id), inUse ? h("span", { class: "badge level-read" }, "in use") : null, r.corrupted ? h("span", { class: "badge level-commit" }, "corrupted") : null),
-          h("p", { class: "small muted" }, `model ${r.model_id ?? "—"} · sample ${r.sample_id ?? "—"} · tools ${r.tools?.join(", ") ?? "none"} · ${r.created_at ? new Date(r.created_at).toLocaleString() : ""}`),
-          h(
-            "div",
-            { class: "button-row" },
-            h("button", { type: "button", class: "small", disabled: r.corrupted || inUse, onclick: () => void use(r.id), "data-action": "use" }, "Use for chat"),
-            h("button", { type: "button", class: "small secondary", disabled: r.corrupted, onclick: () => void exportOne(r.id) }, "Export"),
-            h("button", { type: "button", class: "small danger", onclick: () => void remove(r.id) }, "Delete"),
-          ),
-        ),
-      );
-    }
-  }
-
-  async function runLearn(text: string, name: string): Promise<void> {
-    const engine = app.engine;
-    const toolset = app.current?.toolset ?? null;
-    if (!engine) return;
-    setStatus(status, `Learning from ${name} with ${engine.info().label}…`, "busy");
-    try {
-      const sample = parseLearnSampleText(text);
-      const scripted = engine.info().kind === "scripted";
-      // The scripted demo has no model to evaluate: say so rather than score replayed text.
-      const r = await learn({ sample, toolset, engine, store: await app.stores.imprints(), receipts: app.stores.receipts, evaluate: !scripted });
-      setStatus(status, `Learned ${r.imprint_id}${scripted ? " (evaluation skipped: the scripted demo has no model to evaluate)" : ""}.`, "ok");
-      replace(
-        lastLearn,
-        h(
-          "details",
-          {},
-          h("summary", {}, `Learn result ${r.imprint_id}`),
-          h("pre", { class: "json small" }, pretty({ imprint_id: r.imprint_id, prefix_sha256: r.prefix_sha256, active_set_sha256: r.active_set_sha256, evaluation: r.evaluation, warnings: r.warnings })),
-        ),
-      );
-      app.emit("imprints");
-      app.emit("receipts");
-    } catch (err) {
-      setStatus(status, `Learn failed: ${errorText(toErrorJson(err))}`, "error");
-    }
+    renderImprints(list, rows, app.imprint?.id, { use: (id) => void use(id), exportOne: (id) => void exportOne(id), remove: (id) => void remove(id) });
   }
 
   async function use(id: string): Promise<void> {
@@ -125,7 +63,38 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
     void refresh();
   }
 
-  learnExample.addEventListener("click", async () => {
+  wireLearn(app, view);
+  wireImportAndStop(app, view, refresh);
+  app.on((change) => {
+    if (change === "imprints" || change === "session") void refresh();
+  });
+  void refresh();
+}
+
+/** "Learn from the example sample" and "Learn from a sample file…": a learn with the current
+ *  engine and frozen tools; its result is shown and the imprints and receipts lists hear of it. */
+function wireLearn(app: App, view: ImprintsView): void {
+  const { status } = view;
+  async function runLearn(text: string, name: string): Promise<void> {
+    const engine = app.engine;
+    const toolset = app.current?.toolset ?? null;
+    if (!engine) return;
+    setStatus(status, `Learning from ${name} with ${engine.info().label}…`, "busy");
+    try {
+      const sample = parseLearnSampleText(text);
+      const scripted = engine.info().kind === "scripted";
+      // The scripted demo has no model to evaluate: say so rather than score replayed text.
+      const r = await learn({ sample, toolset, engine, store: await app.stores.imprints(), receipts: app.stores.receipts, evaluate: !scripted });
+      setStatus(status, `Learned ${r.imprint_id}${scripted ? " (evaluation skipped: the scripted demo has no model to evaluate)" : ""}.`, "ok");
+      renderLearnResult(view.lastLearn, r);
+      app.emit("imprints");
+      app.emit("receipts");
+    } catch (err) {
+      setStatus(status, `Learn failed: ${errorText(toErrorJson(err))}`, "error");
+    }
+  }
+
+  view.learnExample.addEventListener("click", async () => {
     const res = await fetch(EXAMPLE_SAMPLE);
     if (!res.ok) {
       setStatus(status, `Could not load ${EXAMPLE_SAMPLE}: HTTP ${res.status}`, "error");
@@ -133,11 +102,16 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
     }
     await runLearn(await res.text(), "learn_sample.json");
   });
-  learnFile.addEventListener("click", async () => {
+  view.learnFile.addEventListener("click", async () => {
     const file = await pickFile(".json,application/json");
     if (file) await runLearn(await file.text(), file.name);
   });
-  importBtn.addEventListener("click", async () => {
+}
+
+/** "Import an imprint…" (its seal is verified) and "Stop using the imprint"; both refresh the list. */
+function wireImportAndStop(app: App, view: ImprintsView, refresh: () => Promise<void>): void {
+  const { status } = view;
+  view.importBtn.addEventListener("click", async () => {
     const file = await pickFile(".json,application/json");
     if (!file) return;
     try {
@@ -148,7 +122,7 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
     }
     void refresh();
   });
-  stopUsing.addEventListener("click", async () => {
+  view.stopUsing.addEventListener("click", async () => {
     app.imprint = null;
     try {
       await app.newSession();
@@ -158,8 +132,4 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
     }
     void refresh();
   });
-  app.on((change) => {
-    if (change === "imprints" || change === "session") void refresh();
-  });
-  void refresh();
 }

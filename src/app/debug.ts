@@ -25,11 +25,11 @@ declare global {
   }
 }
 
-export function isDebug(): boolean {
+function isDebug(): boolean {
   return new URLSearchParams(location.search).has("debug");
 }
 
-export function debugHook(host: BrowserRunnerHost): EdgeDebugHook {
+function debugHook(host: BrowserRunnerHost): EdgeDebugHook {
   return {
     host,
     createHost: (options) => createBrowserRunnerHost(options),

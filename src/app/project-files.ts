@@ -21,7 +21,7 @@ export interface ProjectFilesHooks {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The text of a file, or null for one that is not UTF-8 text. */
-export function textOf(data: Uint8Array): string | null {
+function textOf(data: Uint8Array): string | null {
   try {
     const text = utf8.decode(data);
     return text.includes("\0") ? null : text;

@@ -18,7 +18,7 @@ export interface TryToolPanel {
 }
 
 /** The receipt of a direct tool call from the playground (no model involved). */
-export function tryReceiptBody(toolset: FrozenToolset, report: ToolCallReport): ReceiptBody {
+function tryReceiptBody(toolset: FrozenToolset, report: ToolCallReport): ReceiptBody {
   const tool = toolset.active.find((t) => t.schema.name === report.tool_name);
   return directCallReceiptBody(toolset, report, {
     kind: "tool_call",

@@ -9,11 +9,6 @@ import llamaWorkerUrl from "../../workers/llamacpp.worker.ts?worker&url";
 /** True in the widget's library build (vite.widget.config.ts sets mode "widget"). */
 const WIDGET_BUILD = import.meta.env.MODE === "widget";
 
-/** The folder this module was loaded from (the asset host), e.g. https://assets.example/widget/. */
-export function widgetAssetBase(): string {
-  return new URL("./", import.meta.url).href;
-}
-
 /** Where Pyodide's files are fetched from: `<asset base>pyodide/` in the widget build. */
 export function pyodideBaseUrl(): string {
   // Pyodide's files are copied next to the widget at build time (not bundled): resolved at runtime.

@@ -24,7 +24,7 @@ export interface TranscriptViewContext {
   reject(id: string): void;
 }
 
-export function json(value: unknown): string {
+function json(value: unknown): string {
   try {
     return JSON.stringify(value, null, 2) ?? String(value);
   } catch {

@@ -13,7 +13,7 @@
 //    script-src), so it must be one classic script with no imports left in it. The bundle is made
 //    with Vite's own `build()` (Rolldown, `write: false`), in dev on first request and again when a
 //    bundled file changes.
-import { readdirSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -21,7 +21,9 @@ import { build, defineConfig, type Plugin, type ViteDevServer } from "vite";
 import { VitePWA } from "vite-plugin-pwa";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
-const pyodideDir = path.join(root, "node_modules", "pyodide");
+// Its real path: the bundler names modules by real path, so a linked node_modules (a git worktree
+// sharing another checkout's) must still match in pyodideWithoutImportMeta.
+const pyodideDir = realpathSync(path.join(root, "node_modules", "pyodide"));
 
 /** The only Pyodide files the app fetches (no wheels: tools use the standard library only).
  *  Pyodide's JavaScript (pyodide.mjs, pyodide.asm.mjs) is inside the runner worker bundle. */

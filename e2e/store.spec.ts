@@ -30,7 +30,7 @@ test("receipts appended in a page are still there after a reload, in order, and 
   // Appending after the reload continues the same chain.
   expect(await page.evaluate(() => window.edgeStoreTest.append(1, "second"))).toEqual({ ok: true, value: [4] });
   // A duplicate id is refused and nothing is written.
-  expect(await page.evaluate(() => window.edgeStoreTest.append(1, "first"))).toMatchObject({ ok: false, code: "invalid_argument" });
+  expect(await page.evaluate(() => window.edgeStoreTest.append(1, "first"))).toMatchObject({ ok: false, code: "receipt_id_conflict" });
   const got = await page.evaluate(() => window.edgeStoreTest.get("second-0"));
   expect(got.ok && got.value?.prev_receipt_sha256).toBe(list.ok && list.value[2]!.receipt_sha256);
   expect(await page.evaluate(() => window.edgeStoreTest.verify())).toEqual({ ok: true, value: { ok: true, count: 4 } });

@@ -44,9 +44,9 @@ def _check_bytes(source, expected_sha256):
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
-        return None, _err("invalid_argument", f"source must be bytes, got {type(source).__name__}")
+        return None, _err("runner_job_invalid", f"source must be bytes, got {type(source).__name__}")
     if not isinstance(expected_sha256, str) or not _SHA256_RE.fullmatch(expected_sha256):
-        return data, _err("invalid_argument", f"expected_sha256 must be 'sha256:<64 lowercase hex>', got {expected_sha256!r}")
+        return data, _err("runner_job_invalid", f"expected_sha256 must be 'sha256:<64 lowercase hex>', got {expected_sha256!r}")
     actual = _sha256_of(data)
     if not hmac.compare_digest(actual, expected_sha256):
         return data, _err(
@@ -255,7 +255,7 @@ class _Project:
         except (TypeError, ValueError, KeyError):
             ok = False
         if not ok:
-            self.error = _err("invalid_argument", "The tools project's manifest is malformed or does not match its tools_bundle_sha256; nothing was imported.")
+            self.error = _err("tools_project_manifest_invalid", "The tools project's manifest is malformed or does not match its tools_bundle_sha256; nothing was imported. Freeze the project again (start a new session).")
             return
         self.root, self.entry, self.files = root, entry, files
 
@@ -276,7 +276,7 @@ class _Project:
         if self.error is not None:
             return self.error
         if self.files.get(self.entry) != expected_sha256:
-            return _err("invalid_argument", "The tools project's manifest does not hold the tools file's frozen hash; nothing was imported.")
+            return _err("tools_project_manifest_invalid", "The tools project's manifest does not hold the tools file's frozen hash; nothing was imported. Freeze the project again (start a new session).")
         found = self._mounted()
         differ = sorted(p for p in set(found) | set(self.files) if found.get(p) != self.files.get(p))
         if not differ:

@@ -58,7 +58,7 @@ export function goalTools(vfs: EdgeVfs, sessionId: string): AnyToolDefinition[] 
     meta,
     async execute({ objective, success_criteria }) {
       const goals = await load();
-      if (goals.length >= MAX_GOALS) throw new EdgeError("invalid_argument", { limit: MAX_GOALS }, `This session already has ${MAX_GOALS} goals; update existing ones instead.`);
+      if (goals.length >= MAX_GOALS) throw new EdgeError("goal_limit_exceeded", { limit: MAX_GOALS }, `This session already has ${MAX_GOALS} goals; update existing ones instead.`);
       const now = new Date().toISOString();
       const goal: Goal = { goal_id: `goal_${randomHex(6)}`, objective, success_criteria: success_criteria ?? "", status: "active", notes: [], created_at: now, updated_at: now };
       await save([...goals, goal]);

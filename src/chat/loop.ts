@@ -67,7 +67,7 @@ export function createLoop(setup: LoopSetup): Pick<ChatSession, "chat" | "reset"
 }
 
 async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: string, turn: ChatTurnOptions): Promise<ChatRun> {
-  if (typeof prompt !== "string" || prompt.trim() === "") throw new EdgeError("invalid_argument", {}, "The prompt is empty.");
+  if (typeof prompt !== "string" || prompt.trim() === "") throw new EdgeError("empty_prompt");
   const { engine, schemas, contract, imprint } = setup;
   const runId = `run_${randomHex(12)}`;
   const info = engine.info();

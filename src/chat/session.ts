@@ -18,10 +18,10 @@ import { DEFAULT_MAX_CALLS, type ChatRun, type ChatSession, type ChatSessionOpti
 export async function createChatSession(options: ChatSessionOptions): Promise<ChatSession> {
   refuseRetiredToolOptions(options);
   const maxCalls = options.maxCalls ?? DEFAULT_MAX_CALLS;
-  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_argument", {}, "maxCalls must be a non-negative integer.");
+  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_option", {}, "maxCalls must be a non-negative integer.");
 
   const { host, tools } = options;
-  if ((tools?.kind === "file" || tools?.kind === "toolset") && !host) throw new EdgeError("invalid_argument", {}, "A runner host is needed to run Python tools.");
+  if ((tools?.kind === "file" || tools?.kind === "toolset") && !host) throw new EdgeError("invalid_option", {}, "A runner host is needed to run Python tools.");
   // Freeze once per session.
   const toolset = tools?.kind === "toolset" ? tools.toolset : tools?.kind === "file" && host ? await freezeToolset(tools.source, host, tools.selection) : null;
   const surface = tools?.kind === "surface" ? tools.surface : null;

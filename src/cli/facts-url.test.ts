@@ -140,7 +140,7 @@ describe("edge facts crawl-url", () => {
     expect(capped.code, capped.out).toBe(0);
     expect(capped.json.pages.length + capped.json.skipped.length).toBe(2);
     const ceiling = await cli("facts", "crawl-url", `${site.origin}/docs/`, "--store", "huge", ...BOUNDS.slice(0, 2), "--max-urls", "100000", ...BOUNDS.slice(4), "--json");
-    expect(ceiling.json.error.code).toBe("invalid_argument");
+    expect(ceiling.json.error.code).toBe("invalid_option");
   });
 
   it("fails the whole crawl, writing nothing, on a redirect to another origin or past the total byte bound", async () => {

@@ -146,7 +146,7 @@ export async function manifestCommand(
     try {
       sample = JSON.parse(await readFile(options.learnSample, "utf8"));
     } catch (err) {
-      throw new EdgeError("invalid_argument", { path: options.learnSample }, `The learn sample ${options.learnSample} is not a readable JSON file: ${(err as Error).message}`);
+      throw new EdgeError("invalid_learn_sample", { path: options.learnSample }, `The learn sample ${options.learnSample} is not a readable JSON file: ${(err as Error).message}`);
     }
     report.warnings.push(...compareWithSchemaExport(report, sample));
   }

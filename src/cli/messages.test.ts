@@ -114,7 +114,7 @@ describe("a missing piece names the way on", () => {
     expect(chat.code).toBe(1);
     expect(chat.err).toContain("webgpu_unavailable: The web-llm engine needs WebGPU, which Node does not have: run a GGUF model here with --model FILE.gguf (once: npm run setup:llama),");
     const ws = await edge("workspace", "import", join(tmp, "no-data"), "--json");
-    expectFailureShape(ws, "invalid_argument");
+    expectFailureShape(ws, "path_unreadable");
     expect(ws.json.error.message).toBe(`${join(tmp, "no-data")} does not exist; check the path (a folder, a .zip or one file).`);
     const sample = await edge("learn", "run", "--sample-file", join(tmp, "no-sample.json"), "--tools", TOOLS, "--engine", "scripted", "--script", join(EXAMPLES, "learn_outputs.json"), "--json");
     expectFailureShape(sample, "invalid_learn_sample");

@@ -65,7 +65,7 @@ async function ls(vfs: EdgeVfs, io: CliIO, json: boolean): Promise<number> {
 /** A zip, a folder (its regular files; links are refused) or one file, as one change. */
 async function importSource(vfs: EdgeVfs, source: string, into: string): Promise<{ files: number; bytes: number; paths: string[] }> {
   const st = await lstat(source).catch(() => null);
-  if (!st) throw new EdgeError("invalid_argument", { path: source }, `${source} does not exist; check the path (a folder, a .zip or one file).`);
+  if (!st) throw new EdgeError("path_unreadable", { path: source }, `${source} does not exist; check the path (a folder, a .zip or one file).`);
   if (st.isFile() && source.toLowerCase().endsWith(".zip")) return importZip(vfs, new Uint8Array(await readFile(source)), into);
   const items: { path: string; data: Uint8Array }[] = [];
   const add = async (full: string, rel: string): Promise<void> => {

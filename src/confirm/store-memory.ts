@@ -27,7 +27,7 @@ export function createMemoryPendingStore(): PendingStore {
       if (!current) return { current: undefined, written: null };
       const next = fn(clone(current));
       if (!next) return { current: clone(current), written: null };
-      if (next.id !== id) throw new EdgeError("invalid_argument", {}, "A pending action's id cannot change.");
+      if (next.id !== id) throw new EdgeError("pending_action_id_changed", {}, "A pending action's id cannot change.");
       records.set(id, clone(next));
       return { current: clone(next), written: clone(next) };
     },

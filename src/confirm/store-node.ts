@@ -82,7 +82,7 @@ export function createNodePendingStore(options: NodePendingStoreOptions = {}): N
           if (!current) return { current: undefined, written: null };
           const next = fn(current);
           if (!next) return { current, written: null };
-          if (next.id !== id) throw new EdgeError("invalid_argument", {}, "A pending action's id cannot change.");
+          if (next.id !== id) throw new EdgeError("pending_action_id_changed", {}, "A pending action's id cannot change.");
           await write(next, false);
           return { current: next, written: next };
         },

@@ -125,7 +125,7 @@ describe("the error table", () => {
     const e = new EdgeError("unknown_tool", { tool: "x", secret: "not printed" });
     expect(e.message).toBe(ERRORS.unknown_tool);
     expect(e.toJSON()).toEqual({ code: "unknown_tool", message: ERRORS.unknown_tool, tool: "x" });
-    expect(toErrorJson(new Error("boom"))).toEqual({ code: "invalid_argument", message: "boom" });
+    expect(toErrorJson(new Error("boom"))).toEqual({ code: "internal_error", message: "boom" });
     expect(errorJson("tool_raised", { line: 3 })).toEqual({ code: "tool_raised", message: ERRORS.tool_raised, line: 3 });
     expect(isErrorCode("nope")).toBe(false);
   });

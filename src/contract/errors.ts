@@ -31,6 +31,12 @@ export const ERRORS = {
   tools_root_invalid: "The tools root must be a folder that contains the tools file; pass --tools-root DIR with the tools file inside DIR.",
   no_tools_found:
     "The file defines no @edge_tool functions, so no tool is available; decorate a function with @edge_tool (from edgestudio.tools import edge_tool).",
+  tools_project_path_unmountable:
+    "A file in the tools project has a name Edge cannot mount (a control character, an empty, . or .. part, or a name over 255 bytes); rename the file.",
+  tools_project_manifest_invalid:
+    "The tools project's manifest is malformed or does not hold the tools file's frozen hash, so nothing was imported; start a new session (or run edge tools validate) to freeze the project again.",
+  invalid_tool_spec:
+    "defineTool() was given a tool it cannot use (its description, execute, parameters or timeoutMs; the message names it), or register() something defineTool() did not make; fix that field.",
 
   // ── Python packages of a tools project (issue 25, src/packages, docs/packages.md) ──────────
   python_package_missing:
@@ -61,6 +67,8 @@ export const ERRORS = {
   runner_crashed:
     "The tool's runner died (out of memory, sys.exit/os._exit, or a crash); its result was not used. Make the tool use less memory and return instead of exiting; the next call gets a fresh runner.",
   runner_boot_failed: "The Python runner could not start; reload the page or reinstall the package.",
+  runner_job_invalid:
+    "The runner was sent a job it cannot run (tools source that is not bytes, or a hash that is not 'sha256:<64 hex>'); send the tools file's bytes and its sha256 as the runner protocol says.",
   runner_reply_unverified:
     "The runner's reply did not carry a valid signature for this call, so it was not trusted. Run the call again; if it keeps happening, the tool interferes with its runner (it writes to the runner's channel or replaces its code): fix the tool.",
   runner_reply_oversized:
@@ -83,7 +91,18 @@ export const ERRORS = {
   tool_blocked: "A post-execute policy blocked this tool's result; it was not used. Change the policy that blocked it, or the tool's result.",
   tool_confirmation_required: "This commit tool needs explicit confirmation before it runs; use the confirmation card or command.",
   aborted: "The run was cancelled; the running tool was stopped and its result discarded. Send the prompt again to run it.",
+  // Nothing raises invalid_argument any more (each of its families has a code of its own, issue 26);
+  // it stays so that receipts and replies written by earlier versions still read.
   invalid_argument: "A value passed to the library or command is not valid; see the message details.",
+  invalid_option:
+    "An option (a command-line flag or an option passed to Edge's library) has a value it cannot take; the message names the option and the values it takes, so fix that value.",
+  empty_prompt: "The prompt is empty; type a question or an instruction, then send it again.",
+  already_closed:
+    "This object was closed (a runner host that was shut down, or a widget that left the page) and cannot be used again; create a new one.",
+  not_canonical_json:
+    "This value cannot be hashed as canonical JSON (RFC 8785): it holds undefined, a function, NaN/Infinity, a cycle or a non-plain object; pass plain JSON values.",
+  internal_error:
+    "Edge failed in a way it does not expect (the message has the details); try again, and report the steps if it happens again.",
   usage_error: "The command line is not valid; run `edge --help` for usage.",
 
   // ── the tool runtime (docs/contract.md §10) ───────────────────────────────────────────────────────
@@ -105,6 +124,12 @@ export const ERRORS = {
   model_runtime_missing:
     "Running a model in Node needs the optional llama.cpp runtime, which is not installed; see the message for the one command that installs it.",
   unknown_model: "This build cannot run a model by that name; pick one from the list in the message, or pass a GGUF file path or URL.",
+  model_source_unsupported:
+    "This kind of model source cannot be used here (Node loads a file path or a URL; a browser loads a URL or a file the person picked); pass one of those.",
+  invalid_chat_messages:
+    "The chat messages are not a conversation the engine can take (empty, wrong roles or order, or a message without text; the message says which); fix the messages passed to the engine.",
+  response_format_unsupported:
+    "The engine cannot turn this response format or grammar into a constraint (the message names the part); use a part this engine supports, or leave it out.",
   context_window_exceeded:
     "This turn does not fit the model's context window even after dropping older turns (the prompt or a tool result is too large); shorten the prompt, return smaller tool results, reset the conversation, or load a model with a larger context.",
   model_output_empty:
@@ -124,6 +149,8 @@ export const ERRORS = {
   receipt_chain_broken:
     "The receipt chain is broken: a receipt was changed, removed or reordered. Export the receipts again from the store that wrote them; never edit an export.",
   receipt_not_found: "No receipt with this id is stored; list the ids with `edge receipts list` (or the Receipts tab).",
+  receipt_id_conflict:
+    "A receipt with this id is already stored and receipt ids are unique, so nothing was written; give the run a new id, or let Edge make one.",
 
   // ── authoring a tools.py, added by the Python runner (runner-pyodide/edge_runner/) ──
   invalid_tool_definition:
@@ -133,6 +160,8 @@ export const ERRORS = {
 
   // ── receipts files, added by the receipt store/CLI (src/receipts, src/cli/receipts.ts) ──
   receipts_file_unreadable: "The receipts file could not be read; check the path and its permissions.",
+  receipts_file_invalid:
+    "The receipts file is not JSON Lines of receipt objects (the message names the line); export the receipts again from the store that wrote them, never edit an export.",
 
   // ── local facts and tool manifests (docs/contract.md §8), added by src/facts ──
   invalid_facts_file:
@@ -159,6 +188,9 @@ export const ERRORS = {
   not_an_image: "read_image: the file is not a PNG, JPEG, GIF or WebP image; read it with read_file, or convert it.",
   image_too_large: "read_image: the image is larger than the size limit for images handed to the model; scale it down first.",
   goal_not_found: "No goal with this id exists in this session; create it with create_goal first.",
+  goal_limit_exceeded: "This session already holds the most goals it can (the message says how many); change an existing goal with update_goal instead of creating another.",
+  invalid_workspace_name: "Workspace names are 1–64 characters of A–Z, a–z, 0–9, _ and -; pick a name of that form.",
+  path_unreadable: "The file or folder named does not exist or cannot be read; check the path and its permissions.",
   web_search_unavailable:
     "Web search is off: the host page has not configured a search provider (Edge makes no network request of its own). Configure a provider to enable it.",
   web_search_failed: "The configured web search provider failed; no results were used. Try again later, or check the provider's configuration.",
@@ -215,6 +247,8 @@ export const ERRORS = {
   confirmation_binding_mismatch:
     "The stored pending action no longer matches what was bound when it was created (arguments, tool schema, active set or hashes changed); nothing ran. Ask again in chat to create a new one.",
   confirmation_rejected: "This pending action was rejected; it can no longer be confirmed. Ask again in chat to create a new one.",
+  pending_action_id_changed:
+    "An update to a pending action tried to change its id, so nothing was written; return the record with its own id from the update.",
 
   // ── Edge Studio's commands as written (issue 13), added by src/cli and src/facts ──────
   tools_file_is_json:
@@ -245,6 +279,10 @@ export const ERRORS = {
     "Edge's MCP server could not listen on that address (the port is in use or not allowed); pick another port with --http 127.0.0.1:PORT (0 picks a free one).",
   mcp_host_not_loopback:
     "edge mcp serve --http listens on the loopback interface only (127.0.0.1, ::1 or localhost), so no other machine can reach your tools; use --http 127.0.0.1:PORT.",
+
+  // ── the <edge-chat> widget (docs/widget.md), added by src/widget ──────────────────────────
+  widget_config_invalid:
+    "The <edge-chat> element's attributes do not make a working setup (the message names the attribute and what it needs); fix that attribute in the page's HTML.",
 
   // ── the built `edge` command (issue 23), printed by bin/edge.mjs (scripts/cli-cache.mjs) ──
   cli_build_failed:
@@ -296,8 +334,8 @@ function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** Any thrown value as an error object of the table (unknown errors become invalid_argument). */
+/** Any thrown value as an error object of the table (a value that is not an EdgeError is internal_error). */
 export function toErrorJson(err: unknown): ErrorJson {
   if (err instanceof EdgeError) return err.toJSON();
-  return errorJson("invalid_argument", { message: err instanceof Error ? err.message : String(err) });
+  return errorJson("internal_error", { message: err instanceof Error ? err.message : String(err) });
 }

@@ -193,7 +193,7 @@ const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool
  */
 export function validateMessages(messages: readonly ChatMessage[]): void {
   const bad = (reason: string, index?: number): never => {
-    throw new EdgeError("invalid_argument", { reason, index }, `Invalid chat messages: ${reason}.`);
+    throw new EdgeError("invalid_chat_messages", { reason, index }, `Invalid chat messages: ${reason}.`);
   };
   if (!Array.isArray(messages) || messages.length === 0) bad("at least one message is needed");
   messages.forEach((m, i) => {

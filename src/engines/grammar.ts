@@ -19,12 +19,12 @@ export const TEXT_ANSWER_PATTERN = "[^{\\s][\\s\\S]*";
 
 function sortedTools(tools: readonly GuidedTool[]): GuidedTool[] {
   if (tools.length === 0) {
-    throw new EdgeError("invalid_argument", { reason: "no_tools" }, "Guided tool calls need at least one active tool.");
+    throw new EdgeError("response_format_unsupported", { reason: "no_tools" }, "Guided tool calls need at least one active tool.");
   }
   const seen = new Set<string>();
   for (const t of tools) {
     if (seen.has(t.name)) {
-      throw new EdgeError("invalid_argument", { tool: t.name }, `Tool "${t.name}" appears twice in the guided-call set.`);
+      throw new EdgeError("response_format_unsupported", { tool: t.name }, `Tool "${t.name}" appears twice in the guided-call set.`);
     }
     seen.add(t.name);
   }

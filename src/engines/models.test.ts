@@ -74,7 +74,7 @@ describe("explicit model ids", () => {
     expect(resolveModel(list, "Qwen3-1.7B-q4f16_1-MLC", { shaderF16: true }).model_id).toBe("Qwen3-1.7B-q4f16_1-MLC");
   });
 
-  it("an unknown id is invalid_argument; an embedding model is not a chat model", () => {
+  it("an unknown id is unknown_model; an embedding model is not a chat model", () => {
     expect(() => resolveModel(list, "Nope-1B", { shaderF16: true })).toThrow(/No model "Nope-1B"/);
     const embedding = list.find((r) => Number(r.model_type) === 1);
     expect(embedding).toBeDefined();

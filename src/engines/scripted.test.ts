@@ -108,12 +108,12 @@ describe("ScriptedEngine", () => {
   it("enforces the same message rules as web-llm", async () => {
     const engine = new ScriptedEngine(["a", "b", "c", "d"]);
     await engine.load();
-    expect(await codeOf(engine.chat({ messages: [] }))).toBe("invalid_argument");
+    expect(await codeOf(engine.chat({ messages: [] }))).toBe("invalid_chat_messages");
     expect(
       await codeOf(engine.chat({ messages: [{ role: "user", content: "q" }, { role: "system", content: "late" }, { role: "user", content: "q" }] })),
-    ).toBe("invalid_argument");
+    ).toBe("invalid_chat_messages");
     expect(await codeOf(engine.chat({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }] }))).toBe(
-      "invalid_argument",
+      "invalid_chat_messages",
     );
     // Rejected requests do not consume the script.
     expect(engine.turnsUsed).toBe(0);

@@ -98,7 +98,7 @@ function fnv1a(text: string): string {
 
 function checkPrefix(prefix: string): string {
   if (prefix.trim() === "" || prefix.length > URL_IMPORT_LIMITS.prefixChars || /[\u0000-\u001f\u007f]/.test(prefix)) {
-    throw new EdgeError("invalid_argument", { fact_id_prefix: prefix }, `--fact-id-prefix must be 1–${URL_IMPORT_LIMITS.prefixChars} printable characters.`);
+    throw new EdgeError("invalid_option", { fact_id_prefix: prefix }, `--fact-id-prefix must be 1–${URL_IMPORT_LIMITS.prefixChars} printable characters.`);
   }
   return prefix;
 }
@@ -237,7 +237,7 @@ export function checkCrawlBounds(options: Partial<CrawlBounds>): CrawlBounds {
     const v = options[k]!;
     const min = k === "maxDepth" ? 0 : 1;
     if (!Number.isInteger(v) || v < min || v > CRAWL_CEILINGS[k]) {
-      throw new EdgeError("invalid_argument", { bound: k, value: v, ceiling: CRAWL_CEILINGS[k] }, `The crawl's ${BOUND_NAMES[k]} must be an integer from ${min} to ${CRAWL_CEILINGS[k]}; got ${v}.`);
+      throw new EdgeError("invalid_option", { bound: k, value: v, ceiling: CRAWL_CEILINGS[k] }, `The crawl's ${BOUND_NAMES[k]} must be an integer from ${min} to ${CRAWL_CEILINGS[k]}; got ${v}.`);
     }
   }
   return options as CrawlBounds;

@@ -25,7 +25,7 @@ export function parseLoopbackAddress(text: string): HttpAddress {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
   const host = m ? (m[1] ?? m[2]!) : "";
   const port = m ? Number(m[3]) : NaN;
-  if (!m || !(port >= 0 && port <= 65535)) throw new EdgeError("invalid_argument", { address: text }, `--http takes HOST:PORT on the loopback interface, e.g. 127.0.0.1:8765 (0 picks a free port); got "${text}".`);
+  if (!m || !(port >= 0 && port <= 65535)) throw new EdgeError("invalid_option", { address: text }, `--http takes HOST:PORT on the loopback interface, e.g. 127.0.0.1:8765 (0 picks a free port); got "${text}".`);
   if (!(host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host))) throw new EdgeError("mcp_host_not_loopback", { host }, `${ERRORS.mcp_host_not_loopback} (got ${host})`);
   return { host, port };
 }

@@ -72,7 +72,7 @@ export async function listPackages(lock: PyodideLock, store: PackageStore, verif
 
 /** Remove named packages' wheels (not their dependencies, which other packages may need). */
 export async function removePackages(names: readonly string[], lock: PyodideLock, store: PackageStore): Promise<{ name: string; file_name: string; removed: boolean }[]> {
-  if (!names.length) throw new EdgeError("invalid_argument", {}, "Name at least one package to remove (edge packages list shows the stored ones).");
+  if (!names.length) throw new EdgeError("invalid_option", {}, "Name at least one package to remove (edge packages list shows the stored ones).");
   const out: { name: string; file_name: string; removed: boolean }[] = [];
   for (const name of names) {
     const pkg = packageForName(lock, name);

@@ -92,14 +92,14 @@ function splitJsonLines(text: string): Entry[] {
   return entries;
 }
 
-/** Parse JSON Lines into receipts; a line that is not a JSON object is invalid_argument (with its line). */
+/** Parse JSON Lines into receipts; a line that is not a JSON object is receipts_file_invalid (with its line). */
 export function parseJsonLines(text: string): Receipt[] {
   return splitJsonLines(text).map((entry) => {
     if (entry.parseError !== undefined) {
-      throw new EdgeError("invalid_argument", { line: entry.line, reason: entry.parseError }, `Line ${entry.line} is not JSON: ${entry.parseError}`);
+      throw new EdgeError("receipts_file_invalid", { line: entry.line, reason: entry.parseError }, `Line ${entry.line} is not JSON: ${entry.parseError}`);
     }
     if (!isPlainObject(entry.value)) {
-      throw new EdgeError("invalid_argument", { line: entry.line }, `Line ${entry.line} is not a JSON object.`);
+      throw new EdgeError("receipts_file_invalid", { line: entry.line }, `Line ${entry.line} is not a JSON object.`);
     }
     return entry.value as unknown as Receipt;
   });

@@ -34,7 +34,7 @@ export function createIdbReceiptStore(db: EdgeDb, options: IdbReceiptStoreOption
       const current = await tx.store.index("by_seq").openCursor(null, "prev");
       if ((current?.value.receipt_sha256 ?? null) !== (prev?.receipt_sha256 ?? null)) return null; // lost the race
       if ((await tx.store.getKey(receipt.id)) !== undefined) {
-        throw new EdgeError("invalid_argument", { id: receipt.id }, `A receipt with id ${receipt.id} is already stored; receipt ids must be unique.`);
+        throw new EdgeError("receipt_id_conflict", { id: receipt.id }, `A receipt with id ${receipt.id} is already stored; receipt ids must be unique.`);
       }
       await tx.store.add(receipt);
       return receipt;

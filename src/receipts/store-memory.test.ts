@@ -36,7 +36,7 @@ describe("memory receipt store", () => {
     expect(out[1]!.prev_receipt_sha256).toBe(out[0]!.receipt_sha256);
     const all = await store.list();
     await expect(verifyReceipts(all)).resolves.toMatchObject({ ok: true });
-    await expect(store.append(body("run_a"))).rejects.toMatchObject({ code: "invalid_argument" });
+    await expect(store.append(body("run_a"))).rejects.toMatchObject({ code: "receipt_id_conflict" });
     // Copies out: editing a returned receipt does not change the stored one.
     all[0]!.outcome = "failed_closed";
     expect((await store.get("run_a"))!.outcome).toBe("answered");

@@ -76,7 +76,7 @@ describe("node receipt store", () => {
     const store = createNodeReceiptStore({ dir: tmp });
     await store.append(sampleReceiptBody("same"));
     const err = await rejection(store.append(sampleReceiptBody("same")));
-    expect(err.code).toBe("invalid_argument");
+    expect(err.code).toBe("receipt_id_conflict");
     expect(await store.list()).toHaveLength(1);
   });
 

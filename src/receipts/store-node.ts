@@ -62,7 +62,7 @@ export function createNodeReceiptStore(options: NodeReceiptStoreOptions = {}): R
       await writeFile(path.join(idsDir, `${encodeURIComponent(body.id)}.seq`), String(receipt.seq), { flag: "wx", mode: 0o600 });
     } catch (err) {
       if ((err as { code?: string }).code === "EEXIST") {
-        throw new EdgeError("invalid_argument", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
+        throw new EdgeError("receipt_id_conflict", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
       }
       throw toStorageError(err, "write receipt id", { path: idsDir });
     }

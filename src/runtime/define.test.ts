@@ -45,9 +45,9 @@ describe("defineTool", () => {
   it("refuses parameters that are not an object schema or do not compile strictly", () => {
     const make = (parameters: Record<string, never> | object) => () =>
       defineTool({ name: "t", description: "", parameters: parameters as never, execute: () => 1 });
-    expect(codeOf(make({ type: "string" }))).toBe("invalid_argument");
-    expect(codeOf(make({ type: "object", properties: { a: { type: "strnig" } } }))).toBe("invalid_argument");
-    expect(codeOf(make({ type: "object", unknownKeyword: 1 }))).toBe("invalid_argument");
+    expect(codeOf(make({ type: "string" }))).toBe("invalid_tool_spec");
+    expect(codeOf(make({ type: "object", properties: { a: { type: "strnig" } } }))).toBe("invalid_tool_spec");
+    expect(codeOf(make({ type: "object", unknownKeyword: 1 }))).toBe("invalid_tool_spec");
   });
 
   it("applies the return_direct / prepare / commit output_schema rule", () => {
@@ -61,8 +61,8 @@ describe("defineTool", () => {
 
   it("refuses a non-positive timeoutMs", () => {
     const base = { name: "t", description: "", parameters: params, execute: () => 1 };
-    expect(codeOf(() => defineTool({ ...base, timeoutMs: 0 }))).toBe("invalid_argument");
-    expect(codeOf(() => defineTool({ ...base, timeoutMs: Number.NaN }))).toBe("invalid_argument");
+    expect(codeOf(() => defineTool({ ...base, timeoutMs: 0 }))).toBe("invalid_tool_spec");
+    expect(codeOf(() => defineTool({ ...base, timeoutMs: Number.NaN }))).toBe("invalid_tool_spec");
     expect(defineTool({ ...base, timeoutMs: 5 }).timeoutMs).toBe(5);
   });
 

@@ -11,7 +11,7 @@ export class ToolRegistry {
 
   register(def: AnyToolDefinition): Disposer {
     if (!isToolDefinition(def)) {
-      throw new EdgeError("invalid_argument", {}, "register() takes a definition made by defineTool().");
+      throw new EdgeError("invalid_tool_spec", {}, "register() takes a definition made by defineTool().");
     }
     if (this.#tools.has(def.name)) {
       throw new EdgeError("duplicate_tool_name", { tool: def.name }, `A tool named "${def.name}" is already registered.`);
@@ -35,7 +35,7 @@ export class ToolRegistry {
   schemas(query: SchemaQuery = {}): ToolSchema[] {
     const { allow, limit } = query;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) {
-      throw new EdgeError("invalid_argument", { limit }, "schemas(): limit must be a non-negative integer.");
+      throw new EdgeError("invalid_option", { limit }, "schemas(): limit must be a non-negative integer.");
     }
     const allowed = allow ? new Set(allow) : null;
     const picked = this.list().filter((def) => allowed === null || allowed.has(def.name));

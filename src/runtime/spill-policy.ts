@@ -31,7 +31,7 @@ export interface SpilledResult {
 export function spillPolicy(options: SpillPolicyOptions): PostExecuteHook {
   const limit = options.inlineLimitBytes;
   if (!(Number.isInteger(limit) && limit >= 0)) {
-    throw new EdgeError("invalid_argument", { inlineLimitBytes: limit }, "spillPolicy: inlineLimitBytes must be a non-negative integer.");
+    throw new EdgeError("invalid_option", { inlineLimitBytes: limit }, "spillPolicy: inlineLimitBytes must be a non-negative integer.");
   }
   const previewChars = options.previewChars ?? Math.min(1000, Math.floor(limit / 8));
   const appliesTo = options.appliesTo ?? (() => true);

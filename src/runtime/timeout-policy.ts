@@ -12,7 +12,7 @@ export interface TimeoutPolicyOptions {
 export function timeoutPolicy(options: TimeoutPolicyOptions = {}): AroundDispatchHook {
   const { defaultMs } = options;
   if (defaultMs !== undefined && !(Number.isFinite(defaultMs) && defaultMs > 0)) {
-    throw new EdgeError("invalid_argument", { defaultMs }, "timeoutPolicy: defaultMs must be a positive number.");
+    throw new EdgeError("invalid_option", { defaultMs }, "timeoutPolicy: defaultMs must be a positive number.");
   }
   return ({ tool }) => {
     const ms = tool.timeoutMs ?? defaultMs;

@@ -104,7 +104,7 @@ export function skipFiles(all: Record<string, Uint8Array>): { files: Record<stri
 /** The host's own check of a snapshot (a source should stop early): mountable paths, the limits. */
 export function checkProject(snapshot: ProjectSnapshot, limits: ProjectLimits = DEFAULT_PROJECT_LIMITS): void {
   const paths = Object.keys(snapshot.files);
-  for (const path of paths) if (!isProjectPath(path)) throw new EdgeError("invalid_argument", { path }, `The tools project holds a path Edge cannot mount: ${JSON.stringify(path)}; rename the file.`);
+  for (const path of paths) if (!isProjectPath(path)) throw new EdgeError("tools_project_path_unmountable", { path }, `The tools project holds a path Edge cannot mount: ${JSON.stringify(path)}; rename the file.`);
   const bytes = paths.reduce((n, p) => n + snapshot.files[p]!.byteLength, 0);
   if (paths.length > limits.maxFiles || bytes > limits.maxBytes) {
     const largest = paths.sort((a, b) => snapshot.files[b]!.byteLength - snapshot.files[a]!.byteLength).slice(0, 3).map((p) => `${p} (${snapshot.files[p]!.byteLength} bytes)`);

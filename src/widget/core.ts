@@ -98,13 +98,13 @@ async function loadScript(script: string): Promise<string[]> {
     value = parseJson(trimmed, "the script attribute");
   } else {
     const res = await fetch(new URL(trimmed, location.href), { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
-      throw new EdgeError("invalid_argument", { url: trimmed }, `The demo script ${trimmed} could not be fetched (${String(err)}).`);
+      throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched (${String(err)}).`);
     });
-    if (!res.ok) throw new EdgeError("invalid_argument", { url: trimmed }, `The demo script ${trimmed} could not be fetched: HTTP ${res.status}.`);
+    if (!res.ok) throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched: HTTP ${res.status}.`);
     value = parseJson(await res.text(), trimmed);
   }
   if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    throw new EdgeError("invalid_argument", {}, "The demo script must be a JSON array of strings (the model's successive outputs).");
+    throw new EdgeError("widget_config_invalid", {}, "The demo script must be a JSON array of strings (the model's successive outputs).");
   }
   return value as string[];
 }
@@ -113,7 +113,7 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new EdgeError("invalid_argument", {}, `${what} is not valid JSON: ${(err as Error).message}`);
+    throw new EdgeError("widget_config_invalid", {}, `${what} is not valid JSON: ${(err as Error).message}`);
   }
 }
 
@@ -180,7 +180,7 @@ export class WidgetCore {
   private createEngine(): Promise<Engine> {
     this.engine ??= (async (): Promise<Engine> => {
       if (this.config.engine === "scripted") {
-        if (!this.config.script) throw new EdgeError("invalid_argument", {}, 'engine="scripted" needs a script attribute (a JSON array of the model\'s outputs, or its URL).');
+        if (!this.config.script) throw new EdgeError("widget_config_invalid", {}, 'engine="scripted" needs a script attribute (a JSON array of the model\'s outputs, or its URL).');
         return new ScriptedEngine(await loadScript(this.config.script), { chunkDelayMs: 4 });
       }
       if (this.config.engine === "llamacpp") return new LlamaCppEngine({ backend: createBrowserLlamaBackend({ createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") }), model: this.llamaSource() });
@@ -272,7 +272,7 @@ export class WidgetCore {
   }
 
   async ask(prompt: string, hooks: AskHooks = {}): Promise<WidgetRun> {
-    if (this.closed) throw new EdgeError("invalid_argument", {}, "This widget was disconnected.");
+    if (this.closed) throw new EdgeError("already_closed", {}, "This widget was disconnected from the page; add a new <edge-chat> element to ask again.");
     const engine = await this.createEngine();
     const modelLoading = (engine instanceof WebLLMEngine || engine instanceof LlamaCppEngine) && !engine.loaded;
     if (modelLoading) hooks.onStatus?.("Loading the model…");
@@ -314,7 +314,7 @@ export class WidgetCore {
     if (token === undefined) {
       return { outcome: { ok: false, id, status: null, error: { code: "pending_action_not_found", message: "This widget holds no confirmation token for that pending action; ask again in chat." } } };
     }
-    if (!this.toolSource) throw new EdgeError("invalid_argument", {}, "Pending actions need a tools file.");
+    if (!this.toolSource) throw new EdgeError("widget_config_invalid", {}, "Pending actions need a tools file.");
     const { pending, receipts } = await this.openStorage();
     const host: RunnerHost = await this.runnerHost();
     const outcome = await confirmAction(id, token, { store: pending, host, source: this.toolSource, receipts });

@@ -5,6 +5,7 @@
 // Everything the model or a tool produced is rendered through lit text bindings (escaped), never
 // as HTML. The confirmation token of a pending action stays inside the widget.
 import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
+import { EdgeError } from "../contract/errors.ts";
 import type { ChatEvent } from "../chat/types.ts";
 import { reduce, type TranscriptEvent } from "../chat/transcript.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
@@ -34,7 +35,7 @@ function runStatus(run: WidgetRun): string {
   if (run.outcome === "answered") return run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
   if (run.outcome === "return_direct") return `Result from ${run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "the tool"}.`;
   if (run.outcome === "pending_confirmation" && run.pending_action) return `${run.pending_action.tool} needs your confirmation before it runs.`;
-  return `Failed: ${run.error?.code ?? "invalid_argument"}.`;
+  return `Failed: ${run.error?.code ?? "internal_error"}.`;
 }
 
 export class EdgeChatElement extends LitElement {
@@ -264,18 +265,18 @@ export class EdgeChatElement extends LitElement {
 
   private async runAsk(prompt: string): Promise<WidgetRun> {
     if (typeof prompt !== "string" || prompt.trim() === "") {
-      const detail: EdgeErrorDetail = { code: "invalid_argument", message: "The prompt is empty." };
-      this.emitError(detail);
-      throw Object.assign(new Error(detail.message), detail);
+      const err = new EdgeError("empty_prompt");
+      this.emitError(errorDetail(err));
+      throw err;
     }
     this.apply({ type: "prompt", text: prompt });
     await this.gpuProbed;
     if (!this.canAsk()) {
       const probe = this.gpu as Extract<WebGPUProbe, { available: false }>;
-      const detail: EdgeErrorDetail = { code: "webgpu_unavailable", message: probe.message };
-      this.apply({ type: "failure", error: { code: detail.code, message: detail.message } });
-      this.emitError(detail);
-      throw Object.assign(new Error(detail.message), detail);
+      const err = new EdgeError("webgpu_unavailable", {}, probe.message);
+      this.apply({ type: "failure", error: err.toJSON() });
+      this.emitError(errorDetail(err));
+      throw err;
     }
     const onEvent = (event: ChatEvent): void => {
       this.apply(event);

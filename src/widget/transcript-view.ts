@@ -51,7 +51,7 @@ export function renderTranscriptEntry(e: WidgetTranscriptEntry, ctx: TranscriptV
     case "repair":
       return html`<p class="note">The model's tool call was refused (${e.code}); it was asked to correct it.</p>`;
     case "failure": {
-      const error = e.error ?? { code: "invalid_argument", message: "The run failed." };
+      const error = e.error ?? { code: "internal_error", message: "The run failed without saying why." };
       return errorMessage("Not answered", error.code, error.message);
     }
     case "tool":

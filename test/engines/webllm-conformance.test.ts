@@ -163,7 +163,7 @@ describe(`${webllmConformance.name}: load and integrity`, () => {
 
   it("a model id that is not in the list is refused before the worker is asked to load it", async () => {
     const subject = await webllmSubject([], { engine: { modelId: "Nope-1B-q4f16_1-MLC" }, load: false });
-    expect((await rejection(subject.engine.load())).code).toBe("invalid_argument");
+    expect((await rejection(subject.engine.load())).code).toBe("unknown_model");
     expect(subject.fake.engine.reloads).toBe(0);
   });
 });

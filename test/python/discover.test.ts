@@ -359,9 +359,9 @@ describe.skipIf(!HAS_PYTHON)(`discover: file-level refusals (CPython)${SKIP_REAS
     expect(existsSync(marker)).toBe(true);
   });
 
-  it("a malformed expected hash is invalid_argument", () => {
+  it("a malformed expected hash is runner_job_invalid", () => {
     const r = discover("x = 1\n", { sha: "deadbeef" });
-    expect(r.errors.map((e: Reply) => e.code)).toEqual(["invalid_argument"]);
+    expect(r.errors.map((e: Reply) => e.code)).toEqual(["runner_job_invalid"]);
   });
 });
 

@@ -118,7 +118,7 @@ export async function openDirVfs(dir: string, limits: Partial<VfsLimits> = {}): 
     root = await realpath(path.resolve(dir));
     if (!(await lstat(root)).isDirectory()) throw new Error("not a directory");
   } catch (err) {
-    throw new EdgeError("invalid_argument", { dir }, `--workspace ${dir} is not a readable folder (${(err as Error).message}).`);
+    throw new EdgeError("path_unreadable", { dir }, `--workspace ${dir} is not a readable folder (${(err as Error).message}).`);
   }
   const all = { ...DEFAULT_VFS_LIMITS, ...limits };
   const skipped: SkippedEntry[] = [];

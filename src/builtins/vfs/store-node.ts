@@ -30,7 +30,7 @@ export interface NodeVfsOptions {
 export function nodeVfsFile(options: NodeVfsOptions = {}): string {
   const dir = options.dir ?? path.join(dataDir(), "vfs");
   const name = options.name ?? "default";
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new EdgeError("invalid_argument", { name }, "The workspace name must be 1–64 of [A-Za-z0-9_-].");
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new EdgeError("invalid_workspace_name", { name }, "The workspace name must be 1–64 of [A-Za-z0-9_-].");
   return path.join(dir, `${name}.json`);
 }
 

@@ -79,10 +79,10 @@ describe("response_format → one GBNF grammar", () => {
       return "accepted";
     };
     const tag = (format: object) => ({ type: "structural_tag" as const, structural_tag: JSON.stringify({ type: "structural_tag", format }) });
-    expect(refused(tag({ type: "regex", pattern: "[a-z]+" }))).toBe("invalid_argument");
-    expect(refused(tag({ type: "any_text", excludes: ["</x>"] }))).toBe("invalid_argument");
+    expect(refused(tag({ type: "regex", pattern: "[a-z]+" }))).toBe("response_format_unsupported");
+    expect(refused(tag({ type: "any_text", excludes: ["</x>"] }))).toBe("response_format_unsupported");
     expect(refused(tag({ type: "regex", pattern: TEXT_ANSWER_PATTERN }))).toBe("accepted");
-    expect(refused({ type: "json_object", schema: "{not json" })).toBe("invalid_argument");
-    expect(refused({ type: "json_object", schema: JSON.stringify({ enum: [] }) })).toBe("invalid_argument");
+    expect(refused({ type: "json_object", schema: "{not json" })).toBe("response_format_unsupported");
+    expect(refused({ type: "json_object", schema: JSON.stringify({ enum: [] }) })).toBe("response_format_unsupported");
   });
 });

@@ -125,7 +125,7 @@ class BrowserLoadedModel implements LoadedModel {
 
 function workerSource(source: ModelSource): WorkerModelSource {
   if (source.kind === "file") {
-    throw new EdgeError("invalid_argument", { source: source.path }, "In the browser a model comes from a URL or from a file the person picked (a Blob), not from a path.");
+    throw new EdgeError("model_source_unsupported", { source: source.path }, "In the browser a model comes from a URL or from a file the person picked (a Blob), not from a path.");
   }
   return source;
 }

@@ -115,7 +115,7 @@ class NodeLoadedModel implements LoadedModel {
     if (!compiled) {
       compiled = this.rt.llama.createGrammar({ grammar: text }).catch((e: unknown) => {
         this.grammars.delete(text);
-        throw new EdgeError("invalid_argument", { reason: "grammar", original: String(e) }, `llama.cpp refused the grammar (GBNF): ${(e as Error).message}`);
+        throw new EdgeError("response_format_unsupported", { reason: "grammar", original: String(e) }, `llama.cpp refused the grammar (GBNF): ${(e as Error).message}`);
       });
       if (this.grammars.size >= GRAMMAR_CACHE) this.grammars.delete(this.grammars.keys().next().value!);
       this.grammars.set(text, compiled);
@@ -251,7 +251,7 @@ export function createNodeLlamaBackend(options: NodeLlamaBackendOptions): LlamaB
       const { signal, onProgress } = loadOptions;
       // The runtime first: without it nothing is worth downloading.
       const rt = await nodeRuntime();
-      if (source.kind === "blob") throw new EdgeError("invalid_argument", {}, "In Node, load a model from a file path or a URL.");
+      if (source.kind === "blob") throw new EdgeError("model_source_unsupported", {}, "In Node, load a model from a file path or a URL.");
       const prepared = source.kind === "file" ? await prepareLocalFile(source, onProgress, signal) : await prepareUrl(source, options.cacheDir, onProgress, signal);
       if (signal?.aborted) throw loadAbortedError();
       return loadModel(rt, prepared, loadOptions);

@@ -130,12 +130,14 @@ export {
   verifyImprint, type ImprintListing,
 } from "./imprint/record.ts";
 export {
-  CORRECTION_TYPES, evaluationQuestions, LEARN_SAMPLE_SCHEMA, MAX_SAMPLE_BYTES, parseLearnSample,
-  parseLearnSampleText, planCorrections, sampleSha256, sampleWarnings, summarizeSample, TOOL_SCHEMA_EXPORT_SCHEMA,
-  type CorrectionPlan, type CorrectionType, type ExpectedToolPolicy, type ExportedTool, type LearnCorrection,
-  type LearnQuestion, type LearnRecord, type LearnSample, type PolicyTool, type SampleSummary, type SkippedCorrection,
-  type ToolSchemaExport,
+  CORRECTION_TYPES, LEARN_SAMPLE_SCHEMA, MAX_SAMPLE_BYTES, parseLearnSample, parseLearnSampleText,
+  TOOL_SCHEMA_EXPORT_SCHEMA, type CorrectionType, type ExpectedToolPolicy, type ExportedTool, type LearnCorrection,
+  type LearnQuestion, type LearnRecord, type LearnSample, type PolicyTool, type ToolSchemaExport,
 } from "./imprint/sample.ts";
+export {
+  evaluationQuestions, planCorrections, sampleSha256, sampleWarnings, summarizeSample, type CorrectionPlan,
+  type SampleSummary, type SkippedCorrection,
+} from "./imprint/sample-rules.ts";
 export { createMemoryImprintStore } from "./imprint/store-memory.ts";
 export { type ImprintStore } from "./imprint/store.ts";
 export {

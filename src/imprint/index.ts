@@ -1,6 +1,7 @@
 // Neural Imprint (docs/contract.md §7): learn once, restore under schema-level gates. Environment-neutral
 // exports; the Node file store is in store-node.ts, the IndexedDB store in store-idb.ts.
 export * from "./sample.ts";
+export * from "./sample-rules.ts";
 export * from "./prefix.ts";
 export * from "./record.ts";
 export * from "./store.ts";

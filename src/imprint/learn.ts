@@ -15,7 +15,8 @@ import { renderImprintPrefix } from "./prefix.ts";
 import { runtimeInfo, sealImprint, type Imprint, type ImprintTools } from "./record.ts";
 import type { ImprintStore } from "./store.ts";
 import type { ImprintState } from "./state.ts";
-import { evaluationQuestions, sampleSha256, sampleWarnings, type LearnSample } from "./sample.ts";
+import type { LearnSample } from "./sample.ts";
+import { evaluationQuestions, sampleSha256, sampleWarnings } from "./sample-rules.ts";
 
 export interface LearnOptions {
   sample: LearnSample;

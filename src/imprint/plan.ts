@@ -9,7 +9,8 @@ import type { FrozenToolset } from "../toolset/freeze.ts";
 import { learnToolsOf } from "./learn.ts";
 import { renderImprintPrefix } from "./prefix.ts";
 import type { ImprintSurface } from "./record.ts";
-import { evaluationQuestions, planCorrections, sampleWarnings, summarizeSample, type LearnSample, type SampleSummary, type SkippedCorrection } from "./sample.ts";
+import type { LearnSample } from "./sample.ts";
+import { evaluationQuestions, planCorrections, sampleWarnings, summarizeSample, type SampleSummary, type SkippedCorrection } from "./sample-rules.ts";
 
 export interface PlannedQuestion {
   question_sha256: Sha256;

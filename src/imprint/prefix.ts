@@ -6,7 +6,8 @@
 import { canonicalJson } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import { renderToolContract } from "../chat/contract.ts";
-import { planCorrections, type LearnRecord, type LearnSample } from "./sample.ts";
+import type { LearnRecord, LearnSample } from "./sample.ts";
+import { planCorrections } from "./sample-rules.ts";
 
 // v2: fact_corrections enter the prefix only when stable (planCorrections); v1 rendered every one.
 export const IMPRINT_PREFIX_VERSION = "edge.imprint.prefix.v2";

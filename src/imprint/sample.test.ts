@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { EdgeError } from "../contract/errors.ts";
-import { evaluationQuestions, parseLearnSample, parseLearnSampleText, sampleSha256, sampleWarnings, summarizeSample } from "./sample.ts";
+import { parseLearnSample, parseLearnSampleText } from "./sample.ts";
+import { evaluationQuestions, sampleSha256, sampleWarnings, summarizeSample } from "./sample-rules.ts";
 
 const TEXT = readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8");
 const base = (): Record<string, unknown> => JSON.parse(TEXT);

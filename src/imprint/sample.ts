@@ -1,9 +1,9 @@
 // The learn sample (docs/contract.md §7): `edge.demo.learn.sample.v1`, the same JSON file Edge Studio's
 // `edge demo learn run --sample-file` reads. Parsing is strict where the format is fixed (unknown
 // top-level fields, missing or mistyped fields → invalid_learn_sample, naming the field) and keeps
-// what it does not interpret inside records/corrections untouched. Pure: no DOM, no Node.
-import { EdgeError, errorJson, type ErrorJson } from "../contract/errors.ts";
-import { canonicalJson, sha256Json, type Sha256 } from "../contract/hash.ts";
+// what it does not interpret inside records/corrections untouched. Pure: no DOM, no Node. What
+// learning reads from a parsed sample (its questions, the corrections rule, warnings) is sample-rules.ts.
+import { EdgeError } from "../contract/errors.ts";
 import type { JsonObject, JsonValue } from "../contract/types.ts";
 
 export const LEARN_SAMPLE_SCHEMA = "edge.demo.learn.sample.v1";
@@ -82,22 +82,6 @@ export interface LearnSample {
   expected_tool_policy: ExpectedToolPolicy | null;
 }
 
-/** What `edge learn validate` prints (counts and hashes, never the text). */
-export interface SampleSummary {
-  sample_id: string;
-  peer_id: string;
-  app_id: string;
-  base_model_id: string;
-  record_count: number;
-  correction_count: number;
-  question_count: number;
-  scored_question_count: number;
-  record_kinds: string[];
-  sample_sha256: Sha256;
-  tool_schema_sha256: Sha256 | null;
-  expected_tool_policy_sha256: Sha256 | null;
-}
-
 const TOP_LEVEL = [
   "schema_version",
   "sample_id",
@@ -156,7 +140,7 @@ export function parseLearnSampleText(text: string): LearnSample {
   return parseLearnSample(value);
 }
 
-/** Validate an already parsed JSON value. */
+/** Validate an already parsed JSON value: the top level, then each section in file order. */
 export function parseLearnSample(value: unknown): LearnSample {
   if (!isObject(value)) bad("(top level)", "must be a JSON object");
   const unknown = Object.keys(value).filter((k) => !(TOP_LEVEL as readonly string[]).includes(k));
@@ -174,10 +158,25 @@ export function parseLearnSample(value: unknown): LearnSample {
   const app_id = str(value.app_id, "app_id", { re: ID_RE });
   const base_model_id = str(value.base_model_id, "base_model_id", { max: 256 });
   const question = str(value.question, "question", { max: 8192 });
+  return {
+    schema_version: LEARN_SAMPLE_SCHEMA,
+    sample_id,
+    peer_id,
+    app_id,
+    base_model_id,
+    question,
+    questions: parseQuestions(value.questions),
+    records: parseRecords(value.records),
+    corrections: parseCorrections(value.corrections, peer_id, app_id),
+    tool_schema_export: value.tool_schema_export === undefined || value.tool_schema_export === null ? null : parseToolSchemaExport(value.tool_schema_export),
+    expected_tool_policy: value.expected_tool_policy === undefined || value.expected_tool_policy === null ? null : parseToolPolicy(value.expected_tool_policy),
+  };
+}
 
-  if (!Array.isArray(value.records)) bad("records", "must be an array");
+function parseRecords(value: unknown): LearnRecord[] {
+  if (!Array.isArray(value)) bad("records", "must be an array");
   const seenIds = new Set<string>();
-  const records = value.records.map((r, i): LearnRecord => {
+  return value.map((r, i): LearnRecord => {
     const f = `records[${i}]`;
     if (!isObject(r)) bad(f, "must be an object {kind, text, record_id?, tags?}");
     const kind = str(r.kind, `${f}.kind`, { re: KIND_RE });
@@ -191,10 +190,12 @@ export function parseLearnSample(value: unknown): LearnSample {
     if (r.tags !== undefined) out.tags = strList(r.tags, `${f}.tags`);
     return out;
   });
+}
 
-  const corrections = (value.corrections === undefined ? [] : value.corrections) as unknown;
+function parseCorrections(value: unknown, peer_id: string, app_id: string): LearnCorrection[] {
+  const corrections = value === undefined ? [] : value;
   if (!Array.isArray(corrections)) bad("corrections", "must be an array");
-  const parsedCorrections = corrections.map((c, i): LearnCorrection => {
+  return corrections.map((c, i): LearnCorrection => {
     const f = `corrections[${i}]`;
     if (!isObject(c)) bad(f, "must be an object");
     const cPeer = str(c.peer_id, `${f}.peer_id`);
@@ -215,10 +216,12 @@ export function parseLearnSample(value: unknown): LearnSample {
     if (c.status !== undefined) str(c.status, `${f}.status`);
     return { ...(c as JsonObject), peer_id: cPeer, correction_type: type as CorrectionType, target, ...(correction ? { correction } : {}) };
   });
+}
 
-  const rawQuestions = (value.questions === undefined ? [] : value.questions) as unknown;
+function parseQuestions(value: unknown): Array<string | LearnQuestion> {
+  const rawQuestions = value === undefined ? [] : value;
   if (!Array.isArray(rawQuestions)) bad("questions", "must be an array of strings or {question, expected_tool?, expected_arguments?}");
-  const questions = rawQuestions.map((q, i): string | LearnQuestion => {
+  return rawQuestions.map((q, i): string | LearnQuestion => {
     const f = `questions[${i}]`;
     if (typeof q === "string") return str(q, f, { max: 8192 });
     if (!isObject(q)) bad(f, "must be a string or {question, expected_tool?, expected_arguments?}");
@@ -232,210 +235,45 @@ export function parseLearnSample(value: unknown): LearnSample {
     }
     return out;
   });
+}
 
-  let tool_schema_export: ToolSchemaExport | null = null;
-  if (value.tool_schema_export !== undefined && value.tool_schema_export !== null) {
-    const e = jsonObject(value.tool_schema_export, "tool_schema_export");
-    if (e["schema_version"] !== undefined && e["schema_version"] !== TOOL_SCHEMA_EXPORT_SCHEMA) {
-      bad("tool_schema_export.schema_version", `must be "${TOOL_SCHEMA_EXPORT_SCHEMA}"`);
-    }
-    if (!Array.isArray(e["tools"])) bad("tool_schema_export.tools", "must be an array");
-    const tools = e["tools"].map((t, i): ExportedTool => {
-      const f = `tool_schema_export.tools[${i}]`;
-      if (!isObject(t)) bad(f, "must be an object");
-      const name = str(t.name, `${f}.name`, { re: TOOL_NAME_RE });
-      if (t.description !== undefined) str(t.description, `${f}.description`, { nonEmpty: false });
-      if (t.parameters !== undefined) jsonObject(t.parameters, `${f}.parameters`);
-      return { ...(t as JsonObject), name };
+function parseToolSchemaExport(value: unknown): ToolSchemaExport {
+  const e = jsonObject(value, "tool_schema_export");
+  if (e["schema_version"] !== undefined && e["schema_version"] !== TOOL_SCHEMA_EXPORT_SCHEMA) {
+    bad("tool_schema_export.schema_version", `must be "${TOOL_SCHEMA_EXPORT_SCHEMA}"`);
+  }
+  if (!Array.isArray(e["tools"])) bad("tool_schema_export.tools", "must be an array");
+  const tools = e["tools"].map((t, i): ExportedTool => {
+    const f = `tool_schema_export.tools[${i}]`;
+    if (!isObject(t)) bad(f, "must be an object");
+    const name = str(t.name, `${f}.name`, { re: TOOL_NAME_RE });
+    if (t.description !== undefined) str(t.description, `${f}.description`, { nonEmpty: false });
+    if (t.parameters !== undefined) jsonObject(t.parameters, `${f}.parameters`);
+    return { ...(t as JsonObject), name };
+  });
+  return { ...e, tools };
+}
+
+function parseToolPolicy(value: unknown): ExpectedToolPolicy {
+  const p = jsonObject(value, "expected_tool_policy");
+  const extra = Object.keys(p).filter((k) => !["description", "tools_available", "negative_policy"].includes(k));
+  if (extra.length) bad(`expected_tool_policy.${extra[0]}`, "is not a policy field (description, tools_available, negative_policy)");
+  const policy: ExpectedToolPolicy = {};
+  const description = optStr(p, "description", "expected_tool_policy");
+  if (description !== undefined) policy.description = description;
+  if (p["tools_available"] !== undefined) {
+    if (!Array.isArray(p["tools_available"])) bad("expected_tool_policy.tools_available", "must be an array");
+    policy.tools_available = p["tools_available"].map((t, i): PolicyTool => {
+      const f = `expected_tool_policy.tools_available[${i}]`;
+      if (!isObject(t)) bad(f, "must be an object {name, when?, args_constraint?}");
+      const out: PolicyTool = { name: str(t.name, `${f}.name`, { re: TOOL_NAME_RE }) };
+      const when = optStr(t, "when", f);
+      const args = optStr(t, "args_constraint", f);
+      if (when !== undefined) out.when = when;
+      if (args !== undefined) out.args_constraint = args;
+      return out;
     });
-    tool_schema_export = { ...e, tools };
   }
-
-  let expected_tool_policy: ExpectedToolPolicy | null = null;
-  if (value.expected_tool_policy !== undefined && value.expected_tool_policy !== null) {
-    const p = jsonObject(value.expected_tool_policy, "expected_tool_policy");
-    const extra = Object.keys(p).filter((k) => !["description", "tools_available", "negative_policy"].includes(k));
-    if (extra.length) bad(`expected_tool_policy.${extra[0]}`, "is not a policy field (description, tools_available, negative_policy)");
-    const policy: ExpectedToolPolicy = {};
-    const description = optStr(p, "description", "expected_tool_policy");
-    if (description !== undefined) policy.description = description;
-    if (p["tools_available"] !== undefined) {
-      if (!Array.isArray(p["tools_available"])) bad("expected_tool_policy.tools_available", "must be an array");
-      policy.tools_available = p["tools_available"].map((t, i): PolicyTool => {
-        const f = `expected_tool_policy.tools_available[${i}]`;
-        if (!isObject(t)) bad(f, "must be an object {name, when?, args_constraint?}");
-        const out: PolicyTool = { name: str(t.name, `${f}.name`, { re: TOOL_NAME_RE }) };
-        const when = optStr(t, "when", f);
-        const args = optStr(t, "args_constraint", f);
-        if (when !== undefined) out.when = when;
-        if (args !== undefined) out.args_constraint = args;
-        return out;
-      });
-    }
-    if (p["negative_policy"] !== undefined) policy.negative_policy = strList(p["negative_policy"], "expected_tool_policy.negative_policy");
-    expected_tool_policy = policy;
-  }
-
-  return {
-    schema_version: LEARN_SAMPLE_SCHEMA,
-    sample_id,
-    peer_id,
-    app_id,
-    base_model_id,
-    question,
-    questions,
-    records,
-    corrections: parsedCorrections,
-    tool_schema_export,
-    expected_tool_policy,
-  };
+  if (p["negative_policy"] !== undefined) policy.negative_policy = strList(p["negative_policy"], "expected_tool_policy.negative_policy");
+  return policy;
 }
-
-/** The questions the evaluation asks: `question` first, then `questions[]`, each text once. */
-export function evaluationQuestions(sample: LearnSample): LearnQuestion[] {
-  const out: LearnQuestion[] = [];
-  const byText = new Map<string, LearnQuestion>();
-  for (const q of [sample.question, ...sample.questions]) {
-    const item: LearnQuestion = typeof q === "string" ? { question: q } : q;
-    const seen = byText.get(item.question);
-    if (seen) {
-      // A later entry with an expectation scores the same text (e.g. `question` repeated in `questions`).
-      if (seen.expected_tool === undefined && item.expected_tool !== undefined) Object.assign(seen, item);
-      continue;
-    }
-    const copy = { ...item };
-    byText.set(item.question, copy);
-    out.push(copy);
-  }
-  return out;
-}
-
-export interface SkippedCorrection {
-  /** Index in corrections[]. */
-  index: number;
-  fact_id: string;
-  /** How many fact_corrections of this fact the sample holds. */
-  supporting: number;
-  reason: "single_example" | "disagreeing_examples";
-}
-
-export interface CorrectionPlan {
-  /** What the prefix renders, in file order: every eval_feedback and profile_correction, and one
-   *  entry per stable fact_correction group (at its first occurrence). */
-  applied: Array<{ index: number; correction: LearnCorrection }>;
-  skipped: SkippedCorrection[];
-}
-
-/**
- * Edge Studio's learning-sample rule: a fact_correction enters the learned overlay only when at
- * least two corrections of the same fact (target.fact_id) support it, and they agree (the same
- * correction payload). A single one is unstable and skipped (a warning), never baked in.
- */
-export function planCorrections(sample: LearnSample): CorrectionPlan {
-  const groups = new Map<string, number[]>();
-  sample.corrections.forEach((c, i) => {
-    if (c.correction_type !== "fact_correction") return;
-    const id = String(c.target["fact_id"]);
-    groups.set(id, [...(groups.get(id) ?? []), i]);
-  });
-  const applied: CorrectionPlan["applied"] = [];
-  const skipped: SkippedCorrection[] = [];
-  sample.corrections.forEach((c, index) => {
-    if (c.correction_type !== "fact_correction") return applied.push({ index, correction: c });
-    const fact_id = String(c.target["fact_id"]);
-    const group = groups.get(fact_id)!;
-    const agree = new Set(group.map((i) => canonicalJson(sample.corrections[i]!.correction ?? null))).size === 1;
-    if (group.length >= 2 && agree) {
-      if (group[0] === index) applied.push({ index, correction: c });
-    } else {
-      skipped.push({ index, fact_id, supporting: group.length, reason: group.length < 2 ? "single_example" : "disagreeing_examples" });
-    }
-  });
-  return { applied, skipped };
-}
-
-/** sha256 over the sample's canonical JSON (the parsed form, so formatting does not matter). */
-export function sampleSha256(sample: LearnSample): Promise<Sha256> {
-  return sha256Json(sample);
-}
-
-export async function summarizeSample(sample: LearnSample): Promise<SampleSummary> {
-  const questions = evaluationQuestions(sample);
-  return {
-    sample_id: sample.sample_id,
-    peer_id: sample.peer_id,
-    app_id: sample.app_id,
-    base_model_id: sample.base_model_id,
-    record_count: sample.records.length,
-    correction_count: sample.corrections.length,
-    question_count: questions.length,
-    scored_question_count: questions.filter((q) => q.expected_tool !== undefined).length,
-    record_kinds: [...new Set(sample.records.map((r) => r.kind))].sort(),
-    sample_sha256: await sampleSha256(sample),
-    tool_schema_sha256: sample.tool_schema_export ? await sha256Json(sample.tool_schema_export) : null,
-    expected_tool_policy_sha256: sample.expected_tool_policy ? await sha256Json(sample.expected_tool_policy) : null,
-  };
-}
-
-/**
- * Warnings about how the sample fits the tools and the model (never refusals):
- * tool_schema_export_name_mismatch when its tool names (or the policy's, or a question's expected
- * tool) differ from the active set; fact_correction_unstable for each fact_correction that is not
- * learned (planCorrections); base_model_mismatch when base_model_id is not the engine's model.
- */
-export function sampleWarnings(sample: LearnSample, activeNames: readonly string[] | null, modelId: string | null): ErrorJson[] {
-  const warnings: ErrorJson[] = [];
-  if (activeNames !== null && sample.tool_schema_export) {
-    const exported = [...new Set(sample.tool_schema_export.tools.map((t) => t.name))].sort();
-    const active = [...activeNames].sort();
-    if (exported.join("\n") !== active.join("\n")) {
-      warnings.push(
-        errorJson("tool_schema_export_name_mismatch", {
-          message: `${ERR_EXPORT} The sample exports [${exported.join(", ")}]; the active tools are [${active.join(", ")}].`,
-          exported_only: exported.filter((n) => !active.includes(n)),
-          active_only: active.filter((n) => !exported.includes(n)),
-        }),
-      );
-    }
-  }
-  if (activeNames !== null) {
-    const named = [
-      ...(sample.expected_tool_policy?.tools_available ?? []).map((t) => t.name),
-      ...evaluationQuestions(sample).flatMap((q) => (typeof q.expected_tool === "string" ? [q.expected_tool] : [])),
-    ];
-    const unknown = [...new Set(named.filter((n) => !activeNames.includes(n)))].sort();
-    if (unknown.length) {
-      warnings.push(
-        errorJson("tool_schema_export_name_mismatch", {
-          message: `The sample's policy or questions name tools that are not active: ${unknown.join(", ")}.`,
-          unknown_tools: unknown,
-        }),
-      );
-    }
-  }
-  for (const skip of planCorrections(sample).skipped) {
-    warnings.push(
-      errorJson("fact_correction_unstable", {
-        message:
-          skip.reason === "single_example"
-            ? `corrections[${skip.index}] (fact_correction of "${skip.fact_id}") is the only correction of that fact: skipped as unstable. Add a second, agreeing correction, or use profile_correction for a one-shot change.`
-            : `corrections[${skip.index}] (fact_correction of "${skip.fact_id}") disagrees with the other corrections of that fact: skipped as unstable.`,
-        field: `corrections[${skip.index}]`,
-        fact_id: skip.fact_id,
-        supporting: skip.supporting,
-      }),
-    );
-  }
-  if (modelId !== null && sample.base_model_id !== modelId) {
-    warnings.push(
-      errorJson("base_model_mismatch", {
-        message: `The sample was written for "${sample.base_model_id}"; this imprint is learned with "${modelId}" and bound to it.`,
-        base_model_id: sample.base_model_id,
-        model_id: modelId,
-      }),
-    );
-  }
-  return warnings;
-}
-
-const ERR_EXPORT = "The sample's tool_schema_export names other tools than the active set.";

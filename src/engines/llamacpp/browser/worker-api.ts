@@ -78,55 +78,114 @@ async function modelBytes(source: WorkerModelSource, name: string, onProgress: (
   return { file: source.blob, sha, summary };
 }
 
+type Log = ReturnType<typeof errorLog>;
+type LoadOptions = Parameters<LlamaWorkerCore["load"]>[1];
+
+/** A new wllama holding the checked bytes, or model_load_failed / aborted. */
+async function loadWllama(assets: WllamaAssets, bytes: ModelBytes, name: string, options: LoadOptions, log: Log, signal: AbortSignal, onProgress: (p: LoadProgress) => void): Promise<Wllama> {
+  const threads = options.threads ?? defaultThreads({ cores: navigator.hardwareConcurrency || 1, isolated: globalThis.crossOriginIsolated === true, modelBytes: bytes.file.size });
+  onProgress({ progress: 0.75, text: `Loading ${name} into llama.cpp (${options.webgpu ? "WebGPU" : `CPU, ${threads} thread${threads > 1 ? "s" : ""}`})…`, phase: "compile" });
+  const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: false, logger: log.logger as Console, cacheManager: new CacheManager([NO_STORAGE]) });
+  w.setCompat(assets.compat ?? null);
+  try {
+    await raceSignal(
+      w.loadModel([bytes.file], {
+        n_ctx: Math.min(options.contextSize, bytes.summary.contextLength ?? options.contextSize),
+        n_threads: threads,
+        n_parallel: 1,
+        n_gpu_layers: options.webgpu ? 999 : 0,
+      }),
+      signal,
+      loadAbortedError,
+    );
+  } catch (e) {
+    if (e instanceof EdgeError) throw e;
+    throw new EdgeError("model_load_failed", { model: name, original: String(e) }, `llama.cpp could not load ${name}: ${(e as Error).message}`);
+  }
+  return w;
+}
+
+/** One streamed completion with the model's template, the grammar and the prompt cache. */
+async function generateWith(w: Wllama, request: GenerateRequest, onText: (delta: string) => void, log: Log, controller: AbortController): Promise<GenerateResult> {
+  const start = performance.now();
+  let first: number | undefined;
+  let text = "";
+  let finishReason: GenerateResult["finishReason"] = "stop";
+  let timings: { cache_n: number; prompt_n: number; prompt_ms: number; predicted_n: number; predicted_ms: number } | undefined;
+  const mark = log.mark();
+  try {
+    await w.createChatCompletion({
+      messages: request.messages,
+      stream: true,
+      onData: (chunk) => {
+        const choice = chunk.choices[0];
+        const delta = choice?.delta?.content;
+        if (delta) {
+          first ??= performance.now();
+          text += delta;
+          onText(delta);
+        }
+        if (choice?.finish_reason === "length") finishReason = "length";
+        if (chunk.timings) timings = chunk.timings;
+      },
+      ...(request.grammar !== undefined ? { grammar: request.grammar } : {}),
+      // Non-thinking mode, as in Node (../chat-template.ts): a tool call must be the whole reply.
+      chat_template_kwargs: NON_THINKING,
+      temperature: request.temperature,
+      seed: request.seed,
+      max_tokens: request.maxTokens ?? request.defaultMaxTokens,
+      cache_prompt: true,
+      abortSignal: controller.signal,
+    });
+  } catch (e) {
+    // An abort ends the stream early: the engine reports it (with the partial text).
+    const failed = completionError(e, controller.signal, log.since(mark));
+    if (failed) throw failed;
+  }
+  const end = performance.now();
+  first ??= end;
+  return {
+    text,
+    finishReason,
+    promptTokens: timings ? timings.cache_n + timings.prompt_n : 0,
+    promptTokensEvaluated: timings?.prompt_n ?? 0,
+    completionTokens: timings?.predicted_n ?? 0,
+    timeToFirstTokenMs: first - start,
+    promptMs: timings?.prompt_ms ?? first - start,
+    decodeMs: timings?.predicted_ms ?? end - first,
+  };
+}
+
+/** A cached completion that generates one token, for its timings (prefix-warm.ts). */
+async function probe(w: Wllama, messages: GenerateRequest["messages"], log: Log, controller: AbortController): Promise<ProbeTimings> {
+  let timings: ProbeTimings | undefined;
+  const mark = log.mark();
+  try {
+    await w.createChatCompletion({ messages, stream: true, onData: (chunk) => void (chunk.timings && (timings = chunk.timings)), max_tokens: 1, temperature: 0, cache_prompt: true, chat_template_kwargs: NON_THINKING, abortSignal: controller.signal });
+  } catch (e) {
+    throw completionError(e, controller.signal, log.since(mark)) ?? new EdgeError("aborted", { stage: "warm_prefix" });
+  }
+  if (controller.signal.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
+  if (!timings) throw new EdgeError("generation_failed", {}, "llama.cpp reported no timings for the conversation start, so its cache could not be measured.");
+  return timings;
+}
+
+/** The worker's state: one wllama, the controller of what runs now (abort() stops it), the warmer. */
 export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
   let wllama: Wllama | undefined;
   let current: AbortController | undefined;
   let warm: ReturnType<typeof prefixWarmer> | undefined;
   const log = errorLog();
-
-  /** A cached completion that generates one token, for its timings (prefix-warm.ts). */
-  async function probe(w: Wllama, messages: GenerateRequest["messages"]): Promise<ProbeTimings> {
-    const controller = new AbortController();
-    current = controller;
-    let timings: ProbeTimings | undefined;
-    const mark = log.mark();
-    try {
-      await w.createChatCompletion({ messages, stream: true, onData: (chunk) => void (chunk.timings && (timings = chunk.timings)), max_tokens: 1, temperature: 0, cache_prompt: true, chat_template_kwargs: NON_THINKING, abortSignal: controller.signal });
-    } catch (e) {
-      throw completionError(e, controller.signal, log.since(mark)) ?? new EdgeError("aborted", { stage: "warm_prefix" });
-    }
-    if (controller.signal.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
-    if (!timings) throw new EdgeError("generation_failed", {}, "llama.cpp reported no timings for the conversation start, so its cache could not be measured.");
-    return timings;
-  }
+  const next = (): AbortController => (current = new AbortController());
 
   return {
     async load(source, options, onProgress) {
-      const controller = new AbortController();
-      current = controller;
+      const controller = next();
       const name = modelIdOf(source);
       const bytes = await modelBytes(source, name, onProgress, controller.signal);
-      const threads = options.threads ?? defaultThreads({ cores: navigator.hardwareConcurrency || 1, isolated: globalThis.crossOriginIsolated === true, modelBytes: bytes.file.size });
-      onProgress({ progress: 0.75, text: `Loading ${name} into llama.cpp (${options.webgpu ? "WebGPU" : `CPU, ${threads} thread${threads > 1 ? "s" : ""}`})…`, phase: "compile" });
-      const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: false, logger: log.logger as Console, cacheManager: new CacheManager([NO_STORAGE]) });
-      w.setCompat(assets.compat ?? null);
-      try {
-        await raceSignal(
-          w.loadModel([bytes.file], {
-            n_ctx: Math.min(options.contextSize, bytes.summary.contextLength ?? options.contextSize),
-            n_threads: threads,
-            n_parallel: 1,
-            n_gpu_layers: options.webgpu ? 999 : 0,
-          }),
-          controller.signal,
-          loadAbortedError,
-        );
-      } catch (e) {
-        if (e instanceof EdgeError) throw e;
-        throw new EdgeError("model_load_failed", { model: name, original: String(e) }, `llama.cpp could not load ${name}: ${(e as Error).message}`);
-      }
+      const w = await loadWllama(assets, bytes, name, options, log, controller.signal, onProgress);
       wllama = w;
-      warm = prefixWarmer((messages) => probe(w, messages), () => w.getLoadedContextInfo().n_ctx);
+      warm = prefixWarmer((messages) => probe(w, messages, log, next()), () => w.getLoadedContextInfo().n_ctx);
       const loaded: WorkerLoaded = {
         model: { id: name, sha256: `sha256:${bytes.sha}`, size: bytes.file.size, summary: bytes.summary },
         runtime: `${RUNTIME} (llama.cpp ${Wllama.getLibllamaVersion()})`,
@@ -138,57 +197,9 @@ export function createLlamaWorkerApi(assets: WllamaAssets): LlamaWorkerCore {
       return loaded;
     },
 
-    async generate(request: GenerateRequest, onText: (delta: string) => void): Promise<GenerateResult> {
+    async generate(request, onText) {
       if (!wllama) throw new EdgeError("engine_not_loaded");
-      const controller = new AbortController();
-      current = controller;
-      const start = performance.now();
-      let first: number | undefined;
-      let text = "";
-      let finishReason: GenerateResult["finishReason"] = "stop";
-      let timings: { cache_n: number; prompt_n: number; prompt_ms: number; predicted_n: number; predicted_ms: number } | undefined;
-      const mark = log.mark();
-      try {
-        await wllama.createChatCompletion({
-          messages: request.messages,
-          stream: true,
-          onData: (chunk) => {
-            const choice = chunk.choices[0];
-            const delta = choice?.delta?.content;
-            if (delta) {
-              first ??= performance.now();
-              text += delta;
-              onText(delta);
-            }
-            if (choice?.finish_reason === "length") finishReason = "length";
-            if (chunk.timings) timings = chunk.timings;
-          },
-          ...(request.grammar !== undefined ? { grammar: request.grammar } : {}),
-          // Non-thinking mode, as in Node (../chat-template.ts): a tool call must be the whole reply.
-          chat_template_kwargs: NON_THINKING,
-          temperature: request.temperature,
-          seed: request.seed,
-          max_tokens: request.maxTokens ?? request.defaultMaxTokens,
-          cache_prompt: true,
-          abortSignal: controller.signal,
-        });
-      } catch (e) {
-        // An abort ends the stream early: the engine reports it (with the partial text).
-        const failed = completionError(e, controller.signal, log.since(mark));
-        if (failed) throw failed;
-      }
-      const end = performance.now();
-      first ??= end;
-      return {
-        text,
-        finishReason,
-        promptTokens: timings ? timings.cache_n + timings.prompt_n : 0,
-        promptTokensEvaluated: timings?.prompt_n ?? 0,
-        completionTokens: timings?.predicted_n ?? 0,
-        timeToFirstTokenMs: first - start,
-        promptMs: timings?.prompt_ms ?? first - start,
-        decodeMs: timings?.predicted_ms ?? end - first,
-      };
+      return generateWith(wllama, request, onText, log, next());
     },
 
     async warmPrefix(messages) {

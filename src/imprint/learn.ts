@@ -15,7 +15,7 @@ import { renderImprintPrefix } from "./prefix.ts";
 import { runtimeInfo, sealImprint, type Imprint, type ImprintTools } from "./record.ts";
 import type { ImprintStore } from "./store.ts";
 import type { ImprintState } from "./state.ts";
-import type { LearnSample } from "./sample.ts";
+import type { LearnQuestion, LearnSample } from "./sample.ts";
 import { evaluationQuestions, sampleSha256, sampleWarnings } from "./sample-rules.ts";
 
 export interface LearnOptions {
@@ -132,20 +132,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
   const prefixSha = await sha256Text(prefix);
   const warnings = sampleWarnings(sample, tools ? schemas.map((s) => s.name) : null, info.modelId);
   const questions = evaluationQuestions(sample);
-  const evaluation =
-    options.evaluate === false
-      ? { mode: "skipped" as const, engine: info.kind, model_id: info.modelId, question_count: questions.length, scored: 0, matched_without_prefix: 0, matched_with_prefix: 0, items: [], prefill_ms: null }
-      : await evaluateImprint({
-          engine,
-          prefix,
-          schemas,
-          questions,
-          prefill: options.prefill,
-          maxTokens: options.maxTokens,
-          responseFormat: options.responseFormat,
-          toolChoice: options.toolChoice,
-          signal: options.signal,
-        });
+  const evaluation = await evaluationOf(options, prefix, schemas, questions);
 
   const id = `imp_${randomHex(12)}`;
   const receiptId = options.receipts ? `learn_${randomHex(12)}` : null;
@@ -177,56 +164,8 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
     ...(saved ? { state: saved.state } : {}),
   });
 
-  const body: ReceiptBody = {
-    receipt_version: RECEIPT_VERSION,
-    id: receiptId ?? `learn_${randomHex(12)}`,
-    kind: "learn",
-    created_at: imprint.created_at,
-    model_id: info.modelId,
-    engine: info.kind,
-    prompt_sha256: null,
-    answer_sha256: null,
-    tools_file_sha256: tools?.tools_file_sha256 ?? null,
-    ...(tools?.tools_manifest_sha256 ? { tools_manifest_sha256: tools.tools_manifest_sha256 } : {}),
-    ...(tools?.surface ? { tool_surface: tools.surface } : {}),
-    ...(tools?.facts_store ? { facts_store: tools.facts_store } : {}),
-    active_set_sha256: tools?.active_set_sha256 ?? null,
-    schema_generator_version: tools?.schema_generator_version ?? null,
-    tool_instruction_mode: "imprint",
-    tool_instruction_sha256: prefixSha,
-    imprint_id: id,
-    outcome: "answered",
-    code: null,
-    network_used_by_edge: false,
-    calls: [],
-    extra: {
-      imprint_sha256: imprint.imprint_sha256,
-      sample_id: sample.sample_id,
-      sample_sha256: sampleSha,
-      evaluation: {
-        mode: evaluation.mode,
-        scored: evaluation.scored,
-        matched_without_prefix: evaluation.matched_without_prefix,
-        matched_with_prefix: evaluation.matched_with_prefix,
-        prefill_ms: evaluation.prefill_ms,
-      },
-      warnings: warnings.map((w) => w.code),
-      ...(saved ? { state: { artifact_sha256: saved.state.artifact_sha256, artifact_bytes: saved.state.artifact_bytes, prefix_tokens: saved.state.prefix_tokens } } : {}),
-    },
-  };
-
-  let stored = false;
-  let receipt: Receipt | ReceiptBody = body;
-  try {
-    if (options.store) await options.store.put(imprint);
-    stored = true;
-    if (options.receipts) receipt = await options.receipts.append(body);
-  } catch (err) {
-    // No imprint without its learn receipt, no state file without its imprint: undo, then report.
-    if (stored) await options.store?.delete(id).catch(() => undefined);
-    await saved?.discard().catch(() => undefined);
-    throw err;
-  }
+  const body = learnReceiptBody(imprint, receiptId ?? `learn_${randomHex(12)}`, tools, saved);
+  const receipt = await keepLearned(options, imprint, body, saved);
   return {
     ok: true,
     imprint,
@@ -237,4 +176,80 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
     warnings,
     receipt,
   };
+}
+
+/** The evaluation of the prefix (evaluate.ts), or its record when learning skips it. */
+async function evaluationOf(options: LearnOptions, prefix: string, schemas: ToolSchema[], questions: LearnQuestion[]): Promise<Imprint["evaluation"]> {
+  const info = options.engine.info();
+  if (options.evaluate === false) {
+    return { mode: "skipped", engine: info.kind, model_id: info.modelId, question_count: questions.length, scored: 0, matched_without_prefix: 0, matched_with_prefix: 0, items: [], prefill_ms: null };
+  }
+  return evaluateImprint({
+    engine: options.engine,
+    prefix,
+    schemas,
+    questions,
+    prefill: options.prefill,
+    maxTokens: options.maxTokens,
+    responseFormat: options.responseFormat,
+    toolChoice: options.toolChoice,
+    signal: options.signal,
+  });
+}
+
+/** The learn receipt: hashes, the evaluation's counts and the warnings' codes, never the text. */
+function learnReceiptBody(imprint: Imprint, receiptId: string, tools: ImprintTools | null, saved: SavedState | null): ReceiptBody {
+  const { evaluation, sample } = imprint;
+  return {
+    receipt_version: RECEIPT_VERSION,
+    id: receiptId,
+    kind: "learn",
+    created_at: imprint.created_at,
+    model_id: imprint.model.model_id,
+    engine: imprint.model.engine,
+    prompt_sha256: null,
+    answer_sha256: null,
+    tools_file_sha256: tools?.tools_file_sha256 ?? null,
+    ...(tools?.tools_manifest_sha256 ? { tools_manifest_sha256: tools.tools_manifest_sha256 } : {}),
+    ...(tools?.surface ? { tool_surface: tools.surface } : {}),
+    ...(tools?.facts_store ? { facts_store: tools.facts_store } : {}),
+    active_set_sha256: tools?.active_set_sha256 ?? null,
+    schema_generator_version: tools?.schema_generator_version ?? null,
+    tool_instruction_mode: "imprint",
+    tool_instruction_sha256: imprint.prefix_sha256,
+    imprint_id: imprint.id,
+    outcome: "answered",
+    code: null,
+    network_used_by_edge: false,
+    calls: [],
+    extra: {
+      imprint_sha256: imprint.imprint_sha256,
+      sample_id: sample.sample_id,
+      sample_sha256: sample.sample_sha256,
+      evaluation: {
+        mode: evaluation.mode,
+        scored: evaluation.scored,
+        matched_without_prefix: evaluation.matched_without_prefix,
+        matched_with_prefix: evaluation.matched_with_prefix,
+        prefill_ms: evaluation.prefill_ms,
+      },
+      warnings: imprint.warnings.map((w) => w.code),
+      ...(saved ? { state: { artifact_sha256: saved.state.artifact_sha256, artifact_bytes: saved.state.artifact_bytes, prefix_tokens: saved.state.prefix_tokens } } : {}),
+    },
+  };
+}
+
+/** Store the imprint, then its receipt: no imprint without its learn receipt, no state file
+ *  without its imprint (a failure undoes what was written, then is reported). */
+async function keepLearned(options: LearnOptions, imprint: Imprint, body: ReceiptBody, saved: SavedState | null): Promise<Receipt | ReceiptBody> {
+  let stored = false;
+  try {
+    if (options.store) await options.store.put(imprint);
+    stored = true;
+    return options.receipts ? await options.receipts.append(body) : body;
+  } catch (err) {
+    if (stored) await options.store?.delete(imprint.id).catch(() => undefined);
+    await saved?.discard().catch(() => undefined);
+    throw err;
+  }
 }

@@ -173,9 +173,8 @@ export {
   DEFAULT_SPILL_INLINE_BYTES, registerBuiltins, writeApproval, type BuiltinsOptions, type WriteApprovalOptions,
 } from "./builtins/index.ts";
 export { BUILTIN_TOOL_NAMES, checkBuiltinNames, DEFAULT_BUILTINS, type BuiltinToolName } from "./builtins/names.ts";
-export {
-  DEFAULT_VFS_LIMITS, EdgeVfs, normalizePath, openVfs, WORKSPACE_DIR, type VfsLimits,
-} from "./builtins/vfs/core.ts";
+export { DEFAULT_VFS_LIMITS, EdgeVfs, openVfs, WORKSPACE_DIR, type VfsLimits } from "./builtins/vfs/core.ts";
+export { normalizePath } from "./builtins/vfs/paths.ts";
 export { type VfsEntryRecord, type VfsPersistence } from "./builtins/vfs/store.ts";
 export { type WebSearchHit, type WebSearchProvider } from "./builtins/web.ts";
 export { type FileChange, type WritePlan, type WritePlanner } from "./builtins/write-plan.ts";

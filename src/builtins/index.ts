@@ -202,7 +202,8 @@ export function allowBuiltinWrites(next?: ApprovalHandler): ApprovalHandler {
 }
 
 export { BUILTIN_TOOL_NAMES, checkBuiltinNames, DEFAULT_BUILTINS, type BuiltinToolName } from "./names.ts";
-export { openVfs, EdgeVfs, normalizePath, WORKSPACE_DIR, DEFAULT_VFS_LIMITS, type VfsLimits } from "./vfs/core.ts";
+export { openVfs, EdgeVfs, WORKSPACE_DIR, DEFAULT_VFS_LIMITS, type VfsLimits } from "./vfs/core.ts";
+export { normalizePath } from "./vfs/paths.ts";
 export type { VfsPersistence, VfsEntryRecord } from "./vfs/store.ts";
 export { DEFAULT_BASH_LIMITS, type ExecutionLimits } from "./bash.ts";
 export { goalsPath, GOAL_STATUSES, type Goal } from "./goals.ts";

@@ -1,7 +1,8 @@
 // What every built-in tool shares: its metadata marker, the workspace path rule, and the closed
 // output schemas that write-capable tools (commit level) must declare.
 import type { JsonObject } from "../contract/types.ts";
-import { normalizePath, WORKSPACE_DIR } from "./vfs/core.ts";
+import { WORKSPACE_DIR } from "./vfs/core.ts";
+import { normalizePath } from "./vfs/paths.ts";
 
 /** `meta.kind` of built-in tools (spill applies to them; Python tools are "python"). */
 export const BUILTIN_KIND = "builtin";

@@ -5,7 +5,9 @@
 // or none (ephemeral, tests). Size limits are enforced here, before anything is stored.
 // No DOM, no Node: just-bash's types only.
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from "just-bash";
-import { EdgeError, type ErrorCode } from "../../contract/errors.ts";
+import { decodeContent, encodeContent, encodingOf } from "./content.ts";
+import { checkQuota, recordsOf, undoChanges, type Entry } from "./changes.ts";
+import { childPrefix, exists, isDir, normalizePath, notDir, notFound, parentOf, vfsError } from "./paths.ts";
 import type { VfsEntryRecord, VfsPersistence } from "./store.ts";
 import { toStorageError } from "../../platform/storage-error.ts";
 
@@ -19,18 +21,11 @@ export interface VfsLimits {
 }
 
 export const DEFAULT_VFS_LIMITS: VfsLimits = { maxTotalBytes: 64 * 1024 * 1024, maxFileBytes: 16 * 1024 * 1024, maxEntries: 20_000 };
-export const MAX_PATH_CHARS = 1024;
 /** Reads as empty, swallows writes, is never stored (scripts redirect to it all the time). */
 export const DEV_NULL = "/dev/null";
 /** Where relative paths of the file tools and the shell's working directory point. */
 export const WORKSPACE_DIR = "/workspace";
 
-interface Entry {
-  type: "file" | "directory";
-  data?: Uint8Array;
-  mode: number;
-  mtime: number;
-}
 
 /** One change of `writeBatch`: write a file, remove a path (data null), or create a directory. */
 export type VfsBatchItem = { path: string; data: Uint8Array | null } | { path: string; mkdir: true };
@@ -39,88 +34,6 @@ export interface VfsUsage {
   bytes: number;
   entries: number;
   limits: VfsLimits;
-}
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-
-function vfsError(code: ErrorCode, errno: string, what: string, op: string, path: string, extra: Record<string, unknown> = {}): EdgeError {
-  // just-bash commands print the message; the "ENOENT: …, op 'path'" form is what they expect.
-  return new EdgeError(code, { path, errno, op, ...extra }, `${errno}: ${what}, ${op} '${path}'`);
-}
-const notFound = (op: string, p: string) => vfsError("vfs_not_found", "ENOENT", "no such file or directory", op, p);
-const isDir = (op: string, p: string) => vfsError("vfs_is_directory", "EISDIR", "illegal operation on a directory", op, p);
-const notDir = (op: string, p: string) => vfsError("vfs_not_directory", "ENOTDIR", "not a directory", op, p);
-const exists = (op: string, p: string) => vfsError("vfs_exists", "EEXIST", "file already exists", op, p);
-
-/** Normalize to an absolute POSIX path; `..` never climbs above `/` (there is nothing outside). */
-export function normalizePath(path: string, base = "/"): string {
-  if (typeof path !== "string" || path.length === 0 || path.length > MAX_PATH_CHARS || path.includes("\0")) {
-    throw new EdgeError("vfs_invalid_path", { path: String(path).slice(0, 200) });
-  }
-  const joined = path.startsWith("/") ? path : `${base}/${path}`;
-  const out: string[] = [];
-  for (const part of joined.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") out.pop();
-    else out.push(part);
-  }
-  return `/${out.join("/")}`;
-}
-
-function parentOf(path: string): string {
-  const i = path.lastIndexOf("/");
-  return i <= 0 ? "/" : path.slice(0, i);
-}
-
-function childPrefix(dir: string): string {
-  return dir === "/" ? "/" : `${dir}/`;
-}
-
-function encodeContent(content: FileContent, encoding?: BufferEncoding): Uint8Array {
-  if (content instanceof Uint8Array) return new Uint8Array(content);
-  switch (encoding) {
-    case "base64":
-      return Uint8Array.from(atob(content), (c) => c.charCodeAt(0));
-    case "hex": {
-      const out = new Uint8Array(Math.floor(content.length / 2));
-      for (let i = 0; i < out.length; i++) out[i] = parseInt(content.slice(i * 2, i * 2 + 2), 16);
-      return out;
-    }
-    case "binary":
-    case "latin1":
-      return Uint8Array.from(content, (c) => c.charCodeAt(0) & 0xff);
-    case "ascii":
-      return Uint8Array.from(content, (c) => c.charCodeAt(0) & 0x7f);
-    default:
-      return enc.encode(content);
-  }
-}
-
-function decodeContent(data: Uint8Array, encoding?: BufferEncoding | null): string {
-  switch (encoding) {
-    case "base64": {
-      let s = "";
-      for (let i = 0; i < data.length; i += 0x8000) s += String.fromCharCode(...data.subarray(i, i + 0x8000));
-      return btoa(s);
-    }
-    case "hex":
-      return Array.from(data, (b) => b.toString(16).padStart(2, "0")).join("");
-    case "binary":
-    case "latin1":
-    case "ascii": {
-      let s = "";
-      for (let i = 0; i < data.length; i += 0x8000) s += String.fromCharCode(...data.subarray(i, i + 0x8000));
-      return s;
-    }
-    default:
-      return dec.decode(data);
-  }
-}
-
-function encodingOf(options?: { encoding?: BufferEncoding | null } | BufferEncoding): BufferEncoding | undefined {
-  if (typeof options === "string") return options;
-  return options?.encoding ?? undefined;
 }
 
 export interface OpenVfsOptions {
@@ -165,24 +78,7 @@ export class EdgeVfs implements IFileSystem {
   // ── changes: validated, applied in memory, then committed; reverted if the commit fails ──
 
   private async apply(changes: Map<string, Entry | null>): Promise<void> {
-    let bytes = this.totalBytes;
-    let count = this.entries.size;
-    for (const [p, next] of changes) {
-      const prev = this.entries.get(p);
-      bytes += (next?.data?.byteLength ?? 0) - (prev?.data?.byteLength ?? 0);
-      count += (next ? 1 : 0) - (prev ? 1 : 0);
-      if (next?.data && next.data.byteLength > this.limits.maxFileBytes) {
-        throw vfsError("vfs_quota_exceeded", "ENOSPC", `file would be ${next.data.byteLength} bytes, over the ${this.limits.maxFileBytes}-byte file limit`, "write", p);
-      }
-    }
-    if (bytes > this.limits.maxTotalBytes && bytes > this.totalBytes) {
-      const first = changes.keys().next().value as string;
-      throw vfsError("vfs_quota_exceeded", "ENOSPC", `workspace would hold ${bytes} bytes, over its ${this.limits.maxTotalBytes}-byte limit`, "write", first, { bytes, limit: this.limits.maxTotalBytes });
-    }
-    if (count - 1 > this.limits.maxEntries && count > this.entries.size) {
-      const first = changes.keys().next().value as string;
-      throw vfsError("vfs_quota_exceeded", "ENOSPC", `workspace would hold ${count - 1} entries, over its ${this.limits.maxEntries}-entry limit`, "create", first);
-    }
+    const bytes = checkQuota(this.entries, this.totalBytes, changes, this.limits);
     const before = new Map<string, Entry | undefined>();
     for (const [p, next] of changes) {
       before.set(p, this.entries.get(p));
@@ -191,29 +87,14 @@ export class EdgeVfs implements IFileSystem {
     }
     this.totalBytes = bytes;
     if (!this.persistence) return;
-    const put: VfsEntryRecord[] = [];
-    const remove: string[] = [];
-    for (const [p, next] of changes) {
-      if (next) put.push({ path: p, type: next.type, mode: next.mode, mtime: next.mtime, ...(next.data ? { data: next.data } : {}) });
-      else remove.push(p);
-    }
+    const { put, remove } = recordsOf(changes);
     const persistence = this.persistence;
     const run = this.queue.then(() => persistence.commit(put, remove));
     this.queue = run.catch(() => undefined);
     try {
       await run;
     } catch (err) {
-      // Undo in memory what could not be stored, unless a later change already replaced it.
-      for (const [p, prev] of before) {
-        const cur = this.entries.get(p);
-        const mine = changes.get(p);
-        if (mine ? cur !== mine : cur !== undefined) continue;
-        this.totalBytes -= cur?.data?.byteLength ?? 0;
-        if (prev) {
-          this.entries.set(p, prev);
-          this.totalBytes += prev.data?.byteLength ?? 0;
-        } else this.entries.delete(p);
-      }
+      this.totalBytes += undoChanges(this.entries, before, changes);
       throw toStorageError(err, "write workspace file", { path: [...changes.keys()][0] });
     }
   }

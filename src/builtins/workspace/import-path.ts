@@ -3,7 +3,8 @@
 // anything is written: the VFS itself quietly resolves `..`, which is right for a shell's paths
 // but would let an archive entry like `../../x` land somewhere the person did not choose.
 import { EdgeError } from "../../contract/errors.ts";
-import { MAX_PATH_CHARS, normalizePath, WORKSPACE_DIR } from "../vfs/core.ts";
+import { WORKSPACE_DIR } from "../vfs/core.ts";
+import { MAX_PATH_CHARS, normalizePath } from "../vfs/paths.ts";
 
 /** Longest name of one path segment, as on common file systems (ext4, APFS, NTFS: 255). */
 export const MAX_NAME_CHARS = 255;

@@ -2,7 +2,7 @@
 // in the workspace at /.edge/goals/<session id>.json, so they survive a reload with the files.
 // They change only this bookkeeping, never user files, so they are execution level "read"
 // (no confirmation); they are not concurrency-safe (read-modify-write of one file).
-import { EdgeError } from "../contract/errors.ts";
+import { EdgeError, fixOf } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
 import { defineTool, type AnyToolDefinition } from "../runtime/index.ts";
 import { BUILTIN_KIND, type BuiltinMeta } from "./shared.ts";
@@ -42,7 +42,7 @@ export function goalTools(vfs: EdgeVfs, sessionId: string): AnyToolDefinition[] 
   const save = (goals: Goal[]) => vfs.writeBytes(file, new TextEncoder().encode(JSON.stringify({ session_id: sessionId, goals }, null, 2)), { parents: true });
   const find = (goals: Goal[], id: string): Goal => {
     const g = goals.find((x) => x.goal_id === id);
-    if (!g) throw new EdgeError("goal_not_found", { goal_id: id }, `No goal "${id}" in this session; the goals are: ${goals.map((x) => x.goal_id).join(", ") || "none"}.`);
+    if (!g) throw new EdgeError("goal_not_found", { goal_id: id }, `No goal "${id}" in this session; the goals are: ${goals.map((x) => x.goal_id).join(", ") || "none"}. ${fixOf("goal_not_found")}`);
     return g;
   };
 
@@ -58,7 +58,7 @@ export function goalTools(vfs: EdgeVfs, sessionId: string): AnyToolDefinition[] 
     meta,
     async execute({ objective, success_criteria }) {
       const goals = await load();
-      if (goals.length >= MAX_GOALS) throw new EdgeError("goal_limit_exceeded", { limit: MAX_GOALS }, `This session already has ${MAX_GOALS} goals; update existing ones instead.`);
+      if (goals.length >= MAX_GOALS) throw new EdgeError("goal_limit_exceeded", { limit: MAX_GOALS }, `This session already has ${MAX_GOALS} goals; update existing ones instead. Use update_goal to change one.`);
       const now = new Date().toISOString();
       const goal: Goal = { goal_id: `goal_${randomHex(6)}`, objective, success_criteria: success_criteria ?? "", status: "active", notes: [], created_at: now, updated_at: now };
       await save([...goals, goal]);
@@ -96,7 +96,7 @@ export function goalTools(vfs: EdgeVfs, sessionId: string): AnyToolDefinition[] 
     async execute({ goal_id, status, note }) {
       const goals = await load();
       const g = find(goals, goal_id);
-      if (status === undefined && note === undefined) throw new EdgeError("invalid_tool_args", { tool: "update_goal" }, "update_goal needs a status, a note, or both.");
+      if (status === undefined && note === undefined) throw new EdgeError("invalid_tool_args", { tool: "update_goal" }, "update_goal needs a status, a note, or both. Pass status, note, or both.");
       if (status) g.status = status;
       if (note) g.notes = [...g.notes, note].slice(-100);
       g.updated_at = new Date().toISOString();

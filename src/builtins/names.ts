@@ -13,7 +13,7 @@ export const DEFAULT_BUILTINS: readonly BuiltinToolName[] = ["read_file", "write
 export function checkBuiltinNames(names: readonly string[]): BuiltinToolName[] {
   for (const n of names) {
     if (!(BUILTIN_TOOL_NAMES as readonly string[]).includes(n)) {
-      throw new EdgeError("unknown_tool", { tool: n }, `No built-in tool named "${n}".${didYouMean(n, BUILTIN_TOOL_NAMES)} The built-ins are: ${BUILTIN_TOOL_NAMES.join(", ")}.`);
+      throw new EdgeError("unknown_tool", { tool: n }, `No built-in tool named "${n}".${didYouMean(n, BUILTIN_TOOL_NAMES)} The built-ins are: ${BUILTIN_TOOL_NAMES.join(", ")}. Use one of those names.`);
     }
   }
   return names as BuiltinToolName[];

@@ -1,7 +1,7 @@
 // web_search: off unless the host page configures a provider. Edge itself never fetches
 // (there is no fetch tool at all); the provider is the host's function, and what it returns is
 // checked and bounded before the model sees it.
-import { EdgeError } from "../contract/errors.ts";
+import { EdgeError, fixOf } from "../contract/errors.ts";
 import { defineTool, type AnyToolDefinition } from "../runtime/index.ts";
 import { BUILTIN_KIND, type BuiltinMeta } from "./shared.ts";
 
@@ -39,13 +39,13 @@ export function webSearchTool(provider: WebSearchProvider | undefined): AnyToolD
         hits = await provider(query, { maxResults, signal: ctx.signal });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        throw new EdgeError("web_search_failed", { reason: String(err) }, `The web search provider failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw new EdgeError("web_search_failed", { reason: String(err) }, `The web search provider failed: ${err instanceof Error ? err.message : String(err)}. ${fixOf("web_search_failed")}`);
       }
       if (!Array.isArray(hits)) throw new EdgeError("web_search_failed", {}, "The web search provider did not return an array of {title, url, snippet}.");
       const results = hits.slice(0, maxResults).map((h: unknown, i) => {
         const o = (typeof h === "object" && h !== null ? h : {}) as Record<string, unknown>;
         if (typeof o["title"] !== "string" || typeof o["url"] !== "string" || typeof o["snippet"] !== "string") {
-          throw new EdgeError("web_search_failed", { index: i }, `The web search provider's result ${i} is not {title, url, snippet} strings.`);
+          throw new EdgeError("web_search_failed", { index: i }, `The web search provider's result ${i} is not {title, url, snippet} strings. Fix the search provider to return {title, url, snippet} strings.`);
         }
         return { title: o["title"].slice(0, FIELD_LIMITS.title), url: o["url"].slice(0, FIELD_LIMITS.url), snippet: o["snippet"].slice(0, FIELD_LIMITS.snippet) };
       });

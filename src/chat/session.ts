@@ -18,7 +18,7 @@ import { DEFAULT_MAX_CALLS, type ChatRun, type ChatSession, type ChatSessionOpti
 export async function createChatSession(options: ChatSessionOptions): Promise<ChatSession> {
   refuseRetiredToolOptions(options);
   const maxCalls = options.maxCalls ?? DEFAULT_MAX_CALLS;
-  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_option", {}, "maxCalls must be a non-negative integer.");
+  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_option", {}, "maxCalls must be a non-negative integer. Pass 0 or a larger whole number.");
 
   const { host, tools } = options;
   if ((tools?.kind === "file" || tools?.kind === "toolset") && !host) throw new EdgeError("invalid_option", {}, "A runner host is needed to run Python tools.");

@@ -133,7 +133,7 @@ export async function factsSurfaceFor(store: string | undefined, manifest: strin
   try {
     raw = await readFile(manifest);
   } catch (err) {
-    throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}`);
+    throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}. Check the path and its permissions.`);
   }
   return toolsManifestSurface(createNodeFactsStore(), raw);
 }

@@ -28,7 +28,7 @@ export async function factsImport(argv: string[], io: CliIO): Promise<number> {
   try {
     raw = await readFile(file);
   } catch (err) {
-    throw new EdgeError("invalid_facts_file", { path: file }, `The facts file ${file} could not be read: ${(err as Error).message}`);
+    throw new EdgeError("invalid_facts_file", { path: file }, `The facts file ${file} could not be read: ${(err as Error).message}. Check the path and its permissions.`);
   }
   try {
     const report = await importFacts(createNodeFactsStore(), raw, values.store !== undefined ? { store: values.store } : {});

@@ -75,7 +75,7 @@ export async function imprintsExport(argv: string[], io: CliIO): Promise<number>
     try {
       await writeFile(output, text, { flag: "wx", mode: 0o600 });
     } catch (err) {
-      throw new EdgeError("storage_failed", { path: output, reason: String(err) }, `Could not write ${output}: ${(err as Error).message} (an existing file is never replaced).`);
+      throw new EdgeError("storage_failed", { path: output, reason: String(err) }, `Could not write ${output}: ${(err as Error).message} (an existing file is never replaced). Pick another output path, or check its folder's permissions.`);
     }
     if (json) printJson(io, { ok: true, file: output, state: stored !== null });
   } else io.out(text);
@@ -88,7 +88,7 @@ export async function imprintsImport(argv: string[], io: CliIO): Promise<number>
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new EdgeError("imprint_corrupted", { path: file, reason: "unreadable" }, `The imprint file ${file} could not be read: ${(err as Error).message}`);
+    throw new EdgeError("imprint_corrupted", { path: file, reason: "unreadable" }, `The imprint file ${file} could not be read: ${(err as Error).message}. Check the path and its permissions.`);
   }
   const { imprint, state } = await parseImprintExport(text);
   const store = createNodeImprintStore();

@@ -84,7 +84,7 @@ export async function learnSampleInit(argv: string[], io: CliIO): Promise<number
   try {
     await writeFile(values.output, text, { flag: "wx" });
   } catch (err) {
-    throw new EdgeError("storage_failed", { path: values.output, reason: String(err) }, `Could not write ${values.output}: ${(err as Error).message} (an existing file is never replaced).`);
+    throw new EdgeError("storage_failed", { path: values.output, reason: String(err) }, `Could not write ${values.output}: ${(err as Error).message} (an existing file is never replaced). Pick another output path, or check its folder's permissions.`);
   }
   if (values.json) printJson(io, { ok: true, file: values.output, sample_id: sample.sample_id, tools: schemas.map((s) => s.name), warnings });
   else io.out(`wrote ${values.output}: a starting sample for ${schemas.length ? schemas.map((s) => s.name).join(", ") : "no tools"}\nnext: edit it, then edge learn sample validate ${values.output}\n`);

@@ -155,10 +155,10 @@ export function selectionOf(bound: BoundSelection): Selection {
 /** Build a pending record and its token. Nothing is stored here. */
 export async function buildPendingAction(input: NewPendingAction, options: CreatePendingOptions = {}): Promise<{ record: PendingAction; token: string }> {
   const ttl = options.ttlMs ?? DEFAULT_PENDING_TTL_MS;
-  if (!Number.isFinite(ttl) || ttl <= 0) throw new EdgeError("invalid_option", {}, "The pending action lifetime must be a positive number of milliseconds.");
+  if (!Number.isFinite(ttl) || ttl <= 0) throw new EdgeError("invalid_option", {}, "The pending action lifetime must be a positive number of milliseconds. Pass a lifetime above 0.");
   for (const key of ["tools_file_sha256", "active_set_sha256", "tool_schema_sha256"] as const) {
     if (!isSha256(input[key])) {
-      throw new EdgeError("invalid_option", { field: key }, `A pending action needs ${key}: confirmation is only available for tools from a tools file.`);
+      throw new EdgeError("invalid_option", { field: key }, `A pending action needs ${key}: confirmation is only available for tools from a tools file. Use a tool from a tools file to ask for confirmation.`);
     }
   }
   const now = (options.now ?? Date.now)();

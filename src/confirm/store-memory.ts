@@ -12,7 +12,7 @@ export function createMemoryPendingStore(): PendingStore {
   const records = new Map<string, PendingAction>();
   return {
     async create(record) {
-      if (records.has(record.id)) throw new EdgeError("storage_failed", { id: record.id }, `A pending action with id ${record.id} already exists.`);
+      if (records.has(record.id)) throw new EdgeError("storage_failed", { id: record.id }, `A pending action with id ${record.id} already exists. Use a new id for the pending action.`);
       records.set(record.id, clone(record));
     },
     async get(id) {

@@ -52,7 +52,7 @@ export function createNodePendingStore(options: NodePendingStoreOptions = {}): N
     try {
       return JSON.parse(text) as PendingAction;
     } catch (err) {
-      throw new EdgeError("storage_failed", { op: "read pending action", path: file, reason: "not_json" }, `Saving to local storage failed: ${file} is not JSON (${(err as Error).message}).`);
+      throw new EdgeError("storage_failed", { op: "read pending action", path: file, reason: "not_json" }, `Saving to local storage failed: ${file} is not JSON (${(err as Error).message}). Restore the file, or move it away to start with an empty store.`);
     }
   }
 

@@ -1,11 +1,10 @@
 // The error table's sentences are what a person reads when something fails: each one says what
 // to do (a fix), ends as a sentence, and never runs two sentences together.
 import { describe, expect, it } from "vitest";
-import { ERRORS } from "./errors.ts";
+import { FIX } from "../../test/fix-words.ts";
+import { ERRORS, type ErrorCode, fixOf } from "./errors.ts";
 import { closest, didYouMean, editDistance } from "./suggest.ts";
 
-/** Words that start the fix of a message: what the person can do next. */
-const FIX = /\b(use|pass|add|check|run|fix|rename|remove|ask|try|load|pick|import|learn|delete|raise|shorten|narrow|split|save|keep|return|list|reload|download|point|give|make|free|install|close|send|restore|set|decorate|start|change|export|copy|scale|convert|name|enable|leave|select|edit|import|reset|let|see|follow|move|put|lower|point|replace|wait|pin|include|declare|annotate|create)\b/i;
 
 describe("the error table", () => {
   it.each(Object.entries(ERRORS))("%s says what to do, in whole sentences", (_code, message) => {
@@ -14,6 +13,24 @@ describe("the error table", () => {
     // "…position 1 Run `edge …`": a lower-case word or a number directly followed by a capitalised
     // imperative is two sentences run together.
     expect(message).not.toMatch(/[a-z0-9'"`] (Run|Use|Pass|Add|Check|Fix|Ask|Try|Load|Pick|Delete|Shorten) /);
+  });
+});
+
+describe("fixOf", () => {
+  it.each(Object.keys(ERRORS) as ErrorCode[])("%s: the fix part is a sentence that names a fix", (code) => {
+    const fix = fixOf(code);
+    expect(fix.length, "non-empty").toBeGreaterThan(5);
+    expect(fix, "starts as a sentence").toMatch(/^[A-Z@`"(]/);
+    expect(fix, "ends as a sentence").toMatch(/[.!?]["'`)\]]*$/);
+    expect(fix, "names a fix").toMatch(FIX);
+    expect(ERRORS[code].endsWith(fix.slice(1)), "a tail of the table's sentence").toBe(true);
+  });
+
+  it("takes the clause after the last '; ', or the last sentence of 'What. Fix.'", () => {
+    expect(fixOf("tools_file_not_utf8")).toBe("Save it as UTF-8.");
+    expect(fixOf("invalid_chat_messages")).toBe("Fix the messages passed to the engine.");
+    expect(fixOf("tool_call_limit_exceeded")).toBe("Ask for less in one prompt, or raise the limit (--max-calls N).");
+    expect(fixOf("conflicting_tool_options")).toBe(ERRORS.conflicting_tool_options);
   });
 });
 

@@ -339,3 +339,29 @@ export function toErrorJson(err: unknown): ErrorJson {
   if (err instanceof EdgeError) return err.toJSON();
   return errorJson("internal_error", { message: err instanceof Error ? err.message : String(err) });
 }
+
+/**
+ * The fix part of a code's sentence, as a sentence of its own: the last sentence when the table's
+ * sentence is "What. Fix.", else the clause after its last top-level "; " ("What; fix."), or the
+ * whole sentence when it has neither. Append it to a specific message: `${specific} ${fixOf(code)}`.
+ */
+export function fixOf(code: ErrorCode): string {
+  const sentences = ERRORS[code].split(/(?<=[.!?]) (?=[A-Z@`])/);
+  const last = sentences[sentences.length - 1]!;
+  const fix = sentences.length > 1 ? last : afterLastClause(last);
+  const text = fix.charAt(0).toUpperCase() + fix.slice(1);
+  return /[.!?]["'`)\]]*$/.test(text) ? text : `${text}.`;
+}
+
+/** The text after the last "; " outside brackets, or all of it. */
+function afterLastClause(sentence: string): string {
+  let depth = 0;
+  let cut = -1;
+  for (let i = 0; i < sentence.length; i++) {
+    const c = sentence[i]!;
+    if ("([{".includes(c)) depth++;
+    else if (")]}".includes(c)) depth--;
+    else if (c === ";" && sentence[i + 1] === " " && depth === 0) cut = i + 2;
+  }
+  return cut < 0 ? sentence : sentence.slice(cut);
+}

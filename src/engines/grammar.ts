@@ -19,7 +19,7 @@ export const TEXT_ANSWER_PATTERN = "[^{\\s][\\s\\S]*";
 
 function sortedTools(tools: readonly GuidedTool[]): GuidedTool[] {
   if (tools.length === 0) {
-    throw new EdgeError("response_format_unsupported", { reason: "no_tools" }, "Guided tool calls need at least one active tool.");
+    throw new EdgeError("response_format_unsupported", { reason: "no_tools" }, "Guided tool calls need at least one active tool. Pass at least one tool, or leave guided tool calls out.");
   }
   const seen = new Set<string>();
   for (const t of tools) {

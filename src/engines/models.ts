@@ -99,7 +99,7 @@ export function resolveModel(
     throw new EdgeError("unknown_model", { modelId }, `No model "${modelId}" in the model list (appConfig.model_list).`);
   }
   if (!isChatModel(record)) {
-    throw new EdgeError("unknown_model", { modelId }, `"${modelId}" is not a chat model (embedding or vision model).`);
+    throw new EdgeError("unknown_model", { modelId }, `"${modelId}" is not a chat model (embedding or vision model). Pick a chat model.`);
   }
   if (needsShaderF16(record) && !adapter.shaderF16) {
     const sibling = f32VariantId(modelId);

@@ -2,7 +2,7 @@
 // loop is tested, and it is offered in the UI only as "Scripted demo (no model)". It keeps the
 // real engine's contract where a loop could notice: load before chat, the same message rules,
 // streaming in small chunks, abort, and coded errors.
-import { EdgeError } from "../contract/errors.ts";
+import { EdgeError, fixOf } from "../contract/errors.ts";
 import {
   abortedError,
   loadAbortedError,
@@ -94,7 +94,7 @@ export class ScriptedEngine implements Engine {
     if (!this.loaded) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
     if (this.current) {
-      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first.");
+      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first. Then try again.");
     }
     const controller = new AbortController();
     this.current = controller;
@@ -154,8 +154,8 @@ export class ScriptedEngine implements Engine {
         "script_exhausted",
         { turn, scripted },
         scripted === undefined
-          ? `The scripted demo engine's script returned nothing for turn ${turn + 1}; it only replays its script (no model runs).`
-          : `The scripted demo engine has ${scripted} scripted output(s) and was asked for turn ${turn + 1}; it only replays its script (no model runs).`,
+          ? `The scripted demo engine's script returned nothing for turn ${turn + 1}; it only replays its script (no model runs). ${fixOf("script_exhausted")}`
+          : `The scripted demo engine has ${scripted} scripted output(s) and was asked for turn ${turn + 1}; it only replays its script (no model runs). ${fixOf("script_exhausted")}`,
       );
     }
     return out;

@@ -36,7 +36,7 @@ export class WorkerBridge {
       ev.preventDefault();
       const original = ev.message || "worker error event";
       if (this.loaded) this.lose(original, "worker_error");
-      else this.fail(new EdgeError("model_load_failed", { original, stage: "worker" }, `The llm worker failed: ${ev.message || "it could not be started (script failed to load)"}.`));
+      else this.fail(new EdgeError("model_load_failed", { original, stage: "worker" }, `The llm worker failed: ${ev.message || "it could not be started (script failed to load)"}. Reload the page and load the model again.`));
     };
   }
 

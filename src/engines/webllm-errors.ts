@@ -63,7 +63,7 @@ const RULES: readonly Rule[] = [
   {
     code: "generation_failed",
     test: /GrammarMatcherInitError|Failed to initialize the grammar matcher/,
-    message: "The guided-decoding grammar for the active tools could not be compiled; the tools' schemas may use an unsupported JSON Schema feature.",
+    message: "The guided-decoding grammar for the active tools could not be compiled; the tools' schemas may use an unsupported JSON Schema feature. Remove that feature from the tools' parameter schemas, then ask again.",
   },
   { code: "generation_failed", test: /MessageOrderError|SystemMessageOrderError|Role is not supported/ },
 ];

@@ -132,10 +132,10 @@ function createLookupIndex(facts: FactsStore, store: string): LookupIndex {
         throw new EdgeError("invalid_tool_args", { tool: FACTS_LOOKUP_KIND }, "local_facts_lookup needs a query, a topic, or both; it does not list a whole store.");
       }
       if (!Number.isInteger(limit) || limit < 1 || limit > LOOKUP_LIMITS.maxLimit) {
-        throw new EdgeError("invalid_tool_args", { tool: FACTS_LOOKUP_KIND }, `limit must be an integer from 1 to ${LOOKUP_LIMITS.maxLimit}.`);
+        throw new EdgeError("invalid_tool_args", { tool: FACTS_LOOKUP_KIND }, `limit must be an integer from 1 to ${LOOKUP_LIMITS.maxLimit}. Pass a limit in that range.`);
       }
       if (query.length > LOOKUP_LIMITS.queryChars || topic.length > LOOKUP_LIMITS.topicChars) {
-        throw new EdgeError("invalid_tool_args", { tool: FACTS_LOOKUP_KIND }, `query is limited to ${LOOKUP_LIMITS.queryChars} characters and topic to ${LOOKUP_LIMITS.topicChars}.`);
+        throw new EdgeError("invalid_tool_args", { tool: FACTS_LOOKUP_KIND }, `query is limited to ${LOOKUP_LIMITS.queryChars} characters and topic to ${LOOKUP_LIMITS.topicChars}. Shorten the query or topic.`);
       }
       const idx = await current();
       const topicFilter = topic ? topicMatcher(topic) : null;

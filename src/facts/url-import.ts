@@ -3,7 +3,7 @@
 // paragraph-bounded facts, or one fact per table row — each fact carrying source_url and the
 // page's sha256 in its provenance; the file then goes through importFacts, so it is validated
 // whole before anything is written, exactly like `facts import`. No DOM, no Node API.
-import { EdgeError } from "../contract/errors.ts";
+import { EdgeError, fixOf } from "../contract/errors.ts";
 import { sha256Bytes, type Sha256 } from "../contract/hash.ts";
 import { decodeHtml, fetchPage, httpUrl, type FetchedPage, type FetchPageOptions } from "./fetch-page.ts";
 import { FACTS_LIMITS, FACTS_SCHEMA_VERSION, checkStoreName, type Fact } from "./format.ts";
@@ -98,7 +98,7 @@ function fnv1a(text: string): string {
 
 function checkPrefix(prefix: string): string {
   if (prefix.trim() === "" || prefix.length > URL_IMPORT_LIMITS.prefixChars || /[\u0000-\u001f\u007f]/.test(prefix)) {
-    throw new EdgeError("invalid_option", { fact_id_prefix: prefix }, `--fact-id-prefix must be 1–${URL_IMPORT_LIMITS.prefixChars} printable characters.`);
+    throw new EdgeError("invalid_option", { fact_id_prefix: prefix }, `--fact-id-prefix must be 1–${URL_IMPORT_LIMITS.prefixChars} printable characters. Pass a prefix of that form.`);
   }
   return prefix;
 }
@@ -231,13 +231,13 @@ const BOUND_NAMES: Record<keyof CrawlBounds, string> = { maxDepth: "max depth", 
 export function checkCrawlBounds(options: Partial<CrawlBounds>): CrawlBounds {
   const missing = (Object.keys(BOUND_NAMES) as (keyof CrawlBounds)[]).filter((k) => options[k] === undefined);
   if (missing.length) {
-    throw new EdgeError("crawl_bounds_required", { missing }, `A crawl needs every bound given explicitly; missing: ${missing.map((k) => BOUND_NAMES[k]).join(", ")}.`);
+    throw new EdgeError("crawl_bounds_required", { missing }, `A crawl needs every bound given explicitly; missing: ${missing.map((k) => BOUND_NAMES[k]).join(", ")}. ${fixOf("crawl_bounds_required")}`);
   }
   for (const k of Object.keys(BOUND_NAMES) as (keyof CrawlBounds)[]) {
     const v = options[k]!;
     const min = k === "maxDepth" ? 0 : 1;
     if (!Number.isInteger(v) || v < min || v > CRAWL_CEILINGS[k]) {
-      throw new EdgeError("invalid_option", { bound: k, value: v, ceiling: CRAWL_CEILINGS[k] }, `The crawl's ${BOUND_NAMES[k]} must be an integer from ${min} to ${CRAWL_CEILINGS[k]}; got ${v}.`);
+      throw new EdgeError("invalid_option", { bound: k, value: v, ceiling: CRAWL_CEILINGS[k] }, `The crawl's ${BOUND_NAMES[k]} must be an integer from ${min} to ${CRAWL_CEILINGS[k]}; got ${v}. Pass a value in that range.`);
     }
   }
   return options as CrawlBounds;
@@ -280,7 +280,7 @@ export async function crawlUrl(facts: FactsStore, url: string, options: CrawlOpt
     }
     total += page.bytes.byteLength;
     if (total > bounds.maxBytesTotal) {
-      throw new EdgeError("url_too_large", { max_bytes_total: bounds.maxBytesTotal }, `The crawl read more than ${bounds.maxBytesTotal} bytes in total (--max-bytes-total); nothing was imported.`);
+      throw new EdgeError("url_too_large", { max_bytes_total: bounds.maxBytesTotal }, `The crawl read more than ${bounds.maxBytesTotal} bytes in total (--max-bytes-total); nothing was imported. Raise --max-bytes-total (up to its ceiling) or crawl fewer pages.`);
     }
     const html = htmlOf(page);
     // Each page's ids come from its own URL (as import-url's), or from the path under a given prefix.

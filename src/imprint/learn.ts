@@ -121,7 +121,7 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
   const { sample, engine } = options;
   const toolset = options.toolset ?? null;
   const maxCalls = options.maxCalls ?? 4;
-  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_option", {}, "maxCalls must be a non-negative integer.");
+  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_option", {}, "maxCalls must be a non-negative integer. Pass 0 or a larger whole number.");
   const info = engine.info();
   if (info.kind !== "scripted" && !info.fingerprint) {
     // Binding to a model we cannot identify would make the model gate meaningless.

@@ -88,7 +88,7 @@ export function parseImprintJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new EdgeError("imprint_corrupted", { reason: "not_json" }, `The imprint file is not JSON (${(err as Error).message}); it was not imported.`);
+    throw new EdgeError("imprint_corrupted", { reason: "not_json" }, `The imprint file is not JSON (${(err as Error).message}); it was not imported. Export the imprint again from the store that wrote it.`);
   }
 }
 

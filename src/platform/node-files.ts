@@ -106,10 +106,10 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
         await link(tmp, file);
       } catch (err) {
         const code = fsCode(err);
-        if (code === "EEXIST") throw new EdgeError("storage_failed", { op: "write", path: file, reason: "exists" }, `Saving to local storage failed: ${file} already exists and is never replaced.`);
+        if (code === "EEXIST") throw new EdgeError("storage_failed", { op: "write", path: file, reason: "exists" }, `Saving to local storage failed: ${file} already exists and is never replaced. Pick another file name, or move the existing file away.`);
         // File systems without hard links: check, then rename (only safe under a lock, which callers hold).
         if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EXDEV" && code !== "EOPNOTSUPP") throw err;
-        if (await exists(file)) throw new EdgeError("storage_failed", { op: "write", path: file, reason: "exists" }, `Saving to local storage failed: ${file} already exists and is never replaced.`);
+        if (await exists(file)) throw new EdgeError("storage_failed", { op: "write", path: file, reason: "exists" }, `Saving to local storage failed: ${file} already exists and is never replaced. Pick another file name, or move the existing file away.`);
         await rename(tmp, file);
       }
     } else {
@@ -190,7 +190,7 @@ export async function withFileLock<T>(lockFile: string, fn: () => Promise<T>, op
       continue;
     }
     if (Date.now() > deadline) {
-      throw new EdgeError("storage_failed", { op: "lock", path: lockFile, reason: "lock_timeout", holder: seen?.owner ?? null }, `Saving to local storage failed: another Edge process holds ${lockFile}.`);
+      throw new EdgeError("storage_failed", { op: "lock", path: lockFile, reason: "lock_timeout", holder: seen?.owner ?? null }, `Saving to local storage failed: another Edge process holds ${lockFile}. Wait for the other Edge process to finish, then try again.`);
     }
     await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt) * (0.5 + Math.random())));
   }

@@ -1,6 +1,6 @@
 // The registry: tools by name in registration order, and their projection into the schemas the
 // model sees. It knows nothing about which tools exist; plugins register themselves.
-import { EdgeError } from "../contract/errors.ts";
+import { EdgeError, fixOf } from "../contract/errors.ts";
 import type { JsonObject, ToolSchema } from "../contract/types.ts";
 import { isToolDefinition } from "./define.ts";
 import type { AnyToolDefinition, Disposer, SchemaQuery } from "./types.ts";
@@ -11,10 +11,10 @@ export class ToolRegistry {
 
   register(def: AnyToolDefinition): Disposer {
     if (!isToolDefinition(def)) {
-      throw new EdgeError("invalid_tool_spec", {}, "register() takes a definition made by defineTool().");
+      throw new EdgeError("invalid_tool_spec");
     }
     if (this.#tools.has(def.name)) {
-      throw new EdgeError("duplicate_tool_name", { tool: def.name }, `A tool named "${def.name}" is already registered.`);
+      throw new EdgeError("duplicate_tool_name", { tool: def.name }, `A tool named "${def.name}" is already registered. ${fixOf("duplicate_tool_name")}`);
     }
     this.#tools.set(def.name, def);
     // Only remove what this call added: after dispose + re-register, an old disposer must not
@@ -35,7 +35,7 @@ export class ToolRegistry {
   schemas(query: SchemaQuery = {}): ToolSchema[] {
     const { allow, limit } = query;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) {
-      throw new EdgeError("invalid_option", { limit }, "schemas(): limit must be a non-negative integer.");
+      throw new EdgeError("invalid_option", { limit }, "schemas(): limit must be a non-negative integer. Pass 0 or a larger whole number.");
     }
     const allowed = allow ? new Set(allow) : null;
     const picked = this.list().filter((def) => allowed === null || allowed.has(def.name));

@@ -7,7 +7,7 @@ import { createChatSession } from "../chat/session.ts";
 import type { ChatEvent, ChatRun, ChatSession } from "../chat/types.ts";
 import type { Receipt } from "../receipts/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
-import { EdgeError } from "../contract/errors.ts";
+import { EdgeError, fixOf } from "../contract/errors.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
 import { confirm as confirmAction, reject as rejectAction, startPurging } from "../confirm/confirm.ts";
 import { createIdbPendingStore } from "../confirm/store-idb.ts";
@@ -68,9 +68,9 @@ export function urlToolSource(url: string): ToolSource {
     try {
       res = await fetch(url, { cache: "no-store", credentials: "same-origin" });
     } catch (err) {
-      throw new EdgeError("tools_file_unreadable", { url }, `The tools file ${url} could not be fetched (${String(err)}).`);
+      throw new EdgeError("tools_file_unreadable", { url }, `The tools file ${url} could not be fetched (${String(err)}). Check the URL and the connection.`);
     }
-    if (!res.ok) throw new EdgeError("tools_file_unreadable", { url, status: res.status }, `The tools file ${url} could not be fetched: HTTP ${res.status}.`);
+    if (!res.ok) throw new EdgeError("tools_file_unreadable", { url, status: res.status }, `The tools file ${url} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
     return new Uint8Array(await res.arrayBuffer());
   };
   if (!url.split(/[?#]/)[0]!.toLowerCase().endsWith(".zip")) return { name: url, read: fetchBytes };
@@ -98,13 +98,13 @@ async function loadScript(script: string): Promise<string[]> {
     value = parseJson(trimmed, "the script attribute");
   } else {
     const res = await fetch(new URL(trimmed, location.href), { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
-      throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched (${String(err)}).`);
+      throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched (${String(err)}). Check the URL and the connection.`);
     });
-    if (!res.ok) throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched: HTTP ${res.status}.`);
+    if (!res.ok) throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
     value = parseJson(await res.text(), trimmed);
   }
   if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    throw new EdgeError("widget_config_invalid", {}, "The demo script must be a JSON array of strings (the model's successive outputs).");
+    throw new EdgeError("widget_config_invalid", {}, `The demo script must be a JSON array of strings (the model's successive outputs). ${fixOf("widget_config_invalid")}`);
   }
   return value as string[];
 }
@@ -113,7 +113,7 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new EdgeError("widget_config_invalid", {}, `${what} is not valid JSON: ${(err as Error).message}`);
+    throw new EdgeError("widget_config_invalid", {}, `${what} is not valid JSON: ${(err as Error).message}. ${fixOf("widget_config_invalid")}`);
   }
 }
 
@@ -180,7 +180,7 @@ export class WidgetCore {
   private createEngine(): Promise<Engine> {
     this.engine ??= (async (): Promise<Engine> => {
       if (this.config.engine === "scripted") {
-        if (!this.config.script) throw new EdgeError("widget_config_invalid", {}, 'engine="scripted" needs a script attribute (a JSON array of the model\'s outputs, or its URL).');
+        if (!this.config.script) throw new EdgeError("widget_config_invalid", {}, `engine="scripted" needs a script attribute (a JSON array of the model's outputs, or its URL). ${fixOf("widget_config_invalid")}`);
         return new ScriptedEngine(await loadScript(this.config.script), { chunkDelayMs: 4 });
       }
       if (this.config.engine === "llamacpp") return new LlamaCppEngine({ backend: createBrowserLlamaBackend({ createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") }), model: this.llamaSource() });
@@ -204,7 +204,7 @@ export class WidgetCore {
     const entry = catalogModel(model);
     if (entry) return catalogSource(entry);
     if (!/^https?:\/\//i.test(model)) {
-      throw new EdgeError("unknown_model", { model }, `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file.`);
+      throw new EdgeError("unknown_model", { model }, `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file. ${fixOf("unknown_model")}`);
     }
     return { kind: "url", url: model };
   }
@@ -242,10 +242,10 @@ export class WidgetCore {
     if (config.factsUrl) {
       onStatus?.("Importing the facts…");
       const res = await fetch(config.factsUrl, { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
-        throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched (${String(err)}).`);
+        throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched (${String(err)}). Check the URL and the connection.`);
       });
-      if (!res.ok) throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched: HTTP ${res.status}.`);
-      if (!storage.db) throw new EdgeError("storage_failed", { reason: storage.reason }, `Local facts need IndexedDB, which this browser refuses here (${storage.reason ?? "unavailable"}).`);
+      if (!res.ok) throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
+      if (!storage.db) throw new EdgeError("storage_failed", { reason: storage.reason }, `Local facts need IndexedDB, which this browser refuses here (${storage.reason ?? "unavailable"}). Leave private mode, or let this site store data, to use local facts.`);
       const facts = createIdbFactsStore(storage.db);
       const imported = await importFacts(facts, new Uint8Array(await res.arrayBuffer()));
       return createChatSession({ ...base, ...extra, tools: { kind: "surface", surface: await factsStoreSurface(facts, imported.file_store) } });
@@ -314,7 +314,7 @@ export class WidgetCore {
     if (token === undefined) {
       return { outcome: { ok: false, id, status: null, error: { code: "pending_action_not_found", message: "This widget holds no confirmation token for that pending action; ask again in chat." } } };
     }
-    if (!this.toolSource) throw new EdgeError("widget_config_invalid", {}, "Pending actions need a tools file.");
+    if (!this.toolSource) throw new EdgeError("widget_config_invalid", {}, "Pending actions need a tools file. Add a tools-src attribute to the <edge-chat> element.");
     const { pending, receipts } = await this.openStorage();
     const host: RunnerHost = await this.runnerHost();
     const outcome = await confirmAction(id, token, { store: pending, host, source: this.toolSource, receipts });

@@ -64,7 +64,7 @@ export class VisitorFiles implements ReactiveController {
       const paths = list.map((f) => importPath(f.name));
       const total = list.reduce((n, f) => n + f.size, 0);
       if (total + vfs.usage().bytes > VISITOR_LIMITS.maxTotalBytes) {
-        throw new EdgeError("vfs_quota_exceeded", { bytes: total }, `These files (${total} bytes) do not fit the ${VISITOR_LIMITS.maxTotalBytes}-byte limit for files in this widget; nothing was added.`);
+        throw new EdgeError("vfs_quota_exceeded", { bytes: total }, `These files (${total} bytes) do not fit the ${VISITOR_LIMITS.maxTotalBytes}-byte limit for files in this widget; nothing was added. Add fewer or smaller files.`);
       }
       const data = await Promise.all(list.map(async (f) => new Uint8Array(await f.arrayBuffer())));
       await vfs.writeBatch(paths.map((path, i) => ({ path, data: data[i]! })));

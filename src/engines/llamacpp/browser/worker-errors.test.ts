@@ -36,7 +36,7 @@ describe("completionError", () => {
     const mark = log.mark();
     log.logger.error("ggml: out of memory");
     const e = completionError(new Error("boom"), live, log.since(mark));
-    expect(e?.message).toBe("llama.cpp failed while generating: boom (ggml: out of memory)");
+    expect(e?.message).toBe("llama.cpp failed while generating: boom (ggml: out of memory). Try again, or reload the model.");
   });
 
   it("keeps at most the last 20 lines", () => {

@@ -76,7 +76,7 @@ export async function prepareLocalFile(source: Extract<ModelSource, { kind: "fil
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new EdgeError("unknown_model", { model: source.path }, `No model file at ${source.path}; pass an existing GGUF file, an http(s) URL, or a catalog model name.`);
-    throw new EdgeError("model_load_failed", { path: source.path, original: String(e) }, `The model file ${source.path} could not be read: ${(e as Error).message}`);
+    throw new EdgeError("model_load_failed", { path: source.path, original: String(e) }, `The model file ${source.path} could not be read: ${(e as Error).message}. Check the path and its permissions.`);
   }
   const summary = await checkHeader(source.path, id);
   const sha = await hashFile(source.path, size, onProgress, signal, [0, 0.5]);

@@ -16,7 +16,7 @@ const files = execFileSync("git", ["ls-files", "src", "workers"], { encoding: "u
 /** A message that keeps a form another program reads (file → how its source starts). */
 const EXEMPT: Record<string, string> = {
   // just-bash commands print the message; they expect Node's "ENOENT: …, op 'path'" form.
-  "src/builtins/vfs/core.ts": "`${errno}: ",
+  "src/builtins/vfs/paths.ts": "`${errno}: ",
 };
 
 /** Code that supplies a fix: the table's fix, its sentence, or a value named for a fix. */

@@ -203,7 +203,7 @@ export class App {
 
   /** Freeze the last report's bytes under the selection (no second discovery). */
   async freezeFromReport(): Promise<FrozenToolset> {
-    if (!this.report) throw new EdgeError("tools_file_import_failed", {}, "Inspect the tools file first. Then try again.");
+    if (!this.report) throw new EdgeError("tools_file_import_failed", {}, "Inspect the tools file first, then try again.");
     return freezeReport(this.report, this.toolSource(), this.selection);
   }
 

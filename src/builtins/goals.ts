@@ -58,7 +58,7 @@ export function goalTools(vfs: EdgeVfs, sessionId: string): AnyToolDefinition[] 
     meta,
     async execute({ objective, success_criteria }) {
       const goals = await load();
-      if (goals.length >= MAX_GOALS) throw new EdgeError("goal_limit_exceeded", { limit: MAX_GOALS }, `This session already has ${MAX_GOALS} goals; update existing ones instead. Use update_goal to change one.`);
+      if (goals.length >= MAX_GOALS) throw new EdgeError("goal_limit_exceeded", { limit: MAX_GOALS }, `This session already has ${MAX_GOALS} goals; change an existing one with update_goal instead.`);
       const now = new Date().toISOString();
       const goal: Goal = { goal_id: `goal_${randomHex(6)}`, objective, success_criteria: success_criteria ?? "", status: "active", notes: [], created_at: now, updated_at: now };
       await save([...goals, goal]);
@@ -96,7 +96,7 @@ export function goalTools(vfs: EdgeVfs, sessionId: string): AnyToolDefinition[] 
     async execute({ goal_id, status, note }) {
       const goals = await load();
       const g = find(goals, goal_id);
-      if (status === undefined && note === undefined) throw new EdgeError("invalid_tool_args", { tool: "update_goal" }, "update_goal needs a status, a note, or both. Pass status, note, or both.");
+      if (status === undefined && note === undefined) throw new EdgeError("invalid_tool_args", { tool: "update_goal" }, "update_goal needs a status, a note, or both; pass at least one of them.");
       if (status) g.status = status;
       if (note) g.notes = [...g.notes, note].slice(-100);
       g.updated_at = new Date().toISOString();

@@ -94,7 +94,7 @@ export class ScriptedEngine implements Engine {
     if (!this.loaded) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
     if (this.current) {
-      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first. Then try again.");
+      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first, then try again.");
     }
     const controller = new AbortController();
     this.current = controller;

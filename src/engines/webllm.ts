@@ -214,7 +214,7 @@ export class WebLLMEngine implements Engine {
     if (!client || !record) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
     if (this.generation) {
-      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first. Then try again.");
+      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first, then try again.");
     }
     const controller = new AbortController();
     this.generation = controller;

@@ -62,7 +62,7 @@ export function toPromptMessages(messages: readonly ChatMessage[]): PromptMessag
 }
 
 /** One operation at a time on the model's context. */
-const busyError = () => new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first. Then try again.");
+const busyError = () => new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first, then try again.");
 
 function usageOf(r: GenerateResult): ChatUsage {
   const usage: ChatUsage = {

@@ -2,6 +2,7 @@
 // real tool loop, receipts, imprints and local facts — all in this page, tools running in a
 // sandboxed Pyodide runner. With `?debug` the page also exposes window.__edge (see debug.ts).
 import "./app.css";
+import { EdgeError } from "../contract/errors.ts";
 import { browserPackages } from "../packages/browser.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../runner/browser/index.ts";
 import { App } from "./app.ts";
@@ -42,7 +43,13 @@ async function main(): Promise<void> {
 async function boot(): Promise<{ host: BrowserRunnerHost; editor: ToolsEditor; app: App }> {
   const hostPromise = createBrowserRunnerHost();
   const exampleText = fetch(EXAMPLE_URL).then((r) => {
-    if (!r.ok) throw new Error(`could not load ${EXAMPLE_URL}: HTTP ${r.status}`);
+    if (!r.ok) {
+      throw new EdgeError(
+        "tools_file_unreadable",
+        { file: EXAMPLE_URL, status: r.status },
+        `could not load ${EXAMPLE_URL}: HTTP ${r.status}. The example tools file is not served with this build; reload the page, or deploy the playground with its examples/ folder.`,
+      );
+    }
     return r.text();
   });
   const storesPromise = App.openStores();

@@ -2,6 +2,7 @@
 // other store works (e.g. a browser that refuses storage in a cross-site frame), so a model from a
 // URL still loads — it is downloaded again next time, and the UI says so before the download.
 import type { BlobEntry, BlobMeta, BlobStore, BlobWriter } from "./store.ts";
+import { EdgeError } from "../contract/errors.ts";
 
 export function createMemoryBlobStore<M extends BlobMeta>(): BlobStore<M> {
   const entries = new Map<string, { entry: BlobEntry<M>; blob: Blob }>();
@@ -16,7 +17,7 @@ export function createMemoryBlobStore<M extends BlobMeta>(): BlobStore<M> {
       const staged = async () => (blob ??= new Blob(parts.splice(0)));
       return {
         async write(chunk) {
-          if (blob) throw new Error("write after staged()");
+          if (blob) throw new EdgeError("storage_failed", { op: "write", reason: "write after staged()" }, "A chunk was written after staged() (write after staged()), so the file would not match what was staged; write every chunk before staged() or commit(), then store the file again.");
           parts.push(chunk as Uint8Array<ArrayBuffer>); // a download's chunks are fresh buffers: kept, not copied
           size += chunk.length;
         },

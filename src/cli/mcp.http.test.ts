@@ -69,6 +69,13 @@ describe("edge mcp serve --http (the SDK's client)", { timeout: 180_000 }, () =>
     expect(tooMany.err).toContain("active_tool_limit_exceeded");
   });
 
+  it("answers 413 (not a dropped connection or a 500) to a request body over 4 MiB", async () => {
+    const body = JSON.stringify({ ...initialize, pad: "x".repeat(4 * 1024 * 1024) });
+    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` }, body });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/over 4194304 bytes.*Send smaller requests/);
+  });
+
   it("lists, calls, and refuses invalid arguments with Edge's code", async () => {
     const c = await connect("edge-http-plain");
     const { tools } = await c.listTools();

@@ -56,6 +56,9 @@ export async function serveHttp(service: McpToolService, address: HttpAddress, t
       return sendJson(res, 401, { error: { code: "mcp_unauthorized", message: ERRORS.mcp_unauthorized } });
     }
     const body = req.method === "POST" ? await readJson(req) : undefined;
+    if (body === TOO_LARGE) {
+      return sendJson(res, 413, { jsonrpc: "2.0", error: { code: -32600, message: `The request body is over ${MAX_BODY_BYTES} bytes, the limit of Edge's MCP server; nothing ran. Send smaller requests (one call per request, shorter arguments).` }, id: null });
+    }
     const sid = req.headers["mcp-session-id"];
     let session = typeof sid === "string" ? sessions.get(sid) : undefined;
     if (!session) {
@@ -113,14 +116,19 @@ function authorized(req: IncomingMessage, token: string): boolean {
   return m !== null && timingSafeEqual(m[1]!, token);
 }
 
+/** What readJson returns for a body over MAX_BODY_BYTES (answered 413, never parsed). */
+const TOO_LARGE: unique symbol = Symbol("request body too large");
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // Past the limit the rest is read and dropped (not buffered): leaving the loop would destroy the
+  // request's socket before the 413 is written. Only a client holding the token gets this far.
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Error(`request body over ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   }
+  if (size > MAX_BODY_BYTES) return TOO_LARGE;
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {

@@ -20,6 +20,7 @@ import { inheritableDescriptors } from "./descriptors.ts";
 import type { RunnerRole, RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 import { runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
 import { processSnapshotFiles, type SnapshotFiles } from "./node-snapshot-file.ts";
+import { EdgeError } from "../contract/errors.ts";
 
 const ENTRY = fileURLToPath(new URL("../../workers/runner.node-process.ts", import.meta.url));
 /** The files of the pyodide package a runner reads (checked by the permission model). */
@@ -61,7 +62,13 @@ const V8_MEMORY = ["--optimize-for-size", "--v8-pool-size=1"];
  *  of a data: URL), V8. */
 function runnerNodeArgs(indexDir: string, snapshotReads: string[]): string[] {
   const flag = permissionFlag();
-  if (!flag) throw new Error(`Node ${process.versions.node} has no permission model; Edge's runners need Node 20 or newer`);
+  if (!flag) {
+    throw new EdgeError(
+      "runner_boot_failed",
+      { reason: "no_permission_model", node: process.versions.node },
+      `Node ${process.versions.node} has no permission model; Edge's runners need Node 20 or newer. Upgrade Node to a version package.json's engines field names (20.20+, 22.22+ or 24.13+), then run this again.`,
+    );
+  }
   const reads = [...PYODIDE_FILES.map((f) => join(indexDir, f)), ...snapshotReads].map((f) => `--allow-fs-read=${f}`);
   return [flag, ...reads, "--disallow-code-generation-from-strings", ...WASM_COMPILERS, ...V8_MEMORY, "--no-warnings", "--input-type=module"];
 }

@@ -84,7 +84,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     let runner: Runner;
     const acquiring = spares.acquire();
     try {
-      runner = await raceSignal(acquiring, signal, () => new Error("aborted"));
+      runner = await raceSignal(acquiring, signal, () => new EdgeError("aborted"));
     } catch (err) {
       if (signal?.aborted) {
         acquiring.then((r) => r.kill("aborted"), () => undefined);

@@ -9,6 +9,7 @@
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from "idb";
 import type { Receipt } from "../receipts/types.ts";
 import type { FactRecord, FactsRevisionRecord, ImprintRecord, PendingActionRecord, SessionRecord, VfsRecord } from "./records.ts";
+import { EdgeError } from "../contract/errors.ts";
 
 export const EDGE_DB_NAME = "edge-web";
 export const EDGE_DB_VERSION = 1;
@@ -62,7 +63,13 @@ export const MIGRATIONS: Readonly<Record<number, Migration>> = {
 export function migrate(db: EdgeDb, oldVersion: number, newVersion: number, tx: UpgradeTransaction): void {
   for (let v = oldVersion + 1; v <= newVersion; v++) {
     const step = MIGRATIONS[v];
-    if (!step) throw new Error(`No IndexedDB migration to version ${v}.`);
+    if (!step) {
+      throw new EdgeError(
+        "storage_failed",
+        { op: "upgrade", reason: "no_migration", version: v },
+        `No IndexedDB migration to version ${v}. This build of Edge cannot upgrade the stored data; reload the page so every tab runs the same build, then try again.`,
+      );
+    }
     step(db, tx);
   }
 }

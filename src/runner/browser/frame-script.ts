@@ -20,6 +20,7 @@
 // It is plain ES2020 in a string (not a bundled module) so its sha256 is stable and can be
 // pinned in the CSP.
 import { RUNNER_POLICY_NAME } from "./trusted-types.ts";
+import { EdgeError } from "../../contract/errors.ts";
 
 const FRAME_SCRIPT = `"use strict";
 (() => {
@@ -128,7 +129,11 @@ const FRAME_SCRIPT = `"use strict";
 
 async function cspHashOf(script: string): Promise<string> {
   if (!globalThis.crypto?.subtle) {
-    throw new Error("The runner sandbox needs WebCrypto (a secure context: https:// or http://localhost).");
+    throw new EdgeError(
+      "runner_boot_failed",
+      { reason: "no_webcrypto" },
+      "The runner sandbox needs WebCrypto (a secure context: https:// or http://localhost). Open this page over https:// (or from localhost), then reload it.",
+    );
   }
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(script));
   let binary = "";

@@ -4,6 +4,7 @@
 //
 // Trust: messages on the control port are the frame's own (our script, pinned by hash).
 import { Heartbeat } from "./heartbeat.ts";
+import { EdgeError } from "../../contract/errors.ts";
 
 /** What every frame is started with; the page keeps it so a lost frame can be re-created. */
 export interface FrameAssets {
@@ -49,6 +50,15 @@ function copyFiles(assets: FrameAssets): { files: Record<string, Uint8Array>; wa
   return { files, wasm, transfer: [wasm.buffer, ...Object.values(files).map((b) => b.buffer as ArrayBuffer)] };
 }
 
+/** The sandbox frame did not start: the runner cannot boot (reason in the message and details). */
+function frameFailed(what: string, reason: string): EdgeError {
+  return new EdgeError(
+    "runner_boot_failed",
+    { reason },
+    `The Python runner could not start: ${what}. Reload the page; if it keeps failing, check the browser console for a frame or worker the page's Content-Security-Policy blocked.`,
+  );
+}
+
 export class SandboxFrame {
   private readonly heartbeat: Heartbeat;
   private disposed = false;
@@ -87,7 +97,7 @@ export class SandboxFrame {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const started = new Promise<number>((resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`the runner sandbox frame did not start within ${timeoutMs} ms`)), timeoutMs);
+        timer = setTimeout(() => reject(frameFailed(`the runner sandbox frame did not start within ${timeoutMs} ms`, "start_timeout")), timeoutMs);
         channel.port1.onmessage = (event: MessageEvent<ControlMessage>) => {
           const msg = event.data;
           if (msg?.type === "connected") {
@@ -98,7 +108,7 @@ export class SandboxFrame {
             resolve(msg.compileMs);
           } else {
             const why = msg && "message" in msg ? msg.message : String(msg?.type);
-            reject(new Error(`the runner sandbox frame could not start: ${why}`));
+            reject(frameFailed(`the runner sandbox frame could not start: ${why}`, "frame_error"));
           }
         };
       });

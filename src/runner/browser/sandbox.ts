@@ -14,6 +14,7 @@ import type { HostToWorker } from "../../../workers/protocol.ts";
 import { sha256Text } from "../../contract/hash.ts";
 import { frameSrcdoc } from "./frame-script.ts";
 import { SandboxFrame, type FrameAssets, type FrameOptions } from "./sandbox-frame.ts";
+import { EdgeError } from "../../contract/errors.ts";
 
 /** Pyodide's files the page fetches, relative to `pyodideBaseUrl` (its JavaScript is in the
  *  worker bundle). */
@@ -94,8 +95,17 @@ function defaultPyodideBaseUrl(): string {
 
 async function fetchBytes(fetchFn: typeof fetch, url: string): Promise<Uint8Array> {
   const res = await fetchFn(url);
-  if (!res.ok) throw new Error(`could not load ${url}: HTTP ${res.status}`);
+  if (!res.ok) throw pyodideMissing(url, res.status);
   return new Uint8Array(await res.arrayBuffer());
+}
+
+/** A Pyodide file the sandbox could not fetch: the page serves no Pyodide at pyodideBaseUrl. */
+function pyodideMissing(url: string, status: number): EdgeError {
+  return new EdgeError(
+    "runner_boot_failed",
+    { url, status },
+    `The Python runner could not start: could not load ${url}: HTTP ${status}. Serve Pyodide's files at that address (or pass pyodideBaseUrl pointing at them), then reload the page.`,
+  );
 }
 
 function failJob(job: JobState, error: Error): void {
@@ -133,7 +143,7 @@ export class RunnerSandbox {
     const [[wasm, stdlib], lockFileContents, workerCode] = await Promise.all([
       Promise.all(SANDBOX_PYODIDE_FILES.map((name) => fetchBytes(fetchFn, base + name))),
       fetchFn(base + "pyodide-lock.json").then((r) => {
-        if (!r.ok) throw new Error(`could not load ${base}pyodide-lock.json: HTTP ${r.status}`);
+        if (!r.ok) throw pyodideMissing(`${base}pyodide-lock.json`, r.status);
         return r.text();
       }),
       workerCodePromise,

@@ -97,8 +97,6 @@ const PLAIN_ERRORS_ALLOWED: readonly { file: string; lines: readonly string[]; r
   { file: "src/engines/llamacpp/browser/worker-api.ts", lines: ["wllama's cache is not used"], reason: "wllama's cache write, never reached (Edge hands it a Blob); inside the worker's load, reported as model_load_failed" },
   // ── front doors ──
   { file: "src/app/dom.ts", lines: ["missing from index.html"], reason: "a build bug (index.html and the code disagree), not a failure a person can fix" },
-  { file: "src/app/scripted.ts", lines: ["The script is not valid JSON", "The script must be a JSON array of outputs"], reason: "shown as the chat status text; the table has no code for an invalid demo script yet (script_invalid wanted)" },
-  { file: "src/widget/edge-chat.ts", lines: ["Object.assign(new Error(detail.message), detail)"], reason: "the widget's DOM API rethrows an EdgeError's JSON (code, message) as the Error it carries" },
 ];
 
 const modules = productionModules(ROOT).map((file) => readModule(ROOT, file));

@@ -140,6 +140,8 @@ export const ERRORS = {
     "This file is not a GGUF model (wrong magic bytes, unsupported version or a garbled header); pick a .gguf file made for llama.cpp.",
   model_truncated:
     "The GGUF model file is incomplete (shorter than its own tensor table says), usually an interrupted download; download it again.",
+  script_invalid:
+    "The scripted demo engine's script is not a JSON array of the model's outputs (strings), so nothing was sent; fix the script as the message says.",
   script_exhausted:
     "The scripted demo engine has no scripted output left for this turn; it only replays its script (no model runs). Add the missing outputs to the script.",
 

@@ -104,7 +104,7 @@ async function loadScript(script: string): Promise<string[]> {
     value = parseJson(await res.text(), trimmed);
   }
   if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    throw new EdgeError("widget_config_invalid", {}, `The demo script must be a JSON array of strings (the model's successive outputs). ${fixOf("widget_config_invalid")}`);
+    throw new EdgeError("script_invalid", {}, `The demo script must be a JSON array of strings (the model's successive outputs). ${fixOf("script_invalid")}`);
   }
   return value as string[];
 }
@@ -113,7 +113,7 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new EdgeError("widget_config_invalid", {}, `${what} is not valid JSON: ${(err as Error).message}. ${fixOf("widget_config_invalid")}`);
+    throw new EdgeError("script_invalid", {}, `${what} is not valid JSON: ${(err as Error).message}. ${fixOf("script_invalid")}`);
   }
 }
 

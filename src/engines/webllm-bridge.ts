@@ -98,7 +98,7 @@ export class WorkerBridge {
       const waiter = this.counts.get(m.id);
       this.counts.delete(m.id);
       if (m.counts) waiter?.resolve({ counts: m.counts, ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}) });
-      else waiter?.reject(new EdgeError("generation_failed", { stage: "count_tokens", reason: m.error }, `The model's worker could not count tokens (${m.error ?? "the worker could not count tokens"}); try again, or reload the model.`));
+      else waiter?.reject(new EdgeError("generation_failed", { stage: "count_tokens", reason: m.error }, `The model's worker could not count tokens${m.error ? ` (${m.error})` : ""}; try again, or reload the model.`));
       return;
     }
     this.seen.set(m.kind, m);

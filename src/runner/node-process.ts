@@ -66,7 +66,7 @@ function runnerNodeArgs(indexDir: string, snapshotReads: string[]): string[] {
     throw new EdgeError(
       "runner_boot_failed",
       { reason: "no_permission_model", node: process.versions.node },
-      `Node ${process.versions.node} has no permission model; Edge's runners need Node 20 or newer. Upgrade Node to a version package.json's engines field names (20.20+, 22.22+ or 24.13+), then run this again.`,
+      `Node ${process.versions.node} has no permission model, which Edge's runners need; install Node 20.20+, 22.22+ or 24.13+ (package.json's engines), then run this again.`,
     );
   }
   const reads = [...PYODIDE_FILES.map((f) => join(indexDir, f)), ...snapshotReads].map((f) => `--allow-fs-read=${f}`);

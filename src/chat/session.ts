@@ -21,7 +21,7 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
   if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_option", {}, "maxCalls must be a non-negative integer. Pass 0 or a larger whole number.");
 
   const { host, tools } = options;
-  if ((tools?.kind === "file" || tools?.kind === "toolset") && !host) throw new EdgeError("invalid_option", {}, "A runner host is needed to run Python tools.");
+  if ((tools?.kind === "file" || tools?.kind === "toolset") && !host) throw new EdgeError("invalid_option", { option: "host" }, "A runner host is needed to run Python tools; pass host (from createNodeRunnerHost() or createBrowserRunnerHost()).");
   // Freeze once per session.
   const toolset = tools?.kind === "toolset" ? tools.toolset : tools?.kind === "file" && host ? await freezeToolset(tools.source, host, tools.selection) : null;
   const surface = tools?.kind === "surface" ? tools.surface : null;

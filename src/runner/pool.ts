@@ -79,7 +79,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
 
   /** Acquire a runner and run one job on it, with timeout and abort. */
   async function runJob(job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal?: AbortSignal): Promise<JobEnd> {
-    if (closed) throw new EdgeError("already_closed", {}, "This RunnerHost is closed; create a new one with createRunnerHost().");
+    if (closed) throw new EdgeError("already_closed", {}, "This runner host is closed; create a new one (createNodeRunnerHost() or createBrowserRunnerHost()).");
     if (signal?.aborted) return { kind: "aborted" };
     let runner: Runner;
     const acquiring = spares.acquire();

@@ -52,6 +52,7 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
   // Captured before any await and before any tool code exists.
   const post = port.postMessage.bind(port);
   const now = performance.now.bind(performance);
+  const later = setTimeout;
   const finished = hooks.finished;
   const settle = hooks.settle;
   const warmUpPasses = Math.max(0, Math.floor(hooks.warmUpPasses ?? 0));
@@ -81,7 +82,9 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
     now,
     sink,
     warmUpPasses,
-    settle,
+    // After boot() has returned: until then its frames still hold the snapshot's bytes (a
+    // snapshot file's read), and a collection inside it would keep them. Skipped once a job runs.
+    settle: settle && (() => void later(() => phase === "ready" && settle(), 0)),
     waiting: () => hurried || !!queued,
     booted: (booted, memfs) => {
       runtime = booted;

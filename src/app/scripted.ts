@@ -2,7 +2,7 @@
 // edits the model's successive outputs as a JSON array; each prompt replays the array from its
 // start. `{{tool_result}}` / `{{tool_result.KEY}}` in an output are replaced with the last tool
 // result, so a demo answer can quote what the tool really returned. No model runs.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { canonicalJson } from "../contract/hash.ts";
 import type { ChatMessage } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
@@ -30,9 +30,9 @@ export class PlaygroundScript {
     try {
       value = JSON.parse(this.text);
     } catch (err) {
-      throw new EdgeError("script_invalid", {}, `The script is not valid JSON: ${(err as Error).message}. ${fixOf("script_invalid")}`);
+      throw EdgeError.withTableFix("script_invalid", {}, `The script is not valid JSON: ${(err as Error).message}.`);
     }
-    if (!Array.isArray(value)) throw new EdgeError("script_invalid", {}, `The script must be a JSON array of outputs. ${fixOf("script_invalid")}`);
+    if (!Array.isArray(value)) throw EdgeError.withTableFix("script_invalid", {}, `The script must be a JSON array of outputs.`);
     return value.map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
   }
 

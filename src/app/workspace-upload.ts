@@ -1,7 +1,7 @@
 // Getting the person's files into the workspace: files and folders from a picker or a drop,
 // checked whole BEFORE any byte is read (names, the workspace's limits, the browser's quota), then
 // written as one VFS change. A 200 MB file is refused from its size alone; nothing is half-written.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { importPath } from "../builtins/workspace/import-path.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "../builtins/vfs/core.ts";
 import { bytes as fmtBytes } from "./dom.ts";
@@ -61,7 +61,7 @@ async function checkFits(vfs: EdgeVfs, paths: readonly string[], sizes: readonly
   sizes.forEach((size, i) => {
     const path = paths[i]!;
     if (size > limits.maxFileBytes) {
-      throw new EdgeError("vfs_quota_exceeded", { path, bytes: size, limit: limits.maxFileBytes }, `${path} is ${fmtBytes(size)}, over the workspace's ${fmtBytes(limits.maxFileBytes)} limit for one file; nothing was written. ${fixOf("vfs_quota_exceeded")}`);
+      throw EdgeError.withTableFix("vfs_quota_exceeded", { path, bytes: size, limit: limits.maxFileBytes }, `${path} is ${fmtBytes(size)}, over the workspace's ${fmtBytes(limits.maxFileBytes)} limit for one file; nothing was written.`);
     }
     adding += size;
     const old = vfs.readBytesIfFile(path);
@@ -73,11 +73,11 @@ async function checkFits(vfs: EdgeVfs, paths: readonly string[], sizes: readonly
     throw new EdgeError("vfs_quota_exceeded", { bytes: after, limit: limits.maxTotalBytes }, `The workspace would hold ${fmtBytes(after)}, over its ${fmtBytes(limits.maxTotalBytes)} limit; nothing was written. Delete files first.`);
   }
   if (entries + newEntries > limits.maxEntries) {
-    throw new EdgeError("vfs_quota_exceeded", { entries: entries + newEntries, limit: limits.maxEntries }, `The workspace would hold more than ${limits.maxEntries} files and folders; nothing was written. ${fixOf("vfs_quota_exceeded")}`);
+    throw EdgeError.withTableFix("vfs_quota_exceeded", { entries: entries + newEntries, limit: limits.maxEntries }, `The workspace would hold more than ${limits.maxEntries} files and folders; nothing was written.`);
   }
   const estimate = await browserStorageEstimate();
   if (estimate && adding > estimate.quota - estimate.usage) {
-    throw new EdgeError("storage_quota_exceeded", { ...estimate, adding }, `The browser lets this site store ${fmtBytes(estimate.quota - estimate.usage)} more, but the upload is ${fmtBytes(adding)}; nothing was written. ${fixOf("storage_quota_exceeded")}`);
+    throw EdgeError.withTableFix("storage_quota_exceeded", { ...estimate, adding }, `The browser lets this site store ${fmtBytes(estimate.quota - estimate.usage)} more, but the upload is ${fmtBytes(adding)}; nothing was written.`);
   }
 }
 

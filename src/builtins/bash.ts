@@ -6,7 +6,7 @@
 import { Bash, type BashOptions, type IFileSystem } from "just-bash";
 
 export type ExecutionLimits = NonNullable<BashOptions["executionLimits"]>;
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { defineTool, type AnyToolDefinition } from "../runtime/index.ts";
 import { BUILTIN_KIND, closedOutputSchema, type BuiltinMeta } from "./shared.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "./vfs/core.ts";
@@ -68,10 +68,10 @@ export function bashTool(vfs: EdgeVfs, options: BashToolOptions = {}): AnyToolDe
       if (ctx.signal.aborted) throw ctx.signal.reason ?? new EdgeError("aborted");
       if (quota.length) {
         const q = quota[0]!;
-        throw new EdgeError("vfs_quota_exceeded", { ...q.details, stderr: tail(r.stderr) }, `bash: ${q.message}. The workspace is full; nothing more was written. ${fixOf("vfs_quota_exceeded")}`);
+        throw EdgeError.withTableFix("vfs_quota_exceeded", { ...q.details, stderr: tail(r.stderr) }, `bash: ${q.message}. The workspace is full; nothing more was written.`);
       }
       if ((r.exitCode === 126 || r.exitCode === 124) && LIMIT_RE.test(r.stderr)) {
-        throw new EdgeError("bash_limit_exceeded", { stderr: tail(r.stderr), exit_code: r.exitCode }, `bash stopped at an execution limit: ${lastLine(r.stderr)}. ${fixOf("bash_limit_exceeded")}`);
+        throw EdgeError.withTableFix("bash_limit_exceeded", { stderr: tail(r.stderr), exit_code: r.exitCode }, `bash stopped at an execution limit: ${lastLine(r.stderr)}.`);
       }
       return { exit_code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
     },

@@ -1,7 +1,7 @@
 // The file tools on the workspace VFS: read_file, write_file, edit_file (exact, unique string
 // replacement), read_image (MIME type + base64, size-bounded). Writes are execution level
 // "commit": in a chat they ask first, unless the host allows built-in writes (see index.ts).
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { defineTool, type AnyToolDefinition } from "../runtime/index.ts";
 import { BUILTIN_KIND, closedOutputSchema, workspacePath, type BuiltinMeta } from "./shared.ts";
 import type { EdgeVfs } from "./vfs/core.ts";
@@ -123,7 +123,7 @@ export function readImageTool(vfs: EdgeVfs, maxBytes = DEFAULT_IMAGE_MAX_BYTES):
       const mime = sniffImage(bytes);
       if (!mime) throw new EdgeError("not_an_image", { path: p }, `read_image: ${p} is not a PNG, JPEG, GIF or WebP image (its first bytes say otherwise); use read_file for text.`);
       if (bytes.byteLength > maxBytes) {
-        throw new EdgeError("image_too_large", { path: p, bytes: bytes.byteLength, limit: maxBytes }, `read_image: ${p} is ${bytes.byteLength} bytes; the limit is ${maxBytes}. ${fixOf("image_too_large")}`);
+        throw EdgeError.withTableFix("image_too_large", { path: p, bytes: bytes.byteLength, limit: maxBytes }, `read_image: ${p} is ${bytes.byteLength} bytes; the limit is ${maxBytes}.`);
       }
       let bin = "";
       for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

@@ -2,7 +2,7 @@
 // in the workspace at /.edge/goals/<session id>.json, so they survive a reload with the files.
 // They change only this bookkeeping, never user files, so they are execution level "read"
 // (no confirmation); they are not concurrency-safe (read-modify-write of one file).
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
 import { defineTool, type AnyToolDefinition } from "../runtime/index.ts";
 import { BUILTIN_KIND, type BuiltinMeta } from "./shared.ts";
@@ -42,7 +42,7 @@ export function goalTools(vfs: EdgeVfs, sessionId: string): AnyToolDefinition[] 
   const save = (goals: Goal[]) => vfs.writeBytes(file, new TextEncoder().encode(JSON.stringify({ session_id: sessionId, goals }, null, 2)), { parents: true });
   const find = (goals: Goal[], id: string): Goal => {
     const g = goals.find((x) => x.goal_id === id);
-    if (!g) throw new EdgeError("goal_not_found", { goal_id: id }, `No goal "${id}" in this session; the goals are: ${goals.map((x) => x.goal_id).join(", ") || "none"}. ${fixOf("goal_not_found")}`);
+    if (!g) throw EdgeError.withTableFix("goal_not_found", { goal_id: id }, `No goal "${id}" in this session; the goals are: ${goals.map((x) => x.goal_id).join(", ") || "none"}.`);
     return g;
   };
 

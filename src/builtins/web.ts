@@ -1,7 +1,7 @@
 // web_search: off unless the host page configures a provider. Edge itself never fetches
 // (there is no fetch tool at all); the provider is the host's function, and what it returns is
 // checked and bounded before the model sees it.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { defineTool, type AnyToolDefinition } from "../runtime/index.ts";
 import { BUILTIN_KIND, type BuiltinMeta } from "./shared.ts";
 
@@ -39,7 +39,7 @@ export function webSearchTool(provider: WebSearchProvider | undefined): AnyToolD
         hits = await provider(query, { maxResults, signal: ctx.signal });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        throw new EdgeError("web_search_failed", { reason: String(err) }, `The web search provider failed: ${err instanceof Error ? err.message : String(err)}. ${fixOf("web_search_failed")}`);
+        throw EdgeError.withTableFix("web_search_failed", { reason: String(err) }, `The web search provider failed: ${err instanceof Error ? err.message : String(err)}.`);
       }
       if (!Array.isArray(hits)) throw new EdgeError("web_search_failed", {}, "The web search provider did not return an array of {title, url, snippet}.");
       const results = hits.slice(0, maxResults).map((h: unknown, i) => {

@@ -5,7 +5,7 @@
 // exactly that plan as one VFS change (a bash script is not run a second time, so what was
 // approved is what happens), after checking that nothing it touches changed meanwhile
 // (write_preview_stale). A bash script that changes nothing needs no approval at all.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { ToolContext } from "../runtime/index.ts";
 import type { EdgeVfs, VfsBatchItem } from "./vfs/core.ts";
@@ -46,7 +46,7 @@ export function createWritePlanner(vfs: EdgeVfs, tools: Readonly<Record<string, 
       let p = plans.get(callId);
       if (!p) {
         const fn = tools[tool];
-        if (!fn) return Promise.reject(new EdgeError("unknown_tool", { tool }, `${tool} is not a built-in write tool. ${fixOf("unknown_tool")}`));
+        if (!fn) return Promise.reject(EdgeError.withTableFix("unknown_tool", { tool }, `${tool} is not a built-in write tool.`));
         p = (async () => {
           const fork = vfs.fork();
           const result = await fn(fork, args, { signal, callId, toolName: tool, meta: {} });

@@ -10,7 +10,7 @@ import { openNodeVfs } from "../builtins/vfs/store-node.ts";
 import { importPath, relativeTo } from "../builtins/workspace/import-path.ts";
 import { exportZip, importZip } from "../builtins/workspace/zip.ts";
 import { writeFileAtomic } from "../platform/node-files.ts";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
 function parse(argv: string[]) {
@@ -75,7 +75,7 @@ async function importSource(vfs: EdgeVfs, source: string, into: string): Promise
       for (const name of await readdir(full)) await add(path.join(full, name), rel ? `${rel}/${name}` : name);
     } else if (s.isFile()) {
       const limit = vfs.limits.maxTotalBytes;
-      if (s.size > limit) throw new EdgeError("vfs_quota_exceeded", { path: rel, bytes: s.size }, `${full} is ${s.size} bytes, over the ${limit}-byte workspace; nothing was imported. ${fixOf("vfs_quota_exceeded")}`);
+      if (s.size > limit) throw EdgeError.withTableFix("vfs_quota_exceeded", { path: rel, bytes: s.size }, `${full} is ${s.size} bytes, over the ${limit}-byte workspace; nothing was imported.`);
       items.push({ path: importPath(rel, into), data: new Uint8Array(await readFile(full)) });
     }
   };

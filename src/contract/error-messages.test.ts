@@ -2,7 +2,7 @@
 // to do (a fix), ends as a sentence, and never runs two sentences together.
 import { describe, expect, it } from "vitest";
 import { FIX } from "../../test/fix-words.ts";
-import { ERRORS, type ErrorCode, fixOf } from "./errors.ts";
+import { EdgeError, ERRORS, type ErrorCode, fixOf } from "./errors.ts";
 import { closest, didYouMean, editDistance } from "./suggest.ts";
 
 
@@ -31,6 +31,12 @@ describe("fixOf", () => {
     expect(fixOf("invalid_chat_messages")).toBe("Fix the messages passed to the engine.");
     expect(fixOf("tool_call_limit_exceeded")).toBe("Ask for less in one prompt, or raise the limit (--max-calls N).");
     expect(fixOf("conflicting_tool_options")).toBe(ERRORS.conflicting_tool_options);
+  });
+
+  it("EdgeError.withTableFix: what happened, then the code's fix", () => {
+    const e = EdgeError.withTableFix("tools_file_not_utf8", { file: "tools.py" }, "tools.py has a byte 0xff at offset 12.");
+    expect(e.message).toBe("tools.py has a byte 0xff at offset 12. Save it as UTF-8.");
+    expect(e.toJSON()).toEqual({ code: "tools_file_not_utf8", message: e.message, file: "tools.py" });
   });
 });
 

@@ -317,6 +317,12 @@ export class EdgeError extends Error {
     super(message ?? ERRORS[code]);
   }
 
+  /** An EdgeError whose message says what happened, then the table's fix for its code (fixOf):
+   *  `EdgeError.withTableFix("zip_invalid", {}, "The archive is damaged (…); nothing was imported.")`. */
+  static withTableFix(code: ErrorCode, details: Record<string, unknown>, happened: string): EdgeError {
+    return new EdgeError(code, details, `${happened} ${fixOf(code)}`);
+  }
+
   toJSON(): ErrorJson {
     const out: ErrorJson = { code: this.code, message: this.message };
     // package / packages / command: what a python_package_* error names, and the command that fixes it.

@@ -1,7 +1,7 @@
 // Canonical JSON (RFC 8785 / JCS) and `sha256:` hashes through WebCrypto, the same API in
 // Node 20 and the browser. Every hash Edge writes goes through this file.
 import canonicalizeJcs from "canonicalize";
-import { EdgeError, fixOf } from "./errors.ts";
+import { EdgeError } from "./errors.ts";
 import type { ToolSchema } from "./types.ts";
 
 export type Sha256 = `sha256:${string}`;
@@ -21,9 +21,9 @@ export function canonicalJson(value: unknown): string {
   try {
     text = canonicalizeJcs(value);
   } catch (err) {
-    throw new EdgeError("not_canonical_json", { reason: String(err) }, `Value is not canonical JSON: ${String(err)}. ${fixOf("not_canonical_json")}`);
+    throw EdgeError.withTableFix("not_canonical_json", { reason: String(err) }, `Value is not canonical JSON: ${String(err)}.`);
   }
-  if (text === undefined) throw new EdgeError("not_canonical_json", {}, `Value is not canonical JSON: undefined. ${fixOf("not_canonical_json")}`);
+  if (text === undefined) throw EdgeError.withTableFix("not_canonical_json", {}, `Value is not canonical JSON: undefined.`);
   return text;
 }
 
@@ -129,7 +129,7 @@ export function randomHex(bytes = 32): string {
 }
 
 function fromHex(text: string): Uint8Array {
-  if (!/^(?:[0-9a-f]{2})*$/.test(text)) throw new EdgeError("internal_error", {}, `Expected an even-length lowercase hex string. ${fixOf("internal_error")}`);
+  if (!/^(?:[0-9a-f]{2})*$/.test(text)) throw EdgeError.withTableFix("internal_error", {}, `Expected an even-length lowercase hex string.`);
   const out = new Uint8Array(text.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
   return out;

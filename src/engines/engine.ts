@@ -3,7 +3,7 @@
 // wllama in a browser worker, a native binding in Node) and ScriptedEngine (replays a script;
 // tests and the explicitly labelled demo). Nothing here imports an engine library, so the core can
 // depend on this file without pulling megabytes into its bundle.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 
 export type ChatRole = "system" | "user" | "assistant" | "tool";
 
@@ -193,7 +193,7 @@ const ROLES: ReadonlySet<string> = new Set(["system", "user", "assistant", "tool
  */
 export function validateMessages(messages: readonly ChatMessage[]): void {
   const bad = (reason: string, index?: number): never => {
-    throw new EdgeError("invalid_chat_messages", { reason, index }, `Invalid chat messages: ${reason}. ${fixOf("invalid_chat_messages")}`);
+    throw EdgeError.withTableFix("invalid_chat_messages", { reason, index }, `Invalid chat messages: ${reason}.`);
   };
   if (!Array.isArray(messages) || messages.length === 0) bad("at least one message is needed");
   messages.forEach((m, i) => {

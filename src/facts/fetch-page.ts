@@ -2,7 +2,7 @@
 // scheme (http/https only), a byte limit read as a stream (a page over it is cut off, never read
 // whole), the caller's deadline (an AbortSignal), and — for a crawl — the origin of every redirect
 // hop, checked before the hop is requested. Uses the platform's fetch (Node 20 and browsers), no DOM.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { concatBytes, sha256Bytes, type Sha256 } from "../contract/hash.ts";
 
 export interface FetchPageOptions {
@@ -47,14 +47,14 @@ export function httpUrl(value: string): URL {
     throw new EdgeError("invalid_url", { url: value }, `"${value}" is not an absolute URL; give an http:// or https:// URL.`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new EdgeError("invalid_url", { url: value, scheme: url.protocol }, `"${value}" uses ${url.protocol}; only http:// and https:// URLs are imported. ${fixOf("invalid_url")}`);
+    throw EdgeError.withTableFix("invalid_url", { url: value, scheme: url.protocol }, `"${value}" uses ${url.protocol}; only http:// and https:// URLs are imported.`);
   }
   return url;
 }
 
 function timeoutOrAbort(signal: AbortSignal, url: string): EdgeError {
   const reason = signal.reason as { name?: string } | undefined;
-  if (reason?.name === "TimeoutError") return new EdgeError("url_fetch_timeout", { url }, `Fetching ${url} did not finish within the time limit; nothing was imported. ${fixOf("url_fetch_timeout")}`);
+  if (reason?.name === "TimeoutError") return EdgeError.withTableFix("url_fetch_timeout", { url }, `Fetching ${url} did not finish within the time limit; nothing was imported.`);
   return new EdgeError("aborted", { url });
 }
 
@@ -67,7 +67,7 @@ async function request(url: URL, options: FetchPageOptions): Promise<Response> {
     if (options.browser) {
       throw new EdgeError("url_blocked_by_cors", { url: url.href }, `The browser could not read ${url.href}: the site does not allow other sites to read it (CORS), or it is unreachable. Save the page as HTML and import the saved file instead.`);
     }
-    throw new EdgeError("url_fetch_failed", { url: url.href, reason: String((err as Error).cause ?? err) }, `${url.href} could not be fetched: ${String((err as Error).cause ?? (err as Error).message)}. ${fixOf("url_fetch_failed")}`);
+    throw EdgeError.withTableFix("url_fetch_failed", { url: url.href, reason: String((err as Error).cause ?? err) }, `${url.href} could not be fetched: ${String((err as Error).cause ?? (err as Error).message)}.`);
   }
 }
 
@@ -84,7 +84,7 @@ function checkOrigin(url: URL, options: FetchPageOptions, from: string): void {
 /** Read at most maxBytes of the body; a larger body is cancelled and refused. */
 async function readBounded(res: Response, url: string, options: FetchPageOptions): Promise<Uint8Array> {
   const tooLarge = (seen: string): EdgeError =>
-    new EdgeError("url_too_large", { url, max_bytes: options.maxBytes }, `${url} is larger than ${options.maxBytes} bytes (${seen}); nothing was imported. ${fixOf("url_too_large")}`);
+    EdgeError.withTableFix("url_too_large", { url, max_bytes: options.maxBytes }, `${url} is larger than ${options.maxBytes} bytes (${seen}); nothing was imported.`);
   const declared = Number(res.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     await res.body?.cancel().catch(() => undefined);
@@ -108,7 +108,7 @@ async function readBounded(res: Response, url: string, options: FetchPageOptions
   } catch (err) {
     if (err instanceof EdgeError) throw err;
     if (options.signal.aborted) throw timeoutOrAbort(options.signal, url);
-    throw new EdgeError("url_fetch_failed", { url, reason: String(err) }, `Reading ${url} failed: ${String(err)}. ${fixOf("url_fetch_failed")}`);
+    throw EdgeError.withTableFix("url_fetch_failed", { url, reason: String(err) }, `Reading ${url} failed: ${String(err)}.`);
   }
   return concatBytes(chunks);
 }
@@ -122,7 +122,7 @@ export async function fetchPage(value: string, options: FetchPageOptions): Promi
   // Manual mode: 3xx answers are followed here, each target checked before it is requested.
   while (res.status >= 300 && res.status < 400 && res.headers.has("location")) {
     await res.body?.cancel().catch(() => undefined);
-    if (hops.length >= MAX_REDIRECTS) throw new EdgeError("url_fetch_failed", { url: first.href, redirects: hops }, `${first.href} redirects more than ${MAX_REDIRECTS} times; nothing was imported. ${fixOf("url_fetch_failed")}`);
+    if (hops.length >= MAX_REDIRECTS) throw EdgeError.withTableFix("url_fetch_failed", { url: first.href, redirects: hops }, `${first.href} redirects more than ${MAX_REDIRECTS} times; nothing was imported.`);
     const next = httpUrl(new URL(res.headers.get("location")!, url).href);
     checkOrigin(next, options, url.href);
     hops.push(next.href);
@@ -138,13 +138,13 @@ export async function fetchPage(value: string, options: FetchPageOptions): Promi
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => undefined);
-    throw new EdgeError("url_fetch_failed", { url: url.href, status: res.status }, `${url.href} answered HTTP ${res.status}; nothing was imported. ${fixOf("url_fetch_failed")}`);
+    throw EdgeError.withTableFix("url_fetch_failed", { url: url.href, status: res.status }, `${url.href} answered HTTP ${res.status}; nothing was imported.`);
   }
   const contentType = (res.headers.get("content-type") ?? "").toLowerCase();
   const mime = contentType.split(";")[0]!.trim();
   if (!HTML_TYPES.has(mime)) {
     await res.body?.cancel().catch(() => undefined);
-    throw new EdgeError("url_not_html", { url: url.href, content_type: contentType || null }, `${url.href} is ${contentType || "of no declared type"}, not an HTML page; only HTML is imported. ${fixOf("url_not_html")}`);
+    throw EdgeError.withTableFix("url_not_html", { url: url.href, content_type: contentType || null }, `${url.href} is ${contentType || "of no declared type"}, not an HTML page; only HTML is imported.`);
   }
   const bytes = await readBounded(res, url.href, options);
   return {

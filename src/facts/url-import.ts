@@ -3,7 +3,7 @@
 // paragraph-bounded facts, or one fact per table row — each fact carrying source_url and the
 // page's sha256 in its provenance; the file then goes through importFacts, so it is validated
 // whole before anything is written, exactly like `facts import`. No DOM, no Node API.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { sha256Bytes, type Sha256 } from "../contract/hash.ts";
 import { decodeHtml, fetchPage, httpUrl, type FetchedPage, type FetchPageOptions } from "./fetch-page.ts";
 import { FACTS_LIMITS, FACTS_SCHEMA_VERSION, checkStoreName, type Fact } from "./format.ts";
@@ -231,7 +231,7 @@ const BOUND_NAMES: Record<keyof CrawlBounds, string> = { maxDepth: "max depth", 
 export function checkCrawlBounds(options: Partial<CrawlBounds>): CrawlBounds {
   const missing = (Object.keys(BOUND_NAMES) as (keyof CrawlBounds)[]).filter((k) => options[k] === undefined);
   if (missing.length) {
-    throw new EdgeError("crawl_bounds_required", { missing }, `A crawl needs every bound given explicitly; missing: ${missing.map((k) => BOUND_NAMES[k]).join(", ")}. ${fixOf("crawl_bounds_required")}`);
+    throw EdgeError.withTableFix("crawl_bounds_required", { missing }, `A crawl needs every bound given explicitly; missing: ${missing.map((k) => BOUND_NAMES[k]).join(", ")}.`);
   }
   for (const k of Object.keys(BOUND_NAMES) as (keyof CrawlBounds)[]) {
     const v = options[k]!;

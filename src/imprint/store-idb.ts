@@ -1,6 +1,6 @@
 // The imprint store over the app's one IndexedDB database (the `imprints` object store of schema
 // v1, keyed by id). Reads re-verify the seal, so a record changed in storage is refused.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import type { EdgeDb, ImprintRecord } from "../store/idb-schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import { listingOf, verifyImprint, type ImprintListing } from "./record.ts";
@@ -24,7 +24,7 @@ export function createIdbImprintStore(db: EdgeDb): ImprintStore {
       } catch (err) {
         throw toStorageError(err, "read imprint", { id });
       }
-      if (value === undefined) throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored. ${fixOf("imprint_not_found")}`);
+      if (value === undefined) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
       const imprint = await verifyImprint(value);
       if (imprint.id !== id) throw new EdgeError("imprint_corrupted", { id, reason: "key does not match the record" });
       return imprint;
@@ -45,7 +45,7 @@ export function createIdbImprintStore(db: EdgeDb): ImprintStore {
         const found = (await tx.store.getKey(id)) !== undefined;
         if (found) await tx.store.delete(id);
         await tx.done;
-        if (!found) throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored. ${fixOf("imprint_not_found")}`);
+        if (!found) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
       } catch (err) {
         throw toStorageError(err, "delete imprint", { id });
       }

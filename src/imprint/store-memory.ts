@@ -1,6 +1,6 @@
 // An in-memory imprint store (tests, and pages that must not persist). Same contract as the
 // IndexedDB and file stores: records are verified on the way in and on the way out.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { listingOf, verifyImprint } from "./record.ts";
 import type { ImprintStore } from "./store.ts";
 
@@ -14,7 +14,7 @@ export function createMemoryImprintStore(): ImprintStore & { readonly raw: Map<s
       raw.set(verified.id, structuredClone(verified));
     },
     async get(id) {
-      if (!raw.has(id)) throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored. ${fixOf("imprint_not_found")}`);
+      if (!raw.has(id)) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
       const imprint = await verifyImprint(structuredClone(raw.get(id)));
       if (imprint.id !== id) throw new EdgeError("imprint_corrupted", { id, reason: "key does not match the record" });
       return imprint;
@@ -23,7 +23,7 @@ export function createMemoryImprintStore(): ImprintStore & { readonly raw: Map<s
       return Promise.all([...raw.entries()].map(([id, v]) => listingOf(v, id)));
     },
     async delete(id) {
-      if (!raw.delete(id)) throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored. ${fixOf("imprint_not_found")}`);
+      if (!raw.delete(id)) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
     },
   };
 }

@@ -4,7 +4,7 @@
 // model state lives beside it as <id>.state (node-state.ts); deleting the imprint deletes it too.
 import { unlink } from "node:fs/promises";
 import path from "node:path";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, unlinkIfExists, writeFileAtomic } from "../platform/node-files.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import { isImprintId, listingOf, verifyImprint, type ImprintListing } from "./record.ts";
@@ -30,7 +30,7 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): N
   const root = options.dir ?? dataDir();
   const dir = path.join(root, "imprints");
   const fileOf = (id: string): string => {
-    if (!isImprintId(id)) throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored (imprint ids look like imp_ followed by 24 hex digits). ${fixOf("imprint_not_found")}`);
+    if (!isImprintId(id)) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored (imprint ids look like imp_ followed by 24 hex digits).`);
     return path.join(dir, `${id}.json`);
   };
 
@@ -62,7 +62,7 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): N
       const file = fileOf(id);
       const value = await readRaw(file, id);
       const imprint = await verifyImprint(value);
-      if (imprint.id !== id) throw new EdgeError("imprint_corrupted", { id, reason: "id does not match its file" }, `The imprint file ${id}.json holds another imprint (${imprint.id}); it was not used. ${fixOf("imprint_corrupted")}`);
+      if (imprint.id !== id) throw EdgeError.withTableFix("imprint_corrupted", { id, reason: "id does not match its file" }, `The imprint file ${id}.json holds another imprint (${imprint.id}); it was not used.`);
       return imprint;
     },
     async list(): Promise<ImprintListing[]> {
@@ -79,7 +79,7 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): N
       try {
         await unlink(file);
       } catch (err) {
-        if ((err as { code?: string }).code === "ENOENT") throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored. ${fixOf("imprint_not_found")}`);
+        if ((err as { code?: string }).code === "ENOENT") throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
         throw toStorageError(err, "delete imprint", { path: file });
       }
       await unlinkIfExists(file.replace(/\.json$/, ".state"), "delete imprint state");

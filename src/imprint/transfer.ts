@@ -3,7 +3,7 @@
 // `edge.imprint.export.v2`: the record and the state file's bytes (base64), so one file carries
 // both. Import verifies the seal, and the state's size and sha256 against the record, before
 // anything is stored: an edited record or a changed state is refused and never lands in the store.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { sha256Bytes } from "../contract/hash.ts";
 import type { Imprint } from "./record.ts";
 import type { ImprintStore } from "./store.ts";
@@ -34,7 +34,7 @@ function fromBase64(text: string): Uint8Array {
 }
 
 function stateCorrupted(reason: string, message: string): EdgeError {
-  return new EdgeError("imprint_state_corrupted", { reason }, `${message}; nothing was imported. ${fixOf("imprint_state_corrupted")}`);
+  return EdgeError.withTableFix("imprint_state_corrupted", { reason }, `${message}; nothing was imported.`);
 }
 
 /** The file text for an imprint and (when it has one) its verified state bytes. */

@@ -4,7 +4,7 @@
 // workspace's import (src/builtins/workspace/zip.ts) and a tools project from a zip
 // (src/toolset/project-archive.ts) both read archives with it, so it sits in src/platform.
 import { Unzip, UnzipInflate, UnzipPassThrough } from "fflate";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { concatBytes } from "../contract/hash.ts";
 
 /** Input slice per push: with deflate's maximal ratio (≈ 1032:1) one step inflates ≤ ≈ 17 MB. */
@@ -49,7 +49,7 @@ export function readZip(bytes: Uint8Array, bounds: ZipBounds, pathOf: (name: str
     open.add(path);
     file.ondata = (err, chunk, final) => {
       if (failure) return;
-      if (err) return fail(new EdgeError("zip_invalid", { entry: file.name }, `The archive entry ${file.name} cannot be read (${err.message}); nothing was imported. ${fixOf("zip_invalid")}`));
+      if (err) return fail(EdgeError.withTableFix("zip_invalid", { entry: file.name }, `The archive entry ${file.name} cannot be read (${err.message}); nothing was imported.`));
       size += chunk.byteLength;
       total += chunk.byteLength;
       if (size > bounds.fileBytes) return fail(tooLarge(`${file.name} is over the ${bounds.fileBytes}-byte file limit`));
@@ -67,7 +67,7 @@ export function readZip(bytes: Uint8Array, bounds: ZipBounds, pathOf: (name: str
   try {
     for (let i = 0; i < bytes.byteLength && !failure; i += SLICE) unzip.push(bytes.subarray(i, i + SLICE), i + SLICE >= bytes.byteLength);
   } catch (err) {
-    fail(new EdgeError("zip_invalid", { reason: String(err) }, `The archive is damaged (${(err as Error).message}); nothing was imported. ${fixOf("zip_invalid")}`));
+    fail(EdgeError.withTableFix("zip_invalid", { reason: String(err) }, `The archive is damaged (${(err as Error).message}); nothing was imported.`));
   }
   if (failure) throw failure;
   if (open.size) throw new EdgeError("zip_invalid", { entries: [...open] }, "The archive ends in the middle of a file (truncated download?); nothing was imported.");

@@ -2,7 +2,7 @@
 // hash and its own hash over everything else, so an edited, removed or reordered receipt shows.
 // Pure: no I/O, no DOM, no Node. Stores call chainReceipt; the CLI and the UI call verifyReceipts.
 import { canonicalJson, isSha256, sha256Json, type Sha256 } from "../contract/hash.ts";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { RECEIPT_VERSION, type Receipt, type ReceiptBody } from "./types.ts";
 
 /** Why a link of the chain does not hold. */
@@ -53,7 +53,7 @@ export function receiptSha256(receipt: Omit<Receipt, "receipt_sha256"> | Receipt
  */
 export async function chainReceipt(body: ReceiptBody, prev: Receipt | null): Promise<Receipt> {
   if (prev !== null && (!Number.isSafeInteger(prev.seq) || prev.seq < 1 || !isSha256(prev.receipt_sha256))) {
-    throw new EdgeError("receipt_chain_broken", { seq: prev.seq, id: prev.id }, `The previous receipt has no valid seq/receipt_sha256; the chain cannot continue from it. ${fixOf("receipt_chain_broken")}`);
+    throw EdgeError.withTableFix("receipt_chain_broken", { seq: prev.seq, id: prev.id }, `The previous receipt has no valid seq/receipt_sha256; the chain cannot continue from it.`);
   }
   const { seq: _s, prev_receipt_sha256: _p, receipt_sha256: _h, ...plain } = body as ReceiptBody & Partial<Receipt>;
   // JSON round trip through the canonical form: refuses NaN/Infinity/cycles, drops undefined.
@@ -96,10 +96,10 @@ function splitJsonLines(text: string): Entry[] {
 export function parseJsonLines(text: string): Receipt[] {
   return splitJsonLines(text).map((entry) => {
     if (entry.parseError !== undefined) {
-      throw new EdgeError("receipts_file_invalid", { line: entry.line, reason: entry.parseError }, `Line ${entry.line} is not JSON: ${entry.parseError}. ${fixOf("receipts_file_invalid")}`);
+      throw EdgeError.withTableFix("receipts_file_invalid", { line: entry.line, reason: entry.parseError }, `Line ${entry.line} is not JSON: ${entry.parseError}.`);
     }
     if (!isPlainObject(entry.value)) {
-      throw new EdgeError("receipts_file_invalid", { line: entry.line }, `Line ${entry.line} is not a JSON object. ${fixOf("receipts_file_invalid")}`);
+      throw EdgeError.withTableFix("receipts_file_invalid", { line: entry.line }, `Line ${entry.line} is not a JSON object.`);
     }
     return entry.value as unknown as Receipt;
   });

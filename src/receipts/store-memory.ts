@@ -3,7 +3,7 @@
 // database"). Receipts are still chained and emitted to the host page (edge-receipt); they just do
 // not outlive the page. The widget says so in its header. JavaScript runs one task at a time and
 // appends are serialized, so each receipt chains onto the one before it.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { chainReceipt } from "./chain.ts";
 import type { ReceiptStore } from "./store.ts";
 import type { Receipt, ReceiptBody } from "./types.ts";
@@ -18,7 +18,7 @@ export function createMemoryReceiptStore(): ReceiptStore {
       // Serialized: each receipt chains onto the one appended before it.
       const next = appending.then(async () => {
         if (receipts.some((r) => r.id === body.id)) {
-          throw new EdgeError("receipt_id_conflict", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique. ${fixOf("receipt_id_conflict")}`);
+          throw EdgeError.withTableFix("receipt_id_conflict", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
         }
         const receipt = await chainReceipt(body, receipts.at(-1) ?? null);
         receipts.push(receipt);

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { Receipt, ReceiptBody } from "./types.ts";
 import type { ReceiptStore } from "./store.ts";
 import { chainReceipt } from "./chain.ts";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { dataDir, ensurePrivateDir, listDirIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "../platform/node-files.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 
@@ -62,7 +62,7 @@ export function createNodeReceiptStore(options: NodeReceiptStoreOptions = {}): R
       await writeFile(path.join(idsDir, `${encodeURIComponent(body.id)}.seq`), String(receipt.seq), { flag: "wx", mode: 0o600 });
     } catch (err) {
       if ((err as { code?: string }).code === "EEXIST") {
-        throw new EdgeError("receipt_id_conflict", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique. ${fixOf("receipt_id_conflict")}`);
+        throw EdgeError.withTableFix("receipt_id_conflict", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
       }
       throw toStorageError(err, "write receipt id", { path: idsDir });
     }

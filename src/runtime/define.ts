@@ -1,7 +1,7 @@
 // defineTool: the only way to make a ToolDefinition. It validates once, up front, so the
 // registry and the pipeline can trust every definition they hold (frozen, schemas compiled).
 import { schemaCompileError } from "../contract/ajv.ts";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { EXECUTION_LEVELS, type JsonObject } from "../contract/types.ts";
 import { snapshot } from "./snapshot.ts";
 import type { AnyToolDefinition, ToolDefinition, ToolSpec } from "./types.ts";
@@ -20,10 +20,10 @@ export function defineTool<A extends object = JsonObject, R = unknown>(spec: Too
     throw new EdgeError("invalid_tool_name", { tool: String(name) });
   }
   if (typeof spec.description !== "string") {
-    throw new EdgeError("invalid_tool_spec", { tool: name }, `Tool ${name}: description must be a string. ${fixOf("invalid_tool_spec")}`);
+    throw EdgeError.withTableFix("invalid_tool_spec", { tool: name }, `Tool ${name}: description must be a string.`);
   }
   if (typeof spec.execute !== "function") {
-    throw new EdgeError("invalid_tool_spec", { tool: name }, `Tool ${name}: execute must be a function. ${fixOf("invalid_tool_spec")}`);
+    throw EdgeError.withTableFix("invalid_tool_spec", { tool: name }, `Tool ${name}: execute must be a function.`);
   }
   checkParameters(name, spec.parameters);
   const executionLevel = spec.executionLevel ?? "read";
@@ -32,7 +32,7 @@ export function defineTool<A extends object = JsonObject, R = unknown>(spec: Too
   const outputSchema = spec.outputSchema ?? null;
   checkOutputSchema(name, outputSchema, returnDirect || executionLevel !== "read");
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
-    throw new EdgeError("invalid_tool_spec", { tool: name }, `Tool ${name}: timeoutMs must be a positive number. ${fixOf("invalid_tool_spec")}`);
+    throw EdgeError.withTableFix("invalid_tool_spec", { tool: name }, `Tool ${name}: timeoutMs must be a positive number.`);
   }
 
   const def: ToolDefinition<A, R> = {
@@ -64,11 +64,11 @@ export function isPythonTool(def: AnyToolDefinition): boolean {
 
 function checkParameters(name: string, parameters: JsonObject): void {
   if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters) || parameters["type"] !== "object") {
-    throw new EdgeError("invalid_tool_spec", { tool: name }, `Tool ${name}: parameters must be a JSON Schema with "type": "object". ${fixOf("invalid_tool_spec")}`);
+    throw EdgeError.withTableFix("invalid_tool_spec", { tool: name }, `Tool ${name}: parameters must be a JSON Schema with "type": "object".`);
   }
   const problem = schemaCompileError(parameters);
   if (problem) {
-    throw new EdgeError("invalid_tool_spec", { tool: name, reason: problem }, `Tool ${name}: parameters schema does not compile: ${problem}. ${fixOf("invalid_tool_spec")}`);
+    throw EdgeError.withTableFix("invalid_tool_spec", { tool: name, reason: problem }, `Tool ${name}: parameters schema does not compile: ${problem}.`);
   }
 }
 

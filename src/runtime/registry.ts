@@ -1,6 +1,6 @@
 // The registry: tools by name in registration order, and their projection into the schemas the
 // model sees. It knows nothing about which tools exist; plugins register themselves.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import type { JsonObject, ToolSchema } from "../contract/types.ts";
 import { isToolDefinition } from "./define.ts";
 import type { AnyToolDefinition, Disposer, SchemaQuery } from "./types.ts";
@@ -14,7 +14,7 @@ export class ToolRegistry {
       throw new EdgeError("invalid_tool_spec");
     }
     if (this.#tools.has(def.name)) {
-      throw new EdgeError("duplicate_tool_name", { tool: def.name }, `A tool named "${def.name}" is already registered. ${fixOf("duplicate_tool_name")}`);
+      throw EdgeError.withTableFix("duplicate_tool_name", { tool: def.name }, `A tool named "${def.name}" is already registered.`);
     }
     this.#tools.set(def.name, def);
     // Only remove what this call added: after dispose + re-register, an old disposer must not

@@ -3,7 +3,7 @@
 // result is replaced by a preview the model can afford. Python tools are never spilled:
 // their 64 KB limit is a fail-closed rule (tool_result_oversized) enforced by the loop.
 import { utf8 } from "../contract/hash.ts";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { isPythonTool } from "./define.ts";
 import type { AnyToolDefinition, DeepReadonly, PostExecuteHook, ToolCall } from "./types.ts";
 
@@ -49,7 +49,7 @@ export function spillPolicy(options: SpillPolicyOptions): PostExecuteHook {
       await options.write(path, text);
     } catch (err) {
       // Replacing without having written would hand the model a path to nothing: fail closed.
-      throw new EdgeError("tool_hook_failed", { tool: tool.name, reason: String(err) }, `Spill policy could not write ${path}: ${String(err)}. ${fixOf("tool_hook_failed")}`);
+      throw EdgeError.withTableFix("tool_hook_failed", { tool: tool.name, reason: String(err) }, `Spill policy could not write ${path}: ${String(err)}.`);
     }
     const spilled: SpilledResult = { spilled: true, path, bytes, head: head(text, previewChars), tail: tail(text, previewChars) };
     return { action: "replace", result: spilled };

@@ -1,7 +1,7 @@
 // TimeoutPolicy as an ordinary around-dispatch hook: it hands the body a signal that also fires
 // after the tool's timeoutMs (or the default). The pipeline races the body against that signal,
 // so the call settles as "timeout" on time even if the body never looks at it.
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import type { AroundDispatchHook } from "./types.ts";
 
 export interface TimeoutPolicyOptions {
@@ -21,7 +21,7 @@ export function timeoutPolicy(options: TimeoutPolicyOptions = {}): AroundDispatc
     // setTimeout rather than AbortSignal.timeout(): the reason carries our code and the
     // limit, and release() can clear the timer as soon as the body settles.
     const timer = setTimeout(() => {
-      controller.abort(new EdgeError("tool_timeout", { tool: tool.name, timeoutMs: ms }, `Tool ${tool.name} did not finish within ${ms} ms. ${fixOf("tool_timeout")}`));
+      controller.abort(EdgeError.withTableFix("tool_timeout", { tool: tool.name, timeoutMs: ms }, `Tool ${tool.name} did not finish within ${ms} ms.`));
     }, ms);
     return { signal: controller.signal, release: () => clearTimeout(timer) };
   };

@@ -4,7 +4,7 @@
 // details. When ANOTHER tab needs to upgrade, this connection closes itself at once and tells the
 // caller (onClose), so the other tab is not blocked by us.
 import { openDB } from "idb";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { EDGE_DB_NAME, EDGE_DB_VERSION, EDGE_STORES, migrate, type EdgeDb, type EdgeDbSchema } from "./idb-schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 
@@ -81,7 +81,7 @@ export function openEdgeDb(options: OpenEdgeDbOptions = {}): Promise<EdgeDb> {
         const missing = EDGE_STORES.filter((s) => !db.objectStoreNames.contains(s));
         if (missing.length) {
           db.close();
-          fail(new EdgeError("storage_failed", { op: "open", db: name, reason: "schema_missing", missing }, `Saving to local storage failed: the database ${name} lacks the stores ${missing.join(", ")}. ${fixOf("storage_failed")}`));
+          fail(EdgeError.withTableFix("storage_failed", { op: "open", db: name, reason: "schema_missing", missing }, `Saving to local storage failed: the database ${name} lacks the stores ${missing.join(", ")}.`));
           return;
         }
         settled = true;

@@ -3,7 +3,7 @@
 // runner with tools_file_changed), and the host verifies the reply. Used by `edge tools call`,
 // the playground's "try a tool" form and, wrapped by defineTool, the chat loop.
 import { argsProblem } from "../contract/ajv.ts";
-import { EdgeError, toErrorJson, type ErrorJson, fixOf } from "../contract/errors.ts";
+import { EdgeError, toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import { didYouMean } from "../contract/suggest.ts";
 import { randomHex, sha256Json, type Sha256 } from "../contract/hash.ts";
 import type { JsonObject } from "../contract/types.ts";
@@ -54,7 +54,7 @@ export function findActiveTool(toolset: FrozenToolset, name: string): FrozenTool
 export function checkToolArgs(tool: FrozenTool, args: unknown): JsonObject {
   const problem = argsProblem(tool.schema.parameters, args);
   if (problem) {
-    throw new EdgeError("invalid_tool_args", { tool: tool.schema.name, problems: problem.problems }, `Arguments for "${tool.schema.name}" do not match its schema: ${problem.detail}. ${fixOf("invalid_tool_args")}`);
+    throw EdgeError.withTableFix("invalid_tool_args", { tool: tool.schema.name, problems: problem.problems }, `Arguments for "${tool.schema.name}" do not match its schema: ${problem.detail}.`);
   }
   return args as JsonObject;
 }

@@ -3,7 +3,7 @@
 // frozen bytes and hashes are the session's truth; later calls re-read the source and the
 // runner refuses if the bytes changed.
 import { schemaCompileError } from "../contract/ajv.ts";
-import { EdgeError, errorJson, toErrorJson, type ErrorJson, fixOf } from "../contract/errors.ts";
+import { EdgeError, errorJson, toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import { activeSetSha256, schemaSha256, sha256Bytes, type Sha256 } from "../contract/hash.ts";
 import { selectActiveSet } from "../contract/selection.ts";
 import { MAX_TOOLS_FILE_BYTES, type DiscoveredTool, type Selection, type ToolSchema } from "../contract/types.ts";
@@ -65,7 +65,7 @@ export async function readSnapshot(source: ToolSource): Promise<ProjectSnapshot>
     return await readProjectSnapshot(source);
   } catch (err) {
     if (err instanceof EdgeError) throw err;
-    throw new EdgeError("tools_file_unreadable", { file: source.name, reason: String(err) }, `Could not read ${source.name}: ${String(err)}. ${fixOf("tools_file_unreadable")}`);
+    throw EdgeError.withTableFix("tools_file_unreadable", { file: source.name, reason: String(err) }, `Could not read ${source.name}: ${String(err)}.`);
   }
 }
 

@@ -7,7 +7,7 @@ import { createChatSession } from "../chat/session.ts";
 import type { ChatEvent, ChatRun, ChatSession } from "../chat/types.ts";
 import type { Receipt } from "../receipts/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
-import { EdgeError, fixOf } from "../contract/errors.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { createConfirmationBroker } from "../confirm/broker.ts";
 import { confirm as confirmAction, reject as rejectAction, startPurging } from "../confirm/confirm.ts";
 import { createIdbPendingStore } from "../confirm/store-idb.ts";
@@ -104,7 +104,7 @@ async function loadScript(script: string): Promise<string[]> {
     value = parseJson(await res.text(), trimmed);
   }
   if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    throw new EdgeError("script_invalid", {}, `The demo script must be a JSON array of strings (the model's successive outputs). ${fixOf("script_invalid")}`);
+    throw EdgeError.withTableFix("script_invalid", {}, `The demo script must be a JSON array of strings (the model's successive outputs).`);
   }
   return value as string[];
 }
@@ -113,7 +113,7 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new EdgeError("script_invalid", {}, `${what} is not valid JSON: ${(err as Error).message}. ${fixOf("script_invalid")}`);
+    throw EdgeError.withTableFix("script_invalid", {}, `${what} is not valid JSON: ${(err as Error).message}.`);
   }
 }
 
@@ -180,7 +180,7 @@ export class WidgetCore {
   private createEngine(): Promise<Engine> {
     this.engine ??= (async (): Promise<Engine> => {
       if (this.config.engine === "scripted") {
-        if (!this.config.script) throw new EdgeError("widget_config_invalid", {}, `engine="scripted" needs a script attribute (a JSON array of the model's outputs, or its URL). ${fixOf("widget_config_invalid")}`);
+        if (!this.config.script) throw EdgeError.withTableFix("widget_config_invalid", {}, `engine="scripted" needs a script attribute (a JSON array of the model's outputs, or its URL).`);
         return new ScriptedEngine(await loadScript(this.config.script), { chunkDelayMs: 4 });
       }
       if (this.config.engine === "llamacpp") return new LlamaCppEngine({ backend: createBrowserLlamaBackend({ createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") }), model: this.llamaSource() });
@@ -204,7 +204,7 @@ export class WidgetCore {
     const entry = catalogModel(model);
     if (entry) return catalogSource(entry);
     if (!/^https?:\/\//i.test(model)) {
-      throw new EdgeError("unknown_model", { model }, `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file. ${fixOf("unknown_model")}`);
+      throw EdgeError.withTableFix("unknown_model", { model }, `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file.`);
     }
     return { kind: "url", url: model };
   }

@@ -9,7 +9,7 @@
 // spill) stay in memory for the run.
 import { lstat, mkdir, readdir, readFile, realpath, rm, rmdir } from "node:fs/promises";
 import path from "node:path";
-import { EdgeError, fixOf } from "../../contract/errors.ts";
+import { EdgeError } from "../../contract/errors.ts";
 import { writeFileAtomic } from "../../platform/node-files.ts";
 import { toStorageError } from "../../platform/storage-error.ts";
 import { DEFAULT_VFS_LIMITS, openVfs, WORKSPACE_DIR, type EdgeVfs, type VfsLimits } from "./core.ts";
@@ -28,7 +28,7 @@ export interface DirVfs {
   skipped: SkippedEntry[];
 }
 
-const escape = (rel: string, why: string): EdgeError => new EdgeError("workspace_path_escape", { path: rel }, `${rel}: ${why}; only files inside the workspace folder can be written. ${fixOf("workspace_path_escape")}`);
+const escape = (rel: string, why: string): EdgeError => EdgeError.withTableFix("workspace_path_escape", { path: rel }, `${rel}: ${why}; only files inside the workspace folder can be written.`);
 
 async function loadDir(root: string, limits: VfsLimits, skipped: SkippedEntry[]): Promise<VfsEntryRecord[]> {
   const records: VfsEntryRecord[] = [];
@@ -118,7 +118,7 @@ export async function openDirVfs(dir: string, limits: Partial<VfsLimits> = {}): 
     root = await realpath(path.resolve(dir));
     if (!(await lstat(root)).isDirectory()) throw new Error("not a directory");
   } catch (err) {
-    throw new EdgeError("path_unreadable", { dir }, `--workspace ${dir} is not a readable folder (${(err as Error).message}). ${fixOf("path_unreadable")}`);
+    throw EdgeError.withTableFix("path_unreadable", { dir }, `--workspace ${dir} is not a readable folder (${(err as Error).message}).`);
   }
   const all = { ...DEFAULT_VFS_LIMITS, ...limits };
   const skipped: SkippedEntry[] = [];

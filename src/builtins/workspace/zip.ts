@@ -4,7 +4,7 @@
 // archive is written as ONE VFS change: a bad name, a bomb or a broken archive leaves the
 // workspace exactly as it was.
 import { zipSync, type Zippable } from "fflate";
-import { EdgeError, fixOf } from "../../contract/errors.ts";
+import { EdgeError } from "../../contract/errors.ts";
 import { readZip } from "../../platform/zip-read.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "../vfs/core.ts";
 import { importPath, relativeTo } from "./import-path.ts";
@@ -34,7 +34,7 @@ export async function importZip(vfs: EdgeVfs, bytes: Uint8Array, into = WORKSPAC
   const usage = vfs.usage();
   const room = { bytes: usage.limits.maxTotalBytes - usage.bytes, entries: usage.limits.maxEntries - usage.entries, fileBytes: usage.limits.maxFileBytes };
   const tooLarge = (what: string): EdgeError =>
-    new EdgeError("zip_too_large", { limits: usage.limits, used: usage.bytes }, `The archive expands beyond what the workspace can hold (${what}); nothing was imported. ${fixOf("zip_too_large")}`);
+    EdgeError.withTableFix("zip_too_large", { limits: usage.limits, used: usage.bytes }, `The archive expands beyond what the workspace can hold (${what}); nothing was imported.`);
   const { files, bytes: total } = readZip(bytes, room, (name) => importPath(name, into), tooLarge);
   await vfs.writeBatch(files);
   return { files: files.length, bytes: total, paths: files.map((f) => f.path) };

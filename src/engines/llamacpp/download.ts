@@ -3,7 +3,7 @@
 // (hash + write) in order, a broken transfer is `model_fetch_failed`, an abort is `aborted`, a
 // file whose sha256 is not the pinned one is `model_integrity_failed`, and the transfer is
 // cancelled when we leave early, so nothing more is read or kept.
-import { EdgeError, fixOf } from "../../contract/errors.ts";
+import { EdgeError } from "../../contract/errors.ts";
 import { raceSignal } from "../../contract/abort.ts";
 import { loadAbortedError } from "../engine.ts";
 
@@ -20,7 +20,7 @@ export function integrityError(name: string, expected: string, actual: string): 
 }
 
 export function fetchFailed(url: string, reason: string, details: Record<string, unknown> = {}): EdgeError {
-  return new EdgeError("model_fetch_failed", { url, reason, ...details }, `The model could not be downloaded from ${url}: ${reason}. ${fixOf("model_fetch_failed")}`);
+  return EdgeError.withTableFix("model_fetch_failed", { url, reason, ...details }, `The model could not be downloaded from ${url}: ${reason}.`);
 }
 
 /** Pump `body` into `sink`; `onBytes` gets the running byte count. Resolves with the total,

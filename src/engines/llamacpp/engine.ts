@@ -5,7 +5,7 @@
 // role), the guided-call grammar built from the caller's response_format, one generation at a
 // time, abort (the stream ends, the engine stays usable), usage numbers and the fingerprint
 // (the GGUF file's sha256 and the runtime's version) that receipts and imprints record.
-import { EdgeError, fixOf } from "../../contract/errors.ts";
+import { EdgeError } from "../../contract/errors.ts";
 import {
   abortedError,
   loadAbortedError,
@@ -139,7 +139,7 @@ export class LlamaCppEngine implements Engine {
       .catch((e: unknown) => {
         if (controller.signal.aborted) throw loadAbortedError();
         if (e instanceof EdgeError) throw e;
-        throw new EdgeError("model_load_failed", { original: String(e) }, `The model could not be loaded: ${(e as Error)?.message ?? String(e)}. ${fixOf("model_load_failed")}`);
+        throw EdgeError.withTableFix("model_load_failed", { original: String(e) }, `The model could not be loaded: ${(e as Error)?.message ?? String(e)}.`);
       })
       .finally(() => {
         signal?.removeEventListener("abort", onOuter);
@@ -187,7 +187,7 @@ export class LlamaCppEngine implements Engine {
         void loaded.unload().catch(() => undefined);
       }
       if (e instanceof EdgeError) throw e;
-      throw new EdgeError("generation_failed", { original: String(e) }, `The model failed while generating: ${(e as Error)?.message ?? String(e)}. ${fixOf("generation_failed")}`);
+      throw EdgeError.withTableFix("generation_failed", { original: String(e) }, `The model failed while generating: ${(e as Error)?.message ?? String(e)}.`);
     } finally {
       request.signal?.removeEventListener("abort", onOuter);
       this.generation = undefined;
@@ -223,7 +223,7 @@ export class LlamaCppEngine implements Engine {
       return await work();
     } catch (e) {
       if (e instanceof EdgeError) throw e;
-      throw new EdgeError("generation_failed", { original: String(e) }, `The model failed while evaluating a prompt: ${(e as Error)?.message ?? String(e)}. ${fixOf("generation_failed")}`);
+      throw EdgeError.withTableFix("generation_failed", { original: String(e) }, `The model failed while evaluating a prompt: ${(e as Error)?.message ?? String(e)}.`);
     } finally {
       this.generation = undefined;
     }

@@ -7,7 +7,7 @@
 //   grammar                   → passed through: for this engine it is GBNF
 // Structural-tag parts are translated where GBNF can say the same thing; a regex other than the
 // plain-text one is refused (response_format_unsupported) rather than silently dropped.
-import { EdgeError, fixOf } from "../../contract/errors.ts";
+import { EdgeError } from "../../contract/errors.ts";
 import type { ResponseFormat, StructuralTagFormat } from "../engine.ts";
 import { TEXT_ANSWER_PATTERN } from "../grammar.ts";
 import { alternation, GbnfBuilder, gbnfLiteral } from "./gbnf.ts";
@@ -18,7 +18,7 @@ const TEXT_ANSWER_GBNF = '[^{ \\t\\n\\r\\x0B\\x0C\\u00A0\\u1680\\u2000-\\u200A\\
 const REGEX_GBNF: Record<string, string> = { [TEXT_ANSWER_PATTERN]: TEXT_ANSWER_GBNF };
 
 const unsupported = (what: string): EdgeError =>
-  new EdgeError("response_format_unsupported", { reason: "response_format", what }, `The llama.cpp engine cannot express this response format part as a grammar: ${what}. ${fixOf("response_format_unsupported")}`);
+  EdgeError.withTableFix("response_format_unsupported", { reason: "response_format", what }, `The llama.cpp engine cannot express this response format part as a grammar: ${what}.`);
 
 function translate(b: GbnfBuilder, f: StructuralTagFormat, name: string): string {
   switch (f.type) {
@@ -60,6 +60,6 @@ export function gbnfForResponseFormat(format: ResponseFormat | undefined): strin
     return b.render(translate(b, tag.format, "v"));
   } catch (e) {
     if (e instanceof EdgeError) throw e;
-    throw new EdgeError("response_format_unsupported", { reason: "response_format", original: String(e) }, `The response format could not be turned into a grammar: ${(e as Error).message}. ${fixOf("response_format_unsupported")}`);
+    throw EdgeError.withTableFix("response_format_unsupported", { reason: "response_format", original: String(e) }, `The response format could not be turned into a grammar: ${(e as Error).message}.`);
   }
 }

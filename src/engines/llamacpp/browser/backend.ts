@@ -7,7 +7,7 @@
 // Device: llama.cpp's WebGPU backend when a usable, non-fallback adapter exists (else — or if that
 // load fails — the CPU).
 import * as Comlink from "comlink";
-import { EdgeError, fixOf } from "../../../contract/errors.ts";
+import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
 import { probeWebGPU } from "../../webgpu.ts";
 import { loadAbortedError } from "../../engine.ts";
@@ -162,7 +162,7 @@ async function loadIn(create: () => Worker, source: WorkerModelSource, options: 
     watch.alive(p);
     load.onProgress?.(p);
   });
-  const loading = link.guard(link.remote.load(source, options, progress), (reason) => new EdgeError("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}. ${fixOf("model_load_failed")}`));
+  const loading = link.guard(link.remote.load(source, options, progress), (reason) => EdgeError.withTableFix("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`));
   try {
     return new BrowserLoadedModel(link, await raceSignal(Promise.race([loading, watch.stalled]), load.signal, loadAbortedError));
   } catch (e) {

@@ -1,7 +1,7 @@
 // The llama.cpp worker's failures as the table's codes: wllama's errors and llama.cpp's own (its
 // log's error lines, kept rather than printed) turned into one EdgeError with the reason.
 import { WllamaAbortError, WllamaError } from "@wllama/wllama";
-import { EdgeError, fixOf } from "../../../contract/errors.ts";
+import { EdgeError } from "../../../contract/errors.ts";
 
 /** wllama's log: its errors (its own and llama.cpp's, e.g. a C++ exception's text) are kept for
  *  the coded error the caller gets, not printed: the person sees the failure once, with its
@@ -45,6 +45,6 @@ export function completionError(e: unknown, signal: AbortSignal, native: readonl
     );
   }
   const reason = native.length ? ` (${native[native.length - 1]})` : "";
-  return new EdgeError("generation_failed", { original: String(e), native: native.join("\n") }, `llama.cpp failed while generating: ${(e as Error).message}${reason}. ${fixOf("generation_failed")}`);
+  return EdgeError.withTableFix("generation_failed", { original: String(e), native: native.join("\n") }, `llama.cpp failed while generating: ${(e as Error).message}${reason}.`);
 }
 

@@ -5,7 +5,7 @@
 // (../chat-template.ts, on the real contents), tokenized, and only the tokens after the longest
 // prefix already in the context are evaluated — a follow-up that extends the previous
 // conversation evaluates just the new turn, and `promptTokensEvaluated` says how many that was.
-import { EdgeError, fixOf } from "../../../contract/errors.ts";
+import { EdgeError } from "../../../contract/errors.ts";
 import { loadAbortedError } from "../../engine.ts";
 import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
 import { chatTemplateRenderer, type ChatTemplateRenderer } from "../chat-template.ts";
@@ -115,7 +115,7 @@ class NodeLoadedModel implements LoadedModel {
     if (!compiled) {
       compiled = this.rt.llama.createGrammar({ grammar: text }).catch((e: unknown) => {
         this.grammars.delete(text);
-        throw new EdgeError("response_format_unsupported", { reason: "grammar", original: String(e) }, `llama.cpp refused the grammar (GBNF): ${(e as Error).message}. ${fixOf("response_format_unsupported")}`);
+        throw EdgeError.withTableFix("response_format_unsupported", { reason: "grammar", original: String(e) }, `llama.cpp refused the grammar (GBNF): ${(e as Error).message}.`);
       });
       if (this.grammars.size >= GRAMMAR_CACHE) this.grammars.delete(this.grammars.keys().next().value!);
       this.grammars.set(text, compiled);
@@ -205,7 +205,7 @@ class NodeLoadedModel implements LoadedModel {
     } catch (e) {
       // llama.cpp leaves the sequence empty after a refused state: the next prompt is evaluated whole.
       await this.sequence.clearHistory();
-      throw new EdgeError("imprint_state_mismatch", { reason: "runtime_refused", original: String(e) }, `llama.cpp refused the saved state (${(e as Error).message}); it was not used. ${fixOf("imprint_state_mismatch")}`);
+      throw EdgeError.withTableFix("imprint_state_mismatch", { reason: "runtime_refused", original: String(e) }, `llama.cpp refused the saved state (${(e as Error).message}); it was not used.`);
     }
     return [...this.sequence.contextTokens];
   }

@@ -3,7 +3,7 @@
 // failure outside a question shown in its log and emitted as edge-error. errorDetail is the one
 // mapping from a thrown value to the detail of an edge-error event.
 import type { ReactiveController, ReactiveControllerHost } from "lit";
-import { isErrorCode } from "../contract/errors.ts";
+import { toErrorJson } from "../contract/errors.ts";
 import type { EdgeErrorDetail } from "./types.ts";
 
 /** A failure outside a question (the visitor's files, a model file), as an entry of the log. */
@@ -24,11 +24,8 @@ export interface WidgetPorts {
 }
 
 export function errorDetail(err: unknown): EdgeErrorDetail {
-  const e = err as { code?: unknown; message?: unknown; details?: { tool?: unknown } } | null;
-  const code = isErrorCode(e?.code) ? e.code : "internal_error";
-  const message = typeof e?.message === "string" && e.message ? e.message : String(err);
-  const tool = typeof e?.details?.tool === "string" ? e.details.tool : undefined;
-  return { code, message, ...(tool ? { tool } : {}) };
+  const { code, message, tool } = toErrorJson(err);
+  return { code, message: message || String(err), ...(typeof tool === "string" && tool ? { tool } : {}) };
 }
 
 /** A controller of the element whose `changed` holds from its change (`touch`) to the element's

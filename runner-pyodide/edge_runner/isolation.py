@@ -5,6 +5,7 @@ when the job closes. What tool code itself does to the interpreter cannot be und
 that is why the host uses a fresh runner per job."""
 
 import ast
+import collections
 import hashlib
 import hmac
 import io
@@ -182,6 +183,7 @@ class _Job:
             module.__file__ = self.project.enter()
         self.module = module
         sys.modules[MODULE_NAME] = module
+        _reseed_random()
         collected = []
         _edge_tools._collector = collected
         self._redirect()
@@ -325,17 +327,37 @@ class _Project:
                 del sys.modules[name]
 
 
+def _reseed_random():
+    """Seed `random` from the OS, as a new interpreter does. A runner booted from the memory
+    snapshot starts as the snapshot's interpreter, random's state included, so without this every
+    runner would draw the same numbers (found with a tool returning random.random())."""
+    module = sys.modules.get("random")
+    if module is not None:
+        module.seed()
+
+
 def _def_lines(tree):
     """Map first line of a function's decorators → line of its `def` (co_firstlineno is the
-    former); classes (which have no code object) are keyed by name."""
+    former); classes (which have no code object) are keyed by name.
+
+    The walk is ast.walk's (breadth first, children in field order, so the first of two equal keys
+    wins as before) over statements only: a def or class is always a statement whose ancestors are
+    statements, except handlers and match cases, and every expression it skips (most of a file's
+    nodes) cannot hold one. On Pyodide this is most of what the walk cost a job."""
     out = {}
-    for node in ast.walk(tree):
+    queue = collections.deque([tree])
+    while queue:
+        node = queue.popleft()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             out.setdefault(first, node.lineno)
             if isinstance(node, ast.ClassDef):
                 out.setdefault(("class", node.name), node.lineno)
+        queue.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, _STATEMENT_NODES))
     return out
+
+
+_STATEMENT_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
 def _user_line(exc, filename):

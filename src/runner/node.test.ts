@@ -78,6 +78,11 @@ def bump() -> dict:
     leaked = getattr(builtins, "_edge_leak", 0)
     builtins._edge_leak = leaked + 1
     return {"count": COUNT, "leaked": leaked, "modules": sorted(sys.modules)}
+
+@edge_tool
+def draw() -> dict:
+    import random
+    return {"x": random.random()}
 `;
 
 let dir: string;
@@ -426,6 +431,13 @@ describe("snapshot-started runners", () => {
     const out = await call("runtime_view", {}, { h: snapHost });
     expect(out.ok).toBe(true);
     expect(out.result).toEqual({ gc: false, snapshot_kept: false, rehearsal_left: false });
+  }, 60_000);
+
+  it("every runner draws random numbers of its own, though all boot from one snapshot", async () => {
+    const draws: unknown[] = [];
+    for (let i = 0; i < 3; i++) draws.push((await call("draw", {}, { h: snapHost })).result?.x);
+    expect(draws.every((x) => typeof x === "number")).toBe(true);
+    expect(new Set(draws).size).toBe(3);
   }, 60_000);
 
   it("keeps no state between jobs nor from the snapshot maker", async () => {

@@ -70,6 +70,9 @@ export interface CallJobMessage {
   toolName: string;
   /** The validated arguments as JSON text (keyword arguments of the function). */
   argsJson: string;
+  /** The tool's frozen schema_sha256: after the import the runner derives the tool's schema again
+   *  and does not call it when the two differ (tool_schema_changed). */
+  expectedSchemaSha256?: string;
   callId: string;
   /** Fresh random secret (hex) for this job only; the reply carries HMAC-SHA256(secret, callId + result_sha256). */
   secret: string;

@@ -55,7 +55,8 @@ export async function runJob(rt: Runtime, fs: MemFs | undefined, job: DiscoverJo
       const callId = String(job.callId);
       // The person's files, read-only, before the tools file (and its top-level code) loads.
       if (job.workspace) mountWorkspace(fs!, job.workspace);
-      reply = rt.call(source, String(job.expectedSha256), String(job.filename), String(job.toolName), String(job.argsJson), callId, project);
+      const schemaSha = job.expectedSchemaSha256 === undefined ? undefined : String(job.expectedSchemaSha256);
+      reply = rt.call(source, String(job.expectedSha256), String(job.filename), String(job.toolName), String(job.argsJson), callId, project, schemaSha);
       if (typeof reply === "string" && reply.length > MAX_REPLY_CHARS) reply = oversizedResult(reply.length);
       else if (typeof reply === "string") {
         const parsed = safeParse(parseJson, reply);

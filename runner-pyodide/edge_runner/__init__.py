@@ -100,16 +100,18 @@ def discover(source, expected_sha256, filename, project=None):
     return _dumps(reply)
 
 
-def call(source, expected_sha256, filename, tool_name, args_json, call_id, project=None):
+def call(source, expected_sha256, filename, tool_name, args_json, call_id, project=None, expected_schema_sha256=None):
     """Verify and import the tools file, then run exactly one tool (docs/runner-protocol.md).
 
     `call_id` is bound to the result by the worker's HMAC (computed in JavaScript); it is accepted
     here so every job has one description, and is not otherwise needed to run the tool.
+    `expected_schema_sha256` (or None): the tool's frozen schema_sha256; a tool whose schema in this
+    import differs is not called (tool_schema_changed).
     """
     reply = {"ok": False, "stderr": "", "tools_file_sha256_verified": False}
     job = _Job(filename, project)
     try:
-        body = _call(job, source, expected_sha256, tool_name, args_json)
+        body = _call(job, source, expected_sha256, tool_name, args_json, expected_schema_sha256)
     finally:
         reply["stderr"] = job.close()
     reply["tools_file_sha256_verified"] = job.verified

@@ -15,7 +15,7 @@ from .schema import MAX_SAFE_INTEGER
 MAX_RESULT_DEPTH = 256
 
 
-def _call(job, source, expected_sha256, tool_name, args_json):
+def _call(job, source, expected_sha256, tool_name, args_json, expected_schema_sha256=None):
     data, error = _check_bytes(source, expected_sha256)
     error = job.check_project(expected_sha256) or error
     if error is not None:
@@ -29,6 +29,18 @@ def _call(job, source, expected_sha256, tool_name, args_json):
         own = [e["message"] for e in errors if e.get("tool") == tool_name]
         detail = f" It has errors: {' '.join(own)}" if own else ""
         return {"error": _err("unknown_tool", f"{job.filename} has no valid tool named {tool_name!r}.{detail}", tool=str(tool_name)), "diagnostics": {}}
+    if expected_schema_sha256 is not None:
+        schema_sha256 = _sha256_of(canonical_json(tool.describe()["schema"]).encode("utf-8"))
+        if schema_sha256 != expected_schema_sha256:
+            message = (
+                f"Tool {tool.name} has the schema {schema_sha256} in this import of {job.filename}, not "
+                f"{expected_schema_sha256} frozen for the session, so it was not called; make its signature and "
+                "@edge_tool options fixed (not computed from the time or randomness), then start a new session."
+            )
+            return {
+                "error": _err("tool_schema_changed", message, tool=tool.name),
+                "diagnostics": {"expected_schema_sha256": str(expected_schema_sha256), "schema_sha256": schema_sha256},
+            }
     try:
         args = json.loads(args_json)
     except (TypeError, ValueError) as exc:

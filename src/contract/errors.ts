@@ -62,6 +62,8 @@ export const ERRORS = {
   // ── the runner (docs/contract.md §5) ────────────────────────────────────────────────────────────
   tools_file_changed:
     "tools.py changed after this session froze it; start a new session to use the edited file.",
+  tool_schema_changed:
+    "Importing tools.py again gave this tool another schema than the one frozen for the session (its parameters, description or options depend on something that changes between imports: the time, randomness); make them fixed, then start a new session.",
   runner_timeout:
     "The tool ran longer than its time limit (the message says which) and was stopped; make it faster, or raise the limit (--timeout-ms N in the CLI).",
   runner_crashed:

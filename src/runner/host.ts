@@ -42,6 +42,9 @@ export interface CallJob {
   toolName: string;
   /** Arguments already validated against the tool's parameters schema. */
   args: JsonObject;
+  /** The tool's frozen schema_sha256, which the runner checks after the import (tool_schema_changed).
+   *  Every call of a frozen toolset passes it (src/toolset/call.ts). */
+  expectedSchemaSha256?: Sha256;
   /** The tool's declared output_schema (checked with ajv on the real result), or null. */
   outputSchema: JsonObject | null;
   callId?: string;

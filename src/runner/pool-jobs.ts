@@ -42,6 +42,7 @@ export function callMessage(job: CallJob): CallJobMessage {
     filename: job.filename,
     toolName: job.toolName,
     argsJson: JSON.stringify(job.args),
+    ...(job.expectedSchemaSha256 ? { expectedSchemaSha256: job.expectedSchemaSha256 } : {}),
     callId: job.callId ?? `call_${randomHex(12)}`,
     secret: randomHex(32),
     ...(job.workspace ? { workspace: job.workspace } : {}),

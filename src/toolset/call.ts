@@ -106,6 +106,7 @@ export async function callTool(
       filename: baseName(toolset.filename),
       toolName: name,
       args: validArgs,
+      expectedSchemaSha256: tool.schema_sha256,
       outputSchema: tool.schema.output_schema,
       callId,
       timeoutMs: options.timeoutMs,

@@ -1,7 +1,7 @@
 // CPython cross-check of `call`: one tool, normalized results, result_sha256, failures.
 import { beforeAll, describe, expect, it } from "vitest";
 import canonicalize from "canonicalize";
-import { HAS_PYTHON, SKIP_REASON, call, runJobs, sha256Hex, toolsFile, type Reply } from "./pyrun.ts";
+import { HAS_PYTHON, SKIP_REASON, call, discover, runJobs, sha256Hex, toolsFile, type Reply } from "./pyrun.ts";
 
 const TOOLS = toolsFile(`
 import sys
@@ -209,6 +209,38 @@ describe.skipIf(!HAS_PYTHON)(`call (CPython)${SKIP_REASON}`, () => {
     expect(extra.error.message).toContain("zzz");
     expect(missing.error.code).toBe("invalid_tool_args");
     expect(missing.error.message).toContain("amount");
+  });
+
+  it("a call given the tool's frozen schema_sha256 runs it; another schema is tool_schema_changed, and the tool does not run", () => {
+    const [found] = runJobs([{ op: "discover", source: TOOLS }]);
+    const echo = found.tools.find((t: Reply) => t.schema.name === "echo");
+    const frozen = sha256Hex(canonicalize(echo.schema) as string);
+    const ok = call(TOOLS, "echo", { amount: 1 }, { schema_sha: frozen });
+    expect(ok.ok).toBe(true);
+    const other = `sha256:${"0".repeat(64)}`;
+    const refused = call(TOOLS, "boom", { n: 0 }, { schema_sha: other });
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatchObject({ code: "tool_schema_changed", tool: "boom" });
+    expect(refused.error.message).toContain(other);
+    expect(refused.diagnostics.expected_schema_sha256).toBe(other);
+    expect(refused.stderr).toBe(""); // boom prints before it divides: it never ran
+  });
+
+  it("a tools file whose schema changes between imports is refused at the call, not run with the old schema", () => {
+    const drifting = toolsFile(`
+import random
+
+@edge_tool(description=f"drawn {random.random()}")
+def pick(n: int) -> dict:
+    print("ran")
+    return {"n": n}
+`);
+    const found = discover(drifting);
+    expect(found.ok).toBe(true);
+    const frozen = sha256Hex(canonicalize(found.tools[0].schema) as string);
+    const again = call(drifting, "pick", { n: 1 }, { schema_sha: frozen });
+    expect(again.error.code).toBe("tool_schema_changed");
+    expect(again.stderr).toBe("");
   });
 
   it("an import failure during call is tools_file_import_failed with a traceback", () => {

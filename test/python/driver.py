@@ -2,7 +2,7 @@
 
 Input: {"jobs": [job, ...]}; each job is
   {"op": "discover"|"call", "source": str | "source_b64": str, "sha": "auto"|str,
-   "filename": str, "tool": str, "args": str, "call_id": str}
+   "filename": str, "tool": str, "args": str, "call_id": str, "schema_sha": str}
   {"op": "canonical", "expr": "<python expression>"}     -> canonical_json(eval(expr)) and json.dumps
   {"op": "canonical_json_text", "text": "<json>"}       -> canonical_json(json.loads(text))
   {"op": "sign", "secret": hex, "call_id": str, "result_sha256": str}
@@ -36,7 +36,7 @@ def run(job):
         if op == "discover":
             text = edge_runner.discover(src, sha, filename)
         else:
-            text = edge_runner.call(src, sha, filename, job["tool"], job.get("args", "{}"), job.get("call_id", "c1"))
+            text = edge_runner.call(src, sha, filename, job["tool"], job.get("args", "{}"), job.get("call_id", "c1"), None, job.get("schema_sha"))
         if not isinstance(text, str) or not text.isascii():
             return {"raised": "reply is not ASCII JSON text"}
         return json.loads(text)

@@ -16,8 +16,9 @@
 import { build } from "esbuild";
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { extname, join, relative, resolve, sep } from "node:path";
+import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { metaValidatorSource } from "./ajv-meta.mjs";
 import { buildKey, CLI_BUILD_FORMAT, CLI_ENTRY, cliCacheDirs, currentBuild, dependencyDirs, describeBuildError, PACKAGE_ROOT } from "./cli-cache.mjs";
 
 const CLI_SOURCE = "src/cli/main.ts";
@@ -28,7 +29,10 @@ const TARGET = "node20";
  *  rebuild still loads its lazy chunks from its own build. */
 const KEEP_OLD_BUILDS = 3;
 /** Files that shape the output without being modules of it. */
-const EXTRA_INPUTS = ["tsconfig.json", "scripts/build-cli.mjs", "scripts/cli-cache.mjs"];
+const EXTRA_INPUTS = ["tsconfig.json", "scripts/build-cli.mjs", "scripts/cli-cache.mjs", "scripts/ajv-meta.mjs"];
+/** Built from generated code instead of its own (undefined) export: ajv's meta-schema validator,
+ *  compiled here once instead of at every start (src/contract/ajv-meta.ts). */
+const AJV_META_SOURCE = "src/contract/ajv-meta.ts";
 /** Packages bundled into the build instead of imported at run time: pure JavaScript on the path of
  *  every command that runs a tool (Node's CommonJS loader took ≈ 90 ms of CPU for ajv's 69 files;
  *  bundled, ≈ 15 ms). Their files are inputs like the sources (hashed, so an update rebuilds). */
@@ -48,6 +52,7 @@ function inputsPlugin(root, inputs) {
         // Relative to the package; a bundled package may be hoisted out of it ("../ajv/…").
         const file = toPosix(relative(root, args.path));
         inputs.set(file, bytes);
+        if (file === AJV_META_SOURCE) return { contents: metaValidatorSource(), loader: "js", resolveDir: dirname(args.path) };
         const loader = LOADERS[extname(args.path)];
         if (!loader) throw new Error(`no loader for ${args.path}`);
         let contents = bytes.toString("utf8");

@@ -1,32 +1,54 @@
-// The one ajv instance: strict mode, union types allowed, compiled validators cached by the
+// The one ajv set-up: strict mode, union types allowed, compiled validators cached by the
 // schema's sha256 (canonical JSON), so a schema compiled once for a session is reused by every
 // call. Used for tool arguments (chat loop) and for declared output_schema (runner host).
 import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+import { precompiledMetaValidator } from "./ajv-meta.ts";
 import { canonicalJson } from "./hash.ts";
 import { unsafeIntegerMessage, withSafeIntegerBounds } from "./safe-integers.ts";
 
 // ajv ships CommonJS with `exports.default`; under ESM interop the class sits on `.default`.
 const Ajv = ((AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule) as typeof AjvModule;
 
-// Made on first use, not at import: a command that starts runners first (edge tools call) is not
-// held up by ajv's set-up (its vocabularies, ≈ 15–30 ms) before it has spawned them.
-let ajv: InstanceType<typeof Ajv> | undefined;
+/** The options of every validator (scripts/ajv-meta.mjs compiles the meta-schema with the same). */
+export const AJV_OPTIONS = { strict: true, allowUnionTypes: true, allErrors: true } as const;
 
 /** Cache key: the canonical JSON text itself (exact, and cheaper than hashing synchronously). */
 const cache = new Map<string, ValidateFunction>();
 const CACHE_LIMIT = 256;
+const compileNew = schemaCompiler(precompiledMetaValidator);
 
 /** Compile (or reuse) a validator. Throws ajv's error when the schema is invalid in strict mode. */
 export function compileSchema(schema: object): ValidateFunction {
   const key = canonicalJson(schema);
   let validate = cache.get(key);
   if (!validate) {
-    ajv ??= new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
-    validate = ajv.compile(schema);
+    validate = compileNew(schema);
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, validate);
   }
   return validate;
+}
+
+/**
+ * ajv.compile: the schema checked against the meta-schema (an invalid one throws "schema is
+ * invalid: …"), then compiled in strict mode. Given the meta-schema's validator compiled ahead of
+ * time (`meta`: the built CLI's, ajv-meta.ts), that first check runs on it, with ajv's own message,
+ * for a schema that names no `$schema` or `$id` of its own (those take ajv's path, whatever they
+ * name). The instances are made on first use, not at import: a command that starts runners first
+ * (edge tools call) is not held up by ajv's set-up before it has spawned them.
+ */
+export function schemaCompiler(meta: ValidateFunction | undefined): (schema: object) => ValidateFunction {
+  let ajv: InstanceType<typeof Ajv> | undefined;
+  let checkedApart: InstanceType<typeof Ajv> | undefined;
+  return (schema) => {
+    if (!meta || Array.isArray(schema) || "$schema" in schema || "$id" in schema) {
+      ajv ??= new Ajv(AJV_OPTIONS);
+      return ajv.compile(schema);
+    }
+    checkedApart ??= new Ajv({ ...AJV_OPTIONS, validateSchema: false });
+    if (!meta(schema)) throw new Error(`schema is invalid: ${checkedApart.errorsText(meta.errors)}`);
+    return checkedApart.compile(schema);
+  };
 }
 
 export interface SchemaCheck {
@@ -42,8 +64,9 @@ export interface SchemaError {
   params: Record<string, unknown>;
 }
 
-/** Set ajv up now (its first compile also compiles the JSON Schema meta-schema, ≈ 50 ms of CPU), for
- *  a caller that has idle time before its first check: a CLI command while its runner boots. */
+/** Set ajv up now (its first compile also compiles the JSON Schema meta-schema, ≈ 20–30 ms of CPU,
+ *  unless it was compiled ahead of time), for a caller that has idle time before its first check: a
+ *  CLI command while its runner discovers. */
 export function warmSchemaChecks(): void {
   compileSchema({ type: "object" });
 }

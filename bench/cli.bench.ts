@@ -13,10 +13,12 @@
 // runner keeper a user gets by default (src/runner/keeper.ts; before each run the bench waits until
 // the keeper has both runners booted again, as it has when a person types the next command) and
 // with EDGE_RUNNER_KEEPER=0 (each command boots its own runners). The keeper is the bench's own
-// (its own XDG_RUNTIME_DIR) and is ended at the end.
+// (its own XDG_RUNTIME_DIR) and is ended at the end. A call usually finds its discovery kept by
+// the commands before (src/runner/discovery-cache.ts); the "after an edit" row changes the tools
+// file before each run, so each of its calls discovers first.
 import { execFile } from "node:child_process";
 import { mkdirSync, readdirSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -148,6 +150,9 @@ async function main(): Promise<void> {
   const runtime = join(data, "runtime");
   mkdirSync(runtime, { mode: 0o700 });
   const env = { ...process.env, EDGE_DATA_DIR: join(data, "warm"), XDG_RUNTIME_DIR: runtime, EDGE_RUNNER_KEEPER: "1" };
+  // A copy of the examples' project whose tools file the "after an edit" row changes before each run.
+  await cp(join(ROOT, "public", "examples"), join(data, "edited"), { recursive: true });
+  const edited = join(data, "edited", "tools.py");
   const rows: Row[] = [];
   let keeperPid: number | undefined;
   try {
@@ -177,7 +182,16 @@ async function main(): Promise<void> {
     const ready = async (): Promise<void> => void (keeperPid = await keeperReady(runtime));
     const validate = await measure("edge tools validate (warm, keeper)", BIN, ["tools", "validate", TOOLS], env, 5, valid, ready);
     const call = await measure("edge tools call (keeper)", BIN, callArgs, env, 5, exitIs(0, (r) => sameResult(r.stdout)), ready);
-    rows.push(version, help, typo, npx, validateOwn, validate, validateFirst, callOwn, call);
+    // After an edit: the tools file's bytes are new, so no kept discovery answers and the call
+    // discovers first (two runners, as every call did before discoveries were kept).
+    let edits = 0;
+    const editedArgs = ["tools", "call", edited, "fee_quote", "--args", ARGS];
+    const edit = async (): Promise<void> => {
+      await appendFile(edited, `# edit ${++edits}\n`);
+      await ready();
+    };
+    const callEdited = await measure("edge tools call after an edit (keeper)", BIN, editedArgs, env, 5, exitIs(0, (r) => sameResult(r.stdout)), edit);
+    rows.push(version, help, typo, npx, validateOwn, validate, validateFirst, callOwn, call, callEdited);
     // The baselines once more at the end: a load that changed during the run moves both sides.
     mergeInto(nodeE0, await measure("node -e 0 (again)", "node", ["-e", "0"], env, 10, exitIs(0)));
     mergeInto(pyCall, await measure("python3 -c (again)", PYTHON, ["-c", PY_CALL], env, 10, exitIs(0, (r) => sameResult(r.stdout))));
@@ -206,17 +220,20 @@ async function main(): Promise<void> {
       ratio_npx_version_vs_node: ratio(npx, nodeP50),
       ratio_call_vs_python: ratio(call, pyP50),
       ratio_call_no_keeper_vs_python: ratio(callOwn, pyP50),
+      ratio_call_after_edit_vs_python: ratio(callEdited, pyP50),
+      ratio_call_vs_node: ratio(call, nodeP50),
       validate_warm_p50_ms: validate.p50_ms,
       validate_warm_no_keeper_p50_ms: validateOwn.p50_ms,
       validate_first_run_p50_ms: validateFirst.p50_ms,
       call_one_shot_p50_ms: call.p50_ms,
       call_one_shot_no_keeper_p50_ms: callOwn.p50_ms,
+      call_after_edit_p50_ms: callEdited.p50_ms,
       cli_build_ms: build,
       goals,
       goals_missed: Object.entries(goals).filter(([, met]) => !met).map(([name]) => name),
       rows,
       method:
-        "wall time of each whole process (spawn to exit, output and exit code checked), p50 of n runs, all rows in one run; edge = bin/edge.mjs executed through its shebang; python3 -c imports public/examples/tools.py (with runner-pyodide on sys.path for edgestudio.tools) and prints calculate_fee(amount=250) as JSON; keeper rows wait, before each run, until the bench's runner keeper has two runners booted",
+        "wall time of each whole process (spawn to exit, output and exit code checked), p50 of n runs, all rows in one run; edge = bin/edge.mjs executed through its shebang; python3 -c imports public/examples/tools.py (with runner-pyodide on sys.path for edgestudio.tools) and prints calculate_fee(amount=250) as JSON; keeper rows wait, before each run, until the bench's runner keeper has two runners booted; tools call (keeper) finds the discovery the validate rows kept (src/runner/discovery-cache.ts), the after-an-edit row appends a comment to a copy of the examples' tools.py before each run, so it discovers first",
     };
     console.log(JSON.stringify(result, null, JSON_ONLY ? undefined : 2));
   } finally {

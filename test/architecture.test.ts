@@ -74,6 +74,7 @@ const PLAIN_ERRORS_ALLOWED: readonly { file: string; lines: readonly string[]; r
   { file: "src/blobs/store-opfs.ts", lines: ['writeError(new Error("the stored file vanished")'], reason: "wrapped on the spot by writeError (storage_failed)" },
   { file: "src/blobs/store-idb.ts", lines: ['writeError(new Error("the stored chunks do not add up'], reason: "wrapped on the spot by writeError (storage_failed)" },
   // ── caught where they are thrown ──
+  { file: "src/contract/ajv.ts", lines: ["throw new Error(`schema is invalid: "], reason: "ajv's own error for a schema the meta-schema refuses, in ajv's words (the path ajv.compile takes throws the same); every compileSchema caller catches it (schemaCompileError, validateAgainst) and names the schema's problem" },
   { file: "src/builtins/vfs/store-dir.ts", lines: ['throw new Error("not a directory")'], reason: "caught by openDirVfs, which throws its own EdgeError naming --workspace" },
   { file: "src/imprint/transfer.ts", lines: ['throw new Error("missing")'], reason: "caught by parseImprintExport and rethrown as imprint_state_corrupted" },
   { file: "src/runner/keeper-wire.ts", lines: ["a keeper record of type"], reason: "every RecordReader.push caller catches it and drops the connection (the client then boots its own runners)" },
@@ -82,7 +83,8 @@ const PLAIN_ERRORS_ALLOWED: readonly { file: string; lines: readonly string[]; r
   // ── the runner's boot: the pool reports runner_boot_failed (or runner_crashed) with the message as its reason ──
   { file: "src/runner/pool-spares.ts", lines: ["the runner died after boot"], reason: "thrown from acquire(), which runJob catches: runner_boot_failed" },
   { file: "src/runner/pool-runner.ts", lines: ["new Error(reason)"], reason: "rejects the runner's ready, which runJob catches: runner_boot_failed" },
-  { file: "src/runner/node-process.ts", lines: ["bundling the runner entry produced no output", "ended before it started"], reason: "a failed spawn ends the runner (exit reason), which the pool reports as runner_boot_failed" },
+  { file: "src/runner/node-process.ts", lines: ["ended before it started"], reason: "a failed spawn ends the runner (exit reason), which the pool reports as runner_boot_failed" },
+  { file: "src/runner/runner-plan.ts", lines: ["bundling the runner entry produced no output"], reason: "a failed spawn ends the runner (exit reason), which the pool reports as runner_boot_failed" },
   { file: "src/runner/pool-snapshot.ts", lines: ['reject(new Error("closed"))', "snapshot boot timed out", "snapshot worker: ", "snapshot worker exited"], reason: "fromMaker's rejections are swallowed by make(): no snapshot, runners boot plainly" },
   { file: "src/runner/browser/sandbox.ts", lines: ["runner sandbox was disposed", "failJob(job, new Error(message))"], reason: "reached through the pool's spawn or job: runner_boot_failed / runner_crashed" },
   { file: "src/runner/browser/frame-script.ts", lines: ['throw new Error("not initialised")'], reason: "text of the sandbox frame's script: caught there and sent as worker-error (runner_crashed)" },

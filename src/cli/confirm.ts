@@ -63,8 +63,8 @@ export async function confirmCommandCli(argv: string[], io: CliIO): Promise<numb
   const { cliWorkspace } = await import("./workspace-session.ts");
   const ws = await cliWorkspace(values.workspace, undefined, false);
   const id = pendingIdFromArgument(positionals[0]!) ?? positionals[0]!;
-  // Two runners at once: the re-discovery's and the call's (booted while the discovery runs).
-  const host = oneShotRunnerHost(2);
+  // The call's runner at once; the re-discovery's too when no kept discovery answers (runners.ts).
+  const host = oneShotRunnerHost({ discoveries: "use", call: true });
   try {
     const out = await confirm(id, values.token, {
       store,

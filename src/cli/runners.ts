@@ -1,16 +1,33 @@
 // The runner host of a one-shot command (edge tools validate|inspect|call|confirm, learn's tools
-// surface): `prestart` runners start booting when it is created, while the command reads and
+// surface): its first runner starts booting when the host is created, while the command reads and
 // hashes the tools file (docs/cli.md). No spares: nothing runs after the command's own jobs. Its
 // job runners come from the runner keeper when one runs (src/runner/keeper-client.ts, docs/cli.md).
-// ajv sets itself up (≈ 50 ms of CPU) once the runners are booted, one turn after the first job
-// was sent to one: it then overlaps the discovery in the runner instead of delaying the keeper's
-// answer, or the discovery's reply, on this thread.
+//
+// Discoveries are kept between commands (src/runner/discovery-cache.ts): `validate` and `inspect`
+// always discover (their job is to import the file) and keep what they found; the other commands
+// use a kept discovery of the same bytes, so `edge tools call` usually needs one runner, for its
+// call. When it must discover, its second runner starts at that moment, while the discovery runs.
+//
+// ajv sets itself up (≈ 20–30 ms of CPU: it compiles the JSON Schema meta-schema) one turn after
+// a discovery was handed to a runner: it then overlaps the discovery instead of delaying it. A
+// command that discovers nothing compiles its schemas when it checks them.
 import { warmSchemaChecks } from "../contract/ajv.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
 import type { PoolRunnerHost } from "../runner/pool.ts";
 
-export function oneShotRunnerHost(prestart: number): PoolRunnerHost {
-  const host = createNodeRunnerHost({ spares: 0, prestart, keeper: true });
-  void host.warm().then(() => setImmediate(warmSchemaChecks));
+export interface OneShotPlan {
+  /** "refresh" for the commands whose job is to import the file (validate, inspect). */
+  discoveries: "use" | "refresh";
+  /** A call follows the discovery (tools call, tools confirm): it needs a runner of its own. */
+  call: boolean;
+}
+
+export function oneShotRunnerHost(plan: OneShotPlan): PoolRunnerHost {
+  let host: PoolRunnerHost | undefined;
+  const onDiscover = (): void => {
+    if (plan.call) host?.prestart(1);
+    setImmediate(warmSchemaChecks);
+  };
+  host = createNodeRunnerHost({ spares: 0, prestart: 1, keeper: true, discoveries: plan.discoveries, onDiscover });
   return host;
 }

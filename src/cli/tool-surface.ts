@@ -41,7 +41,7 @@ export async function openToolSurface(values: SurfaceValues): Promise<OpenSurfac
   if (values.tools === undefined) {
     return { toolset: null, surface: (await factsSurfaceFor(values["facts-store"], values["tools-manifest"])) ?? null, close: async () => undefined };
   }
-  const host = oneShotRunnerHost(1);
+  const host = oneShotRunnerHost({ discoveries: "use", call: false });
   try {
     const toolset = await freezeToolset(toolsFileSource(values.tools, values["tools-root"]), host, { tool: values.tool, toolTag: values["tool-tag"] });
     return { toolset, surface: null, close: () => host.close() };

@@ -8,6 +8,7 @@ import type { ErrorJson } from "../contract/errors.ts";
 import { toolsFileSource } from "./tools-source.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { findActiveTool, type ToolCallReport } from "../toolset/call.ts";
+import { READ_LOCAL } from "../toolset/workspace.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
 import { inspect, validate, type InspectReport } from "../toolset/inspect.ts";
 import { pendingJson } from "./chat-print.ts";
@@ -34,7 +35,7 @@ async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io
   if (manifest) return (await import("./facts.ts")).manifestCommand(sub, file, manifest, { learnSample: values["learn-sample"], json: values.json === true, selection: values.tool !== undefined || values["tool-tag"] !== undefined }, io);
   if (values["learn-sample"] !== undefined) throw new UsageError("--learn-sample is checked against a tools manifest (a .json file).");
   // The discovery's runner starts booting now, while the file is read and hashed.
-  const host = oneShotRunnerHost(1);
+  const host = oneShotRunnerHost({ discoveries: "refresh", call: false });
   try {
     const options = { host, tool: values.tool, toolTag: values["tool-tag"] };
     const source = toolsFileSource(file, values["tools-root"]);
@@ -93,21 +94,23 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
     timeoutMs = Number(values["timeout-ms"]);
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError("--timeout-ms must be a positive integer.");
   }
-  // Two runners start booting at once, while the file is read and hashed: the discovery's, and the
-  // call's, which is ready when the discovery is done.
-  const host = oneShotRunnerHost(2);
+  // A runner starts booting now, while the file is read and hashed: the call's, when a kept
+  // discovery of these bytes answers; else the discovery's, and the call's starts beside it.
+  const host = oneShotRunnerHost({ discoveries: "use", call: true });
   try {
-    // A read_local tool sees the workspace: --workspace DIR, else the stored workspace (as chat).
-    // Loaded on use: `tools validate` and `inspect` load no built-in or workspace code.
-    const { cliWorkspace } = await import("./workspace-session.ts");
-    const ws = await cliWorkspace(values.workspace, undefined, false);
+    // A read_local tool sees the workspace: --workspace DIR (opened first: a folder that is not
+    // there is refused before anything runs), else the stored workspace (as chat), opened only for
+    // a read_local tool. Loaded on use: no other call loads the workspace code.
+    const openWorkspace = async (dir: string | undefined) => (await import("./workspace-session.ts")).cliWorkspace(dir, undefined, false);
+    const given = values.workspace !== undefined ? await openWorkspace(values.workspace) : undefined;
     const selection = { tool: [toolName] };
     const root = values["tools-root"];
     const toolset = await freezeToolset(toolsFileSource(file, root), host, selection);
     // The tool is in the set (the selection names it); a commit tool never runs from a direct call
     // either: it becomes a pending action, confirmed with the printed command (docs/contract.md §6), exactly as
     // when chat reaches it.
-    findActiveTool(toolset, toolName);
+    const tool = findActiveTool(toolset, toolName);
+    const ws = given ?? (tool.permissions.includes(READ_LOCAL) ? await openWorkspace(undefined) : {});
     const { report, pending, receipt, receiptError } = await directCall(toolset, host, toolName, args, {
       broker: nodeConfirmationBroker(file, selection, undefined, root),
       receipts: createNodeReceiptStore(),

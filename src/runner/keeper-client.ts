@@ -12,7 +12,8 @@ import { connect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { BootMessage, HostToWorker } from "../../workers/protocol.ts";
 import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec, type KeeperStatus } from "./keeper-wire.ts";
-import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, runnerScriptSha256, runnerSpawnPlan, type RunnerLinkEvents, type RunnerSpawnPlan } from "./node-process.ts";
+import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, type RunnerLinkEvents } from "./node-process.ts";
+import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 
 const EDGE_BIN = fileURLToPath(new URL("../../bin/edge.mjs", import.meta.url));

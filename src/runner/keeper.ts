@@ -16,10 +16,11 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT } from "../../workers/frames.ts";
 import { parseWorkerToHost } from "../../workers/protocol.ts";
 import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, keeperPathsOf, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec } from "./keeper-wire.ts";
-import { runnerScriptSha256, runnerSpawnPlan, spawnRunnerChild, type RunnerLink, type RunnerSpawnPlan } from "./node-process.ts";
+import { spawnRunnerChild, type RunnerLink } from "./node-process.ts";
+import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
 import type { RunnerLaunch } from "./runner-launch.ts";
 
-const SPARES = 2; // `edge tools call` takes two: the discovery's and the call's
+const SPARES = 2; // `edge tools call` takes two when it must discover (src/runner/discovery-cache.ts): the discovery's and the call's
 const DEFAULT_IDLE_MS = 10 * 60_000;
 const BOOT_TIMEOUT_MS = 60_000;
 const HELLO_TIMEOUT_MS = 10_000;

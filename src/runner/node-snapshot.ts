@@ -68,7 +68,17 @@ async function readKey(file: string): Promise<string | undefined> {
  * would lie inside the snapshot's own folders) it lives in this process only: snapshots are then
  * trusted by the process that made them and made again by the next one.
  */
-async function hostKey(file: string, cacheDir: string): Promise<string> {
+export function hostKey(file: string, cacheDir: string): Promise<string> {
+  const id = `${file}\0${cacheDir}`;
+  let key = hostKeys.get(id);
+  if (!key) hostKeys.set(id, (key = readOrMakeHostKey(file, cacheDir)));
+  return key;
+}
+
+/** One read of the key per process and folder: the snapshot store and the discovery store share it. */
+const hostKeys = new Map<string, Promise<string>>();
+
+async function readOrMakeHostKey(file: string, cacheDir: string): Promise<string> {
   const ephemeral = (): string => randomBytes(32).toString("hex");
   if (inside(file, cacheDir) || inside(file, dataDir())) return ephemeral();
   const stored = await readKey(file);
@@ -87,7 +97,8 @@ function sha256Hex(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-function macOf(key: string, record: Omit<IndexRecord, "mac">): string {
+/** HMAC-SHA256 (hex) of a record's canonical JSON under the host key. */
+export function macOf(key: string, record: object): string {
   return createHmac("sha256", Buffer.from(key, "hex")).update(canonicalJson(record)).digest("hex");
 }
 

@@ -12,7 +12,10 @@ import type { PythonFiles } from "../../workers/protocol.ts";
 import { keptRunnerFactory, startKeeper, type KeeperEndpoint } from "./keeper-client.ts";
 import { keeperDir, keeperEnabled, keeperPaths } from "./keeper-wire.ts";
 import { nodeProcessFactory } from "./node-process.ts";
+import { runnerScriptSha256 } from "./runner-plan.ts";
 import { diskSnapshotStore, snapshotFilesPattern } from "./node-snapshot.ts";
+import { withDiscoveryCache, type DiscoveryCacheOptions } from "./discovery-cache.ts";
+import { nodeDiscoveryStore } from "./node-discovery-cache.ts";
 import { createRunnerHost, type PoolRunnerHost, type RunnerHostOptions } from "./pool.ts";
 import type { SnapshotStore } from "./pool-snapshot.ts";
 
@@ -39,6 +42,11 @@ export interface NodeRunnerHostOptions extends Partial<Omit<RunnerHostOptions, "
    *  answered: for one-shot commands. Only with the disk snapshot cache, and only where
    *  keeperEnabled() and keeperDir() allow it. */
   keeper?: boolean;
+  /** Keep discoveries in the cache directory for later commands (discovery-cache.ts): "use" answers
+   *  a discovery from a kept one when its key matches, "refresh" always discovers and keeps it. */
+  discoveries?: DiscoveryCacheOptions["mode"];
+  /** With `discoveries`: called when a discovery runs in a runner (a miss, or "refresh"). */
+  onDiscover?: () => void;
 }
 
 function pyodideIndexURL(): string {
@@ -90,11 +98,14 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
     if (!custom) cacheFiles = snapshotFilesPattern(dir);
     snapshot = custom ?? lazyStore(async () => diskSnapshotStore(dir, snapshotKey(await filesPromise)));
   }
-  const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, keeper, ...rest } = options;
+  const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, keeper, discoveries, onDiscover, ...rest } = options;
   const indexURL = pyodideIndexURL();
   const endpoint = keeper && cacheFiles ? keeperEndpoint(cacheFiles) : undefined;
   const factory = endpoint ? keptRunnerFactory(indexURL, cacheFiles, endpoint) : nodeProcessFactory(indexURL, cacheFiles);
-  const host = createRunnerHost(factory, { ...rest, pythonFiles: () => filesPromise, snapshot });
+  const pooled = createRunnerHost(factory, { ...rest, pythonFiles: () => filesPromise, snapshot });
+  const host = discoveries
+    ? withDiscoveryCache(pooled, { store: nodeDiscoveryStore(options.cacheDir ?? defaultCacheDir()), runner: async () => `${snapshotKey(await filesPromise)}:${await runnerScriptSha256()}`, mode: discoveries, ...(onDiscover ? { onDiscover } : {}) })
+    : pooled;
   if (!endpoint) return host;
   return {
     ...host,

@@ -57,6 +57,8 @@ export interface PoolRunnerHost extends RunnerHost {
   /** Resolves when every worker started so far has been sent its boot message: what the host
    *  itself had to do for them (reading the snapshot, copying it to them) is done. */
   started(): Promise<void>;
+  /** Start `count` more runners now for jobs to come (as RunnerHostOptions.prestart does at start). */
+  prestart(count: number): void;
   stats(): RunnerHostStats;
 }
 
@@ -142,6 +144,10 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     },
 
     started: () => spares.started(),
+
+    prestart: (count: number) => {
+      if (!closed) spares.prestart(Math.max(0, Math.floor(count)));
+    },
 
     async warm(): Promise<void> {
       await snapshot.settle();

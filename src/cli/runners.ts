@@ -23,11 +23,15 @@ export interface OneShotPlan {
 }
 
 export function oneShotRunnerHost(plan: OneShotPlan): PoolRunnerHost {
-  let host: PoolRunnerHost | undefined;
-  const onDiscover = (): void => {
-    if (plan.call) host?.prestart(1);
-    setImmediate(warmSchemaChecks);
-  };
-  host = createNodeRunnerHost({ spares: 0, prestart: 1, keeper: true, discoveries: plan.discoveries, onDiscover });
+  const host: PoolRunnerHost = createNodeRunnerHost({
+    spares: 0,
+    prestart: 1,
+    keeper: true,
+    discoveries: plan.discoveries,
+    onDiscover: () => {
+      if (plan.call) host.prestart(1);
+      setImmediate(warmSchemaChecks);
+    },
+  });
   return host;
 }

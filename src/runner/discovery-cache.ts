@@ -80,9 +80,8 @@ export function withDiscoveryCache(host: PoolRunnerHost, options: DiscoveryCache
     const running = host.discover(job, signal);
     options.onDiscover?.();
     const outcome = await running;
-    // Only a discovery without problems is kept: a failed one is discovered again, so its messages
-    // (and its stderr) are always the runner's own.
-    // Kept in the background: the command goes on with the outcome meanwhile.
+    // Only a discovery without problems is kept (a failed one is discovered again, so its messages
+    // and its stderr are always the runner's own), in the background: the command goes on.
     if (outcome.ok && outcome.errors.length === 0) void options.store.put(key, replyText(outcome)).catch(() => undefined);
     return outcome;
   }

@@ -1,5 +1,6 @@
 // Runner PROCESSES for the Node adapter: each runner is a child process under Node's permission
-// model, never a thread of the CLI (docs/contract.md §5). What the child may do is fixed here, by flags:
+// model, never a thread of the CLI (docs/contract.md §5). What the child may do is fixed by the flags
+// it is started with (runner-plan.ts):
 // read Pyodide's own files and nothing else; no file writes, child processes, workers, native
 // addons, WASI or inspector (none of them is allowed, so all are denied); no JavaScript from
 // strings; an empty environment; its own stdio; none of the descriptors this process inherited;

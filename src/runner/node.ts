@@ -92,9 +92,9 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
   filesPromise.catch(() => undefined);
   let snapshot: SnapshotStore | null = null;
   let cacheFiles: string | undefined;
+  const dir = options.cacheDir ?? defaultCacheDir();
   if (options.snapshot !== false) {
     const custom = typeof options.snapshot === "object" ? options.snapshot : undefined;
-    const dir = options.cacheDir ?? defaultCacheDir();
     if (!custom) cacheFiles = snapshotFilesPattern(dir);
     snapshot = custom ?? lazyStore(async () => diskSnapshotStore(dir, snapshotKey(await filesPromise)));
   }
@@ -103,9 +103,8 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
   const endpoint = keeper && cacheFiles ? keeperEndpoint(cacheFiles) : undefined;
   const factory = endpoint ? keptRunnerFactory(indexURL, cacheFiles, endpoint) : nodeProcessFactory(indexURL, cacheFiles);
   const pooled = createRunnerHost(factory, { ...rest, pythonFiles: () => filesPromise, snapshot });
-  const host = discoveries
-    ? withDiscoveryCache(pooled, { store: nodeDiscoveryStore(options.cacheDir ?? defaultCacheDir()), runner: async () => `${snapshotKey(await filesPromise)}:${await runnerScriptSha256()}`, mode: discoveries, ...(onDiscover ? { onDiscover } : {}) })
-    : pooled;
+  const runner = async (): Promise<string> => `${snapshotKey(await filesPromise)}:${await runnerScriptSha256()}`;
+  const host = discoveries ? withDiscoveryCache(pooled, { store: nodeDiscoveryStore(dir), runner, mode: discoveries, ...(onDiscover ? { onDiscover } : {}) }) : pooled;
   if (!endpoint) return host;
   return {
     ...host,

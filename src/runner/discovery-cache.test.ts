@@ -14,10 +14,16 @@ const tmp = mkdtempSync(join(tmpdir(), "edge-discoveries-"));
 const CONFIG = join(tmp, "config");
 const ENV = { ...process.env, EDGE_DATA_DIR: join(tmp, "data"), XDG_CONFIG_HOME: CONFIG, EDGE_RUNNER_KEEPER: "0" };
 const KEPT = join(tmp, "data", "cache.discoveries");
-const TOOLS_DIR = join(tmp, "tools");
-mkdirSync(TOOLS_DIR);
-const TOOLS = writeTestFile(
-  TOOLS_DIR,
+/** The tools files' folder (their project): apart from the data folder. */
+const TOOLS_DIR = join(tmp, "project");
+
+/** A tools file in TOOLS_DIR. */
+function toolsFile(name: string, body: string): string {
+  mkdirSync(TOOLS_DIR, { recursive: true });
+  return writeTestFile(TOOLS_DIR, name, body);
+}
+
+const TOOLS = toolsFile(
   "tools.py",
   `from edgestudio.tools import edge_tool
 
@@ -79,8 +85,7 @@ describe("a discovery kept between commands", () => {
   }, 300_000);
 
   it("a tools file whose schema changes at every import is refused at the call, with a receipt that says why", async () => {
-    const drifting = writeTestFile(
-      TOOLS_DIR,
+    const drifting = toolsFile(
       "drifting.py",
       `import random
 from edgestudio.tools import edge_tool

@@ -62,3 +62,24 @@ test("an edit after freezing is refused by the runner (tools_file_changed)", asy
   expect(out.after.ok).toBe(false);
   expect(out.after.error?.code).toBe("tools_file_changed");
 });
+
+test("in the browser too, every call draws random numbers of its own, and a tool whose schema changes between imports is refused (tool_schema_changed)", async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.goto("/?debug");
+  await page.waitForFunction(() => window.__edge !== undefined, null, { timeout: 90_000 });
+  const out = await page.evaluate(async () => {
+    const edge = window.__edge!;
+    const drawing = await edge.freeze("import random\nfrom edgestudio.tools import edge_tool\n\n@edge_tool\ndef draw() -> dict:\n    return {'x': random.random()}\n", "draw.py");
+    const draws = [];
+    for (let i = 0; i < 3; i++) draws.push(await edge.call(drawing, "draw", {}));
+    const drifting = await edge.freeze("import random\nfrom edgestudio.tools import edge_tool\n\n@edge_tool(description=f'Draws {random.random()}.')\ndef pick(n: int) -> dict:\n    print('picked')\n    return {'n': n}\n", "drifting.py");
+    const picked = await edge.call(drifting, "pick", { n: 1 });
+    return { draws, picked };
+  });
+  expect(out.draws.every((d) => d.ok)).toBe(true);
+  // The runners all boot from one memory snapshot; each still seeds random from the OS.
+  expect(new Set(out.draws.map((d) => d.result?.x)).size).toBe(3);
+  expect(out.picked.ok).toBe(false);
+  expect(out.picked.error?.code).toBe("tool_schema_changed");
+  expect(out.picked.stderr).not.toContain("picked");
+});

@@ -84,11 +84,13 @@ export async function ensurePrivateDir(dir: string, options: { narrow?: boolean 
 export interface AtomicWriteOptions {
   /** Fail with storage_failed (reason exists) instead of replacing a file that is already there. */
   noClobber?: boolean;
+  /** false: skip the fsyncs, for a cache whose entry may be lost in a crash (still all or nothing). */
+  durable?: boolean;
 }
 
 /**
  * Write a file so readers see either nothing or the whole content: write a private (0600) temp
- * file beside it, fsync, then move it into place — with link() when noClobber (atomic and refuses
+ * file beside it, fsync (unless `durable: false`), then move it into place — with link() when noClobber (atomic and refuses
  * to replace), else rename(). The temp file never survives a failure.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
@@ -97,7 +99,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
     const fh = await open(tmp, "wx", 0o600);
     try {
       await fh.writeFile(data);
-      await fh.sync();
+      if (options.durable !== false) await fh.sync();
     } finally {
       await fh.close();
     }
@@ -115,7 +117,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
     } else {
       await rename(tmp, file);
     }
-    await syncDir(path.dirname(file));
+    if (options.durable !== false) await syncDir(path.dirname(file));
   } catch (err) {
     throw toStorageError(err, "write", { path: file });
   } finally {

@@ -9,8 +9,8 @@
 // called tool's schema again and refuses to call it when the hash differs from the one frozen
 // (CallJob.expectedSchemaSha256, tool_schema_changed): a tools file whose schema depends on the
 // time or on randomness is refused, never called with arguments checked against another import's
-// schema. Such a refusal also drops every entry this host served, so the next command discovers
-// again. What is kept is the runner's reply as the host verified it; a kept one is verified again,
+// schema. Such a refusal also drops every entry this host used or kept, so the next command
+// discovers again. What is kept is the runner's reply as the host verified it; a kept one is verified again,
 // by the same checks as a runner's reply (verify.ts), whenever it is used.
 import { sha256Json } from "../contract/hash.ts";
 import type { CallJob, CallOutcome, DiscoverJob, DiscoverOutcome } from "./host.ts";
@@ -63,7 +63,8 @@ function replyText(outcome: DiscoverOutcome): string {
 
 /** `host` with its discoveries kept in `options.store` (see the top of this file). */
 export function withDiscoveryCache(host: PoolRunnerHost, options: DiscoveryCacheOptions): PoolRunnerHost {
-  const served = new Set<string>();
+  /** The entries this host used or kept (with the write still under way, if any). */
+  const touched = new Map<string, Promise<unknown>>();
   let runner: Promise<string> | undefined;
 
   async function discover(job: DiscoverJob, signal?: AbortSignal): Promise<DiscoverOutcome> {
@@ -73,7 +74,7 @@ export function withDiscoveryCache(host: PoolRunnerHost, options: DiscoveryCache
       const kept = await options.store.get(key).catch(() => undefined);
       const verdict = kept === undefined ? undefined : verifyDiscoverReply({ type: "done", jobId: key, reply: kept }, key, job.expectedSha256);
       if (verdict?.ok) {
-        served.add(key);
+        touched.set(key, Promise.resolve());
         return { ...verdict, duration_ms: Math.round(performance.now() - started) };
       }
     }
@@ -82,15 +83,16 @@ export function withDiscoveryCache(host: PoolRunnerHost, options: DiscoveryCache
     const outcome = await running;
     // Only a discovery without problems is kept (a failed one is discovered again, so its messages
     // and its stderr are always the runner's own), in the background: the command goes on.
-    if (outcome.ok && outcome.errors.length === 0) void options.store.put(key, replyText(outcome)).catch(() => undefined);
+    if (outcome.ok && outcome.errors.length === 0) touched.set(key, options.store.put(key, replyText(outcome)).catch(() => undefined));
     return outcome;
   }
 
   async function call(job: CallJob, signal?: AbortSignal): Promise<CallOutcome> {
     const outcome = await host.call(job, signal);
-    if (outcome.error?.code === "tool_schema_changed" && served.size) {
-      await Promise.all([...served].map((key) => options.store.delete(key).catch(() => undefined)));
-      served.clear();
+    if (outcome.error?.code === "tool_schema_changed" && touched.size) {
+      // After its write, if one is under way: a delete before it would leave the entry behind.
+      await Promise.all([...touched].map(([key, written]) => written.then(() => options.store.delete(key)).catch(() => undefined)));
+      touched.clear();
     }
     return outcome;
   }

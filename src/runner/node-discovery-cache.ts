@@ -5,10 +5,10 @@
 // host key, which lives outside $EDGE_DATA_DIR, so an entry that anyone else wrote (a shared or
 // synced data folder, a restored CI cache) is a miss, not a discovery. At most MAX_ENTRIES are
 // kept; a new one removes the oldest.
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { timingSafeEqual } from "node:crypto";
+import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { ensurePrivateDir } from "../platform/node-files.ts";
+import { ensurePrivateDir, writeFileAtomic } from "../platform/node-files.ts";
 import type { DiscoveryStore } from "./discovery-cache.ts";
 import { hostKey, macOf, snapshotKeyFile } from "./node-snapshot.ts";
 
@@ -44,19 +44,8 @@ export function nodeDiscoveryStore(cacheDir: string, keyFile = snapshotKeyFile()
       const entry: Entry = { format: FORMAT, key, reply };
       const text = `${JSON.stringify({ ...entry, mac: macOf(await signingKey(), entry) })}\n`;
       await ensurePrivateDir(dir, { narrow: true });
-      // A temp file renamed into place: a reader sees the whole entry or none. Not synced: an entry
-      // lost in a crash is a miss, and one cut short fails its HMAC.
-      const tmp = join(dir, `.${key}.${randomBytes(6).toString("hex")}.tmp`);
-      const fh = await open(tmp, "wx", 0o600);
-      try {
-        await fh.writeFile(text);
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, file).catch(async (err: unknown) => {
-        await rm(tmp, { force: true });
-        throw err;
-      });
+      // Not synced: an entry lost in a crash is a miss.
+      await writeFileAtomic(file, text, { durable: false });
       await prune(dir);
     },
     async delete(key) {

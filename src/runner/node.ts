@@ -90,20 +90,23 @@ export function snapshotKey(pythonFiles: PythonFiles, version = pyodideVersion()
 export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolRunnerHost {
   const filesPromise = readRunnerPythonFiles(options.pythonRoot);
   filesPromise.catch(() => undefined);
+  // Computed once, when first needed: the snapshot store and the discovery cache both key on it.
+  let runnerKey: Promise<string> | undefined;
+  const keyOfRunner = (): Promise<string> => (runnerKey ??= filesPromise.then((files) => snapshotKey(files)));
   let snapshot: SnapshotStore | null = null;
   let cacheFiles: string | undefined;
   const dir = options.cacheDir ?? defaultCacheDir();
   if (options.snapshot !== false) {
     const custom = typeof options.snapshot === "object" ? options.snapshot : undefined;
     if (!custom) cacheFiles = snapshotFilesPattern(dir);
-    snapshot = custom ?? lazyStore(async () => diskSnapshotStore(dir, snapshotKey(await filesPromise)));
+    snapshot = custom ?? lazyStore(async () => diskSnapshotStore(dir, await keyOfRunner()));
   }
   const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, keeper, discoveries, onDiscover, ...rest } = options;
   const indexURL = pyodideIndexURL();
   const endpoint = keeper && cacheFiles ? keeperEndpoint(cacheFiles) : undefined;
   const factory = endpoint ? keptRunnerFactory(indexURL, cacheFiles, endpoint) : nodeProcessFactory(indexURL, cacheFiles);
   const pooled = createRunnerHost(factory, { ...rest, pythonFiles: () => filesPromise, snapshot });
-  const runner = async (): Promise<string> => `${snapshotKey(await filesPromise)}:${await runnerScriptSha256()}`;
+  const runner = async (): Promise<string> => `${await keyOfRunner()}:${await runnerScriptSha256()}`;
   const host = discoveries ? withDiscoveryCache(pooled, { store: nodeDiscoveryStore(dir), runner, mode: discoveries, ...(onDiscover ? { onDiscover } : {}) }) : pooled;
   if (!endpoint) return host;
   return {

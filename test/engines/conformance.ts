@@ -187,7 +187,9 @@ export const CHECKS: readonly Check[] = [
           }),
         );
         resolved = true;
-        check(deltas.length > 5, `expected many pieces, got ${deltas.length}`);
+        // "Several", not "one per token": the browser's llama.cpp worker sends what was decoded every
+        // 16 ms (the first piece at once), so how many pieces arrive depends on the machine's speed.
+        check(deltas.length >= 2, `expected the text in several pieces, got ${deltas.length}`);
         same(deltas.join(""), result.text, "the pieces, joined");
         check(result.text.length >= 100, `expected a long text, got ${result.text.length} characters`);
       });
@@ -208,13 +210,14 @@ export const CHECKS: readonly Check[] = [
               signal: controller.signal,
               onToken: (d) => {
                 deltas.push(d);
-                if (deltas.length === 3) (how === "signal" ? controller.abort() : engine.abort());
+                // At the first piece: a fast machine may decode the whole answer in a few pieces.
+                if (deltas.length === 1) (how === "signal" ? controller.abort() : engine.abort());
               },
             }),
           );
           const e = await rejectsWith(running, "aborted", `abort via ${how}`);
           const partial = String(e.details["partialText"] ?? "");
-          check(partial.startsWith(deltas.slice(0, 3).join("")) && partial.length < 400, `abort via ${how}: partial text ${JSON.stringify(partial)}`);
+          check(partial.startsWith(deltas[0] ?? "") && partial.length < 400, `abort via ${how}: partial text ${JSON.stringify(partial)}`);
         }
         const next = await engine.chat(steered(subject, after, [SYSTEM, user("Are you there?")]));
         same(next.text, "Still here.", "the answer after the aborts");

@@ -111,7 +111,8 @@ test("a model file the visitor picks: labelled, loaded at once with its sha256, 
   await expect(widget.getByText("Model file not loaded (model_not_gguf)")).toBeVisible({ timeout: 120_000 });
   await expect(widget.getByText("notes.gguf was not loaded (model_not_gguf); the site's model stays in use.")).toBeVisible();
   await expect(widget.getByText("model.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
-  expect(await page.evaluate(() => (window as unknown as { __errors: string[] }).__errors)).toEqual(["model_not_gguf"]);
+  // The event may follow what the widget shows: wait for it.
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __errors: string[] }).__errors)).toEqual(["model_not_gguf"]);
 
   // The generated model as a file: ready at once, with the file's sha256.
   await picker.setInputFiles({ name: "picked.gguf", mimeType: "application/octet-stream", buffer: Buffer.from(model) });

@@ -39,6 +39,14 @@ function events(target: Page | Frame, type?: string): Promise<Recorded[]> {
   }, type ?? null);
 }
 
+/** The events of `type` once at least `count` arrived: the page shows an answer as it streams, and
+ *  the widget announces the run (edge-receipt, edge-pending-action, edge-error) only after its
+ *  receipt is stored, so an event may follow what the test just saw. */
+async function eventsOf(target: Page | Frame, type: string, count = 1): Promise<Recorded[]> {
+  await expect.poll(async () => (await events(target, type)).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
+  return events(target, type);
+}
+
 const call = (tool: string, args: Record<string, unknown>): string => JSON.stringify({ tool_name: tool, arguments: args });
 
 /** The scripted attribute as a JSON array, HTML-attribute-escaped. */
@@ -92,7 +100,7 @@ test("sample docs page on another origin: scripted demo answers through a real P
   await card.getByText("Result").click();
   await expect(card.getByText('"carrier": "DHL"')).toBeVisible();
 
-  const receipts = await events(page, "edge-receipt");
+  const receipts = await eventsOf(page, "edge-receipt");
   expect(receipts).toHaveLength(1);
   expect(receipts[0]!.detail).toMatchObject({ kind: "chat", outcome: "answered", engine: "scripted", network_used_by_edge: false });
   expect(receipts[0]!.detail.calls![0]).toMatchObject({
@@ -107,7 +115,7 @@ test("sample docs page on another origin: scripted demo answers through a real P
   const confirmCard = widget.getByRole("article", { name: "Confirm submit_order?" });
   await expect(confirmCard).toBeVisible();
   await expect(confirmCard.getByText('"draft_id": "D-SKU-7-1"')).toBeVisible();
-  const pending = await events(page, "edge-pending-action");
+  const pending = await eventsOf(page, "edge-pending-action");
   expect(pending).toHaveLength(1);
   expect(pending[0]!.detail).toMatchObject({ tool: "submit_order", arguments: { draft_id: "D-SKU-7-1" } });
   expect(Object.keys(pending[0]!.detail).sort()).toEqual(["arguments", "expires_at", "id", "tool"]);
@@ -119,7 +127,7 @@ test("sample docs page on another origin: scripted demo answers through a real P
   await confirmCard.getByRole("button", { name: "Confirm" }).click();
   await expect(confirmCard.getByText("confirmed")).toBeVisible();
   await expect(confirmCard.getByText('"order_id": "O-SKU-7-1"')).toBeVisible();
-  const all = await events(page, "edge-receipt");
+  const all = await eventsOf(page, "edge-receipt", 3);
   expect(all.map((r) => [r.detail.kind, r.detail.outcome])).toEqual([
     ["chat", "answered"],
     ["chat", "pending_confirmation"],
@@ -169,7 +177,7 @@ test.describe("docs pages made for the test", () => {
     await expect(widget.getByText("WebGPU is not available")).toHaveCount(0);
     await ask(widget, "Status of A-1003?");
     await expect(widget.getByText("A-1003 was delivered by UPS.")).toBeVisible();
-    expect((await events(page, "edge-receipt"))[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "order_status", status: "ok" }] });
+    expect((await eventsOf(page, "edge-receipt"))[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "order_status", status: "ok" }] });
 
     // ask() from the host page: the run's pending action has no token; confirmationToken(id) does.
     const run = await page.evaluate(async () => {
@@ -208,7 +216,7 @@ test.describe("docs pages made for the test", () => {
       if (variant === "cross-site") await expect(note).toBeVisible();
       else await expect(note).toHaveCount(0);
       const inner = page.frames().find((f) => f.url().startsWith(docs.origin))!;
-      const receipts = await events(inner, "edge-receipt");
+      const receipts = await eventsOf(inner, "edge-receipt");
       expect(receipts[0]!.detail).toMatchObject({ outcome: "answered", seq: 1, calls: [{ tool_name: "fee_quote", status: "ok", runner_secret_verified: true }] });
     });
   }
@@ -227,7 +235,7 @@ test.describe("docs pages made for the test", () => {
     await expect(widget.getByText("Summarized.")).toBeVisible();
     const card = widget.getByRole("article", { name: "Tool call summarize_csv" });
     await expect(card.getByText("ok", { exact: true })).toBeVisible();
-    const receipts = await events(page, "edge-receipt");
+    const receipts = await eventsOf(page, "edge-receipt");
     expect(receipts[0]!.detail.calls![0]).toMatchObject({ tool_name: "summarize_csv", status: "ok" });
     expect(String(receipts[0]!.detail.calls![0]!["workspace_sha256"])).toMatch(/^sha256:[0-9a-f]{64}$/);
 
@@ -323,7 +331,7 @@ def echo_html(text: str) -> dict:
     await card.getByText("Result").click();
     await expect(card.getByText('"fact_id": "refund-window"')).toBeVisible();
     await expect(widget.getByText("Refunds are possible within 30 days.")).toBeVisible();
-    expect((await events(page, "edge-receipt"))[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "local_facts_lookup", status: "ok" }] });
+    expect((await eventsOf(page, "edge-receipt"))[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "local_facts_lookup", status: "ok" }] });
   });
 
   test("an edit of the tools file on the server during a session is refused: tools_file_changed", async ({ page }) => {
@@ -343,9 +351,9 @@ def echo_html(text: str) -> dict:
     docs.route("/live_tools.py", tools.replace('return "hello world"', 'return "hello, edited"'));
     await ask(widget, "Hello again?");
     await expect(widget.getByText("Not answered (tools_file_changed)")).toBeVisible();
-    const errorsSeen = await events(page, "edge-error");
+    const errorsSeen = await eventsOf(page, "edge-error");
     expect(errorsSeen.at(-1)!.detail).toMatchObject({ code: "tools_file_changed" });
-    expect((await events(page, "edge-receipt")).at(-1)!.detail).toMatchObject({ outcome: "failed_closed", code: "tools_file_changed" });
+    expect((await eventsOf(page, "edge-receipt", 2)).at(-1)!.detail).toMatchObject({ outcome: "failed_closed", code: "tools_file_changed" });
   });
 
   test("tools-src pointing at a zip: a tools project with its sibling module; an edited sibling on the server is refused, by name", async ({ page }) => {
@@ -363,13 +371,13 @@ def echo_html(text: str) -> dict:
     const widget = page.locator("edge-chat");
     await ask(widget, "Rate?");
     await expect(widget.getByText("The rate is 2.")).toBeVisible();
-    const first = (await events(page, "edge-receipt")).at(-1)!.detail as Record<string, unknown> & { calls: Record<string, unknown>[] };
+    const first = (await eventsOf(page, "edge-receipt")).at(-1)!.detail as Record<string, unknown> & { calls: Record<string, unknown>[] };
     expect(first.calls[0]).toMatchObject({ tool_name: "rate", status: "ok", tools_file_sha256_verified: true });
     expect(first.tools_bundle_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
     docs.route("/shop.zip", { body: bundle(9), type: "application/zip" });
     await ask(widget, "Rate again?");
     await expect(widget.getByText("Not answered (tools_file_changed)")).toBeVisible();
-    const error = (await events(page, "edge-error")).at(-1)!.detail as Record<string, unknown>;
+    const error = (await eventsOf(page, "edge-error")).at(-1)!.detail as Record<string, unknown>;
     expect(error).toMatchObject({ code: "tools_file_changed" });
     expect(String(error.message)).toContain("helpers.py changed after this session froze the tools project");
   });
@@ -419,7 +427,7 @@ test("web-llm engine on a foreign origin: its worker starts from the asset host,
       // web-llm itself was fetched from the asset host (the worker's half and the page's half).
       expect(after.filter((p) => /lib-[\w-]+\.js$/.test(p)).length).toBeGreaterThanOrEqual(2);
       expect(attempted.some((u) => u.startsWith("https://huggingface.co/"))).toBe(true);
-      expect((await events(page, "edge-error")).at(-1)!.detail).toMatchObject({ code: "model_fetch_failed" });
+      expect((await eventsOf(page, "edge-error")).at(-1)!.detail).toMatchObject({ code: "model_fetch_failed" });
     } finally {
       await docs.close();
     }

@@ -55,8 +55,10 @@ describe("node receipt store", () => {
     expect(b.prev_receipt_sha256).toBe(a.receipt_sha256);
 
     const entries = await readdir(path.join(dir, "receipts"));
-    // No lock or temp files left; besides the receipts only the private id index (.ids).
-    expect(entries.sort()).toEqual([".ids", "000000000001.json", "000000000002.json"]);
+    // No lock or temp files left; besides the receipts only the private id index (.ids) and the
+    // head's seq (.head).
+    expect(entries.sort()).toEqual([".head", ".ids", "000000000001.json", "000000000002.json"]);
+    expect(await readFile(path.join(dir, "receipts", ".head"), "utf8")).toBe("2");
     const files = entries.filter((f) => f.endsWith(".json")).sort();
     expect(receiptFileName(2)).toBe("000000000002.json");
     expect((await stat(path.join(dir, "receipts"))).mode & 0o777).toBe(0o700);
@@ -78,6 +80,23 @@ describe("node receipt store", () => {
     const err = await rejection(store.append(sampleReceiptBody("same")));
     expect(err.code).toBe("receipt_id_conflict");
     expect(await store.list()).toHaveLength(1);
+  });
+
+  it("the head hint is only a hint: stale, damaged, pointing past the head or missing, the next append still chains to the newest receipt", async () => {
+    const store = createNodeReceiptStore({ dir: tmp });
+    const hint = path.join(tmp, "receipts", ".head");
+    for (const id of ["h1", "h2", "h3"]) await store.append(sampleReceiptBody(id));
+    // Left by an append that ended before rewriting it; torn; beyond the head; a seq of a file
+    // that is gone; none at all.
+    for (const [i, damage] of ["1", "", "9", "x", "0", "-3", "missing"].entries()) {
+      if (damage === "missing") await rm(hint);
+      else await writeFile(hint, damage);
+      const r = await store.append(sampleReceiptBody(`after-${i}`));
+      expect(r.seq, `hint ${JSON.stringify(damage)}`).toBe(4 + i);
+      expect(await readFile(hint, "utf8")).toBe(String(r.seq));
+    }
+    const all = await store.list();
+    expect(await verifyReceipts(all)).toEqual({ ok: true, count: 10 });
   });
 
   it("two store instances appending at once (interleaved promises) form one chain", async () => {

@@ -75,5 +75,7 @@ test("jobs boot from the frame's memory snapshot; per-job boot numbers", async (
   expect(numbers.stats.snapshot).toBe("ready");
   expect(numbers.stats.bootsFromSnapshot).toBe(5);
   expect(numbers.stats.plainBoots).toBe(0);
-  expect(numbers.job_with_boot_median_ms).toBeLessThan(5000);
+  // The speed itself is bench:runner's (ratios in one run); here only that no boot hangs, with room
+  // for a loaded CI machine (≈ 1.6 s under load, 0.3 s idle).
+  expect(numbers.job_with_boot_median_ms).toBeLessThan(20_000);
 });

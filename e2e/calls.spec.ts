@@ -13,6 +13,7 @@ test("a call returns a verified result; a runaway tool is killed at the timeout;
     const edge = window.__edge!;
     const toolset = await edge.freeze(src, "escape_tools.py");
     const first = await edge.call(toolset, "echo", { text: "héllo ✓" });
+    await edge.host.warm(); // a booted runner waits: the time below is the call's, not a boot's
     const t0 = performance.now();
     const runaway = await edge.call(toolset, "spin", { seconds: 1e9 }, 2000);
     const runawayMs = performance.now() - t0;

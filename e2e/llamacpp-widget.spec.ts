@@ -66,6 +66,8 @@ async function storedFiles(page: Page): Promise<string[]> {
 }
 
 async function askAdd(widget: Locator): Promise<void> {
+  // Send is Stop while a run (or a model file's load) is in progress: a question then is dropped.
+  await expect(widget.getByRole("button", { name: "Send" })).toBeEnabled({ timeout: 180_000 });
   const input = widget.getByRole("textbox", { name: "Your question" });
   await input.fill("Add 2 and 3.");
   await input.press("Enter");

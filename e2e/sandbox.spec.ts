@@ -79,10 +79,11 @@ test("tool code cannot read the app's storage or reach the network", async ({ pa
       const end = Date.now() + 1000; while (Date.now() < end) {} postMessage("done");`;
     const w = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
     await new Promise((resolve) => (w.onmessage = resolve));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    w.terminate();
+    (window as unknown as { __control: Worker }).__control = w;
   }, counter.base);
-  await expect.poll(() => counter.hits.filter((h) => h.includes("control-worker")).length).toBe(1);
+  // Ended only once its request arrived (on a loaded machine that may take a while).
+  await expect.poll(() => counter.hits.filter((h) => h.includes("control-worker")).length, { timeout: 30_000 }).toBe(1);
+  await page.evaluate(() => (window as unknown as { __control: Worker }).__control.terminate());
   counter.hits.length = 0;
 
   const source = await fixture("escape_tools.py");

@@ -59,6 +59,8 @@ test("the widget has no serious or critical axe violations, and works from the k
   await expect(widget.locator(".assistant[aria-busy=true]")).toHaveCount(0);
   await expectNoSeriousViolations(page, "answer with tool card");
 
+  // The run ends after its answer streamed (its receipt is stored): Send is back, not Stop.
+  await expect(widget.getByRole("button", { name: "Send" })).toBeEnabled({ timeout: 60_000 });
   await input.fill("Submit draft D-SKU-7-1");
   await page.keyboard.press("Enter");
   const card = widget.getByRole("article", { name: "Confirm submit_order?" });

@@ -54,7 +54,10 @@ function scriptAttr(outputs: string[]): string {
   return JSON.stringify(outputs).replace(/&/g, "&amp;").replace(/'/g, "&#39;");
 }
 
+/** Ask once the widget takes a question: while a run is in progress (its answer may already show:
+ *  the receipt is stored after the text streamed) Send is Stop, and a question would be dropped. */
 async function ask(widget: Locator, prompt: string): Promise<void> {
+  await expect(widget.getByRole("button", { name: "Send" })).toBeEnabled({ timeout: 60_000 });
   const input = widget.getByRole("textbox", { name: "Your question" });
   await input.fill(prompt);
   await input.press("Enter");

@@ -217,7 +217,7 @@ describe("bash (just-bash on the VFS)", () => {
     const r = await call("bash", { command: "while true; do echo x > /dev/null; done" });
     expect(r).toMatchObject({ status: "failed", error: { code: "bash_limit_exceeded" } });
     expect(r.error!.message).toMatch(/deadline \(300ms\)/);
-    expect(Date.now() - t).toBeLessThan(5000);
+    expect(Date.now() - t).toBeLessThan(30_000); // the loop never ends by itself: any bound tells, loaded or not
   });
 });
 

@@ -220,8 +220,9 @@ describe("round two: what the permission model leaves open around a runner proce
     const r = await call("bomb", { mib: 32 }, ["--timeout-ms", "10000"]);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ ok: false, error: { code: "runner_crashed" } });
+    // Within the time limit: past it the code would be runner_timeout. (duration_ms also counts the
+    // runner's boot, so it is no measure of that on a loaded machine.)
     expect(out.diagnostics.reason).toMatch(/frame/);
-    expect(out.duration_ms).toBeLessThan(10_000 + 5_000);
   }, 180_000);
 
   it.each(["SIGTERM", "SIGHUP", "SIGKILL"] as const)("%s to the CLI while a tool loops leaves no runner process", async (signal) => {

@@ -164,7 +164,7 @@ describe("edge chat --interactive", () => {
     expect(receipts[0].calls[0]).toMatchObject({ tools_file_sha256_verified: true, runner_secret_verified: true });
     // The same frozen tools for the whole session, also after the file changed on disk.
     expect(new Set(receipts.map((r) => r.active_set_sha256)).size).toBe(1);
-  });
+  }, 240_000); // several runner boots and the first snapshot, one after another, on a loaded machine
 
   it("on a terminal: a commit tool's pending action is asked y/N inline (no rejects it, yes runs it once); Ctrl-C twice at the prompt leaves", async () => {
     const s = start(["--tools", toolsFile("tty_tools.py")], [call("send_note", { text: "no" }), call("send_note", { text: "yes" }), "Bye."], true);
@@ -187,5 +187,5 @@ describe("edge chat --interactive", () => {
     s.child.stdin.write("\x03");
     expect(await s.exit).toBe(130);
     expect(s.out()).not.toContain('"sent": "no"');
-  });
+  }, 240_000);
 });

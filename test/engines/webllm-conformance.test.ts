@@ -202,7 +202,7 @@ describe(`${webllmConformance.name}: a lost worker or GPU`, () => {
     const pending = hung.engine.chat({ messages: [user("q")] });
     setTimeout(() => hung.engine.abort(), 50);
     expect((await rejection(pending)).code).toBe("aborted");
-    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(performance.now() - t0).toBeLessThan(15_000); // a hang without Stop never ends: any bound tells
     await hung.engine.unload(); // terminates the worker even though it never answers
     expect(hung.fake.terminated).toBe(true);
   });

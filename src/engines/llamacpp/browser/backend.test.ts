@@ -59,14 +59,16 @@ describe("a llama.cpp load in the browser that stops reporting progress", () => 
   it("a load that reports progress more often than the limit is never cut short", async () => {
     const fake = fakeWorker({
       load: async (_s, _o, onProgress) => {
-        for (let i = 1; i <= 8; i++) {
-          await new Promise((r) => setTimeout(r, 150));
-          onProgress({ progress: i / 10, text: `Downloading ${i * 10} %`, phase: "download" });
+        // 3 s in all, three times the limit, a report every 50 ms: a test process paused for most of
+        // a second (a loaded machine) still sees a report within the limit.
+        for (let i = 1; i <= 60; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          onProgress({ progress: i / 61, text: `Downloading ${i} %`, phase: "download" });
         }
         return LOADED;
       },
     });
-    const backend = createBrowserLlamaBackend({ createWorker: () => fake.worker, device: "cpu", stallMs: 500 });
+    const backend = createBrowserLlamaBackend({ createWorker: () => fake.worker, device: "cpu", stallMs: 1000 });
     const loaded = await backend.load(source, { contextSize: 512 });
     expect(loaded.model.id).toBe("m.gguf");
     expect(fake.ended()).toBe(false);

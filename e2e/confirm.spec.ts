@@ -30,6 +30,8 @@ test("two tabs confirm the same action at once: exactly one execution, one confi
     arguments: { draft_id: "D-AB-1-2" },
   });
 
+  // Each tab's claim waits until both passed every check before it: the claim decides, not the timing.
+  for (const tab of [a, b]) await tab.evaluate(() => window.edgeConfirmTest.armClaimBarrier(2));
   const [ra, rb] = await Promise.all([
     a.evaluate(([id, token]) => window.edgeConfirmTest.confirm(id, token), [ticket.id, ticket.confirmation_token] as const),
     b.evaluate(([id, token]) => window.edgeConfirmTest.confirm(id, token), [ticket.id, ticket.confirmation_token] as const),

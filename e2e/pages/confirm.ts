@@ -27,6 +27,30 @@ let executions = 0;
 /** How many confirms of this page passed every pre-claim check (so the claim decided). */
 let verified = 0;
 const now = (): number => Date.now() + offsetMs;
+
+/** For the two-tab race (armClaimBarrier): each tab's claim waits until both tabs passed every check
+ *  before it, so the atomic claim decides the race whatever the machine's speed; released after
+ *  30 s in any case (then the spec's count of verified tabs fails, as it should). */
+let claimBarrier: { passed(): void; wait: Promise<void> } | undefined;
+function barrier(tabs: number): { passed(): void; wait: Promise<void> } {
+  const channel = new BroadcastChannel("edge-confirm-claim-barrier");
+  let seen = 0;
+  let release!: () => void;
+  const wait = new Promise<void>((resolve) => (release = resolve));
+  const count = () => void (++seen >= tabs && release());
+  channel.onmessage = count;
+  setTimeout(release, 30_000);
+  void wait.then(() => channel.close());
+  return { passed: () => (channel.postMessage("verified"), count()), wait };
+}
+/** The pending store as confirm() sees it: its claim (an update) waits for the barrier when armed. */
+const gatedStore = (): PendingStore => ({
+  ...store,
+  update: async (id, change) => {
+    await claimBarrier?.wait;
+    return store.update(id, change);
+  },
+});
 const source = memorySource("tools.py", () => toolsText);
 
 const api = {
@@ -60,7 +84,23 @@ const api = {
     const run = await session.chat(`Submit ${draftId}.`);
     return { outcome: run.outcome, error: run.error ?? null, pending_action: run.pending_action ?? null, executions };
   },
-  confirm: (id: string, token: string): Promise<ConfirmOutcome> => confirm(id, token, { store, host, source, receipts: createIdbReceiptStore(db), now, onStep: (s) => void (s === "verified" && verified++) }),
+  confirm: (id: string, token: string): Promise<ConfirmOutcome> =>
+    confirm(id, token, {
+      store: gatedStore(),
+      host,
+      source,
+      receipts: createIdbReceiptStore(db),
+      now,
+      onStep: (s) => {
+        if (s !== "verified") return;
+        verified++;
+        claimBarrier?.passed();
+      },
+    }),
+  /** Arm the claim barrier for the next confirm of `tabs` tabs at once (each tab arms its own). */
+  armClaimBarrier(tabs: number): void {
+    claimBarrier = barrier(tabs);
+  },
   reject: (id: string): Promise<ConfirmOutcome> => reject(id, { store, now }),
   get: (id: string): Promise<PendingAction | undefined> => store.get(id),
   /** Write a record as-is (a tampered storage), bypassing every check. */

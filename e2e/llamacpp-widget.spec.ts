@@ -13,6 +13,7 @@ import { expect, test } from "./fixtures.ts";
 import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import { CROSS_ORIGIN_ISOLATION } from "../vite.config.ts";
+import { askWidget } from "./widget-helpers.ts";
 import { docsPage, ensureWidgetBuild, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
 
 const TOOLS = `from edgestudio.tools import edge_tool
@@ -66,11 +67,8 @@ async function storedFiles(page: Page): Promise<string[]> {
 }
 
 async function askAdd(widget: Locator): Promise<void> {
-  // Send is Stop while a run (or a model file's load) is in progress: a question then is dropped.
-  await expect(widget.getByRole("button", { name: "Send" })).toBeEnabled({ timeout: 180_000 });
-  const input = widget.getByRole("textbox", { name: "Your question" });
-  await input.fill("Add 2 and 3.");
-  await input.press("Enter");
+  // A model file's load is a run too: Send comes back when it is done.
+  await askWidget(widget, "Add 2 and 3.", 180_000);
   const card = widget.getByRole("article", { name: "Tool call add" }).last();
   await expect(card.getByText("ok", { exact: true })).toBeVisible({ timeout: 180_000 });
 }

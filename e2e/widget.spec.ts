@@ -6,12 +6,13 @@
 // No GPU here: the widget says so (engine "auto" would run llama.cpp on the CPU; the real-model
 // path is e2e/llamacpp-widget.spec.ts), and answers come from the scripted demo engine (labelled
 // "Scripted demo (no model)") replaying model outputs through the REAL tool loop.
-import type { Frame, Locator, Page } from "@playwright/test";
+import type { Frame, Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
 import { mkdirSync } from "node:fs";
 import { zipSync } from "fflate";
 import path from "node:path";
+import { askWidget as ask } from "./widget-helpers.ts";
 import { docsPage, ensureWidgetBuild, ROOT, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
 
 type Sites = Awaited<ReturnType<typeof startWidgetSites>>;
@@ -52,15 +53,6 @@ const call = (tool: string, args: Record<string, unknown>): string => JSON.strin
 /** The scripted attribute as a JSON array, HTML-attribute-escaped. */
 function scriptAttr(outputs: string[]): string {
   return JSON.stringify(outputs).replace(/&/g, "&amp;").replace(/'/g, "&#39;");
-}
-
-/** Ask once the widget takes a question: while a run is in progress (its answer may already show:
- *  the receipt is stored after the text streamed) Send is Stop, and a question would be dropped. */
-async function ask(widget: Locator, prompt: string): Promise<void> {
-  await expect(widget.getByRole("button", { name: "Send" })).toBeEnabled({ timeout: 60_000 });
-  const input = widget.getByRole("textbox", { name: "Your question" });
-  await input.fill(prompt);
-  await input.press("Enter");
 }
 
 test.beforeAll(async () => {

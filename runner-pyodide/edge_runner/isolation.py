@@ -40,6 +40,11 @@ def _sha256_of(data):
     return "sha256:" + _SHA256(data).hexdigest()
 
 
+def _sha256_json(value):
+    """The sha256 of a value's canonical JSON (RFC 8785): the host's sha256Json."""
+    return _sha256_of(canonical_json(value).encode("utf-8"))
+
+
 def _check_bytes(source, expected_sha256):
     """(bytes, None) when the source may be imported, else (bytes or None, error)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -252,7 +257,7 @@ class _Project:
             ok = (
                 isinstance(root, str) and root.startswith("/") and isinstance(entry, str) and isinstance(files, dict)
                 and all(isinstance(k, str) and isinstance(v, str) and _SHA256_RE.fullmatch(v) for k, v in files.items())
-                and isinstance(expected, str) and hmac.compare_digest(_sha256_of(canonical_json(manifest).encode("utf-8")), expected)
+                and isinstance(expected, str) and hmac.compare_digest(_sha256_json(manifest), expected)
             )
         except (TypeError, ValueError, KeyError):
             ok = False

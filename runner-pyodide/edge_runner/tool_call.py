@@ -6,8 +6,7 @@ import json
 import math
 import traceback
 
-from .canonical import canonical_json
-from .isolation import _check_bytes, _format_tb, _sha256_of, _user_line
+from .isolation import _check_bytes, _format_tb, _sha256_json, _user_line
 from .discovery import _discover_tools
 from .replies import _err
 from .schema import MAX_SAFE_INTEGER
@@ -30,7 +29,7 @@ def _call(job, source, expected_sha256, tool_name, args_json, expected_schema_sh
         detail = f" It has errors: {' '.join(own)}" if own else ""
         return {"error": _err("unknown_tool", f"{job.filename} has no valid tool named {tool_name!r}.{detail}", tool=str(tool_name)), "diagnostics": {}}
     if expected_schema_sha256 is not None:
-        schema_sha256 = _sha256_of(canonical_json(tool.describe()["schema"]).encode("utf-8"))
+        schema_sha256 = _sha256_json(tool.describe()["schema"])
         if schema_sha256 != expected_schema_sha256:
             message = (
                 f"Tool {tool.name} has the schema {schema_sha256} in this import of {job.filename}, not "
@@ -83,7 +82,7 @@ def _call(job, source, expected_sha256, tool_name, args_json, expected_schema_sh
             "error": _err("unsupported_tool_result", f"Tool {tool.name} returned something that is not plain JSON: {exc}", tool=tool.name),
             "diagnostics": {},
         }
-    digest = _sha256_of(canonical_json(result).encode("utf-8"))
+    digest = _sha256_json(result)
     return {"ok": True, "result": result, "result_sha256": digest}
 
 

@@ -5,12 +5,11 @@
 // host key, which lives outside $EDGE_DATA_DIR, so an entry that anyone else wrote (a shared or
 // synced data folder, a restored CI cache) is a miss, not a discovery. At most MAX_ENTRIES are
 // kept; a new one removes the oldest.
-import { timingSafeEqual } from "node:crypto";
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ensurePrivateDir, writeFileAtomic } from "../platform/node-files.ts";
 import type { DiscoveryStore } from "./discovery-cache.ts";
-import { hostKey, macOf, snapshotKeyFile } from "./node-snapshot.ts";
+import { hostKey, macMatches, macOf, snapshotKeyFile } from "./node-snapshot.ts";
 
 const FORMAT = "edge-discovery-entry.v1";
 const KEY_RE = /^[0-9a-f]{64}$/;
@@ -34,9 +33,8 @@ export function nodeDiscoveryStore(cacheDir: string, keyFile = snapshotKeyFile()
       if (!file) return undefined;
       const value = JSON.parse(await readFile(file, "utf8")) as Partial<Entry> & { mac?: unknown };
       const { mac, ...entry } = value;
-      if (entry.format !== FORMAT || entry.key !== key || typeof entry.reply !== "string" || typeof mac !== "string") return undefined;
-      const expected = macOf(await signingKey(), entry);
-      return mac.length === expected.length && timingSafeEqual(Buffer.from(mac), Buffer.from(expected)) ? entry.reply : undefined;
+      if (entry.format !== FORMAT || entry.key !== key || typeof entry.reply !== "string") return undefined;
+      return macMatches(await signingKey(), entry, mac) ? entry.reply : undefined;
     },
     async put(key, reply) {
       const file = fileOf(key);

@@ -102,6 +102,12 @@ export function macOf(key: string, record: object): string {
   return createHmac("sha256", Buffer.from(key, "hex")).update(canonicalJson(record)).digest("hex");
 }
 
+/** Whether `mac` is the record's HMAC under the host key (compared in constant time). */
+export function macMatches(key: string, record: object, mac: unknown): boolean {
+  const expected = macOf(key, record);
+  return typeof mac === "string" && mac.length === expected.length && timingSafeEqual(Buffer.from(mac), Buffer.from(expected));
+}
+
 /** Runners may read the snapshot files of `dir` themselves (SnapshotStore.reference): this
  *  permission-model pattern names exactly them (FILE_RE's prefix). */
 export function snapshotFilesPattern(dir: string): string {
@@ -110,16 +116,14 @@ export function snapshotFilesPattern(dir: string): string {
 
 /** A snapshot in `dir` for `key`, checked against the signed index's sha256 on every read. */
 export function diskSnapshotStore(dir: string, key: string, indexFile = snapshotIndexFile(dir), keyFile = snapshotKeyFile()): SnapshotStore {
-  let secret: Promise<string> | undefined;
-  const signingKey = (): Promise<string> => (secret ??= hostKey(keyFile, dir));
+  const signingKey = (): Promise<string> => hostKey(keyFile, dir);
   const readIndex = async (): Promise<IndexRecord | undefined> => {
     try {
       const value = JSON.parse((await readTextIfExists(indexFile, "read snapshot index")) ?? "null") as Partial<IndexRecord> | null;
       if (!value || value.format !== INDEX_FORMAT || value.key !== key) return undefined;
       if (typeof value.file !== "string" || !FILE_RE.test(value.file) || typeof value.sha256 !== "string" || typeof value.size !== "number") return undefined;
       const { mac, ...record } = value as IndexRecord;
-      const expected = macOf(await signingKey(), record);
-      if (typeof mac !== "string" || mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), Buffer.from(expected))) return undefined;
+      if (!macMatches(await signingKey(), record, mac)) return undefined;
       return value as IndexRecord;
     } catch {
       return undefined;

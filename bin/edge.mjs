@@ -1,20 +1,5 @@
 #!/usr/bin/env node
-// The `edge` command: runs the CLI built from the TypeScript sources (plain JavaScript, one chunk
-// per command, scripts/build-cli.mjs). The build is made at install (`prepare`) or, if the sources
-// changed since (or it is missing), here, before the command runs: a stale build never runs.
-// Checking costs one read and one sha256 of each source the build was made from.
-import { pathToFileURL } from "node:url";
-import { cliCacheDirs, currentBuild, describeBuildError } from "../scripts/cli-cache.mjs";
-
-const dirs = cliCacheDirs();
-let entry;
-for (const dir of dirs) if ((entry = currentBuild(dir))) break;
-if (!entry) {
-  try {
-    entry = await (await import("../scripts/build-cli.mjs")).ensureBuilt(dirs);
-  } catch (err) {
-    process.stderr.write(describeBuildError(err));
-    process.exit(1);
-  }
-}
-await import(pathToFileURL(entry).href);
+// The launcher's name before it became CommonJS (bin/edge.cjs, the package's `edge` since): kept so
+// that what points here still works — an MCP client configured with this path, or npx's cache of
+// an earlier checkout, which links `edge` to this file.
+import "./edge.cjs";

@@ -1,7 +1,7 @@
 // Builds the `edge` CLI from its TypeScript sources into plain JavaScript with esbuild, so the
 // command starts without transpiling anything. Runs at install (`prepare`: `node
-// scripts/build-cli.mjs`) and, when the sources changed since, on the next start of bin/edge.mjs.
-// The output goes to a cache folder (scripts/cli-cache.mjs), keyed by the sha256 of every file the
+// scripts/build-cli.mjs`) and, when the sources changed since, on the next start of bin/edge.cjs.
+// The output goes to a cache folder (scripts/cli-cache.cjs), keyed by the sha256 of every file the
 // build read; it is never committed.
 //
 // What the build is:
@@ -19,7 +19,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from "
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { metaValidatorSource } from "./ajv-meta.mjs";
-import { buildKey, CLI_BUILD_FORMAT, CLI_ENTRY, cliCacheDirs, currentBuild, dependencyDirs, describeBuildError, PACKAGE_ROOT } from "./cli-cache.mjs";
+import { buildKey, CLI_BUILD_FORMAT, CLI_ENTRY, cliCacheDirs, currentBuild, dependencyDirs, describeBuildError, PACKAGE_ROOT } from "./cli-cache.cjs";
 
 const CLI_SOURCE = "src/cli/main.ts";
 const RUNNER_SOURCE = "workers/runner.node-process.ts";
@@ -29,7 +29,7 @@ const TARGET = "node20";
  *  rebuild still loads its lazy chunks from its own build. */
 const KEEP_OLD_BUILDS = 3;
 /** Files that shape the output without being modules of it. */
-const EXTRA_INPUTS = ["tsconfig.json", "scripts/build-cli.mjs", "scripts/cli-cache.mjs", "scripts/ajv-meta.mjs"];
+const EXTRA_INPUTS = ["tsconfig.json", "scripts/build-cli.mjs", "scripts/cli-cache.cjs", "scripts/ajv-meta.mjs"];
 /** Built from generated code instead of its own (undefined) export: ajv's meta-schema validator,
  *  compiled here once instead of at every start (src/contract/ajv-meta.ts). */
 const AJV_META_SOURCE = "src/contract/ajv-meta.ts";

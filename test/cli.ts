@@ -34,7 +34,7 @@ export function writeTestFile(dir: string, name: string, value: unknown): string
   return p;
 }
 
-export const BIN = new URL("../bin/edge.mjs", import.meta.url).pathname;
+export const BIN = new URL("../bin/edge.cjs", import.meta.url).pathname;
 const ROOT = new URL("../", import.meta.url).pathname;
 
 export interface EdgeProcessResult {
@@ -44,15 +44,15 @@ export interface EdgeProcessResult {
   stderr: string;
 }
 
-/** Start `node ARGS…` as a separate process. `fds` adds descriptors it inherits, as a shell's
- *  `97<file` would: child fd → an open fd of this process. */
-export function startNode(args: string[], env: NodeJS.ProcessEnv, fds: Record<number, number> = {}): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
+/** Start `node ARGS…` as a separate process, in `cwd` (the package's folder unless given). `fds`
+ *  adds descriptors it inherits, as a shell's `97<file` would: child fd → an open fd of this process. */
+export function startNode(args: string[], env: NodeJS.ProcessEnv, fds: Record<number, number> = {}, cwd = ROOT): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
   const stdio: StdioOptions = ["ignore", "pipe", "pipe"];
   for (const [target, fd] of Object.entries(fds)) {
     for (let i = stdio.length; i < Number(target); i++) stdio.push("ignore");
     stdio[Number(target)] = fd;
   }
-  const child = spawn(process.execPath, args, { env, stdio, cwd: ROOT });
+  const child = spawn(process.execPath, args, { env, stdio, cwd });
   const done = new Promise<EdgeProcessResult>((resolve, reject) => {
     let stdout = "";
     let stderr = "";
@@ -64,17 +64,17 @@ export function startNode(args: string[], env: NodeJS.ProcessEnv, fds: Record<nu
   return { child, done };
 }
 
-/** Start bin/edge.mjs as a separate process (a real CLI: its own stdout, environment and pid). */
+/** Start bin/edge.cjs as a separate process (a real CLI: its own stdout, environment and pid). */
 export function startEdge(argv: string[], env: NodeJS.ProcessEnv, fds?: Record<number, number>): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
   return startNode([BIN, ...argv], env, fds);
 }
 
-/** Run bin/edge.mjs as a separate process to its end. */
+/** Run bin/edge.cjs as a separate process to its end. */
 export function edgeProcess(argv: string[], env: NodeJS.ProcessEnv, fds?: Record<number, number>): Promise<EdgeProcessResult> {
   return startEdge(argv, env, fds).done;
 }
 
-/** `node bin/edge.mjs ARGV…` as a person runs it (its own process), with `dataDir` as
+/** `node bin/edge.cjs ARGV…` as a person runs it (its own process), with `dataDir` as
  *  $EDGE_DATA_DIR; stdout parsed as JSON when it is JSON. */
 export function edgeCli(dataDir: string, ...argv: string[]): Promise<CliResult> {
   return edgeCliWithEnv({ ...process.env, EDGE_DATA_DIR: dataDir }, ...argv);

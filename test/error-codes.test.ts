@@ -13,7 +13,7 @@ function productionSources(): { path: string; text: string }[] {
   const listed = execFileSync("git", ["ls-files", "src", "workers", "runner-pyodide", "bin", "scripts"], { encoding: "utf8" });
   return listed
     .split("\n")
-    .filter((p) => /\.(ts|mjs|py)$/.test(p) && !/\.test\.ts$|test-helpers|\.d\.ts$/.test(p) && p !== "src/contract/errors.ts")
+    .filter((p) => /\.(ts|mjs|cjs|py)$/.test(p) && !/\.test\.ts$|test-helpers|\.d\.ts$/.test(p) && p !== "src/contract/errors.ts")
     .map((path) => ({ path, text: readFileSync(path, "utf8") }));
 }
 

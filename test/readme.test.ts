@@ -71,7 +71,7 @@ afterAll(() => site?.close());
 const shimDir = join(root, "bin");
 mkdirSync(shimDir);
 const realNpx = execFileSync("sh", ["-c", "command -v npx"], { encoding: "utf8" }).trim();
-writeFileSync(join(shimDir, "npx"), `#!/bin/sh\nif [ "$1" = "edge" ]; then shift; exec "${process.execPath}" "${clone}/bin/edge.mjs" "$@"; fi\nexec "${realNpx}" "$@"\n`);
+writeFileSync(join(shimDir, "npx"), `#!/bin/sh\nif [ "$1" = "edge" ]; then shift; exec "${process.execPath}" "${clone}/bin/edge.cjs" "$@"; fi\nexec "${realNpx}" "$@"\n`);
 chmodSync(join(shimDir, "npx"), 0o755);
 
 function sh(command: string, stdin = "", { shim = true } = {}): Promise<{ code: number | null; out: string; err: string }> {

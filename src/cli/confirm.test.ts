@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { EXAMPLES, cli } from "../../test/cli.ts";
 
-const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
+const BIN = new URL("../../bin/edge.cjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-confirm-"));
 const DATA = join(tmp, "data");
 process.env.EDGE_DATA_DIR = DATA;

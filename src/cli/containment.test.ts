@@ -167,7 +167,7 @@ describe("round two: what the permission model leaves open around a runner proce
     const fds = { 97: openSync(secretFile, "r"), 99: openSync(outFile, "a") };
     try {
       const cli = startEdge(["tools", "call", ROUND_TWO, "descriptors", "--json"], ENV, fds);
-      // The CLI itself let go of them (bin/edge.mjs) before it started any runner.
+      // The CLI itself let go of them (bin/edge.cjs) before it started any runner.
       await waitFor("the CLI's first runner", () => childrenOf(cli.child.pid!).find((pid) => /permission/.test(commandLine(pid))), 60_000);
       expect(readdirSync(`/proc/${cli.child.pid}/fd`)).not.toContain("97");
       const viaCli = await cli.done;

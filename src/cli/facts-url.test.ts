@@ -152,7 +152,7 @@ describe("edge facts crawl-url", () => {
   });
 });
 
-// Through the real CLI (`node bin/edge.mjs`, its own process): a page is one set of facts per store,
+// Through the real CLI (`node bin/edge.cjs`, its own process): a page is one set of facts per store,
 // whichever command brought it and however often. A page whose table shrinks keeps no stale rows.
 describe("a page is one set of facts per store (updated in place)", () => {
   let rows = 3;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, writeTestFile } from "../../test/cli.ts";
 
-const BIN = new URL("../../bin/edge.mjs", import.meta.url).pathname;
+const BIN = new URL("../../bin/edge.cjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-interactive-"));
 const DATA = join(tmp, "data");
 process.env.EDGE_DATA_DIR = DATA;

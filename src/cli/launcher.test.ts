@@ -1,14 +1,15 @@
-// Issue 23: `edge` runs the CLI built from the sources (bin/edge.mjs, scripts/build-cli.mjs), never
+// Issue 23: `edge` runs the CLI built from the sources (bin/edge.cjs, scripts/build-cli.mjs), never
 // a stale build, and each command loads only its own modules. The launcher runs from a copy of the
 // package (its own sources, linked to this node_modules) with its build cache outside the copy, as
 // a user's cache is for an install they cannot write to: so a source can be edited here, and
 // package imports resolve through the build's links.
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { buildCheck, buildKey, CLI_BUILD_FORMAT, CLI_ENTRY, currentBuild } from "../../scripts/cli-cache.cjs";
 import { ERRORS } from "../contract/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -23,7 +24,7 @@ const ENV = { ...process.env, EDGE_CLI_CACHE: CACHE, EDGE_DATA_DIR: join(tmp, "d
 
 function edge(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(PKG, "bin", "edge.mjs"), ...args], { env: ENV }, (err, stdout, stderr) => {
+    execFile(process.execPath, [join(PKG, "bin", "edge.cjs"), ...args], { env: ENV }, (err, stdout, stderr) => {
       resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -45,7 +46,7 @@ describe("the edge command runs from a build of its current sources", () => {
     expect(first).toEqual({ code: 0, stdout: "edge 0.1.0\n", stderr: "" });
     const built = current();
     // The key covers the CLI's sources, the runner's, the bundled packages and the build scripts.
-    for (const file of ["src/cli/main.ts", "src/cli/run.ts", "src/contract/version.ts", "workers/runner.node-process.ts", "workers/runner-core.ts", "scripts/build-cli.mjs", "scripts/cli-cache.mjs", "tsconfig.json"]) {
+    for (const file of ["src/cli/main.ts", "src/cli/run.ts", "src/contract/version.ts", "workers/runner.node-process.ts", "workers/runner-core.ts", "scripts/build-cli.mjs", "scripts/cli-cache.cjs", "tsconfig.json"]) {
       expect(built.inputs).toContain(file);
     }
     expect(built.inputs.some((f) => /(^|\/)node_modules\/ajv\//.test(f))).toBe(true);
@@ -73,7 +74,7 @@ describe("the edge command runs from a build of its current sources", () => {
   it("a reader that stops reading (`edge … | head -1`) ends the command quietly, exit 0", async () => {
     await edge("--version"); // built
     const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, [join(PKG, "bin", "edge.mjs"), "--help"], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(PKG, "bin", "edge.cjs"), "--help"], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.destroy(); // closed before the command writes anything: its first write is EPIPE
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -163,5 +164,43 @@ describe("each command loads only what it uses", () => {
     expect(packages.filter((p) => p.startsWith("@modelcontextprotocol/sdk/")).length).toBeGreaterThan(0);
     const foreign = sources.filter((s) => /^src\/(engines|facts|imprint|app|widget)\//.test(s) && s !== "src/engines/llamacpp/catalog.ts");
     expect(foreign).toEqual([]);
+  });
+});
+
+describe("the runner keeper's check that it runs what a new `edge` would (buildCheck)", () => {
+  it("sees an edit, also one that sets the modification time back, and trusts unchanged stats", async () => {
+    const root = mkdtempSync(join(tmpdir(), "edge-build-check-"));
+    const dir = join(root, "cache");
+    mkdirSync(join(root, "node_modules"));
+    writeFileSync(join(root, "node_modules", ".package-lock.json"), "{}\n");
+    const inputs = ["a.ts", "b.ts"];
+    for (const f of inputs) writeFileSync(join(root, f), `export const ${f[0]} = 1;\n`);
+    const key = buildKey(inputs, (f) => readFileSync(join(root, f)));
+    mkdirSync(join(dir, key), { recursive: true });
+    writeFileSync(join(dir, key, CLI_ENTRY), "");
+    writeFileSync(join(dir, "current.json"), JSON.stringify({ format: CLI_BUILD_FORMAT, key, root, inputs }));
+    const entry = currentBuild(dir, root)!;
+    expect(entry).toBe(join(dir, key, CLI_ENTRY));
+    // Every file older than the 2 seconds after which stats are trusted.
+    const old = new Date(Date.now() - 60_000);
+    for (const f of [...inputs.map((i) => join(root, i)), join(dir, "current.json")]) utimesSync(f, old, old);
+    await new Promise((r) => setTimeout(r, 2100)); // the change times (which cannot be set back) too
+    const check = buildCheck(dir, entry, root);
+    expect(check()).toBe(true);
+    expect(check()).toBe(true); // from the stats alone
+    const a = join(root, "a.ts");
+    writeFileSync(a, "export const a = 2;\n"); // same size
+    utimesSync(a, old, old); // and the modification time set back: the change time still moved
+    expect(check()).toBe(false);
+    writeFileSync(a, "export const a = 1;\n");
+    expect(check()).toBe(true); // the bytes the build was made from
+    rmSync(join(root, "b.ts"));
+    expect(check()).toBe(false);
+    writeFileSync(join(root, "b.ts"), "export const b = 1;\n");
+    expect(check()).toBe(true);
+    // `npm install` since this process started: its packages are not what a new process loads.
+    writeFileSync(join(root, "node_modules", ".package-lock.json"), '{"packages": {}}\n');
+    expect(check()).toBe(false);
+    rmSync(root, { recursive: true, force: true });
   });
 });

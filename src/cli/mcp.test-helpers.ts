@@ -1,5 +1,5 @@
 // Shared by the `edge mcp serve` tests: a tools project in a temporary folder, a real SDK client
-// on a real `node bin/edge.mjs mcp serve` process, and the receipts check afterwards.
+// on a real `node bin/edge.cjs mcp serve` process, and the receipts check afterwards.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// What a person reads when a command goes wrong, through the real CLI (`node bin/edge.mjs`, its own
+// What a person reads when a command goes wrong, through the real CLI (`node bin/edge.cjs`, its own
 // process): the fix is in the message (the allowed values, the fields that do not match, the limit
 // that stopped a tool, the context a model allows), near misses get "did you mean", `-v` works,
 // sentences never run together, every failing `--json` has the one shape, and a refused call with
@@ -16,7 +16,7 @@ const data = join(tmp, "data");
 const edge = (...argv: string[]): Promise<CliResult> => edgeCli(data, ...argv);
 const TOOLS = join(EXAMPLES, "tools.py");
 const llama = await nodeLlamaAvailable();
-// Each step is its own `node bin/edge.mjs` process (with Pyodide runners): seconds apiece on a busy machine.
+// Each step is its own `node bin/edge.cjs` process (with Pyodide runners): seconds apiece on a busy machine.
 const SLOW = { timeout: 300_000 };
 
 const BAD_TOOLS = writeTestFile(

@@ -172,9 +172,11 @@ describe("edge chat", () => {
 });
 
 describe("the installed `edge` command", () => {
-  it("bin/edge.mjs runs the CLI as a separate process", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [new URL("../../bin/edge.mjs", import.meta.url).pathname, "tools", "validate", join(EXAMPLES, "tools.py"), "--json"]);
-    expect(JSON.parse(stdout)).toMatchObject({ ok: true, tool_count: 5, active_count: 5 });
+  it("bin/edge.cjs runs the CLI as a separate process; so does its former name, bin/edge.mjs (MCP configs, npx caches)", async () => {
+    for (const bin of ["edge.cjs", "edge.mjs"]) {
+      const { stdout } = await promisify(execFile)(new URL(`../../bin/${bin}`, import.meta.url).pathname, ["tools", "validate", join(EXAMPLES, "tools.py"), "--json"]);
+      expect(JSON.parse(stdout)).toMatchObject({ ok: true, tool_count: 5, active_count: 5 });
+    }
   });
 });
 

@@ -79,7 +79,7 @@ describe("edge chat --workspace DIR", { timeout: 240_000 }, () => {
   });
 });
 
-// Through the real CLI (node bin/edge.mjs): what `edge workspace import` stores is what chat and
+// Through the real CLI (node bin/edge.cjs): what `edge workspace import` stores is what chat and
 // tools call see without --workspace, and --workspace DIR is the other source of the same thing.
 describe("the stored workspace and --workspace DIR: two sources of one workspace", () => {
   it("import, then tools call and chat (read_local tools, --builtins) see the stored files; --workspace DIR wins", { timeout: 300_000 }, async () => {

@@ -16,7 +16,7 @@ import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, type Runne
 import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 
-const EDGE_BIN = fileURLToPath(new URL("../../bin/edge.mjs", import.meta.url));
+const EDGE_BIN = fileURLToPath(new URL("../../bin/edge.cjs", import.meta.url));
 /** How long a command waits for the keeper's answer (it may be finishing a runner's boot) before it
  *  starts its own runner: a keeper that answers later is not waited for. */
 const ANSWER_TIMEOUT_MS = 5_000;

@@ -3,7 +3,10 @@
 // 4-byte length, the payload. The command's first record is its hello (the keeper's token and the
 // boot it wants), the keeper's first is its answer; then the runner's fd 3 travels as PROTOCOL
 // records both ways (the frames inside are the runner protocol's, read and bounded by the command
-// as from a runner of its own), its fd 1/2 as OUTPUT, and its end as EXIT (docs/cli.md).
+// as from a runner of its own), its fd 1/2 as OUTPUT, and its end as EXIT (docs/cli.md). A hello
+// that carries a command (the launcher's, scripts/cli-served.cjs) is answered the same way; the
+// launcher then sends GO, and the keeper the command's STDOUT and STDERR and, last, its exit code
+// as EXIT.
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +14,7 @@ import { isAbsolute, join } from "node:path";
 import { canonicalJson } from "../contract/hash.ts";
 import type { BootMessage } from "../../workers/protocol.ts";
 
-export const RECORD = { HELLO: 0, PROTOCOL: 1, OUTPUT: 2, EXIT: 3 } as const;
+export const RECORD = { HELLO: 0, PROTOCOL: 1, OUTPUT: 2, EXIT: 3, GO: 4, STDOUT: 5, STDERR: 6 } as const;
 const HEAD = 5;
 /** A PROTOCOL or OUTPUT record's payload is at most this; longer writes are split. */
 export const RECORD_CHUNK = 1024 * 1024;
@@ -113,17 +116,29 @@ export function keeperKey(spec: KeeperSpec, scriptSha256: string): string {
     .digest("hex");
 }
 
-/** The command's hello. `status` asks for the keeper's numbers instead of a runner. */
+/** The command's hello. `status` asks for the keeper's numbers instead of a runner; `command`
+ *  asks the keeper to run a whole command (docs/cli.md, "Commands the keeper runs"). */
 export interface KeeperHello {
   token: string;
   /** keeperKey of the runners the command wants (a keeper holds runners of one key). */
   key: string;
   status?: boolean;
+  command?: KeptCommand;
+}
+
+/** A command the `edge` launcher asks the keeper to run for it (scripts/cli-served.cjs): its words,
+ *  working folder and environment, and the node that would have run it. */
+export interface KeptCommand {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  node: string;
+  execPath: string;
 }
 
 export type KeeperAnswer =
   | { ok: true; status?: undefined }
-  | { ok: false; reason: "token" | "stale" | "busy" | "failed" }
+  | { ok: false; reason: "token" | "stale" | "busy" | "failed" | "declined" }
   | { ok: true; status: KeeperStatus };
 
 export interface KeeperStatus {
@@ -131,6 +146,8 @@ export interface KeeperStatus {
   served: number;
   sparesReady: number;
   bootsFailed: number;
+  /** Whole commands the keeper ran (RECORD.GO received). */
+  commands: number;
 }
 
 /** Where one keeper's files are: `<dir>/keeper-<id>.sock`, `.token` (0600: who may take a
@@ -161,12 +178,18 @@ export function keeperDir(env: NodeJS.ProcessEnv = process.env): string | undefi
 /** The files of the keeper for runners started from this package, this node and this snapshot
  *  cache (one keeper per data folder and installation). A socket path must fit in 107 bytes. */
 export function keeperPaths(dir: string, scope: { packageRoot: string; cacheFiles?: string }): KeeperPaths | undefined {
-  const id = createHash("sha256")
-    .update(canonicalJson({ root: scope.packageRoot, cache: scope.cacheFiles ?? null, node: process.execPath }))
-    .digest("hex")
-    .slice(0, 16);
+  const id = fnv1a64(canonicalJson({ root: scope.packageRoot, cache: scope.cacheFiles ?? null, node: process.execPath }));
   const socket = join(dir, `keeper-${id}.sock`);
   return Buffer.byteLength(socket) > 100 ? undefined : keeperPathsOf(socket);
+}
+
+/** 64-bit FNV-1a of the text's UTF-16 units, 16 hex digits: a name, not a secret (a keeper's token
+ *  and key decide who gets what). Not sha256: the launcher computes the same name before anything
+ *  else (scripts/cli-served.cjs), and loading node:crypto there costs ≈ 4 ms of every command. */
+function fnv1a64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) h = ((h ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, "0");
 }
 
 /** A keeper's files from its socket's path. */

@@ -36,22 +36,26 @@ const inside = (child: string, parent: string): boolean => {
 };
 
 async function readProjectFolder(file: string, rootArg: string | undefined, limits: ProjectLimits): Promise<ProjectSnapshot> {
-  // The tools file first, exactly as a single file is read (its own errors and 1 MiB limit).
-  const entryBytes = await readToolsFile(file);
   const root = path.resolve(rootArg ?? path.dirname(path.resolve(file)));
+  // The tools file first, exactly as a single file is read (its own errors and 1 MiB limit); what
+  // the walk needs is looked up meanwhile.
+  const [entryBytes, rootStat, realRoot, privateDirs] = await Promise.all([
+    readToolsFile(file),
+    stat(root).catch(() => undefined),
+    realOrSelf(root),
+    // Both spellings of each private folder: it may not exist yet (then it has no real path) or sit
+    // behind a symlink (/tmp → /private/tmp).
+    Promise.all(privateFolders().map(realOrSelf)).then((real) => [...privateFolders().map((p) => path.resolve(p)), ...real]),
+  ]);
   // --tools-root naming the tools file itself: the file alone, nothing beside it.
   if (root === path.resolve(file)) return { root: path.dirname(root), entry: path.basename(root), files: { [path.basename(root)]: entryBytes }, skipped: [] };
-  const rootStat = await stat(root).catch(() => undefined);
   const rel = path.relative(root, path.resolve(file));
   if (!rootStat?.isDirectory() || rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) {
     throw new EdgeError("tools_root_invalid", { root, file }, `${file} is not inside the tools root ${root}${rootStat?.isDirectory() ? "" : " (not a folder)"}; pass --tools-root DIR with the tools file inside DIR.`);
   }
   const entry = rel.split(path.sep).join("/");
-  // Both spellings of each private folder: it may not exist yet (then it has no real path) or sit
-  // behind a symlink (/tmp → /private/tmp).
-  const privateDirs = [...privateFolders().map((p) => path.resolve(p)), ...(await Promise.all(privateFolders().map(realOrSelf)))];
-  const walk = new Walk(root, await realOrSelf(root), entry, limits, privateDirs);
-  walk.bytes = entryBytes.byteLength;
+  const walk = new Walk(root, realRoot, entry, limits, privateDirs);
+  walk.bytes = walk.planned = entryBytes.byteLength;
   await walk.folder(root, "");
   walk.files[entry] = entryBytes;
   return { root, entry, files: walk.files, skipped: walk.skipped };
@@ -60,7 +64,9 @@ async function readProjectFolder(file: string, rootArg: string | undefined, limi
 class Walk {
   files: Record<string, Uint8Array> = {};
   skipped: { path: string; reason: SkipReason }[] = [];
+  /** Bytes read so far, and bytes admitted (by their size on disk, before the read). */
   bytes = 0;
+  planned = 0;
   private count = 1; // the tools file
 
   constructor(
@@ -73,6 +79,10 @@ class Walk {
 
   async folder(dir: string, relDir: string): Promise<void> {
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // A folder's plain files are read together (READ_AT_ONCE at a time), after its folders and
+    // links, in name order: the same files, limits and errors as one by one, in a fraction of the
+    // time (each read is four trips to Node's file system threads).
+    const files: { full: string; rel: string }[] = [];
     for (const dirent of entries) {
       const rel = relDir ? `${relDir}/${dirent.name}` : dirent.name;
       if (rel === this.entry) continue; // read on its own, before the walk
@@ -81,9 +91,13 @@ class Walk {
       if (reason) this.skipped.push({ path: rel, reason });
       else if (dirent.isDirectory()) await this.folder(full, rel);
       else if (dirent.isSymbolicLink()) await this.link(full, rel);
-      else if (dirent.isFile()) await this.file(full, rel, (await lstat(full)).size);
+      else if (dirent.isFile()) files.push({ full, rel });
       else this.skipped.push({ path: rel, reason: "not_a_file" });
     }
+    const sizes = await Promise.all(files.map((f) => lstat(f.full)));
+    sizes.forEach((st, i) => this.admit(files[i]!.rel, st.size));
+    const data = await readAll(files.map((f) => f.full));
+    files.forEach((f, i) => this.keep(f.rel, data[i]!));
   }
 
   private async skipReason(dirent: Dirent, full: string): Promise<SkipReason | undefined> {
@@ -107,12 +121,35 @@ class Walk {
   }
 
   private async file(full: string, rel: string, size: number): Promise<void> {
+    this.admit(rel, size);
+    this.keep(rel, new Uint8Array(await readFile(full)));
+  }
+
+  /** One more file of `size` bytes (its size on disk, before it is read) within the limits. */
+  private admit(rel: string, size: number): void {
     this.count += 1;
     if (this.count > this.limits.maxFiles) throw projectTooLarge({ files: this.count, bytes: this.bytes }, this.limits, this.root);
-    if (this.bytes + size > this.limits.maxBytes) throw projectTooLarge({ files: this.count, bytes: this.bytes + size }, this.limits, this.root, [`${rel} (${size} bytes)`]);
-    const data = new Uint8Array(await readFile(full));
+    if (this.planned + size > this.limits.maxBytes) throw projectTooLarge({ files: this.count, bytes: this.planned + size }, this.limits, this.root, [`${rel} (${size} bytes)`]);
+    this.planned += size;
+  }
+
+  /** A file's bytes as read (a file that grew since it was admitted is counted as it is now). */
+  private keep(rel: string, data: Uint8Array): void {
     this.bytes += data.byteLength;
     if (this.bytes > this.limits.maxBytes) throw projectTooLarge({ files: this.count, bytes: this.bytes }, this.limits, this.root, [`${rel} (${data.byteLength} bytes)`]);
     this.files[rel] = data;
   }
+}
+
+/** Files read at once: a folder of hundreds never holds hundreds of descriptors open. */
+const READ_AT_ONCE = 8;
+
+async function readAll(files: readonly string[]): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = new Array(files.length);
+  let next = 0;
+  const reader = async (): Promise<void> => {
+    for (let i = next++; i < files.length; i = next++) out[i] = new Uint8Array(await readFile(files[i]!));
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_AT_ONCE, files.length) }, reader));
+  return out;
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { canonicalJson } from "../contract/hash.ts";
 import type { PythonFiles } from "../../workers/protocol.ts";
 import { keptRunnerFactory, startKeeper, type KeeperEndpoint } from "./keeper-client.ts";
-import { keeperDir, keeperEnabled, keeperPaths } from "./keeper-wire.ts";
+import { keeperDir, keeperEnabled, keeperPaths, type KeeperPaths } from "./keeper-wire.ts";
 import { nodeProcessFactory } from "./node-process.ts";
 import { runnerScriptSha256 } from "./runner-plan.ts";
 import { diskSnapshotStore, snapshotFilesPattern } from "./node-snapshot.ts";
@@ -73,8 +73,8 @@ export async function readRunnerPythonFiles(root = join(PACKAGE_ROOT, "runner-py
 }
 
 /** Default cache directory for runner snapshots. */
-function defaultCacheDir(): string {
-  const dataDir = process.env.EDGE_DATA_DIR;
+function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dataDir = env.EDGE_DATA_DIR;
   return dataDir ? join(dataDir, "cache") : join(PACKAGE_ROOT, "node_modules", ".cache", "edge-web");
 }
 
@@ -120,9 +120,18 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
 
 /** Where this host's keeper is (one per package, node and snapshot cache), if keepers may be used. */
 function keeperEndpoint(cacheFiles: string): KeeperEndpoint | undefined {
-  const dir = keeperEnabled() ? keeperDir() : undefined;
-  const paths = dir ? keeperPaths(dir, { packageRoot: PACKAGE_ROOT, cacheFiles }) : undefined;
+  const paths = keeperPathsFor(cacheFiles);
   return paths ? { paths, missing: false } : undefined;
+}
+
+function keeperPathsFor(cacheFiles: string, env: NodeJS.ProcessEnv = process.env): KeeperPaths | undefined {
+  const dir = keeperEnabled(env) ? keeperDir(env) : undefined;
+  return dir ? keeperPaths(dir, { packageRoot: PACKAGE_ROOT, cacheFiles }) : undefined;
+}
+
+/** The keeper a command run with `env` takes its runners from (the default snapshot cache). */
+export function defaultKeeperPaths(env: NodeJS.ProcessEnv = process.env): KeeperPaths | undefined {
+  return keeperPathsFor(snapshotFilesPattern(defaultCacheDir(env)), env);
 }
 
 function lazyStore(make: () => Promise<SnapshotStore>): SnapshotStore {

@@ -46,11 +46,15 @@ export function manifestOf(project: Pick<ToolsProject, "entry" | "files">): Tool
 export async function freezeProject(snapshot: ProjectSnapshot, limits: ProjectLimits = DEFAULT_PROJECT_LIMITS): Promise<ToolsProject> {
   checkProject(snapshot, limits);
   if (!snapshot.files[snapshot.entry]) throw new EdgeError("tools_root_invalid", { entry: snapshot.entry, root: snapshot.root });
-  const files: ProjectFile[] = [];
-  for (const path of Object.keys(snapshot.files).sort()) {
-    const data = snapshot.files[path]!;
-    files.push({ path, sha256: await sha256Bytes(data), bytes: data.byteLength });
-  }
+  // Hashed together: each digest is a trip to the platform's crypto threads.
+  const files: ProjectFile[] = await Promise.all(
+    Object.keys(snapshot.files)
+      .sort()
+      .map(async (path) => {
+        const data = snapshot.files[path]!;
+        return { path, sha256: await sha256Bytes(data), bytes: data.byteLength };
+      }),
+  );
   const frozen = { root: snapshot.root, entry: snapshot.entry, files, skipped: snapshot.skipped };
   return { ...frozen, tools_bundle_sha256: await sha256Json(manifestOf(frozen)) };
 }

@@ -1,6 +1,6 @@
-// Where the built `edge` CLI lives, and whether a build there is current. Loaded by bin/edge.mjs
-// on every start, so it imports nothing but Node built-ins (the builder, with esbuild, is
-// scripts/build-cli.mjs and loads only when a build is needed).
+// Where the built `edge` CLI lives, and whether a build there is current. Loaded by bin/edge.cjs
+// on every start, so it loads nothing but Node built-ins, and is CommonJS as that file is (the
+// builder, with esbuild, is scripts/build-cli.mjs and loads only when a build is needed).
 //
 // A cache folder holds one sub-folder per build, named by its key, and `current.json`: the key and
 // the list of every file the build read (the CLI's sources and the runner's, the packages bundled
@@ -8,21 +8,21 @@
 // build is current only while every one of them is unchanged: an edited source never runs stale,
 // the next start rebuilds. Nothing here is committed (node_modules/ and the user cache are
 // outside git).
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+"use strict";
+const { createHash } = require("node:crypto");
+const { existsSync, readFileSync, statSync } = require("node:fs");
+const { homedir } = require("node:os");
+const { basename, dirname, isAbsolute, join, resolve } = require("node:path");
 
 /** Bumped when the layout of a build or of current.json changes. */
-export const CLI_BUILD_FORMAT = "edge-cli-build.v1";
-export const PACKAGE_ROOT = fileURLToPath(new URL("../", import.meta.url));
+const CLI_BUILD_FORMAT = "edge-cli-build.v1";
+const PACKAGE_ROOT = join(__dirname, "..", "/");
 /** The built entry inside a build folder. */
-export const CLI_ENTRY = "main.mjs";
+const CLI_ENTRY = "main.mjs";
 
 /** ERRORS.cli_build_failed (src/contract/errors.ts; a test keeps them equal): the launcher reports a
  *  failed build before any of the TypeScript sources can run. */
-export const CLI_BUILD_FAILED =
+const CLI_BUILD_FAILED =
   "The edge command could not be built from its sources; fix the error shown (in a file you edited), or run npm install if esbuild is missing.";
 
 /**
@@ -31,7 +31,7 @@ export const CLI_BUILD_FAILED =
  * resolve exactly as the sources' do); else, for an install the user cannot write to (a global
  * install by root), a folder per package location in the user's cache.
  */
-export function cliCacheDirs(env = process.env, root = PACKAGE_ROOT) {
+function cliCacheDirs(env = process.env, root = PACKAGE_ROOT) {
   if (env.EDGE_CLI_CACHE) return [resolve(env.EDGE_CLI_CACHE)];
   const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
   return [join(root, "node_modules", ".cache", "edge-web", "cli"), join(xdg, "edge-web", `cli-${createHash("sha256").update(resolve(root)).digest("hex").slice(0, 16)}`)];
@@ -39,7 +39,7 @@ export function cliCacheDirs(env = process.env, root = PACKAGE_ROOT) {
 
 /** The key of a build: one sha256 over the format and every input (its path, length and bytes, in
  *  path order). `read` gives a file's bytes (the builder passes the bytes it compiled). */
-export function buildKey(files, read) {
+function buildKey(files, read) {
   const hash = createHash("sha256").update(`${CLI_BUILD_FORMAT}\n`);
   for (const file of [...files].sort()) {
     const bytes = read(file);
@@ -49,7 +49,7 @@ export function buildKey(files, read) {
 }
 
 /** The entry file of the current build in `dir`, or undefined (none, stale, unreadable). */
-export function currentBuild(dir, root = PACKAGE_ROOT) {
+function currentBuild(dir, root = PACKAGE_ROOT) {
   let record;
   try {
     record = JSON.parse(readFileSync(join(dir, "current.json"), "utf8"));
@@ -67,8 +67,60 @@ export function currentBuild(dir, root = PACKAGE_ROOT) {
   return existsSync(entry) ? entry : undefined;
 }
 
+/**
+ * Whether a process that runs the build at `entry` (in `dir`) still runs what a new `edge` would:
+ * asked again and again by the runner keeper before it runs a command (src/cli/served.ts). The
+ * build must still be the current one, and the installed packages (npm's record of them,
+ * node_modules/.package-lock.json) the ones this process started with: the build imports them at
+ * run time. The first answer about the build is currentBuild's (every input read and hashed); later
+ * ones only look at each input's and current.json's stats (inode, size, modification and change
+ * times, as git's index does: an edit changes the change time even when the modification time is
+ * set back) and hash again when one of them differs. Stats of a file changed in the last 2 seconds
+ * are never trusted: a second edit within the clock's tick would leave them unchanged.
+ */
+function buildCheck(dir, entry, root = PACKAGE_ROOT) {
+  const installed = statKey(join(root, "node_modules", ".package-lock.json"));
+  let trusted; // the stats of the last hashed check that passed, when all of them are old enough
+  return () => {
+    if (statKey(join(root, "node_modules", ".package-lock.json")) !== installed) return false;
+    const now = Date.now();
+    const stats = inputStats(dir, root);
+    if (stats && trusted === stats.key) return true;
+    const current = currentBuild(dir, root) === entry;
+    trusted = current && stats && stats.newest < now - 2000 ? stats.key : undefined;
+    return current;
+  };
+}
+
+function statKey(file) {
+  try {
+    const st = statSync(file, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return "none";
+  }
+}
+
+/** current.json's and every listed input's stats as one string, and the newest change among them. */
+function inputStats(dir, root) {
+  try {
+    const record = join(dir, "current.json");
+    const files = [record, ...JSON.parse(readFileSync(record, "utf8")).inputs.map((f) => join(root, f))];
+    let key = "";
+    let newest = 0;
+    for (const file of files) {
+      const st = statSync(file, { bigint: true });
+      key += `${file}\0${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`;
+      newest = Math.max(newest, Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n));
+    }
+    return { key, newest };
+  } catch {
+    return undefined;
+  }
+}
+
 /** For a cache outside the package: where its package imports must resolve (see build-cli.mjs). */
-export function dependencyDirs(root = PACKAGE_ROOT) {
+function dependencyDirs(root = PACKAGE_ROOT) {
   const own = join(root, "node_modules");
   const parent = dirname(resolve(root));
   // An installed package's dependencies may be hoisted next to it (…/node_modules/edge-web).
@@ -76,7 +128,7 @@ export function dependencyDirs(root = PACKAGE_ROOT) {
 }
 
 /** `edge: cli_build_failed: …` and the reason (esbuild's messages, or the file system's). */
-export function describeBuildError(err) {
+function describeBuildError(err) {
   const reason = Array.isArray(err?.errors) && err.errors.length
     ? err.errors.map((e) => (e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ${e.text}` : e.text)).join("\n  ")
     : err instanceof Error
@@ -84,3 +136,5 @@ export function describeBuildError(err) {
       : String(err);
   return `edge: cli_build_failed: ${CLI_BUILD_FAILED}\n  ${reason}\n`;
 }
+
+module.exports = { CLI_BUILD_FORMAT, PACKAGE_ROOT, CLI_ENTRY, CLI_BUILD_FAILED, cliCacheDirs, buildKey, currentBuild, buildCheck, dependencyDirs, describeBuildError };

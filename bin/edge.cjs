@@ -27,8 +27,8 @@ async function runBuild() {
       process.exit(1);
     }
   }
-  // For the runner keeper this process may become (src/cli/served.ts): whether its build is still
-  // the current one when a command asks it to run.
-  globalThis[Symbol.for("edge-web.cli-build-current")] = buildCheck(require("node:path").dirname(require("node:path").dirname(entry)), entry);
+  // The runner keeper (src/cli/served.ts) asks before each command it runs whether it still runs
+  // what a new `edge` would.
+  if (argv[0] === "__runner-keeper") globalThis[Symbol.for("edge-web.cli-build-current")] = buildCheck(require("node:path").dirname(require("node:path").dirname(entry)), entry);
   await import(require("node:url").pathToFileURL(entry).href);
 }

@@ -119,7 +119,7 @@ export async function buildCli({ outDir, root = PACKAGE_ROOT } = {}) {
     // test checks that a command loads only its own modules.
     await writeFile(join(tmp, "meta.json"), JSON.stringify(cli.metafile));
     await linkDependencies(tmp, outDir, root);
-    const key = buildKey(inputs.keys(), (file) => inputs.get(file));
+    const key = buildKey(inputs.keys(), (file) => inputs.get(file), root);
     const dir = join(outDir, key);
     try {
       await rename(tmp, dir);

@@ -37,10 +37,12 @@ function cliCacheDirs(env = process.env, root = PACKAGE_ROOT) {
   return [join(root, "node_modules", ".cache", "edge-web", "cli"), join(xdg, "edge-web", `cli-${createHash("sha256").update(resolve(root)).digest("hex").slice(0, 16)}`)];
 }
 
-/** The key of a build: one sha256 over the format and every input (its path, length and bytes, in
- *  path order). `read` gives a file's bytes (the builder passes the bytes it compiled). */
-function buildKey(files, read) {
-  const hash = createHash("sha256").update(`${CLI_BUILD_FORMAT}\n`);
+/** The key of a build: one sha256 over the format, the package's folder (the build holds its
+ *  sources' paths: two checkouts sharing a cache never share a build) and every input (its path,
+ *  length and bytes, in path order). `read` gives a file's bytes (the builder passes the bytes it
+ *  compiled). */
+function buildKey(files, read, root = PACKAGE_ROOT) {
+  const hash = createHash("sha256").update(`${CLI_BUILD_FORMAT}\n${resolve(root)}\n`);
   for (const file of [...files].sort()) {
     const bytes = read(file);
     hash.update(`${file}\0${bytes.byteLength}\0`).update(bytes);
@@ -48,8 +50,8 @@ function buildKey(files, read) {
   return hash.digest("hex");
 }
 
-/** The entry file of the current build in `dir`, or undefined (none, stale, unreadable). */
-function currentBuild(dir, root = PACKAGE_ROOT) {
+/** current.json of `dir` when it is a well-formed record for `root`, else undefined. */
+function readRecord(dir, root) {
   let record;
   try {
     record = JSON.parse(readFileSync(join(dir, "current.json"), "utf8"));
@@ -58,65 +60,82 @@ function currentBuild(dir, root = PACKAGE_ROOT) {
   }
   if (record?.format !== CLI_BUILD_FORMAT || typeof record.key !== "string" || !/^[0-9a-f]{64}$/.test(record.key)) return undefined;
   if (record.root !== resolve(root) || !Array.isArray(record.inputs) || !record.inputs.every((f) => typeof f === "string")) return undefined;
+  return record;
+}
+
+/** Whether `inputs` (paths in `root`) still hash to `key`. */
+function stillBuilds(inputs, key, root) {
   try {
-    if (buildKey(record.inputs, (file) => readFileSync(join(root, file))) !== record.key) return undefined;
+    return buildKey(inputs, (file) => readFileSync(join(root, file)), root) === key;
   } catch {
-    return undefined; // an input was removed or renamed
+    return false; // an input was removed or renamed
   }
+}
+
+/** The entry file of the current build in `dir`, or undefined (none, stale, unreadable). */
+function currentBuild(dir, root = PACKAGE_ROOT) {
+  const record = readRecord(dir, root);
+  if (!record || !stillBuilds(record.inputs, record.key, root)) return undefined;
   const entry = join(dir, record.key, CLI_ENTRY);
   return existsSync(entry) ? entry : undefined;
 }
 
 /**
- * Whether a process that runs the build at `entry` (in `dir`) still runs what a new `edge` would:
- * asked again and again by the runner keeper before it runs a command (src/cli/served.ts). The
- * build must still be the current one, and the installed packages (npm's record of them,
- * node_modules/.package-lock.json) the ones this process started with: the build imports them at
- * run time. The first answer about the build is currentBuild's (every input read and hashed); later
- * ones only look at each input's and current.json's stats (inode, size, modification and change
- * times, as git's index does: an edit changes the change time even when the modification time is
- * set back) and hash again when one of them differs. Stats of a file changed in the last 2 seconds
- * are never trusted: a second edit within the clock's tick would leave them unchanged.
+ * Whether a process that runs the build at `entry` still runs what a new `edge` would: asked again
+ * and again by the runner keeper before it runs a command (src/cli/served.ts). Every input of that
+ * build must still have the bytes it was built from — whatever current.json says meanwhile (another
+ * checkout sharing the cache folder rewrites it) — and the installed packages (npm's record of
+ * them, node_modules/.package-lock.json) must be the ones this process started with: the build
+ * imports them at run time. The inputs are hashed again only when one of their stats changed
+ * (inode, size, modification and change times, as git's index does: an edit changes the change
+ * time even when the modification time is set back); stats of a file changed in the last 2 seconds
+ * are never trusted, as a second edit within the clock's tick would leave them unchanged. Call it
+ * while `entry` is current (the launcher does, at start): otherwise it always answers false.
  */
 function buildCheck(dir, entry, root = PACKAGE_ROOT) {
-  const installed = statKey(join(root, "node_modules", ".package-lock.json"));
-  let trusted; // the stats of the last hashed check that passed, when all of them are old enough
+  const record = readRecord(dir, root);
+  const key = basename(dirname(entry));
+  if (!record || record.key !== key) return () => false;
+  const files = record.inputs.map((f) => join(root, f));
+  const lockfile = join(root, "node_modules", ".package-lock.json");
+  const installed = statKey(lockfile);
+  let trusted; // the inputs' stats at the last hashing that passed, when all of them are old enough
   return () => {
-    if (statKey(join(root, "node_modules", ".package-lock.json")) !== installed) return false;
+    if (statKey(lockfile) !== installed || !existsSync(entry)) return false;
     const now = Date.now();
-    const stats = inputStats(dir, root);
+    const stats = statsOf(files);
     if (stats && trusted === stats.key) return true;
-    const current = currentBuild(dir, root) === entry;
-    trusted = current && stats && stats.newest < now - 2000 ? stats.key : undefined;
-    return current;
+    const same = stillBuilds(record.inputs, key, root);
+    trusted = same && stats && stats.newest < now - 2000 ? stats.key : undefined;
+    return same;
   };
 }
 
-function statKey(file) {
+/** A file's stats as text (undefined: it is gone). */
+function statText(file) {
   try {
     const st = statSync(file, { bigint: true });
-    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-  } catch {
-    return "none";
-  }
-}
-
-/** current.json's and every listed input's stats as one string, and the newest change among them. */
-function inputStats(dir, root) {
-  try {
-    const record = join(dir, "current.json");
-    const files = [record, ...JSON.parse(readFileSync(record, "utf8")).inputs.map((f) => join(root, f))];
-    let key = "";
-    let newest = 0;
-    for (const file of files) {
-      const st = statSync(file, { bigint: true });
-      key += `${file}\0${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}\n`;
-      newest = Math.max(newest, Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n));
-    }
-    return { key, newest };
+    return { text: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changed: Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n) };
   } catch {
     return undefined;
   }
+}
+
+function statKey(file) {
+  return statText(file)?.text ?? "none";
+}
+
+/** The files' stats as one string, and the newest change among them (undefined: one is gone). */
+function statsOf(files) {
+  let key = "";
+  let newest = 0;
+  for (const file of files) {
+    const st = statText(file);
+    if (!st) return undefined;
+    key += `${file}\0${st.text}\n`;
+    newest = Math.max(newest, st.changed);
+  }
+  return { key, newest };
 }
 
 /** For a cache outside the package: where its package imports must resolve (see build-cli.mjs). */

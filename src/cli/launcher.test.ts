@@ -175,7 +175,7 @@ describe("the runner keeper's check that it runs what a new `edge` would (buildC
     writeFileSync(join(root, "node_modules", ".package-lock.json"), "{}\n");
     const inputs = ["a.ts", "b.ts"];
     for (const f of inputs) writeFileSync(join(root, f), `export const ${f[0]} = 1;\n`);
-    const key = buildKey(inputs, (f) => readFileSync(join(root, f)));
+    const key = buildKey(inputs, (f) => readFileSync(join(root, f)), root);
     mkdirSync(join(dir, key), { recursive: true });
     writeFileSync(join(dir, key, CLI_ENTRY), "");
     writeFileSync(join(dir, "current.json"), JSON.stringify({ format: CLI_BUILD_FORMAT, key, root, inputs }));
@@ -188,6 +188,9 @@ describe("the runner keeper's check that it runs what a new `edge` would (buildC
     const check = buildCheck(dir, entry, root);
     expect(check()).toBe(true);
     expect(check()).toBe(true); // from the stats alone
+    // Another checkout sharing the cache folder made its own build current: this one still holds.
+    writeFileSync(join(dir, "current.json"), JSON.stringify({ format: CLI_BUILD_FORMAT, key: "0".repeat(64), root: "/elsewhere", inputs }));
+    expect(check()).toBe(true);
     const a = join(root, "a.ts");
     writeFileSync(a, "export const a = 2;\n"); // same size
     utimesSync(a, old, old); // and the modification time set back: the change time still moved

@@ -5,8 +5,8 @@
 // Checking costs one read and one sha256 of each source the build was made from.
 //
 // `edge tools call|validate|inspect` first asks the runner keeper, when one runs, to run the whole
-// command with its CLI already loaded (scripts/cli-served.cjs): the keeper declines unless its
-// build is still the current one, and this launcher then goes on as below. CommonJS, as is that
+// command with its CLI already loaded (scripts/cli-served.cjs): the keeper declines unless it runs
+// what this launcher would (src/cli/served.ts), and this launcher then goes on as below. CommonJS, as is that
 // file: Node starts a CommonJS entry ≈ 4 ms sooner than an ES module one, on every command.
 "use strict";
 
@@ -29,6 +29,7 @@ async function runBuild() {
   }
   // The runner keeper (src/cli/served.ts) asks before each command it runs whether it still runs
   // what a new `edge` would.
-  if (argv[0] === "__runner-keeper") globalThis[Symbol.for("edge-web.cli-build-current")] = buildCheck(require("node:path").dirname(require("node:path").dirname(entry)), entry);
+  const { dirname } = require("node:path");
+  if (argv[0] === "__runner-keeper") globalThis[Symbol.for("edge-web.cli-build-current")] = buildCheck(dirname(dirname(entry)), entry);
   await import(require("node:url").pathToFileURL(entry).href);
 }

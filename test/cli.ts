@@ -81,8 +81,13 @@ export function edgeCli(dataDir: string, ...argv: string[]): Promise<CliResult> 
 }
 
 /** `edgeCli` with the whole environment given. */
-export async function edgeCliWithEnv(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
-  const r = await edgeProcess(argv, env);
+export function edgeCliWithEnv(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
+  return edgeCliIn(ROOT, env, ...argv);
+}
+
+/** `edgeCliWithEnv` run in the folder `cwd`. */
+export async function edgeCliIn(cwd: string, env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
+  const r = await startNode([BIN, ...argv], env, {}, cwd).done;
   let json: unknown;
   try {
     json = JSON.parse(r.stdout);

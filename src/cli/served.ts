@@ -6,9 +6,10 @@
 // and sends back what it prints and its exit code.
 //
 // A command is declined — the launcher then runs it itself, as without a keeper — whenever this
-// process could differ from the one the launcher would start: a build of the CLI that is no longer
-// current (an edited source), another node, a keeper that is not the one the command would use,
-// EDGE_KEEPER_COMMANDS=0, or a setting this process reads once (EDGE_PACKAGE_LOCK).
+// process could differ from the one the launcher would start: code that is no longer what a new
+// `edge` runs (an edited source, `npm install` since: the keeper then also ends), another node, a
+// keeper that is not the one the command would use, EDGE_KEEPER_COMMANDS=0, or a setting this
+// process reads once (EDGE_PACKAGE_LOCK).
 import { statSync } from "node:fs";
 import type { KeptCommandIO, KeptCommands } from "../runner/keeper.ts";
 import type { KeptCommand } from "../runner/keeper-wire.ts";
@@ -18,13 +19,13 @@ import { runCli } from "./run.ts";
 /** The commands a keeper runs: one-shot, no terminal input, no model. */
 const KEPT = new Set(["tools call", "tools validate", "tools inspect"]);
 
-/** Whether the build of the CLI this process runs is still the current one (set by bin/edge.cjs,
- *  which found it; undefined when the CLI runs from its sources). */
+/** Whether this process still runs what a new `edge` would (scripts/cli-cache.cjs buildCheck, set by
+ *  bin/edge.cjs for a keeper; undefined when the CLI runs from its sources). */
 export const BUILD_CURRENT = Symbol.for("edge-web.cli-build-current");
 
 /** Whether `edge` may ask the keeper to run its commands: on unless EDGE_KEEPER_COMMANDS is 0, off,
  *  false or no (the launcher reads the same). */
-export function keptCommandsEnabled(env: Record<string, string | undefined>): boolean {
+function keptCommandsEnabled(env: Record<string, string | undefined>): boolean {
   return !/^(0|off|false|no)$/i.test(env.EDGE_KEEPER_COMMANDS ?? "");
 }
 

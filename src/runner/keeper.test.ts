@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { HOSTILE_TOOLS } from "../../test/fixtures/hostile-tools.ts";
-import { BIN, edgeCliWithEnv, EXAMPLES, startNode, writeTestFile, type CliResult } from "../../test/cli.ts";
+import { BIN, edgeCliIn, edgeCliWithEnv, EXAMPLES, startNode, writeTestFile, type CliResult } from "../../test/cli.ts";
 import { isAlive, waitFor } from "../../test/processes.ts";
 import { askKeeper, keeperStatus } from "./keeper-client.ts";
 import { keeperPathsOf, type KeeperPaths, type KeeperStatus } from "./keeper-wire.ts";
@@ -155,16 +155,7 @@ function stable(text: string): string {
 }
 
 /** `edge ARGV…` run in `cwd` with the test's environment (and `env` over it). */
-async function edgeIn(cwd: string, env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
-  const r = await startNode([BIN, ...argv], { ...ENV, ...env }, {}, cwd).done;
-  let json: unknown;
-  try {
-    json = JSON.parse(r.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code: r.code ?? -1, out: r.stdout, err: r.stderr, json };
-}
+const edgeIn = (cwd: string, env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> => edgeCliIn(cwd, { ...ENV, ...env }, ...argv);
 
 describe("the commands the keeper runs for the launcher (src/cli/served.ts)", () => {
   it("runs tools call, validate and inspect: the same output and exit code as in the command's own process", async () => {

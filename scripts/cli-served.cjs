@@ -33,9 +33,10 @@ const LOST = "command_server_lost";
 const COMMAND_SERVER_LOST =
   "The background edge process that was running this command ended before the command finished; run the command again (set EDGE_KEEPER_COMMANDS=0 to run every command in its own process).";
 
-/** The keeper's socket and token for a command run with `env`, or undefined (keeper.ts keeperDir,
- *  keeperPaths; node.ts defaultKeeperPaths). Never creates the folder: no folder, no keeper. */
-function keeperFiles(env = process.env, execPath = process.execPath) {
+/** The keeper's socket and token for a command run with `env`, or undefined (keeper-wire.ts
+ *  keeperDir, keeperPaths, switchedOff; node.ts defaultKeeperPaths). Never creates the folder: no
+ *  folder, no keeper. */
+function keeperFiles(env = process.env) {
   if (process.platform === "win32" || typeof process.getuid !== "function") return undefined;
   if (OFF.test(env.EDGE_RUNNER_KEEPER ?? "") || OFF.test(env.EDGE_KEEPER_COMMANDS ?? "")) return undefined;
   const runtime = env.XDG_RUNTIME_DIR;
@@ -48,7 +49,7 @@ function keeperFiles(env = process.env, execPath = process.execPath) {
   }
   const cache = join(env.EDGE_DATA_DIR ? join(env.EDGE_DATA_DIR, "cache") : join(PACKAGE_ROOT, "node_modules", ".cache", "edge-web"), "runner-*");
   // canonicalJson of { root, cache, node }: its keys in order, JSON strings.
-  const id = fnv1a64(JSON.stringify({ cache, node: execPath, root: PACKAGE_ROOT }));
+  const id = fnv1a64(JSON.stringify({ cache, node: process.execPath, root: PACKAGE_ROOT }));
   const socket = join(dir, `keeper-${id}.sock`);
   return Buffer.byteLength(socket) > 100 ? undefined : { socket, token: join(dir, `keeper-${id}.token`) };
 }
@@ -105,7 +106,8 @@ function quietOnClosedPipe() {
 }
 
 /** The command's exit code once the keeper ran it, or undefined when the launcher must run it. */
-function runKept(argv, env = process.env) {
+function runKept(argv) {
+  const env = process.env;
   const words = argv[0] === "demo" ? argv.slice(1) : argv;
   const files = KEPT.has(`${words[0]} ${words[1]}`) ? keeperFiles(env) : undefined;
   let token;

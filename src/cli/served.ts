@@ -12,7 +12,7 @@
 // process reads once (EDGE_PACKAGE_LOCK).
 import { statSync } from "node:fs";
 import type { KeptCommandIO, KeptCommands } from "../runner/keeper.ts";
-import type { KeptCommand } from "../runner/keeper-wire.ts";
+import { switchedOff, type KeptCommand } from "../runner/keeper-wire.ts";
 import { defaultKeeperPaths } from "../runner/node.ts";
 import { runCli } from "./run.ts";
 
@@ -22,12 +22,6 @@ const KEPT = new Set(["tools call", "tools validate", "tools inspect"]);
 /** Whether this process still runs what a new `edge` would (scripts/cli-cache.cjs buildCheck, set by
  *  bin/edge.cjs for a keeper; undefined when the CLI runs from its sources). */
 export const BUILD_CURRENT = Symbol.for("edge-web.cli-build-current");
-
-/** Whether `edge` may ask the keeper to run its commands: on unless EDGE_KEEPER_COMMANDS is 0, off,
- *  false or no (the launcher reads the same). */
-function keptCommandsEnabled(env: Record<string, string | undefined>): boolean {
-  return !/^(0|off|false|no)$/i.test(env.EDGE_KEEPER_COMMANDS ?? "");
-}
 
 /** `argv` is one of the KEPT commands (after Edge Studio's optional `demo`). */
 export function isKeptCommand(argv: readonly string[]): boolean {
@@ -45,7 +39,7 @@ export function keptCommands(socket: string): KeptCommands {
       if (typeof buildCurrent !== "function" || command.node !== process.version || command.execPath !== process.execPath) return "declined";
       if (!buildCurrent()) return "outdated";
       const env = command.env;
-      if (!isKeptCommand(command.argv) || !keptCommandsEnabled(env) || env.EDGE_PACKAGE_LOCK !== undefined || !isFolder(command.cwd)) return "declined";
+      if (!isKeptCommand(command.argv) || switchedOff(env.EDGE_KEEPER_COMMANDS) || env.EDGE_PACKAGE_LOCK !== undefined || !isFolder(command.cwd)) return "declined";
       if (defaultKeeperPaths(env)?.socket !== socket) return "declined";
       return (io) => runAs(command, io);
     },

@@ -200,5 +200,10 @@ export function keeperPathsOf(socket: string): KeeperPaths {
 
 /** Whether commands may use (and start) a keeper: on unless EDGE_RUNNER_KEEPER is 0, off or false. */
 export function keeperEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return !/^(0|off|false|no)$/i.test(env.EDGE_RUNNER_KEEPER ?? "");
+  return !switchedOff(env.EDGE_RUNNER_KEEPER);
+}
+
+/** A switch set to 0, off, false or no (any case): EDGE_RUNNER_KEEPER, EDGE_KEEPER_COMMANDS. */
+export function switchedOff(value: string | undefined): boolean {
+  return /^(0|off|false|no)$/i.test(value ?? "");
 }

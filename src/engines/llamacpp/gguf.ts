@@ -15,6 +15,8 @@ export interface GgufSummary {
   version: number;
   architecture: string | null;
   name: string | null;
+  /** `general.finetune` ("Instruct", "8k-lc100k-mix1-ep2"…; null in base models' files). */
+  finetune: string | null;
   /** `<architecture>.context_length`: the context the model was trained with. */
   contextLength: number | null;
   hasChatTemplate: boolean;
@@ -203,10 +205,12 @@ export async function readGgufSummary(src: ByteSource, name = "The model file"):
     if (expectedSize !== null && src.size < expectedSize) throw truncated(name, src.size, expectedSize);
     const architecture = typeof meta.get("general.architecture") === "string" ? (meta.get("general.architecture") as string) : null;
     const ctx = architecture ? meta.get(`${architecture}.context_length`) : undefined;
+    const text = (key: string): string | null => (typeof meta.get(key) === "string" ? (meta.get(key) as string) : null);
     return {
       version,
       architecture,
-      name: typeof meta.get("general.name") === "string" ? (meta.get("general.name") as string) : null,
+      name: text("general.name"),
+      finetune: text("general.finetune"),
       contextLength: typeof ctx === "number" ? ctx : null,
       hasChatTemplate: typeof meta.get("tokenizer.chat_template") === "string",
       tensorCount,

@@ -18,24 +18,29 @@ describe("the tool contract", () => {
   const schemas = [tool("zeta", "Last."), tool("alpha", "First."), tool("blank", "")];
   const text = renderToolContract(schemas, 3);
 
-  it("names every tool with its description and the exact JSON Schema of its arguments, sorted, one per line", () => {
+  it("names every tool as a signature with its description, sorted, one per line", () => {
     const lines = text.split("\n");
-    const toolLines = lines.slice(lines.length - 3);
-    expect(toolLines.map((l) => (JSON.parse(l) as { name: string }).name)).toEqual(["alpha", "blank", "zeta"]);
-    for (const s of schemas) {
-      const line = JSON.parse(contractLine(s)) as Record<string, unknown>;
-      expect(line["parameters"]).toEqual(s.parameters);
-      expect(contractLine(s)).toContain(canonicalJson(s.parameters));
-      expect(line["description"]).toBe(s.description || undefined);
-    }
+    expect(lines.filter((l) => l.startsWith("- ")).map((l) => l.slice(2, l.indexOf("(")))).toEqual(["alpha", "blank", "zeta"]);
+    expect(contractLine(tool("zeta", "Last."))).toBe('- zeta(amount: number, tier: "basic" | "pro" = "basic"): Last.');
+    expect(contractLine(tool("blank", ""))).toBe('- blank(amount: number, tier: "basic" | "pro" = "basic")');
   });
 
-  it("states the call format, the rules and the call budget, and carries its version", () => {
+  it("gives a parameter's own description on an indented line under its tool", () => {
+    const described = tool("fee", "A fee.", { parameters: { type: "object", properties: { amount: { type: "number", description: "In cents." } }, required: ["amount"], additionalProperties: false } });
+    expect(contractLine(described)).toBe("- fee(amount: number): A fee.\n    amount: In cents.");
+  });
+
+  it("says in JSON Schema what a signature cannot say, never dropping it", () => {
+    const patterned = tool("code", "", { parameters: { type: "object", properties: { id: { type: "string", pattern: "^[a-z]+$" } }, required: ["id"], additionalProperties: false } });
+    expect(contractLine(patterned)).toBe(`- code(id: JSON Schema ${canonicalJson({ type: "string", pattern: "^[a-z]+$" })})`);
+  });
+
+  it("states the call format, when to answer instead, the call budget, and carries its version", () => {
     expect(text).toContain(TOOL_CONTRACT_VERSION);
-    expect(text).toContain('{"tool_name": "<one of the tool names below>", "arguments": {<arguments matching that tool\'s parameters>}}');
-    expect(text).toContain("no extra keys");
-    expect(text).toContain("At most 3 tool calls per question.");
-    expect(text).toContain('do not start the answer with "{"');
+    expect(text).toContain('{"tool_name": "<tool name>", "arguments": {"<parameter>": <value>}}');
+    expect(text).toContain("leave out a parameter to use its default");
+    expect(text).toContain("reply to the person in plain text instead");
+    expect(text).toContain("At most 3 calls per question.");
   });
 
   it("leaves out what the model never writes: output schemas, execution levels, return_direct", () => {

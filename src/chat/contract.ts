@@ -3,37 +3,34 @@
 // recorded in every receipt (tool_instruction_sha256) and imprints bake it in.
 import { canonicalJson, sha256Text, type Sha256 } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
+import { parameterNotes, toolSignature } from "./signature.ts";
 
-export const TOOL_CONTRACT_VERSION = "edge.tool_contract.v2";
+export const TOOL_CONTRACT_VERSION = "edge.tool_contract.v3";
 
 /**
- * What a tool's line tells the model: its name, its description (when it has one) and the exact
- * JSON Schema of its arguments — all a call needs. The rest of the schema is the host's business
- * and costs tokens on every prompt (v1 sent it: 602 prompt tokens for the 5 example tools with
- * Qwen's tokenizer): the output schema (results are checked, never written by the model),
- * the execution level (approval happens outside the model) and return_direct.
+ * What a tool's line tells the model: its signature (src/chat/signature.ts: its parameters in their
+ * own order, types, enums, defaults) and its description — all a call needs. The rest of the
+ * schema is the host's business and costs tokens on every prompt: the output schema (results are
+ * checked, never written by the model), the execution level (approval happens outside the model)
+ * and return_direct. A parameter's own description follows on an indented line.
  */
 export function contractLine(schema: ToolSchema): string {
-  return canonicalJson({ name: schema.name, ...(schema.description ? { description: schema.description } : {}), parameters: schema.parameters });
+  const head = `- ${toolSignature(schema.name, schema.parameters)}${schema.description ? `: ${schema.description}` : ""}`;
+  return [head, ...parameterNotes(schema.parameters).map((n) => `    ${n}`)].join("\n");
 }
 
 /** Sorted by name, one tool per line (contractLine). */
 export function renderToolContract(schemas: readonly ToolSchema[], maxCalls = 4): string {
   const sorted = [...schemas].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const lines = [
-    `You can call tools. (${TOOL_CONTRACT_VERSION})`,
-    "",
-    "To call a tool, reply with exactly one JSON object and nothing else:",
-    '{"tool_name": "<one of the tool names below>", "arguments": {<arguments matching that tool\'s parameters>}}',
-    "",
-    "Rules:",
-    "- Use only the tools listed below, with arguments that match their JSON Schema exactly (no extra keys).",
-    `- At most ${maxCalls} tool calls per question. After a tool result arrives, either call another tool or answer.`,
-    "- When you answer, write plain text for the person; do not start the answer with \"{\".",
-    "- Never invent tool results; use the results you are given.",
-    "",
-    "Tools (one per line; parameters is the JSON Schema of its arguments):",
+    `You can call these tools (${TOOL_CONTRACT_VERSION}):`,
     ...sorted.map(contractLine),
+    "",
+    "When one of these tools does what the person asks, reply with only the call, one JSON object:",
+    '{"tool_name": "<tool name>", "arguments": {"<parameter>": <value>}}',
+    "Take the values from the person's words; leave out a parameter to use its default.",
+    "When no tool does what the person asks, or the results you were given already answer it, reply to the person in plain text instead, using only those results.",
+    `At most ${maxCalls} calls per question.`,
   ];
   return lines.join("\n");
 }
@@ -44,7 +41,22 @@ export function toolInstructionSha256(text: string): Promise<Sha256> {
 
 /** The message that hands a tool result back to the model. Deterministic, canonical JSON. */
 export function renderToolResult(toolName: string, content: unknown): string {
-  return `Tool result for ${toolName}:\n${canonicalJson(content)}`;
+  return `Result of ${toolName}: ${canonicalJson(content)}`;
+}
+
+/**
+ * The question a checked turn asks about the call the model just proposed (src/chat/model-turn.ts),
+ * answered "yes" or "no": before any result, whether the call matches the person's request, quoted;
+ * after one, whether it is still needed. Measured with eval:tools on Qwen2.5-Coder-0.5B, quoting the
+ * request is what makes the verdict track it: asked "does that call do exactly what I asked for?" the
+ * model said "no" to 10 of 14 obvious calls; asked about the quoted request, "yes" to 13 of 14 and
+ * "no" to 15 of 18 questions no tool fits (docs/decisions.md).
+ */
+export function renderCallCheck(prompt: string, afterResult: boolean): string {
+  const request = JSON.stringify(prompt);
+  return afterResult
+    ? `Check: is that call still needed for my request ${request}, given the results above? Answer with one word, yes or no.`
+    : `Check: does that call match my request ${request}? Answer with one word, yes or no.`;
 }
 
 /** The one repair turn's instruction (docs/contract.md §4 step 4). */

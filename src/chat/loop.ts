@@ -7,7 +7,8 @@ import { didYouMean } from "../contract/suggest.ts";
 import { randomHex } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import { argsProblem } from "../contract/ajv.ts";
-import type { ChatMessage, ChatResult, ChatUsage, Engine, EngineInfo } from "../engines/engine.ts";
+import type { ChatMessage, ChatRequest, ChatUsage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
+import { textAnswerResponseFormat } from "../engines/grammar.ts";
 import { answerBudget } from "../engines/token-budget.ts";
 import { toolTurnPolicy, type ToolChoice, type TurnFormat } from "../engines/tool-turn.ts";
 import type { ToolRuntime } from "../runtime/index.ts";
@@ -16,6 +17,7 @@ import type { ReceiptStore } from "../receipts/store.ts";
 import type { ContextReceipt } from "../receipts/types.ts";
 import { renderRepair, renderToolResult } from "./contract.ts";
 import { fitToWindow, tokenCounter } from "./context.ts";
+import { checkedTurn, checksCalls, type CheckedTurn, type TurnKind } from "./model-turn.ts";
 import { createStatsAccumulator } from "./engine-stats.ts";
 import { restoreImprintPrefix, type ImprintRestore } from "./imprint-restore.ts";
 import { parseModelOutput, type ParsedOutput } from "./parse.ts";
@@ -77,6 +79,8 @@ async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: s
   // Sampling and guided decoding for turns that may call tools (the same as learn's evaluation).
   const policy = schemas.length ? toolTurnPolicy(info, setup.toolChoice) : {};
   const turnFormat = schemas.length ? (setup.responseFormat ?? policy.responseFormat) : undefined;
+  // Guided turns are checked turns (model-turn.ts) where that was measured, unless the caller set its own format.
+  const checked = turnFormat !== undefined && !setup.responseFormat && checksCalls(engine);
   const system: ChatMessage | null = contract ? { role: "system", content: contract } : null;
   const stats = createStatsAccumulator();
   let sentFirstTurn = conversation.firstTurn;
@@ -88,21 +92,17 @@ async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: s
     // fails that run closed, with its receipt): from its saved state, the warm cache, or as text.
     if (imprint && contract && !conversation.restored) conversation.restored = await restoreImprintPrefix(engine, contract, imprint.restoreState);
     for (let modelTurn = 0; ; modelTurn++) {
-      const responseFormat = turnFormat?.(schemas, { index: modelTurn });
       // Fit before every generation: a tool result may have grown this turn past the window.
       const fit = await fitToWindow({ system, turns: conversation.history, firstTurn: conversation.firstTurn, current: run.current, window: info.contextWindow, reserve: maxTokens, count: counter.count, modelId: info.modelId, trained: info.trainedContextWindow });
       sentFirstTurn = fit.firstTurn;
       promptTokens = fit.promptTokens;
-      const generated = await engine.chat({
-        messages: fit.messages,
-        signal: turn.signal,
-        onToken: withoutThinkBlock(turn.onToken),
-        maxTokens,
-        ...(responseFormat ? { responseFormat } : {}),
-        ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
-      });
-      stats.add(generated.usage);
-      if (modelTurn === 0) firstUsage = generated.usage;
+      const generation = { messages: fit.messages, signal: turn.signal, maxTokens, ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}) };
+      const generated = checked
+        ? await checkedTurn({ ...generation, engine, prompt, schemas, kind: checkedTurnKind(setup, run, modelTurn), ranCalls: run.ran, onToken: turn.onToken })
+        : await singleTurn(engine, { ...generation, onToken: withoutThinkBlock(turn.onToken) }, turnFormatNow(turnFormat, setup, run, modelTurn));
+      for (const usage of generated.usages) stats.add(usage);
+      if (modelTurn === 0) firstUsage = generated.usages[0];
+      if (generated.check) run.checks.push({ turn: modelTurn, ...generated.check });
       if (await step(setup, run, generated, modelTurn, turn)) break;
     }
   } catch (err) {
@@ -127,15 +127,42 @@ async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: s
   return finishRun(setup, run, info, { engineStats: stats.result(), context, firstUsage, restored: conversation.restored });
 }
 
+/**
+ * The guided format of the next model turn. Once the prompt's call budget is spent no call can run,
+ * so a guided turn may only answer: offered a call as well, a real model that keeps calling
+ * (SmolLM2-135M repeats the same call after each result) always spends its last turn on a call that
+ * is refused, and a run whose calls all ran never gets its answer. Unguided engines (the scripted
+ * demo, --tool-choice none) get no format either way; step() refuses their extra call.
+ */
+function turnFormatNow(turnFormat: TurnFormat | undefined, setup: LoopSetup, run: RunState, modelTurn: number): ResponseFormat | undefined {
+  if (!turnFormat) return undefined;
+  return run.calls.length >= setup.maxCalls ? textAnswerResponseFormat() : turnFormat(setup.schemas, { index: modelTurn });
+}
+
+/** A checked turn's kind: an answer once the budget is spent (as turnFormatNow), a bare call for
+ *  "required" on the first turn, else propose → check. */
+function checkedTurnKind(setup: LoopSetup, run: RunState, modelTurn: number): TurnKind {
+  if (run.calls.length >= setup.maxCalls) return "answer";
+  return setup.toolChoice === "required" && modelTurn === 0 ? "call" : "checked";
+}
+
+/** One plain generation (engines without checked turns), in the checked turn's shape. */
+async function singleTurn(engine: Engine, request: Omit<ChatRequest, "responseFormat">, responseFormat: ResponseFormat | undefined): Promise<CheckedTurn> {
+  const result = await engine.chat({ ...request, ...(responseFormat ? { responseFormat } : {}) });
+  return { result, answerOnly: false, usages: [result.usage] };
+}
+
 /** One generation's output: answer, repair, call (then continue) or failure. True when the run ends. */
-async function step(setup: LoopSetup, run: RunState, generated: ChatResult, modelTurn: number, turn: ChatTurnOptions): Promise<boolean> {
+async function step(setup: LoopSetup, run: RunState, turnOutput: CheckedTurn, modelTurn: number, turn: ChatTurnOptions): Promise<boolean> {
   const { runtime, schemas, maxCalls } = setup;
+  const generated = turnOutput.result;
   const raw = generated.text;
   run.lastRaw = raw;
   run.finishReason = generated.finishReason;
   const { visible, reasoning } = splitThink(raw);
   turn.onEvent?.({ type: "model_output", text: visible, turn: modelTurn, ...(reasoning ? { reasoning } : {}) });
-  const parsed = parseModelOutput(visible);
+  // An answer-only generation is the answer, whatever it holds (its grammar cannot open a call).
+  const parsed: ParsedOutput = turnOutput.answerOnly ? { kind: "answer", text: visible.trim() } : parseModelOutput(visible);
   if (parsed.kind === "answer") {
     if (parsed.text === "") return run.fail({ code: "model_output_empty", message: ERRORS.model_output_empty });
     run.outcome = "answered";
@@ -143,6 +170,12 @@ async function step(setup: LoopSetup, run: RunState, generated: ChatResult, mode
     return true;
   }
   if (parsed.kind === "oversized") return run.fail({ code: "invalid_tool_call", message: `The model's output is ${parsed.chars} characters, beyond the limit; it was not used.` });
+  if (run.calls.length >= maxCalls) {
+    // No call can run any more, so an attempt at one (well-formed or not) gets no repair turn: a
+    // repaired call could not run either. A guided model was offered only an answer here
+    // (turnFormatNow); SmolLM2-135M still writes its call into that prose.
+    return run.fail({ code: "tool_call_limit_exceeded", message: `The model asked for call ${run.calls.length + 1}; at most ${maxCalls} tool calls run per prompt.`, ...(parsed.kind === "call" ? { tool: parsed.toolName } : {}) });
+  }
   if (generated.finishReason === "length") {
     // A call cut off at max_tokens would be cut off again on a repair turn.
     return run.fail({ code: "invalid_tool_call", message: "The model's reply was cut off at its token limit (max_tokens) before the tool call was complete; nothing ran." });
@@ -158,9 +191,6 @@ async function step(setup: LoopSetup, run: RunState, generated: ChatResult, mode
     return false;
   }
   if (parsed.kind !== "call") return true; // unreachable: narrowed by callProblem
-  if (run.calls.length >= maxCalls) {
-    return run.fail({ code: "tool_call_limit_exceeded", message: `The model asked for call ${run.calls.length + 1}; at most ${maxCalls} tool calls run per prompt.`, tool: parsed.toolName });
-  }
   return executeCall(setup, run, parsed, raw, turn);
 }
 
@@ -172,6 +202,7 @@ async function executeCall(setup: LoopSetup, run: RunState, parsed: Call, raw: s
   const execution = await runtime.execute({ id: callId, name: parsed.toolName, args: parsed.args }, { signal: turn.signal, meta: { runId: run.id } });
   const receipt = await callReceipt(runtime, execution, parsed.args, reports.get(callId), setup.receipt.includeText);
   run.calls.push(receipt);
+  run.ran.push({ tool_name: parsed.toolName, arguments: parsed.args });
   const report = reports.get(callId);
   reports.delete(callId);
   turn.onEvent?.({

@@ -2,7 +2,8 @@
 // calls, and how it ended. Failing sets the outcome and code once; the loop then stops.
 import type { ErrorCode, ErrorJson } from "../contract/errors.ts";
 import type { ChatMessage } from "../engines/engine.ts";
-import type { CallReceipt, RefusedCall, RunOutcome } from "../receipts/types.ts";
+import type { JsonObject } from "../contract/types.ts";
+import type { CallCheck, CallReceipt, RefusedCall, RunOutcome } from "../receipts/types.ts";
 import type { PendingTicket } from "./types.ts";
 
 export interface RunState {
@@ -13,6 +14,10 @@ export interface RunState {
   readonly calls: CallReceipt[];
   /** Calls the checks refused (unknown tool, invalid arguments, malformed): none of them ran. */
   readonly refused: RefusedCall[];
+  /** The calls that ran, by name and arguments (a checked turn declines an identical repeat). */
+  readonly ran: { tool_name: string; arguments: JsonObject }[];
+  /** How each proposed call was judged before it could run (src/chat/model-turn.ts). */
+  readonly checks: CallCheck[];
   outcome: RunOutcome;
   code: ErrorCode | null;
   answer?: string;
@@ -35,6 +40,8 @@ export function newRun(id: string, prompt: string): RunState {
     current: [{ role: "user", content: prompt }],
     calls: [],
     refused: [],
+    ran: [],
+    checks: [],
     outcome: "failed_closed",
     code: null,
     repaired: false,

@@ -92,7 +92,7 @@ describe("the context window", () => {
     for (const c of engine.calls) {
       expect(c.maxTokens).toBe(200);
       expect(c.messages[0]!.role).toBe("system");
-      expect(c.messages[0]!.content).toContain('"name":"blob"');
+      expect(c.messages[0]!.content).toContain("- blob(");
       // What follows the contract is always the start of a turn: one of the prompts.
       expect([...prompts, "last"]).toContain(c.messages[1]!.content);
       c.messages.forEach((m, i) => {

@@ -29,7 +29,7 @@ describe("chat with Python tools (Node runners)", { timeout: 180_000 }, () => {
     const s = await createChatSession({ engine: e, host, tools: { kind: "file", source: memorySource("tools.py", EXAMPLE) } });
     const run = await s.chat("Use the fee_quote tool for amount 250. State the exact fee.");
     expect(run).toMatchObject({ ok: true, outcome: "answered", answer: "The fee is 0.75." });
-    expect(e.calls[1]!.messages.at(-1)!.content).toBe('Tool result for fee_quote:\n{"amount":250,"fee":0.75,"rate":0.003,"tier":"basic"}');
+    expect(e.calls[1]!.messages.at(-1)!.content).toBe('Result of fee_quote: {"amount":250,"fee":0.75,"rate":0.003,"tier":"basic"}');
     const c = run.receipt.calls[0]!;
     expect(c).toMatchObject({ tool_name: "fee_quote", status: "ok", runner_secret_verified: true, tools_file_sha256_verified: true, network_used_by_edge: false });
     expect(c.tool_schema_sha256).toBe(s.toolset!.active.find((t) => t.schema.name === "fee_quote")!.schema_sha256);

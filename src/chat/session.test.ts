@@ -62,8 +62,8 @@ describe("the tool loop", () => {
     expect(ran).toEqual([{ name: "add", args: { a: 2, b: 3 } }]);
     const second = engine.calls[1]!.messages;
     expect(second[0]!.role).toBe("system");
-    expect(second[0]!.content).toContain('"name":"add"');
-    expect(second.at(-1)).toEqual({ role: "tool", content: 'Tool result for add:\n{"sum":5}' });
+    expect(second[0]!.content).toContain("- add(");
+    expect(second.at(-1)).toEqual({ role: "tool", content: 'Result of add: {"sum":5}' });
     expect(run.receipt).toMatchObject({ outcome: "answered", code: null, tool_instruction_mode: "contract", network_used_by_edge: false });
     expect(run.receipt.calls).toHaveLength(1);
     expect(run.receipt.calls[0]).toMatchObject({ tool_name: "add", status: "ok", execution_level: "read" });
@@ -276,6 +276,63 @@ describe("guided decoding", () => {
     const expected = toolCallOrTextResponseFormat(s.runtime.schemas());
     expect(engine.calls.map((c) => c.responseFormat)).toEqual([expected, expected]);
     expect(String(expected.structural_tag)).toContain('"tool_name":{"const":"add"}');
+  });
+
+  it("once the call budget is spent, a generating engine's next turn may only answer (a model that keeps calling still finishes)", async () => {
+    const { checkResponseFormat, textAnswerResponseFormat, toolCallOrTextResponseFormat, toolCallResponseFormat } = await import("../engines/grammar.ts");
+    /** Replays its script, but the loop treats it as a model it guides (the policy keys on info()). */
+    class Generating extends ScriptedEngine {
+      constructor(
+        script: string[],
+        private readonly kind: "webllm" | "llamacpp",
+      ) {
+        super(script);
+      }
+      override info() {
+        return { ...super.info(), kind: this.kind, modelId: "SmolLM2-135M-Instruct.Q4_1.gguf" };
+      }
+    }
+    for (const [maxCalls, toolChoice] of [[1, "required"], [2, "auto"]] as const) {
+      // web-llm: one generation per turn; llama.cpp: checked turns (a proposal, then its check).
+      for (const kind of ["webllm", "llamacpp"] as const) {
+        const h = harness();
+        const calls = Array.from({ length: maxCalls }, (_, i) => call("add", { a: i, b: 1 }));
+        const checked = kind === "llamacpp" && toolChoice === "auto";
+        const engine = new Generating([...calls.flatMap((c) => (checked ? [c, "yes"] : [c])), "Done."], kind);
+        await engine.load();
+        const s = await createChatSession({ engine, runtime: h.runtime, maxCalls, toolChoice });
+        const run = await s.chat("Add.");
+        expect(run).toMatchObject({ ok: true, outcome: "answered", answer: "Done." });
+        expect(h.ran).toHaveLength(maxCalls);
+        const schemas = s.runtime.schemas();
+        const single = [toolChoice === "required" ? toolCallResponseFormat(schemas) : toolCallOrTextResponseFormat(schemas), ...Array.from({ length: maxCalls - 1 }, () => toolCallOrTextResponseFormat(schemas))];
+        const turns = kind === "webllm" ? single : checked ? calls.flatMap(() => [toolCallResponseFormat(schemas), checkResponseFormat()]) : [toolCallResponseFormat(schemas)];
+        expect(engine.calls.map((c) => c.responseFormat)).toEqual([...turns, textAnswerResponseFormat()]);
+      }
+    }
+    // --max-calls 0: no call could ever run, so even the first turn is an answer.
+    for (const kind of ["webllm", "llamacpp"] as const) {
+      const engine = new Generating(["No tools today."], kind);
+      await engine.load();
+      const none = await createChatSession({ engine, runtime: harness().runtime, maxCalls: 0, toolChoice: "required" });
+      expect(await none.chat("Add.")).toMatchObject({ outcome: "answered" });
+      expect(engine.calls.map((c) => c.responseFormat)).toEqual([textAnswerResponseFormat()]);
+    }
+  });
+
+  it("a call attempt once the budget is spent is refused as over it, with no repair turn (a repaired call could not run either)", async () => {
+    // What SmolLM2-135M writes when only an answer is allowed: its call again, inside prose.
+    for (const last of [`The add tool:\n${call("add", { a: 1, b: 1 })}`, '{"tool_name": "add"', call("nope", {})]) {
+      const h = harness();
+      const engine = new ScriptedEngine([call("add", { a: 1, b: 1 }), last, "unreachable"]);
+      await engine.load();
+      const s = await createChatSession({ engine, runtime: h.runtime, maxCalls: 1 });
+      const run = await s.chat("Add.");
+      expect(run, last).toMatchObject({ outcome: "failed_closed", error: { code: "tool_call_limit_exceeded" } });
+      expect(engine.calls, last).toHaveLength(2);
+      expect(h.ran).toHaveLength(1);
+      expect(run.receipt.refused_calls).toBeUndefined();
+    }
   });
 });
 

@@ -1,14 +1,13 @@
 // `edge chat --interactive` as a person (or a script) uses it: the real CLI as a child process,
 // prompts written to its stdin one by one, Ctrl-C sent as SIGINT. Scripted engine; real Node
 // runners for the Python tools.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, writeTestFile } from "../../test/cli.ts";
+import { startEdgeSession, type EdgeSession } from "../../test/terminal-session.ts";
 
-const BIN = new URL("../../bin/edge.cjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-interactive-"));
 const DATA = join(tmp, "data");
 process.env.EDGE_DATA_DIR = DATA;
@@ -41,52 +40,14 @@ const WAIT_MS = 40_000;
 
 const call = (tool_name: string, args: object): string => JSON.stringify({ tool_name, arguments: args });
 
-interface Session {
-  child: ChildProcessWithoutNullStreams;
-  out: () => string;
-  err: () => string;
-  /** Resolves when stdout + stderr together match `re` (checked as output arrives). */
-  waitFor(re: RegExp): Promise<void>;
-  exit: Promise<number | null>;
-}
-
-/** `tty`: run edge on a pseudo-terminal (util-linux `script`), as a person at a terminal does. */
-function start(args: string[], outputs: string[], tty = false): Session {
+/** `tty`: run edge on a pseudo-terminal, as a person at a terminal does. */
+function start(args: string[], outputs: string[], tty = false): EdgeSession {
   const script = writeTestFile(tmp, `script-${Math.random().toString(36).slice(2)}.json`, outputs);
-  const argv = [BIN, "chat", "--interactive", "--engine", "scripted", "--script", script, ...args];
-  const env = { ...process.env, EDGE_DATA_DIR: DATA };
-  const child = tty ? spawn("script", ["-qfec", [process.execPath, ...argv].join(" "), "/dev/null"], { env }) : spawn(process.execPath, argv, { env });
-  let out = "";
-  let err = "";
-  const waiters: { re: RegExp; resolve: () => void; reject: (e: Error) => void }[] = [];
-  const check = (): void => {
-    for (const w of [...waiters]) if (w.re.test(out + err)) waiters.splice(waiters.indexOf(w), 1) && w.resolve();
-  };
-  child.stdout.on("data", (d: Buffer) => ((out += d), check()));
-  child.stderr.on("data", (d: Buffer) => ((err += d), check()));
-  const exit = new Promise<number | null>((resolve) =>
-    child.on("close", (code) => {
-      check();
-      for (const w of waiters.splice(0)) w.reject(new Error(`edge exited (${code}) before ${w.re}; stdout:\n${out}\nstderr:\n${err}`));
-      resolve(code);
-    }),
-  );
-  return {
-    child,
-    out: () => out,
-    err: () => err,
-    waitFor: (re) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${re} within ${WAIT_MS} ms; stdout:\n${out}\nstderr:\n${err}`)), WAIT_MS);
-        waiters.push({ re, resolve: () => (clearTimeout(timer), resolve()), reject: (e) => (clearTimeout(timer), reject(e)) });
-        check();
-      }),
-    exit,
-  };
+  return startEdgeSession(["chat", "--interactive", "--engine", "scripted", "--script", script, ...args], { env: { ...process.env, EDGE_DATA_DIR: DATA }, waitMs: WAIT_MS, tty });
 }
 
 /** The JSON Lines of a --json session, one document per turn. */
-const turns = (s: Session): any[] => s.out().trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const turns = (s: EdgeSession): any[] => s.out().trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
 
 describe("edge chat --interactive", () => {
   it("keeps the history across turns, /reset forgets it, /help lists the commands, EOF exits 0", async () => {

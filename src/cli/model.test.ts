@@ -71,5 +71,8 @@ describe.skipIf(!available)("edge chat --model / edge learn run --model (generat
     expect(r.json.evaluation.scored).toBeGreaterThan(0);
     const shown = await cli("imprints", "show", r.json.imprint_id, "--json");
     expect(JSON.stringify(shown.json)).toContain(`sha256:${model.sha256}`);
+    // The learn receipt names the model by its bytes, as a chat receipt does.
+    const receipt = await cli("receipts", "show", r.json.receipt_id, "--json");
+    expect(receipt.json).toMatchObject({ kind: "learn", model_fingerprint: { sha256: `sha256:${model.sha256}`, runtime: "node-llama-cpp 3.22.1" } });
   });
 });

@@ -17,6 +17,14 @@ export type GuidedTool = Pick<ToolSchema, "name" | "parameters">;
  *  (so a would-be call cannot sneak in as "text" behind leading spaces). */
 export const TEXT_ANSWER_PATTERN = "[^{\\s][\\s\\S]*";
 
+/** An answer-only turn's text: as TEXT_ANSWER_PATTERN, and its first character is not "`" or "<"
+ *  either, so the model cannot open a ```json fence or <tool_call> markup (Qwen's templates train
+ *  that markup) and write a call into the answer. */
+export const ANSWER_ONLY_PATTERN = "[^{\\s`<][\\s\\S]*";
+
+/** The verdict of a proposed call's check (src/chat/model-turn.ts). */
+export const CHECK_PATTERN = "yes|no";
+
 function sortedTools(tools: readonly GuidedTool[]): GuidedTool[] {
   if (tools.length === 0) {
     throw new EdgeError("response_format_unsupported", { reason: "no_tools" }, "Guided tool calls need at least one active tool. Pass at least one tool, or leave guided tool calls out.");
@@ -64,6 +72,22 @@ export function toolCallOrTextStructuralTag(tools: readonly GuidedTool[]): Struc
       ],
     },
   };
+}
+
+function regexFormat(pattern: string): Extract<ResponseFormat, { type: "structural_tag" }> {
+  const tag: StructuralTag = { type: "structural_tag", format: { type: "regex", pattern } };
+  return { type: "structural_tag", structural_tag: JSON.stringify(tag) };
+}
+
+/** (c) A plain-text answer only (ANSWER_ONLY_PATTERN): for a turn that must answer — the call budget
+ *  is spent, or the model's proposed call was declined (src/chat/model-turn.ts). */
+export function textAnswerResponseFormat(): Extract<ResponseFormat, { type: "structural_tag" }> {
+  return regexFormat(ANSWER_ONLY_PATTERN);
+}
+
+/** (d) "yes" or "no": the verdict on a proposed call (src/chat/model-turn.ts). */
+export function checkResponseFormat(): Extract<ResponseFormat, { type: "structural_tag" }> {
+  return regexFormat(CHECK_PATTERN);
 }
 
 /** (b) Either exactly one valid call or a plain-text answer. The tag is passed as a JSON string

@@ -4,7 +4,8 @@
 // a valid call of the expected tool (arguments valid against its schema, and equal to
 // expected_arguments when given), or a plain answer when expected_tool is null. Nothing is executed.
 // Order of generations (what a scripted engine's script must follow): for each scored question in
-// sample order, first without the prefix, then with it.
+// sample order, first without the prefix, then with it (on llama.cpp each is a checked turn: a
+// proposal, its check, and an answer when the check declines it).
 // The questions are asked as live chat asks them — the same sampling and guided-call format
 // (src/engines/tool-turn.ts), the same max_tokens, a leading think block stripped before judging —
 // so the score predicts what chat will do.
@@ -15,6 +16,7 @@ import type { ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, Engine } from "../engines/engine.ts";
 import { toolTurnPolicy, type ToolChoice, type TurnFormat } from "../engines/tool-turn.ts";
 import { answerBudget } from "../engines/token-budget.ts";
+import { checkedTurn, checksCalls } from "../chat/model-turn.ts";
 import { parseModelOutput } from "../chat/parse.ts";
 import { splitThink } from "../chat/think.ts";
 import type { ImprintEvaluation, ImprintEvaluationItem } from "./record.ts";
@@ -35,9 +37,10 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
 }
 
-/** What one output parsed to, as a short label, and whether it is the expected behaviour. */
-export function judgeOutput(text: string, question: LearnQuestion, schemas: readonly ToolSchema[]): { label: string; matched: boolean } {
-  const parsed = parseModelOutput(splitThink(text).visible);
+/** What one output parsed to, as a short label, and whether it is the expected behaviour. An
+ *  answer-only generation (a checked turn's answer) is an answer whatever it holds, as in chat. */
+export function judgeOutput(text: string, question: LearnQuestion, schemas: readonly ToolSchema[], answerOnly = false): { label: string; matched: boolean } {
+  const parsed = answerOnly ? ({ kind: "answer" } as const) : parseModelOutput(splitThink(text).visible);
   if (parsed.kind === "answer") return { label: "answer", matched: question.expected_tool === null };
   if (parsed.kind !== "call") return { label: "invalid", matched: false };
   const label = parsed.toolName;
@@ -68,10 +71,17 @@ export async function evaluateImprint(options: EvaluateOptions): Promise<Imprint
     maxTokens: answerBudget(info.contextWindow, options.maxTokens),
     ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
   };
-  const ask = async (messages: ChatMessage[]): Promise<string> => {
+  // Each question is a first turn: a checked turn where chat checks calls (src/chat/model-turn.ts).
+  const checked = responseFormat !== undefined && !options.responseFormat && checksCalls(engine);
+  const ask = async (messages: ChatMessage[], question: LearnQuestion) => {
     if (options.signal?.aborted) throw new EdgeError("aborted", { stage: "learn" });
+    if (checked) {
+      const kind = options.toolChoice === "required" ? "call" : "checked";
+      const turn = await checkedTurn({ engine, messages, prompt: question.question, schemas, kind, ranCalls: [], signal: options.signal, ...sampling });
+      return judgeOutput(turn.result.text, question, schemas, turn.answerOnly);
+    }
     const out = await engine.chat({ messages, signal: options.signal, ...sampling, ...(responseFormat ? { responseFormat } : {}) });
-    return out.text;
+    return judgeOutput(out.text, question, schemas);
   };
   let prefillMs: number | null = null;
   if (prefill && scored.length) {
@@ -81,8 +91,8 @@ export async function evaluateImprint(options: EvaluateOptions): Promise<Imprint
   }
   const items: ImprintEvaluationItem[] = [];
   for (const q of scored) {
-    const bare = judgeOutput(await ask([{ role: "user", content: q.question }]), q, schemas);
-    const withPrefix = judgeOutput(await ask([{ role: "system", content: prefix }, { role: "user", content: q.question }]), q, schemas);
+    const bare = await ask([{ role: "user", content: q.question }], q);
+    const withPrefix = await ask([{ role: "system", content: prefix }, { role: "user", content: q.question }], q);
     items.push({
       question_sha256: await sha256Text(q.question),
       expected_tool: q.expected_tool ?? null,

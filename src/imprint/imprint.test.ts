@@ -125,14 +125,21 @@ describe("learn", () => {
 
   it("the prefix is byte-deterministic: record order, tool order and key order do not change it", async () => {
     const shuffled = { ...SAMPLE, records: [...SAMPLE.records].reverse(), expected_tool_policy: { ...SAMPLE.expected_tool_policy!, tools_available: [...SAMPLE.expected_tool_policy!.tools_available!].reverse() } };
-    const flip = (v: unknown): unknown => (Array.isArray(v) ? v.map(flip) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, flip(x)])) : v);
+    // Every key order flipped except a parameters schema's properties: their order is the function's
+    // parameter order, which the contract's signatures keep (freezing the same tools.py gives the same order).
+    const flip = (v: unknown, key = ""): unknown => {
+      if (Array.isArray(v)) return v.map((x) => flip(x));
+      if (!v || typeof v !== "object") return v;
+      const entries = Object.entries(v).map(([k, x]) => [k, flip(x, k)] as const);
+      return Object.fromEntries(key === "properties" ? entries : entries.reverse());
+    };
     const reordered = SCHEMAS.map((s) => flip(s) as ToolSchema).reverse();
     expect(Object.keys(reordered[0]!)[0]).toBe("output_schema");
     expect(renderImprintPrefix(reordered, shuffled)).toBe(renderImprintPrefix(SCHEMAS, SAMPLE));
     const text = renderImprintPrefix(SCHEMAS, SAMPLE);
     expect(text.indexOf("[answer_style]")).toBeLessThan(text.indexOf("[business_context]"));
     expect(text.indexOf("[business_context]")).toBeLessThan(text.indexOf("[trust_boundary]"));
-    expect(text.indexOf("Profile (")).toBeGreaterThan(text.indexOf("Tools (one JSON schema per line):"));
+    expect(text.indexOf("Profile (")).toBeGreaterThan(text.indexOf("You can call these tools"));
     expect(text.indexOf("Expected tool policy:")).toBeGreaterThan(text.indexOf("[trust_boundary]"));
   });
 

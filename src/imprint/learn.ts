@@ -207,6 +207,8 @@ function learnReceiptBody(imprint: Imprint, receiptId: string, tools: ImprintToo
     created_at: imprint.created_at,
     model_id: imprint.model.model_id,
     engine: imprint.model.engine,
+    // The model the imprint is bound to, by its bytes (a GGUF file's sha256), as chat receipts name it.
+    ...(imprint.model.fingerprint ? { model_fingerprint: imprint.model.fingerprint } : {}),
     prompt_sha256: null,
     answer_sha256: null,
     tools_file_sha256: tools?.tools_file_sha256 ?? null,

@@ -52,6 +52,16 @@ export interface CallReceipt {
  * never ran and counts toward no budget); the first one of a run gets the repair turn, the next
  * one ends the run with its code.
  */
+/** How a proposed call was judged before it could run (a checked turn, src/chat/model-turn.ts):
+ *  "yes" it ran, "no" the model answered instead, "repeat" an identical call had already run in
+ *  this prompt, "cut_off" the proposal reached the token limit unfinished (tool_name is "" when it
+ *  stopped before its name); after the last three the model answered instead. */
+export interface CallCheck {
+  turn: number;
+  tool_name: string;
+  verdict: "yes" | "no" | "repeat" | "cut_off";
+}
+
 export interface RefusedCall {
   /** The tool the model named (null when the call was malformed). */
   tool_name: string | null;
@@ -152,6 +162,8 @@ export interface ReceiptBody {
   calls: CallReceipt[];
   /** Calls refused before they ran, and whether a repair turn followed (absent when none). */
   refused_calls?: RefusedCall[];
+  /** Each proposed call's check, in order (absent when the engine's turns are not checked). */
+  call_checks?: CallCheck[];
   /** Raw prompt/answer, only when the user opted in (includeText). */
   text?: { prompt?: string; answer?: string };
   /** Free-form, hash-covered extras of a kind (e.g. pending action id, imprint evaluation). */

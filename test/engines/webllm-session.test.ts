@@ -116,7 +116,7 @@ describe("the loop on web-llm", () => {
   });
 
   it("12 turns with ~20 KB tool results all complete: whole old turns are dropped to fit, counted with the model's tokenizer", async () => {
-    const script: FakeScript = (messages) => (messages.at(-1)!.content.startsWith("Tool result for report") ? "Here is the summary." : call("report", { kb: 20 }));
+    const script: FakeScript = (messages) => (messages.at(-1)!.content.startsWith("Result of report") ? "Here is the summary." : call("report", { kb: 20 }));
     const { s, fake } = await session(script, QWEN25, { engine: { chatOptions: { context_window_size: 16384 } } });
     for (let i = 0; i < 12; i++) {
       const run = await s.chat(`Report ${i}, please.`);

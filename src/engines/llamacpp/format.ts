@@ -6,16 +6,18 @@
 //                               that does not start with { or whitespace", a GBNF alternation
 //   grammar                   → passed through: for this engine it is GBNF
 // Structural-tag parts are translated where GBNF can say the same thing; a regex other than the
-// plain-text one is refused (response_format_unsupported) rather than silently dropped.
+// plain-text ones (and the check's yes|no) is refused (response_format_unsupported) rather than silently dropped.
 import { EdgeError } from "../../contract/errors.ts";
 import type { ResponseFormat, StructuralTagFormat } from "../engine.ts";
-import { TEXT_ANSWER_PATTERN } from "../grammar.ts";
+import { ANSWER_ONLY_PATTERN, CHECK_PATTERN, TEXT_ANSWER_PATTERN } from "../grammar.ts";
 import { alternation, GbnfBuilder, gbnfLiteral } from "./gbnf.ts";
 
 /** GBNF for TEXT_ANSWER_PATTERN ("[^{\s][\s\S]*"): a first character that is neither "{" nor
  *  JavaScript whitespace (the same set as \s), then anything. */
 const TEXT_ANSWER_GBNF = '[^{ \\t\\n\\r\\x0B\\x0C\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF] [^\\x00]*';
-const REGEX_GBNF: Record<string, string> = { [TEXT_ANSWER_PATTERN]: TEXT_ANSWER_GBNF };
+/** GBNF for ANSWER_ONLY_PATTERN: TEXT_ANSWER_GBNF's first character, and not "`" or "<" either. */
+const ANSWER_ONLY_GBNF = TEXT_ANSWER_GBNF.replace("[^{", "[^{`<");
+const REGEX_GBNF: Record<string, string> = { [TEXT_ANSWER_PATTERN]: TEXT_ANSWER_GBNF, [ANSWER_ONLY_PATTERN]: ANSWER_ONLY_GBNF, [CHECK_PATTERN]: '"yes" | "no"' };
 
 const unsupported = (what: string): EdgeError =>
   EdgeError.withTableFix("response_format_unsupported", { reason: "response_format", what }, `The llama.cpp engine cannot express this response format part as a grammar: ${what}.`);

@@ -1,0 +1,78 @@
+// Scoring one eval case: what the model's next turn was (a call, an answer, or a broken call) against
+// what the case expects (a call of one tool with some arguments, or no call). Three checks, and a
+// case passes only when all three hold:
+//   call  — a call was made exactly when one was expected (a broken attempt at a call counts as a call)
+//   tool  — the expected tool (or, when none was expected, no call)
+//   args  — the arguments equal the expected ones as canonical JSON (RFC 8785), after the tool's schema
+//           defaults are filled in on both sides: {"amount": 250} and {"amount": 250, "tier": "basic"}
+//           ask for the same thing when tier defaults to "basic".
+import { canonicalJson } from "../src/contract/hash.ts";
+import type { JsonObject } from "../src/contract/types.ts";
+
+export type Category = "obvious" | "arguments" | "choice" | "no_tool" | "commit" | "after_result";
+export const CATEGORIES: readonly Category[] = ["obvious", "arguments", "choice", "no_tool", "commit", "after_result"];
+
+export interface Expectation {
+  /** The tool the next turn must call, or null: it must answer without a call. */
+  tool: string | null;
+  arguments?: JsonObject;
+}
+
+export type Outcome =
+  | { kind: "call"; tool: string; arguments: JsonObject }
+  | { kind: "answer"; text: string }
+  /** Clearly an attempt at a call, but not a valid one (the loop would ask for a repair). */
+  | { kind: "invalid"; reason: string; text: string };
+
+export interface Score {
+  call: boolean;
+  tool: boolean;
+  args: boolean;
+  pass: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The arguments with every property the schema gives a default filled in where it is missing. */
+export function withDefaults(parameters: JsonObject | undefined, args: JsonObject): JsonObject {
+  const properties = parameters && isObject(parameters["properties"]) ? parameters["properties"] : {};
+  const out: JsonObject = { ...args };
+  for (const [name, schema] of Object.entries(properties)) {
+    if (!(name in out) && isObject(schema) && "default" in schema) out[name] = schema["default"] as JsonObject[string];
+  }
+  return out;
+}
+
+/** `parameters`: the expected tool's parameters schema (for its defaults). */
+export function scoreCase(expect: Expectation, outcome: Outcome, parameters?: JsonObject): Score {
+  const called = outcome.kind !== "answer";
+  if (expect.tool === null) {
+    const ok = !called;
+    return { call: ok, tool: ok, args: ok, pass: ok };
+  }
+  const call = called;
+  const tool = outcome.kind === "call" && outcome.tool === expect.tool;
+  const args = tool && outcome.kind === "call" && canonicalJson(withDefaults(parameters, outcome.arguments)) === canonicalJson(withDefaults(parameters, expect.arguments ?? {}));
+  return { call, tool, args, pass: call && tool && args };
+}
+
+export interface Tally {
+  n: number;
+  pass: number;
+  call: number;
+  tool: number;
+  args: number;
+}
+
+export const emptyTally = (): Tally => ({ n: 0, pass: 0, call: 0, tool: 0, args: 0 });
+
+export function addScore(t: Tally, s: Score): void {
+  t.n++;
+  if (s.pass) t.pass++;
+  if (s.call) t.call++;
+  if (s.tool) t.tool++;
+  if (s.args) t.args++;
+}
+
+/** Accuracy as a fraction with three decimals (0 for no cases). */
+export const rate = (k: number, n: number): number => (n === 0 ? 0 : Math.round((k / n) * 1000) / 1000);

@@ -9,12 +9,13 @@ export async function openToolsFile(page: Page, name: string, source: string, to
   await expect(page.locator("#tools-status")).toContainText(`Inspected ${name}: ${tools} tool(s)`, { timeout: 60_000 });
 }
 
-/** Load the GGUF model at `url` (served as model.gguf) on the CPU through the llama.cpp row. */
-export async function loadModelFromUrl(page: Page, url: string): Promise<void> {
+/** Load the GGUF model at `url` on the CPU through the llama.cpp row; `name` is its file name (the
+ *  URL's last part). A real-weight model takes longer: `timeout`. */
+export async function loadModelFromUrl(page: Page, url: string, name = "model.gguf", timeout = 120_000): Promise<void> {
   await page.locator("#llama-url").fill(url);
   await page.getByRole("button", { name: "Load URL" }).click();
-  await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", { timeout: 120_000 });
-  await expect(page.locator("#engine-select option:checked")).toHaveText("model.gguf (llama.cpp, CPU)");
+  await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", { timeout });
+  await expect(page.locator("#engine-select option:checked")).toHaveText(`${name} (llama.cpp, CPU)`);
 }
 
 /** Every receipt in the page's store ("edge-web" IndexedDB), oldest first. */

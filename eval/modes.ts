@@ -9,6 +9,9 @@
 //                 with their schema; for a template without a tools section it uses its generic
 //                 syntax)
 //   edge_free   — Edge's contract without a grammar (the loop's parser decides what came out)
+//   edge_single — (on request: --modes) Edge's contract and ONE guided generation per turn, a call or
+//                 a plain answer under one grammar: what web-llm runs, and what llama.cpp ran before
+//                 checked turns — the ablation that says what the check adds
 // Each returns what the turn was (a call, an answer or a broken call), its prompt's token count and
 // its wall time.
 import { EdgeError } from "../src/contract/errors.ts";
@@ -24,8 +27,13 @@ import { toolTurnPolicy } from "../src/engines/tool-turn.ts";
 import { checkedTurn } from "../src/chat/model-turn.ts";
 import type { Outcome } from "./score.ts";
 
-export type ModeName = "edge_guided" | "native" | "edge_free";
+export type ModeName = "edge_guided" | "native" | "edge_free" | "edge_single";
+/** What a run measures unless --modes says otherwise. */
 export const MODES: readonly ModeName[] = ["edge_guided", "native", "edge_free"];
+export const ALL_MODES: readonly ModeName[] = [...MODES, "edge_single"];
+/** The modes run on Edge's own engine, in order. */
+export const EDGE_MODES = ["edge_guided", "edge_single", "edge_free"] as const;
+export type EdgeModeName = (typeof EDGE_MODES)[number];
 
 /** An earlier call in this prompt and its result. */
 export interface HistoryStep {
@@ -98,20 +106,22 @@ export async function loadEdgeEngine(model: EvalModel): Promise<LlamaCppEngine> 
   return engine;
 }
 
-/** edge_guided (guided: true) or edge_free, on a loaded engine. */
-export function edgeMode(engine: LlamaCppEngine, model: EvalModel, guided: boolean): ModeRunner {
+/** One of Edge's modes on a loaded engine. */
+export function edgeMode(engine: LlamaCppEngine, model: EvalModel, name: EdgeModeName): ModeRunner {
   const policy = toolTurnPolicy(engine.info(), "auto");
   const count = async (messages: ChatMessage[]): Promise<number> => (await engine.promptTokens!(messages)).length;
   return {
-    name: guided ? "edge_guided" : "edge_free",
+    name,
     async next(turn) {
       const messages = edgeMessages(turn);
       const sampling = { maxTokens: model.maxTokens, ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}) };
+      const single = name === "edge_single" ? { responseFormat: policy.responseFormat!(turn.schemas, { index: turn.history.length }) } : {};
       const start = performance.now();
-      // edge_guided is the loop's checked turn (propose → check → answer), edge_free one free generation.
-      const r = guided
-        ? await checkedTurn({ engine, messages, prompt: turn.prompt, schemas: turn.schemas, kind: "checked", ranCalls: turn.history.map((h) => h.call), ...sampling })
-        : { result: await engine.chat({ messages, ...sampling }), answerOnly: false };
+      // edge_guided is the loop's checked turn (propose → check → answer); the others one generation.
+      const r =
+        name === "edge_guided"
+          ? await checkedTurn({ engine, messages, prompt: turn.prompt, schemas: turn.schemas, kind: "checked", ranCalls: turn.history.map((h) => h.call), ...sampling })
+          : { result: await engine.chat({ messages, ...sampling, ...single }), answerOnly: false };
       const ms = performance.now() - start;
       const text = r.result.text;
       const outcome: Outcome = r.answerOnly ? { kind: "answer", text: splitThink(text).visible.trim() } : outcomeOfEdgeText(text);

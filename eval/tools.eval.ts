@@ -6,7 +6,7 @@
 // every category on every instruction-tuned model, and declines correctly in ≥ 80 % of the no-tool
 // cases.
 //
-//   npm run eval:tools -- [--quick] [--models ID,ID] [--modes edge_guided,native,edge_free]
+//   npm run eval:tools -- [--quick] [--models ID,ID] [--modes edge_guided,native,edge_free,edge_single]
 //                         [--threads N] [--max-tokens N] [--out FILE] [--json]
 // One thread by default: on a busy 2-core machine two llama.cpp threads spin at their barriers and a
 // 135M model's decode fell to 0.5 tok/s (measured while other work ran); accuracy does not depend on it.
@@ -19,7 +19,7 @@ import type { ToolSchema } from "../src/contract/types.ts";
 import { createNodeRunnerHost, projectFileSource } from "../src/runner/node.ts";
 import { activeSchemas, freezeToolset } from "../src/toolset/freeze.ts";
 import { pinnedModel, realModel, type RealModelId } from "../test/real-models.ts";
-import { edgeMode, failedTurn, loadEdgeEngine, MODES, nativeMode, type EvalModel, type HistoryStep, type ModeName, type ModeRunner, type TurnResult } from "./modes.ts";
+import { ALL_MODES, EDGE_MODES, edgeMode, failedTurn, loadEdgeEngine, MODES, nativeMode, type EvalModel, type HistoryStep, type ModeName, type ModeRunner, type TurnResult } from "./modes.ts";
 import { addScore, CATEGORIES, emptyTally, rate, scoreCase, type Category, type Expectation, type Score, type Tally } from "./score.ts";
 
 interface EvalCase {
@@ -63,7 +63,7 @@ function options() {
   });
   const models = (values.models?.split(",") ?? (values.quick ? ["smollm2-135m-instruct-q4_1"] : ALL_MODELS)) as RealModelId[];
   const modes = (values.modes?.split(",") ?? MODES) as ModeName[];
-  for (const m of modes) if (!MODES.includes(m)) throw new Error(`unknown mode ${m} (one of ${MODES.join(", ")})`);
+  for (const m of modes) if (!ALL_MODES.includes(m)) throw new Error(`unknown mode ${m} (one of ${ALL_MODES.join(", ")})`);
   return { ...values, models, modes, threads: Number(values.threads ?? 1), maxTokens: Number(values["max-tokens"]) };
 }
 
@@ -132,10 +132,11 @@ async function evalModel(id: RealModelId, cases: readonly EvalCase[], schemas: M
     const results = await runCases(mode, cases, schemas, log);
     modes[mode.name] = { summary: summarize(results), tools_prompt_tokens: tokens, cases: results };
   };
-  if (opts.modes.includes("edge_guided") || opts.modes.includes("edge_free")) {
+  const edgeModes = EDGE_MODES.filter((m) => opts.modes.includes(m));
+  if (edgeModes.length) {
     const engine = await loadEdgeEngine(model);
     try {
-      for (const guided of [true, false]) if (opts.modes.includes(guided ? "edge_guided" : "edge_free")) await measure(edgeMode(engine, model, guided));
+      for (const name of edgeModes) await measure(edgeMode(engine, model, name));
     } finally {
       await engine.unload();
     }

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setupModels, type ModelPins } from "../scripts/setup-models.ts";
+import { catalogModel } from "../src/engines/llamacpp/catalog.ts";
 import { readGgufSummary } from "../src/engines/llamacpp/gguf.ts";
 import { buildTestModel } from "./fixtures/gguf.ts";
 import { REAL_MODEL_PINS, realModel, type RealModelId } from "./real-models.ts";
@@ -150,4 +151,18 @@ describe("the real models are what their pins say", () => {
       }
     });
   }
+});
+
+describe("the catalog lists the instruction-tuned real models as the files the tests run", () => {
+  it("each instruct pin has a catalog entry of the same id, file name and sha256, at a pinned revision", () => {
+    const instruct = REAL_MODEL_PINS.models.filter((m) => m.instruct);
+    expect(instruct.map((m) => m.id)).toEqual(["smollm2-135m-instruct-q4_1", "qwen2.5-coder-0.5b-instruct-q4_k_m"]);
+    for (const pinned of instruct) {
+      const entry = catalogModel(pinned.id);
+      expect(entry, pinned.id).toBeDefined();
+      expect(entry!.sha256).toBe(pinned.sha256);
+      expect(entry!.url).toMatch(new RegExp(`/resolve/[0-9a-f]{40}/${pinned.file.replace(/\./g, "\\.")}$`));
+      expect(entry!.sizeMB).toBe(Math.round(pinned.size / 1e6));
+    }
+  });
 });

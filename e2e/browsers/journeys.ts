@@ -7,29 +7,19 @@
 //   widget — the sample docs page's scripted demo (a tool call, then a confirmed commit), and a
 //     docs page whose widget runs the generated model from a URL (engine auto: no WebGPU here),
 //     again after a reload from the stored copy, then from a file the visitor picks.
+//   real weights — the playground with a trained model from a file, a URL and, offline, the
+//     store (real-model-journey.ts).
 // With default settings and no prompt answered. No console errors: Firefox's console, WebKit's
 // as the page-side capture sees it (page-capture.ts says what that is).
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import { buildTestModel } from "../../test/fixtures/gguf.ts";
 import { startModelServer } from "../../test/engines/model-server.ts";
 import { docsPage, ensureWidgetBuild, ROOT, startStaticServer, startWidgetSites } from "../widget-servers.ts";
 import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
+import { realModelJourney } from "./real-model-journey.ts";
+import { bootPlayground, expectEqual, loadModel, noConsoleErrors, send, workFile, type Journey, type Pace } from "./steps.ts";
 
-/** Per-browser slowness: WebKitGTK here took 80 s to boot the playground under load, 28 s per answer. */
-export interface Pace {
-  boot: number;
-  model: number;
-}
-
-export interface Journey {
-  name: string;
-  run(driver: Driver, pace: Pace, log: (step: string) => void): Promise<void>;
-}
-
-const WORK = path.join(ROOT, ".cache", "browsers");
 const ADD_TOOLS = `from edgestudio.tools import edge_tool
 
 @edge_tool(description="Add two whole numbers.")
@@ -37,37 +27,7 @@ def add(a: int, b: int) -> dict:
     return {"sum": a + b}
 `;
 
-let workFiles = 0;
-/** A file to pick, in a folder of its own: the browsers run side by side (run.ts). */
-function workFile(name: string, body: string | Uint8Array): string {
-  const dir = path.join(WORK, `${process.pid}-${++workFiles}`);
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, name);
-  writeFileSync(file, body);
-  return file;
-}
-
-function expectEqual(actual: unknown, expected: unknown, what: string): void {
-  if (!isDeepStrictEqual(actual, expected)) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-}
-
-async function noConsoleErrors(driver: Driver): Promise<void> {
-  const errors = await driver.errors();
-  if (errors.length) throw new Error(`console errors in ${driver.name}:\n  ${errors.join("\n  ")}`);
-}
-
 const CHROME_WORDS = /chrome:\/\/|113 or later|Chrome or Edge/;
-
-async function bootPlayground(driver: Driver, pace: Pace): Promise<void> {
-  await until(driver, "the playground to be ready", () => document.body.dataset.ready === "1", null, pace.boot);
-}
-
-/** Send a chat message the way a person does: type it, press Send. */
-async function send(driver: Driver, text: string): Promise<void> {
-  await fill(driver, "#prompt", "");
-  await driver.type("#prompt", text);
-  await driver.click("#send");
-}
 
 /** Tool choice "required", a prompt, and the add tool's card: ok, with the sum of the model's arguments. */
 async function askAdd(driver: Driver, pace: Pace): Promise<void> {
@@ -89,16 +49,6 @@ async function askAdd(driver: Driver, pace: Pace): Promise<void> {
   const args = JSON.parse(card.args) as { a: number; b: number };
   if (!card.result.includes(`"sum": ${args.a + args.b}`)) throw new Error(`add's result ${card.result} is not the sum of ${card.args}`);
   await until(driver, "the run's receipt line", () => /(answered|failed_closed).* · receipt #\d+/.test([...document.querySelectorAll(".entry .receipt-line")].pop()?.textContent ?? ""), null, pace.model);
-}
-
-async function loadModel(driver: Driver, pace: Pace, how: { url: string } | { file: string }): Promise<void> {
-  if ("url" in how) {
-    await fill(driver, "#llama-url", how.url);
-    await driver.click("#llama-url-load");
-  } else {
-    await driver.chooseFile("#llama-file-input", how.file);
-  }
-  await untilText(driver, "#engine-status", "(llama.cpp, CPU) ready; new session started.", pace.model);
 }
 
 async function scriptedPart(driver: Driver, pace: Pace, log: (step: string) => void): Promise<void> {
@@ -367,4 +317,6 @@ const consoleProbe: Journey = {
   },
 };
 
-export const JOURNEYS: Journey[] = [consoleProbe, playground, widget];
+/** In the order run.ts queues them: the console probe first, then the real-weight journey (the
+ *  longest by far, so the others fill the other lane meanwhile). */
+export const JOURNEYS: Journey[] = [consoleProbe, realModelJourney, playground, widget];

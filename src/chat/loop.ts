@@ -172,8 +172,8 @@ async function step(setup: LoopSetup, run: RunState, turnOutput: CheckedTurn, mo
   if (parsed.kind === "oversized") return run.fail({ code: "invalid_tool_call", message: `The model's output is ${parsed.chars} characters, beyond the limit; it was not used.` });
   if (run.calls.length >= maxCalls) {
     // No call can run any more, so an attempt at one (well-formed or not) gets no repair turn: a
-    // repaired call could not run either. A guided model was offered only an answer here
-    // (turnFormatNow); SmolLM2-135M still writes its call into that prose.
+    // repaired call could not run either. A guided web-llm model was offered only an answer here
+    // (turnFormatNow), but its text is parsed and may still hold a call (a checked turn's is not).
     return run.fail({ code: "tool_call_limit_exceeded", message: `The model asked for call ${run.calls.length + 1}; at most ${maxCalls} tool calls run per prompt.`, ...(parsed.kind === "call" ? { tool: parsed.toolName } : {}) });
   }
   if (generated.finishReason === "length") {

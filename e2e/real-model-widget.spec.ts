@@ -1,0 +1,53 @@
+// Real weights in the <edge-chat> widget (Chromium), as a docs page uses it: SmolLM2-135M-Instruct
+// (a trained model, 98 MB, pinned by sha256; `npm run setup:models`) from a URL on a third server,
+// the widget from an asset origin, the page from another (e2e/widget-servers.ts), engine auto (no
+// WebGPU here: llama.cpp on the CPU), tool choice "required". The model downloads with the first
+// question; then the checks of real-model-checks.ts (a valid call, run once in the runner, a chained
+// receipt naming the real file's sha256, model text shown while generated, a run that ends by
+// itself). What the model chooses and says is never asserted. The playground: real-model.spec.ts.
+import { expect, test } from "./fixtures.ts";
+import type { ModelServer } from "../test/engines/model-server.ts";
+import { realModel } from "../test/real-models.ts";
+import { checkRealRun, runSummary, REAL_MODEL, REAL_MODEL_PATH, REAL_QUESTION, REAL_TOOLS, serveRealModel } from "./real-model-checks.ts";
+import { readStoredReceipts, readWidgetRun, watchWidgetStream } from "./real-model-page.ts";
+import { askWidget } from "./widget-helpers.ts";
+import { docsPage, ensureWidgetBuild, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
+
+/** The first question: the model's download and load, then the run (real-model.spec.ts says why it is slow). */
+const RUN_MS = 900_000;
+const BOOT_MS = 180_000;
+
+// Undefined when setup:models has not run (the test is skipped); under EDGE_REQUIRE_REAL_MODELS=1 (CI) it throws.
+const real = realModel("smollm2-135m-instruct-q4_1");
+let server: ModelServer | undefined;
+let sites: Awaited<ReturnType<typeof startWidgetSites>> | undefined;
+let docs: StaticServer | undefined;
+
+test.beforeAll(async () => {
+  if (!real) return;
+  test.setTimeout(BOOT_MS);
+  server = await serveRealModel(real.path);
+  sites = await startWidgetSites({ widgetDir: ensureWidgetBuild() });
+  docs = await startStaticServer();
+  docs.route("/tools.py", REAL_TOOLS);
+  docs.route("/page.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" model="${server.url(REAL_MODEL_PATH)}" tool-choice="required"` }));
+});
+test.afterAll(async () => {
+  await server?.close();
+  await docs?.close();
+  await sites?.close();
+});
+
+test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, no WebGPU), valid calls run once, a receipt naming the file", async ({ page }) => {
+  test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
+  test.setTimeout(RUN_MS + BOOT_MS);
+  await page.goto(docs!.url("/page.html"));
+  const widget = page.locator("edge-chat");
+  await expect(widget.getByText(`${REAL_MODEL.file} · on-device model (llama.cpp, CPU)`)).toBeVisible({ timeout: BOOT_MS });
+  const start = await page.evaluate(watchWidgetStream);
+  await askWidget(widget, REAL_QUESTION, BOOT_MS);
+  const seen = await (await page.waitForFunction(readWidgetRun, start, { timeout: RUN_MS, polling: 500 })).jsonValue();
+  const receipt = await checkRealRun(seen!, await page.evaluate(readStoredReceipts), null);
+  console.log(`[real weights] widget: ${runSummary(receipt)}`);
+  expect(server!.hits(REAL_MODEL_PATH)).toBe(1);
+});

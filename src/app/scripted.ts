@@ -4,6 +4,7 @@
 // result, so a demo answer can quote what the tool really returned. No model runs.
 import { EdgeError } from "../contract/errors.ts";
 import { canonicalJson } from "../contract/hash.ts";
+import { toolResultOf } from "../chat/contract.ts";
 import type { ChatMessage } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import type { FrozenTool } from "../toolset/freeze.ts";
@@ -46,13 +47,7 @@ export class PlaygroundScript {
 function lastToolResult(messages: readonly ChatMessage[]): unknown {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
-    if (m.role !== "tool") continue;
-    const nl = m.content.indexOf("\n");
-    try {
-      return JSON.parse(nl >= 0 ? m.content.slice(nl + 1) : m.content) as unknown;
-    } catch {
-      return m.content;
-    }
+    if (m.role === "tool") return toolResultOf(m.content);
   }
   return undefined;
 }

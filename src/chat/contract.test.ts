@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";
-import { contractLine, renderToolContract, TOOL_CONTRACT_VERSION } from "./contract.ts";
+import { contractLine, renderToolContract, renderToolResult, toolResultOf, TOOL_CONTRACT_VERSION } from "./contract.ts";
 
 const tool = (name: string, description: string, extra: Partial<ToolSchema> = {}): ToolSchema =>
   ({
@@ -51,5 +51,13 @@ describe("the tool contract", () => {
 
   it("is byte-deterministic: the same tools in any order give the same text", () => {
     expect(renderToolContract([...schemas].reverse(), 3)).toBe(text);
+  });
+
+  it("hands a result back as one line the scripted demo can read again, old form too", () => {
+    const message = renderToolResult("add", { sum: 5, note: "a: b" });
+    expect(message).toBe('Result of add: {"note":"a: b","sum":5}');
+    expect(toolResultOf(message)).toEqual({ sum: 5, note: "a: b" });
+    expect(toolResultOf('Tool result for add:\n{"sum":5}')).toEqual({ sum: 5 });
+    expect(toolResultOf("not JSON")).toBe("not JSON");
   });
 });

@@ -44,6 +44,17 @@ export function renderToolResult(toolName: string, content: unknown): string {
   return `Result of ${toolName}: ${canonicalJson(content)}`;
 }
 
+/** The JSON a tool-result message carries (renderToolResult's, or v2's "Tool result for NAME:\n"
+ *  form), or the message itself when it carries none. */
+export function toolResultOf(message: string): unknown {
+  const head = /^(?:Result of [^:\n]*: |Tool result for [^:\n]*:\n)/.exec(message);
+  try {
+    return JSON.parse(head ? message.slice(head[0].length) : message) as unknown;
+  } catch {
+    return message;
+  }
+}
+
 /**
  * The question a checked turn asks about the call the model just proposed (src/chat/model-turn.ts),
  * answered "yes" or "no": before any result, whether the call matches the person's request, quoted;

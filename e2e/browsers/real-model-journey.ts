@@ -2,9 +2,9 @@
 // (trained, 98 MB, pinned by sha256; `npm run setup:models`) loaded from a file the person picks,
 // then from a URL (downloaded once into the device's store: OPFS in Firefox, IndexedDB in WebKit),
 // then — with the network gone (both servers closed) — after a reload from the service worker, from
-// the store with no new download. A question with tool choice "required" to the file's model (not in
-// WebKit, which takes minutes per question here) and to the stored copy (the URL's download is
-// checked through the copy it stored), each with the checks of e2e/real-model-checks.ts: valid calls, each run once
+// the store with no new download. A question with tool choice "required" to the file's model and to
+// the stored copy (the URL's download is checked through the copy it stored: one run less at wasm
+// speed), each with the checks of e2e/real-model-checks.ts: valid calls, each run once
 // in the runner, a chained receipt naming the real file's sha256, streamed model text, a run that
 // ends by itself. What the model chooses and says is never asserted. The Chromium spec
 // (e2e/real-model.spec.ts) makes the same journey with Playwright, with a question after each load.
@@ -53,10 +53,7 @@ async function journey(driver: Driver, pace: Pace, log: (step: string) => void, 
 
     await loadReal(driver, pace, { file: real.path });
     log("the real model from a file: hashed and loaded");
-    // WebKitGTK runs wasm several times slower than Firefox here (a question took 3–4 min): it asks
-    // once, offline, of the stored copy, which keeps the whole journey inside CI's time.
-    const asked = driver.name === "webkit" ? 1 : 2;
-    if (asked === 2) log(`from a file: ${await ask(driver, pace)}`);
+    log(`from a file: ${await ask(driver, pace)}`);
     expectEqual(models.hits(REAL_MODEL_PATH), 0, "downloads of a model picked as a file");
 
     // A URL: downloaded once, checked and stored. Its question is asked offline, below, of the
@@ -79,8 +76,8 @@ async function journey(driver: Driver, pace: Pace, log: (step: string) => void, 
 
     await driver.click("#tab-receipts");
     await driver.click("#receipts-verify");
-    await untilText(driver, "#receipts-verdict", `chain OK — ${asked} receipt(s)`);
-    log("the runs' receipts: chain verified");
+    await untilText(driver, "#receipts-verdict", "chain OK — 2 receipt(s)");
+    log("both runs' receipts: chain verified");
     await noConsoleErrors(driver);
   } finally {
     await models.close();

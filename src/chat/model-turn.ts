@@ -1,15 +1,17 @@
 // One model turn of a prompt that may call tools, as a checked turn (docs/contract.md §4 step 2):
 //   1. propose — the model writes a call, held to the call-union grammar (exactly one valid call);
-//   2. check   — a proposal cut off at the token limit is declined; an identical repeat of a call that already ran in this prompt is declined outright;
-//                otherwise the model is asked whether that call does what the person asked (after a
-//                result: whether it is still needed), answered "yes" or "no" under a grammar;
+//   2. check   — a proposal cut off at the token limit, or an identical repeat of a call that already
+//                ran in this prompt, is declined outright; otherwise the model is asked whether the
+//                call matches the person's request (after a result: whether it is still needed),
+//                answered "yes" or "no" under a grammar;
 //   3. answer  — declined, the model answers in plain text under a grammar that cannot open a call,
 //                and that text is the answer.
 // Asked to choose between a call and prose in one step, small models choose badly: measured with
 // eval:tools, Qwen2.5-Coder-0.5B called a tool on 14 of 18 questions no tool fits, SmolLM2-135M
 // never called one. Proposing first and judging the proposal separately does better on the whole
-// case set (0.64 → 0.70 and 0.20 → 0.43; eval/README.md, docs/decisions.md). Engines that were not measured this way (web-llm), a
-// caller's own response format, and the scripted engine keep the single generation.
+// case set (0.64 → 0.70 and 0.20 → 0.43; eval/README.md, docs/decisions.md). Engines that were not
+// measured this way (web-llm), a caller's own response format, and the scripted engine keep the
+// single generation.
 import { canonicalJson } from "../contract/hash.ts";
 import type { JsonObject, ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, ChatResult, ChatUsage, Engine } from "../engines/engine.ts";

@@ -1,6 +1,6 @@
 // The page side of the browser llama.cpp backend with a worker that stops reporting progress: the
-// load fails with model_load_failed (stage "stalled") and the worker is ended, instead of waiting
-// for ever; a load that keeps reporting is never cut short. The worker here is a comlink endpoint
+// load is tried once more in a fresh worker, then fails with model_load_failed (stage "stalled")
+// and the workers are ended, instead of waiting for ever; a load that keeps reporting is never cut short. The worker here is a comlink endpoint
 // on a MessageChannel (the real worker runs wllama in a browser: e2e/llamacpp*.spec.ts).
 import * as Comlink from "comlink";
 import { describe, expect, it } from "vitest";
@@ -38,22 +38,46 @@ function fakeWorker(api: Pick<LlamaWorkerApi, "load">): { worker: Worker; ended:
 const source = { kind: "url" as const, url: "https://models.example/m.gguf" };
 
 describe("a llama.cpp load in the browser that stops reporting progress", () => {
-  it("fails with model_load_failed, says where it stopped, and ends its worker", async () => {
-    const fake = fakeWorker({
+  const hanging = () =>
+    fakeWorker({
       load: async (_s, _o, onProgress) => {
         onProgress({ progress: 0.75, text: "Loading m.gguf into llama.cpp (CPU, 1 thread)…", phase: "compile" });
         return new Promise<WorkerLoaded>(() => undefined); // never answers
       },
     });
-    const backend = createBrowserLlamaBackend({ createWorker: () => fake.worker, device: "cpu", stallMs: 1000 });
-    const seen: string[] = [];
-    const err = await backend.load(source, { contextSize: 512, onProgress: (p) => seen.push(p.text) }).catch((e: unknown) => e);
+  const RETRY = "The model load stopped making progress; starting it again in a fresh worker…";
+
+  it("is tried once more in a fresh worker; stalled again, it fails with model_load_failed, says where it stopped, and ends both workers", async () => {
+    const fakes = [hanging(), hanging()];
+    let started = 0;
+    const backend = createBrowserLlamaBackend({ createWorker: () => fakes[started++]!.worker, device: "cpu", stallMs: 1000 });
+    const seen: { text: string; progress: number }[] = [];
+    const err = await backend.load(source, { contextSize: 512, onProgress: (p) => seen.push({ text: p.text, progress: p.progress }) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EdgeError);
     expect((err as EdgeError).code).toBe("model_load_failed");
     expect((err as EdgeError).details).toMatchObject({ stage: "stalled", stalled_ms: 1000 });
     expect((err as EdgeError).message).toContain("no progress for 1 s after “Loading m.gguf into llama.cpp (CPU, 1 thread)…”");
-    expect(seen).toEqual(["Loading m.gguf into llama.cpp (CPU, 1 thread)…"]);
-    expect(fake.ended()).toBe(true);
+    const loading = { text: "Loading m.gguf into llama.cpp (CPU, 1 thread)…", progress: 0.75 };
+    expect(seen).toEqual([loading, { text: RETRY, progress: 0.75 }, loading]);
+    expect(started).toBe(2);
+    expect(fakes.map((f) => f.ended())).toEqual([true, true]);
+  });
+
+  it("a worker that never starts is replaced, and the second one loads; progress never goes back", async () => {
+    const good = fakeWorker({
+      load: async (_s, _o, onProgress) => {
+        onProgress({ progress: 0.1, text: "Reading m.gguf", phase: "download" });
+        return LOADED;
+      },
+    });
+    const fakes = [hanging(), good];
+    let started = 0;
+    const backend = createBrowserLlamaBackend({ createWorker: () => fakes[started++]!.worker, device: "cpu", stallMs: 1000 });
+    const seen: number[] = [];
+    const loaded = await backend.load(source, { contextSize: 512, onProgress: (p) => seen.push(p.progress) });
+    expect(loaded.model.id).toBe("m.gguf");
+    expect(seen).toEqual([0.75, 0.75, 0.75]);
+    expect([fakes[0]!.ended(), good.ended()]).toEqual([true, false]);
   });
 
   it("a load that reports progress more often than the limit is never cut short", async () => {

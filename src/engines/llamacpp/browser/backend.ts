@@ -178,6 +178,32 @@ async function loadIn(create: () => Worker, source: WorkerModelSource, options: 
   }
 }
 
+const stalled = (e: unknown): boolean => e instanceof EdgeError && e.code === "model_load_failed" && e.details["stage"] === "stalled";
+
+/**
+ * Runs a load, and once more in a fresh worker when it stalled: Firefox now and then never starts
+ * the worker wllama nests inside Edge's (a few loads in a hundred, in pages a service worker
+ * controls), and a second worker starts. The person sees why it starts over; progress never goes
+ * back. A second stall fails as the first would have.
+ */
+function onceMoreIfStalled(load: LoadOptions): (run: (load: LoadOptions) => Promise<LoadedModel>) => Promise<LoadedModel> {
+  let shown = 0;
+  const report = (p: Progress): void => {
+    shown = Math.max(shown, p.progress);
+    load.onProgress?.({ ...p, progress: shown });
+  };
+  const watched: LoadOptions = { ...load, onProgress: report };
+  return async (run) => {
+    try {
+      return await run(watched);
+    } catch (e) {
+      if (!stalled(e) || load.signal?.aborted) throw e;
+      report({ progress: shown, text: "The model load stopped making progress; starting it again in a fresh worker…", phase: "compile" });
+      return run(watched);
+    }
+  };
+}
+
 export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = {}): LlamaBackend {
   installEdgeErrorTransfer();
   const create = options.createWorker ?? createLlamaWorker;
@@ -191,12 +217,13 @@ export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = 
       const webgpu = options.device !== "cpu" && (await raceSignal(usableWebGPU(), load.signal, loadAbortedError));
       // Threads: the caller's, else the worker's choice once it knows the model's size (threads.ts).
       const base = { contextSize: load.contextSize, ...(load.threads !== undefined ? { threads: load.threads } : {}) };
+      const once = onceMoreIfStalled(load);
       try {
-        return await loadIn(create, from, { ...base, webgpu }, load, stallMs);
+        return await once((l) => loadIn(create, from, { ...base, webgpu }, l, stallMs));
       } catch (e) {
         // llama.cpp's WebGPU backend did not take this model here: the CPU always can.
         if (!webgpu || !(e instanceof EdgeError) || e.code !== "model_load_failed") throw e;
-        return loadIn(create, from, { ...base, webgpu: false }, load, stallMs);
+        return once((l) => loadIn(create, from, { ...base, webgpu: false }, l, stallMs));
       }
     },
   };

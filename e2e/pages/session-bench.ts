@@ -1,8 +1,7 @@
 // The Chromium half of bench/session.bench.ts, on the bench page: one session through
-// LlamaCppEngine (page → comlink → its worker → wllama) on a model (a real one, a random twin or a
-// real shape: bench/session-subjects.ts) at a given thread count (more than one only when the bench
-// page is served cross-origin isolated), and the first turn after a reload (the model from the
-// device's store). bench/session-core.ts does the turns.
+// LlamaCppEngine (page → comlink → its worker → wllama) on a real-shape model at a given thread
+// count (more than one only when the bench page is served cross-origin isolated), and the first
+// turn after a reload (the model from the device's store). bench/session-core.ts does the turns.
 import { createBrowserLlamaBackend } from "../../src/engines/llamacpp/browser/backend.ts";
 import { LlamaCppEngine } from "../../src/engines/llamacpp/engine.ts";
 import { returningTurn, sessionTurns, type NotMeasured, type SessionPlan, type SessionSamples, type Turn } from "../../bench/session-core.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
-import { serveStatic, type StaticServer, type StaticServerOptions } from "./static-server.ts";
+import { serveStatic, type StaticServerOptions } from "./static-server.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const BENCH_PAGE = "e2e/pages/bench.html";
@@ -23,6 +23,8 @@ export interface ChromiumBench {
   openBenchPage(): Promise<Page>;
   /** Sum of VmRSS (bytes) over the browser process and all its descendants. */
   treeRssBytes(): Promise<number>;
+  /** Process ids of the browser and all its descendants (renderers, GPU and utility processes). */
+  processIds(): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -103,57 +105,97 @@ export async function vmRssBytes(pid: number): Promise<number> {
   }
 }
 
-/** Build, serve (with `serve.headers` on every file), launch. The caller must `close()` (also on errors). */
-export async function startChromiumBench(log: (...a: unknown[]) => void, serve: StaticServerOptions = {}): Promise<ChromiumBench> {
-  const executablePath = findChromium();
-  if (!executablePath) throw new Error(chromiumMissing());
+export interface ChromiumLaunchOptions {
+  /** Flags after the project's own (e.g. `--js-flags=--perf-basic-prof` for a `perf` profile). */
+  extraArgs?: readonly string[];
+}
+
+/** The bench page, built and served (for Chromium here, and for Firefox and WebKit in
+ *  bench/session-browsers.ts). */
+export interface ServedBenchPage {
+  readonly baseUrl: string;
+  /** The bench page's URL. */
+  readonly pageUrl: string;
+  close(): Promise<void>;
+}
+
+/** Build the bench page and serve it (with `serve.headers` on every file). The caller must `close()`. */
+export async function serveBenchPage(log: (...a: unknown[]) => void, serve: StaticServerOptions = {}): Promise<ServedBenchPage> {
   const outDir = await mkdtemp(join(tmpdir(), "edge-bench-dist-"));
-  let server: StaticServer | undefined;
-  let browser: Browser | undefined;
   try {
     const t = performance.now();
     await buildBenchPage(outDir);
-    log(`chromium: built the bench page in ${Math.round(performance.now() - t)} ms`);
-    server = await serveStatic(outDir, serve);
-    // Playwright's Browser does not expose its process: the browser is the child process of
-    // this Node process that appears during launch (the Debian wrapper execs the binary).
-    const before = new Set(await childrenOf(process.pid));
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    log(`bench page built in ${Math.round(performance.now() - t)} ms`);
+    const server = await serveStatic(outDir, serve);
+    return {
+      baseUrl: server.url,
+      pageUrl: server.url + BENCH_PAGE,
+      async close() {
+        await server.close();
+        await rm(outDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await rm(outDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Launch Chromium on a served bench page; closing it leaves the page served. */
+export async function launchChromiumBench(log: (...a: unknown[]) => void, served: ServedBenchPage, launch: ChromiumLaunchOptions = {}): Promise<ChromiumBench> {
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error(chromiumMissing());
+  // Playwright's Browser does not expose its process: the browser is the child process of
+  // this Node process that appears during launch (the Debian wrapper execs the binary).
+  const before = new Set(await childrenOf(process.pid));
+  const browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...(launch.extraArgs ?? [])] });
+  try {
     const launched = (await childrenOf(process.pid)).filter((p) => !before.has(p));
     if (launched.length !== 1) throw new Error(`could not identify the launched Chromium process (${launched.length} new child processes)`);
     const pid = launched[0]!;
     const context = await browser.newContext();
-    const baseUrl = server.url;
-    const b = browser;
-    const s = server;
-    log(`chromium: ${browser.version()} at ${executablePath}, serving ${baseUrl}`);
+    log(`chromium: ${browser.version()} at ${executablePath}, serving ${served.baseUrl}`);
     return {
       browser,
       executablePath,
       version: browser.version(),
-      baseUrl,
+      baseUrl: served.baseUrl,
       async openBenchPage() {
         const page = await context.newPage();
         page.on("pageerror", (err) => log("chromium page error:", err.message));
-        await page.goto(baseUrl + BENCH_PAGE);
+        await page.goto(served.pageUrl);
         await page.waitForFunction(() => window.__bench !== undefined, null, { timeout: 60_000 });
         return page;
       },
+      processIds: () => processTree(pid),
       async treeRssBytes() {
         let sum = 0;
         for (const p of await processTree(pid)) sum += await vmRssBytes(p);
         return sum;
       },
+      close: () => browser.close().catch(() => undefined),
+    };
+  } catch (err) {
+    await browser.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Build, serve (with `serve.headers` on every file), launch. The caller must `close()` (also on errors). */
+export async function startChromiumBench(log: (...a: unknown[]) => void, serve: StaticServerOptions = {}, launch: ChromiumLaunchOptions = {}): Promise<ChromiumBench> {
+  if (!findChromium()) throw new Error(chromiumMissing());
+  const served = await serveBenchPage(log, serve);
+  try {
+    const bench = await launchChromiumBench(log, served, launch);
+    return {
+      ...bench,
       async close() {
-        await b.close().catch(() => undefined);
-        await s.close();
-        await rm(outDir, { recursive: true, force: true });
+        await bench.close();
+        await served.close();
       },
     };
   } catch (err) {
-    await browser?.close().catch(() => undefined);
-    await server?.close();
-    await rm(outDir, { recursive: true, force: true });
+    await served.close();
     throw err;
   }
 }

@@ -117,6 +117,10 @@ test("a commit tool asks first: confirmation card → Confirm runs it once, with
   await expect(card.locator("[data-testid=pending-args]")).toContainText('"draft_id": "D-KB-42-3X"');
   await expect(card.locator(".countdown")).toHaveText(/expires in (9|10):\d\d/);
   await expect(page.locator(".tool-card[data-tool=submit_order]")).toHaveAttribute("data-state", "pending_confirmation");
+  // A run that waits on the person is not "done", and the call that has not run is not "unverified".
+  await expect(page.locator("#chat-status")).toHaveText("Waiting for you: confirm or reject the action in the card above.");
+  await expect(page.locator("#chat-status")).toHaveAttribute("data-state", "warn");
+  await expect(page.locator(".tool-card[data-tool=submit_order]")).toContainText("not run yet: it runs in a fresh runner once you confirm");
   await page.screenshot({ path: `${SHOTS}/playground-confirmation.png`, fullPage: true });
 
   await card.getByRole("button", { name: "Confirm", exact: true }).click();

@@ -4,7 +4,9 @@
 // WebGPU here: llama.cpp on the CPU), tool choice "required". The model downloads with the first
 // question; then the checks of real-model-checks.ts (a valid call, run once in the runner, a chained
 // receipt naming the real file's sha256, model text shown while generated, a run that ends by
-// itself). What the model chooses and says is never asserted. The playground: real-model.spec.ts.
+// itself). Then the visitor picks their own copy of the file: it loads at once and the widget reads
+// the tools into it before the next question (its first generation evaluates only the question's
+// turn). What the model chooses and says is never asserted. The playground: real-model.spec.ts.
 import { expect, test } from "./fixtures.ts";
 import type { ModelServer } from "../test/engines/model-server.ts";
 import { realModel } from "../test/real-models.ts";
@@ -40,7 +42,7 @@ test.afterAll(async () => {
 
 test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, no WebGPU), valid calls run once, a receipt naming the file", async ({ page }) => {
   test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
-  test.setTimeout(RUN_MS + BOOT_MS);
+  test.setTimeout(2 * RUN_MS + 2 * BOOT_MS);
   await page.goto(docs!.url("/page.html"));
   const widget = page.locator("edge-chat");
   await expect(widget.getByText(`${REAL_MODEL.file} · on-device model (llama.cpp, CPU)`)).toBeVisible({ timeout: BOOT_MS });
@@ -50,4 +52,15 @@ test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, n
   const receipt = await checkRealRun(seen!, await page.evaluate(readStoredReceipts), null);
   console.log(`[real weights] widget: ${runSummary(receipt)}`);
   expect(server!.hits(REAL_MODEL_PATH)).toBe(1);
+
+  // The visitor's own copy of the file: loaded at once, and the tools are read into it before the
+  // next question, which then evaluates only its own turn.
+  await widget.getByLabel("Use a GGUF model file from this device").setInputFiles(real!.path);
+  await expect(widget.getByRole("status").filter({ hasText: "Ready: the model has read your 2 tools" })).toBeVisible({ timeout: BOOT_MS });
+  const again = await page.evaluate(watchWidgetStream);
+  await askWidget(widget, REAL_QUESTION, BOOT_MS);
+  const seenAgain = await (await page.waitForFunction(readWidgetRun, again, { timeout: RUN_MS, polling: 500 })).jsonValue();
+  const warmed = await checkRealRun(seenAgain!, await page.evaluate(readStoredReceipts), null);
+  console.log(`[real weights] widget, tools read ahead: ${runSummary(warmed)}`);
+  expect(warmed.engine_stats?.first_prompt_tokens_evaluated).toBeLessThan(40);
 });

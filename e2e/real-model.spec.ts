@@ -26,6 +26,8 @@ const RUN_MS = 600_000;
 /** Loading the model (from a file: hashing 98 MB; from a URL: the download too). */
 const LOAD_MS = 300_000;
 const BOOT_MS = 120_000;
+/** The question's turn in SmolLM2's template (~20 tokens), far below the tool contract (~300). */
+const WARM_QUESTION_TOKENS = 40;
 
 // Undefined when setup:models has not run (the tests are skipped); under EDGE_REQUIRE_REAL_MODELS=1 (CI) it throws.
 const real = realModel("smollm2-135m-instruct-q4_1");
@@ -41,15 +43,21 @@ async function boot(page: Page): Promise<void> {
   await openToolsFile(page, "tools.py", REAL_TOOLS, REAL_TOOL_COUNT);
 }
 
-/** Tool choice "required", the question, and every check once the run has ended by itself. */
+/** Tool choice "required", the question, and every check once the run has ended by itself. The
+ *  session's tool contract was read ahead, before the question (chat/warm-start.ts): the line above
+ *  the message box says so, and the first generation evaluates only the question's turn. */
 async function askPlayground(page: Page): Promise<void> {
   await page.locator("#tool-choice").selectOption("required");
   await expect(page.locator("#session-info")).toContainText(`${REAL_TOOL_COUNT} active tool(s)`);
+  await expect(page.locator("#chat-warm")).toHaveAttribute("data-state", /^(ready|failed)$/, { timeout: LOAD_MS });
+  await expect(page.locator("#chat-warm")).toContainText(`Ready: the model has read your ${REAL_TOOL_COUNT} tools`, { timeout: 1 });
+  console.log(`[real weights] playground: ${await page.locator("#chat-warm").textContent()}`);
   const start = await page.evaluate(watchPlaygroundStream);
   await page.getByLabel("Message").fill(REAL_QUESTION);
   await page.getByRole("button", { name: "Send", exact: true }).click();
   const seen = await (await page.waitForFunction(readPlaygroundRun, start, { timeout: RUN_MS, polling: 500 })).jsonValue();
   const receipt = await checkRealRun(seen!, await page.evaluate(readStoredReceipts), await page.evaluate(readPlaygroundSchemas));
+  expect(receipt.engine_stats?.first_prompt_tokens_evaluated).toBeLessThan(WARM_QUESTION_TOKENS);
   console.log(`[real weights] playground: ${runSummary(receipt)}`);
   // Send is back: the page is ready for the next question.
   await expect(page.locator("#send")).toBeEnabled();

@@ -82,8 +82,8 @@ test("sample docs page on another origin: scripted demo answers through a real P
   // No WebGPU here: a plain notice that the model would run on the CPU (llama.cpp) after a named
   // download, and the scripted demo only under its explicit label.
   await expect(widget.getByText("WebGPU is not available")).toBeVisible();
-  await expect(widget.locator("[part=notice]")).toContainText("runs on this device's CPU (llama.cpp). The first question downloads Qwen2.5 0.5B Instruct (Q4_K_M) (398 MB) once");
-  await expect(widget.getByText("Qwen2.5 0.5B Instruct (Q4_K_M) · on-device model (llama.cpp, CPU)")).toBeVisible();
+  await expect(widget.locator("[part=notice]")).toContainText("runs on this device's CPU (llama.cpp). The first question downloads SmolLM2 135M Instruct (Q4_1) (98 MB) once");
+  await expect(widget.getByText("SmolLM2 135M Instruct (Q4_1) · on-device model (llama.cpp, CPU)")).toBeVisible();
   await widget.getByRole("button", { name: "Use the Scripted demo (no model)" }).click();
   await expect(widget.getByText("Scripted demo (no model)", { exact: true })).toBeVisible();
 

@@ -68,7 +68,7 @@ export {
 export { type ReceiptStore } from "./receipts/store.ts";
 export {
   RECEIPT_VERSION, type CallReceipt, type CallStatus, type ContextReceipt, type EngineStats,
-  type ImprintPrefixReceipt, type Receipt, type ReceiptBody, type ReceiptClient, type ReceiptOrigin,
+  type ImprintPrefixReceipt, type PrefixStartReceipt, type Receipt, type ReceiptBody, type ReceiptClient, type ReceiptOrigin,
   type ReceiptSurface, type RefusedCall, type RunOutcome, type ToolInstructionMode, type ToolSurfaceKind,
 } from "./receipts/types.ts";
 
@@ -83,7 +83,8 @@ export {
 export {
   type ChatMessage, type ChatRequest, type ChatResult, type ChatRole, type ChatUsage, type Engine, type EngineInfo,
   type EngineKind, type LoadPhase, type LoadProgress, type ModelFingerprint, type PrefixStateCapability,
-  type PrefixWarmth, type ProgressListener, type ResponseFormat, type StructuralTag, type StructuralTagFormat,
+  type PrefixWarmth, type ProgressListener, type ResponseFormat, type StartPrimed, type StartStateStore,
+  type StructuralTag, type StructuralTagFormat,
 } from "./engines/engine.ts";
 export {
   type BackendLoadOptions, type GenerateRequest, type GenerateResult, type LlamaBackend, type LoadedModel,

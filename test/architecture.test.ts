@@ -96,7 +96,7 @@ const PLAIN_ERRORS_ALLOWED: readonly { file: string; lines: readonly string[]; r
   { file: "workers/hmac-sha256.ts", lines: ['throw new Error("the HMAC key is not hex")'], reason: "worker side, on the pool's own secret: a throw fails the job in the worker (fatal → runner_crashed)" },
   // ── engines ──
   { file: "workers/llm-worker-core.ts", lines: ["has no loadedModelIdToPipeline map", "no tokenizer for the loaded model", "web-llm is not loaded in the worker yet"], reason: "caught by answer() and sent as edge.tokens' error; the page's bridge makes it generation_failed" },
-  { file: "src/engines/llamacpp/browser/worker-api.ts", lines: ["wllama's cache is not used"], reason: "wllama's cache write, never reached (Edge hands it a Blob); inside the worker's load, reported as model_load_failed" },
+  { file: "src/engines/llamacpp/browser/page-model.ts", lines: ["wllama's cache is not used"], reason: "wllama's cache write, never reached (Edge hands it a Blob); inside wllama's load, reported as model_load_failed" },
   // ── front doors ──
   { file: "src/app/dom.ts", lines: ["missing from index.html"], reason: "a build bug (index.html and the code disagree), not a failure a person can fix" },
 ];

@@ -5,7 +5,8 @@
 // Page code is passed as source text: the same function runs in both browsers, and whatever a
 // TypeScript loader adds to a function's text (esbuild's `__name`) is defined before it.
 
-export type BrowserName = "firefox" | "webkit";
+/** The journeys run in Firefox and WebKit (run.ts); the load loop also in Chromium (load-loop.ts). */
+export type BrowserName = "firefox" | "webkit" | "chromium";
 
 export interface Driver {
   readonly name: BrowserName;

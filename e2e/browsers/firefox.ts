@@ -1,41 +1,9 @@
-// Firefox ESR (Debian's firefox-esr) over WebDriver BiDi with puppeteer-core: a fresh profile per
-// launch, Firefox's default preferences apart from puppeteer's automation ones (no prompt is
-// answered: a permission prompt stays pending, as for a visitor who ignores it). The console and
-// uncaught errors of the page are collected (driver.ts).
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+// Firefox ESR (Debian's firefox-esr) over WebDriver BiDi with puppeteer-core (puppeteer-driver.ts).
 import type { Driver } from "./driver.ts";
+import { launchPuppeteer } from "./puppeteer-driver.ts";
 
 export const FIREFOX_PATH = process.env.EDGE_FIREFOX_PATH ?? "/usr/bin/firefox-esr";
 
-export async function launchFirefox(): Promise<Driver> {
-  const browser: Browser = await puppeteer.launch({ browser: "firefox", executablePath: FIREFOX_PATH, headless: true, protocol: "webDriverBiDi", timeout: 120_000 });
-  const page: Page = await browser.newPage();
-  page.setDefaultTimeout(180_000);
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(`console: ${m.text()} (${m.location().url ?? "?"}:${m.location().lineNumber ?? "?"})`);
-  });
-  page.on("pageerror", (e) => errors.push(`uncaught: ${e instanceof Error ? e.message : String(e)}`));
-  return {
-    name: "firefox",
-    goto: async (url) => void (await page.goto(url, { waitUntil: "load", timeout: 180_000 })),
-    reload: async () => void (await page.reload({ waitUntil: "load", timeout: 180_000 })),
-    run: <R,>(expression: string) => page.evaluate(expression) as Promise<R>,
-    async click(css) {
-      const el = await page.waitForSelector(css, { visible: true, timeout: 60_000 });
-      await el!.click();
-    },
-    async type(css, text) {
-      await page.waitForSelector(css, { visible: true, timeout: 60_000 });
-      await page.focus(css);
-      await page.keyboard.type(text);
-    },
-    async chooseFile(css, path, shadowHost) {
-      // Puppeteer's ">>>" goes into the host's shadow root.
-      const el = await page.waitForSelector(shadowHost ? `${shadowHost} >>> ${css}` : css, { timeout: 60_000 });
-      await (el as unknown as { uploadFile(...paths: string[]): Promise<void> }).uploadFile(path);
-    },
-    errors: async () => [...errors],
-    close: () => browser.close(),
-  };
+export function launchFirefox(): Promise<Driver> {
+  return launchPuppeteer("firefox", { browser: "firefox", executablePath: FIREFOX_PATH, protocol: "webDriverBiDi" });
 }

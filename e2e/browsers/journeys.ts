@@ -17,6 +17,7 @@ import { buildTestModel } from "../../test/fixtures/gguf.ts";
 import { startModelServer } from "../../test/engines/model-server.ts";
 import { docsPage, ensureWidgetBuild, ROOT, startStaticServer, startWidgetSites } from "../widget-servers.ts";
 import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
+import { loadLoopJourney } from "./load-journey.ts";
 import { realModelJourney } from "./real-model-journey.ts";
 import { bootPlayground, expectEqual, loadModel, noConsoleErrors, send, workFile, type Journey, type Pace } from "./steps.ts";
 
@@ -318,5 +319,5 @@ const consoleProbe: Journey = {
 };
 
 /** In the order run.ts queues them: the console probe first, then the real-weight journey (the
- *  longest by far, so the others fill the other lane meanwhile). */
-export const JOURNEYS: Journey[] = [consoleProbe, realModelJourney, playground, widget];
+ *  longest by far, so the others fill the other lane meanwhile); the load loop (Firefox only) last. */
+export const JOURNEYS: Journey[] = [consoleProbe, realModelJourney, playground, widget, loadLoopJourney];

@@ -9,27 +9,10 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { newestMtime, ROOT } from "../widget-servers.ts";
+import { BROWSERS } from "./browsers.ts";
 import type { BrowserName, Driver } from "./driver.ts";
-import { FIREFOX_PATH, launchFirefox } from "./firefox.ts";
 import { JOURNEYS } from "./journeys.ts";
-import type { Journey, Pace } from "./steps.ts";
-import { MINIBROWSER_PATH, launchWebKit } from "./webkit.ts";
-
-const BROWSERS: Record<BrowserName, { launch: () => Promise<Driver>; missing: () => string | undefined; pace: Pace }> = {
-  firefox: {
-    launch: launchFirefox,
-    missing: () => (existsSync(FIREFOX_PATH) ? undefined : `no Firefox at ${FIREFOX_PATH} (Debian: apt-get install firefox-esr)`),
-    pace: { boot: 180_000, model: 240_000, realRun: 600_000 },
-  },
-  webkit: {
-    launch: launchWebKit,
-    missing: () =>
-      !existsSync(MINIBROWSER_PATH) || spawnSync("sh", ["-c", "command -v WebKitWebDriver && command -v xvfb-run"]).status !== 0
-        ? "no WebKitWebDriver/MiniBrowser or xvfb-run (Debian: apt-get install webkit2gtk-driver xvfb)"
-        : undefined,
-    pace: { boot: 300_000, model: 420_000, realRun: 1_200_000 },
-  },
-};
+import type { Journey } from "./steps.ts";
 
 const { values } = parseArgs({ options: { browser: { type: "string", multiple: true }, only: { type: "string" }, json: { type: "string" } } });
 const browsers = (values.browser ?? ["firefox", "webkit"]) as BrowserName[];
@@ -88,14 +71,15 @@ async function runJourney(name: BrowserName, journey: Journey): Promise<void> {
 // Every (journey, browser) pair, in JOURNEYS' order, one browser after the other for each journey;
 // a browser that is not installed gets its journeys skipped (failed when required) here.
 const queue: Array<{ name: BrowserName; journey: Journey }> = [];
+const runsIn = (j: Journey, name: BrowserName) => !j.browsers || j.browsers.includes(name);
 const journeys = JOURNEYS.filter((j) => !values.only || j.name.startsWith(values.only));
 for (const name of browsers) {
   const missing = BROWSERS[name].missing();
   if (!missing) continue;
-  for (const j of journeys) results.push({ browser: name, journey: j.name, status: required ? "failed" : "skipped", seconds: 0, error: missing });
+  for (const j of journeys.filter((j) => runsIn(j, name))) results.push({ browser: name, journey: j.name, status: required ? "failed" : "skipped", seconds: 0, error: missing });
   console.log(`${required ? "✘" : "-"} ${name}: ${missing}`);
 }
-for (const journey of journeys) for (const name of browsers) if (!BROWSERS[name].missing()) queue.push({ name, journey });
+for (const journey of journeys) for (const name of browsers) if (!BROWSERS[name].missing() && runsIn(journey, name)) queue.push({ name, journey });
 
 // Two lanes take from the queue, one journey each at a time (each its own browser process): on two
 // cores that takes about half the sum. Not one lane per browser: WebKit's journeys take several

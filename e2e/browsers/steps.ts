@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { ROOT } from "../widget-servers.ts";
-import { fill, until, untilText, type Driver } from "./driver.ts";
+import { fill, until, untilText, type BrowserName, type Driver } from "./driver.ts";
 
 /** Per-browser slowness: WebKitGTK here took 80 s to boot the playground under load, 28 s per answer. */
 export interface Pace {
@@ -17,6 +17,8 @@ export interface Pace {
 
 export interface Journey {
   name: string;
+  /** The browsers it runs in (default: every one run.ts is asked for). */
+  browsers?: readonly BrowserName[];
   /** Why the journey cannot run here (e.g. a model that is not on this machine); undefined: it can. */
   skip?(): string | undefined;
   run(driver: Driver, pace: Pace, log: (step: string) => void): Promise<void>;

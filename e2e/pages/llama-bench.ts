@@ -1,9 +1,10 @@
-// The Chromium half of bench/engine.bench.ts, on the bench page: LlamaCppEngine (page → comlink →
-// its worker → wllama) against the bare wllama call (Wllama on the page, its own worker) on the
-// same generated model, samples interleaved, plus the prompt-cache reuse of a follow-up.
+// The Chromium half of bench/engine.bench.ts, on the bench page: LlamaCppEngine (the bytes from
+// its worker, then wllama on the page) against the bare wllama call (Wllama on the page, its own
+// worker) on the same generated model, samples interleaved, plus the prompt-cache reuse of a
+// follow-up.
 import { Wllama } from "@wllama/wllama";
-import wasm from "@wllama/wllama/esm/wasm/wllama.wasm?url&no-inline";
 import { createBrowserLlamaBackend } from "../../src/engines/llamacpp/browser/backend.ts";
+import { WLLAMA_ASSETS } from "../../src/engines/llamacpp/browser/page-assets.ts";
 import { LlamaCppEngine } from "../../src/engines/llamacpp/engine.ts";
 import { adapterSample, GRAMMAR, prefixReuse, promptFor, TOKENS, type GenSample, type PrefixReuse } from "../../bench/engine-core.ts";
 
@@ -30,7 +31,7 @@ async function bareSample(w: Wllama, i: number): Promise<GenSample> {
 export async function llamaEngineBench(modelUrl: string, runs: number): Promise<{ adapter: GenSample[]; bare: GenSample[]; prefix: PrefixReuse; runtime: string }> {
   const engine = new LlamaCppEngine({ backend: createBrowserLlamaBackend({ device: "cpu" }), model: { kind: "url", url: modelUrl } });
   await engine.load();
-  const bare = new Wllama({ default: new URL(wasm, location.href).href }, { suppressNativeLog: true });
+  const bare = new Wllama({ default: WLLAMA_ASSETS.wasm }, { suppressNativeLog: true });
   await bare.loadModel([await (await fetch(modelUrl)).blob()], { n_ctx: 4096, n_threads: 1, n_parallel: 1, n_gpu_layers: 0 });
   const out = { adapter: [] as GenSample[], bare: [] as GenSample[] };
   await adapterSample(engine, -1); // warm-up: first generations compile the grammar and warm caches

@@ -21,11 +21,8 @@ import { scriptedSubject } from "../../test/engines/scripted-subject.ts";
 const host = await createBrowserRunnerHost();
 const env = { host, tools: memorySource("tools.py", CONFORMANCE_TOOLS) };
 const backend = createBrowserLlamaBackend({ device: "cpu" });
-/** The same engine with the worker of a browser without JSPI (wllama's compat build). */
-const compatBackend = createBrowserLlamaBackend({
-  device: "cpu",
-  createWorker: () => new Worker(new URL("./llamacpp-compat.worker.ts", import.meta.url), { type: "module" }),
-});
+/** The same engine as a browser without JSPI runs it (wllama's compat build). */
+const compatBackend = createBrowserLlamaBackend({ device: "cpu", wllamaBuild: "compat" });
 
 export interface CheckResult {
   name: string;

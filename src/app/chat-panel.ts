@@ -3,6 +3,7 @@
 // tool cards, the confirmation card of confirm-card.ts), Stop aborts, Clear forgets; the view and
 // the scripted demo's script editor are chat-view.ts. All output is text.
 import type { ChatRun } from "../chat/types.ts";
+import { StartWarmer, warmStatusText } from "../chat/warm-start.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import type { App } from "./app.ts";
 import { chatTranscript } from "./chat-transcript.ts";
@@ -24,6 +25,12 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
 
   const renderInfo = infoAndScript(app, script, view);
   const transcript = chatTranscript({ entry, openReceipt, confirmationCard: (run) => confirmationCard(app, run, openReceipt, scrollLogToEnd) });
+  // Each new session's tool contract is read into the model's prompt cache before the question.
+  const warmer = new StartWarmer((s) => {
+    view.warm.textContent = warmStatusText(s, app.current?.session.runtime.schemas().length ?? 0);
+    view.warm.hidden = s.state === "idle";
+    view.warm.dataset["state"] = s.state;
+  }, document);
 
   /**
    * The first send after an edit starts a new session with the edited file, and says so: the
@@ -70,7 +77,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     try {
       const run = await cur.session.chat(text, { signal: running.signal, onToken: (delta) => transcript.apply({ type: "token", delta }), onEvent: transcript.apply });
       transcript.apply({ type: "run", run });
-      setStatus(status, `Done: ${run.outcome}.`, run.ok || run.outcome === "pending_confirmation" ? "ok" : "error");
+      setStatus(status, ...runStatus(run));
       app.emit("receipts");
       return run;
     } catch (err) {
@@ -109,6 +116,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
   });
   app.on((change) => {
     if (change === "session" || change === "engine") renderInfo();
+    if (change === "session") warmer.begin(app.current?.session ?? null);
     if (change === "session" && app.current) {
       const cur = app.current;
       const label = cur.toolset ? `${cur.toolset.active.length} tool(s), active set ${cur.toolset.active_set_sha256.slice(0, 19)}…` : `${cur.mode.kind}`;
@@ -121,6 +129,14 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
   // A built-in write waits here for the person: its diff, Approve / Reject.
   app.writeApprover = (plan, signal) => writeApprovalCard(entry("tool write"), plan, signal);
   return { send };
+}
+
+/** The status line once a run ended, in words and colour: a run that waits on the person is not
+ *  "done", and one that stopped is not green. */
+function runStatus(run: ChatRun): [string, "ok" | "warn" | "error"] {
+  if (run.outcome === "pending_confirmation") return ["Waiting for you: confirm or reject the action in the card above.", "warn"];
+  if (run.outcome === "failed_closed") return [`Stopped: ${run.error?.code ?? run.receipt.code ?? "failed_closed"} (the conversation says why).`, "error"];
+  return [`Done: ${run.outcome}.`, "ok"];
 }
 
 /** The engine line and the scripted demo's script (the default one for the active tools until the

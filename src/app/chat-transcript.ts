@@ -103,7 +103,9 @@ export function chatTranscript(view: ChatTranscriptView): ChatTranscript {
       h(
         "p",
         { class: "small muted" },
-        `runner secret verified: ${c.runner_secret_verified ? "yes" : "no"} · tools file verified: ${c.tools_file_sha256_verified ? "yes" : "no"} · args `,
+        c.status === "pending_confirmation"
+          ? "not run yet: it runs in a fresh runner once you confirm · args "
+          : `runner secret verified: ${c.runner_secret_verified ? "yes" : "no"} · tools file verified: ${c.tools_file_sha256_verified ? "yes" : "no"} · args `,
         hashCode(c.args_sha256),
         c.workspace_sha256 ? h("span", { "data-testid": "workspace-sha", "data-sha": c.workspace_sha256 }, " · read the workspace ", hashCode(c.workspace_sha256)) : null,
       ),

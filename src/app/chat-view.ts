@@ -29,10 +29,13 @@ export function mountChatView(root: HTMLElement) {
   const stopBtn = h("button", { type: "button", id: "stop", class: "danger", disabled: true }, "Stop");
   const newBtn = h("button", { type: "button", id: "chat-new", class: "secondary" }, "Clear conversation");
   const status = h("p", { id: "chat-status", class: "status", role: "status", "aria-live": "polite" });
+  // The conversation start being read ahead (chat/warm-start.ts), right above the message box.
+  const warm = h("p", { id: "chat-warm", class: "muted small", role: "status", "aria-live": "polite", hidden: true });
   const formEl = h(
     "form",
     { id: "chat-form", class: "chat-form" },
     h("label", { for: "prompt" }, "Message"),
+    warm,
     prompt,
     h("div", { class: "button-row" }, sendBtn, stopBtn, newBtn),
   );
@@ -64,5 +67,5 @@ export function mountChatView(root: HTMLElement) {
     else logHeight = log.scrollHeight;
   }).observe(log, { childList: true, subtree: true, characterData: true });
 
-  return { info, scriptArea, scriptReset, scriptBox, log, prompt, sendBtn, stopBtn, newBtn, status, formEl, entry, scrollLogToEnd };
+  return { info, scriptArea, scriptReset, scriptBox, log, prompt, sendBtn, stopBtn, newBtn, status, warm, formEl, entry, scrollLogToEnd };
 }

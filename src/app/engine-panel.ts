@@ -11,7 +11,7 @@ import { SCRIPTED_LABEL } from "../engines/scripted.ts";
 import { isUsableWebGPU, probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
 import type { Engine } from "../engines/engine.ts";
 import { toErrorJson, type EdgeError } from "../contract/errors.ts";
-import { LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
+import { cpuDefaultModel } from "../engines/llamacpp/catalog.ts";
 import { catalogLabel, LLAMA_PREFIX, llamaCatalogSource, modelStorageHere, mountLlamaPanel, storageSentence, type EngineFactory, type LlamaPanel } from "./llama-panel.ts";
 import { switchEngine } from "./engine-switch.ts";
 import { AUTO_VALUE, explainNoGpu, mountEngineView, SCRIPTED_VALUE, showGpu, type EngineView } from "./engine-view.ts";
@@ -93,7 +93,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       return;
     }
     if (value === AUTO_VALUE && isUsableWebGPU(panel.probe)) return loadEngine("web-llm's default model for this GPU", webllmEngine());
-    const llamaValue = value === AUTO_VALUE ? `${LLAMA_PREFIX}${LLAMACPP_CATALOG[0]!.id}` : value;
+    const llamaValue = value === AUTO_VALUE ? `${LLAMA_PREFIX}${cpuDefaultModel().id}` : value;
     const source = llamaValue.startsWith(LLAMA_PREFIX) ? llamaCatalogSource(llamaValue) : undefined;
     if (source) {
       await loadEngine(llamaValue.slice(LLAMA_PREFIX.length), () => llama.engine(source), llamaValue);
@@ -181,8 +181,7 @@ async function start(app: App, script: PlaygroundScript, view: EngineView, llama
     setStatus(view.gpuStatus, "WebGPU: not available", "error");
     explainNoGpu(view, probe.message, storageSentence(await modelStorageHere()));
   }
-  const first = LLAMACPP_CATALOG[0]!;
-  view.autoOption.textContent = isUsableWebGPU(panel.probe) ? "Auto: web-llm on this GPU" : `Auto: llama.cpp on this CPU — ${catalogLabel(first, false).split(" — ")[0]}`;
+  view.autoOption.textContent = isUsableWebGPU(panel.probe) ? "Auto: web-llm on this GPU" : `Auto: llama.cpp on this CPU — ${catalogLabel(cpuDefaultModel(), false).split(" — ")[0]}`;
   view.select.appendChild(await llama.options());
   // The scripted demo is the starting engine everywhere: nothing is downloaded without a click.
   // (main.ts starts the first session once the tools are inspected.)

@@ -25,7 +25,7 @@ export type EngineLoader = (label: string, create: EngineFactory) => Promise<voi
 const sizeText = (bytes: number) => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 0 : 1)} MB`);
 
 export function catalogLabel(m: CatalogModel, stored: boolean): string {
-  return `${m.label} — ${stored ? "stored on this device" : `${sizeText(m.sizeMB * 1e6)} download`}, llama.cpp (CPU)${m.measured ? ` · ${m.measured}` : ""}`;
+  return `${m.label} — ${stored ? "stored on this device" : `${sizeText(m.sizeMB * 1e6)} download`}, llama.cpp (CPU)${m.firstAnswer ? ` · ${m.firstAnswer}` : ""}${m.measured ? ` · ${m.measured}` : ""}`;
 }
 
 /** Where downloaded models are kept in this browser (opfs, idb, or none), for what the panel says. */

@@ -20,6 +20,7 @@ export function createStatsAccumulator(): { add(usage: ChatUsage | undefined): v
       const stats: EngineStats = { generations: usages.length };
       if (first.timeToFirstTokenMs !== undefined) stats.time_to_first_token_ms = Math.round(first.timeToFirstTokenMs);
       if (first.prefillTokensPerS !== undefined && Number.isFinite(first.prefillTokensPerS)) stats.prefill_tokens_per_s = round1(first.prefillTokensPerS);
+      if (first.promptTokensEvaluated !== undefined) stats.first_prompt_tokens_evaluated = first.promptTokensEvaluated;
       // Decode time per generation is tokens / speed; the run's speed is total tokens / total time.
       let tokens = 0;
       let seconds = 0;

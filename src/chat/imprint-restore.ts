@@ -5,10 +5,10 @@
 //   2. else the engine's own prompt cache across conversations (Engine.warmPrefix: the prefix is
 //      evaluated once per loaded model; later sessions find it warm);
 //   3. else nothing: the prefix is sent as the system message and evaluated with the first prompt.
-// The receipt says which (imprint_restore, imprint_prefix), and why a saved state was not used.
+// The receipt says which (imprint_restore, imprint_prefix: session-start.ts), and why a saved state was not used.
 import type { ErrorCode } from "../contract/errors.ts";
-import type { ChatUsage, Engine } from "../engines/engine.ts";
-import type { ImprintPrefixReceipt, ReceiptBody } from "../receipts/types.ts";
+import type { Engine } from "../engines/engine.ts";
+import type { PrefixStartReceipt } from "../receipts/types.ts";
 
 /** What restoring a saved state did: loaded (its token count), or why not (a fallback, never a refusal). */
 export type StateRestore = { loaded: true; tokens: number } | { loaded: false; code: ErrorCode; reason: string };
@@ -18,11 +18,11 @@ export type StateRestorer = (engine: Engine, system: string) => Promise<StateRes
 
 export interface ImprintRestore {
   mode: "state" | "prefix";
-  detail: ImprintPrefixReceipt;
+  detail: PrefixStartReceipt;
 }
 
 export async function restoreImprintPrefix(engine: Engine, system: string, restoreState?: StateRestorer): Promise<ImprintRestore> {
-  let fallback: ImprintPrefixReceipt["state_fallback"];
+  let fallback: PrefixStartReceipt["state_fallback"];
   if (restoreState) {
     const r = await restoreState(engine, system);
     if (r.loaded) return { mode: "state", detail: { prefix_cache: "state_file", prefix_tokens: r.tokens, prefix_tokens_evaluated: 0 } };
@@ -34,17 +34,4 @@ export async function restoreImprintPrefix(engine: Engine, system: string, resto
     return { mode: "prefix", detail: { prefix_cache: "engine", prefix_tokens: warm.tokens, prefix_tokens_evaluated: warm.evaluated, ...why } };
   }
   return { mode: "prefix", detail: { prefix_cache: "none", ...why } };
-}
-
-/** The receipt fields of one run of a restored session (none without an imprint). */
-export function imprintReceiptFields(restore: ImprintRestore | undefined, first: ChatUsage | undefined): Pick<ReceiptBody, "imprint_restore" | "imprint_prefix"> {
-  if (!restore) return {};
-  return {
-    imprint_restore: restore.mode,
-    imprint_prefix: {
-      ...restore.detail,
-      ...(first?.promptTokens !== undefined ? { prompt_tokens: first.promptTokens } : {}),
-      ...(first?.promptTokensEvaluated !== undefined ? { prompt_tokens_evaluated: first.promptTokensEvaluated } : {}),
-    },
-  };
 }

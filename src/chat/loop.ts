@@ -19,10 +19,10 @@ import { renderRepair, renderToolResult } from "./contract.ts";
 import { fitToWindow, tokenCounter } from "./context.ts";
 import { checkedTurn, checksCalls, type CheckedTurn, type TurnKind } from "./model-turn.ts";
 import { createStatsAccumulator } from "./engine-stats.ts";
-import { restoreImprintPrefix, type ImprintRestore } from "./imprint-restore.ts";
 import { parseModelOutput, type ParsedOutput } from "./parse.ts";
 import { appendReceipt, callReceipt, receiptBody, refusedCall, type RunReceiptExtras, type SessionReceiptFields } from "./receipt-body.ts";
 import { newRun, type RunState } from "./run-state.ts";
+import { startSession, type SessionStart } from "./session-start.ts";
 import { splitThink, withoutThinkBlock } from "./think.ts";
 import type { ChatRun, ChatSession, ChatTurnOptions, ImprintBinding, PendingTicket } from "./types.ts";
 
@@ -48,11 +48,11 @@ export interface LoopSetup {
 }
 
 /** The conversation so far: earlier turns, each kept or dropped whole (turns before firstTurn no
- *  longer fit the window), and how a restored imprint's prefix reached the engine. */
+ *  longer fit the window), and how its start (an imprint's prefix, the contract) reached the engine. */
 interface Conversation {
   history: ChatMessage[][];
   firstTurn: number;
-  restored?: ImprintRestore;
+  start?: SessionStart;
 }
 
 type Call = Extract<ParsedOutput, { kind: "call" }>;
@@ -88,9 +88,10 @@ async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: s
   let firstUsage: ChatUsage | undefined;
 
   try {
-    // A restored imprint's prefix reaches the engine once, in the first run (a failure there
-    // fails that run closed, with its receipt): from its saved state, the warm cache, or as text.
-    if (imprint && contract && !conversation.restored) conversation.restored = await restoreImprintPrefix(engine, contract, imprint.restoreState);
+    // The start reaches the engine once, in the first run (a failure there fails that run closed,
+    // with its receipt): a restored imprint's prefix from its saved state, the warm cache or as
+    // text; the contract from a saved start when the engine keeps them (session-start.ts).
+    if (contract && !conversation.start) conversation.start = await startSession(engine, contract, imprint);
     for (let modelTurn = 0; ; modelTurn++) {
       // Fit before every generation: a tool result may have grown this turn past the window.
       const fit = await fitToWindow({ system, turns: conversation.history, firstTurn: conversation.firstTurn, current: run.current, window: info.contextWindow, reserve: maxTokens, count: counter.count, modelId: info.modelId, trained: info.trainedContextWindow });
@@ -124,7 +125,7 @@ async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: s
   const context: ContextReceipt | undefined = info.contextWindow
     ? { window: info.contextWindow, ...(info.trainedContextWindow !== undefined ? { trained_window: info.trainedContextWindow } : {}), max_tokens: maxTokens, ...(promptTokens !== undefined ? { prompt_tokens: promptTokens } : {}), turns_dropped: sentFirstTurn, counted_by: counter.method }
     : undefined;
-  return finishRun(setup, run, info, { engineStats: stats.result(), context, firstUsage, restored: conversation.restored });
+  return finishRun(setup, run, info, { engineStats: stats.result(), context, firstUsage, start: conversation.start });
 }
 
 /**

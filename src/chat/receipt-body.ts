@@ -10,7 +10,7 @@ import type { ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
 import { RECEIPT_VERSION, type CallReceipt, type CallStatus, type ContextReceipt, type EngineStats, type Receipt, type ReceiptBody, type RefusedCall, type ToolInstructionMode } from "../receipts/types.ts";
-import { imprintReceiptFields, type ImprintRestore } from "./imprint-restore.ts";
+import { startReceiptFields, type SessionStart } from "./session-start.ts";
 import type { ParsedOutput } from "./parse.ts";
 import type { RunState } from "./run-state.ts";
 import type { ToolSurface } from "./types.ts";
@@ -26,12 +26,12 @@ export interface SessionReceiptFields {
   readonly includeText: boolean;
 }
 
-/** What one run adds beyond its RunState: the engine's numbers, the window, the imprint's restore. */
+/** What one run adds beyond its RunState: the engine's numbers, the window, how the session started. */
 export interface RunReceiptExtras {
   engineStats?: EngineStats;
   context?: ContextReceipt;
   firstUsage?: ChatUsage;
-  restored?: ImprintRestore;
+  start?: SessionStart;
 }
 
 export async function receiptBody(session: SessionReceiptFields, run: RunState, info: EngineInfo, extras: RunReceiptExtras): Promise<ReceiptBody> {
@@ -59,7 +59,7 @@ export async function receiptBody(session: SessionReceiptFields, run: RunState, 
     tool_instruction_mode: session.instructionMode,
     tool_instruction_sha256: session.contractSha,
     imprint_id: session.imprintId,
-    ...imprintReceiptFields(extras.restored, extras.firstUsage),
+    ...startReceiptFields(extras.start, extras.firstUsage),
     outcome,
     code: run.code,
     network_used_by_edge: false,

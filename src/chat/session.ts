@@ -10,6 +10,7 @@ import type { ToolCallReport } from "../toolset/call.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { manifestOf } from "../toolset/project.ts";
 import type { ToolInstructionMode } from "../receipts/types.ts";
+import type { WarmOptions } from "../engines/engine.ts";
 import { renderToolContract, toolInstructionSha256 } from "./contract.ts";
 import { createLoop } from "./loop.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
@@ -79,7 +80,9 @@ export async function createChatSession(options: ChatSessionOptions): Promise<Ch
       includeText: options.includeText === true,
     },
   });
-  return { toolset, contract, runtime, chat: loop.chat, reset: loop.reset };
+  const { engine } = options;
+  const warm = (o?: WarmOptions) => (contract && engine.warmPrefix ? engine.warmPrefix([{ role: "system", content: contract }], o) : Promise.resolve(null));
+  return { toolset, contract, runtime, chat: loop.chat, warm, reset: loop.reset };
 }
 
 /** The confirmation flow as the runtime's approval handler: a Python tool that asks becomes a

@@ -4,7 +4,7 @@
 import type { ErrorCode, ErrorJson } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel, JsonObject, Selection, ToolSchema } from "../contract/types.ts";
-import type { Engine, EngineInfo } from "../engines/engine.ts";
+import type { Engine, EngineInfo, PrefixWarmth, WarmOptions } from "../engines/engine.ts";
 import type { ToolChoice, TurnFormat } from "../engines/tool-turn.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
@@ -156,6 +156,11 @@ export interface ChatSession {
   readonly contract: string | null;
   readonly runtime: ToolRuntime;
   chat(prompt: string, options?: ChatTurnOptions): Promise<ChatRun>;
+  /** Evaluate the conversation start (the system message: the tool contract) in the engine's
+   *  prompt cache now, before any question, so the first turn evaluates only the question (a
+   *  question asked meanwhile waits for it and continues from it). null when there is nothing to
+   *  warm: no system message, or an engine without a prompt cache (web-llm, scripted). */
+  warm(options?: WarmOptions): Promise<PrefixWarmth | null>;
   /** Forget the conversation (the frozen tools stay). */
   reset(): void;
 }

@@ -37,7 +37,7 @@ export function printRunText(io: CliIO, run: ChatRun, options: { answerShown?: b
   if (run.outcome === "answered" && !options.answerShown) io.out(`${run.answer ?? ""}\n`);
   if (run.truncated) io.err("note: the answer was cut off at the token limit (finish_reason: length); it is incomplete.\n");
   else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
-  const restore = imprintRestoreLine(run.receipt);
+  const restore = imprintRestoreLine(run.receipt) ?? contractStartLine(run.receipt);
   if (restore) io.err(restore);
   if (run.pending_action) {
     if (options.pending !== false) {
@@ -63,6 +63,15 @@ function imprintRestoreLine(receipt: ChatRun["receipt"]): string | null {
         : "prefix sent as text";
   const why = p.state_fallback ? `; saved state not used: ${p.state_fallback.code} (${p.state_fallback.reason})` : "";
   return `imprint ${receipt.imprint_id}: ${how}${why}\n`;
+}
+
+/** One line when the saved conversation start could not be used or kept (nothing when it was). */
+function contractStartLine(receipt: ChatRun["receipt"]): string | null {
+  const p = receipt.contract_prefix;
+  const notUsed = p?.state_fallback ? `saved conversation start not used: ${p.state_fallback.code} (${p.state_fallback.reason})` : null;
+  const notSaved = p?.state_save_failed ? `conversation start not saved: ${p.state_save_failed.code} (${p.state_save_failed.reason})` : null;
+  const parts = [notUsed, notSaved].filter((t) => t !== null);
+  return parts.length ? `${parts.join("; ")}\n` : null;
 }
 
 export function pendingJson(p: PendingTicket): Record<string, unknown> {

@@ -19,7 +19,7 @@ import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { interactiveChat } from "./interactive.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, UsageError, type CliIO } from "./io.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
-import { contextSizeOf, engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
+import { contextSizeOf, engineKind, keepStartStates, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
 import { cliWorkspace } from "./workspace-session.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
@@ -40,6 +40,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       "timeout-ms": { type: "string" },
       "include-text": { type: "boolean" },
       "with-imprint": { type: "string" },
+      "no-start-state": { type: "boolean" },
       workspace: { type: "string" },
       builtins: { type: "string" },
       "allow-writes": { type: "boolean" },
@@ -81,6 +82,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     await engine.load();
   } else if (kind === "llamacpp") {
     engine = await loadModelEngine(values, io, values.json === true);
+    keepStartStates(engine, values["no-start-state"] === true);
   } else {
     throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
   }

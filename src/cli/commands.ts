@@ -99,7 +99,7 @@ expired token, or a second confirmation fails closed. ${JSON_OUT}`,
     usage: `edge chat --tools FILE [--tools-root DIR] [--tool NAME]... [--tool-tag TAG]... --prompt TEXT
           (--model FILE.gguf|URL|NAME [MODEL OPTIONS] | --engine scripted --script OUTPUTS.json)
           [--include-text] [--max-calls N] [--timeout-ms N] [--with-imprint ID|FILE|LEARN_RECEIPT]
-          [--workspace DIR] [--builtins read_file,bash,... [--allow-writes]] [--json]
+          [--workspace DIR] [--builtins read_file,bash,... [--allow-writes]] [--no-start-state] [--json]
 edge chat --facts-store STORE | --tools-manifest FILE  --prompt TEXT
           (--model ... | --engine scripted --script OUTPUTS.json) [--with-imprint ...] [--json]
 edge chat --interactive|-i [--prompt FIRST] [any option above]     a chat session in the terminal
@@ -114,6 +114,10 @@ tools to give the model over the same files (read_file, write_file, edit_file, r
 goals; reads stay inside it, ../ and links out of a DIR are refused); writes need --allow-writes.
 --with-imprint restores a Neural Imprint (an id, an exported imprint file, or a learn receipt) under
 its schema-level gates. --include-text stores the prompt and answer in the receipt.
+With --model, the evaluated tool contract is kept as llama.cpp state in $EDGE_DATA_DIR/start-states
+(bound to model file, runtime, --ctx-size, tokens; 256 MiB, least recently used out:
+EDGE_START_STATE_MAX_MB): the next chat loads it (receipt: contract_prefix); one that does not fit
+is evaluated instead. --no-start-state (or EDGE_START_STATE=0) neither loads nor saves one.
 --interactive: one session, many prompts (stdin, a line each). The model sees the earlier turns;
 the tools are frozen once at start (a change to the file on disk is reported, never picked up:
 calls then fail closed);

@@ -62,6 +62,10 @@ describe("edge chat → edge tools confirm", () => {
     const p = await chatToPending("D-X-1");
     const wrong = await cli("tools", "confirm", p.id, "--token", "A".repeat(43), "--json");
     expect(wrong).toMatchObject({ code: 1, json: { ok: false, status: null, error: { code: "confirmation_token_invalid" } } });
+    // In text, a refused token does not read as if the action were gone: it is still pending.
+    const text = await cli("tools", "confirm", p.id, "--token", "A".repeat(43));
+    expect(text.err).toContain("confirmation_token_invalid");
+    expect(text.err).toContain(`${p.id}: not run, still pending`);
     const dashed = await cli("tools", "confirm", p.id, "--token", "-" + "A".repeat(42), "--json");
     expect(dashed).toMatchObject({ code: 1, json: { error: { code: "confirmation_token_invalid" } } });
     const rejected = await cli("tools", "pending", "reject", p.pending_action_path, "--json");
@@ -70,6 +74,7 @@ describe("edge chat → edge tools confirm", () => {
     expect(after).toMatchObject({ code: 1, json: { ok: false, status: "rejected", error: { code: "confirmation_rejected" } } });
     const unknown = await cli("tools", "confirm", "pa_" + "f".repeat(32), "--token", p.confirmation_token, "--json");
     expect(unknown.json.error.code).toBe("pending_action_not_found");
+    expect((await cli("tools", "confirm", "pa_" + "f".repeat(32), "--token", p.confirmation_token)).err).toContain(`pa_${"f".repeat(32)}: no such action`);
     const usage = await cli("tools", "confirm", p.id, "--json");
     expect(usage.code).toBe(2);
   });

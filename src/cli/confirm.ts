@@ -37,9 +37,16 @@ function printOutcome(io: CliIO, out: ConfirmOutcome, json: boolean): number {
   } else {
     if (out.result !== undefined) io.out(`${JSON.stringify(out.result, null, 2)}\n`);
     if (out.error) io.err(`failed closed: ${formatError(out.error).trim()}\n`);
-    io.err(`${out.id}: ${out.status ?? "no such action"}${out.receipt_id ? `, receipt ${out.receipt_id}` : ""}\n`);
+    io.err(outcomeLine(out));
   }
   return out.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** The last line a confirm prints: the action's status, or why it has none — an action refused
+ *  before it ran (a wrong token) still exists and is still pending. */
+export function outcomeLine(out: ConfirmOutcome): string {
+  const status = out.status ?? (out.error?.code === "pending_action_not_found" ? "no such action" : "not run, still pending");
+  return `${out.id}: ${status}${out.receipt_id ? `, receipt ${out.receipt_id}` : ""}\n`;
 }
 
 export async function confirmCommandCli(argv: string[], io: CliIO): Promise<number> {

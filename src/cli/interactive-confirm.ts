@@ -7,6 +7,7 @@ import type { PendingTicket } from "../chat/types.ts";
 import { confirm, reject } from "../confirm/confirm.ts";
 import { createNodePendingStore } from "../confirm/store-node.ts";
 import type { RunnerHost } from "../runner/host.ts";
+import { outcomeLine } from "./confirm.ts";
 import { toolsFileSource } from "./tools-source.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { formatError, type CliIO } from "./io.ts";
@@ -42,5 +43,5 @@ export async function settleInline({ io, term, host, ws, ticket, call, signal }:
   });
   if (out.result !== undefined) io.out(`${JSON.stringify(out.result, null, 2)}\n`);
   if (out.error) io.err(`failed closed: ${formatError(out.error).trim()}\n`);
-  io.err(`${ticket.id}: ${out.status ?? "no such action"}${out.receipt_id ? `, receipt ${out.receipt_id}` : ""}\n`);
+  io.err(outcomeLine(out));
 }

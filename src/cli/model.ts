@@ -2,11 +2,14 @@
 // Node (node-llama-cpp, the optional runtime). The model is a file, an http(s) URL (downloaded once
 // into $EDGE_DATA_DIR/models) or a catalog name; `--engine llamacpp` is implied.
 import path from "node:path";
+import type { Engine } from "../engines/engine.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import type { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
 import { isToolChoice, type ToolChoice } from "../engines/tool-turn.ts";
 import { createNodeLlamaCppEngine } from "../engines/llamacpp/node/index.ts";
+import { nodeStartStates, START_STATES_MAX_BYTES } from "../imprint/start-states-node.ts";
+import { switchedOff } from "../runner/keeper-wire.ts";
 import { UsageError, type CliIO } from "./io.ts";
 import { resolveModelArg } from "./model-arg.ts";
 
@@ -88,4 +91,18 @@ export async function loadModelEngine(values: ModelValues, io: CliIO, quiet: boo
     io.err(`model: ${p.text}\n`);
   });
   return engine;
+}
+
+/**
+ * `edge chat --model`: keep the evaluated conversation start (the tool contract) across runs, as a
+ * saved llama.cpp state in $EDGE_DATA_DIR/start-states (src/imprint/start-states-node.ts), unless
+ * --no-start-state or EDGE_START_STATE=0 (off, false, no); EDGE_START_STATE_MAX_MB caps the folder.
+ */
+export function keepStartStates(engine: Engine, off: boolean, env: NodeJS.ProcessEnv = process.env): void {
+  if (off || switchedOff(env.EDGE_START_STATE)) return;
+  const mb = env.EDGE_START_STATE_MAX_MB;
+  const maxBytes = mb === undefined || mb === "" ? START_STATES_MAX_BYTES : Number(mb) * 1024 * 1024;
+  if (!Number.isFinite(maxBytes) || maxBytes < 0) throw new UsageError(`EDGE_START_STATE_MAX_MB must be a number of MiB ≥ 0 (got "${mb}"); unset it for the default, ${START_STATES_MAX_BYTES / 1024 / 1024}.`);
+  const store = nodeStartStates(engine, { maxBytes });
+  if (store) engine.startStates = store;
 }

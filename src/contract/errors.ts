@@ -86,7 +86,7 @@ export const ERRORS = {
   invalid_tool_call:
     "The model wrote something that looks like a tool call but is not exactly {\"tool_name\": \"...\", \"arguments\": {...}}. Ask again, or use a model that follows the call format (tool choice required guides it).",
   invalid_tool_args:
-    "The model's arguments do not match the tool's schema (unknown, missing or wrongly typed: the message names them); give the parameters clearer names and descriptions, or ask again.",
+    "The model's arguments do not match the tool's schema (the message names what is unknown, missing or wrongly typed); the tool did not run. Ask again, or use tool choice required so the model's arguments are guided by the schema. If models keep getting one parameter wrong, its name or description may be unclear.",
   tool_call_limit_exceeded:
     "The model asked for more than the allowed tool calls in one prompt; the extra call was refused. Ask for less in one prompt, or raise the limit (--max-calls N).",
   tool_denied: "A policy refused this tool call before it ran; change the policy (pre-execute hook) or the approval that denied it to allow the call.",
@@ -237,6 +237,12 @@ export const ERRORS = {
     "The imprint's saved model state belongs to another model file, runtime version, context size or prompt than this chat's, so it was not loaded; the prefix was evaluated as text instead (same behaviour, slower first answer). Learn the imprint again with this model and --ctx-size to save a matching state.",
   imprint_state_corrupted:
     "The imprint's saved model state is missing, truncated or changed (its sha256 or its header does not match the record), so it was not loaded. A chat evaluates the prefix as text instead; an import refuses the file. Learn the imprint again, or import it from an intact export.",
+  // A chat's saved conversation start (issue 38, `edge chat --model`: the tool contract's evaluated
+  // state in $EDGE_DATA_DIR/start-states): fallbacks recorded in the receipt (contract_prefix), never refusals.
+  start_state_mismatch:
+    "The saved state of this chat's conversation start was made for another model file, runtime version, context size or prompt, so it was not loaded; the start was evaluated again and saved anew (same answers, a slower first answer this once). Nothing to do; --no-start-state (or EDGE_START_STATE=0) stops saving starts.",
+  start_state_corrupted:
+    "The saved state of this chat's conversation start is unreadable, truncated, changed or not signed by this device's key, so it was not loaded; the start was evaluated again and saved anew. Nothing to do unless it recurs: then check the disk, or delete the folder start-states in Edge's data folder ($EDGE_DATA_DIR).",
   invalid_learn_sample:
     "The learn sample is not a valid edge.demo.learn.sample.v1 file (unknown top-level field, missing or mistyped field); see docs/imprint.md for the format.",
   // Warnings (reported, never a refusal).

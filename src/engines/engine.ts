@@ -3,7 +3,7 @@
 // wllama in a browser worker, a native binding in Node) and ScriptedEngine (replays a script;
 // tests and the explicitly labelled demo). Nothing here imports an engine library, so the core can
 // depend on this file without pulling megabytes into its bundle.
-import { EdgeError } from "../contract/errors.ts";
+import { EdgeError, type ErrorCode } from "../contract/errors.ts";
 
 export type ChatRole = "system" | "user" | "assistant" | "tool";
 
@@ -133,6 +133,15 @@ export function contextWindowAdvice(window: number, trained: number | undefined)
   return `Shorten the prompt or the tool results, reset the conversation, or load the model with a larger context${upTo}.`;
 }
 
+/** How a conversation start is warmed (Engine.warmPrefix). */
+export interface WarmOptions {
+  /** The start's tokens evaluated so far of `total`, as the engine reports them (llama.cpp in the
+   *  browser: after each batch; Node: at the end). */
+  onProgress?: (p: { processed: number; total: number }) => void;
+  /** Stops the warm (between batches: what was evaluated stays in the cache); it rejects `aborted`. */
+  signal?: AbortSignal;
+}
+
 /** What warming a conversation start did (Engine.warmPrefix). */
 export interface PrefixWarmth {
   /** Tokens of the conversation start now held in the engine's prompt cache. */
@@ -159,6 +168,31 @@ export interface PrefixStateCapability {
   readStateHeader(bytes: Uint8Array): { format: string; version: number; tokens: number[] } | null;
 }
 
+/** What putting a conversation start in the engine did (StartStateStore.prime). */
+export interface StartPrimed {
+  /** "state_file": loaded from a saved state, nothing evaluated; "state_saved": evaluated now and
+   *  saved for the next process; "engine": evaluated now, not saved; "none": not evaluated (the
+   *  first prompt evaluates it). `saveFailed` says why it was not saved. */
+  via: "state_file" | "state_saved" | "engine" | "none";
+  /** Tokens of the start the engine now holds, and of them how many were evaluated now. */
+  tokens: number;
+  evaluated: number;
+  /** Why a saved state of this start was found but not loaded (foreign, damaged, mismatched). */
+  fallback?: { code: ErrorCode; reason: string };
+  saveFailed?: { code: ErrorCode; reason: string };
+}
+
+/**
+ * Saved states of conversation starts that outlive the process, for an engine with prefixState:
+ * attached by its caller (the CLI: src/imprint/start-states-node.ts, a file cache). A session
+ * without an imprint puts its system message (the tool contract) in the engine through it, once,
+ * in its first run. A missing, foreign or damaged state is a fallback, never a failure.
+ */
+export interface StartStateStore {
+  /** Loads the saved state of the start `[system]` when a valid one exists, else evaluates it and saves it. */
+  prime(system: string): Promise<StartPrimed>;
+}
+
 export interface Engine {
   info(): EngineInfo;
   /** Download (or reuse cached) weights and compile. Rejects with an EdgeError from the table. */
@@ -175,9 +209,11 @@ export interface Engine {
    *  of a conversation (an imprint's system message) now, once per loaded model, so that every
    *  later request starting with these messages evaluates only what follows — also in a new
    *  conversation. Present once loaded, for engines that can. */
-  warmPrefix?(messages: readonly ChatMessage[]): Promise<PrefixWarmth>;
+  warmPrefix?(messages: readonly ChatMessage[], options?: WarmOptions): Promise<PrefixWarmth>;
   /** Present once loaded, for engines that can save and load a prefix's state (llama.cpp in Node). */
   prefixState?: PrefixStateCapability;
+  /** Saved conversation starts across processes, when the caller attached a store (Node CLI). */
+  startStates?: StartStateStore;
   /** Stop the generation in progress (its chat() rejects with `aborted`). */
   abort(): void;
   /** Free the model (and its worker); load() again before the next chat(). */

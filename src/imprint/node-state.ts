@@ -4,6 +4,7 @@
 // file, runtime, context size, prefix, tokens — see state.ts), then the file's size, sha256 and
 // header, and only then is a private copy of exactly the checked bytes given to llama.cpp. Any
 // problem is a fallback (the session evaluates the prefix as text), never a foreign state loaded.
+// The same save and load paths keep `edge chat`'s conversation starts (start-states-node.ts).
 import { open, readFile, unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
@@ -34,25 +35,38 @@ async function privateTemp(dir: string, name: string, bytes?: Uint8Array): Promi
   return file;
 }
 
+/** A private folder the runtime's files go to while they are written or read (a NodeImprintStore is one). */
+export interface StateWorkDir {
+  readonly dir: string;
+  ensureDir(): Promise<void>;
+}
+
+/** Evaluate the prefix and save its state (into a private temp file named for `name`), read back
+ *  and bound; null when the engine cannot save states or does not identify its model and window. */
+export async function evaluateAndSaveState(engine: Engine, prefix: string, work: StateWorkDir, name: string): Promise<{ state: ImprintState; bytes: Uint8Array } | null> {
+  const capability = engine.prefixState;
+  if (!capability) return null;
+  await work.ensureDir();
+  // The runtime writes the state by path: into a file created private first (it keeps the mode).
+  const tmp = await privateTemp(work.dir, name);
+  try {
+    const { tokens } = await capability.savePrefixState(system(prefix), tmp);
+    const bytes = new Uint8Array(await readFile(tmp));
+    const state = await stateBinding(engine.info(), capability.readStateHeader, { bytes, tokens, prefixSha256: await sha256Text(prefix) });
+    return state ? { state, bytes } : null;
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
 /** learn's `saveState` for the Node store: evaluate the prefix, save its state, bind it, keep it. */
 export function nodeStateSaver(engine: Engine, store: NodeImprintStore): (id: string, prefix: string) => Promise<SavedState | null> {
   return async (id, prefix) => {
-    const capability = engine.prefixState;
-    if (!capability) return null;
-    await store.ensureDir();
-    // The runtime writes the state by path: into a file created private first (it keeps the mode).
-    const tmp = await privateTemp(store.dir, `${id}.state`);
-    try {
-      const { tokens } = await capability.savePrefixState(system(prefix), tmp);
-      const bytes = new Uint8Array(await readFile(tmp));
-      const state = await stateBinding(engine.info(), capability.readStateHeader, { bytes, tokens, prefixSha256: await sha256Text(prefix) });
-      if (!state) return null;
-      const file = store.stateFile(id);
-      await writeFileAtomic(file, bytes, { noClobber: true });
-      return { state, discard: () => unlinkIfExists(file, "delete imprint state") };
-    } finally {
-      await unlink(tmp).catch(() => undefined);
-    }
+    const saved = await evaluateAndSaveState(engine, prefix, store, `${id}.state`);
+    if (!saved) return null;
+    const file = store.stateFile(id);
+    await writeFileAtomic(file, saved.bytes, { noClobber: true });
+    return { state: saved.state, discard: () => unlinkIfExists(file, "delete imprint state") };
   };
 }
 
@@ -101,30 +115,38 @@ async function preflight(state: ImprintState, engine: Engine, text: string): Pro
   return (await tokensProblem(state, tokens)) ?? { tokens, capability };
 }
 
+/**
+ * Load a bound state into the engine after every check — the bindings and tokens first, then the
+ * bytes (`readBytes`, read only then): size, sha256, header — from a private copy of exactly the
+ * checked bytes (named for `name`), not a path that could change meanwhile. Any problem is a
+ * fallback (imprint_state_* and its reason), never a foreign state loaded.
+ */
+export async function loadCheckedState(engine: Engine, text: string, state: ImprintState, readBytes: () => Promise<Uint8Array | null>, work: StateWorkDir, name: string): Promise<StateRestore> {
+  const checked = await preflight(state, engine, text);
+  if ("code" in checked) return fallback(checked);
+  const { tokens, capability } = checked;
+  const bytes = await readBytes();
+  if (!bytes) return fallback({ code: "imprint_state_corrupted", reason: "missing" });
+  const problem = await artifactProblem(state, bytes, tokens, capability.readStateHeader);
+  if (problem) return fallback(problem);
+  await work.ensureDir();
+  const copy = await privateTemp(work.dir, name, bytes);
+  try {
+    const loaded = await capability.loadPrefixState(copy);
+    if (!sameTokens(loaded, tokens)) return fallback({ code: "imprint_state_mismatch", reason: "loaded_tokens" });
+    return { loaded: true, tokens: loaded.length };
+  } catch (e) {
+    if (e instanceof EdgeError && (e.code === "imprint_state_mismatch" || e.code === "imprint_state_corrupted")) return { loaded: false, code: e.code, reason: String(e.details["reason"] ?? "runtime") };
+    throw e;
+  } finally {
+    await unlink(copy).catch(() => undefined);
+  }
+}
+
 /** The session's StateRestorer for an imprint with a saved state (undefined without one). */
 export function nodeStateRestorer(imprint: Imprint, source: StateSource, store: NodeImprintStore): StateRestorer | undefined {
   const state = imprint.state;
   if (!state) return undefined;
-  return async (engine, text) => {
-    const checked = await preflight(state, engine, text);
-    if ("code" in checked) return fallback(checked);
-    const { tokens, capability } = checked;
-    const bytes = "bytes" in source ? source.bytes : await readStateFile(source.file);
-    if (!bytes) return fallback({ code: "imprint_state_corrupted", reason: "missing" });
-    const problem = await artifactProblem(state, bytes, tokens, capability.readStateHeader);
-    if (problem) return fallback(problem);
-    // Load exactly the bytes that were checked: a private copy, not a path that could change meanwhile.
-    await store.ensureDir();
-    const copy = await privateTemp(store.dir, `${imprint.id}.load`, bytes);
-    try {
-      const loaded = await capability.loadPrefixState(copy);
-      if (!sameTokens(loaded, tokens)) return fallback({ code: "imprint_state_mismatch", reason: "loaded_tokens" });
-      return { loaded: true, tokens: loaded.length };
-    } catch (e) {
-      if (e instanceof EdgeError && (e.code === "imprint_state_mismatch" || e.code === "imprint_state_corrupted")) return { loaded: false, code: e.code, reason: String(e.details["reason"] ?? "runtime") };
-      throw e;
-    } finally {
-      await unlink(copy).catch(() => undefined);
-    }
-  };
+  const readBytes = async () => ("bytes" in source ? source.bytes : readStateFile(source.file));
+  return (engine, text) => loadCheckedState(engine, text, state, readBytes, store, `${imprint.id}.load`);
 }

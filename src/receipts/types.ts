@@ -92,23 +92,33 @@ export interface ContextReceipt {
   counted_by: "engine" | "estimate";
 }
 
-/** How a restored imprint's prefix reached the model this session (issue 16). */
-export interface ImprintPrefixReceipt {
-  /** "state_file": the imprint's saved model state was loaded (nothing of the prefix evaluated);
+/** How a session's fixed conversation start reached the model: a restored imprint's prefix
+ *  (imprint_prefix, issue 16) or, without an imprint, the tool contract kept as a saved state
+ *  across runs (contract_prefix, issue 38: `edge chat --model`). */
+export interface PrefixStartReceipt {
+  /** "state_file": a saved model state of the start was loaded (nothing of it evaluated);
+   *  "state_saved" (contract_prefix): evaluated now and saved, so the next run loads it;
    *  "engine": the engine keeps the evaluated prefix across conversations of the loaded model
-   *  (prefix_tokens_evaluated is 0 when an earlier conversation had evaluated it);
-   *  "none": the engine keeps nothing between conversations; the prefix is evaluated as text. */
-  prefix_cache: "state_file" | "engine" | "none";
+   *  (prefix_tokens_evaluated is 0 when an earlier conversation had evaluated it); for
+   *  contract_prefix, evaluated now but not saved (state_save_failed says why);
+   *  "none": the engine keeps nothing between conversations; the prefix is evaluated as text
+   *  (contract_prefix: with the first prompt, as it could not be evaluated first). */
+  prefix_cache: "state_file" | "state_saved" | "engine" | "none";
   prefix_tokens?: number;
   /** Tokens of the prefix evaluated when the session started. */
   prefix_tokens_evaluated?: number;
-  /** Why the imprint's saved state was not loaded (imprint_state_mismatch | imprint_state_corrupted). */
+  /** Why a saved state was not loaded (imprint_state_* for an imprint, start_state_* for the contract). */
   state_fallback?: { code: ErrorCode; reason: string };
+  /** contract_prefix: why the evaluated start was not saved (a storage failure, a start that does not fit the window). */
+  state_save_failed?: { code: ErrorCode; reason: string };
   /** This run's first generation: its prompt tokens, and how many of them the engine evaluated
    *  (the rest came from the restored or cached prefix and the conversation so far). */
   prompt_tokens?: number;
   prompt_tokens_evaluated?: number;
 }
+
+/** The name imprint_prefix's type had before contract_prefix shared it. */
+export type ImprintPrefixReceipt = PrefixStartReceipt;
 
 /** As stored in receipts (`engine_stats`), the CLI's --json output and shown in the UI. */
 export interface EngineStats {
@@ -120,6 +130,9 @@ export interface EngineStats {
   decode_tokens_per_s?: number;
   /** Prefill speed of the first generation. */
   prefill_tokens_per_s?: number;
+  /** Of the first generation's prompt, the tokens the engine evaluated: the question alone when
+   *  the conversation start was read ahead (ChatSession.warm) or an earlier conversation cached it. */
+  first_prompt_tokens_evaluated?: number;
   /** Prompt tokens the engine evaluated (the rest came from its prompt cache), summed. */
   prompt_tokens_evaluated?: number;
   completion_tokens?: number;
@@ -184,7 +197,10 @@ export interface ReceiptBody {
   /** Runs restored from an imprint (docs/contract.md §9): "state" when its saved model state was loaded,
    *  "prefix" when the prefix was evaluated as text (or kept warm by the engine); how, in imprint_prefix. */
   imprint_restore?: "state" | "prefix";
-  imprint_prefix?: ImprintPrefixReceipt;
+  imprint_prefix?: PrefixStartReceipt;
+  /** Runs without an imprint whose engine keeps saved conversation starts (`edge chat --model`):
+   *  how the tool contract reached the model — from a saved state, or evaluated (and saved). */
+  contract_prefix?: PrefixStartReceipt;
 }
 
 /** A stored receipt: the body plus its place in the chain. */

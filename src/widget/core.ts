@@ -5,6 +5,7 @@
 // which goes into the element's shadow root (the container the element passes).
 import { createChatSession } from "../chat/session.ts";
 import type { ChatEvent, ChatRun, ChatSession } from "../chat/types.ts";
+import { StartWarmer, type WarmStatus } from "../chat/warm-start.ts";
 import type { Receipt } from "../receipts/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
 import { EdgeError } from "../contract/errors.ts";
@@ -16,7 +17,7 @@ import type { PendingStore } from "../confirm/store.ts";
 import type { Engine, EngineInfo, LoadProgress } from "../engines/engine.ts";
 import { createBrowserLlamaBackend } from "../engines/llamacpp/browser/backend.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
-import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
+import { catalogModel, catalogSource, cpuDefaultModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { WebLLMEngine } from "../engines/webllm.ts";
@@ -129,6 +130,7 @@ export class WidgetCore {
   private engine: Promise<Engine> | undefined;
   private session: Promise<ChatSession> | undefined;
   private stopPurging: (() => void) | undefined;
+  private warmer: StartWarmer | undefined;
   private readonly tokens = new Map<string, string>();
   private readonly toolSource: ToolSource | null;
   private closed = false;
@@ -195,12 +197,12 @@ export class WidgetCore {
     return this.engine;
   }
 
-  /** The visitor's file, else `model`: a catalog id or a GGUF URL (default: the catalog's first,
-   *  smallest model). */
+  /** The visitor's file, else `model`: a catalog id or a GGUF URL (default: the CPU default,
+   *  catalog.ts). */
   private llamaSource(): ModelSource {
     const file = this.config.modelFile;
     if (file) return { kind: "blob", blob: file, name: file.name };
-    const model = this.config.model ?? LLAMACPP_CATALOG[0]!.id;
+    const model = this.config.model ?? cpuDefaultModel().id;
     const entry = catalogModel(model);
     if (entry) return catalogSource(entry);
     if (!/^https?:\/\//i.test(model)) {
@@ -215,6 +217,16 @@ export class WidgetCore {
     const engine = await this.createEngine();
     await engine.load(hooks.onProgress, hooks.signal);
     return engine.info();
+  }
+
+  /** With the model loaded before any question (the visitor's file): the session starts now and
+   *  its tool contract is read into the model's prompt cache (chat/warm-start.ts); `onStatus` gets
+   *  each step with the number of tools. A question asked meanwhile continues from it. */
+  async warmAhead(onStatus: (status: WarmStatus, tools: number) => void): Promise<void> {
+    const session = await this.prepare();
+    this.warmer?.stop();
+    this.warmer = new StartWarmer((s) => onStatus(s, session.runtime.schemas().length), document);
+    this.warmer.begin(session);
   }
 
   private async createSession(onStatus?: (text: string) => void): Promise<ChatSession> {
@@ -334,6 +346,7 @@ export class WidgetCore {
   async close(): Promise<void> {
     this.closed = true;
     this.stopPurging?.();
+    this.warmer?.stop();
     const host = this.host;
     this.host = undefined;
     await host?.then((h) => h.close()).catch(() => undefined);

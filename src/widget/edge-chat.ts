@@ -67,7 +67,7 @@ export class EdgeChatElement extends LitElement {
   /** URL of a facts file (edge.demo.facts.v1): imported, then exposed as local_facts_lookup. */
   declare factsSrc: string | null;
   /** web-llm: a model id (default: the best small model this GPU runs). llama.cpp: a catalog id
-   *  or the URL of a GGUF file (default: the catalog's first model). */
+   *  or the URL of a GGUF file (default: SmolLM2-135M-Instruct, the CPU default: catalog.ts). */
   declare model: string | null;
   /** Active-set selection: tool names / intent tags, separated by commas or spaces. */
   declare tool: string | null;

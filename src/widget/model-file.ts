@@ -4,9 +4,10 @@
 // a file that does not load leaves the site's model in place. It also knows where this browser
 // keeps a downloaded model, and renders the file input.
 import { html, nothing, type ReactiveControllerHost, type TemplateResult } from "lit";
-import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
+import { catalogModel, cpuDefaultModel } from "../engines/llamacpp/catalog.ts";
 import type { ModelStorage } from "../engines/llamacpp/browser/model-store.ts";
 import type { WidgetCore } from "./core.ts";
+import { warmStatusText } from "../chat/warm-start.ts";
 import { ChangeTracker, errorDetail, type WidgetPorts } from "./host.ts";
 import type { Runs } from "./runs.ts";
 
@@ -50,7 +51,7 @@ export class ModelFile extends ChangeTracker {
   name(): string {
     if (this.file) return this.file.name;
     const model = this.ports.model();
-    const entry = catalogModel(model ?? LLAMACPP_CATALOG[0]!.id);
+    const entry = catalogModel(model ?? cpuDefaultModel().id);
     return entry?.label ?? (model ?? "").split(/[?#]/)[0]!.split("/").pop() ?? "";
   }
 
@@ -82,6 +83,8 @@ export class ModelFile extends ChangeTracker {
         this.sha = info.fingerprint?.sha256 ?? null;
         this.host.requestUpdate();
         this.ports.status(`${info.label} is ready; ask a question.`);
+        // Read the tools into the model while the visitor types; a question takes the status line.
+        void core.warmAhead((s, tools) => s.state !== "idle" && !this.ports.runs.busy && this.ports.status(warmStatusText(s, tools))).catch(() => undefined);
       } catch (err) {
         const detail = errorDetail(err);
         this.set(null);

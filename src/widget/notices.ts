@@ -3,7 +3,7 @@
 // whether this browser can keep it). Either offers the labelled scripted demo when the page has a
 // script. Lit text bindings only.
 import { html, nothing, type TemplateResult } from "lit";
-import { catalogModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
+import { catalogModel, cpuDefaultModel } from "../engines/llamacpp/catalog.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
 import type { ModelFile } from "./model-file.ts";
 
@@ -28,7 +28,7 @@ export function gpuNotice(ctx: NoticeContext, message: string): TemplateResult {
 
 /** "auto" without a usable GPU: the model runs on the CPU, and its first use downloads it. */
 export function cpuNotice(ctx: NoticeContext, fallbackAdapter: boolean, model: string | null, file: ModelFile): TemplateResult {
-  const entry = catalogModel(model ?? LLAMACPP_CATALOG[0]!.id);
+  const entry = catalogModel(model ?? cpuDefaultModel().id);
   const why = fallbackAdapter ? "This device's WebGPU adapter is a software fallback" : "WebGPU is not available here";
   // No offline promise: the model may be stored, but the page and its tools file come from the site.
   return html`<div class="notice" part="notice" id=${ctx.id}>

@@ -3,7 +3,7 @@
 // (node/backend.ts), wllama in a browser worker (browser/). A backend gets the model's bytes
 // (download + cache, or a local file), checks them (GGUF header, sha256), loads them, and
 // generates. Types only: importing this file loads no runtime.
-import type { LoadProgress } from "../engine.ts";
+import type { LoadProgress, WarmOptions } from "../engine.ts";
 import type { GgufSummary } from "./gguf.ts";
 
 /** Where a model comes from. `sha256` (hex or "sha256:hex") pins the file: a mismatch after
@@ -85,7 +85,7 @@ export interface LoadedModel {
   /** Make the prompt cache hold exactly that conversation start (keeping what it already holds of
    *  it, evaluating the rest). The browser backend adopts Engine.warmPrefix by implementing this
    *  (wllama: a completion of the start with cache_prompt and no new tokens). */
-  warmPrefix?(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }>;
+  warmPrefix?(messages: PromptMessage[], options: WarmOptions & { signal: AbortSignal }): Promise<{ tokens: number; evaluated: number }>;
   /** Warm exactly that conversation start, then save its state (KV cache + tokens) to `file`. */
   saveState?(messages: PromptMessage[], file: string): Promise<{ tokens: number[]; bytes: number }>;
   /** Replace the prompt cache with a state file saveState wrote; resolves with its tokens. The

@@ -29,6 +29,9 @@ export interface CatalogModel {
   /** What the model does with tools, measured by `npm run eval:tools` on this file (eval/README.md),
    *  in words for the model picker; absent for a model the eval has not run. */
   measured?: string;
+  /** How long a person waits for the first answer on a CPU, measured by `npm run bench:session` on
+   *  the example tools (a 2-core machine, wasm, 2026-12-06), in words for the model picker. */
+  firstAnswer?: string;
 }
 
 const hf = (repo: string, revision: string, file: string) => ({
@@ -69,6 +72,7 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
     sizeMB: 98,
     contextLength: 8192,
     measured: "eval:tools 43 %: the right call for 79 % of simple requests, 45 % with arguments to extract; calls a tool for 61 % of questions that need none",
+    firstAnswer: "first answer in ~1.5 s once it has read the tools (8–17 s after loading, on a 2-core CPU)",
   },
   {
     id: "qwen2.5-coder-0.5b-instruct-q4_k_m",
@@ -78,8 +82,23 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
     sizeMB: 491,
     contextLength: 32768,
     measured: "eval:tools 70 %: the right call for 86 % of simple requests, 70 % with arguments to extract; calls a tool for 28 % of questions that need none",
+    firstAnswer: "first answer in 2–5 s once it has read the tools (25–57 s after loading, on a 2-core CPU)",
   },
 ];
+
+/**
+ * What "Auto" loads on a device without a usable GPU (the playground, the PWA) and the widget's
+ * llama.cpp model when the page names none: SmolLM2-135M-Instruct, chosen by measurement here
+ * (2-core CPU, wasm): the first answer comes in about a second once the tools are read ahead and in
+ * ~10 s cold, where the 0.5B class takes ~100 s cold; it calls tools less well (eval:tools 43 % against
+ * Qwen2.5-Coder-0.5B's 70 %), which the picker says, so a person can choose the larger model.
+ * The same on a phone-sized device: it is also the smallest download (98 MB).
+ */
+export const CPU_DEFAULT_MODEL_ID = "smollm2-135m-instruct-q4_1";
+
+export function cpuDefaultModel(catalog: readonly CatalogModel[] = LLAMACPP_CATALOG): CatalogModel {
+  return catalog.find((m) => m.id === CPU_DEFAULT_MODEL_ID) ?? catalog[0]!;
+}
 
 export function catalogModel(id: string, catalog: readonly CatalogModel[] = LLAMACPP_CATALOG): CatalogModel | undefined {
   return catalog.find((m) => m.id === id.toLowerCase());

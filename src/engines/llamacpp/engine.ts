@@ -6,6 +6,7 @@
 // time, abort (the stream ends, the engine stays usable), usage numbers and the fingerprint
 // (the GGUF file's sha256 and the runtime's version) that receipts and imprints record.
 import { EdgeError } from "../../contract/errors.ts";
+import { raceSignal } from "../../contract/abort.ts";
 import {
   abortedError,
   loadAbortedError,
@@ -18,6 +19,7 @@ import {
   type EngineInfo,
   type PrefixStateCapability,
   type PrefixWarmth,
+  type WarmOptions,
   type ProgressListener,
 } from "../engine.ts";
 import type { GenerateResult, LlamaBackend, LoadedModel, ModelSource, PromptMessage } from "./backend.ts";
@@ -82,13 +84,15 @@ export class LlamaCppEngine implements Engine {
   private loading: Promise<void> | undefined;
   private loadController: AbortController | undefined;
   private generation: AbortController | undefined;
+  /** The conversation start being warmed (warmPrefix): a chat asked meanwhile waits for it. */
+  private warming: Promise<unknown> | undefined;
   /** Present once a model that can tokenize is loaded (the loop fits history with it). */
   countTokens?: (messages: readonly ChatMessage[]) => Promise<number>;
   /** Present with countTokens: the exact prompt tokens a chat with these messages evaluates
    *  (the model's chat template and tokenizer; the fidelity tests compare them with the model's own). */
   promptTokens?: (messages: readonly ChatMessage[]) => Promise<number[]>;
   /** Present once loaded, when the backend keeps a prompt cache across conversations. */
-  warmPrefix?: (messages: readonly ChatMessage[]) => Promise<PrefixWarmth>;
+  warmPrefix?: (messages: readonly ChatMessage[], options?: WarmOptions) => Promise<PrefixWarmth>;
   /** Present once loaded, when the backend can save and load a prefix's state (Node). */
   prefixState?: PrefixStateCapability;
 
@@ -153,6 +157,9 @@ export class LlamaCppEngine implements Engine {
     const loaded = this.loadedModel;
     if (!loaded) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
+    // A question asked while the conversation start is being warmed continues from it: it waits
+    // for the warm (whatever its outcome), then evaluates only what the cache lacks.
+    if (this.warming) await raceSignal(this.warming, request.signal, () => abortedError());
     if (this.generation) throw busyError();
     const grammar = gbnfForResponseFormat(request.responseFormat);
     const controller = new AbortController();
@@ -198,7 +205,7 @@ export class LlamaCppEngine implements Engine {
   private exposePrefixCache(loaded: LoadedModel): void {
     if (loaded.warmPrefix) {
       const warm = loaded.warmPrefix.bind(loaded);
-      this.warmPrefix = (messages) => this.exclusive(() => warm(toPromptMessages(messages)));
+      this.warmPrefix = (messages, options) => this.warmIn(() => this.exclusive((signal) => warm(toPromptMessages(messages), { ...options, signal }), options?.signal));
     }
     if (loaded.prefixTokens && loaded.saveState && loaded.loadState) {
       const [tokens, save, load] = [loaded.prefixTokens.bind(loaded), loaded.saveState.bind(loaded), loaded.loadState.bind(loaded)];
@@ -214,17 +221,34 @@ export class LlamaCppEngine implements Engine {
     }
   }
 
-  /** Work on the model's context that must not overlap a generation (warming, saving, loading state). */
-  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+  /** Runs a warm after the one before it settled (a new session's warm follows the cancelled warm
+   *  of the session it replaced), known to chat() until it settles. */
+  private warmIn(run: () => Promise<PrefixWarmth>): Promise<PrefixWarmth> {
+    const warm = this.warming ? this.warming.then(run) : run();
+    const settled: Promise<unknown> = warm.catch(() => undefined).finally(() => {
+      if (this.warming === settled) this.warming = undefined;
+    });
+    this.warming = settled;
+    return warm;
+  }
+
+  /** Work on the model's context that must not overlap a generation (warming, saving, loading
+   *  state). `work` gets the signal that abort() — or the caller's `outer` — ends it with. */
+  private async exclusive<T>(work: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
     if (!this.loadedModel) throw new EdgeError("engine_not_loaded");
     if (this.generation) throw busyError();
-    this.generation = new AbortController();
+    if (outer?.aborted) throw abortedError();
+    const controller = new AbortController();
+    this.generation = controller;
+    const onOuter = () => controller.abort();
+    outer?.addEventListener("abort", onOuter, { once: true });
     try {
-      return await work();
+      return await work(controller.signal);
     } catch (e) {
       if (e instanceof EdgeError) throw e;
       throw EdgeError.withTableFix("generation_failed", { original: String(e) }, `The model failed while evaluating a prompt: ${(e as Error)?.message ?? String(e)}.`);
     } finally {
+      outer?.removeEventListener("abort", onOuter);
       this.generation = undefined;
     }
   }

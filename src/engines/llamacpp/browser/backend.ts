@@ -1,126 +1,52 @@
-// The browser llama.cpp backend, page side: each load starts a module worker
-// (workers/llamacpp.worker.ts) and drives it through comlink. Only this small file and comlink are
-// on the page; wllama and its wasm are in the worker, fetched when a model is first loaded.
+// The browser llama.cpp backend, on the page. A load runs in two steps: a fresh module worker
+// (workers/llamacpp.worker.ts, driven through comlink: worker-session.ts) gets and checks the
+// model's bytes and fetches wllama's files, handing Blobs back; then wllama, on the page, loads them
+// (page-model.ts) and starts its own worker from here — no worker is nested in another. Only this
+// file, the small worker client and comlink are on the page until a model loads; wllama comes then,
+// from the app's origin.
 //
 // Threads: one, unless the page is cross-origin isolated (SharedArrayBuffer; a docs page embedding
-// the widget must send COOP/COEP itself) — then the caller's, or the worker's default (threads.ts).
-// Device: llama.cpp's WebGPU backend when a usable, non-fallback adapter exists (else — or if that
-// load fails — the CPU).
-import * as Comlink from "comlink";
+// the widget must send COOP/COEP itself) — then the caller's, or the default for the model
+// (threads.ts). Device: llama.cpp's WebGPU backend when a usable, non-fallback adapter exists
+// (else — or if that load fails — the CPU). A load silent for STALL_MS fails (stall-watch.ts) and
+// is tried once more.
 import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
 import { probeWebGPU } from "../../webgpu.ts";
 import { loadAbortedError } from "../../engine.ts";
-import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, ModelSource, PromptMessage } from "../backend.ts";
-import { installEdgeErrorTransfer } from "./comlink-errors.ts";
-import type { LlamaWorkerApi, WorkerLoaded, WorkerLoadOptions, WorkerModelSource } from "./protocol.ts";
+import type { LlamaBackend, LoadedModel, ModelSource } from "../backend.ts";
+import { modelIdOf } from "../engine.ts";
+import type { FileProgress, ModelBytes, ModelStarter, WllamaLoadOptions, WorkerModelSource } from "./protocol.ts";
+import { STALL_MS, stallWatch, type LoadMeasureDetail } from "./stall-watch.ts";
+import { createLlamaWorker, workerSession } from "./worker-session.ts";
+
+export { createLlamaWorker } from "./worker-session.ts";
+export { STALL_MS } from "./stall-watch.ts";
 
 export interface BrowserLlamaBackendOptions {
-  /** Start the llama.cpp worker (override for custom builds). */
+  /** Start the worker that gets and checks a model's bytes and fetches wllama's files (override
+   *  for custom builds). */
   createWorker?: () => Worker;
   /** "auto" (default): WebGPU when usable, else CPU. "cpu": always the CPU. */
   device?: "auto" | "cpu";
-  /** A load that reports no progress for this long fails with model_load_failed and its worker is
-   *  ended (default STALL_MS). */
+  /** A load that gives no sign of life for this long fails with model_load_failed, and what it
+   *  started is ended (default STALL_MS). */
   stallMs?: number;
+  /** "compat": wllama's compat build (what Safari runs) in any browser, for tests and benches. */
+  wllamaBuild?: WllamaLoadOptions["build"];
+  /** Loads the checked bytes into llama.cpp (default: wllama on this page); tests pass their own. */
+  start?: ModelStarter;
 }
 
-/** How long a load may go without a progress report before it is called stalled. The longest
- *  silent step is llama.cpp reading the model into its memory (one report before it, none during
- *  it): a few seconds for the catalog's models, well under a minute for a 4 GB file on a slow
- *  machine. A Firefox load was once seen to sit at that step for 240 s with no error at all. */
-export const STALL_MS = 180_000;
-
-export function createLlamaWorker(): Worker {
-  return new Worker(new URL("../../../../workers/llamacpp.worker.ts", import.meta.url), { type: "module", name: "edge-llamacpp" });
-}
+/** wllama on this page, fetched the first time a model loads. */
+const startOnPage: ModelStarter = async (...args) => {
+  const [{ startWllama }, { WLLAMA_ASSETS }] = await Promise.all([import("./page-model.ts"), import("./page-assets.ts")]);
+  return startWllama(WLLAMA_ASSETS, ...args);
+};
 
 async function usableWebGPU(): Promise<boolean> {
   const probe = await probeWebGPU().catch(() => undefined);
   return probe?.available === true && !probe.adapter.isFallbackAdapter;
-}
-
-/** A worker and its comlink handle; a worker error rejects whatever is pending on it. */
-class WorkerLink {
-  readonly remote: Comlink.Remote<LlamaWorkerApi>;
-  private readonly failures = new Set<(e: unknown) => void>();
-  private failure: string | undefined;
-
-  constructor(readonly worker: Worker) {
-    this.remote = Comlink.wrap<LlamaWorkerApi>(worker);
-    worker.addEventListener("error", (ev) => {
-      ev.preventDefault();
-      this.failure = ev.message || "the llama.cpp worker stopped (it could not start, or it crashed)";
-      for (const reject of this.failures) reject(this.failure);
-    });
-  }
-
-  /** `work`, or a rejection with `onLost(reason)` if the worker dies first. */
-  guard<T>(work: Promise<T>, onLost: (reason: string) => EdgeError): Promise<T> {
-    if (this.failure) return Promise.reject(onLost(this.failure));
-    return new Promise<T>((resolve, reject) => {
-      const fail = (reason: unknown) => reject(onLost(String(reason)));
-      this.failures.add(fail);
-      work.then(resolve, reject).finally(() => this.failures.delete(fail));
-    });
-  }
-
-  end(): void {
-    this.remote[Comlink.releaseProxy]();
-    this.worker.terminate();
-  }
-}
-
-class BrowserLoadedModel implements LoadedModel {
-  readonly model: WorkerLoaded["model"];
-  readonly runtime: string;
-  readonly device: string;
-  readonly contextWindow: number;
-  readonly threads: number;
-
-  constructor(
-    private readonly link: WorkerLink,
-    loaded: WorkerLoaded,
-  ) {
-    this.model = loaded.model;
-    this.runtime = loaded.runtime;
-    this.device = loaded.device;
-    this.contextWindow = loaded.contextWindow;
-    this.threads = loaded.threads;
-  }
-
-  async generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
-    const onAbort = () => void this.link.remote.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    // The text streams on its own port; the result comes on comlink's. Ports are not ordered with
-    // each other, so the result is returned only after the port's end mark: every piece first.
-    const text = new MessageChannel();
-    const streamed = new Promise<void>((resolve) => {
-      text.port1.onmessage = (ev: MessageEvent<string | null>) => {
-        if (ev.data === null) {
-          text.port1.close();
-          resolve();
-        } else onText(ev.data);
-      };
-    });
-    try {
-      const result = await this.link.guard(this.link.remote.generate(request, Comlink.transfer(text.port2, [text.port2])), (reason) => new EdgeError("engine_lost", { reason }));
-      await streamed;
-      return result;
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-    }
-  }
-
-  warmPrefix(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }> {
-    return this.link.guard(this.link.remote.warmPrefix(messages), (reason) => new EdgeError("engine_lost", { reason }));
-  }
-
-  async unload(): Promise<void> {
-    // Give the worker a moment to free llama.cpp's memory; it is terminated either way.
-    await Promise.race([this.link.remote.unload().catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
-    this.link.end();
-  }
 }
 
 function workerSource(source: ModelSource): WorkerModelSource {
@@ -133,58 +59,85 @@ function workerSource(source: ModelSource): WorkerModelSource {
 type LoadOptions = Parameters<LlamaBackend["load"]>[1];
 type Progress = Parameters<NonNullable<LoadOptions["onProgress"]>>[0];
 
-/** Rejects with model_load_failed once `stallMs` pass without a call of `alive` (each progress
- *  report calls it); `stop` ends the watch. */
-function stallWatch(stallMs: number): { alive(p?: Progress): void; stalled: Promise<never>; stop(): void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let last = "the start";
-  let fail: (e: EdgeError) => void = () => undefined;
-  const stalled = new Promise<never>((_, reject) => (fail = reject));
-  stalled.catch(() => undefined); // raced below; unobserved once the load settled
-  const alive = (p?: Progress): void => {
-    if (p?.text) last = `“${p.text}”`;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      const seconds = Math.round(stallMs / 1000);
-      fail(new EdgeError("model_load_failed", { stage: "stalled", stalled_ms: stallMs, last_progress: last }, `Loading the model stopped: no progress for ${seconds} s after ${last}. Reload the page and load it again; if it stops again, try a smaller model or another browser.`));
-    }, stallMs);
-  };
-  alive();
-  return { alive, stalled, stop: () => clearTimeout(timer) };
+/** One backend load: where from, how to start its workers and llama.cpp, and what its attempts got
+ *  from a worker (the bytes, wllama's files), kept for a retry (another device, a later stall). */
+interface LoadPlan {
+  source: WorkerModelSource;
+  name: string;
+  create: () => Worker;
+  start: ModelStarter;
+  stallMs: number;
+  kept: { bytes?: ModelBytes; files: Map<string, Blob> };
 }
 
-async function loadIn(create: () => Worker, source: WorkerModelSource, options: WorkerLoadOptions, load: LoadOptions, stallMs: number): Promise<LoadedModel> {
-  const link = new WorkerLink(create());
-  const onAbort = () => void link.remote.abort();
-  load.signal?.addEventListener("abort", onAbort, { once: true });
-  const watch = stallWatch(stallMs);
-  const progress = Comlink.proxy((p: Progress) => {
-    watch.alive(p);
-    load.onProgress?.(p);
-  });
-  const loading = link.guard(link.remote.load(source, options, progress), (reason) => EdgeError.withTableFix("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const stalled = (e: unknown): boolean => e instanceof EdgeError && e.code === "model_load_failed" && e.details["stage"] === "stalled";
+
+/** `run` given a signal that fires when the attempt is given up, with the error it ends with as its
+ *  reason. A cancel waits up to 2 s for the work to stop (a stopped download removes what it
+ *  wrote); a model that loads after all is unloaded. */
+async function attempt(run: (signal: AbortSignal) => Promise<LoadedModel>, load: LoadOptions, stall: Promise<never>): Promise<LoadedModel> {
+  const given = new AbortController();
+  const cancel = () => given.abort(loadAbortedError());
+  load.signal?.addEventListener("abort", cancel, { once: true });
+  const running = run(given.signal);
   try {
-    return new BrowserLoadedModel(link, await raceSignal(Promise.race([loading, watch.stalled]), load.signal, loadAbortedError));
+    return await raceSignal(Promise.race([running, stall]), load.signal, loadAbortedError);
   } catch (e) {
-    // Cancelled: the worker stops its download at once and removes what it wrote; give it a moment
-    // to finish that (a terminated worker leaves its part file behind), then end it either way.
-    if (load.signal?.aborted) await Promise.race([loading.catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
-    // Nothing of a failed load survives: its worker (and whatever it allocated) is ended.
-    link.end();
+    given.abort(e);
+    running.then((m) => m.unload(), () => undefined).catch(() => undefined);
+    if (load.signal?.aborted) await Promise.race([running.catch(() => undefined), sleep(2000)]);
     throw e;
   } finally {
-    watch.stop();
-    load.signal?.removeEventListener("abort", onAbort);
+    load.signal?.removeEventListener("abort", cancel);
   }
 }
 
-const stalled = (e: unknown): boolean => e instanceof EdgeError && e.code === "model_load_failed" && e.details["stage"] === "stalled";
+function outcomeOf(e: unknown, load: LoadOptions): LoadMeasureDetail["outcome"] {
+  return stalled(e) ? "stalled" : load.signal?.aborted ? "aborted" : "failed";
+}
+
+async function keep<K, V>(map: Map<K, V>, key: K, get: () => Promise<V>): Promise<V> {
+  const got = map.get(key) ?? (await get());
+  map.set(key, got);
+  return got;
+}
+
+/** The attempt's work: the bytes (from the worker, or kept), then llama.cpp, asking the same worker
+ *  for wllama's files; the worker is ended when the attempt is. */
+async function bytesThenStart(plan: LoadPlan, options: WllamaLoadOptions, signs: { onProgress(p: Progress): void; alive(sign: string): void }, signal: AbortSignal): Promise<LoadedModel> {
+  const session = workerSession(plan.create, signal);
+  try {
+    plan.kept.bytes ??= await session.bytes(plan.source, signs.onProgress);
+    const file = (url: string, onBytes: (p: FileProgress) => void) => keep(plan.kept.files, url, () => session.file(url, onBytes));
+    return await plan.start(plan.kept.bytes, plan.name, options, { ...signs, signal, file });
+  } finally {
+    await session.end();
+  }
+}
+
+/** One attempt, under one stall watch. */
+async function loadOnce(plan: LoadPlan, options: WllamaLoadOptions, load: LoadOptions): Promise<LoadedModel> {
+  const watch = stallWatch(plan.stallMs);
+  const onProgress = (p: Progress): void => {
+    watch.progress(p);
+    load.onProgress?.(p);
+  };
+  try {
+    const model = await attempt((signal) => bytesThenStart(plan, options, { onProgress, alive: watch.alive }, signal), load, watch.stalled);
+    watch.stop("loaded");
+    return model;
+  } catch (e) {
+    watch.stop(outcomeOf(e, load));
+    throw e;
+  }
+}
 
 /**
- * Runs a load, and once more in a fresh worker when it stalled: Firefox now and then never starts
- * the worker wllama nests inside Edge's (a few loads in a hundred, in pages a service worker
- * controls), and a second worker starts. The person sees why it starts over; progress never goes
- * back. A second stall fails as the first would have.
+ * Runs a load, and once more when it stalled: Firefox now and then never started the worker wllama
+ * nested inside Edge's (a few loads in a hundred, in pages a service worker controls) — no worker
+ * is nested now, and this stays as the remedy for whatever else leaves a load silent. The person
+ * sees why it starts over; progress never goes back. A second stall fails as the first would have.
  */
 function onceMoreIfStalled(load: LoadOptions): (run: (load: LoadOptions) => Promise<LoadedModel>) => Promise<LoadedModel> {
   let shown = 0;
@@ -205,8 +158,8 @@ function onceMoreIfStalled(load: LoadOptions): (run: (load: LoadOptions) => Prom
 }
 
 export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = {}): LlamaBackend {
-  installEdgeErrorTransfer();
   const create = options.createWorker ?? createLlamaWorker;
+  const start = options.start ?? startOnPage;
   const stallMs = options.stallMs ?? STALL_MS;
   return {
     async load(source, load) {
@@ -215,15 +168,17 @@ export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = 
       // blocking (persistence.ts); Cancel ends every step.
       if (load.signal?.aborted) throw loadAbortedError();
       const webgpu = options.device !== "cpu" && (await raceSignal(usableWebGPU(), load.signal, loadAbortedError));
-      // Threads: the caller's, else the worker's choice once it knows the model's size (threads.ts).
-      const base = { contextSize: load.contextSize, ...(load.threads !== undefined ? { threads: load.threads } : {}) };
+      // Threads: the caller's, else the default for the model once its size is known (threads.ts).
+      const base = { contextSize: load.contextSize, build: options.wllamaBuild ?? "auto", ...(load.threads !== undefined ? { threads: load.threads } : {}) } as const;
+      const plan: LoadPlan = { source: from, name: modelIdOf(from), create, start, stallMs, kept: { files: new Map() } };
       const once = onceMoreIfStalled(load);
+      const on = (gpu: boolean) => once((l) => loadOnce(plan, { ...base, webgpu: gpu }, l));
       try {
-        return await once((l) => loadIn(create, from, { ...base, webgpu }, l, stallMs));
+        return await on(webgpu);
       } catch (e) {
         // llama.cpp's WebGPU backend did not take this model here: the CPU always can.
         if (!webgpu || !(e instanceof EdgeError) || e.code !== "model_load_failed") throw e;
-        return once((l) => loadIn(create, from, { ...base, webgpu: false }, l, stallMs));
+        return on(false);
       }
     },
   };

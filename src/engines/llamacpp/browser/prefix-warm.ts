@@ -6,6 +6,7 @@
 // cached, [start, user "B"] reuses exactly the start's tokens (its cache_n). Each probe is a short
 // turn generating one token. The length is remembered per start for the loaded model, so a later
 // warm is one probe, which evaluates only what the cache lacks of the start (plus that short turn).
+// The first probe reports its progress (llama.cpp's prompt_progress, after each batch of the prompt).
 import type { PromptMessage } from "../backend.ts";
 import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
 
@@ -16,17 +17,23 @@ export interface ProbeTimings {
   prompt_n: number;
 }
 
-/** One cached completion of `messages` (one token generated); resolves with its timings. */
-export type CacheProbe = (messages: PromptMessage[]) => Promise<ProbeTimings>;
+/** Of a prompt's tokens the cache lacks, how many are evaluated so far. */
+export type WarmProgress = (p: { processed: number; total: number }) => void;
 
-export function prefixWarmer(probe: CacheProbe, contextWindow: () => number): (messages: PromptMessage[]) => Promise<{ tokens: number; evaluated: number }> {
+/** One cached completion of `messages` (one token generated); resolves with its timings. `signal`
+ *  stops it between batches. */
+export type CacheProbe = (messages: PromptMessage[], signal: AbortSignal, onProgress?: WarmProgress) => Promise<ProbeTimings>;
+
+export type PrefixWarmer = (messages: PromptMessage[], signal: AbortSignal, onProgress?: WarmProgress) => Promise<{ tokens: number; evaluated: number }>;
+
+export function prefixWarmer(probe: CacheProbe, contextWindow: () => number): PrefixWarmer {
   const lengths = new Map<string, number>();
-  return async (messages) => {
+  return async (messages, signal, onProgress) => {
     const key = JSON.stringify(messages);
-    const first = await probe([...messages, { role: "user", content: "A" }]);
+    const first = await probe([...messages, { role: "user", content: "A" }], signal, onProgress);
     let tokens = lengths.get(key);
     if (tokens === undefined) {
-      tokens = (await probe([...messages, { role: "user", content: "B" }])).cache_n;
+      tokens = (await probe([...messages, { role: "user", content: "B" }], signal)).cache_n;
       lengths.set(key, tokens);
     }
     // The start must leave room for a turn and its answer, as any prompt must.

@@ -4,9 +4,11 @@ import { defaultThreads, MULTI_THREAD_MIN_MODEL_BYTES } from "./threads.ts";
 describe("defaultThreads (the browser's llama.cpp thread count when none is named)", () => {
   const real = 284 * 1024 * 1024; // the Qwen2.5-0.5B shape in Q4_0
 
-  it("gives a real-size model half the logical cores on a cross-origin-isolated page (one per physical core)", () => {
+  it("gives a real-size model half the logical cores on a cross-origin-isolated page (one per physical core), at least two of two", () => {
     expect(defaultThreads({ cores: 8, isolated: true, modelBytes: real })).toBe(4);
-    expect(defaultThreads({ cores: 2, isolated: true, modelBytes: real })).toBe(1);
+    expect(defaultThreads({ cores: 4, isolated: true, modelBytes: real })).toBe(2);
+    expect(defaultThreads({ cores: 2, isolated: true, modelBytes: real })).toBe(2);
+    expect(defaultThreads({ cores: 1, isolated: true, modelBytes: real })).toBe(1);
   });
 
   it("gives one thread where SharedArrayBuffer cannot be shared (a page without COOP/COEP)", () => {

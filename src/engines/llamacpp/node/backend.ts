@@ -6,7 +6,7 @@
 // prefix already in the context are evaluated — a follow-up that extends the previous
 // conversation evaluates just the new turn, and `promptTokensEvaluated` says how many that was.
 import { EdgeError } from "../../../contract/errors.ts";
-import { loadAbortedError } from "../../engine.ts";
+import { loadAbortedError, type WarmOptions } from "../../engine.ts";
 import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
 import { chatTemplateRenderer, type ChatTemplateRenderer } from "../chat-template.ts";
 import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, PromptMessage } from "../backend.ts";
@@ -180,15 +180,18 @@ class NodeLoadedModel implements LoadedModel {
     return a.slice(0, n);
   }
 
-  async warmPrefix(messages: PromptMessage[]): Promise<{ tokens: number; evaluated: number }> {
+  async warmPrefix(messages: PromptMessage[], options?: WarmOptions): Promise<{ tokens: number; evaluated: number }> {
     const start = await this.prefixTokens(messages);
     // The start must leave room for a turn and its answer, as any prompt must.
     checkAnswerBudget(start.length, this.contextWindow, undefined, MIN_ANSWER_TOKENS, this.trainedContext);
     // Keep what the cache holds of the start (an earlier conversation with the same start), drop
-    // the rest of that conversation, evaluate what is missing.
+    // the rest of that conversation, evaluate what is missing (in one call: node-llama-cpp takes
+    // no signal there, so an abort is seen before it, and progress is reported at its end).
     await this.sequence.adaptStateToTokens(start, false);
     const kept = this.sequence.nextTokenIndex;
+    if (options?.signal?.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
     if (kept < start.length) await this.sequence.evaluateWithoutGeneratingNewTokens(start.slice(kept));
+    options?.onProgress?.({ processed: start.length - kept, total: start.length - kept });
     return { tokens: start.length, evaluated: start.length - kept };
   }
 

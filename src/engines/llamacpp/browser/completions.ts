@@ -1,0 +1,105 @@
+// wllama's chat completions, on the page: one generation streamed with the model's own chat
+// template, a GBNF grammar and the server core's prompt cache (`cache_prompt`: a follow-up evaluates
+// only its new tokens, and the timings say how many), and the one-token probe a prefix warm is
+// measured with (prefix-warm.ts).
+import type { Wllama } from "@wllama/wllama";
+import { EdgeError } from "../../../contract/errors.ts";
+import type { GenerateRequest, GenerateResult } from "../backend.ts";
+import type { ProbeTimings, WarmProgress } from "./prefix-warm.ts";
+import { completionError, type errorLog } from "./worker-errors.ts";
+
+export type Log = ReturnType<typeof errorLog>;
+
+/** Templates that can think (Qwen3) render their non-thinking generation prompt; others ignore it. */
+const NON_THINKING = { enable_thinking: false };
+
+interface Timings {
+  cache_n: number;
+  prompt_n: number;
+  prompt_ms: number;
+  predicted_n: number;
+  predicted_ms: number;
+}
+
+function resultOf(text: string, finishReason: GenerateResult["finishReason"], timings: Timings | undefined, times: { start: number; first: number; end: number }): GenerateResult {
+  return {
+    text,
+    finishReason,
+    promptTokens: timings ? timings.cache_n + timings.prompt_n : 0,
+    promptTokensEvaluated: timings?.prompt_n ?? 0,
+    completionTokens: timings?.predicted_n ?? 0,
+    timeToFirstTokenMs: times.first - times.start,
+    promptMs: timings?.prompt_ms ?? times.first - times.start,
+    decodeMs: timings?.predicted_ms ?? times.end - times.first,
+  };
+}
+
+/** One streamed completion with the model's template, the grammar and the prompt cache. */
+export async function generateWith(w: Wllama, request: GenerateRequest, onText: (delta: string) => void, log: Log, signal: AbortSignal): Promise<GenerateResult> {
+  const start = performance.now();
+  let first: number | undefined;
+  let text = "";
+  let finishReason: GenerateResult["finishReason"] = "stop";
+  let timings: Timings | undefined;
+  const mark = log.mark();
+  try {
+    await w.createChatCompletion({
+      messages: request.messages,
+      stream: true,
+      onData: (chunk) => {
+        const choice = chunk.choices[0];
+        const delta = choice?.delta?.content;
+        if (delta) {
+          first ??= performance.now();
+          text += delta;
+          onText(delta);
+        }
+        if (choice?.finish_reason === "length") finishReason = "length";
+        if (chunk.timings) timings = chunk.timings;
+      },
+      ...(request.grammar !== undefined ? { grammar: request.grammar } : {}),
+      // Non-thinking mode, as in Node (../chat-template.ts): a tool call must be the whole reply.
+      chat_template_kwargs: NON_THINKING,
+      temperature: request.temperature,
+      seed: request.seed,
+      max_tokens: request.maxTokens ?? request.defaultMaxTokens,
+      cache_prompt: true,
+      abortSignal: signal,
+    });
+  } catch (e) {
+    // An abort ends the stream early: the engine reports it (with the partial text).
+    const failed = completionError(e, signal, log.since(mark));
+    if (failed) throw failed;
+  }
+  const end = performance.now();
+  return resultOf(text, finishReason, timings, { start, first: first ?? end, end });
+}
+
+/** A cached completion that generates one token, for its timings (prefix-warm.ts); with
+ *  `onProgress`, llama.cpp reports the prompt's progress after each batch (of what it lacked). */
+export async function probe(w: Wllama, messages: GenerateRequest["messages"], log: Log, signal: AbortSignal, onProgress?: WarmProgress): Promise<ProbeTimings> {
+  let timings: ProbeTimings | undefined;
+  const mark = log.mark();
+  try {
+    await w.createChatCompletion({
+      messages,
+      stream: true,
+      onData: (chunk) => {
+        if (chunk.timings) timings = chunk.timings;
+        const p = chunk.prompt_progress;
+        if (p && onProgress) onProgress({ processed: p.processed - p.cache, total: p.total - p.cache });
+      },
+      max_tokens: 1,
+      temperature: 0,
+      cache_prompt: true,
+      ...(onProgress ? { return_progress: true } : {}),
+      chat_template_kwargs: NON_THINKING,
+      abortSignal: signal,
+    });
+  } catch (e) {
+    throw completionError(e, signal, log.since(mark)) ?? new EdgeError("aborted", { stage: "warm_prefix" });
+  }
+  if (signal.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
+  if (!timings) throw new EdgeError("generation_failed", {}, "llama.cpp reported no timings for the conversation start, so its cache could not be measured.");
+  return timings;
+}

@@ -9,6 +9,8 @@
 //     again after a reload from the stored copy, then from a file the visitor picks.
 //   real weights — the playground with a trained model from a file, a URL and, offline, the
 //     store (real-model-journey.ts).
+//   load loop (Firefox) — the generated model loaded five times in a row in a page the service
+//     worker controls, none stalled (load-journey.ts; load-loop.ts runs it 100 times).
 // With default settings and no prompt answered. No console errors: Firefox's console, WebKit's
 // as the page-side capture sees it (page-capture.ts says what that is).
 import { createHash } from "node:crypto";

@@ -6,8 +6,9 @@
 import { EdgeError } from "../../../contract/errors.ts";
 import type { LoadProgress } from "../../engine.ts";
 
-/** How long a load may stay silent before it is called stalled. The longest silence measured in a
- *  real load of a 491 MB model was a few seconds (docs/engines.md, "A load that stalls"). */
+/** How long a load may stay silent before it is called stalled. The longest silence measured in
+ *  real loads of a 491 MB model: 2 s in Chromium and Firefox, 10.5 s in WebKitGTK (docs/engines.md,
+ *  "A load that stalls"). */
 export const STALL_MS = 30_000;
 
 /** The name of each load attempt's performance measure. */

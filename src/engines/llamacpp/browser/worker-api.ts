@@ -7,20 +7,21 @@
 // yet — and wllama's worker, started by that page from a blob: URL, is then not served by it
 // (measured in Chromium, Firefox and WebKit).
 import { EdgeError } from "../../../contract/errors.ts";
-import { loadAbortedError } from "../../engine.ts";
+import { loadAbortedError, type LoadProgress } from "../../engine.ts";
 import { modelIdOf } from "../engine.ts";
 import { readGgufSummary } from "../gguf.ts";
 import { integrityError, pinHex, pumpDownload } from "../download.ts";
-import type { LoadProgress } from "../../engine.ts";
 import { blobBytes, downloadModel, hashBlob, modelStorage, storedModel } from "./model-store.ts";
 import type { LlamaWorkerApi, ModelBytes, WorkerModelSource } from "./protocol.ts";
 
 const mb = (n: number) => (n / 1e6).toFixed(1);
 
 /** A store step that reads or writes the whole file says it is still running every TICK_MS: it
- *  reports nothing of its own, and WebKit's IndexedDB store took 9–13 s of silence for a 491 MB
- *  model here, growing with the file. For at most STORE_STEP_MAX_MS: a store that never answers
- *  then goes silent, and the load's stall watch ends it (stall-watch.ts). */
+ *  reports nothing of its own (after a download's last byte, WebKit's IndexedDB store was silent
+ *  13 s checking and committing a 491 MB model here, growing with the file). For at most
+ *  STORE_STEP_MAX_MS: a store that never answers then goes silent, and the load's stall watch ends
+ *  it (stall-watch.ts). A step that blocks the worker's thread cannot say anything (WebKit reading a
+ *  stored copy kept as bytes: docs/engines.md, "A load that stalls"). */
 const TICK_MS = 5_000;
 const STORE_STEP_MAX_MS = 5 * 60_000;
 

@@ -116,9 +116,9 @@ test("a model file the visitor picks: labelled, loaded at once with its sha256, 
 
   // The generated model as a file: ready at once, with the file's sha256.
   await picker.setInputFiles({ name: "picked.gguf", mimeType: "application/octet-stream", buffer: Buffer.from(model) });
-  await expect(widget.getByText("picked.gguf (llama.cpp, CPU) is ready; ask a question.")).toBeVisible({ timeout: 180_000 });
+  // Loaded: the file's sha256 shows (the status line then moves on to reading the tools ahead).
+  await expect(widget.locator("[part=model-file]")).toContainText(`sha256:${sha}: read here, never uploaded, never stored.`, { timeout: 180_000 });
   await expect(widget.getByText("picked.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
-  await expect(widget.locator("[part=model-file]")).toContainText(`sha256:${sha}: read here, never uploaded, never stored.`);
   await askAdd(widget);
   await expect.poll(async () => (await receipts(page)).length, { timeout: 180_000 }).toBe(1);
   expect((await receipts(page))[0]).toMatchObject({ engine: "llamacpp", model_id: "picked.gguf", model_fingerprint: { sha256: `sha256:${sha}` }, calls: [{ tool_name: "add", status: "ok", runner_secret_verified: true }] });

@@ -44,7 +44,7 @@ const RETRY = "The model load stopped making progress; starting it again in a fr
 
 /** A fake llama.cpp load: reports it starts, then runs `body` (its signs of life), then is loaded;
  *  records whether it was given up. */
-function starter(body: (alive: (line: string) => void, signal: AbortSignal) => Promise<void>): { start: ModelStarter; givenUp: () => number } {
+function starter(body: (alive: (line: string, quietMs?: number) => void, signal: AbortSignal) => Promise<void>): { start: ModelStarter; givenUp: () => number } {
   let givenUp = 0;
   const start: ModelStarter = async (bytes, name, _options, context) => {
     context.onProgress(LOADING);
@@ -149,6 +149,16 @@ describe("a llama.cpp load in the browser that goes silent", () => {
     expect(measure).toMatchObject({ outcome: "loaded" });
     expect(measure!.signs).toBeGreaterThan(60);
     expect(measure!.longestSilenceMs).toBeLessThan(1000);
+  });
+
+  it("a sign may allow a longer silence after it (llama.cpp computing once its worker runs), and that silence is not cut short", async () => {
+    const computing = starter(async (alive) => {
+      alive("llama_model_loader: loaded meta data", 3000);
+      await sleep(1500);
+    });
+    const backend = createBrowserLlamaBackend({ createWorker: () => workerWith().worker, device: "cpu", stallMs: 1000, start: computing.start });
+    const loaded = await backend.load(source, { contextSize: 512 });
+    expect([loaded.model.id, computing.givenUp()]).toEqual(["m.gguf", 0]);
   });
 
   it("a worker that crashes while getting the bytes fails the load with model_load_failed (stage worker), with its reason", async () => {

@@ -16,7 +16,7 @@ import { probeWebGPU } from "../../webgpu.ts";
 import { loadAbortedError } from "../../engine.ts";
 import type { LlamaBackend, LoadedModel, ModelSource } from "../backend.ts";
 import { modelIdOf } from "../engine.ts";
-import type { FileProgress, ModelBytes, ModelStarter, WllamaLoadOptions, WorkerModelSource } from "./protocol.ts";
+import type { FileProgress, ModelBytes, ModelStarter, StartContext, WllamaLoadOptions, WorkerModelSource } from "./protocol.ts";
 import { STALL_MS, stallWatch, type LoadMeasureDetail } from "./stall-watch.ts";
 import { createLlamaWorker, workerSession } from "./worker-session.ts";
 
@@ -105,7 +105,7 @@ async function keep<K, V>(map: Map<K, V>, key: K, get: () => Promise<V>): Promis
 
 /** The attempt's work: the bytes (from the worker, or kept), then llama.cpp, asking the same worker
  *  for wllama's files; the worker is ended when the attempt is. */
-async function bytesThenStart(plan: LoadPlan, options: WllamaLoadOptions, signs: { onProgress(p: Progress): void; alive(sign: string): void }, signal: AbortSignal): Promise<LoadedModel> {
+async function bytesThenStart(plan: LoadPlan, options: WllamaLoadOptions, signs: Pick<StartContext, "onProgress" | "alive">, signal: AbortSignal): Promise<LoadedModel> {
   const session = workerSession(plan.create, signal);
   try {
     plan.kept.bytes ??= await session.bytes(plan.source, signs.onProgress);

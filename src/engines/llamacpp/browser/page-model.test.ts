@@ -3,7 +3,8 @@
 // worker's onerror to the logger) is that worker's loss: what waits on it fails at once.
 import { describe, expect, it } from "vitest";
 import { EdgeError } from "../../../contract/errors.ts";
-import { wllamaLogger } from "./page-model.ts";
+import { lineSigns, wllamaLogger } from "./page-model.ts";
+import { LLAMA_STEP_MS } from "./stall-watch.ts";
 import { errorLog } from "./worker-errors.ts";
 import { WorkerLoss } from "./worker-loss.ts";
 
@@ -29,5 +30,20 @@ describe("wllama's logger", () => {
     await expect(pending).rejects.toMatchObject({ code: "engine_lost", details: { reason: "wllama's worker stopped (it could not start, or it crashed)" } });
     expect(event.defaultPrevented).toBe(true);
     await expect(loss.guard(Promise.resolve(1), (reason) => new EdgeError("engine_lost", { reason }))).rejects.toMatchObject({ code: "engine_lost" });
+  });
+
+  it("gives llama.cpp its longer silence only once wllama's worker has spoken (a worker that never starts says nothing), and no sign after the load", () => {
+    const seen: Array<[string, number | undefined]> = [];
+    const signs = lineSigns((sign, quietMs) => seen.push([sign, quietMs]));
+    signs.line("Not using compat mode");
+    signs.line('Loading "wllama.wasm" from "blob:http://127.0.0.1:4173/0b6c"');
+    signs.line("print_info: file size   = 92.10 MiB (5.74 BPW)");
+    signs.end();
+    signs.line("late");
+    expect(seen).toEqual([
+      ["Not using compat mode", undefined],
+      ['Loading "wllama.wasm" from "blob:http://127.0.0.1:4173/0b6c"', LLAMA_STEP_MS],
+      ["print_info: file size   = 92.10 MiB (5.74 BPW)", LLAMA_STEP_MS],
+    ]);
   });
 });

@@ -17,6 +17,7 @@ import type { GenerateRequest, GenerateResult, LoadedModel, PreparedModel, Promp
 import { generateWith, probe, type Log } from "./completions.ts";
 import { prefixWarmer, type PrefixWarmer } from "./prefix-warm.ts";
 import type { ModelBytes, StartContext, WllamaLoadOptions } from "./protocol.ts";
+import { LLAMA_STEP_MS } from "./stall-watch.ts";
 import { defaultThreads } from "./threads.ts";
 import { errorLog } from "./worker-errors.ts";
 import { WorkerLoss } from "./worker-loss.ts";
@@ -128,6 +129,24 @@ async function loadInto(w: Wllama, bytes: ModelBytes, params: LoadModelParams, l
   }
 }
 
+/** wllama 3.13's worker logs this first (its locateFile), the page never does: from then on the
+ *  worker runs, and llama.cpp may compute for LLAMA_STEP_MS between two lines. */
+const WORKER_SPOKE = /^Loading "wllama\.wasm" from /;
+
+/** Each line wllama logs while loading, as a sign of life; none once the load is over. */
+export function lineSigns(alive: StartContext["alive"]): { line(text: string): void; end(): void } {
+  let spoke = false;
+  let ended = false;
+  return {
+    line(text) {
+      if (ended) return;
+      spoke ||= WORKER_SPOKE.test(text);
+      alive(text, spoke ? LLAMA_STEP_MS : undefined);
+    },
+    end: () => void (ended = true),
+  };
+}
+
 /** A new wllama on this page holding the checked bytes, or model_load_failed / aborted. Every line
  *  it logs while loading is a sign of life. */
 export async function startWllama(assets: WllamaAssets, bytes: ModelBytes, name: string, options: WllamaLoadOptions, context: StartContext): Promise<LoadedModel> {
@@ -135,15 +154,15 @@ export async function startWllama(assets: WllamaAssets, bytes: ModelBytes, name:
   const loadingText = `Loading ${name} into llama.cpp (${options.webgpu ? "WebGPU" : `CPU, ${threads} thread${threads > 1 ? "s" : ""}`})…`;
   const log = errorLog();
   const loss = new WorkerLoss();
-  let alive = context.alive;
-  const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: false, logger: wllamaLogger(log, (line) => alive(line), loss), cacheManager: new CacheManager([NO_STORAGE]) });
+  const signs = lineSigns(context.alive);
+  const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: false, logger: wllamaLogger(log, signs.line, loss), cacheManager: new CacheManager([NO_STORAGE]) });
   chooseBuild(w, assets, options.build);
   try {
     await loadInto(w, bytes, loadParams(bytes, options, threads), loss, context, loadingText);
   } catch (e) {
     throw loadFailure(e, name);
   } finally {
-    alive = () => undefined;
+    signs.end();
   }
   const model: PreparedModel = { id: name, sha256: `sha256:${bytes.sha}`, size: bytes.file.size, summary: bytes.summary };
   return new WllamaModel(w, log, loss, model, options.webgpu ? "WebGPU" : "CPU");

@@ -53,8 +53,9 @@ export interface WllamaLoadOptions {
 /** What a load of checked bytes into llama.cpp is given besides them. */
 export interface StartContext {
   onProgress(p: LoadProgress): void;
-  /** A sign of life that is not a progress report (a line wllama or llama.cpp logged). */
-  alive(sign: string): void;
+  /** A sign of life that is not a progress report (a line wllama or llama.cpp logged); `quietMs`:
+   *  how long the silence after it may last (default: the stall limit). */
+  alive(sign: string, quietMs?: number): void;
   /** Fires when the load is given up (cancelled, or silent too long; its reason is the error the load
    *  ends with): stop, and free what it took. */
   signal: AbortSignal;

@@ -94,6 +94,12 @@ describe.skipIf(!available)("the conversation start read ahead (random weights)"
     expect((await second).tokens).toBeGreaterThan(200);
   });
 
+  it("saving or loading a start's state while a warm runs waits for it instead of failing as busy", async () => {
+    const warming = engine.warmPrefix!([system(5)]);
+    const tokens = await engine.prefixState!.prefixTokens([system(5)]);
+    expect(tokens.length).toBe((await warming).tokens);
+  });
+
   it("ChatSession.warm warms the session's system message: its first run evaluates none of it", async () => {
     const session = await createChatSession({ engine, imprint: imprintBinding(imprint), maxTokens: 4 });
     const warm = await session.warm();

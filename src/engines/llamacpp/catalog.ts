@@ -89,8 +89,8 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
 /**
  * What "Auto" loads on a device without a usable GPU (the playground, the PWA) and the widget's
  * llama.cpp model when the page names none: SmolLM2-135M-Instruct, chosen by measurement here
- * (2-core CPU, wasm): the first answer comes in about a second once the tools are read ahead and in
- * ~10 s cold, where the 0.5B class takes ~100 s cold; it calls tools less well (eval:tools 43 % against
+ * (bench:session on real weights, example tools, 2-core CPU, wasm): the first answer comes in ~1.5 s
+ * once the tools are read ahead and in 8–17 s cold, where Qwen2.5-Coder-0.5B takes 26–57 s cold; it calls tools less well (eval:tools 43 % against
  * Qwen2.5-Coder-0.5B's 70 %), which the picker says, so a person can choose the larger model.
  * The same on a phone-sized device: it is also the smallest download (98 MB).
  */

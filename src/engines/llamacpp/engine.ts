@@ -159,7 +159,7 @@ export class LlamaCppEngine implements Engine {
     validateMessages(request.messages);
     // A question asked while the conversation start is being warmed continues from it: it waits
     // for the warm (whatever its outcome), then evaluates only what the cache lacks.
-    if (this.warming) await raceSignal(this.warming, request.signal, () => abortedError());
+    await this.afterWarm(request.signal);
     if (this.generation) throw busyError();
     const grammar = gbnfForResponseFormat(request.responseFormat);
     const controller = new AbortController();
@@ -209,16 +209,26 @@ export class LlamaCppEngine implements Engine {
     }
     if (loaded.prefixTokens && loaded.saveState && loaded.loadState) {
       const [tokens, save, load] = [loaded.prefixTokens.bind(loaded), loaded.saveState.bind(loaded), loaded.loadState.bind(loaded)];
+      // Like a question, they wait for a warm in progress rather than fail as busy.
+      const queued = async <T>(work: () => Promise<T>): Promise<T> => {
+        await this.afterWarm();
+        return this.exclusive(work);
+      };
       this.prefixState = {
-        prefixTokens: (messages) => this.exclusive(() => tokens(toPromptMessages(messages))),
-        savePrefixState: (messages, file) => this.exclusive(() => save(toPromptMessages(messages), file)),
-        loadPrefixState: (file) => this.exclusive(() => load(file)),
+        prefixTokens: (messages) => queued(() => tokens(toPromptMessages(messages))),
+        savePrefixState: (messages, file) => queued(() => save(toPromptMessages(messages), file)),
+        loadPrefixState: (file) => queued(() => load(file)),
         readStateHeader: (bytes) => {
           const header = readSeqStateHeader(bytes);
           return header ? { format: LLAMA_STATE_FORMAT, version: header.version, tokens: header.tokens } : null;
         },
       };
     }
+  }
+
+  /** Resolves once no warm is running (at once when none is); rejects `aborted` if `signal` fires first. */
+  private async afterWarm(signal?: AbortSignal): Promise<void> {
+    while (this.warming) await raceSignal(this.warming, signal, () => abortedError());
   }
 
   /** Runs a warm after the one before it settled (a new session's warm follows the cancelled warm

@@ -41,8 +41,9 @@ const refuse = (): never => {
 const NO_STORAGE: StorageBackend = { isSupported: () => true, read: async () => null, write: async () => refuse(), getSize: async () => -1, list: async () => [], delete: async () => undefined };
 
 /** Prompt tokens llama.cpp evaluates per step: a warm reports its progress, and stops when asked,
- *  after each step. 32 gives a report every ~2 s on SmolLM2-135M here (~8 s on a 0.5B model); the
- *  example contract's prefill took 10.4 s with it against 9.8 s with llama.cpp's default (2048). */
+ *  after each step. 32 gives a report every ~2 s on SmolLM2-135M here (~8 s on a 0.5B model); a
+ *  169-token contract's prefill took 10.4 s with it against 9.8 s with llama.cpp's default (2048)
+ *  in Chromium (one sample each). */
 const PROMPT_BATCH = 32;
 
 const mb = (n: number) => (n / 1e6).toFixed(1);

@@ -1,6 +1,6 @@
 // A worker that is gone (an error event on its Worker object: it could not start, or it crashed)
 // as a rejection of whatever waits on it: nothing waits for ever on a worker that will not answer.
-// Edge's worker (bytes-worker.ts) and wllama's (page-model.ts) each have one.
+// Edge's worker (worker-session.ts) and wllama's (page-model.ts) each have one.
 export class WorkerLoss {
   private readonly waiting = new Set<(reason: string) => void>();
   private reason: string | undefined;

@@ -5,7 +5,8 @@
 //
 // Every row is the wall time of a whole process, spawn to exit, with its exit code and output
 // checked. `edge` is bin/edge.cjs executed as the installed command is (its `#!/usr/bin/env node`
-// line); `npx edge` goes through npm's own start-up first. "warm" = the runner's memory snapshot is
+// line; `npm link` puts a symlink to it on PATH); `npx edge` goes through npm's own start-up first
+// (the "npx" rows: --version and a kept call, to show what that form costs per command). "warm" = the runner's memory snapshot is
 // already cached in EDGE_DATA_DIR (every later run of a user); "first run" = an empty EDGE_DATA_DIR
 // (the snapshot is made during the command). The CLI's own bundle is built before the rows are
 // measured (a stale or missing bundle would be rebuilt by the first row); `cli_build_ms` is the
@@ -189,6 +190,8 @@ async function main(): Promise<void> {
     const call = await measure("edge tools call (keeper)", BIN, callArgs, env, 10, exitIs(0, (r) => sameResult(r.stdout)), ready);
     await ready();
     if (commands - keptBefore !== call.n) throw new Error(`the keeper ran ${commands - keptBefore} of the ${call.n} calls: the row would not measure what it names`);
+    // The same call in the README's older form: npm's own start before the same command.
+    const npxCall = await measure("npx edge tools call (keeper)", "npx", ["edge", ...callArgs], env, 5, exitIs(0, (r) => sameResult(r.stdout)), ready);
     const callRunnersOnly = await measure("edge tools call (keeper, runners only)", BIN, callArgs, { ...env, EDGE_KEEPER_COMMANDS: "0" }, 5, exitIs(0, (r) => sameResult(r.stdout)), ready);
     // After an edit: the tools file's bytes are new, so no kept discovery answers and the call
     // discovers first (two runners, as every call did before discoveries were kept).
@@ -199,7 +202,7 @@ async function main(): Promise<void> {
       await ready();
     };
     const callEdited = await measure("edge tools call after an edit (keeper)", BIN, editedArgs, env, 5, exitIs(0, (r) => sameResult(r.stdout)), edit);
-    rows.push(version, help, typo, npx, validateOwn, validate, validateFirst, callOwn, call, callRunnersOnly, callEdited);
+    rows.push(version, help, typo, npx, validateOwn, validate, validateFirst, callOwn, call, npxCall, callRunnersOnly, callEdited);
     // The baselines once more at the end: a load that changed during the run moves both sides.
     mergeInto(nodeE0, await measure("node -e 0 (again)", "node", ["-e", "0"], env, 10, exitIs(0)));
     mergeInto(pyCall, await measure("python3 -c (again)", PYTHON, ["-c", PY_CALL], env, 10, exitIs(0, (r) => sameResult(r.stdout))));
@@ -226,6 +229,11 @@ async function main(): Promise<void> {
       ratio_help_vs_node: ratio(help, nodeP50),
       ratio_mistyped_vs_node: ratio(typo, nodeP50),
       ratio_npx_version_vs_node: ratio(npx, nodeP50),
+      // What `npx edge` adds to every command over `edge` on PATH (npm link): docs/cli.md.
+      npx_version_p50_ms: npx.p50_ms,
+      version_p50_ms: version.p50_ms,
+      npx_call_p50_ms: npxCall.p50_ms,
+      ratio_npx_call_vs_call: ratio(npxCall, call.p50_ms),
       ratio_call_vs_python: ratio(call, pyP50),
       ratio_call_no_keeper_vs_python: ratio(callOwn, pyP50),
       ratio_call_runners_only_vs_python: ratio(callRunnersOnly, pyP50),

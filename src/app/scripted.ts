@@ -1,65 +1,35 @@
 // The scripted demo engine as the playground offers it ("Scripted demo (no model)"): the person
-// edits the model's successive outputs as a JSON array; each prompt replays the array from its
-// start. `{{tool_result}}` / `{{tool_result.KEY}}` in an output are replaced with the last tool
-// result, so a demo answer can quote what the tool really returned. No model runs.
-import { EdgeError } from "../contract/errors.ts";
-import { canonicalJson } from "../contract/hash.ts";
-import { toolResultOf } from "../chat/contract.ts";
-import type { ChatMessage } from "../engines/engine.ts";
-import { ScriptedEngine } from "../engines/scripted.ts";
+// edits the model's successive outputs as a JSON array, played as every front door plays a script
+// (src/chat/script.ts: the same format, `{{tool_result.KEY}}`, and a prompt that starts after the
+// last output plays it again from its first). No model runs.
+import { parseScript, ScriptPlayer } from "../chat/script.ts";
+import type { ScriptedEngine } from "../engines/scripted.ts";
 import type { FrozenTool } from "../toolset/freeze.ts";
 import { exampleArgs } from "./schema-form.ts";
 
 export class PlaygroundScript {
-  text = "[]";
-  /** engine.turnsUsed when the current prompt started: every prompt replays from output 0. */
-  private base = 0;
-  readonly engine: ScriptedEngine;
+  private source = "[]";
+  private readonly player = new ScriptPlayer(() => this.outputs(), { chunkSize: 3, chunkDelayMs: 8 });
+  readonly engine: ScriptedEngine = this.player.engine;
 
-  constructor() {
-    this.engine = new ScriptedEngine((messages, turn) => this.output(messages, turn - this.base), { chunkSize: 3, chunkDelayMs: 8 });
+  /** The script box's text; an edited script plays from its first output. */
+  get text(): string {
+    return this.source;
+  }
+  set text(value: string) {
+    if (value !== this.source) this.player.rewind();
+    this.source = value;
   }
 
   /** Call before each prompt. */
   startPrompt(): void {
-    this.base = this.engine.turnsUsed;
+    this.player.startPrompt();
   }
 
-  /** Parse the script; throws with a readable message. */
+  /** Parse the script; throws script_invalid with a readable message. */
   outputs(): string[] {
-    let value: unknown;
-    try {
-      value = JSON.parse(this.text);
-    } catch (err) {
-      throw EdgeError.withTableFix("script_invalid", {}, `The script is not valid JSON: ${(err as Error).message}.`);
-    }
-    if (!Array.isArray(value)) throw EdgeError.withTableFix("script_invalid", {}, `The script must be a JSON array of outputs.`);
-    return value.map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
+    return parseScript(this.source);
   }
-
-  private output(messages: readonly ChatMessage[], index: number): string | undefined {
-    const list = this.outputs();
-    const out = list[index];
-    return out === undefined ? undefined : substitute(out, messages);
-  }
-}
-
-function lastToolResult(messages: readonly ChatMessage[]): unknown {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === "tool") return toolResultOf(m.content);
-  }
-  return undefined;
-}
-
-function substitute(text: string, messages: readonly ChatMessage[]): string {
-  if (!text.includes("{{tool_result")) return text;
-  const result = lastToolResult(messages);
-  return text.replace(/\{\{tool_result(?:\.([A-Za-z0-9_]+))?\}\}/g, (_m, key: string | undefined) => {
-    const value = key === undefined ? result : result && typeof result === "object" ? (result as Record<string, unknown>)[key] : undefined;
-    if (value === undefined) return "(no tool result)";
-    return typeof value === "string" ? value : canonicalJson(value);
-  });
 }
 
 /** A sensible default script for the active tools: call the first read tool that takes arguments

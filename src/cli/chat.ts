@@ -1,6 +1,7 @@
 // `edge chat`: the same tool loop as the browser, in Node. The model is a GGUF file run by
 // llama.cpp (`--model`, see model.ts), or the scripted engine (a JSON array of the model's
-// successive outputs); web-llm needs WebGPU, which Node lacks.
+// successive outputs, played as the playground plays it: src/chat/script.ts); web-llm needs WebGPU,
+// which Node lacks.
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
@@ -9,7 +10,7 @@ import type { ChatTools } from "../chat/types.ts";
 import { createNodeFactsStore } from "../facts/store-node.ts";
 import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
 import type { Engine } from "../engines/engine.ts";
-import { ScriptedEngine } from "../engines/scripted.ts";
+import { ScriptPlayer } from "../chat/script.ts";
 import { probeWebGPU } from "../engines/webgpu.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
 import { toolsFileSource } from "./tools-source.ts";
@@ -17,6 +18,7 @@ import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { imprintBindingFor } from "./imprints.ts";
 import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { interactiveChat } from "./interactive.ts";
+import { readScript } from "./script-file.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, UsageError, type CliIO } from "./io.ts";
 import { nodeConfirmationBroker } from "./confirm.ts";
 import { contextSizeOf, engineKind, keepStartStates, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
@@ -62,6 +64,7 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const toolChoice = toolChoiceOf(values["tool-choice"]);
   const maxTokens = maxTokensOf(values);
   let engine: Engine;
+  let player: ScriptPlayer | undefined;
   if (kind === "webllm") {
     // The real check, not an assumption: Node has no navigator.gpu, so this reports why.
     const probe = await probeWebGPU();
@@ -74,11 +77,13 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     }
     throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, --model FILE.gguf, or --engine scripted here.");
   } else if (kind === "scripted") {
-    if (!values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs, as strings).");
+    if (!values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs: strings, or tool calls as objects).");
     // --ctx-size gives the scripted demo a context window: the loop then fits the history to it
     // and receipts record the prompt's size (counted by the loop's byte estimate).
     const contextWindow = contextSizeOf(values);
-    engine = new ScriptedEngine(await readScript(values.script), contextWindow !== undefined ? { contextWindow } : {});
+    const outputs = await readScript(values.script);
+    player = new ScriptPlayer(() => outputs, contextWindow !== undefined ? { contextWindow } : {});
+    engine = player.engine;
     await engine.load();
   } else if (kind === "llamacpp") {
     engine = await loadModelEngine(values, io, values.json === true);
@@ -113,8 +118,10 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
       ...(maxTokens !== undefined ? { maxTokens } : {}),
     });
     if (values.interactive) {
-      return await interactiveChat({ session, io, json: values.json === true, ws, host, ...(values.tools ? { toolsFile: values.tools } : {}), ...(values.prompt ? { firstPrompt: values.prompt } : {}) });
+      const beforeTurn = player ? () => player.startPrompt() : undefined;
+      return await interactiveChat({ session, io, json: values.json === true, ws, host, ...(beforeTurn ? { beforeTurn } : {}), ...(values.tools ? { toolsFile: values.tools } : {}), ...(values.prompt ? { firstPrompt: values.prompt } : {}) });
     }
+    player?.startPrompt();
     const run = await session.chat(values.prompt!);
     if (values.json) printJson(io, runJson(run, ws));
     else {
@@ -138,19 +145,6 @@ export async function factsSurfaceFor(store: string | undefined, manifest: strin
     throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}. Check the path and its permissions.`);
   }
   return toolsManifestSurface(createNodeFactsStore(), raw);
-}
-
-export async function readScript(path: string): Promise<string[]> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, "utf8"));
-  } catch (err) {
-    throw new UsageError(`--script ${path} is not a readable JSON file: ${(err as Error).message}`);
-  }
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    throw new UsageError(`--script ${path} must be a JSON array of strings (the model's successive outputs).`);
-  }
-  return value;
 }
 
 function optionalInt(text: string | undefined, flag: string, min: number): number | undefined {

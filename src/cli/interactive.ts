@@ -24,6 +24,8 @@ export interface InteractiveOptions {
   toolsFile?: string;
   /** --prompt: the first turn. */
   firstPrompt?: string;
+  /** Called before each prompt's turn (the scripted demo starts its script again after the last output). */
+  beforeTurn?: () => void;
 }
 
 const PROMPT = "you> ";
@@ -100,6 +102,7 @@ async function oneTurn(o: InteractiveOptions, term: Terminal, prompt: string, si
   const view = transcriptPrinter(io, o.json);
   let run: ChatRun;
   try {
+    o.beforeTurn?.();
     run = await o.session.chat(prompt, { signal, onToken: (delta) => view.apply({ type: "token", delta }), onEvent: view.apply });
   } catch (err) {
     // The session could not even run (e.g. the receipt could not be stored): say so, keep going.

@@ -13,7 +13,7 @@ import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample
 import { createNodeImprintStore } from "../imprint/store-node.ts";
 import { nodeStateSaver } from "../imprint/node-state.ts";
 import { createNodeReceiptStore, receiptFileName } from "../receipts/store-node.ts";
-import { readScript } from "./chat.ts";
+import { readScript } from "./script-file.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
 import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, surfaceToolSchemas, type SurfaceValues } from "./tool-surface.ts";
 import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";

@@ -1,9 +1,12 @@
 // `edge` — the Node CLI over the same core the browser uses. Exit codes: 0 ok/valid,
 // 1 invalid or failed closed, 2 usage error.
 import { closeInheritedDescriptors } from "../runner/descriptors.ts";
+import { reopenNamedDescriptors } from "./named-descriptors.ts";
 import { runCli } from "./run.ts";
 
-// Nothing the CLI starts gets a descriptor it inherited (`edge … 97<secret 99>>out` from a shell).
+// Nothing the CLI starts gets a descriptor it inherited (`edge … 97<secret 99>>out` from a shell);
+// one the command line names as a file (`--script <(…)`) is read through a close-on-exec copy.
+const argv = reopenNamedDescriptors(process.argv.slice(2));
 closeInheritedDescriptors();
 
 // A reader that stopped reading (`edge … | head -1`) is not an error of the command: end quietly,
@@ -24,7 +27,7 @@ if (process.argv[2] === "__runner-keeper") {
   process.exit(await serveRunnerKeeper(socket, process.env, keptCommands(socket)).catch(() => 1));
 }
 
-const code = await runCli(process.argv.slice(2), {
+const code = await runCli(argv, {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
 });

@@ -1,4 +1,4 @@
-// A tools project's Python packages, frozen (issue 25): the imports of its .py files resolved
+// A tools project's Python packages, frozen (issue 25): the imports the tools file reaches (reach.ts) resolved
 // against the lock (dependencies included), each wheel taken from this device's store, checked
 // against the lock's sha256. The frozen set — names, versions, file names, sha256 — goes into the
 // freeze, inspect --json and receipts; the verified bytes go into every job of the session, where
@@ -7,7 +7,7 @@
 import { EdgeError, type ErrorJson } from "../contract/errors.ts";
 import type { ProjectSnapshot } from "../contract/project.ts";
 import type { PackageWheel } from "../../workers/protocol.ts";
-import { projectImports } from "./imports.ts";
+import { projectImports } from "./reach.ts";
 import { frozenPackage, importIndex, withDependencies, type FrozenPackage, type LockPackage, type PyodideLock } from "./lock.ts";
 import type { PackageProvider } from "./provider.ts";
 

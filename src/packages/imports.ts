@@ -1,10 +1,10 @@
-// The modules a tools project imports, found before anything runs (the host resolves them against
-// Pyodide's lock and sends the wheels in the job). Like Pyodide's find_imports (which walks the
-// ast): every `import a.b` and `from a.b import c` anywhere in the file — at top level, inside
-// functions, under `try:` — gives its top-level name ("a"); relative imports (`from . import x`)
-// name the project itself and are left out. Text inside strings and comments is not code. Imports
-// made by name at run time (importlib.import_module("x"), __import__("x")) are not seen, as with
-// Pyodide's own scan: docs/packages.md says to write a plain `import x` for those.
+// The import statements of one Python source, found before anything runs (src/packages/reach.ts
+// follows them through the project; the host resolves what is left against the lock). Like
+// Pyodide's find_imports (which walks the ast): every `import a.b` and `from a.b import c` anywhere
+// in the file — at top level, inside functions, under `try:` — and the relative ones
+// (`from .x import y`). Text inside strings and comments is not code. Imports made by name at run
+// time (importlib.import_module("x"), __import__("x")) are not seen, as with Pyodide's own scan:
+// docs/packages.md says to write a plain `import x` for those.
 
 /** Python source with strings and comments blanked out and logical lines joined (brackets, "\"). */
 function logicalLines(text: string): string[] {
@@ -49,46 +49,40 @@ const NAME = "[A-Za-z_][A-Za-z0-9_]*";
 const DOTTED = `${NAME}(?:\\s*\\.\\s*${NAME})*`;
 /** A statement start: the line's start, after ";" or after the ":" of a compound statement. */
 const IMPORT_RE = new RegExp(`(?:^|[;:])\\s*import\\s+(${DOTTED}(?:\\s+as\\s+${NAME})?(?:\\s*,\\s*${DOTTED}(?:\\s+as\\s+${NAME})?)*)`, "g");
-const FROM_RE = new RegExp(`(?:^|[;:])\\s*from\\s+(${DOTTED})\\s+import\\b`, "g");
+/** `from [dots][module] import names` up to the statement's end; `from ..import x` is legal too. */
+const FROM_RE = new RegExp(`(?:^|[;:])\\s*from\\s+(\\.*)\\s*(${DOTTED})?(?:\\s+|(?<=\\.))import\\b([^;]*)`, "g");
 
-/** The top-level module names one Python source imports (sorted, each once). */
-export function findImports(source: string): string[] {
-  const found = new Set<string>();
+/** One import statement's target: `from ..a.b import c, d` is {level: 2, module: ["a", "b"], names: ["c", "d"]}. */
+export interface ImportStatement {
+  /** 0 for an absolute import, the number of leading dots for a relative one. */
+  level: number;
+  /** The dotted module, split; empty for `from . import x`. */
+  module: string[];
+  /** What a `from` import takes from the module (maybe submodules); empty for `import a.b`. */
+  names: string[];
+}
+
+const dotted = (text: string): string[] => text.split(".").map((p) => p.trim()).filter(Boolean);
+
+/** Every import statement of one Python source, in order. */
+export function importStatements(source: string): ImportStatement[] {
+  const found: ImportStatement[] = [];
   for (const line of logicalLines(source)) {
     for (const m of line.matchAll(IMPORT_RE)) {
-      for (const part of m[1]!.split(",")) found.add(part.trim().split(/[\s.]/)[0]!);
+      for (const part of m[1]!.split(",")) found.push({ level: 0, module: dotted(part.trim().split(/\s+as\s+/)[0]!), names: [] });
     }
-    for (const m of line.matchAll(FROM_RE)) found.add(m[1]!.split(/[\s.]/)[0]!);
-  }
-  found.delete("");
-  return [...found].sort();
-}
-
-/** The module names a project's own files provide at the top of sys.path (its folder's and the
- *  root's `name.py` and `name/`), which shadow any installed package of that name. */
-function projectModules(paths: readonly string[], entry: string): Set<string> {
-  const entryDir = entry.includes("/") ? entry.slice(0, entry.lastIndexOf("/") + 1) : "";
-  const out = new Set<string>();
-  for (const path of paths) {
-    for (const base of new Set(["", entryDir])) {
-      if (!path.startsWith(base)) continue;
-      const rest = path.slice(base.length);
-      const first = rest.split("/")[0]!;
-      if (rest.includes("/")) out.add(first);
-      else if (first.endsWith(".py")) out.add(first.slice(0, -3));
+    for (const m of line.matchAll(FROM_RE)) {
+      const names = m[3]!.replace(/[()]/g, " ").split(",").map((n) => n.trim().split(/\s/)[0]!).filter(Boolean);
+      const module = m[2] ? dotted(m[2]) : [];
+      if (m[1]!.length || module.length) found.push({ level: m[1]!.length, module, names });
     }
   }
-  return out;
+  return found;
 }
 
-/** Everything a project's Python files import that the project does not provide itself. */
-export function projectImports(files: Record<string, Uint8Array>, entry: string): string[] {
-  const own = projectModules(Object.keys(files), entry);
-  const decoder = new TextDecoder();
+/** The top-level module names one Python source imports absolutely (sorted, each once). */
+export function findImports(source: string): string[] {
   const found = new Set<string>();
-  for (const [path, bytes] of Object.entries(files)) {
-    if (!path.endsWith(".py")) continue;
-    for (const name of findImports(decoder.decode(bytes))) if (!own.has(name)) found.add(name);
-  }
+  for (const s of importStatements(source)) if (s.level === 0 && s.module[0]) found.add(s.module[0]);
   return [...found].sort();
 }

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { EdgeError } from "../contract/errors.ts";
 import { pyodideLockPath } from "../../test/wheels.ts";
 import { packagesFor } from "./freeze.ts";
-import { findImports, projectImports } from "./imports.ts";
+import { findImports, importStatements } from "./imports.ts";
+import { projectImports } from "./reach.ts";
 import { canonicalName, packageForName, parseLock, withDependencies } from "./lock.ts";
 
 const lock = parseLock(readFileSync(pyodideLockPath(), "utf8"), "pyodide-lock.json");
@@ -42,6 +43,42 @@ describe("the import scan", () => {
     expect(projectImports(files, "tools.py")).toEqual(["numpy", "regex", "yaml"]);
     // A sibling named like a package shadows it (it is first on sys.path): no package is resolved.
     expect(projectImports({ ...files, "numpy.py": enc("") }, "tools.py")).toEqual(["regex", "yaml"]);
+  });
+
+  it("reads relative imports with their level, module and names", () => {
+    expect(importStatements("from .. import a, b as c\nfrom .x.y import (z,\n w)\nfrom .import q\nfrom m import *")).toEqual([
+      { level: 2, module: [], names: ["a", "b"] },
+      { level: 1, module: ["x", "y"], names: ["z", "w"] },
+      { level: 1, module: [], names: ["q"] },
+      { level: 0, module: ["m"], names: ["*"] },
+    ]);
+  });
+
+  it("counts only what the tools file reaches: an unrelated script beside it never asks for a package", () => {
+    const files = { "seed_a.py": enc("import json"), "other.py": enc("import numpy") };
+    expect(projectImports(files, "seed_a.py")).toEqual(["json"]);
+    expect(projectImports(files, "other.py")).toEqual(["numpy"]);
+  });
+
+  it("follows the project's modules transitively: by name, package __init__, submodules and relative imports", () => {
+    const files = {
+      "app/tools.py": enc("import helpers\nfrom pkg import sub\nimport ns.leaf"),
+      "app/helpers.py": enc("def f():\n    import tabulate"),
+      "app/pkg/__init__.py": enc("from .core import x"),
+      "app/pkg/core.py": enc("from ..shared import y\nimport yaml"),
+      "app/pkg/sub.py": enc("from . import deep"),
+      "app/pkg/deep/__init__.py": enc("import regex"),
+      "app/shared.py": enc("import bs4"),
+      "app/ns/leaf.py": enc("import pandas"),
+      "app/ns/unused.py": enc("import scipy"),
+      "app/unused.py": enc("import numpy"),
+      "rootmod.py": enc("import pydantic"),
+    };
+    expect(projectImports(files, "app/tools.py")).toEqual(["bs4", "pandas", "regex", "tabulate", "yaml"]);
+    // The project's root is on sys.path too, after the tools file's folder.
+    expect(projectImports({ ...files, "app/tools.py": enc("import rootmod") }, "app/tools.py")).toEqual(["pydantic"]);
+    // A cycle ends.
+    expect(projectImports({ "tools.py": enc("import a"), "a.py": enc("import tools, lxml") }, "tools.py")).toEqual(["lxml"]);
   });
 });
 

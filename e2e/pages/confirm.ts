@@ -90,6 +90,7 @@ const api = {
       host,
       source,
       receipts: createIdbReceiptStore(db),
+      confirmedVia: "page",
       now,
       onStep: (s) => {
         if (s !== "verified") return;

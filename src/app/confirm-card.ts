@@ -92,7 +92,7 @@ export function confirmationCard(app: App, run: ChatRun, openReceipt: (id: strin
       return;
     }
     try {
-      show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts, workspace: app.workspace }), "Confirmed");
+      show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts, workspace: app.workspace, confirmedVia: "page" }), "Confirmed");
     } catch (err) {
       replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
     }

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { EXAMPLES, cli } from "../../test/cli.ts";
+import { chainReceipt, toJsonLines } from "../receipts/chain.ts";
+import type { Receipt } from "../receipts/types.ts";
 
 const BIN = new URL("../../bin/edge.cjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-confirm-"));
@@ -77,5 +79,45 @@ describe("edge chat → edge tools confirm", () => {
     expect((await cli("tools", "confirm", "pa_" + "f".repeat(32), "--token", p.confirmation_token)).err).toContain(`pa_${"f".repeat(32)}: no such action`);
     const usage = await cli("tools", "confirm", p.id, "--json");
     expect(usage.code).toBe(2);
+  });
+
+  it("a pending file restored from an older copy cannot replay its token: the receipt chain says it ran (confirmation_replayed)", async () => {
+    const p = await chatToPending("D-R-1");
+    const before = readFileSync(p.pending_action_path);
+    const first = await cli("tools", "confirm", p.id, "--token", p.confirmation_token, "--json");
+    expect(first.json).toMatchObject({ ok: true, status: "done", receipt_id: `confirm_${p.id}` });
+    // A backup, a sync conflict or a restored CI cache puts the pending record back as it was.
+    writeFileSync(p.pending_action_path, before);
+    expect((await cli("tools", "pending", "show", p.id, "--json")).json.pending.status).toBe("pending");
+    const again = await cli("tools", "confirm", p.id, "--token", p.confirmation_token, "--json");
+    expect(again.code).toBe(1);
+    expect(again.json).toMatchObject({ ok: false, status: "done", error: { code: "confirmation_replayed", message: expect.stringContaining(`confirm receipt confirm_${p.id}`) } });
+    // Nothing ran twice: one confirm receipt for the action, and the record says so again.
+    const receipts = (await cli("receipts", "list", "--json")).json.receipts as Receipt[];
+    expect(receipts.filter((r) => r.kind === "confirm" && r.extra?.pending_action_id === p.id)).toHaveLength(1);
+    expect(receipts.find((r) => r.id === first.json.receipt_id)).toMatchObject({ confirmed_via: "terminal" });
+    expect((await cli("tools", "pending", "show", p.id, "--json")).json.pending).toMatchObject({ status: "done", receipt_id: first.json.receipt_id });
+  });
+
+  it("receipts verify flags two confirm receipts for one pending action (receipt_confirm_duplicated), though every link holds", async () => {
+    const p = await chatToPending("D-R-2");
+    expect((await cli("tools", "confirm", p.id, "--token", p.confirmation_token, "--json")).json.ok).toBe(true);
+    const stored = (await cli("receipts", "list", "--json")).json.receipts as Receipt[];
+    const ran = stored.find((r) => r.id === `confirm_${p.id}`)!;
+    // The chain an earlier Edge could write when a restored pending file ran again: a second confirm
+    // receipt for the same action, under its own id, correctly chained.
+    const { seq: _s, prev_receipt_sha256: _p, receipt_sha256: _h, ...body } = ran;
+    const replay = await chainReceipt({ ...body, id: "confirm_0123456789abcdef01234567" }, stored.at(-1)!);
+    const file = join(tmp, "replayed.jsonl");
+    writeFileSync(file, toJsonLines([...stored, replay]));
+    const verified = await cli("receipts", "verify", file, "--json");
+    expect(verified.code).toBe(1);
+    expect(verified.json).toMatchObject({ ok: false, error: { code: "receipt_confirm_duplicated" }, first_broken: { reason: "duplicate_confirm", seq: replay.seq, id: replay.id } });
+    const text = await cli("receipts", "verify", file);
+    expect(text.out).toContain(`receipt_confirm_duplicated at receipt #${replay.seq}`);
+    expect(text.out).toContain(`pending action ${p.id} (the first is seq ${ran.seq}, id ${ran.id})`);
+    // The same chain without the replay verifies.
+    writeFileSync(file, toJsonLines(stored));
+    expect((await cli("receipts", "verify", file, "--json")).json).toMatchObject({ ok: true });
   });
 });

@@ -78,6 +78,7 @@ export async function confirmCommandCli(argv: string[], io: CliIO): Promise<numb
       host,
       source: (record) => toolsFileSource(record.tools_file, record.tools_root),
       receipts: createNodeReceiptStore(),
+      confirmedVia: "terminal",
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(ws.workspace ? { workspace: ws.workspace } : {}),
     });

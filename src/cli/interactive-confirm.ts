@@ -38,6 +38,7 @@ export async function settleInline({ io, term, host, ws, ticket, call, signal }:
     host,
     source: (record) => toolsFileSource(record.tools_file, record.tools_root),
     receipts: createNodeReceiptStore(),
+    confirmedVia: "terminal",
     signal,
     ...(ws.workspace ? { workspace: ws.workspace } : {}),
   });

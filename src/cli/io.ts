@@ -45,6 +45,14 @@ export function escapeControls(text: string): string {
   return text.replace(/\r/g, "").replace(TERMINAL_UNSAFE, escapeUnits);
 }
 
+/**
+ * Untrusted text inside one printed line (a client's name, a file name): escapeControls, and line
+ * breaks shown as `\n` / `\r`, so the text cannot end the line and forge the next one.
+ */
+export function escapeLine(text: string): string {
+  return escapeControls(text.replace(/\r/g, "\\r").replace(/\n/g, "\\n"));
+}
+
 /** The CLI's output with escapeControls applied to everything it prints (run.ts wraps the io once,
  *  so no command can forget it). */
 export function terminalSafe(io: CliIO): CliIO {

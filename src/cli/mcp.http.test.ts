@@ -135,7 +135,10 @@ describe("edge mcp serve --http (the SDK's client)", { timeout: 180_000 }, () =>
     expect(of("edge-http-plain").map((r) => r.calls[0]!.code ?? r.calls[0]!.status)).toEqual(["ok", "invalid_tool_args"]);
     // The commit call's own receipt (pending), then the confirm receipt of the run the person allowed.
     expect(of("edge-http-asks").map((r) => [r.kind, r.outcome])).toEqual([["tool_call", "pending_confirmation"], ["confirm", "return_direct"]]);
-    expect(of("edge-http-asks")[1]).toMatchObject({ client: { version: "9.9.9" }, calls: [{ tool_name: "submit_order", status: "ok" }] });
+    // The client answered the question: the receipt says so, and claims no person.
+    expect(of("edge-http-asks")[1]).toMatchObject({ confirmed_via: "elicitation", client: { version: "9.9.9" }, calls: [{ tool_name: "submit_order", status: "ok" }] });
+    expect(stderr).toMatch(/submit_order: the client answered yes to the elicitation \(Edge cannot tell whether a person saw it\) → done/);
+    expect(stderr).not.toContain("confirmed by the person");
     expect(of("edge-http-declines").map((r) => r.outcome)).toEqual(["pending_confirmation", "pending_confirmation"]);
     expect(of("edge-http-leaver")).toMatchObject([{ code: "aborted", calls: [{ tool_name: "stamp", status: "aborted" }] }]);
   });

@@ -2,7 +2,10 @@
 // spawning `node bin/edge.cjs mcp serve …`) and by @modelcontextprotocol/inspector-cli: real CLI
 // processes, real runners, real pending actions and receipts. One server serves every case in
 // order: the edited file near the end, then the client that disconnects (which ends it).
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, edgeCli } from "../../test/cli.ts";
@@ -68,20 +71,26 @@ describe("edge mcp serve over stdio (the SDK's client)", { timeout: 180_000 }, (
     expect(x!.end).toBeLessThanOrEqual(y!.start);
   });
 
-  it("a commit tool without elicitation: a pending action and the exact confirm command; it runs only on that confirmation", async () => {
+  it("a commit tool without elicitation: the client gets the pending id and what the person must do, never the token; the command on the server's stderr runs as printed from any folder", async () => {
     const r = await call("submit_order", { draft_id: "D-kb" });
     expect(errorOf(r).code).toBe("tool_confirmation_required");
     const pending = (r._meta as Record<string, { id: string; expires_at: string }>)["edge-web/pending_action"]!;
-    // The token is only in the block meant for the person, never in what the model reads first.
-    expect((r.content[0] as { text: string }).text).not.toContain("--token");
-    const forPerson = r.content.find((c) => (c as { annotations?: { audience?: string[] } }).annotations?.audience?.includes("user")) as { text: string };
-    const command = /npx edge tools confirm (\S+) --token (\S+) --json/.exec(forPerson.text)!;
-    expect(command[1]).toBe(pending.id);
-    expect(s.stderr()).toContain(`pending action ${pending.id}`);
+    const everything = JSON.stringify(r);
+    expect(everything).not.toMatch(/--token|edge tools confirm/);
+    expect(everything).toContain(`edge tools pending reject ${pending.id}`);
+    // The person's command: only on the server's stderr, this installation's edge by absolute path,
+    // with the data folder the action is stored in.
+    await s.waitForStderr(new RegExp(`pending action ${pending.id} .*To run it once, run in a terminal: .*\n`));
+    const printed = new RegExp(`To run it once, run in a terminal: (.*tools confirm ${pending.id} --token (\\S+))\n`).exec(s.stderr())!;
+    expect(printed[1]).toBe(`EDGE_DATA_DIR='${p.dataDir}' '${process.execPath}' '${BIN}' tools confirm ${pending.id} --token ${printed[2]}`);
+    expect(everything).not.toContain(printed[2]);
     const shown = await edgeCli(p.dataDir, "tools", "pending", "show", pending.id, "--json");
     expect(shown.json.pending).toMatchObject({ status: "pending", tool_name: "submit_order", arguments: { draft_id: "D-kb" } });
-    const confirmed = await edgeCli(p.dataDir, "tools", "confirm", command[1]!, "--token", command[2]!, "--json");
-    expect(confirmed.json).toMatchObject({ ok: true, status: "done", result: { order_id: "O-D-kb" } });
+    // As a person pastes it: a shell, in a folder outside the checkout, no EDGE_DATA_DIR set.
+    const ran = await runInShell(printed[1]!);
+    expect(ran.code, ran.err).toBe(0);
+    expect(ran.out).toContain('"order_id": "O-D-kb"');
+    expect(ran.err).toContain(`${pending.id}: done, receipt confirm_${pending.id}`);
   });
 
   it("an edited file fails closed on the next call (tools_file_changed) and the server says so; SIGHUP re-freezes and tells the client", async () => {
@@ -115,8 +124,9 @@ describe("edge mcp serve over stdio (the SDK's client)", { timeout: 180_000 }, (
     expect(codes).toEqual(["ok", "ok", "invalid_tool_args", "unknown_tool", "tool_result_oversized", "ok", "ok", "tool_confirmation_required", "tools_file_changed", "ok", "aborted"]);
     expect(mcp.at(-1)).toMatchObject({ outcome: "failed_closed", code: "aborted", calls: [{ tool_name: "stamp", status: "aborted", code: "aborted" }] });
     expect(mcp.find((r) => r.calls[0]!.tool_name === "submit_order")).toMatchObject({ outcome: "pending_confirmation", calls: [{ status: "pending_confirmation", execution_level: "commit" }] });
-    // The confirmation ran from the CLI: its own receipt, not an MCP one.
-    expect(receipts.find((r) => r.kind === "confirm")).toMatchObject({ outcome: "return_direct", calls: [{ tool_name: "submit_order", status: "ok" }] });
+    // The confirmation ran from the CLI: its own receipt, not an MCP one, confirmed in a terminal.
+    expect(receipts.find((r) => r.kind === "confirm")).toMatchObject({ outcome: "return_direct", confirmed_via: "terminal", calls: [{ tool_name: "submit_order", status: "ok" }] });
+    expect(receipts.find((r) => r.kind === "confirm")!.surface).toBeUndefined();
   });
 });
 
@@ -130,6 +140,17 @@ describe("a client written by others: @modelcontextprotocol/inspector-cli", { ti
     expect(receipts.at(-1)).toMatchObject({ surface: "mcp", client: { name: "inspector-cli", version: "1.0.3" }, calls: [{ tool_name: "fee_quote", status: "ok" }] });
   });
 });
+
+/** `sh -c COMMAND` from an empty folder outside the checkout, with no EDGE_DATA_DIR. */
+function runInShell(command: string): Promise<{ code: number | null; out: string; err: string }> {
+  const cwd = mkdtempSync(join(tmpdir(), "edge-person-"));
+  const child = spawn("/bin/sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? cwd }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c: Buffer) => void (out += c.toString("utf8")));
+  child.stderr.on("data", (c: Buffer) => void (err += c.toString("utf8")));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
+}
 
 async function waitForExit(pid: number): Promise<void> {
   for (;;) {

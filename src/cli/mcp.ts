@@ -3,7 +3,8 @@
 // is src/mcp; this wires Edge's Node pieces into it: the runner host, pending actions, receipts,
 // the workspace. SIGHUP re-freezes the file (and tells clients the tool list changed).
 import { parseArgs } from "node:util";
-import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
+import { fileURLToPath } from "node:url";
+import { absoluteConfirmCommand, nodeConfirmationBroker, type EdgeInstallation } from "../confirm/node-broker.ts";
 import { purgeExpired } from "../confirm/confirm.ts";
 import { createNodePendingStore } from "../confirm/store-node.ts";
 import { warmSchemaChecks } from "../contract/ajv.ts";
@@ -11,6 +12,8 @@ import { toErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
 import type { Selection } from "../contract/types.ts";
 import { parseLoopbackAddress, serveHttp } from "../mcp/http.ts";
+import type { HttpLimits } from "../mcp/http-limits.ts";
+import { dataDir } from "../platform/node-files.ts";
 import { createMcpToolService, type McpToolService } from "../mcp/service.ts";
 import { serveStdio } from "../mcp/stdio.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
@@ -18,7 +21,7 @@ import { toolsFileSource } from "./tools-source.ts";
 import type { PoolRunnerHost } from "../runner/pool.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { freezeToolset } from "../toolset/freeze.ts";
-import { EXIT_OK, UsageError, type CliIO } from "./io.ts";
+import { escapeLine, EXIT_OK, UsageError, type CliIO } from "./io.ts";
 
 interface ServeOptions {
   file: string;
@@ -27,6 +30,7 @@ interface ServeOptions {
   http: string | undefined;
   timeoutMs: number | undefined;
   workspace: string | undefined;
+  limits: Partial<HttpLimits>;
 }
 
 function parse(argv: string[]): ServeOptions {
@@ -39,23 +43,38 @@ function parse(argv: string[]): ServeOptions {
       http: { type: "string" },
       "timeout-ms": { type: "string" },
       workspace: { type: "string" },
+      "max-sessions": { type: "string" },
+      "session-idle-ms": { type: "string" },
     },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length !== 1) throw new UsageError("mcp serve needs exactly one tools FILE.");
-  let timeoutMs: number | undefined;
-  if (values["timeout-ms"] !== undefined) {
-    timeoutMs = Number(values["timeout-ms"]);
-    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError("--timeout-ms must be a positive integer.");
-  }
-  return { file: positionals[0]!, root: values["tools-root"], selection: { tool: values.tool, toolTag: values["tool-tag"] }, http: values.http, timeoutMs, workspace: values.workspace };
+  const timeoutMs = positiveInteger(values["timeout-ms"], "--timeout-ms");
+  const maxSessions = positiveInteger(values["max-sessions"], "--max-sessions");
+  const sessionIdleMs = positiveInteger(values["session-idle-ms"], "--session-idle-ms");
+  if ((maxSessions ?? sessionIdleMs) !== undefined && values.http === undefined) throw new UsageError("--max-sessions and --session-idle-ms bound the sessions of --http; over stdio there is one client.");
+  const limits: Partial<HttpLimits> = { ...(maxSessions !== undefined ? { maxSessions } : {}), ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}) };
+  return { file: positionals[0]!, root: values["tools-root"], selection: { tool: values.tool, toolTag: values["tool-tag"] }, http: values.http, timeoutMs, workspace: values.workspace, limits };
+}
+
+function positiveInteger(text: string | undefined, option: string): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${option} must be a positive integer.`);
+  return n;
+}
+
+/** This installation, as a command printed for the person must name it (run from any folder). */
+function installation(): EdgeInstallation {
+  return { node: process.execPath, bin: fileURLToPath(new URL("../../bin/edge.cjs", import.meta.url)), dataDir: dataDir() };
 }
 
 export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
   const o = parse(argv);
   const address = o.http !== undefined ? parseLoopbackAddress(o.http) : null;
-  const log = (line: string): void => io.err(`edge mcp: ${line}\n`);
+  // Client names, tool names and messages are untrusted: a line break in them must not start a line.
+  const log = (line: string): void => io.err(`edge mcp: ${escapeLine(line)}\n`);
   // A long-lived server: one booted spare keeps the next call's runner ready (each still used once).
   const signals = stopSignals();
   const host = createNodeRunnerHost({ spares: 1 });
@@ -66,11 +85,13 @@ export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
     const source = toolsFileSource(o.file, o.root);
     const toolset = await freezeToolset(source, host, o.selection);
     const pending = createNodePendingStore();
+    const at = installation();
     await purgeExpired(pending).catch((err) => log(`could not purge expired pending actions: ${String(err)}`));
     const service = createMcpToolService({
       toolset,
       host,
-      broker: nodeConfirmationBroker(o.file, o.selection, pending, o.root),
+      // The confirm command goes only to stderr (service.ts); it names this installation by path.
+      broker: nodeConfirmationBroker(o.file, o.selection, pending, o.root, (id, token) => absoluteConfirmCommand(id, token, at)),
       receipts: createNodeReceiptStore(),
       pending,
       source: (record) => toolsFileSource(record.tools_file, record.tools_root),
@@ -84,7 +105,7 @@ export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
     try {
       if (address) {
         const token = randomHex(32);
-        const http = await serveHttp(service, address, token);
+        const http = await serveHttp(service, address, token, { limits: o.limits, log });
         log(`serving Streamable HTTP at ${http.url} (loopback only)`);
         log(`bearer token: ${token}   (send the header "Authorization: Bearer ${token}"; a restart makes a new token)`);
         await signals.stopped;

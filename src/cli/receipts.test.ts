@@ -92,6 +92,19 @@ describe("edge receipts", () => {
     expect(j).toMatchObject({ ok: false, count: 3, first_broken: { seq: 4, id: "run-4", reason: "seq_mismatch" }, error: { code: "receipt_chain_broken" } });
   });
 
+  it("verify of a file from elsewhere: a line break in a receipt's id cannot forge the verdict line", async () => {
+    await seed(2);
+    const file = path.join(tmp, "forged.jsonl");
+    const lines = (await cli("receipts", "export")).out.trim().split("\n");
+    const forged = `run-2\nok: ${file}: 2 receipt(s), chain intact`;
+    lines[1] = lines[1]!.replace('"id":"run-2"', `"id":${JSON.stringify(forged)}`);
+    await writeFile(file, lines.join("\n") + "\n");
+    const v = await cli("receipts", "verify", file);
+    expect(v.code).toBe(1);
+    expect(v.out.split("\n").filter((l) => l.startsWith("ok:"))).toEqual([]);
+    expect(v.out).toContain("id run-2\\nok: ");
+  });
+
   it("verify of a file that cannot be read is receipts_file_unreadable (exit 1); usage errors exit 2", async () => {
     const v = await cli("receipts", "verify", path.join(tmp, "missing.jsonl"));
     expect(v.code).toBe(1);

@@ -7,7 +7,7 @@ import { toJsonLines, verifyReceipts } from "../receipts/chain.ts";
 import type { Receipt } from "../receipts/types.ts";
 import { EdgeError, ERRORS, errorJson } from "../contract/errors.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
-import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
+import { escapeLine, EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
 function parse(argv: string[], positionals: number, what: string) {
   const parsed = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
@@ -91,19 +91,22 @@ export async function receiptsVerify(argv: string[], io: CliIO): Promise<number>
   }
   const result = await verifyReceipts(text);
   const b = result.firstBroken;
+  // Two confirm receipts for one action: the links hold, but the action ran twice.
+  const code = b?.reason === "duplicate_confirm" ? "receipt_confirm_duplicated" : "receipt_chain_broken";
   if (json) {
     printJson(io, {
       ok: result.ok,
       file,
       count: result.count,
-      ...(b ? { first_broken: b, error: errorJson("receipt_chain_broken"), errors: [errorJson("receipt_chain_broken")] } : {}),
+      ...(b ? { first_broken: b, error: errorJson(code), errors: [errorJson(code)] } : {}),
     });
   } else if (b) {
     const where = [`seq ${b.seq ?? "?"}`, `id ${b.id ?? "?"}`, b.line !== undefined ? `line ${b.line}` : ""].filter(Boolean).join(", ");
-    io.out(`BROKEN: ${file}\n  receipt_chain_broken at receipt #${b.index + 1} (${where}): ${b.reason}: ${b.message}\n`);
+    // Ids and messages come from the file, which may come from anyone: each stays on its line.
+    io.out(`BROKEN: ${escapeLine(file)}\n  ${code} at receipt #${b.index + 1} (${escapeLine(where)}): ${b.reason}: ${escapeLine(b.message)}\n`);
     io.out(`  ${b.index} receipt(s) before it hold.\n`);
   } else {
-    io.out(`ok: ${file}: ${result.count} receipt(s), chain intact\n`);
+    io.out(`ok: ${escapeLine(file)}: ${result.count} receipt(s), chain intact\n`);
   }
   return result.ok ? EXIT_OK : EXIT_FAILED;
 }

@@ -50,7 +50,7 @@ function setup(text: () => string = () => EXAMPLE, t0 = T0) {
   const store = createNodePendingStore({ dir });
   const receipts = createNodeReceiptStore({ dir });
   const source = memorySource("tools.py", text);
-  return { dir, clock, now, store, receipts, source, ctx: { store, host, source, receipts, now } };
+  return { dir, clock, now, store, receipts, source, ctx: { store, host, source, receipts, now, confirmedVia: "terminal" as const } };
 }
 
 async function pendingFromChat(env: ReturnType<typeof setup>, tool = "submit_order", args: object = { draft_id: "D-AB-1-2" }) {

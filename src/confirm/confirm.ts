@@ -1,11 +1,12 @@
 // confirm / reject / purge (docs/contract.md §6, issue 5 §3–4). Every check fails closed BEFORE the claim;
 // the claim is one atomic store step pending → claimed; a claimed action is never run again.
 //
-//   token (constant time) → status → expiry → stored arguments/binding/MAC → re-freeze the tools
-//   source (bytes hash, active set, the tool's schema hash) → CLAIM → one fresh runner
+//   token (constant time) → status → expiry → stored arguments/binding/MAC → no confirm receipt for
+//   it in the receipt chain yet (a restored pending file cannot replay its token) → re-freeze the
+//   tools source (bytes hash, active set, the tool's schema hash) → CLAIM → one fresh runner
 //   (callTool: arguments re-validated, output_schema checked on the real result) → confirm
 //   receipt → done | failed (+ receipt id).
-import { ERRORS, errorJson, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
+import { ERRORS, errorJson, fixOf, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Json, timingSafeEqual, type Sha256 } from "../contract/hash.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { callTool, type ToolCallReport } from "../toolset/call.ts";
@@ -13,7 +14,7 @@ import type { WorkspaceSource } from "../toolset/workspace.ts";
 import { freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
 import { firstChangedFile, manifestOf } from "../toolset/project.ts";
 import { directCallReceiptBody } from "../chat/receipt-direct.ts";
-import type { ReceiptBody, ReceiptOrigin } from "../receipts/types.ts";
+import type { ConfirmedVia, Receipt, ReceiptBody, ReceiptOrigin } from "../receipts/types.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
 import { bindingMac, bindingSha256, isExpired, isPendingId, selectionOf, tokenMatches } from "./pending.ts";
 import { DEFAULT_RETENTION_MS, type ConfirmOutcome, type PendingAction, type PendingStatus } from "./types.ts";
@@ -35,8 +36,13 @@ export interface ConfirmContext {
   onStep?: (step: "verified" | "claimed" | "ran" | "finished") => void;
   /** The workspace a read_local commit tool sees at /workspace when it finally runs. */
   workspace?: WorkspaceSource;
-  /** Who confirmed, when a protocol client did (`edge mcp serve`): recorded on the confirm receipt. */
+  /** Who asked, when a protocol client did (`edge mcp serve`): recorded on the confirm receipt. */
   origin?: ReceiptOrigin;
+  /** How the decision reached Edge, recorded on the confirm receipt as it is, never upgraded to "a
+   *  person": "terminal" (the token typed or a y/N answered in Edge's own terminal), "page" (the
+   *  playground's or widget's card), "elicitation" (an MCP client answered; whether a person saw
+   *  the question is the client's word). */
+  confirmedVia: ConfirmedVia;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -133,12 +139,16 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
     // 4. What storage holds is what was bound, and bound with this token.
     const problem = await integrityProblem(record, token);
     if (problem) return refused(id, record.status, "confirmation_binding_mismatch", `${ERRORS.confirmation_binding_mismatch} (${problem})`, { reason: problem });
-    // 5. The tools source still is what was frozen, with the same tool schema.
+    // 5. Not run before: a confirm receipt for this action in the append-only chain outweighs the
+    // record's mutable status (a pending file restored from a backup or a sync conflict).
+    const replayed = await confirmedBefore(id, ctx.receipts);
+    if (replayed) return refuseReplay(id, replayed, ctx.store);
+    // 6. The tools source still is what was frozen, with the same tool schema.
     const frozen = await refreeze(record, ctx);
     if ("error" in frozen) return { ok: false, id, status: record.status, error: frozen.error };
     ctx.onStep?.("verified");
 
-    // 6. Claim: one atomic step, re-checking status, expiry and the binding we verified.
+    // 7. Claim: one atomic step, re-checking status, expiry and the binding we verified.
     const claimedAt = now();
     const claim = await ctx.store.update(id, (cur) =>
       cur.status === "pending" && !isExpired(cur, claimedAt) && cur.binding_sha256 === record.binding_sha256 && cur.binding_mac === record.binding_mac
@@ -154,17 +164,17 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
     }
     ctx.onStep?.("claimed");
 
-    // 7. Run once, in a fresh runner; callTool re-validates the arguments and the host checks output_schema.
+    // 8. Run once, in a fresh runner; callTool re-validates the arguments and the host checks output_schema.
     const callId = `call_${randomHex(12)}`;
     const report = await callTool(frozen.toolset, ctx.host, record.tool_name, record.arguments, { callId, timeoutMs: ctx.timeoutMs, signal: ctx.signal, ...(ctx.workspace ? { workspace: ctx.workspace } : {}) });
     ctx.onStep?.("ran");
 
-    // 8. Receipt, then the final status with the receipt id.
+    // 9. Receipt, then the final status with the receipt id.
     let receiptId: string | undefined;
     let receiptError: ErrorJson | undefined;
     if (ctx.receipts) {
       try {
-        receiptId = (await ctx.receipts.append(confirmReceipt(claim.written, frozen.toolset, report, now(), ctx.origin))).id;
+        receiptId = (await ctx.receipts.append(confirmReceipt(claim.written, frozen.toolset, report, now(), ctx))).id;
       } catch (err) {
         receiptError = toErrorJson(err);
       }
@@ -205,10 +215,32 @@ function expire(record: PendingAction, nowMs: number): PendingAction {
   return { ...record, status: "expired", expired_at: iso(nowMs), arguments: null, arguments_wiped: true };
 }
 
-function confirmReceipt(record: PendingAction, toolset: FrozenToolset, report: ToolCallReport, nowMs: number, origin?: ReceiptOrigin): ReceiptBody {
-  return directCallReceiptBody(toolset, report, {
+/** One id per pending action: a second confirm receipt for it cannot even be appended (the stores
+ *  refuse a duplicate id), and whether it ran is one lookup by id. */
+export function confirmReceiptId(pendingId: string): string {
+  return `confirm_${pendingId}`;
+}
+
+async function confirmedBefore(id: string, receipts: ReceiptStore | undefined): Promise<Receipt | undefined> {
+  if (!receipts) return undefined;
+  const receiptId = confirmReceiptId(id);
+  if (receipts.has && !(await receipts.has(receiptId))) return undefined;
+  return receipts.get(receiptId);
+}
+
+/** The action ran before (its confirm receipt is in the chain): refused, and the record told so. */
+async function refuseReplay(id: string, receipt: Receipt, store: PendingStore): Promise<ConfirmOutcome> {
+  const status: PendingStatus = receipt.outcome === "failed_closed" ? "failed" : "done";
+  const healed = await store.update(id, (cur) => (cur.status === "pending" ? { ...cur, status, receipt_id: receipt.id, finished_at: receipt.created_at } : null)).catch(() => undefined);
+  const message = `Pending action ${id} already ran at ${receipt.created_at} (confirm receipt ${receipt.id}, seq ${receipt.seq}) although its stored record said pending; it was not run again. ${fixOf("confirmation_replayed")}`;
+  return refused(id, healed?.written?.status ?? healed?.current?.status ?? status, "confirmation_replayed", message, { receipt_id: receipt.id });
+}
+
+function confirmReceipt(record: PendingAction, toolset: FrozenToolset, report: ToolCallReport, nowMs: number, ctx: ConfirmContext): ReceiptBody {
+  const body = directCallReceiptBody(toolset, report, {
     kind: "confirm",
-    ...(origin ? { origin } : {}),
+    id: confirmReceiptId(record.id),
+    ...(ctx.origin ? { origin: ctx.origin } : {}),
     executionLevel: record.execution_level,
     createdAt: iso(nowMs),
     extra: {
@@ -220,6 +252,7 @@ function confirmReceipt(record: PendingAction, toolset: FrozenToolset, report: T
       ...(report.error ? { reason: report.error.message } : {}),
     },
   });
+  return { ...body, confirmed_via: ctx.confirmedVia };
 }
 
 /** Reject a pending action: it can never be confirmed afterwards; its arguments are wiped. */

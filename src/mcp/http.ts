@@ -1,6 +1,7 @@
 // Streamable HTTP on the loopback interface only: one SDK transport and Server per session, every
 // request checked for the bearer token printed at start (401 without it), the Host header pinned
-// to the loopback address (DNS rebinding). A tools/call whose HTTP response goes away before it is
+// to the loopback address (DNS rebinding), sessions and unauthenticated connections bounded
+// (http-limits.ts). A tools/call whose HTTP response goes away before it is
 // answered is aborted: its runner is killed and its receipt says so.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
@@ -9,6 +10,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { EdgeError, ERRORS } from "../contract/errors.ts";
 import { timingSafeEqual } from "../contract/hash.ts";
+import { DEFAULT_HTTP_LIMITS, guardConnections, serverTimeouts, SessionTable, type HttpLimits, type Reservation } from "./http-limits.ts";
 import { createMcpConnection, type McpConnection } from "./server.ts";
 import type { McpToolService } from "./service.ts";
 
@@ -38,23 +40,34 @@ export interface HttpMcpServer {
 interface Session {
   transport: StreamableHTTPServerTransport;
   connection: McpConnection;
+  close(): Promise<void>;
 }
 
-export async function serveHttp(service: McpToolService, address: HttpAddress, token: string): Promise<HttpMcpServer> {
-  const sessions = new Map<string, Session>();
+export interface HttpServeOptions {
+  limits?: Partial<HttpLimits>;
+  /** One line for the person running the server. */
+  log?: (line: string) => void;
+}
+
+export async function serveHttp(service: McpToolService, address: HttpAddress, token: string, options: HttpServeOptions = {}): Promise<HttpMcpServer> {
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
+  const log = options.log ?? (() => undefined);
+  const sessions = new SessionTable<Session>(limits, (id) => log(`closed session ${id}: idle for ${Math.round(limits.sessionIdleMs / 1000)} s`));
   let allowedHosts: string[] = [];
-  const http = createServer((req, res) => {
+  const http = createServer(serverTimeouts(limits), (req, res) => {
     handle(req, res).catch((err) => {
       if (!res.headersSent) sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32603, message: String(err) }, id: null });
       else res.end();
     });
   });
+  const guard = guardConnections(http, limits.maxUnauthenticated);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (new URL(req.url ?? "/", "http://loopback").pathname !== MCP_PATH) return sendJson(res, 404, { error: { code: "not_found", message: `Edge's MCP endpoint is ${MCP_PATH}.` } });
     if (!authorized(req, token)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="edge"');
       return sendJson(res, 401, { error: { code: "mcp_unauthorized", message: ERRORS.mcp_unauthorized } });
     }
+    guard.authenticated(req.socket);
     const body = req.method === "POST" ? await readJson(req) : undefined;
     if (body === TOO_LARGE) {
       return sendJson(res, 413, { jsonrpc: "2.0", error: { code: -32600, message: `The request body is over ${MAX_BODY_BYTES} bytes, the limit of Edge's MCP server; nothing ran. Send smaller requests (one call per request, shorter arguments).` }, id: null });
@@ -63,12 +76,29 @@ export async function serveHttp(service: McpToolService, address: HttpAddress, t
     let session = typeof sid === "string" ? sessions.get(sid) : undefined;
     if (!session) {
       if (sid !== undefined || req.method !== "POST" || !isInitializeRequest(body)) {
-        return sendJson(res, sid !== undefined ? 404 : 400, { jsonrpc: "2.0", error: { code: -32000, message: "No valid MCP session: start one with an initialize request (a restarted server has no old sessions)." }, id: null });
+        return sendJson(res, sid !== undefined ? 404 : 400, { jsonrpc: "2.0", error: { code: -32000, message: "No valid MCP session: start one with an initialize request (a restarted server, or one that closed an idle session, has no old sessions)." }, id: null });
       }
-      session = await openSession(service, sessions, allowedHosts);
+      const place = sessions.reserve();
+      if (!place) {
+        log(`refused a new session: ${limits.maxSessions} are open (mcp_session_limit)`);
+        return sendJson(res, 503, { jsonrpc: "2.0", error: { code: -32000, message: `mcp_session_limit: ${ERRORS.mcp_session_limit}`, data: { code: "mcp_session_limit", max_sessions: limits.maxSessions } }, id: null });
+      }
+      try {
+        session = await openSession(service, place, sessions, allowedHosts);
+        await session.transport.handleRequest(req, res, body);
+      } finally {
+        place.release();
+      }
+      return;
     }
+    const done = sessions.busy(session.transport.sessionId!);
+    res.once("close", done);
     watchCalls(body, res, session.connection);
-    await session.transport.handleRequest(req, res, body);
+    try {
+      await session.transport.handleRequest(req, res, body);
+    } finally {
+      if (res.writableFinished) done();
+    }
   };
   await listen(http, address);
   const port = (http.address() as AddressInfo).port;
@@ -77,7 +107,8 @@ export async function serveHttp(service: McpToolService, address: HttpAddress, t
   return {
     url: `http://${shown}:${port}${MCP_PATH}`,
     async close() {
-      for (const s of [...sessions.values()]) await s.transport.close().catch(() => undefined);
+      sessions.stop();
+      for (const s of sessions.all()) await s.close().catch(() => undefined);
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
       await closed;
@@ -85,15 +116,15 @@ export async function serveHttp(service: McpToolService, address: HttpAddress, t
   };
 }
 
-async function openSession(service: McpToolService, sessions: Map<string, Session>, allowedHosts: string[]): Promise<Session> {
+async function openSession(service: McpToolService, place: Reservation<Session>, sessions: SessionTable<Session>, allowedHosts: string[]): Promise<Session> {
   const connection = createMcpConnection(service);
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     enableDnsRebindingProtection: true,
     allowedHosts,
-    onsessioninitialized: (id) => void sessions.set(id, session),
+    onsessioninitialized: (id) => place.take(id, session),
   });
-  const session: Session = { transport, connection };
+  const session: Session = { transport, connection, close: () => transport.close() };
   transport.onclose = () => {
     if (transport.sessionId) sessions.delete(transport.sessionId);
   };

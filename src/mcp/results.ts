@@ -36,13 +36,13 @@ export function errorResult(e: ErrorJson, ref: ReceiptRef, more: Record<string, 
 export interface PendingInfo {
   id: string;
   expires_at: string;
-  confirm_command: string;
 }
 
 /**
- * A commit tool that did not run: the pending action for the assistant, and the exact confirm
- * command (it holds the single-use token) in a block meant for the person (audience "user"), so
- * a client that honours audiences keeps the token from the model.
+ * A commit tool that did not run: the pending action's id and what the person must do. Never the
+ * token, nor the confirm command that holds it: whatever reaches the client can reach the model
+ * (clients forward content whatever its audience), and the token is what proves the person's
+ * decision, so it goes only to the server's own stderr.
  */
 export function pendingResult(e: ErrorJson, pending: PendingInfo, ref: ReceiptRef): CallToolResult {
   const base = errorResult(e, ref, { pending_action: { id: pending.id, expires_at: pending.expires_at } });
@@ -52,8 +52,11 @@ export function pendingResult(e: ErrorJson, pending: PendingInfo, ref: ReceiptRe
       ...base.content,
       {
         type: "text",
-        text: `Nothing ran yet. To run it once, the person confirms in a terminal before ${pending.expires_at}:\n${pending.confirm_command}`,
-        annotations: { audience: ["user"], priority: 1 },
+        text:
+          `Nothing ran. Pending action ${pending.id} waits for the person until ${pending.expires_at}: ` +
+          "the command that confirms it (with its single-use token) is printed only on the standard error of `edge mcp serve` (its terminal, or the server log the MCP client keeps); " +
+          `the person runs it in a terminal to run the tool once, or \`edge tools pending reject ${pending.id}\` to refuse it. This client never receives the token.`,
+        annotations: { audience: ["user", "assistant"], priority: 1 },
       },
     ],
     _meta: { ...base._meta, [`${META}pending_action`]: { id: pending.id, expires_at: pending.expires_at } },

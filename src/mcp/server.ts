@@ -7,7 +7,7 @@ import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import type { AskPerson, ConfirmAnswer, ConfirmQuestion, McpToolService } from "./service.ts";
 
 const INSTRUCTIONS =
-  "Edge runs these Python tools in a fresh, hash-checked sandboxed runner per call, checks every argument and result against the tool's schema, and writes a receipt for every call. Tools marked destructive are commit tools: they run only after the person confirms (asked through this client when it supports elicitation, otherwise with the `edge tools confirm` command in the result).";
+  "Edge runs these Python tools in a fresh, hash-checked sandboxed runner per call, checks every argument and result against the tool's schema, and writes a receipt for every call. Tools marked destructive are commit tools: they run only after the person confirms (asked through this client when it supports elicitation; otherwise the person runs the confirm command the server prints on its own standard error, which is never sent to this client).";
 
 export interface McpConnection {
   server: Server;

@@ -128,28 +128,31 @@ export function createMcpToolService(options: McpServiceOptions): McpToolService
   };
 }
 
-/** A commit tool's pending action: ask the person through the client, else hand back the command. */
+/** A commit tool's pending action: ask through the client, else tell the client what the person must do. */
 async function settlePending(options: McpServiceOptions, gate: CallGate, name: string, out: DirectCallOutcome, ctx: CallContext): Promise<CallToolResult> {
   const { log } = options;
   const ticket = out.pending!;
   const ref = out.receipt ? { receipt_id: out.receipt.id } : {};
-  const info = { id: ticket.id, expires_at: ticket.expires_at, confirm_command: String(ticket.confirm_command ?? "") };
+  const info = { id: ticket.id, expires_at: ticket.expires_at };
   const required = out.report.error ?? errorJson("tool_confirmation_required", { tool: name });
   const record = ctx.ask ? await options.pending.get(ticket.id).catch(() => undefined) : undefined;
   const answer: ConfirmAnswer = record && ctx.ask ? await ctx.ask({ tool_name: name, record }, ctx.signal).catch(() => "unavailable" as const) : "unavailable";
   if (answer === "unavailable") {
-    log(`  ${name} is a commit tool and has not run: pending action ${ticket.id} (expires ${ticket.expires_at}). To run it once: ${info.confirm_command}`);
+    // The only place the token goes: this server's stderr, never the client.
+    log(`  ${name} is a commit tool and has not run: pending action ${ticket.id} (expires ${ticket.expires_at}). To run it once, run in a terminal: ${String(ticket.confirm_command ?? "")}`);
     return pendingResult(required, info, ref);
   }
   if (answer === "decline") {
     const rejected = await reject(ticket.id, { store: options.pending });
-    log(`  ${name}: the person declined; pending action ${ticket.id} ${rejected.ok ? "rejected" : rejected.status ?? "not found"}`);
+    log(`  ${name}: the client answered no to the elicitation; pending action ${ticket.id} ${rejected.ok ? "rejected" : rejected.status ?? "not found"}`);
     const e: ErrorJson = rejected.ok
-      ? errorJson("confirmation_rejected", { message: `The person declined ${name} when the client asked; pending action ${ticket.id} was rejected and nothing ran. Call the tool again if it is still wanted.`, tool: name })
+      ? errorJson("confirmation_rejected", { message: `The client declined ${name} when asked (elicitation); pending action ${ticket.id} was rejected and nothing ran. Call the tool again if it is still wanted.`, tool: name })
       : (rejected.error ?? errorJson("confirmation_rejected", { tool: name }));
     return errorResult(e, ref, { pending_action: { id: ticket.id, status: rejected.status } });
   }
   // The same step as `edge tools confirm`: token, binding, expiry, re-frozen source, claim, one runner.
+  // The receipt records confirmed_via "elicitation": the client answered; whether a person saw the
+  // question is the client's word, which Edge cannot check (docs/mcp.md).
   const confirmed = await gate.run(PYTHON_TOOLS_CONCURRENCY_SAFE, () =>
     confirm(ticket.id, ticket.confirmation_token, {
       store: options.pending,
@@ -158,11 +161,12 @@ async function settlePending(options: McpServiceOptions, gate: CallGate, name: s
       receipts: options.receipts,
       signal: ctx.signal,
       origin: ctx.origin,
+      confirmedVia: "elicitation",
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.workspace ? { workspace: options.workspace } : {}),
     }),
   );
-  log(`  ${name}: confirmed by the person → ${confirmed.status}${confirmed.receipt_id ? `, receipt ${confirmed.receipt_id}` : ""}`);
+  log(`  ${name}: the client answered yes to the elicitation (Edge cannot tell whether a person saw it) → ${confirmed.status}${confirmed.receipt_id ? `, receipt ${confirmed.receipt_id}` : ""}`);
   const confirmRef = { receipt_id: confirmed.receipt_id ?? ref.receipt_id };
   if (confirmed.ok && confirmed.result) return okResult(confirmed.result, confirmRef);
   return errorResult(confirmed.error ?? errorJson("runner_crashed"), confirmRef, { pending_action: { id: ticket.id, status: confirmed.status } });

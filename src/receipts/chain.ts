@@ -18,7 +18,10 @@ export type BrokenReason =
   /** prev_receipt_sha256 does not name the previous receipt: a receipt was removed, replaced or moved. */
   | "prev_mismatch"
   /** The same id appears twice. */
-  | "duplicate_id";
+  | "duplicate_id"
+  /** A second confirm receipt for one pending action, which runs at most once: its token was
+   *  replayed (every link of the chain can hold while this is so). */
+  | "duplicate_confirm";
 
 export interface BrokenLink {
   /** 0-based position in the list (for JSON Lines: among the non-blank lines). */
@@ -113,6 +116,7 @@ export function parseJsonLines(text: string): Receipt[] {
 export async function verifyReceipts(receipts: readonly Receipt[] | string): Promise<VerifyResult> {
   const entries: Entry[] = typeof receipts === "string" ? splitJsonLines(receipts) : receipts.map((value) => ({ value }));
   const seen = new Set<string>();
+  const confirmed = new Map<string, { seq: number; id: string }>();
   let prev: { seq: number; receipt_sha256: string } | null = null;
   for (let index = 0; index < entries.length; index++) {
     const entry = entries[index]!;
@@ -163,9 +167,22 @@ export async function verifyReceipts(receipts: readonly Receipt[] | string): Pro
     }
     if (seen.has(id!)) return broken("duplicate_id", `The id ${id} appears twice in the chain.`, seq, id);
     seen.add(id!);
+    const action = confirmedAction(value);
+    const first = action ? confirmed.get(action) : undefined;
+    if (first) {
+      return broken("duplicate_confirm", `A second confirm receipt for pending action ${action} (the first is seq ${first.seq}, id ${first.id}); an action runs at most once, so its token was replayed.`, seq, id);
+    }
+    if (action) confirmed.set(action, { seq: seq!, id: id! });
     prev = { seq: seq!, receipt_sha256: value.receipt_sha256 as string };
   }
   return { ok: true, count: entries.length };
+}
+
+/** The pending action a confirm receipt ran, if it is one. */
+function confirmedAction(value: Record<string, unknown>): string | null {
+  const extra = value.extra;
+  if (value.kind !== "confirm" || !isPlainObject(extra)) return null;
+  return typeof extra.pending_action_id === "string" ? extra.pending_action_id : null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -7,6 +7,9 @@ export interface ReceiptStore {
   /** Chain and persist atomically (also against other tabs/processes); rejects with storage_failed. */
   append(body: ReceiptBody): Promise<Receipt>;
   get(id: string): Promise<Receipt | undefined>;
+  /** Whether a receipt with this id was appended, in O(1) where the store keeps an id index (Node:
+   *  its id markers); get() answers the same question where this is absent. */
+  has?(id: string): Promise<boolean>;
   /** Oldest first. */
   list(): Promise<Receipt[]>;
 }

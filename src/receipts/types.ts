@@ -19,6 +19,10 @@ export interface ReceiptClient {
   name: string;
   version: string;
 }
+/** How a confirm receipt's decision reached Edge: "terminal" (the token given to `edge tools
+ *  confirm`, or y/N in `edge chat -i`), "page" (the playground's or the widget's card),
+ *  "elicitation" (an MCP client answered yes; that a person saw the question is the client's word). */
+export type ConfirmedVia = "terminal" | "page" | "elicitation";
 /** The receipt fields that say who asked (both set together, or neither). */
 export interface ReceiptOrigin {
   surface: ReceiptSurface;
@@ -186,6 +190,8 @@ export interface ReceiptBody {
   surface?: ReceiptSurface;
   /** That client as it named itself when it connected (MCP initialize: clientInfo). */
   client?: ReceiptClient;
+  /** Confirm receipts: how the decision to run reached Edge. Absent from older receipts. */
+  confirmed_via?: ConfirmedVia;
   // The fields below are optional and absent from receipts written before they existed, so older
   // chains still verify (a receipt's hash covers exactly the fields it has).
   /** Why the run's last generation stopped: "length" means the answer was cut off (truncated). */

@@ -12,7 +12,7 @@
 // a discovery was handed to a runner: it then overlaps the discovery instead of delaying it. A
 // command that discovers nothing compiles its schemas when it checks them.
 import { warmSchemaChecks } from "../contract/ajv.ts";
-import { createNodeRunnerHost } from "../runner/node.ts";
+import { createNodeRunnerHost, launchNotice } from "../runner/node.ts";
 import type { PoolRunnerHost } from "../runner/pool.ts";
 
 export interface OneShotPlan {
@@ -22,11 +22,19 @@ export interface OneShotPlan {
   call: boolean;
 }
 
-export function oneShotRunnerHost(plan: OneShotPlan): PoolRunnerHost {
+/** `notice`: where the command tells the person its runners start with a weaker boundary
+ *  (launchNotice: no network namespace or parent-death signal on Linux), once. */
+export function oneShotRunnerHost(plan: OneShotPlan, notice?: (text: string) => void): PoolRunnerHost {
+  let told = false;
   const host: PoolRunnerHost = createNodeRunnerHost({
     spares: 0,
     prestart: 1,
     keeper: true,
+    onLaunch: (launch) => {
+      const line = told ? undefined : launchNotice(launch);
+      if (line && notice) notice(line);
+      told ||= line !== undefined;
+    },
     discoveries: plan.discoveries,
     onDiscover: () => {
       if (plan.call) host.prestart(1);

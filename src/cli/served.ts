@@ -8,12 +8,15 @@
 // A command is declined — the launcher then runs it itself, as without a keeper — whenever this
 // process could differ from the one the launcher would start: code that is no longer what a new
 // `edge` runs (an edited source, `npm install` since: the keeper then also ends), another node, a
-// keeper that is not the one the command would use, EDGE_KEEPER_COMMANDS=0, or a setting this
-// process reads once (EDGE_PACKAGE_LOCK).
+// keeper that is not the one the command would use, a PATH whose launch tools (unshare, setpriv)
+// are not the keeper's, EDGE_KEEPER_COMMANDS=0, or a setting this process reads once
+// (EDGE_PACKAGE_LOCK).
 import { statSync } from "node:fs";
 import type { KeptCommandIO, KeptCommands } from "../runner/keeper.ts";
 import { switchedOff, type KeptCommand } from "../runner/keeper-wire.ts";
 import { defaultKeeperPaths } from "../runner/node.ts";
+import { launchToolsOf, processLaunchTools } from "../runner/runner-launch.ts";
+import { canonicalJson } from "../contract/hash.ts";
 import { runCli } from "./run.ts";
 
 /** The commands a keeper runs: one-shot, no terminal input, no model. */
@@ -41,6 +44,8 @@ export function keptCommands(socket: string): KeptCommands {
       const env = command.env;
       if (!isKeptCommand(command.argv) || switchedOff(env.EDGE_KEEPER_COMMANDS) || env.EDGE_PACKAGE_LOCK !== undefined || !isFolder(command.cwd)) return "declined";
       if (defaultKeeperPaths(env)?.socket !== socket) return "declined";
+      // Runners this keeper starts itself are launched through the tools of its own PATH.
+      if (canonicalJson(launchToolsOf(env)) !== canonicalJson(processLaunchTools())) return "declined";
       return (io) => runAs(command, io);
     },
   };

@@ -13,7 +13,7 @@ import { freezeToolset } from "../toolset/freeze.ts";
 import { inspect, validate, type InspectReport } from "../toolset/inspect.ts";
 import { pendingJson } from "./chat-print.ts";
 import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
-import { EXIT_FAILED, EXIT_OK, failureJson, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
+import { escapeLine, EXIT_FAILED, EXIT_OK, failureJson, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 import { readIfManifest } from "./manifest-file.ts";
 import { oneShotRunnerHost } from "./runners.ts";
 
@@ -35,7 +35,7 @@ async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io
   if (manifest) return (await import("./facts.ts")).manifestCommand(sub, file, manifest, { learnSample: values["learn-sample"], json: values.json === true, selection: values.tool !== undefined || values["tool-tag"] !== undefined }, io);
   if (values["learn-sample"] !== undefined) throw new UsageError("--learn-sample is checked against a tools manifest (a .json file).");
   // The discovery's runner starts booting now, while the file is read and hashed.
-  const host = oneShotRunnerHost({ discoveries: "refresh", call: false });
+  const host = oneShotRunnerHost({ discoveries: "refresh", call: false }, (line) => io.err(line));
   try {
     const options = { host, tool: values.tool, toolTag: values["tool-tag"] };
     const source = toolsFileSource(file, values["tools-root"]);
@@ -96,7 +96,7 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
   }
   // A runner starts booting now, while the file is read and hashed: the call's, when a kept
   // discovery of these bytes answers; else the discovery's, and the call's starts beside it.
-  const host = oneShotRunnerHost({ discoveries: "use", call: true });
+  const host = oneShotRunnerHost({ discoveries: "use", call: true }, (line) => io.err(line));
   try {
     // A read_local tool sees the workspace: --workspace DIR (opened first: a folder that is not
     // there is refused before anything runs), else the stored workspace (as chat), opened only for
@@ -153,8 +153,9 @@ function printCall(io: CliIO, json: boolean, report: ToolCallReport, pending: Pe
 
 /** "3 files, 2 skipped (.git, __pycache__) in /home/me/proj". */
 function projectLine(report: InspectReport): string {
-  const skipped = report.tools_skipped.length ? `, ${report.tools_skipped.length} skipped (${report.tools_skipped.slice(0, 4).map((s) => s.path).join(", ")}${report.tools_skipped.length > 4 ? ", …" : ""})` : "";
-  return `${report.tools_files.length} file(s)${skipped}${report.tools_root ? ` in ${report.tools_root}` : ""}`;
+  // File names are the project writer's text: a line break in one must not print a line of its own.
+  const skipped = report.tools_skipped.length ? `, ${report.tools_skipped.length} skipped (${report.tools_skipped.slice(0, 4).map((s) => escapeLine(s.path)).join(", ")}${report.tools_skipped.length > 4 ? ", …" : ""})` : "";
+  return `${report.tools_files.length} file(s)${skipped}${report.tools_root ? ` in ${escapeLine(report.tools_root)}` : ""}`;
 }
 
 function onePositional(positionals: string[], what: string): string {

@@ -25,7 +25,7 @@ export const ERRORS = {
   tools_file_not_regular:
     "The tools path is not a regular file (a directory, device, pipe or socket), so it was not read; point Edge at a tools.py file.",
   tools_project_too_large:
-    "The tools project (the folder of the tools file, or --tools-root) holds more files or bytes than a runner mounts; move tools.py and what it needs into a folder of their own, or name a smaller folder with --tools-root DIR.",
+    "The tools project (the folder of the tools file, or --tools-root) holds more files, bytes, folders or levels of folders than a runner mounts, or more than can be read within the call's time limit; move tools.py and what it needs into a folder of their own, or name a smaller folder with --tools-root DIR.",
   tools_project_symlink_refused:
     "A symlink in the tools project points outside its folder, to a folder, or nowhere, so the project was not mounted; replace the link with the file itself or remove it.",
   tools_root_invalid: "The tools root must be a folder that contains the tools file; pass --tools-root DIR with the tools file inside DIR.",
@@ -157,6 +157,8 @@ export const ERRORS = {
   receipt_not_found: "No receipt with this id is stored; list the ids with `edge receipts list` (or the Receipts tab).",
   receipt_id_conflict:
     "A receipt with this id is already stored and receipt ids are unique, so nothing was written; give the run a new id, or let Edge make one.",
+  receipt_confirm_duplicated:
+    "Two confirm receipts name the same pending action, which runs at most once: its token was replayed (a restored pending file, or a copy of Edge's data from before that check). Check what the tool did twice, then start from the receipts of the store that wrote them.",
 
   // ── authoring a tools.py, added by the Python runner (runner-pyodide/edge_runner/) ──
   invalid_tool_definition:
@@ -259,6 +261,8 @@ export const ERRORS = {
   confirmation_binding_mismatch:
     "The stored pending action no longer matches what was bound when it was created (arguments, tool schema, active set or hashes changed); nothing ran. Ask again in chat to create a new one.",
   confirmation_rejected: "This pending action was rejected; it can no longer be confirmed. Ask again in chat to create a new one.",
+  confirmation_replayed:
+    "This pending action already ran (its confirm receipt is in the receipt chain) although its stored record said pending, as a pending file restored from a backup or a sync conflict would; it was not run again. Ask again in chat to run the tool once more.",
   pending_action_id_changed:
     "An update to a pending action tried to change its id, so nothing was written; return the record with its own id from the update.",
 
@@ -289,6 +293,8 @@ export const ERRORS = {
     "This request to Edge's MCP server carried no valid bearer token; nothing ran. Send the header Authorization: Bearer TOKEN with the token `edge mcp serve --http` printed when it started (a restart prints a new one).",
   mcp_listen_failed:
     "Edge's MCP server could not listen on that address (the port is in use or not allowed); pick another port with --http 127.0.0.1:PORT (0 picks a free one).",
+  mcp_session_limit:
+    "Edge's MCP server already holds as many open sessions as it allows, so no new one was opened; close a client you no longer use (or wait for idle sessions to expire), or start the server with a higher --max-sessions.",
   mcp_host_not_loopback:
     "edge mcp serve --http listens on the loopback interface only (127.0.0.1, ::1 or localhost), so no other machine can reach your tools; use --http 127.0.0.1:PORT.",
 

@@ -7,10 +7,16 @@ export interface ProjectLimits {
   maxFiles: number;
   /** Sum of the files' sizes, the tools file included. */
   maxBytes: number;
+  /** Folders entered below the root (a folder walk reads each; empty ones cost time too). */
+  maxFolders?: number;
+  /** How deep below the root a folder may be (the root is depth 0). */
+  maxDepth?: number;
+  /** A moment (ms since the epoch) after which reading the project stops (a call's time limit). */
+  deadline?: number;
 }
 
 /** Why a path of the project folder is not mounted (docs/tools-projects.md). */
-export type SkipReason = "hidden" | "pycache" | "virtualenv" | "node_modules" | "edge_data" | "not_a_file";
+export type SkipReason = "hidden" | "pycache" | "virtualenv" | "node_modules" | "edge_data" | "not_a_file" | "name_not_utf8";
 
 /** What a tools project holds at one moment: the files to mount, by "/"-separated path relative
  *  to its root, the tools file (`entry`) among them. */

@@ -12,7 +12,7 @@ import { connect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { BootMessage, HostToWorker } from "../../workers/protocol.ts";
 import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec, type KeeperStatus } from "./keeper-wire.ts";
-import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, type RunnerLinkEvents } from "./node-process.ts";
+import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, type LaunchListener, type RunnerLinkEvents } from "./node-process.ts";
 import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 
@@ -30,12 +30,14 @@ export interface KeeperEndpoint {
   spec?: KeeperSpec;
   /** No keeper answered (or it refused a runner this command wanted): start one at close. */
   missing: boolean;
+  /** Told how each runner, the keeper's or this process's own, was started. */
+  onLaunch?: LaunchListener;
 }
 
 /** The factory of a one-shot command: job runners come from the keeper when it has them. */
 export function keptRunnerFactory(indexURL: string, cacheFiles: string | undefined, endpoint: KeeperEndpoint): RunnerWorkerFactory {
-  const plan = runnerSpawnPlan(indexURL, cacheFiles);
-  const base = nodeProcessFactory(indexURL, cacheFiles, plan);
+  const plan = runnerSpawnPlan(indexURL);
+  const base = nodeProcessFactory(indexURL, cacheFiles, plan, endpoint.onLaunch);
   return {
     ...base,
     spawn: (role = "job") => (role === "job" ? new KeptRunner(endpoint, plan, indexURL, cacheFiles) : base.spawn(role)),
@@ -150,6 +152,7 @@ class KeptRunner implements RunnerWorkerHandle {
       if (answer.reason !== "busy") this.endpoint.missing = true;
       return this.useLocal(false);
     }
+    if ("launch" in answer && answer.launch) this.endpoint.onLaunch?.(answer.launch);
     const socket = this.socket!;
     this.inner = linkedRunnerProcess((events) => {
       this.events = events;
@@ -187,7 +190,7 @@ class KeptRunner implements RunnerWorkerHandle {
     if (missing) this.endpoint.missing = true;
     this.socket?.destroy();
     this.socket = undefined;
-    this.inner = localRunnerProcess(this.plan);
+    this.inner = localRunnerProcess(this.plan, "job", this.endpoint.onLaunch);
     this.attach(this.inner);
     if (this.boot) this.inner.post(this.boot);
     for (const msg of this.pending.splice(0)) this.inner.post(msg);

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { canonicalJson } from "../contract/hash.ts";
 import type { BootMessage } from "../../workers/protocol.ts";
+import { processLaunchTools, type RunnerLaunch } from "./runner-launch.ts";
 
 export const RECORD = { HELLO: 0, PROTOCOL: 1, OUTPUT: 2, EXIT: 3, GO: 4, STDOUT: 5, STDERR: 6 } as const;
 const HEAD = 5;
@@ -108,11 +109,13 @@ export interface KeeperSpec {
   cacheFiles?: string;
 }
 
-/** The spec's key, with the runner script and the node that runs it: a keeper serves a command
- *  only a runner that command would have started itself. */
+/** The spec's key, with the runner script, the node that runs it and the launch tools it is
+ *  started through (runner-launch.ts): a keeper serves a command only a runner that command would
+ *  have started itself, never one with a weaker boundary because another PATH started the keeper. */
 export function keeperKey(spec: KeeperSpec, scriptSha256: string): string {
+  const launch = processLaunchTools();
   return createHash("sha256")
-    .update(canonicalJson({ format: "edge-runner-keeper.v1", node: process.version, execPath: process.execPath, script: scriptSha256, spec }))
+    .update(canonicalJson({ format: "edge-runner-keeper.v2", node: process.version, execPath: process.execPath, script: scriptSha256, launch, spec }))
     .digest("hex");
 }
 
@@ -137,7 +140,8 @@ export interface KeptCommand {
 }
 
 export type KeeperAnswer =
-  | { ok: true; status?: undefined }
+  /** A runner: `launch` says how it was started (the command announces a weaker boundary). */
+  | { ok: true; status?: undefined; launch?: Pick<RunnerLaunch, "network" | "parentDeath" | "reason"> }
   | { ok: false; reason: "token" | "stale" | "busy" | "failed" | "declined" }
   | { ok: true; status: KeeperStatus };
 

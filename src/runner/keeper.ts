@@ -22,6 +22,7 @@ import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT } from "../../workers
 import { parseWorkerToHost } from "../../workers/protocol.ts";
 import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, encodeRecord, jsonRecord, keeperKey, keeperPathsOf, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec, type KeptCommand } from "./keeper-wire.ts";
 import { spawnRunnerChild, type RunnerLink } from "./node-process.ts";
+import { privateSnapshotBoot } from "./node-snapshot-file.ts";
 import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
 import type { RunnerLaunch } from "./runner-launch.ts";
 
@@ -60,7 +61,7 @@ class Spare {
   private readonly reader = new FrameReader({ json: RUNNER_FRAME_JSON_LIMIT, bytes: 0 });
   private readonly timer: NodeJS.Timeout;
 
-  constructor(plan: RunnerSpawnPlan, script: string, launch: RunnerLaunch, boot: KeeperSpec["boot"], onEnd: (spare: Spare, booted: boolean) => void) {
+  constructor(plan: RunnerSpawnPlan, script: string, readonly launch: RunnerLaunch, boot: KeeperSpec["boot"], onEnd: (spare: Spare, booted: boolean) => void) {
     this.ready = new Promise((resolve) => (this.settle = resolve));
     this.link = spawnRunnerChild(plan, script, launch, {
       data: (chunk) => this.data(chunk),
@@ -161,8 +162,9 @@ export async function serveRunnerKeeper(socketPath: string | undefined, env: Nod
   process.chdir("/");
   process.on("SIGUSR1", () => undefined); // keep the inspector closed (node-process.ts)
   const spec = readSpec(paths.spec);
-  const plan = runnerSpawnPlan(spec.indexURL, spec.cacheFiles);
-  const [[script, launch], sha] = await Promise.all([plan.ready, runnerScriptSha256()]);
+  const plan = runnerSpawnPlan(spec.indexURL);
+  // The cache's snapshot file, copied once into this keeper's private folder for all its runners.
+  const [[script, launch], sha, boot] = await Promise.all([plan.ready, runnerScriptSha256(), privateSnapshotBoot(plan.snapshotFiles, spec.boot)]);
   const server = await claim(paths.socket);
   if (!server) return 0; // another keeper serves this socket
   const token = randomBytes(32).toString("hex");
@@ -170,7 +172,7 @@ export async function serveRunnerKeeper(socketPath: string | undefined, env: Nod
   writeFileSync(tokenTmp, token, { mode: 0o600, flag: "wx" });
   renameSync(tokenTmp, paths.token);
   const idleMs = Number(env.EDGE_RUNNER_KEEPER_IDLE_MS) > 0 ? Number(env.EDGE_RUNNER_KEEPER_IDLE_MS) : DEFAULT_IDLE_MS;
-  const keeper = new Keeper(server, paths, token, keeperKey(spec, sha), idleMs, () => new Spare(plan, script, launch, spec.boot, (s, booted) => keeper.ended(s, booted)), commands);
+  const keeper = new Keeper(server, paths, token, keeperKey(spec, sha), idleMs, () => new Spare(plan, script, launch, boot, (s, booted) => keeper.ended(s, booted)), commands);
   return keeper.done;
 }
 
@@ -311,7 +313,8 @@ class Keeper {
       return answer({ ok: false, reason: "failed" });
     }
     this.served++;
-    spare.take(socket, reader, jsonRecord(RECORD.HELLO, { ok: true }));
+    const { network, parentDeath, reason } = spare.launch;
+    spare.take(socket, reader, jsonRecord(RECORD.HELLO, { ok: true, launch: { network, parentDeath, reason } }));
   }
 
   /** A whole command for the launcher: one at a time, and only once the launcher says GO (a

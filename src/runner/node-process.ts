@@ -17,7 +17,7 @@ import type { BootMessage, PyodideAssets } from "../../workers/protocol.ts";
 import { inheritableDescriptors } from "./descriptors.ts";
 import type { RunnerRole, RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 import type { RunnerLaunch } from "./runner-launch.ts";
-import type { SnapshotFiles } from "./node-snapshot-file.ts";
+import { privateSnapshotBoot, type SnapshotFiles } from "./node-snapshot-file.ts";
 import { runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
 
 /** What a runner may send in one frame: its replies are bounded far below 1 MiB (runner-jobs.ts);
@@ -78,22 +78,27 @@ function untrack(runner: RunnerProcess): void {
 
 
 /** The process adapter behind createNodeRunnerHost. `cacheFiles`: the disk cache's snapshot files
- *  (a permission-model pattern, node-snapshot.ts), which runners then read and check themselves. */
-export function nodeProcessFactory(indexURL: string, cacheFiles?: string, plan = runnerSpawnPlan(indexURL, cacheFiles)): RunnerWorkerFactory {
+ *  (node-snapshot.ts), which the pool then hands over by reference: each is copied into this
+ *  process's private folder (node-snapshot-file.ts), and runners check its sha256 themselves. */
+export function nodeProcessFactory(indexURL: string, cacheFiles?: string, plan = runnerSpawnPlan(indexURL), onLaunch?: LaunchListener): RunnerWorkerFactory {
   return {
     pyodideAssets: (): PyodideAssets => ({ kind: "indexURL", indexURL }),
     warmsUp: true, // each process compiles Pyodide's wasm for itself
     readsSnapshotFiles: cacheFiles !== undefined,
-    spawn: (role = "job") => localRunnerProcess(plan, role),
+    spawn: (role = "job") => localRunnerProcess(plan, role, onLaunch),
   };
 }
 
+/** Told how each runner is started (the command announces a weaker boundary: launchNotice). */
+export type LaunchListener = (launch: Pick<RunnerLaunch, "network" | "parentDeath" | "reason">) => void;
+
 /** A runner process started by this process now (its script may still be bundling). */
-export function localRunnerProcess(plan: RunnerSpawnPlan, role: RunnerRole = "job"): RunnerWorkerHandle {
+export function localRunnerProcess(plan: RunnerSpawnPlan, role: RunnerRole = "job", onLaunch?: LaunchListener): RunnerWorkerHandle {
   return new RunnerProcess(
     async (events, cancelled) => {
       const [text, launch] = await plan.ready;
       if (cancelled()) throw new Error("ended before it started");
+      onLaunch?.(launch);
       return spawnRunnerChild(plan, text, launch, events);
     },
     FRAME_LIMITS[role],
@@ -252,15 +257,12 @@ class RunnerProcess implements RunnerWorkerHandle {
       );
   }
 
-  /** A boot's snapshot goes by file when this process has one (node-snapshot-file.ts), else inline. */
+  /** A boot's snapshot goes by one of this process's private files when it has them
+   *  (node-snapshot-file.ts: bytes placed, the disk cache's file copied), else inline. */
   private frame(msg: Parameters<RunnerWorkerHandle["post"]>[0]): Uint8Array[] | Promise<Uint8Array[]> {
     const boot = msg as BootMessage;
-    if (boot.type !== "boot" || !(boot.snapshot instanceof Uint8Array) || !this.snapshotFiles) return encodeFrame(msg as unknown as FrameMessage);
-    return this.snapshotFiles.place(boot.snapshot).then((ref) => {
-      if (!ref) return encodeFrame(msg as unknown as FrameMessage);
-      const { snapshot: _inline, ...rest } = boot;
-      return encodeFrame({ ...rest, snapshotFile: ref } as unknown as FrameMessage);
-    });
+    if (boot.type !== "boot" || !this.snapshotFiles || (!(boot.snapshot instanceof Uint8Array) && !boot.snapshotFile)) return encodeFrame(msg as unknown as FrameMessage);
+    return privateSnapshotBoot(this.snapshotFiles, boot).then((sent) => encodeFrame(sent as unknown as FrameMessage));
   }
 
   private send(chunks: Uint8Array[]): void {

@@ -1,7 +1,7 @@
 // The snapshot files Node runners boot from (node-snapshot-file.ts): private copies, each written
 // once, never overwritten, removed with their process and after a killed one.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -51,5 +51,30 @@ describe("the runners' snapshot file", () => {
     expect(existsSync(left)).toBe(false);
     expect(existsSync(mine)).toBe(true); // this process's own folders are never taken for stale
     expect(readdirSync(parent).filter((n) => n.startsWith(`edge-runner-${process.pid}-`)).length).toBe(3);
+  });
+});
+
+describe("the disk cache's snapshot, copied for runners", () => {
+  it("is copied from a regular file of the signed size, never through a link, a FIFO or a device", async () => {
+    const files = createSnapshotFiles(parent)!;
+    const cache = mkdtempSync(join(parent, "cache-"));
+    const real = join(cache, "runner-real.snapshot");
+    writeFileSync(real, new Uint8Array(9_000).fill(7));
+    const copy = (await files.adopt({ path: real, size: 9_000, sha256: "ab" }))!;
+    expect(copy.path.startsWith(files.readable.replace(/\*$/, ""))).toBe(true);
+    expect(copy.sha256).toBe("ab"); // the runner still checks the signed hash
+    expect(new Uint8Array(readFileSync(copy.path))).toEqual(new Uint8Array(9_000).fill(7));
+    expect(statSync(copy.path).mode & 0o777).toBe(0o600);
+
+    const secret = join(parent, "secret.txt");
+    writeFileSync(secret, "x".repeat(9_000));
+    symlinkSync(secret, join(cache, "runner-link.snapshot"));
+    spawnSync("mkfifo", [join(cache, "runner-fifo.snapshot")]);
+    symlinkSync("/dev/zero", join(cache, "runner-zero.snapshot"));
+    for (const name of ["runner-link.snapshot", "runner-fifo.snapshot", "runner-zero.snapshot"]) {
+      expect(await files.adopt({ path: join(cache, name), size: 9_000 }), name).toBeUndefined();
+    }
+    // A file whose size is not the signed one is not copied either.
+    expect(await files.adopt({ path: real, size: 8_999 })).toBeUndefined();
   });
 });

@@ -108,8 +108,9 @@ export function macMatches(key: string, record: object, mac: unknown): boolean {
   return typeof mac === "string" && mac.length === expected.length && timingSafeEqual(Buffer.from(mac), Buffer.from(expected));
 }
 
-/** Runners may read the snapshot files of `dir` themselves (SnapshotStore.reference): this
- *  permission-model pattern names exactly them (FILE_RE's prefix). */
+/** The snapshot files of `dir` (FILE_RE's prefix): what names a cache in a keeper's identity
+ *  (keeper-wire.ts). Never a permission grant: runners read only a private copy of the file the
+ *  signed index names (node-snapshot-file.ts), so nothing planted in the data folder reaches them. */
 export function snapshotFilesPattern(dir: string): string {
   return join(dir, "runner-*");
 }

@@ -368,7 +368,7 @@ describe("snapshot-started runners", () => {
     }
   }, 60_000);
 
-  it("runners read the snapshot file themselves: the signed cache's, or this process's private copy; tool code cannot change either", async () => {
+  it("runners read only this process's private snapshot copies (the one it made, the signed cache's file copied), never the cache; tool code cannot change either", async () => {
     const stored = await diskSnapshotStore(cacheDir, snapshotKey(await readRunnerPythonFiles())).get();
     const digest = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");
     const cached = join(cacheDir, (await readdir(cacheDir)).find((f) => f.endsWith(".snapshot"))!);
@@ -382,14 +382,17 @@ describe("snapshot-started runners", () => {
     for (const name of await readdir(folder)) if (digest(await readFile(join(folder, name))) === digest(stored!)) copy = join(folder, name);
     expect(copy).not.toBe("");
     expect((await stat(copy)).mode & 0o777).toBe(0o600);
-    // This host found it on disk: its runners read the cache's file and check its signed sha256.
+    // This host found it on disk: it copied the file the signed index names into the same private
+    // folder, and its runners booted from that copy (checking the signed sha256). The cache itself,
+    // in the data folder others may write, is not theirs to read (docs/security.md).
     for (const path of [cached, copy]) {
       const out = await call("snapshot_file", { path }, { h: snapHost });
       expect(out.ok, JSON.stringify(out.error)).toBe(true);
       // It may read what it booted from; writing, removing or adding beside it is refused.
-      expect(out.result).toEqual({ read: stored!.byteLength, write: "ERR_ACCESS_DENIED", remove: "ERR_ACCESS_DENIED", sibling: "ERR_ACCESS_DENIED" });
+      expect(out.result).toEqual({ read: path === cached ? "ERR_ACCESS_DENIED" : stored!.byteLength, write: "ERR_ACCESS_DENIED", remove: "ERR_ACCESS_DENIED", sibling: "ERR_ACCESS_DENIED" });
       expect(digest(await readFile(path))).toBe(digest(stored!));
     }
+    expect((await readdir(folder)).length).toBeGreaterThanOrEqual(2); // the copy made, the cache's copied
     expect(snapHost.stats().bootsFromSnapshot).toBeGreaterThanOrEqual(1);
     expect(snapHost.stats().plainBoots).toBe(0);
   }, 60_000);

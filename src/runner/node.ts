@@ -11,7 +11,7 @@ import { canonicalJson } from "../contract/hash.ts";
 import type { PythonFiles } from "../../workers/protocol.ts";
 import { keptRunnerFactory, startKeeper, type KeeperEndpoint } from "./keeper-client.ts";
 import { keeperDir, keeperEnabled, keeperPaths, type KeeperPaths } from "./keeper-wire.ts";
-import { nodeProcessFactory } from "./node-process.ts";
+import { nodeProcessFactory, type LaunchListener } from "./node-process.ts";
 import { runnerScriptSha256 } from "./runner-plan.ts";
 import { diskSnapshotStore, snapshotFilesPattern } from "./node-snapshot.ts";
 import { withDiscoveryCache, type DiscoveryCacheOptions } from "./discovery-cache.ts";
@@ -22,7 +22,7 @@ import type { SnapshotStore } from "./pool-snapshot.ts";
 export { fileSource, readToolsFile } from "./node-file-source.ts";
 export { projectFileSource } from "./node-project-source.ts";
 export { diskSnapshotStore, snapshotIndexFile, snapshotKeyFile } from "./node-snapshot.ts";
-export { runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
+export { launchNotice, runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
 
 const require = createRequire(import.meta.url);
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -47,6 +47,9 @@ export interface NodeRunnerHostOptions extends Partial<Omit<RunnerHostOptions, "
   discoveries?: DiscoveryCacheOptions["mode"];
   /** With `discoveries`: called when a discovery runs in a runner (a miss, or "refresh"). */
   onDiscover?: () => void;
+  /** Called with how each runner was started (its own, or the keeper's): a command announces a
+   *  weaker boundary with it (runner-launch.ts, launchNotice). */
+  onLaunch?: LaunchListener;
 }
 
 function pyodideIndexURL(): string {
@@ -101,10 +104,10 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
     if (!custom) cacheFiles = snapshotFilesPattern(dir);
     snapshot = custom ?? lazyStore(async () => diskSnapshotStore(dir, await keyOfRunner()));
   }
-  const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, keeper, discoveries, onDiscover, ...rest } = options;
+  const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, keeper, discoveries, onDiscover, onLaunch, ...rest } = options;
   const indexURL = pyodideIndexURL();
-  const endpoint = keeper && cacheFiles ? keeperEndpoint(cacheFiles) : undefined;
-  const factory = endpoint ? keptRunnerFactory(indexURL, cacheFiles, endpoint) : nodeProcessFactory(indexURL, cacheFiles);
+  const endpoint = keeper && cacheFiles ? keeperEndpoint(cacheFiles, onLaunch) : undefined;
+  const factory = endpoint ? keptRunnerFactory(indexURL, cacheFiles, endpoint) : nodeProcessFactory(indexURL, cacheFiles, undefined, onLaunch);
   const pooled = createRunnerHost(factory, { ...rest, pythonFiles: () => filesPromise, snapshot });
   const runner = async (): Promise<string> => `${await keyOfRunner()}:${await runnerScriptSha256()}`;
   const host = discoveries ? withDiscoveryCache(pooled, { store: nodeDiscoveryStore(dir), runner, mode: discoveries, ...(onDiscover ? { onDiscover } : {}) }) : pooled;
@@ -119,9 +122,9 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
 }
 
 /** Where this host's keeper is (one per package, node and snapshot cache), if keepers may be used. */
-function keeperEndpoint(cacheFiles: string): KeeperEndpoint | undefined {
+function keeperEndpoint(cacheFiles: string, onLaunch: LaunchListener | undefined): KeeperEndpoint | undefined {
   const paths = keeperPathsFor(cacheFiles);
-  return paths ? { paths, missing: false } : undefined;
+  return paths ? { paths, missing: false, ...(onLaunch ? { onLaunch } : {}) } : undefined;
 }
 
 function keeperPathsFor(cacheFiles: string, env: NodeJS.ProcessEnv = process.env): KeeperPaths | undefined {

@@ -14,7 +14,8 @@
 //   process that started it dies, however it dies (even SIGKILL, where no handler runs).
 //
 // Each is probed once per process (a few milliseconds) and used only if it works; otherwise runners
-// start without it and `network` / `parentDeath` say so (docs/security.md lists what remains).
+// start without it, `network` / `parentDeath` say so (docs/security.md lists what remains) and the
+// command says so on stderr (launchNotice).
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -33,15 +34,46 @@ export interface RunnerLaunch {
 
 let launch: Promise<RunnerLaunch> | undefined;
 
-/** This machine's runner launch (probed once per process). */
+/** This machine's runner launch (probed once per process, with the tools launchTools found). */
 export function runnerLaunch(): Promise<RunnerLaunch> {
   launch ??= probe();
   return launch;
 }
 
-/** An executable named `name` on this process's PATH. */
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+/** The launch commands a PATH offers, before any is tried: what decides a probe's outcome on one
+ *  machine. null: none there (and on every platform but Linux). */
+export interface LaunchTools {
+  unshare: string | null;
+  setpriv: string | null;
+}
+
+/** The tools of `env`'s PATH (a few access() calls, nothing started). */
+export function launchToolsOf(env: NodeJS.ProcessEnv): LaunchTools {
+  if (process.platform !== "linux") return { unshare: null, setpriv: null };
+  return { unshare: onPath("unshare", env) ?? null, setpriv: onPath("setpriv", env) ?? null };
+}
+
+let tools: LaunchTools | undefined;
+
+/** This process's launch tools, found once (from its PATH then) and used by its probe. They are
+ *  part of a runner keeper's key (keeper-wire.ts): a keeper started from a PATH without util-linux
+ *  starts runners without its boundaries, and must never serve a command whose PATH has them. */
+export function processLaunchTools(): LaunchTools {
+  tools ??= launchToolsOf(process.env);
+  return tools;
+}
+
+/** The line a command prints when its runners start without a boundary Linux could give them (on
+ *  other platforms they never exist: docs/security.md says so once, not every command). */
+export function launchNotice(launch: Pick<RunnerLaunch, "network" | "parentDeath" | "reason">): string | undefined {
+  if (process.platform !== "linux" || (launch.network === "namespace" && launch.parentDeath)) return undefined;
+  const missing = [launch.network === "namespace" ? "" : "their own network namespace (tool code can reach the network)", launch.parentDeath ? "" : "the parent-death signal"].filter(Boolean).join(" or ");
+  return `edge: runners start without ${missing}: ${launch.reason.replace(/[\u0000-\u001f\u007f]/g, " ")}. Put util-linux (unshare, setpriv) on PATH, or see docs/security.md.\n`;
+}
+
+/** An executable named `name` on `env`'s PATH. */
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (!dir) continue;
     const file = join(dir, name);
     try {
@@ -67,8 +99,7 @@ async function probe(): Promise<RunnerLaunch> {
   if (process.platform !== "linux") {
     return { prefix: [], network: "host", parentDeath: false, reason: `no unprivileged network namespace or parent-death signal on ${process.platform}` };
   }
-  const unshare = onPath("unshare");
-  const setpriv = onPath("setpriv");
+  const { unshare, setpriv } = processLaunchTools();
   const namespace = unshare ? [unshare, "--user", "--net"] : [];
   const parentDeath = setpriv ? [setpriv, "--pdeathsig", "KILL"] : [];
   const [nsWorks, pdWorks] = await Promise.all([unshare ? works(namespace, unshare) : false, setpriv ? works(parentDeath, setpriv) : false]);

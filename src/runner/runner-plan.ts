@@ -47,7 +47,7 @@ function requiredPermissionFlag(): string {
 }
 
 /** The node arguments of a runner process, up to the script: the permission model, the reads (and
- *  the snapshot file, node-snapshot-file.ts), no code from strings (eval, Function, so no import()
+ *  the private snapshot folder, node-snapshot-file.ts), no code from strings (eval, Function, so no import()
  *  of a data: URL), V8. */
 function runnerNodeArgs(flag: string, indexDir: string, snapshotReads: string[]): string[] {
   const reads = [...PYODIDE_FILES.map((f) => join(indexDir, f)), ...snapshotReads].map((f) => `--allow-fs-read=${f}`);
@@ -110,7 +110,7 @@ export interface RunnerSpawnPlan {
   readonly snapshotFiles: SnapshotFiles | undefined;
 }
 
-export function runnerSpawnPlan(indexURL: string, cacheFiles?: string): RunnerSpawnPlan {
+export function runnerSpawnPlan(indexURL: string): RunnerSpawnPlan {
   const cwd = fileURLToPath(new URL(indexURL, "file:///"));
   const flag = requiredPermissionFlag(); // a Node without it is refused at once, not at the first spawn
   let snapshotFiles: SnapshotFiles | undefined | null = null;
@@ -123,7 +123,9 @@ export function runnerSpawnPlan(indexURL: string, cacheFiles?: string): RunnerSp
       return snapshotFiles;
     },
     get args() {
-      args ??= [...runnerNodeArgs(flag, cwd, [this.snapshotFiles?.readable, cacheFiles].filter((p): p is string => p !== undefined)), "-e"];
+      // Only this process's private snapshot folder: never a file of $EDGE_DATA_DIR, whose writers
+      // could plant a link there that the permission model would follow (node-snapshot-file.ts).
+      args ??= [...runnerNodeArgs(flag, cwd, this.snapshotFiles ? [this.snapshotFiles.readable] : []), "-e"];
       return args;
     },
     get ready() {

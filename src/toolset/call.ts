@@ -91,7 +91,8 @@ export async function callTool(
   let mount: { workspace: WorkspaceMount; sha: Sha256 } | undefined;
   try {
     // The project as it is now, checked by the runner against the frozen manifest before import.
-    const snapshot = await readSnapshot(toolset.source);
+    // Read within the call's time limit: a project that cannot be read in time is too large.
+    const snapshot = await readSnapshot(toolset.source, options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs);
     checkProject(snapshot);
     bytes = snapshot.files[snapshot.entry] ?? new Uint8Array(0);
     project = projectMount(snapshot, toolset.project);

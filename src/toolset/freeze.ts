@@ -10,7 +10,7 @@ import { MAX_TOOLS_FILE_BYTES, type DiscoveredTool, type Selection, type ToolSch
 import type { ProjectSnapshot } from "../contract/project.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { explainImportError, freezePackages, NO_PACKAGES, type FrozenPackages } from "../packages/freeze.ts";
-import { freezeProject, projectMount, readProjectSnapshot, type ToolsProject } from "./project.ts";
+import { DEFAULT_PROJECT_LIMITS, freezeProject, projectMount, readProjectSnapshot, type ToolsProject } from "./project.ts";
 
 export { MAX_TOOLS_FILE_BYTES };
 
@@ -59,10 +59,11 @@ export interface ToolsetReport {
   bytes: Uint8Array | null;
 }
 
-/** The tools file and its project as they are now; a read failure is tools_file_unreadable. */
-export async function readSnapshot(source: ToolSource): Promise<ProjectSnapshot> {
+/** The tools file and its project as they are now; a read failure is tools_file_unreadable.
+ *  `deadline`: the moment (ms since the epoch) the read must be done by (a call's time limit). */
+export async function readSnapshot(source: ToolSource, deadline?: number): Promise<ProjectSnapshot> {
   try {
-    return await readProjectSnapshot(source);
+    return await readProjectSnapshot(source, deadline === undefined ? DEFAULT_PROJECT_LIMITS : { ...DEFAULT_PROJECT_LIMITS, deadline });
   } catch (err) {
     if (err instanceof EdgeError) throw err;
     throw EdgeError.withTableFix("tools_file_unreadable", { file: source.name, reason: String(err) }, `Could not read ${source.name}: ${String(err)}.`);

@@ -9,9 +9,18 @@ export async function openToolsFile(page: Page, name: string, source: string, to
   await expect(page.locator("#tools-status")).toContainText(`Inspected ${name}: ${tools} tool(s)`, { timeout: 60_000 });
 }
 
+/** Show the other model sources (a GGUF file or URL, web-llm, stored models): a row of their own on
+ *  a wide screen, behind one summary on a phone. */
+export async function openModelSources(page: Page): Promise<void> {
+  const more = page.locator("#model-more");
+  if (!(await more.evaluate((d) => (d as HTMLDetailsElement).open))) await page.locator("#model-more > summary").click();
+  await expect(page.locator("#llama-url")).toBeVisible();
+}
+
 /** Load the GGUF model at `url` on the CPU through the llama.cpp row; `name` is its file name (the
  *  URL's last part). A real-weight model takes longer: `timeout`. */
 export async function loadModelFromUrl(page: Page, url: string, name = "model.gguf", timeout = 120_000): Promise<void> {
+  await openModelSources(page);
   await page.locator("#llama-url").fill(url);
   await page.getByRole("button", { name: "Load URL" }).click();
   await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", { timeout });

@@ -21,6 +21,7 @@ MIN_FEE = 0.5
 
 @edge_tool
 def hello_world() -> str:
+    """Say hello: answers "hello world" (a first tool to try; it takes nothing)."""
     return "hello world"
 
 

@@ -9,9 +9,10 @@ export function mountChatView(root: HTMLElement) {
   const info = h("p", { id: "chat-info", class: "muted" });
   const scriptArea = h("textarea", { id: "script", rows: 6, spellcheck: "false", "aria-describedby": "script-help" });
   const scriptReset = h("button", { type: "button", class: "secondary", id: "script-reset" }, "Default script for the active tools");
+  // Open where there is room; on a phone one line, so the question box is on the first screen.
   const scriptBox = h(
     "details",
-    { id: "script-box", class: "script-box", open: true },
+    { id: "script-box", class: "script-box", open: !window.matchMedia("(max-width: 600px)").matches },
     h("summary", {}, "Scripted demo: the model's outputs"),
     h(
       "p",

@@ -12,9 +12,11 @@ import { isUsableWebGPU, probeWebGPU, type WebGPUProbe } from "../engines/webgpu
 import type { Engine } from "../engines/engine.ts";
 import { toErrorJson, type EdgeError } from "../contract/errors.ts";
 import { cpuDefaultModel } from "../engines/llamacpp/catalog.ts";
-import { catalogLabel, LLAMA_PREFIX, llamaCatalogSource, modelStorageHere, mountLlamaPanel, storageSentence, type EngineFactory, type LlamaPanel } from "./llama-panel.ts";
+import { LLAMA_PREFIX, llamaCatalogSource, modelStorageHere, mountLlamaPanel, storageSentence, type EngineFactory, type LlamaPanel } from "./llama-panel.ts";
 import { switchEngine } from "./engine-switch.ts";
-import { AUTO_VALUE, explainNoGpu, mountEngineView, SCRIPTED_VALUE, showGpu, type EngineView } from "./engine-view.ts";
+import { AUTO_VALUE, explainNoGpu, LOAD_LABEL, mountEngineView, SCRIPTED_VALUE, showGpu, type EngineView } from "./engine-view.ts";
+import { isCorsOrNetwork, showLoadError } from "./load-error.ts";
+import { aboutSelected, SCRIPTED_ABOUT } from "./model-about.ts";
 
 export interface EnginePanel {
   probe: WebGPUProbe | null;
@@ -38,6 +40,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   async function useScripted(): Promise<void> {
     await script.engine.load();
     select.value = inUse = SCRIPTED_VALUE;
+    showChoice();
     await useEngine(app, script, view, script.engine);
   }
 
@@ -72,19 +75,30 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       });
       await useEngine(app, script, view, engine);
       showInPicker(engine, value);
+      showChoice();
     } catch (err) {
       // The previous model is gone: continue on the scripted demo rather than on nothing. Either
       // way the picker shows the engine the chat really uses, never the model that failed.
       if (freed) await useScripted();
       select.value = inUse;
-      setStatus(status, `Could not load ${label}: ${errorText(toErrorJson(err))} The chat uses ${app.engine?.info().label ?? SCRIPTED_LABEL}.`, "error");
+      showChoice();
+      const e = toErrorJson(err);
+      // One action: a server that will not share the file → the file from disk; else try again.
+      const action = isCorsOrNetwork(e) ? { label: "Choose a GGUF file…", run: () => llama.pickFile() } : { label: "Try again", run: () => void loadEngine(label, create, value) };
+      showLoadError(status, label, e, app.engine?.info().label ?? SCRIPTED_LABEL, action);
     } finally {
       view.showLoadEnded();
       loading = undefined;
     }
   }
 
-  const llama = mountLlamaPanel(app, view.llamaRow, loadEngine);
+  const llama = mountLlamaPanel(app, view.llamaRow, view.toolChoiceSlot, loadEngine);
+  /** The line under the picker and the load button's words follow the picked option. */
+  function showChoice(): void {
+    view.about.textContent = aboutSelected(select);
+    view.loadBtn.textContent = select.value === SCRIPTED_VALUE ? "Use the demo" : LOAD_LABEL;
+  }
+  select.addEventListener("change", showChoice);
 
   async function loadSelected(): Promise<void> {
     const value = select.value;
@@ -111,7 +125,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
   loadBtn.addEventListener("click", () => void loadSelected());
   cancelBtn.addEventListener("click", () => loading?.abort());
 
-  panel.ready = start(app, script, view, llama, panel);
+  panel.ready = start(app, script, view, llama, panel).then(showChoice);
   return panel;
 }
 
@@ -138,7 +152,7 @@ async function listModels(view: EngineView, probe: WebGPUProbe | null): Promise<
     const rows = await list(probe?.available ? { shaderF16: probe.shaderF16 } : {});
     view.showModels(rows);
     const rec = rows.find((r) => r.recommended);
-    setStatus(view.status, `${rows.length} models listed${rec ? `; recommended for this GPU: ${rec.id}` : ""}. Pick one and press “Use engine” to download it.`, "idle");
+    setStatus(view.status, `${rows.length} models listed${rec ? `; recommended for this GPU: ${rec.id}` : ""}. Pick one and press “${LOAD_LABEL}” to download it.`, "idle");
   } catch (err) {
     setStatus(view.status, `Could not list models: ${errorText(toErrorJson(err))}`, "error");
     view.listBtn.disabled = false;
@@ -181,8 +195,18 @@ async function start(app: App, script: PlaygroundScript, view: EngineView, llama
     setStatus(view.gpuStatus, "WebGPU: not available", "error");
     explainNoGpu(view, probe.message, storageSentence(await modelStorageHere()));
   }
-  view.autoOption.textContent = isUsableWebGPU(panel.probe) ? "Auto: web-llm on this GPU" : `Auto: llama.cpp on this CPU — ${catalogLabel(cpuDefaultModel(), false).split(" — ")[0]}`;
-  view.select.appendChild(await llama.options());
+  const models = await llama.options();
+  view.select.appendChild(models);
+  if (isUsableWebGPU(panel.probe)) {
+    view.autoOption.textContent = "Auto: web-llm on this GPU";
+    view.autoOption.dataset.about = "web-llm's default model for this GPU: a download of about 1–2 GB once, then it works offline; answers stream from the GPU.";
+  } else {
+    const fallback = cpuDefaultModel();
+    view.autoOption.textContent = `Auto: llama.cpp on this CPU — ${fallback.label}`;
+    const own = models.querySelector<HTMLOptionElement>(`option[value="${LLAMA_PREFIX}${fallback.id}"]`);
+    view.autoOption.dataset.about = own?.dataset.about ?? "";
+  }
+  view.select.querySelector<HTMLOptionElement>(`option[value="${SCRIPTED_VALUE}"]`)!.dataset.about = SCRIPTED_ABOUT;
   // The scripted demo is the starting engine everywhere: nothing is downloaded without a click.
   // (main.ts starts the first session once the tools are inspected.)
   await script.engine.load();

@@ -1,8 +1,9 @@
-// The engine panel's view: the WebGPU status pill and, when no GPU model runs, why (a summary line,
-// the full text on a click), the engine/model picker with its Auto, scripted, web-llm and llama.cpp
-// options, Use engine, List, Cancel and Reload, the download-and-compile progress bar, the status
-// line and the place of the llama.cpp row (llama-panel.ts). What they do is the panel's controller
-// (engine-panel.ts).
+// The engine panel's view, the one place to choose and load a model: the picker (Auto, the scripted
+// demo, the llama.cpp catalog, web-llm's list) with Load, Cancel and Reload, the progress bar, the
+// tool choice and the WebGPU pill on one row; under it what the picked model is (size, what to
+// expect), the status line (a failed load is one short line with one action: load-error.ts), the
+// other model sources (llama-panel.ts) and, when no GPU model runs, why (one line, the rest on a
+// click). What they do is the panel's controller (engine-panel.ts).
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
 import type { ModelOption } from "../engines/models.ts";
 import { isUsableWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
@@ -11,7 +12,9 @@ import { h, replace, setStatus } from "./dom.ts";
 export const SCRIPTED_VALUE = "scripted";
 export const AUTO_VALUE = "auto";
 /** The picker's option for a model loaded from a file or a URL. */
-const LOADED_VALUE = "loaded";
+export const LOADED_VALUE = "loaded";
+/** The load button's words (its accessible name, which the browser tests press). */
+export const LOAD_LABEL = "Load model";
 
 export type EngineView = ReturnType<typeof mountEngineView>;
 
@@ -27,33 +30,59 @@ function sizeLabel(m: ModelOption): string {
 
 export function mountEngineView(root: HTMLElement) {
   const gpuStatus = h("span", { id: "gpu-status", class: "pill", role: "status", "data-state": "busy" }, "WebGPU: checking…");
-  // Why no GPU model runs, and what runs instead: one summary line, the full text on a click. On a
-  // wide screen it starts open; on a phone it starts closed (fourteen lines above the editor).
+  // Why no GPU model runs, and what runs instead: one line, the full text on a click (it used to be
+  // a paragraph beside the picker, repeating what a failed load's message says).
   const gpuSummary = h("summary", {});
   const gpuText = h("p", {});
   const gpuExplain = h("details", { id: "gpu-explain", class: "explain", hidden: true }, gpuSummary, gpuText);
-  gpuExplain.open = !window.matchMedia("(max-width: 980px)").matches;
   const explain = (summary: string, text: string): void => {
     gpuSummary.textContent = summary;
     gpuText.textContent = text;
     gpuExplain.hidden = false;
   };
-  const select = h("select", { id: "engine-select", "aria-describedby": "engine-status" });
+  const select = h("select", { id: "engine-select", "aria-describedby": "model-about engine-status" });
   const autoOption = h("option", { value: AUTO_VALUE }, "Auto: the best engine for this device");
   select.append(autoOption, h("option", { value: SCRIPTED_VALUE }, SCRIPTED_LABEL));
   const modelGroup = h("optgroup", { label: "web-llm models (WebGPU)" });
   const listBtn = h("button", { type: "button", id: "list-models", class: "secondary" }, "List web-llm models");
-  const loadBtn = h("button", { type: "button", id: "load-engine" }, "Use engine");
+  const loadBtn = h("button", { type: "button", id: "load-engine", class: "primary" }, LOAD_LABEL);
   const cancelBtn = h("button", { type: "button", id: "cancel-load", class: "secondary", hidden: true }, "Cancel");
   const reloadBtn = h("button", { type: "button", id: "reload-engine", hidden: true }, "Reload model");
   const progress = h("progress", { id: "load-progress", max: 1, value: 0, hidden: true, "aria-label": "Model download and compile progress" });
-  const status = h("span", { id: "engine-status", class: "status", role: "status", "aria-live": "polite" });
-  const llamaRow = h("div", { class: "engine-row llama-row", id: "llama-panel" });
+  // What the picked option is: its download size and what to expect (model-about.ts).
+  const about = h("p", { id: "model-about", class: "model-about" });
+  const status = h("div", { id: "engine-status", class: "status model-status", role: "status", "aria-live": "polite" });
+  const toolChoiceSlot = h("span", { class: "model-field" });
+  const llamaRow = h("div", { class: "model-sources", id: "llama-panel" });
+  // More ways to get a model (a GGUF file or URL, web-llm's list, the stored models): one line on a
+  // wide screen; behind "More model sources" on a phone, where the question box comes first.
+  const more = h("details", { id: "model-more", class: "model-more" }, h("summary", {}, "More model sources: a GGUF file or URL, web-llm, stored models"), h("div", { class: "model-more-body" }, llamaRow, listBtn));
+  const wide = window.matchMedia("(min-width: 601px)");
+  const followWidth = (): void => void (more.open = wide.matches || more.open);
+  followWidth();
+  wide.addEventListener("change", followWidth);
 
+  // The WebGPU pill sits in the page's header where it has a place for it (index.html).
+  const pillSlot = document.getElementById("gpu-slot");
+  if (pillSlot) replace(pillSlot, gpuStatus);
   replace(
     root,
-    h("div", { class: "engine-row" }, gpuStatus, h("label", { for: "engine-select" }, "Engine"), select, loadBtn, listBtn, cancelBtn, reloadBtn, progress, status),
-    llamaRow,
+    h("h2", { id: "model-h", class: "visually-hidden" }, "Model"),
+    pillSlot ? null : gpuStatus,
+    h(
+      "div",
+      { class: "model-row" },
+      h("label", { for: "engine-select", class: "model-label" }, "Model"),
+      select,
+      loadBtn,
+      cancelBtn,
+      reloadBtn,
+      progress,
+      toolChoiceSlot,
+    ),
+    about,
+    status,
+    more,
     gpuExplain,
   );
 
@@ -68,8 +97,9 @@ export function mountEngineView(root: HTMLElement) {
     listBtn.hidden = true;
   }
 
-  /** A load under way: the picker and Use engine wait, the progress bar and Cancel show. */
+  /** A load under way: the picker and the load button wait, the progress bar and Cancel show. */
   function showLoading(label: string): void {
+    status.classList.remove("failed");
     loadBtn.disabled = true;
     select.disabled = true;
     reloadBtn.hidden = true;
@@ -102,11 +132,12 @@ export function mountEngineView(root: HTMLElement) {
     let own = select.querySelector<HTMLOptionElement>(`option[value="${LOADED_VALUE}"]`);
     if (!own) select.appendChild((own = h("option", { value: LOADED_VALUE })));
     own.textContent = label;
+    own.dataset.about = `The model in use: ${label}, from a GGUF file or a URL.`;
     select.value = LOADED_VALUE;
     return LOADED_VALUE;
   }
 
-  return { gpuStatus, gpuText, gpuExplain, explain, select, autoOption, listBtn, loadBtn, cancelBtn, reloadBtn, progress, status, llamaRow, showModels, showLoading, showLoadEnded, showProgress, pick };
+  return { gpuStatus, gpuText, gpuExplain, explain, select, autoOption, listBtn, loadBtn, cancelBtn, reloadBtn, progress, about, status, toolChoiceSlot, llamaRow, more, showModels, showLoading, showLoadEnded, showProgress, pick };
 }
 
 /** The WebGPU pill for an adapter that is there: its name, shader-f16, and a software one explained. */
@@ -126,6 +157,6 @@ export function showGpu(view: EngineView, probe: Extract<WebGPUProbe, { availabl
 export function explainNoGpu(view: EngineView, message: string, storage: string): void {
   view.explain(
     `No usable GPU: until you load a model, the chat uses the “${SCRIPTED_LABEL}” engine.`,
-    `${message} Models still run here on the CPU with llama.cpp: pick “Auto” or a llama.cpp model and press “Use engine” (${storage}). Until then the playground uses the “${SCRIPTED_LABEL}” engine: it replays a script you can edit, so the whole tool loop (checks, sandboxed Python runner, receipts, confirmations) still runs for real.`,
+    `${message} Models still run here on the CPU with llama.cpp: pick “Auto” or a llama.cpp model and press “${LOAD_LABEL}” (${storage}). Until then the playground uses the “${SCRIPTED_LABEL}” engine: it replays a script you can edit, so the whole tool loop (checks, sandboxed Python runner, receipts, confirmations) still runs for real.`,
   );
 }

@@ -1,14 +1,15 @@
 // The llama.cpp part of the engine panel: GGUF models in any browser (llama.cpp in WebAssembly, on
-// the CPU; WebGPU where usable). The catalog's models (with download sizes) are options of the
-// engine picker; this row adds a GGUF file from disk or a URL the person types, the tool choice,
-// and the models stored on this device with their sizes and a Delete button. Loading goes through
-// the engine panel's progress bar (EngineLoader). The engine code and the store are imported when
-// first needed; wllama itself only ever loads in its worker.
+// the CPU; WebGPU where usable). The catalog's models (with download sizes and what to expect) are
+// options of the engine picker; this row adds a GGUF file from disk or a URL the person types and
+// the models stored on this device with their sizes and a Delete button; the tool choice sits in
+// the picker's row. Loading goes through the engine panel's progress bar (EngineLoader). The engine
+// code and the store are imported when first needed; wllama itself only ever loads in its worker.
 import { errorText, h, replace, setStatus } from "./dom.ts";
 import type { App } from "./app.ts";
 import type { Engine } from "../engines/engine.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
-import { catalogModel, catalogSource, LLAMACPP_CATALOG, type CatalogModel } from "../engines/llamacpp/catalog.ts";
+import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
+import { catalogAbout, catalogOptionLabel, sizeText } from "./model-about.ts";
 import { isToolChoice, TOOL_CHOICES } from "../engines/tool-turn.ts";
 import { toErrorJson, type EdgeError } from "../contract/errors.ts";
 import type { ModelStorage } from "../engines/llamacpp/browser/model-store.ts";
@@ -22,11 +23,8 @@ export type EngineFactory = (onLost: (e: EdgeError) => void) => Promise<Engine>;
 /** How the engine panel loads an engine: progress bar, Cancel, freeing the previous model. */
 export type EngineLoader = (label: string, create: EngineFactory) => Promise<void>;
 
-const sizeText = (bytes: number) => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 0 : 1)} MB`);
-
-export function catalogLabel(m: CatalogModel, stored: boolean): string {
-  return `${m.label} — ${stored ? "stored on this device" : `${sizeText(m.sizeMB * 1e6)} download`}, llama.cpp (CPU)${m.firstAnswer ? ` · ${m.firstAnswer}` : ""}${m.measured ? ` · ${m.measured}` : ""}`;
-}
+/** What the file button's row says about a GGUF from disk: it is read where it is, never copied. */
+export const FILE_NOT_STORED = "A GGUF file from disk is read where it is, not copied into this browser: after a reload, choose it again.";
 
 /** Where downloaded models are kept in this browser (opfs, idb, or none), for what the panel says. */
 export async function modelStorageHere(): Promise<ModelStorage> {
@@ -59,10 +57,12 @@ export interface LlamaPanel {
   refresh(): Promise<void>;
   /** The engine for a source; a download also asks the browser, without waiting, to keep it. */
   engine(source: ModelSource): Promise<Engine>;
+  /** Open the file chooser for a GGUF from disk (a failed download's one action). */
+  pickFile(): void;
 }
 
-export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader): LlamaPanel {
-  const fileBtn = h("button", { type: "button", id: "llama-file", class: "secondary" }, "GGUF from file…");
+export function mountLlamaPanel(app: App, root: HTMLElement, toolSlot: HTMLElement, load: EngineLoader): LlamaPanel {
+  const fileBtn = h("button", { type: "button", id: "llama-file", class: "secondary", title: FILE_NOT_STORED }, "GGUF from file…");
   const fileInput = h("input", { type: "file", id: "llama-file-input", accept: ".gguf", hidden: true, "aria-label": "GGUF model file" });
   const urlInput = h("input", { type: "url", id: "llama-url", placeholder: "https://…/model.gguf", "aria-label": "GGUF model URL", size: 28 });
   const urlBtn = h("button", { type: "button", id: "llama-url-load", class: "secondary" }, "Load URL");
@@ -71,18 +71,9 @@ export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader)
   const stored = h("details", { id: "stored-models", class: "stored-models" });
   const note = h("span", { id: "llama-status", class: "status", role: "status", "aria-live": "polite" });
 
-  replace(
-    root,
-    h("span", { class: "muted small" }, "GGUF (llama.cpp):"),
-    fileBtn,
-    fileInput,
-    urlInput,
-    urlBtn,
-    h("label", { for: "tool-choice", class: "small" }, "Tool choice"),
-    choice,
-    stored,
-    note,
-  );
+  replace(root, h("span", { class: "muted small" }, "GGUF (llama.cpp):"), fileBtn, fileInput, urlInput, urlBtn, stored, note);
+  // The label right before its control (it used to sit a row away from it).
+  replace(toolSlot, h("label", { for: "tool-choice" }, "Tool choice"), choice);
 
   const storage = modelStorageHere();
   /** Persistent storage, asked for when a download may start; the answer is shown when it comes. */
@@ -98,7 +89,9 @@ export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader)
   fileInput.addEventListener("change", () => {
     const file = fileInput.files?.[0];
     fileInput.value = "";
-    if (file) void loadSource(file.name, { kind: "blob", blob: file, name: file.name });
+    if (!file) return;
+    setStatus(note, FILE_NOT_STORED, "idle");
+    void loadSource(file.name, { kind: "blob", blob: file, name: file.name });
   });
   urlBtn.addEventListener("click", () => {
     const url = urlInput.value.trim();
@@ -119,10 +112,15 @@ export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader)
   }
 
   const panel: LlamaPanel = {
+    pickFile: () => fileInput.click(),
     async options() {
       const have = new Set((await storedRows()).map((r) => r.url));
       const group = h("optgroup", { label: "llama.cpp models (CPU, any browser)" });
-      for (const m of LLAMACPP_CATALOG) group.appendChild(h("option", { value: `${LLAMA_PREFIX}${m.id}` }, catalogLabel(m, have.has(m.url))));
+      const here = await storage;
+      for (const m of LLAMACPP_CATALOG) {
+        const isStored = have.has(m.url);
+        group.appendChild(h("option", { value: `${LLAMA_PREFIX}${m.id}`, "data-about": catalogAbout(m, isStored, here), title: m.measured ?? "" }, catalogOptionLabel(m, isStored)));
+      }
       return group;
     },
     engine(source) {
@@ -148,7 +146,7 @@ export function mountLlamaPanel(app: App, root: HTMLElement, load: EngineLoader)
                 ),
               ),
             )
-          : h("p", { class: "muted small" }, (await storage) === "none" ? "This browser cannot store models here: a model from a URL is downloaded again for every load. A GGUF file from disk needs no storage." : "Models you download are kept here for offline use."),
+          : h("p", { class: "muted small" }, (await storage) === "none" ? "This browser cannot store models here: a model from a URL is downloaded again for every load. A GGUF file from disk needs no storage." : "Models you download are kept here for offline use (a GGUF file from disk is not copied)."),
       );
     },
   };

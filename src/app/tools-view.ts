@@ -128,6 +128,9 @@ function problemItem(e: ErrorJson, kind: string, actions: ToolsViewActions): HTM
   );
 }
 
+/** Said on a tool without a description: discovery accepts it, but a model can hardly choose it. */
+export const NO_DESCRIPTION = 'No description: a model chooses tools by their descriptions, so it may never call this one. Add a docstring (its first line is the description) or description="…" to @edge_tool.';
+
 function toolItem(tool: FrozenTool, checked: boolean, isActive: boolean, actions: ToolsViewActions): HTMLLIElement {
   const s = tool.schema;
   const id = `tool-pick-${s.name}`;
@@ -148,6 +151,7 @@ function toolItem(tool: FrozenTool, checked: boolean, isActive: boolean, actions
       h("span", { class: isActive ? "state on" : "state off" }, isActive ? "active" : "not active"),
     ),
     h("p", { id: `${id}-desc`, class: "tool-desc" }, s.description || "(no description)"),
+    (s.description ?? "").trim() ? null : h("p", { class: "tool-warn", "data-warning": "no_description" }, NO_DESCRIPTION),
     h(
       "p",
       { class: "tool-meta" },

@@ -28,8 +28,8 @@ http(s) URL (downloaded once into $EDGE_DATA_DIR/models) or a catalog name
 [--model-sha256 HEX] (pin the file) [--ctx-size N] (default 4096) [--threads N] [--max-tokens N]
 [--tool-choice auto|required|none] (auto, the default: a call or an answer; required: the first
 turn must call a tool; none: free text).`;
-const SCRIPTED = `--engine scripted --script OUTPUTS.json: the model's successive outputs, a JSON array of strings
-(no model runs). web-llm needs a browser's WebGPU (npm start opens the playground).`;
+const SCRIPTED = `--engine scripted --script OUTPUTS.json: the model's outputs as in the playground (strings or tool-call
+objects, {{tool_result.KEY}}; docs/cli.md). web-llm needs a browser's WebGPU (npm start opens the playground).`;
 const JSON_OUT = "--json prints one JSON document on stdout.";
 const PROJECT = `--tools-root DIR: the tools project (default: the folder of FILE), mounted read-only at /tools,
 the working directory and first on sys.path, so FILE imports its sibling modules and opens its data
@@ -134,18 +134,18 @@ Exit 0 answered, 1 failed closed or pending confirmation, 2 usage error. ${JSON_
     path: ["mcp", "serve"],
     summary: "serve a tools.py's frozen tools to any MCP client (stdio, or Streamable HTTP on loopback)",
     usage: `edge mcp serve FILE [--tools-root DIR] [--tool NAME]... [--tool-tag TAG]... [--http 127.0.0.1:PORT]
-          [--timeout-ms N] [--workspace DIR]
+          [--max-sessions N] [--session-idle-ms MS] [--timeout-ms N] [--workspace DIR]
 
 An MCP server (the official SDK) over the same runtime as chat: the tools are frozen at start
 (${SELECT}); each tools/call has its arguments checked, runs in a fresh hash-checked runner, has
 its result checked, and writes a receipt (surface "mcp", the client's name and version). An edited
 FILE fails closed (tools_file_changed) until you restart, or send the server SIGHUP to re-freeze
-it (clients are told the tool list changed). A commit tool never runs on the client's word: a
-client with elicitation asks you, else the result carries the exact \`edge tools confirm\` command.
+it (clients are told the tool list changed). A commit tool runs once confirmed: by a client with
+elicitation (receipt: confirmed_via "elicitation"), else by the command printed on stderr only.
 Without --http it speaks over stdin/stdout (a client starts it); --http serves Streamable HTTP at
 http://HOST:PORT/mcp on the loopback interface only (port 0 picks a free one) and prints a bearer
-token on stderr that every request must send. Logs go to stderr. Ctrl-C (SIGINT/SIGTERM) or the
-client leaving stops it; a call still running is stopped and its receipt says aborted (docs/mcp.md).
+token on stderr that every request must send; --max-sessions (100) and --session-idle-ms (600000) bound its
+sessions. Logs go to stderr. Ctrl-C (SIGINT/SIGTERM) or the client leaving stops it; a running call is aborted.
 A read_local tool sees --workspace DIR, or without it the stored workspace, read-only at /workspace.
 ${PROJECT}`,
     run: lazy(() => import("./mcp.ts"), (m) => m.mcpServe),

@@ -1,4 +1,4 @@
-// `node --import tsx scripts/screenshots.ts [--url URL] [--browser chromium|firefox|webkit]… [--out DIR]`: the
+// `npm run screenshots -- [--url URL] [--browser chromium|firefox|webkit]… [--out DIR]`: the
 // playground's first screen in Chromium, Firefox ESR and WebKitGTK at a laptop (1400×900) and a
 // phone (390×844) viewport, written to docs/screenshots/first-screen/<browser>-<viewport>.png.
 // Without --url it starts the dev server (Vite's API, this checkout's vite.config.ts) on a free

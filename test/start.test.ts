@@ -1,12 +1,15 @@
-// `npm start` (the README's first command) on a machine without a desktop: the dev server starts,
-// the URL is printed, and no stack trace from trying to open a browser that cannot be opened.
+// `npm start` (the README's first command) on a machine without a desktop: it serves the build, the
+// URL is printed, and no stack trace from trying to open a browser that cannot be opened; it builds
+// only when dist/ is missing or older than a source. Here in a small copy (scripts/start.mjs, a
+// dist/ of its own, this checkout's node_modules), never this checkout's dist/ (other runs serve it);
+// e2e/readme-start.spec.ts runs it in a full copy: a real build, then an offline reload.
 import { spawn } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { canOpenBrowser } from "../scripts/start.mjs";
+import { buildIsCurrent, canOpenBrowser } from "../scripts/start.mjs";
 
 const REPO = new URL("../", import.meta.url).pathname;
 
@@ -69,10 +72,43 @@ async function whileServing(command: string, args: string[], cwd: string, port: 
   }
 }
 
+/** scripts/start.mjs and package.json in `dir` (created), this checkout's node_modules, and a dist/
+ *  built after every source (there is none): what start serves without building. */
+function smallCopy(dir: string): string {
+  mkdirSync(join(dir, "scripts"), { recursive: true });
+  mkdirSync(join(dir, "dist"));
+  copyFileSync(join(REPO, "scripts", "start.mjs"), join(dir, "scripts", "start.mjs"));
+  copyFileSync(join(REPO, "package.json"), join(dir, "package.json"));
+  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");
+  writeFileSync(join(dir, "dist", "index.html"), "<!doctype html><title>Edge playground</title>");
+  writeFileSync(join(dir, "dist", "sw.js"), "");
+  return dir;
+}
+
+describe("when npm start builds", () => {
+  it("a dist/ with its service worker, newer than every source, is current; a newer source or no sw.js is not", () => {
+    const dir = mkdtempSync(join(tmpdir(), "edge-start-"));
+    mkdirSync(join(dir, "src"));
+    writeFileSync(join(dir, "src", "a.ts"), "");
+    writeFileSync(join(dir, "index.html"), "");
+    mkdirSync(join(dir, "dist"));
+    writeFileSync(join(dir, "dist", "index.html"), "");
+    expect(buildIsCurrent(dir)).toBe(false); // no service worker: not the product
+    writeFileSync(join(dir, "dist", "sw.js"), "");
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(join(dir, "src", "a.ts"), past, past);
+    utimesSync(join(dir, "index.html"), past, past);
+    expect(buildIsCurrent(dir)).toBe(true);
+    writeFileSync(join(dir, "src", "a.ts"), "changed");
+    expect(buildIsCurrent(dir)).toBe(false);
+  });
+});
+
 describe("npm start without a desktop", () => {
   it("serves the playground and prints its URL, without a stack trace", { timeout: 120_000 }, async () => {
     const port = await freePort();
-    await whileServing("npm", ["start", "--", "--port", String(port), "--strictPort", "--host", "127.0.0.1"], REPO, port, async (printed, status) => {
+    const copy = smallCopy(mkdtempSync(join(tmpdir(), "edge-start-")));
+    await whileServing("npm", ["start", "--", "--port", String(port), "--strictPort", "--host", "127.0.0.1"], copy, port, async (printed, status) => {
       expect(status, printed()).toBe(200);
       // vite's banner can reach the pipe after the server answers on a loaded machine: wait for
       // the URL, then give a failed `open` (which would follow the banner) a moment to show.
@@ -83,18 +119,18 @@ describe("npm start without a desktop", () => {
       expect(out).toContain("No desktop browser to open here: open the Local URL below in a browser.");
       expect(out).toContain(url);
       expect(out).not.toMatch(/ENOENT|xdg-open|\n\s+at [^\n]+:\d+:\d+/);
+      // A current build is served as it is, not built again.
+      expect(out).toContain("dist/ is up to date with the sources: serving it.");
+      expect(out).not.toContain("Building the playground");
     });
   });
 
   it("starts from a checkout whose path has a space in it (a script run, not an import)", { timeout: 120_000 }, async () => {
-    // scripts/start.mjs alone in "…/my projects/edge web/scripts/", with this checkout's node_modules.
-    const copy = join(mkdtempSync(join(tmpdir(), "my projects ")), "edge web");
-    mkdirSync(join(copy, "scripts"), { recursive: true });
-    copyFileSync(join(REPO, "scripts", "start.mjs"), join(copy, "scripts", "start.mjs"));
-    symlinkSync(join(REPO, "node_modules"), join(copy, "node_modules"), "dir");
+    // The small copy in "…/my projects/edge web/".
+    const copy = smallCopy(join(mkdtempSync(join(tmpdir(), "my projects ")), "edge web"));
     const port = await freePort();
     await whileServing(process.execPath, [join(copy, "scripts", "start.mjs"), "--port", String(port), "--strictPort", "--host", "127.0.0.1"], copy, port, async (printed, status) => {
-      expect(status, `the dev server never answered; it printed: ${JSON.stringify(printed())}`).toBeGreaterThan(0);
+      expect(status, `the server never answered; it printed: ${JSON.stringify(printed())}`).toBeGreaterThan(0);
       expect(printed()).toContain("No desktop browser to open here");
     });
   });

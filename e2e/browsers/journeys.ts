@@ -14,14 +14,13 @@
 // With default settings and no prompt answered. No console errors: Firefox's console, WebKit's
 // as the page-side capture sees it (page-capture.ts says what that is).
 import { createHash } from "node:crypto";
-import path from "node:path";
 import { buildTestModel } from "../../test/fixtures/gguf.ts";
 import { startModelServer } from "../../test/engines/model-server.ts";
-import { docsPage, ensureWidgetBuild, ROOT, startStaticServer, startWidgetSites } from "../widget-servers.ts";
+import { docsPage, ensureWidgetBuild, startStaticServer, startWidgetSites } from "../widget-servers.ts";
 import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
 import { loadLoopJourney } from "./load-journey.ts";
 import { realModelJourney } from "./real-model-journey.ts";
-import { bootPlayground, expectEqual, loadModel, noConsoleErrors, send, workFile, type Journey, type Pace } from "./steps.ts";
+import { bootPlayground, expectEqual, expectIsolated, loadModel, noConsoleErrors, send, startAppServer, workFile, type Journey, type Pace } from "./steps.ts";
 
 const ADD_TOOLS = `from edgestudio.tools import edge_tool
 
@@ -119,6 +118,7 @@ async function llamaPart(driver: Driver, pace: Pace, log: (step: string) => void
   for (const s of servers) await s.close();
   await driver.reload();
   await bootPlayground(driver, pace);
+  await expectIsolated(driver);
   await driver.chooseFile("#file-input", workFile("tools.py", ADD_TOOLS));
   await untilText(driver, "#tools-status", "Inspected tools.py: 1 tool(s)", pace.boot);
   await loadModel(driver, pace, { url: modelUrl("/model.gguf") });
@@ -139,11 +139,12 @@ const playground: Journey = {
   name: "playground: inspect, try a tool, scripted chat, confirm, receipts after reload; llama.cpp from a URL, offline, from a file",
   async run(driver, pace, log) {
     const model = buildTestModel();
-    const app = await startStaticServer({ dir: path.join(ROOT, "dist"), lifetimeMs: 30 * 60_000, headScript: driver.pageScript });
+    const app = await startAppServer(driver, 30 * 60_000);
     const models = await startModelServer(model);
     try {
       await driver.goto(app.url("/"));
       await bootPlayground(driver, pace);
+      await expectIsolated(driver);
       await until(driver, "the service worker to have precached the app", () => document.body.dataset.offlineReady === "1", null, pace.boot);
       await scriptedPart(driver, pace, log);
       await llamaPart(driver, pace, log, [app, models], (p) => models.url(p), workFile("model.gguf", model));

@@ -5,14 +5,12 @@
 // starting wllama's worker inside Edge's; a load that stalls is retried once, so a retry is a
 // finding too. The Firefox journey makes 5 loads of the generated model; load-loop.ts makes as many
 // as it is asked, of any model, in any browser.
-import path from "node:path";
 import { buildTestModel } from "../../test/fixtures/gguf.ts";
 import { startModelServer } from "../../test/engines/model-server.ts";
 import { realModel, type RealModelId } from "../../test/real-models.ts";
 import type { LoadMeasureDetail } from "../../src/engines/llamacpp/browser/stall-watch.ts";
-import { ROOT, startStaticServer } from "../widget-servers.ts";
 import { evaluate, fill, until, type Driver } from "./driver.ts";
-import { bootPlayground, noConsoleErrors, workFile, type Journey, type Pace } from "./steps.ts";
+import { bootPlayground, noConsoleErrors, startAppServer, workFile, type Journey, type Pace } from "./steps.ts";
 
 /** The generated test model, or a real one from .cache/models/ (npm run setup:models). */
 export type LoopModel = "toy" | RealModelId;
@@ -22,7 +20,7 @@ export interface LoopOptions {
   model: LoopModel;
   /** "url": downloaded into the device's store once, then the stored copy; "file": picked, hashed. */
   from: "url" | "file";
-  /** The built playground (default dist/). */
+  /** The built playground (default dist/, or EDGE_APP_DIST). */
   dist?: string;
 }
 
@@ -97,7 +95,7 @@ export function loadLine(r: LoadRecord, of: number): string {
 
 /** `options.loads` loads, one after another (each frees the model before); every record. */
 export async function loadLoop(driver: Driver, pace: Pace, options: LoopOptions, log: (line: string) => void): Promise<LoadRecord[]> {
-  const app = await startStaticServer({ dir: options.dist ?? path.join(ROOT, "dist"), lifetimeMs: 24 * 60 * 60_000, headScript: driver.pageScript });
+  const app = await startAppServer(driver, 24 * 60 * 60_000, options.dist);
   const model = await serveModel(options.model);
   try {
     await controlledPlayground(driver, pace, app.url("/"));

@@ -8,13 +8,11 @@
 // in the runner, a chained receipt naming the real file's sha256, streamed model text, a run that
 // ends by itself. What the model chooses and says is never asserted. The Chromium spec
 // (e2e/real-model.spec.ts) makes the same journey with Playwright, with a question after each load.
-import path from "node:path";
 import { realModel, type RealModel } from "../../test/real-models.ts";
 import { checkRealRun, runSummary, REAL_MODEL, REAL_MODEL_PATH, REAL_QUESTION, REAL_TOOL_COUNT, REAL_TOOLS, serveRealModel } from "../real-model-checks.ts";
 import { readPlaygroundRun, readPlaygroundSchemas, readStoredReceipts, watchPlaygroundStream } from "../real-model-page.ts";
-import { ROOT, startStaticServer } from "../widget-servers.ts";
 import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
-import { bootPlayground, expectEqual, loadModel, noConsoleErrors, send, workFile, type Journey, type Pace } from "./steps.ts";
+import { bootPlayground, expectEqual, loadModel, noConsoleErrors, send, startAppServer, workFile, type Journey, type Pace } from "./steps.ts";
 
 /** The question's turn in SmolLM2's template (~20 tokens), far below the tool contract (~170). */
 const WARM_QUESTION_TOKENS = 40;
@@ -50,7 +48,7 @@ async function loadReal(driver: Driver, pace: Pace, how: { url: string } | { fil
 }
 
 async function journey(driver: Driver, pace: Pace, log: (step: string) => void, real: RealModel): Promise<void> {
-  const app = await startStaticServer({ dir: path.join(ROOT, "dist"), lifetimeMs: 60 * 60_000, headScript: driver.pageScript });
+  const app = await startAppServer(driver, 60 * 60_000);
   const models = await serveRealModel(real.path);
   const url = models.url(REAL_MODEL_PATH);
   try {

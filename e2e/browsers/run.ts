@@ -1,14 +1,15 @@
 // `node --import tsx e2e/browsers/run.ts [--browser firefox|webkit]… [--only NAME] [--json FILE]`:
 // the journeys (journeys.ts) in Firefox ESR and WebKitGTK, one fresh browser per journey, against
-// the production build in dist/ (the one the Chromium run builds; built here only when missing).
+// the production build in dist/ (the one the Chromium run builds; built here only when missing),
+// served as `npm start` serves it (cross-origin isolated: steps.ts, startAppServer).
 // Prints one line per journey and step; --json writes {passed, failed, skipped, results} for
 // scripts/test.mjs. A browser that is not installed is skipped with what to install, and fails
 // instead under CI (=true) or EDGE_REQUIRE_BROWSERS=1.
 import { spawnSync } from "node:child_process";
-import { existsSync, statSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { newestMtime, ROOT } from "../widget-servers.ts";
+import { buildIsCurrent } from "../../scripts/start.mjs";
+import { ROOT } from "../widget-servers.ts";
 import { BROWSERS } from "./browsers.ts";
 import type { BrowserName, Driver } from "./driver.ts";
 import { JOURNEYS } from "./journeys.ts";
@@ -19,16 +20,9 @@ const browsers = (values.browser ?? ["firefox", "webkit"]) as BrowserName[];
 const required = process.env.CI === "true" || process.env.EDGE_REQUIRE_BROWSERS === "1";
 const results: Array<{ browser: BrowserName; journey: string; status: "passed" | "failed" | "skipped"; seconds: number; error?: string }> = [];
 
-/** dist/ is the Chromium run's build; rebuilt only when missing or older than a source. */
-function buildIsCurrent(): boolean {
-  const index = path.join(ROOT, "dist", "index.html");
-  if (!existsSync(index)) return false;
-  const skip = /(__pycache__|[\\/]tests[\\/]|\.test\.ts$)/;
-  const newest = Math.max(...["src", "workers", "runner-pyodide", "public"].map((d) => newestMtime(path.join(ROOT, d), skip)), ...["index.html", "vite.config.ts"].map((f) => statSync(path.join(ROOT, f)).mtimeMs));
-  return statSync(index).mtimeMs > newest;
-}
-
-if (!buildIsCurrent()) {
+// dist/ is the Chromium run's build, rebuilt only when missing or older than a source (as
+// `npm start` decides); a build of one's own (EDGE_APP_DIST, steps.ts) is served as it is.
+if (!process.env.EDGE_APP_DIST && !buildIsCurrent(ROOT)) {
   console.log("dist/ is missing or older than the sources: building it (npx vite build)…");
   const r = spawnSync("npx", ["vite", "build", "--logLevel", "warn"], { cwd: ROOT, stdio: "inherit" });
   if (r.status !== 0) throw new Error("vite build failed");

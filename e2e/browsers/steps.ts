@@ -4,7 +4,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { ROOT } from "../widget-servers.ts";
+import { CROSS_ORIGIN_ISOLATION } from "../../vite.config.ts";
+import { ROOT, startStaticServer, type StaticServer } from "../widget-servers.ts";
 import { fill, until, untilText, type BrowserName, type Driver } from "./driver.ts";
 
 /** Per-browser slowness: WebKitGTK here took 80 s to boot the playground under load, 28 s per answer. */
@@ -66,4 +67,18 @@ export async function loadModel(driver: Driver, pace: Pace, how: { url: string }
     await driver.chooseFile("#llama-file-input", how.file);
   }
   await untilText(driver, "#engine-status", "(llama.cpp, CPU) ready; new session started.", timeoutMs);
+}
+
+/** The app's build: dist/, or EDGE_APP_DIST (a build of one's own, when others serve dist/). */
+export const APP_DIST = process.env.EDGE_APP_DIST ? path.resolve(process.env.EDGE_APP_DIST) : path.join(ROOT, "dist");
+
+/** The built app served as `npm start` serves it (`vite preview`): the same cross-origin isolation
+ *  headers (vite.config.ts), plus the driver's page script. */
+export function startAppServer(driver: Driver, lifetimeMs: number, dir = APP_DIST): Promise<StaticServer> {
+  return startStaticServer({ dir, lifetimeMs, headScript: driver.pageScript, headers: CROSS_ORIGIN_ISOLATION });
+}
+
+/** The page is cross-origin isolated, as the README's command serves it. */
+export async function expectIsolated(driver: Driver): Promise<void> {
+  expectEqual(await driver.run<boolean>("self.crossOriginIsolated"), true, `${driver.name}: the playground is cross-origin isolated`);
 }

@@ -20,7 +20,7 @@ export function discoverMessage(job: DiscoverJob): DiscoverJobMessage {
 }
 
 /** A discovery's outcome, without its duration. */
-export function discoverOutcome(end: JobEnd, msg: DiscoverJobMessage, timeoutMs: number, stderrLimit: number): Omit<DiscoverOutcome, "duration_ms"> {
+export function discoverOutcome(end: JobEnd, msg: DiscoverJobMessage, timeoutMs: number, stderrLimit: number, bootFix?: string): Omit<DiscoverOutcome, "duration_ms"> {
   if (end.kind === "message") {
     const parsed = parseWorkerToHost(end.msg);
     if (parsed.ok && parsed.message.type === "fatal") {
@@ -29,7 +29,7 @@ export function discoverOutcome(end: JobEnd, msg: DiscoverJobMessage, timeoutMs:
     // A malformed message is refused by the verifier as not a reply to this job, like any non-`done`.
     return verifyDiscoverReply(parsed.ok ? parsed.message : undefined, msg.jobId, msg.expectedSha256, stderrLimit);
   }
-  const { code, diagnostics, message } = failure(end, timeoutMs, "Discovering the tools file");
+  const { code, diagnostics, message } = failure(end, timeoutMs, "Discovering the tools file", bootFix);
   return { ...failedDiscovery(code, msg.expectedSha256, "", message ? { message } : {}), diagnostics };
 }
 
@@ -56,12 +56,14 @@ export interface CallChecks {
   maxResultBytes: number;
   stderrLimit: number;
   timeoutMs: number;
+  /** RunnerWorkerFactory.bootFailureFix: what a person does when the runner cannot start here. */
+  bootFix?: string;
 }
 
 /** A call's verdict: its reply checked, or how it ended without one. */
 export async function callVerdict(end: JobEnd, msg: CallJobMessage, checks: CallChecks): Promise<CallVerdict> {
   if (end.kind !== "message") {
-    const { code, diagnostics, message } = failure(end, checks.timeoutMs, `Tool ${msg.toolName}`);
+    const { code, diagnostics, message } = failure(end, checks.timeoutMs, `Tool ${msg.toolName}`, checks.bootFix);
     return { ok: false, tools_file_sha256_verified: false, runner_secret_verified: false, stderr: "", error: errorJson(code, message ? { message } : {}), diagnostics };
   }
   const parsed = parseWorkerToHost(end.msg);
@@ -88,8 +90,9 @@ function fatalReason(msg: Extract<WorkerToHost, { type: "fatal" }>): string {
   return `runner reported: ${msg.message.slice(0, 4000)}`;
 }
 
-/** How a job that sent no reply ended. A timeout states the limit that stopped it (`what` ran). */
-function failure(end: Exclude<JobEnd, { kind: "message" }>, timeoutMs: number, what: string): { code: ErrorCode; diagnostics: Record<string, unknown>; message?: string } {
+/** How a job that sent no reply ended. A timeout states the limit that stopped it (`what` ran); a
+ *  runner that could not start says why, and what to do where it runs when its factory says so. */
+function failure(end: Exclude<JobEnd, { kind: "message" }>, timeoutMs: number, what: string, bootFix?: string): { code: ErrorCode; diagnostics: Record<string, unknown>; message?: string } {
   switch (end.kind) {
     case "timeout":
       return {
@@ -102,6 +105,10 @@ function failure(end: Exclude<JobEnd, { kind: "message" }>, timeoutMs: number, w
     case "crashed":
       return { code: "runner_crashed", diagnostics: { reason: end.reason } };
     case "boot_failed":
-      return { code: "runner_boot_failed", diagnostics: { reason: end.reason } };
+      return {
+        code: "runner_boot_failed",
+        diagnostics: { reason: end.reason },
+        ...(bootFix ? { message: `The Python runner could not start: ${end.reason.replace(/[.\s]+$/, "")}. ${bootFix}` } : {}),
+      };
   }
 }

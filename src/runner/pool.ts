@@ -119,7 +119,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     const msg = discoverMessage(job);
     const timeoutMs = job.timeoutMs ?? defaultTimeout;
     const end = await runJob(msg, timeoutMs, signal);
-    return { ...discoverOutcome(end, msg, timeoutMs, stderrLimit), duration_ms: Math.round(performance.now() - started) };
+    return { ...discoverOutcome(end, msg, timeoutMs, stderrLimit, factory.bootFailureFix), duration_ms: Math.round(performance.now() - started) };
   }
 
   async function callJob(job: CallJob, signal?: AbortSignal): Promise<CallOutcome> {
@@ -127,7 +127,7 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     const msg = callMessage(job);
     const timeoutMs = job.timeoutMs ?? defaultTimeout;
     const end = await runJob(msg, timeoutMs, signal);
-    const verdict = await callVerdict(end, msg, { outputSchema: job.outputSchema, maxResultBytes, stderrLimit, timeoutMs });
+    const verdict = await callVerdict(end, msg, { outputSchema: job.outputSchema, maxResultBytes, stderrLimit, timeoutMs, bootFix: factory.bootFailureFix });
     return { ...verdict, callId: msg.callId, duration_ms: Math.round(performance.now() - started) };
   }
 

@@ -26,4 +26,7 @@ export interface RunnerWorkerFactory {
   warmsUp?: boolean;
   /** Its workers may read a stored snapshot's file (SnapshotStore.reference) themselves. */
   readsSnapshotFiles?: boolean;
+  /** What a person does where these workers run when one cannot start (after its reason, in the
+   *  runner_boot_failed message); without it the error table's sentence is shown. */
+  bootFailureFix?: string;
 }

@@ -3,6 +3,7 @@
 import type { PyodideAssets } from "../../../workers/protocol.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "../worker-handle.ts";
 import { FrameLostError, type RunnerSandbox } from "./sandbox.ts";
+import { BROWSER_BOOT_FIX } from "./sandbox-frame.ts";
 
 /** What goes in boot messages: the frame replaces it with the Pyodide bytes it holds. */
 const FRAME_HELD_ASSETS: PyodideAssets = { kind: "bytes", files: {} };
@@ -10,6 +11,7 @@ const FRAME_HELD_ASSETS: PyodideAssets = { kind: "bytes", files: {} };
 export function sandboxWorkerFactory(sandbox: RunnerSandbox): RunnerWorkerFactory {
   return {
     pyodideAssets: () => FRAME_HELD_ASSETS,
+    bootFailureFix: BROWSER_BOOT_FIX,
     spawn(): RunnerWorkerHandle {
       const job = sandbox.spawn();
       let exitHandler: ((reason: string, withFrame: boolean) => void) | undefined;
@@ -24,7 +26,8 @@ export function sandboxWorkerFactory(sandbox: RunnerSandbox): RunnerWorkerFactor
       // every worker in it (sandbox.ts).
       job.onError((error) => {
         job.terminate();
-        exit(`runner worker error: ${error.message}`, error instanceof FrameLostError);
+        const lost = error instanceof FrameLostError;
+        exit(lost ? error.message : `runner worker error: ${error.message}`, lost);
       });
       return {
         post: (msg, transfer) => job.post(msg, transfer),

@@ -2,15 +2,22 @@
 //
 // The frame is `<iframe sandbox="allow-scripts">` without allow-same-origin, so its origin is
 // opaque: it has no access to the app's IndexedDB, localStorage, Cache Storage or cookies. Its
-// meta CSP allows exactly this script (by hash) and wasm compilation, workers from blob: URLs,
-// no other script from anywhere (no blob: or data: in script-src), no connections at all, and
-// requires Trusted Types for script URLs (src/runner/browser/trusted-types.ts). Workers started
-// from blob: URLs inherit that policy.
+// meta CSP allows exactly this script (by hash) and wasm compilation, workers from blob: or data:
+// URLs, no other script from anywhere (no blob: or data: in script-src), no connections at all,
+// and requires Trusted Types for script URLs (src/runner/browser/trusted-types.ts). Workers
+// started from blob: or data: URLs inherit that policy.
+//
+// blob: where the browser starts it, else data:. In a cross-origin-isolated page (COEP
+// require-corp, as the app is served) WebKit refuses a worker from a blob: URL made in an
+// opaque-origin document (a bare error event, no message); a data: worker starts there. blob:
+// stays first because Chromium makes a data: worker a secure context (Cache Storage, storage and
+// locks APIs appear, refusing or empty for its opaque origin) and a blob:null one not: less for
+// tool code to reach. `init` asks the browser with a one-line probe worker (docs/decisions.md).
 //
 // What the script does, and nothing else:
 //  * accepts ONE control MessagePort from its parent window (first message whose source is the
 //    parent; everything else is ignored);
-//  * `init`: keeps Pyodide's stdlib bytes, compiles the wasm once, makes a blob: URL of the
+//  * `init`: keeps Pyodide's stdlib bytes, compiles the wasm once, makes a blob: (else data:) URL of the
 //    runner worker bundle (one classic script with Pyodide's JavaScript inside) and the one
 //    Trusted Types policy that lets exactly that URL start a worker;
 //  * `spawn`: starts one classic worker for one job and wires it to the job's own MessagePort;
@@ -44,6 +51,35 @@ const FRAME_SCRIPT = `"use strict";
       })
     : null;
 
+  // The script as a base64 data: URL of its UTF-8 bytes (in chunks: apply() has an argument limit).
+  const dataUrl = (code) => {
+    const bytes = new TextEncoder().encode(code);
+    let binary = "";
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    return "data:text/javascript;base64," + btoa(binary);
+  };
+
+  // Whether a worker starts from this script URL (it posts once, then ends).
+  const starts = (script) =>
+    new Promise((resolve) => {
+      let probe;
+      try {
+        probe = new Worker(script);
+      } catch (err) {
+        resolve(false);
+        return;
+      }
+      const done = (ok) => {
+        probe.terminate();
+        resolve(ok);
+      };
+      probe.onmessage = () => done(true);
+      probe.onerror = (e) => {
+        e.preventDefault();
+        done(false);
+      };
+    });
+
   addEventListener("message", (event) => {
     if (control !== null || event.source !== parent) return;
     const data = event.data;
@@ -64,10 +100,14 @@ const FRAME_SCRIPT = `"use strict";
       try {
         pyodideFiles = msg.files;
         lockFileContents = msg.lockFileContents;
-        workerUrl = URL.createObjectURL(new Blob([msg.workerCode], { type: "text/javascript" }));
+        // The probe goes through the same policy, as the only URL it accepts meanwhile.
+        workerUrl = URL.createObjectURL(new Blob(["postMessage(0)"], { type: "text/javascript" }));
+        const blobStarts = await starts(policy ? policy.createScriptURL(workerUrl) : workerUrl);
+        URL.revokeObjectURL(workerUrl);
+        workerUrl = blobStarts ? URL.createObjectURL(new Blob([msg.workerCode], { type: "text/javascript" })) : dataUrl(msg.workerCode);
         workerScript = policy ? policy.createScriptURL(workerUrl) : workerUrl;
         wasmModule = await WebAssembly.compile(msg.wasm);
-        send({ type: "inited", compileMs: performance.now() - t0 });
+        send({ type: "inited", compileMs: performance.now() - t0, workerScheme: blobStarts ? "blob" : "data" });
       } catch (err) {
         send({ type: "init-failed", message: describe(err) });
       }
@@ -92,11 +132,21 @@ const FRAME_SCRIPT = `"use strict";
       return;
     }
     jobs.set(jobId, { worker, port });
+    let spoke = false;
     // Relay only. The data is never inspected here.
-    worker.onmessage = (e) => port.postMessage(e.data);
+    worker.onmessage = (e) => {
+      spoke = true;
+      port.postMessage(e.data);
+    };
+    // Browsers give a refused worker script a bare error event (no message): said as what it is.
     worker.onerror = (e) => {
       e.preventDefault();
-      send({ type: "worker-error", jobId, message: String(e.message || "runner worker failed to start or crashed") });
+      const why = e.message
+        ? String(e.message)
+        : spoke
+          ? "the runner worker failed and the browser gave no reason"
+          : "the browser refused to start the runner worker and gave no reason (a worker its Content-Security-Policy or cross-origin isolation does not allow)";
+      send({ type: "worker-error", jobId, message: why });
     };
     worker.onmessageerror = () => send({ type: "worker-error", jobId, message: "runner worker sent an unreadable message" });
     // The compiled module goes first; the worker entry takes it before the runner core starts.
@@ -141,13 +191,13 @@ async function cspHashOf(script: string): Promise<string> {
   return `sha256-${btoa(binary)}`;
 }
 
-/** The frame's Content-Security-Policy: its own script by hash and wasm, workers from blob: URLs
+/** The frame's Content-Security-Policy: its own script by hash and wasm, workers from blob:/data: URLs
  *  made by a Trusted Types policy, no other script, no connections. */
 function frameCsp(scriptHash: string): string {
   return [
     "default-src 'none'",
     `script-src '${scriptHash}' 'wasm-unsafe-eval'`,
-    "worker-src blob:",
+    "worker-src blob: data:",
     "connect-src 'none'",
     "img-src 'none'",
     "style-src 'none'",

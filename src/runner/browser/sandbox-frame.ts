@@ -34,13 +34,17 @@ export interface FrameListener {
 
 type ControlMessage =
   | { type: "connected" }
-  | { type: "inited"; compileMs: number }
+  | { type: "inited"; compileMs: number; workerScheme: WorkerScheme }
   | { type: "init-failed"; message: string }
   | { type: "frame-error"; message: string }
   | { type: "worker-error"; jobId: string; message: string }
   | { type: "pong"; seq: number };
 
 const DEFAULT_START_TIMEOUT_MS = 30_000;
+
+/** Where the frame starts its workers from: blob: URLs, or data: URLs where the browser refuses
+ *  those (WebKit in a cross-origin-isolated page; frame-script.ts). */
+export type WorkerScheme = "blob" | "data";
 
 /** A copy of the bytes, transferred: the page keeps its own for the next frame. */
 function copyFiles(assets: FrameAssets): { files: Record<string, Uint8Array>; wasm: Uint8Array; transfer: ArrayBuffer[] } {
@@ -50,13 +54,14 @@ function copyFiles(assets: FrameAssets): { files: Record<string, Uint8Array>; wa
   return { files, wasm, transfer: [wasm.buffer, ...Object.values(files).map((b) => b.buffer as ArrayBuffer)] };
 }
 
-/** The sandbox frame did not start: the runner cannot boot (reason in the message and details). */
+/** What a person can do in a browser when the runner cannot start (the error table's sentence
+ *  also speaks of reinstalling a package, which means nothing in a page). */
+export const BROWSER_BOOT_FIX =
+  "Reload the page; if it keeps failing, look in the browser's developer console (Web Inspector in Safari) for the frame or worker it blocked, or open the page in another browser.";
+
+/** The sandbox frame did not start: the runner cannot boot (`what` is the cause, as `details.cause`). */
 function frameFailed(what: string, reason: string): EdgeError {
-  return new EdgeError(
-    "runner_boot_failed",
-    { reason },
-    `The Python runner could not start: ${what}. Reload the page; if it keeps failing, check the browser console for a frame or worker the page's Content-Security-Policy blocked.`,
-  );
+  return new EdgeError("runner_boot_failed", { reason, cause: what }, `The Python runner could not start: ${what}. ${BROWSER_BOOT_FIX}`);
 }
 
 export class SandboxFrame {
@@ -70,6 +75,7 @@ export class SandboxFrame {
     /** Creating the frame until its wasm is compiled (ms), and the compile alone. */
     readonly startMs: number,
     readonly compileMs: number,
+    readonly workerScheme: WorkerScheme,
     options: FrameOptions,
   ) {
     this.heartbeat = new Heartbeat({
@@ -96,7 +102,7 @@ export class SandboxFrame {
     const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const started = new Promise<number>((resolve, reject) => {
+      const started = new Promise<{ compileMs: number; workerScheme: WorkerScheme }>((resolve, reject) => {
         timer = setTimeout(() => reject(frameFailed(`the runner sandbox frame did not start within ${timeoutMs} ms`, "start_timeout")), timeoutMs);
         channel.port1.onmessage = (event: MessageEvent<ControlMessage>) => {
           const msg = event.data;
@@ -105,7 +111,7 @@ export class SandboxFrame {
             const init = { type: "init", workerCode: assets.workerCode, files, lockFileContents: assets.lockFileContents, wasm };
             channel.port1.postMessage(init, transfer);
           } else if (msg?.type === "inited") {
-            resolve(msg.compileMs);
+            resolve({ compileMs: msg.compileMs, workerScheme: msg.workerScheme === "data" ? "data" : "blob" });
           } else {
             const why = msg && "message" in msg ? msg.message : String(msg?.type);
             reject(frameFailed(`the runner sandbox frame could not start: ${why}`, "frame_error"));
@@ -120,8 +126,8 @@ export class SandboxFrame {
         { once: true },
       );
       options.container.append(iframe);
-      const compileMs = await started;
-      const frame = new SandboxFrame(iframe, channel.port1, listener, performance.now() - t0, compileMs, options);
+      const { compileMs, workerScheme } = await started;
+      const frame = new SandboxFrame(iframe, channel.port1, listener, performance.now() - t0, compileMs, workerScheme, options);
       channel.port1.onmessage = (event: MessageEvent<ControlMessage>) => frame.onControl(event.data);
       frame.heartbeat.start();
       return frame;

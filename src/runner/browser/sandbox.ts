@@ -13,7 +13,7 @@
 import type { HostToWorker } from "../../../workers/protocol.ts";
 import { sha256Text } from "../../contract/hash.ts";
 import { frameSrcdoc } from "./frame-script.ts";
-import { SandboxFrame, type FrameAssets, type FrameOptions } from "./sandbox-frame.ts";
+import { SandboxFrame, type FrameAssets, type FrameOptions, type WorkerScheme } from "./sandbox-frame.ts";
 import { EdgeError } from "../../contract/errors.ts";
 
 /** Pyodide's files the page fetches, relative to `pyodideBaseUrl` (its JavaScript is in the
@@ -54,6 +54,8 @@ export interface SandboxHealth {
   lastRestartMs?: number;
   /** The slowest heartbeat answer of any frame so far, ms. */
   slowestPongMs: number;
+  /** Where the current frame starts its workers from (sandbox-frame.ts). */
+  workerScheme?: WorkerScheme;
 }
 
 /** One job's worker as seen from the page. */
@@ -193,7 +195,8 @@ export class RunnerSandbox {
         if (restart) this.stats.lastRestartMs = frame.startMs;
         if (gen.lost) frame.dispose(); // the sandbox was disposed while this frame started
       },
-      (err: unknown) => this.lose(gen, err instanceof Error ? err.message : String(err), false),
+      // The cause alone: the job's runner_boot_failed message adds the remedy (factory.ts).
+      (err: unknown) => this.lose(gen, err instanceof EdgeError && typeof err.details.cause === "string" ? err.details.cause : err instanceof Error ? err.message : String(err), false),
     );
     return gen;
   }
@@ -279,7 +282,8 @@ export class RunnerSandbox {
   /** Frames started and lost, the latest loss and how long its replacement took to start. */
   get health(): SandboxHealth {
     const current = this.generation?.ready?.slowestPongMs ?? 0;
-    return { ...this.stats, slowestPongMs: Math.max(this.stats.slowestPongMs, current) };
+    const workerScheme = this.generation?.ready?.workerScheme;
+    return { ...this.stats, slowestPongMs: Math.max(this.stats.slowestPongMs, current), ...(workerScheme ? { workerScheme } : {}) };
   }
 
   dispose(): void {

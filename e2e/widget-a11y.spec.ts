@@ -73,7 +73,10 @@ test("the widget has no serious or critical axe violations, and works from the k
   await expect(card.getByText("confirmed")).toBeVisible();
   await expectNoSeriousViolations(page, "confirmed");
 
-  // The script is exhausted now: a failed run shows its code.
+  // A failed run shows its code: a script that runs out inside a question (after its last output
+  // a question would replay the script, src/chat/script.ts). A changed attribute is a new session.
+  await widget.evaluate((el) => el.setAttribute("script", JSON.stringify([{ tool_name: "order_status", arguments: { order_id: "A-1002" } }])));
+  await expect(widget.getByRole("button", { name: "Send" })).toBeEnabled({ timeout: 60_000 });
   await input.fill("Anything else?");
   await page.keyboard.press("Enter");
   await expect(widget.getByText("Not answered (script_exhausted)")).toBeVisible();

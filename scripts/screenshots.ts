@@ -1,4 +1,4 @@
-// `npm run screenshots -- [--url URL] [--browser chromium|firefox|webkit]… [--out DIR]`: the
+// `npm run screenshots -- [--url URL] [--browser chromium|firefox|webkit]… [--out DIR] [--json FILE]`: the
 // playground's first screen in Chromium, Firefox ESR and WebKitGTK at a laptop (1400×900) and a
 // phone (390×844) viewport, written to docs/screenshots/first-screen/<browser>-<viewport>.png.
 // Without --url it starts the dev server (Vite's API, this checkout's vite.config.ts) on a free
@@ -14,6 +14,7 @@ import { chromium } from "@playwright/test";
 import puppeteer from "puppeteer-core";
 import { createServer } from "vite";
 import { CHROMIUM_ARGS, findChromium } from "./chromium.mjs";
+import { BROWSERS } from "../e2e/browsers/browsers.ts";
 import { FIREFOX_PATH } from "../e2e/browsers/firefox.ts";
 import { MINIBROWSER_PATH } from "../e2e/browsers/webkit.ts";
 import { ROOT } from "../e2e/widget-servers.ts";
@@ -44,7 +45,7 @@ const VIEWPORTS: Viewport[] = [
 ];
 const READY_MS = 240_000;
 
-const { values } = parseArgs({ options: { url: { type: "string" }, browser: { type: "string", multiple: true }, out: { type: "string" } } });
+const { values } = parseArgs({ options: { url: { type: "string" }, browser: { type: "string", multiple: true }, out: { type: "string" }, json: { type: "string" } } });
 const browsers = (values.browser ?? ["chromium", "firefox", "webkit"]) as BrowserName[];
 const outDir = path.resolve(values.out ?? path.join(ROOT, "docs/screenshots/first-screen"));
 
@@ -117,6 +118,19 @@ async function shootWebKit(url: string, vp: Viewport): Promise<Shot> {
 
 const SHOOT: Record<BrowserName, (url: string, vp: Viewport) => Promise<Shot>> = { chromium: shootChromium, firefox: shootFirefox, webkit: shootWebKit };
 
+type Result = { browser: BrowserName; journey: string; status: "passed" | "failed" | "skipped"; error?: string };
+
+/** One shot, written and checked: what went wrong, in words (none: it passed). */
+async function shoot(name: BrowserName, url: string, vp: Viewport): Promise<string[]> {
+  const file = path.join(outDir, `${name}-${vp.name}.png`);
+  const shot = await SHOOT[name](url, vp);
+  writeFileSync(file, shot.png);
+  const bad = problems(shot.layout);
+  if (shot.layout.viewport.width !== vp.width || shot.layout.viewport.height !== vp.height) bad.push(`the viewport is ${shot.layout.viewport.width}×${shot.layout.viewport.height}, not ${vp.width}×${vp.height}`);
+  console.log(`${bad.length ? "✗" : "✓"} ${path.relative(ROOT, file)}${bad.length ? `: ${bad.join("; ")}` : ""}`);
+  return bad;
+}
+
 async function main(): Promise<number> {
   const server = values.url ? undefined : await createServer({ root: ROOT, configFile: path.join(ROOT, "vite.config.ts"), server: { port: 0, host: "127.0.0.1" }, logLevel: "warn" });
   if (server) await server.listen();
@@ -124,20 +138,23 @@ async function main(): Promise<number> {
   // ?nosw: no service worker (a dev server has none; a build's would serve a stale shell later).
   const url = new URL("/?nosw", base).href;
   mkdirSync(outDir, { recursive: true });
-  let failed = 0;
+  // A browser that is not installed is skipped, as in the journeys (e2e/browsers/run.ts), and fails under CI.
+  const required = process.env.CI === "true" || process.env.EDGE_REQUIRE_BROWSERS === "1";
+  const results: Result[] = [];
   try {
     for (const name of browsers) {
+      const missing = BROWSERS[name].missing();
       for (const vp of VIEWPORTS) {
-        const file = path.join(outDir, `${name}-${vp.name}.png`);
+        const journey = `first screen at ${vp.name.replace("x", "×")}: slim header; model picker, load button, question box and Send in view`;
+        if (missing) {
+          results.push({ browser: name, journey, status: required ? "failed" : "skipped", error: missing });
+          continue;
+        }
         try {
-          const shot = await SHOOT[name](url, vp);
-          writeFileSync(file, shot.png);
-          const bad = problems(shot.layout);
-          if (shot.layout.viewport.width !== vp.width || shot.layout.viewport.height !== vp.height) bad.push(`the viewport is ${shot.layout.viewport.width}×${shot.layout.viewport.height}, not ${vp.width}×${vp.height}`);
-          failed += bad.length ? 1 : 0;
-          console.log(`${bad.length ? "✗" : "✓"} ${path.relative(ROOT, file)}${bad.length ? `: ${bad.join("; ")}` : ""}`);
+          const bad = await shoot(name, url, vp);
+          results.push({ browser: name, journey, status: bad.length ? "failed" : "passed", ...(bad.length ? { error: bad.join("; ") } : {}) });
         } catch (e) {
-          failed += 1;
+          results.push({ browser: name, journey, status: "failed", error: (e as Error).message.split("\n")[0] });
           console.log(`✗ ${name} ${vp.name}: ${(e as Error).message.split("\n")[0]}`);
         }
       }
@@ -145,7 +162,9 @@ async function main(): Promise<number> {
   } finally {
     await server?.close();
   }
-  return failed ? 1 : 0;
+  const count = (status: string) => results.filter((r) => r.status === status).length;
+  if (values.json) writeFileSync(values.json, JSON.stringify({ passed: count("passed"), failed: count("failed"), skipped: count("skipped"), results }, null, 1));
+  return count("failed") ? 1 : 0;
 }
 
 process.exitCode = await main();

@@ -47,7 +47,7 @@ function playwrightFailures(suite, out = []) {
  *  what failed (a CI log is often read from its tail). */
 function printFailures() {
   const lines = [];
-  const { vitest: v, playwright: p, browsers: b } = reports;
+  const { vitest: v, playwright: p, browsers: b, firstScreen: f } = reports;
   for (const file of v?.testResults ?? []) {
     const failed = (file.assertionResults ?? []).filter((a) => a.status === "failed");
     for (const a of failed) lines.push(`vitest ${file.name.replace(process.cwd() + "/", "")} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
@@ -56,7 +56,7 @@ function printFailures() {
   if (!vitestOk && lines.length === 0) lines.push("vitest exited with an error but reported no failed test (an unhandled error or a crash: see its output above)");
   for (const suite of p?.suites ?? []) lines.push(...playwrightFailures(suite).map((l) => `chromium ${l}`));
   for (const e of p?.errors ?? []) lines.push(`chromium (run error): ${firstLine(e.message)}`);
-  for (const r of b?.results ?? []) if (r.status === "failed") lines.push(`${r.browser} › ${r.journey}: ${firstLine(r.error)}`);
+  for (const r of [...(b?.results ?? []), ...(f?.results ?? [])]) if (r.status === "failed") lines.push(`${r.browser} › ${r.journey}: ${firstLine(r.error)}`);
   if (lines.length) console.log(`\nFailures:\n${lines.map((l) => `  ${l}`).join("\n")}`);
 }
 
@@ -122,6 +122,17 @@ if (b) {
   results.passed += b.passed ?? 0;
   results.failed += b.failed ?? 0;
   results.skipped += b.skipped ?? 0;
+} else results.failed += 1;
+
+// The playground's first screen at a laptop's and a phone's size in all three browsers (the
+// screenshots of docs/playground.md, written here under .cache/ so a test run changes no tracked file).
+rmSync(".cache/first-screen.json", { force: true });
+run("first screen (Chromium, Firefox, WebKit)", "node", ["--import", "tsx", "scripts/screenshots.ts", "--out", ".cache/first-screen", "--json", ".cache/first-screen.json"]);
+const shots = (reports.firstScreen = readJson(".cache/first-screen.json"));
+if (shots) {
+  results.passed += shots.passed ?? 0;
+  results.failed += shots.failed ?? 0;
+  results.skipped += shots.skipped ?? 0;
 } else results.failed += 1;
 
 if (failedStep && results.failed === 0) results.failed = 1;

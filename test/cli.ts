@@ -1,6 +1,7 @@
 // Shared by the CLI tests (src/cli/*.test.ts, *.test-helpers.ts): run `edge` in-process (or as its own process) and capture what it prints.
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../src/cli/run.ts";
 
@@ -95,4 +96,16 @@ export async function edgeCliIn(cwd: string, env: NodeJS.ProcessEnv, ...argv: st
     json = undefined;
   }
   return { code: r.code ?? -1, out: r.stdout, err: r.stderr, json };
+}
+
+/** `command` as a person pastes a printed one: `sh -c` in a new folder outside the checkout, with
+ *  only PATH and HOME set (no EDGE_DATA_DIR, no npm environment). */
+export function runAsPrinted(command: string): Promise<{ code: number | null; out: string; err: string }> {
+  const cwd = mkdtempSync(join(tmpdir(), "edge-person-"));
+  const child = spawn("/bin/sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? cwd }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c: Buffer) => void (out += c.toString("utf8")));
+  child.stderr.on("data", (c: Buffer) => void (err += c.toString("utf8")));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
 }

@@ -22,9 +22,9 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startDriver(port: number): Promise<ChildProcess> {
+async function startDriver(port: number, screen: string): Promise<ChildProcess> {
   // Its own process group, so closing ends Xvfb, the driver and the browser together.
-  const child = spawn("xvfb-run", ["-a", "-s", "-screen 0 1600x1200x24", "WebKitWebDriver", `--port=${port}`], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const child = spawn("xvfb-run", ["-a", "-s", `-screen 0 ${screen}x24`, "WebKitWebDriver", `--port=${port}`], { stdio: ["ignore", "ignore", "pipe"], detached: true });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const end = Date.now() + 30_000;
@@ -37,25 +37,37 @@ async function startDriver(port: number): Promise<ChildProcess> {
   }
 }
 
-export async function launchWebKit(): Promise<Driver> {
+/** A WebDriver session of MiniBrowser on an X screen of `screen` ("WxH"), with `args`; `stop`
+ *  ends Xvfb, the driver and the browser (the journeys, scripts/screenshots-webkit.ts). */
+export async function startWebKitSession(screen: string, args: readonly string[], binary = MINIBROWSER_PATH): Promise<{ driver: WebDriver; stop(): void }> {
   const port = await freePort();
-  const child = await startDriver(port);
-  const stop = () => {
+  const child = await startDriver(port, screen);
+  const stop = (): void => {
     try {
       process.kill(-child.pid!, "SIGTERM");
     } catch {
       // already gone
     }
   };
-  let driver: WebDriver;
   try {
-    driver = await new Builder()
+    const driver = await new Builder()
       .usingServer(`http://127.0.0.1:${port}`)
-      .withCapabilities({ browserName: "MiniBrowser", "webkitgtk:browserOptions": { binary: MINIBROWSER_PATH, args: ["--automation"] } })
+      .withCapabilities({ browserName: "MiniBrowser", "webkitgtk:browserOptions": { binary, args: ["--automation", ...args] } })
       .build();
     await driver.manage().setTimeouts({ script: 300_000, pageLoad: 300_000 });
+    return { driver, stop };
+  } catch (e) {
+    stop();
+    throw e;
+  }
+}
+
+export async function launchWebKit(): Promise<Driver> {
+  const { driver, stop } = await startWebKitSession("1600x1200", []);
+  try {
     await driver.manage().window().setRect({ x: 0, y: 0, width: 1400, height: 1100 });
   } catch (e) {
+    await driver.quit().catch(() => undefined);
     stop();
     throw e;
   }

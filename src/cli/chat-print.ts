@@ -80,6 +80,7 @@ export function pendingJson(p: PendingTicket): Record<string, unknown> {
     expires_at: p.expires_at,
     confirmation_token: p.confirmation_token,
     confirm_command: p.confirm_command,
+    ...(p.reject_command ? { reject_command: p.reject_command } : {}),
     ...(p.pending_action_path ? { pending_action_path: p.pending_action_path } : {}),
   };
 }

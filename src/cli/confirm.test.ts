@@ -1,17 +1,15 @@
 // Node parity of the confirmation flow (issue 5 §6): `edge chat --json` reaching a commit tool
 // prints the pending action with the exact confirm command; that command (run as a real child
 // process) confirms it once; `edge tools pending list|reject`. Real Node runners throughout.
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { EXAMPLES, cli } from "../../test/cli.ts";
+import { EXAMPLES, cli, runAsPrinted } from "../../test/cli.ts";
+import { confirmCommand, thisInstallation } from "../confirm/node-broker.ts";
 import { chainReceipt, toJsonLines } from "../receipts/chain.ts";
 import type { Receipt } from "../receipts/types.ts";
 
-const BIN = new URL("../../bin/edge.cjs", import.meta.url).pathname;
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-confirm-"));
 const DATA = join(tmp, "data");
 process.env.EDGE_DATA_DIR = DATA;
@@ -34,8 +32,8 @@ async function chatToPending(draft: string): Promise<any> {
 describe("edge chat → edge tools confirm", () => {
   it("prints the pending action and the exact command, which confirms it once (child process)", async () => {
     const p = await chatToPending("D-AB-1-2");
-    expect(Object.keys(p).sort()).toEqual(["confirm_command", "confirmation_token", "expires_at", "id", "pending_action_path"]);
-    expect(p.confirm_command).toBe(`npx edge tools confirm ${p.id} --token ${p.confirmation_token} --json`);
+    expect(Object.keys(p).sort()).toEqual(["confirm_command", "confirmation_token", "expires_at", "id", "pending_action_path", "reject_command"]);
+    expect(p.confirm_command).toBe(confirmCommand(p.id, p.confirmation_token, thisInstallation(DATA)));
     expect(p.pending_action_path).toBe(join(DATA, "pending", `${p.id}.json`));
     expect(statSync(p.pending_action_path).mode & 0o777).toBe(0o600);
     expect(readFileSync(p.pending_action_path, "utf8")).not.toContain(p.confirmation_token);
@@ -44,10 +42,10 @@ describe("edge chat → edge tools confirm", () => {
     expect(listed.json.pending.find((v: any) => v.id === p.id)).toMatchObject({ status: "pending", tool_name: "submit_order", arguments: { draft_id: "D-AB-1-2" } });
     expect(JSON.stringify(listed.json)).not.toContain("token_sha256");
 
-    // The printed command, word for word, minus "npx edge".
-    const args = (p.confirm_command as string).split(" ").slice(2);
-    const child = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, EDGE_DATA_DIR: DATA } });
-    const out = JSON.parse(child.stdout);
+    // The printed command, word for word, in a shell elsewhere (a program adds --json).
+    const child = await runAsPrinted(`${p.confirm_command} --json`);
+    expect(child.code, child.err).toBe(0);
+    const out = JSON.parse(child.out);
     expect(out).toMatchObject({ ok: true, status: "done", result: { order_id: "O-AB-1-2", draft_id: "D-AB-1-2", status: "submitted" } });
     expect(Object.keys(out).sort()).toEqual(["ok", "receipt_id", "result", "status"]);
     const receipt = await cli("receipts", "show", out.receipt_id, "--json");

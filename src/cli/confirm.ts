@@ -71,7 +71,7 @@ export async function confirmCommandCli(argv: string[], io: CliIO): Promise<numb
   const ws = await cliWorkspace(values.workspace, undefined, false);
   const id = pendingIdFromArgument(positionals[0]!) ?? positionals[0]!;
   // The call's runner at once; the re-discovery's too when no kept discovery answers (runners.ts).
-  const host = oneShotRunnerHost({ discoveries: "use", call: true });
+  const host = oneShotRunnerHost({ discoveries: "use", call: true }, (line) => io.err(line));
   try {
     const out = await confirm(id, values.token, {
       store,

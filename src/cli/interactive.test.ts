@@ -98,7 +98,7 @@ describe("edge chat --interactive", () => {
     // The session goes on after the abort; a commit tool's call becomes a pending action, printed
     // (stdin is not a terminal: nothing is asked).
     s.child.stdin.write("Send a note.\n");
-    await s.waitFor(/needs confirmation before it runs[\s\S]*npx edge tools confirm pa_\w+ --token \S+ --json/);
+    await s.waitFor(/needs confirmation before it runs[\s\S]*EDGE_DATA_DIR='[^']+' '[^']+' '[^']+\/bin\/edge\.cjs' tools confirm pa_\w+ --token \S+\n/);
     expect(s.err()).toMatch(/→ send_note \{"text":"hi"\}\n← send_note: pending_confirmation/);
     expect(s.err()).not.toContain("[y/N]");
 

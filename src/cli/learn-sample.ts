@@ -70,7 +70,7 @@ export function starterSample(schemas: readonly ToolSchema[]): LearnSample {
 export async function learnSampleInit(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { ...SURFACE_OPTIONS, output: { type: "string", short: "o" }, json: { type: "boolean" } }, allowPositionals: true, strict: true });
   if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}" (the file goes after --output).`);
-  const opened = await openToolSurface(values);
+  const opened = await openToolSurface(values, (line) => io.err(line));
   await opened.close();
   const active = surfaceToolSchemas(opened);
   const schemas = active ?? [];

@@ -37,7 +37,7 @@ export async function validateSample(argv: string[], io: CliIO): Promise<number>
   });
   if (positionals.length !== 1) throw new UsageError("learn validate takes exactly one FILE.");
   const sample = await readSampleFile(positionals[0]!);
-  const opened = await openToolSurface(values);
+  const opened = await openToolSurface(values, (line) => io.err(line));
   await opened.close();
   const active = surfaceToolSchemas(opened)?.map((s) => s.name) ?? null;
   const summary = await summarizeSample(sample);
@@ -93,7 +93,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     await engine.load();
   }
 
-  const opened = await openToolSurface(values);
+  const opened = await openToolSurface(values, (line) => io.err(line));
   try {
     const receipts = createNodeReceiptStore();
     const store = createNodeImprintStore();
@@ -147,7 +147,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
 }
 
 async function dryRun(sample: LearnSample, values: SurfaceValues, maxCalls: number | undefined, includeText: boolean, json: boolean, io: CliIO): Promise<number> {
-  const opened = await openToolSurface(values);
+  const opened = await openToolSurface(values, (line) => io.err(line));
   try {
     const plan = await planLearn({ sample, toolset: opened.toolset, surface: opened.surface, ...(maxCalls !== undefined ? { maxCalls } : {}), includeText });
     if (json) printJson(io, { ok: true, ...plan });

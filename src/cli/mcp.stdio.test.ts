@@ -2,13 +2,10 @@
 // spawning `node bin/edge.cjs mcp serve …`) and by @modelcontextprotocol/inspector-cli: real CLI
 // processes, real runners, real pending actions and receipts. One server serves every case in
 // order: the edited file near the end, then the client that disconnects (which ends it).
-import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, edgeCli } from "../../test/cli.ts";
+import { BIN, edgeCli, runAsPrinted } from "../../test/cli.ts";
 import { errorOf, inspector, makeProject, newClient, stdioServer, TOOLS_PY, verifiedReceipts, type StdioServer } from "./mcp.test-helpers.ts";
 
 const p = makeProject("edge-mcp-stdio-");
@@ -77,17 +74,18 @@ describe("edge mcp serve over stdio (the SDK's client)", { timeout: 180_000 }, (
     const pending = (r._meta as Record<string, { id: string; expires_at: string }>)["edge-web/pending_action"]!;
     const everything = JSON.stringify(r);
     expect(everything).not.toMatch(/--token|edge tools confirm/);
-    expect(everything).toContain(`edge tools pending reject ${pending.id}`);
+    expect(everything).toContain("the reject command printed beside it");
     // The person's command: only on the server's stderr, this installation's edge by absolute path,
     // with the data folder the action is stored in.
     await s.waitForStderr(new RegExp(`pending action ${pending.id} .*To run it once, run in a terminal: .*\n`));
     const printed = new RegExp(`To run it once, run in a terminal: (.*tools confirm ${pending.id} --token (\\S+))\n`).exec(s.stderr())!;
     expect(printed[1]).toBe(`EDGE_DATA_DIR='${p.dataDir}' '${process.execPath}' '${BIN}' tools confirm ${pending.id} --token ${printed[2]}`);
     expect(everything).not.toContain(printed[2]);
+    expect(s.stderr()).toContain(`To refuse it: EDGE_DATA_DIR='${p.dataDir}' '${process.execPath}' '${BIN}' tools pending reject ${pending.id}`);
     const shown = await edgeCli(p.dataDir, "tools", "pending", "show", pending.id, "--json");
     expect(shown.json.pending).toMatchObject({ status: "pending", tool_name: "submit_order", arguments: { draft_id: "D-kb" } });
     // As a person pastes it: a shell, in a folder outside the checkout, no EDGE_DATA_DIR set.
-    const ran = await runInShell(printed[1]!);
+    const ran = await runAsPrinted(printed[1]!);
     expect(ran.code, ran.err).toBe(0);
     expect(ran.out).toContain('"order_id": "O-D-kb"');
     expect(ran.err).toContain(`${pending.id}: done, receipt confirm_${pending.id}`);
@@ -142,16 +140,6 @@ describe("a client written by others: @modelcontextprotocol/inspector-cli", { ti
 });
 
 /** `sh -c COMMAND` from an empty folder outside the checkout, with no EDGE_DATA_DIR. */
-function runInShell(command: string): Promise<{ code: number | null; out: string; err: string }> {
-  const cwd = mkdtempSync(join(tmpdir(), "edge-person-"));
-  const child = spawn("/bin/sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? cwd }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (c: Buffer) => void (out += c.toString("utf8")));
-  child.stderr.on("data", (c: Buffer) => void (err += c.toString("utf8")));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
-}
-
 async function waitForExit(pid: number): Promise<void> {
   for (;;) {
     try {

@@ -3,8 +3,7 @@
 // is src/mcp; this wires Edge's Node pieces into it: the runner host, pending actions, receipts,
 // the workspace. SIGHUP re-freezes the file (and tells clients the tool list changed).
 import { parseArgs } from "node:util";
-import { fileURLToPath } from "node:url";
-import { absoluteConfirmCommand, nodeConfirmationBroker, type EdgeInstallation } from "../confirm/node-broker.ts";
+import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
 import { purgeExpired } from "../confirm/confirm.ts";
 import { createNodePendingStore } from "../confirm/store-node.ts";
 import { warmSchemaChecks } from "../contract/ajv.ts";
@@ -13,7 +12,6 @@ import { randomHex } from "../contract/hash.ts";
 import type { Selection } from "../contract/types.ts";
 import { parseLoopbackAddress, serveHttp } from "../mcp/http.ts";
 import type { HttpLimits } from "../mcp/http-limits.ts";
-import { dataDir } from "../platform/node-files.ts";
 import { createMcpToolService, type McpToolService } from "../mcp/service.ts";
 import { serveStdio } from "../mcp/stdio.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
@@ -65,11 +63,6 @@ function positiveInteger(text: string | undefined, option: string): number | und
   return n;
 }
 
-/** This installation, as a command printed for the person must name it (run from any folder). */
-function installation(): EdgeInstallation {
-  return { node: process.execPath, bin: fileURLToPath(new URL("../../bin/edge.cjs", import.meta.url)), dataDir: dataDir() };
-}
-
 export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
   const o = parse(argv);
   const address = o.http !== undefined ? parseLoopbackAddress(o.http) : null;
@@ -85,13 +78,12 @@ export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
     const source = toolsFileSource(o.file, o.root);
     const toolset = await freezeToolset(source, host, o.selection);
     const pending = createNodePendingStore();
-    const at = installation();
     await purgeExpired(pending).catch((err) => log(`could not purge expired pending actions: ${String(err)}`));
     const service = createMcpToolService({
       toolset,
       host,
       // The confirm command goes only to stderr (service.ts); it names this installation by path.
-      broker: nodeConfirmationBroker(o.file, o.selection, pending, o.root, (id, token) => absoluteConfirmCommand(id, token, at)),
+      broker: nodeConfirmationBroker(o.file, o.selection, pending, o.root),
       receipts: createNodeReceiptStore(),
       pending,
       source: (record) => toolsFileSource(record.tools_file, record.tools_root),

@@ -24,7 +24,7 @@ export interface OneShotPlan {
 
 /** `notice`: where the command tells the person its runners start with a weaker boundary
  *  (launchNotice: no network namespace or parent-death signal on Linux), once. */
-export function oneShotRunnerHost(plan: OneShotPlan, notice?: (text: string) => void): PoolRunnerHost {
+export function oneShotRunnerHost(plan: OneShotPlan, notice: (text: string) => void): PoolRunnerHost {
   let told = false;
   const host: PoolRunnerHost = createNodeRunnerHost({
     spares: 0,
@@ -32,7 +32,7 @@ export function oneShotRunnerHost(plan: OneShotPlan, notice?: (text: string) => 
     keeper: true,
     onLaunch: (launch) => {
       const line = told ? undefined : launchNotice(launch);
-      if (line && notice) notice(line);
+      if (line) notice(line);
       told ||= line !== undefined;
     },
     discoveries: plan.discoveries,

@@ -34,14 +34,15 @@ export interface OpenSurface {
   close(): Promise<void>;
 }
 
-export async function openToolSurface(values: SurfaceValues): Promise<OpenSurface> {
+/** `notice`: where a weaker runner boundary is announced (the command's stderr). */
+export async function openToolSurface(values: SurfaceValues, notice: (line: string) => void): Promise<OpenSurface> {
   const given = [values.tools, values["tools-manifest"], values["facts-store"]].filter((v) => v !== undefined);
   if (given.length > 1) throw new EdgeError("conflicting_tool_options");
   if ((values.tool || values["tool-tag"] || values["tools-root"]) && !values.tools) throw new UsageError("--tool / --tool-tag / --tools-root must be used with --tools.");
   if (values.tools === undefined) {
     return { toolset: null, surface: (await factsSurfaceFor(values["facts-store"], values["tools-manifest"])) ?? null, close: async () => undefined };
   }
-  const host = oneShotRunnerHost({ discoveries: "use", call: false });
+  const host = oneShotRunnerHost({ discoveries: "use", call: false }, notice);
   try {
     const toolset = await freezeToolset(toolsFileSource(values.tools, values["tools-root"]), host, { tool: values.tool, toolTag: values["tool-tag"] });
     return { toolset, surface: null, close: () => host.close() };

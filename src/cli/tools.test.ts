@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { EXAMPLES, cli, writeTestFile } from "../../test/cli.ts";
+import { confirmCommand, thisInstallation } from "../confirm/node-broker.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");
@@ -114,11 +115,12 @@ describe("edge tools call", () => {
     expect(r.json).toMatchObject({ ok: false, outcome: "pending_confirmation", error: { code: "tool_confirmation_required" } });
     expect(r.json).not.toHaveProperty("result");
     const p = r.json.pending_action;
-    expect(p.confirm_command).toBe(`npx edge tools confirm ${p.id} --token ${p.confirmation_token} --json`);
+    // The command as it runs from any folder: src/cli/confirm-command.test.ts.
+    expect(p.confirm_command).toBe(confirmCommand(p.id, p.confirmation_token, thisInstallation(join(tmp, "data"))));
     const receipt = await cli("receipts", "show", r.json.receipt_id, "--json");
     expect(receipt.json).toMatchObject({ kind: "tool_call", outcome: "pending_confirmation", code: "tool_confirmation_required", extra: { pending_action_id: p.id } });
     expect(receipt.json.calls[0]).toMatchObject({ tool_name: "submit_order", execution_level: "commit", status: "pending_confirmation", result_sha256: null });
-    const confirmed = await cli(...(p.confirm_command as string).split(" ").slice(2));
+    const confirmed = await cli("tools", "confirm", p.id, "--token", p.confirmation_token, "--json");
     expect(confirmed.json).toMatchObject({ ok: true, status: "done", result: { draft_id: "D-KB-42-3", status: "submitted" } });
     // Invalid arguments never create an action.
     const invalid = await cli("tools", "call", join(EXAMPLES, "tools.py"), "submit_order", "--args", "{}", "--json");

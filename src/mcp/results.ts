@@ -55,7 +55,7 @@ export function pendingResult(e: ErrorJson, pending: PendingInfo, ref: ReceiptRe
         text:
           `Nothing ran. Pending action ${pending.id} waits for the person until ${pending.expires_at}: ` +
           "the command that confirms it (with its single-use token) is printed only on the standard error of `edge mcp serve` (its terminal, or the server log the MCP client keeps); " +
-          `the person runs it in a terminal to run the tool once, or \`edge tools pending reject ${pending.id}\` to refuse it. This client never receives the token.`,
+          "the person runs it in a terminal to run the tool once, or the reject command printed beside it to refuse it. This client never receives the token.",
         annotations: { audience: ["user", "assistant"], priority: 1 },
       },
     ],

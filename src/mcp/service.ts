@@ -140,6 +140,7 @@ async function settlePending(options: McpServiceOptions, gate: CallGate, name: s
   if (answer === "unavailable") {
     // The only place the token goes: this server's stderr, never the client.
     log(`  ${name} is a commit tool and has not run: pending action ${ticket.id} (expires ${ticket.expires_at}). To run it once, run in a terminal: ${String(ticket.confirm_command ?? "")}`);
+    if (ticket.reject_command) log(`  To refuse it: ${String(ticket.reject_command)}`);
     return pendingResult(required, info, ref);
   }
   if (answer === "decline") {

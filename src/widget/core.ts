@@ -19,7 +19,7 @@ import { createBrowserLlamaBackend } from "../engines/llamacpp/browser/backend.t
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, cpuDefaultModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
 import { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
-import { ScriptedEngine } from "../engines/scripted.ts";
+import { parseScript, ScriptPlayer } from "../chat/script.ts";
 import { WebLLMEngine } from "../engines/webllm.ts";
 import { importFacts } from "../facts/import.ts";
 import { createIdbFactsStore } from "../facts/store-idb.ts";
@@ -91,31 +91,15 @@ export function urlToolSource(url: string): ToolSource {
   };
 }
 
-/** The scripted demo's outputs: a JSON array of strings, inline or at a URL. */
+/** The scripted demo's outputs, in the one script format (src/chat/script.ts), inline or at a URL. */
 async function loadScript(script: string): Promise<string[]> {
   const trimmed = script.trim();
-  let value: unknown;
-  if (trimmed.startsWith("[")) {
-    value = parseJson(trimmed, "the script attribute");
-  } else {
-    const res = await fetch(new URL(trimmed, location.href), { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
-      throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched (${String(err)}). Check the URL and the connection.`);
-    });
-    if (!res.ok) throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
-    value = parseJson(await res.text(), trimmed);
-  }
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    throw EdgeError.withTableFix("script_invalid", {}, `The demo script must be a JSON array of strings (the model's successive outputs).`);
-  }
-  return value as string[];
-}
-
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw EdgeError.withTableFix("script_invalid", {}, `${what} is not valid JSON: ${(err as Error).message}.`);
-  }
+  if (trimmed.startsWith("[")) return parseScript(trimmed, "The script attribute");
+  const res = await fetch(new URL(trimmed, location.href), { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
+    throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched (${String(err)}). Check the URL and the connection.`);
+  });
+  if (!res.ok) throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
+  return parseScript(await res.text(), `The demo script ${trimmed}`);
 }
 
 /** The visitor's files (page lifetime) and how the page asks about a built-in write. */
@@ -128,6 +112,8 @@ export class WidgetCore {
   private storage: Promise<WidgetStorage> | undefined;
   private host: Promise<BrowserRunnerHost> | undefined;
   private engine: Promise<Engine> | undefined;
+  /** The scripted demo's player (engine "scripted"): told when each prompt starts, so it replays. */
+  private player: ScriptPlayer | undefined;
   private session: Promise<ChatSession> | undefined;
   private stopPurging: (() => void) | undefined;
   private warmer: StartWarmer | undefined;
@@ -183,7 +169,9 @@ export class WidgetCore {
     this.engine ??= (async (): Promise<Engine> => {
       if (this.config.engine === "scripted") {
         if (!this.config.script) throw EdgeError.withTableFix("widget_config_invalid", {}, `engine="scripted" needs a script attribute (a JSON array of the model's outputs, or its URL).`);
-        return new ScriptedEngine(await loadScript(this.config.script), { chunkDelayMs: 4 });
+        const outputs = await loadScript(this.config.script);
+        this.player = new ScriptPlayer(() => outputs, { chunkDelayMs: 4 });
+        return this.player.engine;
       }
       if (this.config.engine === "llamacpp") return new LlamaCppEngine({ backend: createBrowserLlamaBackend({ createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") }), model: this.llamaSource() });
       return new WebLLMEngine({
@@ -292,6 +280,8 @@ export class WidgetCore {
     // status line then follows the model, the slower of the two.
     const [session] = await Promise.all([this.prepare(modelLoading ? undefined : hooks.onStatus), engine.load(hooks.onProgress, hooks.signal)]);
     hooks.onStatus?.("Thinking…");
+    // The scripted demo plays as in the playground and the CLI: after its last output, again.
+    this.player?.startPrompt();
     const run = await session.chat(prompt, { signal: hooks.signal, onToken: hooks.onToken, onEvent: hooks.onEvent });
     return await this.withoutToken(run);
   }
@@ -329,7 +319,7 @@ export class WidgetCore {
     if (!this.toolSource) throw new EdgeError("widget_config_invalid", {}, "Pending actions need a tools file. Add a tools-src attribute to the <edge-chat> element.");
     const { pending, receipts } = await this.openStorage();
     const host: RunnerHost = await this.runnerHost();
-    const outcome = await confirmAction(id, token, { store: pending, host, source: this.toolSource, receipts });
+    const outcome = await confirmAction(id, token, { store: pending, host, source: this.toolSource, receipts, confirmedVia: "page" });
     // Single use: whatever happened, this token will not be tried again.
     this.tokens.delete(id);
     const receipt = outcome.receipt_id ? await receipts.get(outcome.receipt_id) : undefined;

@@ -77,7 +77,7 @@ export class EdgeChatElement extends LitElement {
   declare engine: string | null;
   /** "auto" (default: a tool call or an answer), "required" (call a tool first) or "none". */
   declare toolChoice: string | null;
-  /** The scripted demo's outputs: a JSON array of strings, or the URL of one. */
+  /** The scripted demo's script (src/chat/script.ts: the model's outputs as a JSON array), inline or its URL. */
   declare script: string | null;
   declare heading: string;
   declare placeholder: string;

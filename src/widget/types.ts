@@ -49,7 +49,7 @@ export interface WidgetConfig {
   modelFile: File | null;
   /** Guided tool calls for webllm and llamacpp (src/engines/tool-turn.ts). */
   toolChoice: ToolChoice;
-  /** A URL of a JSON array of strings, or such an array inline. */
+  /** The scripted demo's script (src/chat/script.ts), inline or its URL. */
   script: string | null;
   pyodideBaseUrl: string;
   /** IndexedDB name (default Edge's one database, `edge-web`). */

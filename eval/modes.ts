@@ -53,6 +53,8 @@ export interface TurnResult {
   ms: number;
   /** The model's raw text (for the report; cut to 300 characters there). */
   text: string;
+  /** edge_guided: what the check said of the proposed call ("send_email yes", "hello_world no", "cut_off"…). */
+  check?: string;
 }
 
 export interface ModeRunner {
@@ -125,7 +127,8 @@ export function edgeMode(engine: LlamaCppEngine, model: EvalModel, name: EdgeMod
       const ms = performance.now() - start;
       const text = r.result.text;
       const outcome: Outcome = r.answerOnly ? { kind: "answer", text: splitThink(text).visible.trim() } : outcomeOfEdgeText(text);
-      return { outcome, promptTokens: await count(messages), ms, text };
+      const check = "check" in r && r.check ? `${r.check.tool_name} ${r.check.verdict}` : undefined;
+      return { outcome, promptTokens: await count(messages), ms, text, ...(check ? { check } : {}) };
     },
     promptTokens: (schemas) => count(edgeMessages({ prompt: "Hi", history: [], schemas })),
   };

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../src/contract/types.ts";
-import { CATEGORIES, scoreCase, withDefaults } from "./score.ts";
+import { withDefaults } from "../src/contract/defaults.ts";
+import { CATEGORIES, scoreCase } from "./score.ts";
 
 const FEE: JsonObject = {
   type: "object",

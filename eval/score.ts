@@ -6,6 +6,7 @@
 //   args  — the arguments equal the expected ones as canonical JSON (RFC 8785), after the tool's schema
 //           defaults are filled in on both sides: {"amount": 250} and {"amount": 250, "tier": "basic"}
 //           ask for the same thing when tier defaults to "basic".
+import { withDefaults } from "../src/contract/defaults.ts";
 import { canonicalJson } from "../src/contract/hash.ts";
 import type { JsonObject } from "../src/contract/types.ts";
 
@@ -29,18 +30,6 @@ export interface Score {
   tool: boolean;
   args: boolean;
   pass: boolean;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The arguments with every property the schema gives a default filled in where it is missing. */
-export function withDefaults(parameters: JsonObject | undefined, args: JsonObject): JsonObject {
-  const properties = parameters && isObject(parameters["properties"]) ? parameters["properties"] : {};
-  const out: JsonObject = { ...args };
-  for (const [name, schema] of Object.entries(properties)) {
-    if (!(name in out) && isObject(schema) && "default" in schema) out[name] = schema["default"] as JsonObject[string];
-  }
-  return out;
 }
 
 /** `parameters`: the expected tool's parameters schema (for its defaults). */

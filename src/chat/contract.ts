@@ -55,19 +55,27 @@ export function toolResultOf(message: string): unknown {
   }
 }
 
+/** A description's first sentence: what the tool does, without the caveats that follow ("Needs
+ *  explicit confirmation before it runs." made the check decline every commit call). */
+function firstSentence(description: string): string {
+  return /^[^\n]*?[.!?](?=\s|$)/.exec(description.trim())?.[0] ?? description.trim().split("\n")[0]!;
+}
+
 /**
  * The question a checked turn asks about the call the model just proposed (src/chat/model-turn.ts),
- * answered "yes" or "no": before any result, whether the call matches the person's request, quoted;
- * after one, whether it is still needed. Measured with eval:tools on Qwen2.5-Coder-0.5B, quoting the
- * request is what makes the verdict track it: asked "does that call do exactly what I asked for?" the
- * model said "no" to 10 of 14 obvious calls; asked about the quoted request, "yes" to 13 of 14 and
- * "no" to 15 of 18 questions no tool fits (docs/decisions.md).
+ * answered "yes" or "no". Before any result: whether the proposed tool (named with its
+ * description's first sentence) matches the person's request, quoted — "no" declines the call.
+ * After one: whether the results already answer the whole request — "yes" declines it. Measured
+ * with eval:tools on Qwen2.5-Coder-0.5B: quoting the request is what makes the verdict track it;
+ * naming what the tool does took no_tool from 13 to 17 of 18; asked after a result whether a new
+ * call was "still needed", the model said "no" to every call the request still needed (5 of 5)
+ * (docs/decisions.md, eval/README.md).
  */
-export function renderCallCheck(prompt: string, afterResult: boolean): string {
+export function renderCallCheck(prompt: string, afterResult: boolean, tool?: ToolSchema): string {
   const request = JSON.stringify(prompt);
-  return afterResult
-    ? `Check: is that call still needed for my request ${request}, given the results above? Answer with one word, yes or no.`
-    : `Check: does that call match my request ${request}? Answer with one word, yes or no.`;
+  if (afterResult) return `Check: do the results above already answer all of my request ${request}? Answer with one word, yes or no.`;
+  const what = tool?.description ? `that call (${tool.name}: ${firstSentence(tool.description)})` : "that call";
+  return `Check: does ${what} match my request ${request}? Answer with one word, yes or no.`;
 }
 
 /** The one repair turn's instruction (docs/contract.md §4 step 4). */

@@ -49,4 +49,30 @@ describe("a checked turn", () => {
     expect(required.check).toBeUndefined();
     expect(engine.calls).toHaveLength(3);
   });
+
+  it("declines a repeat of a call that ran, its defaults aside, without asking; after a result, yes means the results answer", async () => {
+    const withDefault = [{ ...SCHEMAS[0]!, parameters: { ...SCHEMAS[0]!.parameters, properties: { text: { type: "string" }, tag: { type: "string", default: "home" } } } }] as unknown as ToolSchema[];
+    const ran = [{ tool_name: "note", arguments: { text: "hi" } }];
+    const ask = { messages: [{ role: "user" as const, content: "Note hi" }], prompt: "Note hi", schemas: withDefault, kind: "checked" as const, ranCalls: ran, maxTokens: 16 };
+    const again = new Cutting([JSON.stringify({ tool_name: "note", arguments: { text: "hi", tag: "home" } }), "Noted."]);
+    await again.load();
+    expect(await checkedTurn({ ...ask, engine: again })).toMatchObject({ answerOnly: true, check: { tool_name: "note", verdict: "repeat" }, result: { text: "Noted." } });
+    const other = JSON.stringify({ tool_name: "note", arguments: { text: "bye" } });
+    for (const [verdict, declined] of [["yes", true], ["no", false]] as const) {
+      const engine = new Cutting([other, verdict, "Noted."]);
+      await engine.load();
+      const turn = await checkedTurn({ ...ask, engine });
+      expect(turn.check).toEqual({ tool_name: "note", verdict: declined ? "no" : "yes" });
+      expect(turn.answerOnly).toBe(declined);
+      expect(engine.calls[1]!.messages.at(-1)!.content).toBe('Check: do the results above already answer all of my request "Note hi"? Answer with one word, yes or no.');
+    }
+  });
+
+  it("before a result, asks whether the proposed tool, by its description's first sentence, matches the request", async () => {
+    const schemas = [{ ...SCHEMAS[0]!, description: "Save a note. Needs explicit confirmation before it runs." }] as ToolSchema[];
+    const engine = new Cutting([JSON.stringify({ tool_name: "note", arguments: { text: "hi" } }), "yes"]);
+    await engine.load();
+    await checkedTurn({ engine, messages: [{ role: "user", content: "Note hi" }], prompt: "Note hi", schemas, kind: "checked", ranCalls: [], maxTokens: 16 });
+    expect(engine.calls[1]!.messages.at(-1)!.content).toBe('Check: does that call (note: Save a note.) match my request "Note hi"? Answer with one word, yes or no.');
+  });
 });

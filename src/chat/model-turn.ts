@@ -12,6 +12,7 @@
 // case set (0.64 → 0.70 and 0.20 → 0.43; eval/README.md, docs/decisions.md). Engines that were not
 // measured this way (web-llm), a caller's own response format, and the scripted engine keep the
 // single generation.
+import { withDefaults } from "../contract/defaults.ts";
 import { canonicalJson } from "../contract/hash.ts";
 import type { JsonObject, ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, ChatResult, ChatUsage, Engine } from "../engines/engine.ts";
@@ -63,35 +64,43 @@ function proposedName(text: string): string {
   return /^\s*\{\s*"tool_name"\s*:\s*"([^"\\]*)"/.exec(text)?.[1] ?? "";
 }
 
-const callKey = (toolName: string, args: unknown): string => `${toolName} ${canonicalJson(args)}`;
+/** A call as the tool would run it (defaults filled in), to recognise a repeat. */
+const callKey = (schemas: readonly ToolSchema[], toolName: string, args: JsonObject): string =>
+  `${toolName} ${canonicalJson(withDefaults(schemas.find((s) => s.name === toolName)?.parameters, args))}`;
 
 export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn> {
   const { engine, messages, signal } = req;
   const sampling = { maxTokens: req.maxTokens, signal, ...(req.temperature !== undefined ? { temperature: req.temperature } : {}) };
   const usages: (ChatUsage | undefined)[] = [];
-  const answer = async (): Promise<ChatResult> => {
+  const answer = async (check?: Omit<CallCheck, "turn">): Promise<CheckedTurn> => {
     const r = await engine.chat({ messages, ...sampling, responseFormat: textAnswerResponseFormat(), onToken: withoutThinkBlock(req.onToken) });
     usages.push(r.usage);
-    return r;
+    return { result: r, answerOnly: true, ...(check ? { check } : {}), usages };
   };
-  if (req.kind === "answer") return { result: await answer(), answerOnly: true, usages };
+  if (req.kind === "answer") return answer();
   // A required call streams as it is written; a proposal that may yet be declined does not.
   const streamCall = req.kind === "call" ? { onToken: withoutThinkBlock(req.onToken) } : {};
   const proposal = await engine.chat({ messages, ...sampling, responseFormat: toolCallResponseFormat(req.schemas), ...streamCall });
   usages.push(proposal.usage);
   if (req.kind === "call") return { result: proposal, answerOnly: false, usages };
+  const parsed = parseModelOutput(splitThink(proposal.text).visible);
+  const ran = new Set(req.ranCalls.map((c) => callKey(req.schemas, c.tool_name, c.arguments)));
+  // A call that already ran in this prompt, defaults aside, is declined outright: its result is above.
+  if (parsed.kind === "call" && ran.has(callKey(req.schemas, parsed.toolName, parsed.args))) return answer({ tool_name: parsed.toolName, verdict: "repeat" });
   // A proposal cut off at the token limit is no call (a string argument that never ends: seen with
   // SmolLM2-135M and random weights); the model answers instead of the run failing on it.
-  if (proposal.finishReason === "length") return { result: await answer(), answerOnly: true, check: { tool_name: proposedName(proposal.text), verdict: "cut_off" }, usages };
-  const parsed = parseModelOutput(splitThink(proposal.text).visible);
+  if (proposal.finishReason === "length") return answer({ tool_name: proposedName(proposal.text), verdict: "cut_off" });
   // A proposal the checks will refuse goes to the loop as it is, for its repair turn.
   if (parsed.kind !== "call") return { result: proposal, answerOnly: false, usages };
   const tool_name = parsed.toolName;
-  const key = callKey(tool_name, parsed.args);
-  if (req.ranCalls.some((c) => callKey(c.tool_name, c.arguments) === key)) return { result: await answer(), answerOnly: true, check: { tool_name, verdict: "repeat" }, usages };
-  const asked: ChatMessage[] = [...messages, { role: "assistant", content: proposal.text }, { role: "user", content: renderCallCheck(req.prompt, req.ranCalls.length > 0) }];
+  const afterResult = req.ranCalls.length > 0;
+  const question = renderCallCheck(req.prompt, afterResult, req.schemas.find((s) => s.name === tool_name));
+  const asked: ChatMessage[] = [...messages, { role: "assistant", content: proposal.text }, { role: "user", content: question }];
   const verdict = await engine.chat({ messages: asked, ...sampling, maxTokens: 2, responseFormat: checkResponseFormat() });
   usages.push(verdict.usage);
-  if (verdict.text.trim() === "no") return { result: await answer(), answerOnly: true, check: { tool_name, verdict: "no" }, usages };
+  // Before a result the question is whether the call matches the request; after one, whether the
+  // results already answer it: "yes" then declines the call.
+  const declined = verdict.text.trim() === (afterResult ? "yes" : "no");
+  if (declined) return answer({ tool_name, verdict: "no" });
   return { result: proposal, answerOnly: false, check: { tool_name, verdict: "yes" }, usages };
 }

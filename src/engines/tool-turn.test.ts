@@ -72,7 +72,7 @@ describe("tool-turn policy", () => {
     // The check sees the proposal and the question about it; the answer is generated without them.
     const [proposed, check, answer] = declined.messages;
     expect(check!.slice(0, -2)).toEqual(proposed);
-    expect(check!.slice(-2)).toEqual([{ role: "assistant", content: LOOKUP_X }, { role: "user", content: renderCallCheck("Look up x.", false) }]);
+    expect(check!.slice(-2)).toEqual([{ role: "assistant", content: LOOKUP_X }, { role: "user", content: renderCallCheck("Look up x.", false, declined.schemas[0]) }]);
     expect(answer).toEqual(proposed);
     const required = await turnsSeen("required", new GeneratingStandIn([LOOKUP_X, LOOKUP_X, "Found it."], "llamacpp"));
     expect(required.formats).toEqual([toolCallResponseFormat(required.schemas), toolCallResponseFormat(required.schemas), textAnswerResponseFormat()]);

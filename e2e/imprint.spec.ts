@@ -53,7 +53,7 @@ test("learn, reload, restore, chat: the tool runs and the receipt says imprint; 
     page.evaluate(([d, i, s, o]) => window.edgeImprintTest.chat(d, i, "x", s, o), [db, id, CHAT, opts] as const).then((r) => (r.ok ? "restored" : r.code));
   expect(await gate({ noTools: true })).toBe("imprint_requires_tools");
   expect(await gate({ modelId: "another-model" })).toBe("imprint_model_mismatch");
-  expect(await gate({ edit: ["@edge_tool\ndef hello_world() -> str:\n    return \"hello world\"\n", ""] })).toBe("imprint_tool_active_set_mismatch");
+  expect(await gate({ edit: ["@edge_tool\ndef hello_world() -> str:\n    \"\"\"Say hello: answers \"hello world\" (a first tool to try; it takes nothing).\"\"\"\n    return \"hello world\"\n", ""] })).toBe("imprint_tool_active_set_mismatch");
   expect(await gate({ edit: ["def order_status(order_id: str)", "def order_status(order_ref: str)"] })).toBe("imprint_tool_schema_mismatch");
   expect(await gate({ edit: ['execution_level="prepare"', 'execution_level="commit"'] })).toBe("imprint_tool_schema_mismatch");
 

@@ -298,7 +298,9 @@ describe("guided decoding", () => {
         const h = harness();
         const calls = Array.from({ length: maxCalls }, (_, i) => call("add", { a: i, b: 1 }));
         const checked = kind === "llamacpp" && toolChoice === "auto";
-        const engine = new Generating([...calls.flatMap((c) => (checked ? [c, "yes"] : [c])), "Done."], kind);
+        // A check before any result asks whether the call matches ("yes" runs it); after one, whether
+        // the results already answer the request ("no" runs it).
+        const engine = new Generating([...calls.flatMap((c, i) => (checked ? [c, i === 0 ? "yes" : "no"] : [c])), "Done."], kind);
         await engine.load();
         const s = await createChatSession({ engine, runtime: h.runtime, maxCalls, toolChoice });
         const run = await s.chat("Add.");

@@ -66,7 +66,7 @@ describe("imprint gate with the real runner and the example tools.py", () => {
     expect(await code(edit('execution_level="prepare"', 'execution_level="commit"'), imprint)).toBe("imprint_tool_schema_mismatch");
     expect(await code(edit("amount: float,", "amount: int,"), imprint)).toBe("imprint_tool_schema_mismatch");
     expect(await code(TOOLS + '\n\n@edge_tool\ndef order_cancel(order_id: str) -> dict:\n    return {"cancelled": order_id}\n', imprint)).toBe("imprint_tool_active_set_mismatch");
-    expect(await code(edit('@edge_tool\ndef hello_world() -> str:\n    return "hello world"\n', ""), imprint)).toBe("imprint_tool_active_set_mismatch");
+    expect(await code(edit('@edge_tool\ndef hello_world() -> str:\n    """Say hello: answers "hello world" (a first tool to try; it takes nothing)."""\n    return "hello world"\n', ""), imprint)).toBe("imprint_tool_active_set_mismatch");
     expect(await code(TOOLS, imprint, "another-model")).toBe("imprint_model_mismatch");
     expect(await code(null, imprint)).toBe("imprint_requires_tools");
     // The unchanged file restores.

@@ -9,12 +9,21 @@ import { expect, test } from "./fixtures.ts";
 
 const SHOTS = ".cache/screenshots";
 
+// Uncaught errors and unhandled rejections of the page, its frames and its workers, for the whole
+// test (not only until the page is ready): a rejection with no reason shows as ": undefined".
+let pageErrors: string[] = [];
+test.beforeEach(({ page }) => {
+  pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(`${e.name}: ${e.message}`));
+});
+test.afterEach(() => {
+  expect(pageErrors, "uncaught errors or unhandled rejections in the page").toEqual([]);
+});
+
 async function openPlayground(page: Page, query = "?nosw"): Promise<void> {
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(`/${query}`);
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
-  expect(errors).toEqual([]);
+  expect(pageErrors).toEqual([]);
 }
 
 async function setScript(page: Page, outputs: unknown[]): Promise<void> {

@@ -81,6 +81,10 @@ test("real weights in the playground: SmolLM2 from a file, from a URL, then offl
   test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
   test.setTimeout(3 * RUN_MS + 3 * LOAD_MS + 3 * BOOT_MS);
   const url = server.url(REAL_MODEL_PATH);
+  // Any uncaught error or unhandled rejection in the page, its frames or workers, for the whole run
+  // (a rejection without a reason shows as "Error: undefined").
+  const pageErrors: string[] = [];
+  page.on("pageerror", (e) => pageErrors.push(`${e.name}: ${e.message}`));
   await page.goto("/");
   await expect(page.locator("body")).toHaveAttribute("data-offline-ready", "1", { timeout: BOOT_MS });
   await boot(page);
@@ -109,4 +113,5 @@ test("real weights in the playground: SmolLM2 from a file, from a URL, then offl
   await askPlayground(page);
   await checkExport(page, 3);
   await context.setOffline(false);
+  expect(pageErrors).toEqual([]);
 });

@@ -66,6 +66,14 @@ async function storedFiles(page: Page): Promise<string[]> {
   });
 }
 
+/** What holds whatever the random-weight model chooses after a result (another call or an answer,
+ *  up to the call budget): at least one call, every call add, ok, and run in a verified runner. */
+function expectAddCalls(receipt: unknown): void {
+  const calls = (receipt as { calls: unknown[] }).calls;
+  expect(calls.length).toBeGreaterThanOrEqual(1);
+  for (const call of calls) expect(call).toMatchObject({ tool_name: "add", status: "ok", runner_secret_verified: true });
+}
+
 async function askAdd(widget: Locator): Promise<void> {
   // A model file's load is a run too: Send comes back when it is done.
   await askWidget(widget, "Add 2 and 3.", 180_000);
@@ -84,7 +92,8 @@ test("no WebGPU: engine auto runs the GGUF model on the CPU, calls a tool, recor
   await askAdd(widget);
   await expect.poll(async () => (await receipts(page)).length, { timeout: 180_000 }).toBe(1);
   const [receipt] = await receipts(page);
-  expect(receipt).toMatchObject({ engine: "llamacpp", model_id: "model.gguf", model_fingerprint: { sha256: `sha256:${sha}` }, calls: [{ tool_name: "add", status: "ok", runner_secret_verified: true }] });
+  expect(receipt).toMatchObject({ engine: "llamacpp", model_id: "model.gguf", model_fingerprint: { sha256: `sha256:${sha}` } });
+  expectAddCalls(receipt);
   // The llama.cpp worker and its wasm came from the asset host; the worker started via a blob: module.
   expect(sites.assets.requests.some((p) => /^\/assets\/llamacpp\.worker-[\w-]+\.js$/.test(p))).toBe(true);
   expect(sites.assets.requests.some((p) => /^\/assets\/wllama-[\w-]+\.wasm$/.test(p))).toBe(true);
@@ -121,7 +130,8 @@ test("a model file the visitor picks: labelled, loaded at once with its sha256, 
   await expect(widget.getByText("picked.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
   await askAdd(widget);
   await expect.poll(async () => (await receipts(page)).length, { timeout: 180_000 }).toBe(1);
-  expect((await receipts(page))[0]).toMatchObject({ engine: "llamacpp", model_id: "picked.gguf", model_fingerprint: { sha256: `sha256:${sha}` }, calls: [{ tool_name: "add", status: "ok", runner_secret_verified: true }] });
+  expect((await receipts(page))[0]).toMatchObject({ engine: "llamacpp", model_id: "picked.gguf", model_fingerprint: { sha256: `sha256:${sha}` } });
+  expectAddCalls((await receipts(page))[0]);
   // Nothing was downloaded, and nothing was stored for the file.
   expect(server.hits("/model.gguf")).toBe(hits);
   expect(await storedFiles(page)).toEqual([]);

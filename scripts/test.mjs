@@ -28,6 +28,14 @@ function readJson(path) {
   }
 }
 
+/** A step's {passed, failed, skipped} report into the totals (a missing report is a failure). */
+function tally(report) {
+  if (!report) return void (results.failed += 1);
+  results.passed += report.passed ?? 0;
+  results.failed += report.failed ?? 0;
+  results.skipped += report.skipped ?? 0;
+}
+
 /** The first line of a failure message, without colour codes, at most 300 characters. */
 function firstLine(message) {
   return String(message ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((l) => l.trim())?.trim().slice(0, 300) ?? "";
@@ -117,23 +125,13 @@ if (!chromium) {
 // served (dist/). Under CI a missing browser fails; elsewhere it is skipped with what to install.
 rmSync(".cache/browsers.json", { force: true });
 run("browser tests (Firefox, WebKit)", "node", ["--import", "tsx", "e2e/browsers/run.ts", "--json", ".cache/browsers.json"]);
-const b = (reports.browsers = readJson(".cache/browsers.json"));
-if (b) {
-  results.passed += b.passed ?? 0;
-  results.failed += b.failed ?? 0;
-  results.skipped += b.skipped ?? 0;
-} else results.failed += 1;
+tally((reports.browsers = readJson(".cache/browsers.json")));
 
 // The playground's first screen at a laptop's and a phone's size in all three browsers (the
 // screenshots of docs/playground.md, written here under .cache/ so a test run changes no tracked file).
 rmSync(".cache/first-screen.json", { force: true });
 run("first screen (Chromium, Firefox, WebKit)", "node", ["--import", "tsx", "scripts/screenshots.ts", "--out", ".cache/first-screen", "--json", ".cache/first-screen.json"]);
-const shots = (reports.firstScreen = readJson(".cache/first-screen.json"));
-if (shots) {
-  results.passed += shots.passed ?? 0;
-  results.failed += shots.failed ?? 0;
-  results.skipped += shots.skipped ?? 0;
-} else results.failed += 1;
+tally((reports.firstScreen = readJson(".cache/first-screen.json")));
 
 if (failedStep && results.failed === 0) results.failed = 1;
 printFailures();

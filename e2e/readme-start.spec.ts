@@ -6,14 +6,14 @@
 // with no uncaught error or unhandled rejection in the page at any point. A second `npm start`
 // serves the same build without building again. The port is the one addition to the command
 // (`-- --port N`): 5173 may be taken on a shared machine.
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { createServer } from "node:net";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { expect, test } from "./fixtures.ts";
+import { freePort } from "../test/free-port.ts";
+import { copyRepo, REPO, repoFiles } from "../test/repo-copy.ts";
 
-const REPO = new URL("../", import.meta.url).pathname;
 
 /** The command under "## Two commands" that runs the playground, without its `npm install && `. */
 function readmeRunCommand(): string {
@@ -24,27 +24,11 @@ function readmeRunCommand(): string {
   return block.replace(/^npm install && /, "");
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The repository as the next commit has it (tracked and new, not ignored files), node_modules linked. */
 function freshCopy(): string {
   const dir = join(mkdtempSync(join(tmpdir(), "edge-start-")), "edge-web");
-  const files = execFileSync("git", ["-C", REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard"], { encoding: "utf8" });
-  for (const file of files.split("\0").filter(Boolean)) {
-    if (!existsSync(join(REPO, file))) continue; // deleted in the working tree
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    cpSync(join(REPO, file), join(dir, file));
-  }
-  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");
+  copyRepo(repoFiles(true) ?? [], dir);
   return dir;
 }
 

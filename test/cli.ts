@@ -98,14 +98,23 @@ export async function edgeCliIn(cwd: string, env: NodeJS.ProcessEnv, ...argv: st
   return { code: r.code ?? -1, out: r.stdout, err: r.stderr, json };
 }
 
+/** `command` run by a shell (`/bin/sh`, or bash for its process substitution) to its end. */
+export function runShell(command: string, opts: { shell?: string; cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(opts.shell ?? "/bin/sh", ["-c", command], { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (t: string) => void (out += t));
+  child.stderr.setEncoding("utf8").on("data", (t: string) => void (err += t));
+  child.stdin.end(opts.stdin ?? "");
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out, err }));
+  });
+}
+
 /** `command` as a person pastes a printed one: `sh -c` in a new folder outside the checkout, with
  *  only PATH and HOME set (no EDGE_DATA_DIR, no npm environment). */
 export function runAsPrinted(command: string): Promise<{ code: number | null; out: string; err: string }> {
   const cwd = mkdtempSync(join(tmpdir(), "edge-person-"));
-  const child = spawn("/bin/sh", ["-c", command], { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? cwd }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (c: Buffer) => void (out += c.toString("utf8")));
-  child.stderr.on("data", (c: Buffer) => void (err += c.toString("utf8")));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
+  return runShell(command, { cwd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? cwd } });
 }

@@ -7,17 +7,17 @@
 // machine's own); `example.org` pages are served by a local site with the same paths; `--model ./X.gguf`
 // finds the generated test model at that path, run on one thread (random weights: plumbing, never quality; needs the
 // optional runtime, which CI installs); `npm run setup:llama` is npm test's own first step.
-import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTestModel } from "./fixtures/gguf.ts";
 import { startSite, type Site } from "./fixtures/html-site.ts";
 import { nodeLlamaAvailable } from "./engines/node-llama.ts";
 import { joinedCommands } from "./shell-commands.ts";
+import { runShell } from "./cli.ts";
+import { copyRepo, REPO, repoFiles } from "./repo-copy.ts";
 
-const REPO = new URL("../", import.meta.url).pathname;
 const README = readFileSync(join(REPO, "README.md"), "utf8");
 
 /** The sh block of "## The command line", one command per entry (comment-only lines dropped). */
@@ -37,14 +37,7 @@ const STAND_INS: Array<{ kind: StandIn; match: RegExp }> = [
 ];
 const standIn = (cmd: string): StandIn | undefined => STAND_INS.find((s) => s.match.test(cmd))?.kind;
 
-const git = (...args: string[]): string | null => {
-  try {
-    return execFileSync("git", ["-C", REPO, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-  } catch {
-    return null;
-  }
-};
-const tracked = git("ls-files", "-z");
+const tracked = repoFiles();
 const llama = await nodeLlamaAvailable();
 
 const root = mkdtempSync(join(tmpdir(), "edge-readme-"));
@@ -63,28 +56,11 @@ let site: Site;
 
 beforeAll(async () => {
   site = await startSite();
-  if (!tracked) return;
-  for (const file of tracked.split("\0").filter(Boolean)) {
-    if (!existsSync(join(REPO, file))) continue; // deleted in the working tree, not yet committed
-    mkdirSync(dirname(join(clone, file)), { recursive: true });
-    cpSync(join(REPO, file), join(clone, file));
-  }
-  symlinkSync(join(REPO, "node_modules"), join(clone, "node_modules"), "dir");
+  if (tracked) copyRepo(tracked, clone);
 });
 afterAll(() => site?.close());
 
-function sh(command: string, stdin = ""): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd: clone, env, stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (t: string) => void (out += t));
-    child.stderr.setEncoding("utf8").on("data", (t: string) => void (err += t));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
-    child.stdin.end(stdin);
-  });
-}
+const sh = (command: string, stdin = "") => runShell(command, { cwd: clone, env, stdin });
 
 const json = (text: string): any => JSON.parse(text);
 

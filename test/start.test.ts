@@ -5,24 +5,14 @@
 // e2e/readme-start.spec.ts runs it in a full copy: a real build, then an offline reload.
 import { spawn } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildIsCurrent, canOpenBrowser } from "../scripts/start.mjs";
+import { freePort } from "./free-port.ts";
 
 const REPO = new URL("../", import.meta.url).pathname;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("where npm start opens a browser", () => {
   const withXdgOpen = mkdtempSync(join(tmpdir(), "edge-xdg-"));

@@ -4,23 +4,13 @@
 // console errors come from a capture in the page (page-capture.ts, which says what it sees),
 // collected before every navigation and when errors() is asked.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { Builder, By, type WebDriver, type WebElement } from "selenium-webdriver";
 import type { Driver } from "./driver.ts";
 import { CAPTURE_KEY, PAGE_CAPTURE_SCRIPT } from "./page-capture.ts";
+import { freePort } from "../../test/free-port.ts";
 
 export const MINIBROWSER_PATH = process.env.EDGE_MINIBROWSER_PATH ?? "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startDriver(port: number, screen: string): Promise<ChildProcess> {
   // Its own process group, so closing ends Xvfb, the driver and the browser together.

@@ -2,12 +2,11 @@
 // playground plays it (src/chat/script.ts): the playground's object form and {{tool_result.KEY}},
 // a script given by bash's process substitution (`--script <(…)`, a pipe named /dev/fd/N), and in
 // `chat -i` a one-prompt script replayed for the next prompt instead of running out.
-import { spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN, EXAMPLES, startNode, writeTestFile } from "../../test/cli.ts";
+import { BIN, EXAMPLES, runShell, startNode, writeTestFile } from "../../test/cli.ts";
 import { startEdgeSession } from "../../test/terminal-session.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-script-"));
@@ -17,17 +16,7 @@ const TOOLS = join(EXAMPLES, "tools.py");
 const SCRIPT = [{ tool_name: "fee_quote", arguments: { amount: 250 } }, "The fee for 250 is {{tool_result.fee}} EUR."];
 
 /** `command` run by bash (for its process substitution), to its end. */
-function bash(command: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", command], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (t: string) => void (stdout += t));
-    child.stderr.setEncoding("utf8").on("data", (t: string) => void (stderr += t));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const bash = (command: string, env: NodeJS.ProcessEnv) => runShell(command, { shell: "bash", env });
 
 describe("edge chat --engine scripted: one script format and behaviour with the playground", () => {
   it("--script <(…) reads the pipe; tool calls as objects; {{tool_result.KEY}} is the tool's real result", { timeout: 90_000 }, async () => {
@@ -35,8 +24,8 @@ describe("edge chat --engine scripted: one script format and behaviour with the 
       ...ENV,
       SCRIPT: JSON.stringify(SCRIPT),
     });
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    const run = JSON.parse(r.stdout);
+    expect(r.code, r.out + r.err).toBe(0);
+    const run = JSON.parse(r.out);
     expect(run).toMatchObject({ ok: true, outcome: "answered", answer: "The fee for 250 is 0.75 EUR." });
     expect(run.receipt.calls).toMatchObject([{ tool_name: "fee_quote", status: "ok" }]);
   });
@@ -45,8 +34,8 @@ describe("edge chat --engine scripted: one script format and behaviour with the 
     const bad = writeTestFile(tmp, "bad.json", { outputs: ["x"] });
     const r = await bash(`exec "${process.execPath}" "${BIN}" chat --engine scripted --script "${bad}" --prompt q --json`, ENV);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: "script_invalid" });
-    expect(JSON.parse(r.stdout).error.message).toContain(`--script ${bad} must be a JSON array of the model's outputs`);
+    expect(JSON.parse(r.out).error).toMatchObject({ code: "script_invalid" });
+    expect(JSON.parse(r.out).error.message).toContain(`--script ${bad} must be a JSON array of the model's outputs`);
   });
 
   it("chat -i replays a one-prompt script for every prompt, as the playground does", { timeout: 120_000 }, async () => {

@@ -1,4 +1,4 @@
-// What a receipt append costs as the store grows (issue 23: a command that answers at once, also
+// What a receipt append costs as the store grows (a command must answer at once, also
 // after months of use):   node --import tsx bench/receipts.bench.ts [--json]
 // The Node receipt store (src/receipts/store-node.ts) with 10 receipts stored, the baseline, and
 // with 20,000, measured in the same run: p50 of interleaved appends, each a real, fsync'd append

@@ -44,7 +44,7 @@ describe("bench:session entries", () => {
     expect(goals.returning_ttft).toMatchObject({ met: null, measured: null, reason: "not measured: quick" });
   });
 
-  it("gives issue 38's first-turn numbers: cold, the warm and the turn after it, the loads from the store", () => {
+  it("gives the first-turn numbers: cold, the warm and the turn after it, the loads from the store", () => {
     const e = sessionEntry(samples(6, 6), context({ subject: DEFAULT_CPU_MODEL }));
     expect(e).toMatchObject({ cold_first_turn_ttft_ms: 30_000, warm_prefix_ms: 29_000, warm_prefix_tokens: 290, warm_first_turn_ttft_ms: 1500, warm_first_turn_evaluated: 12, first_load_ms: 500, model_load_ms: 500, model_load_ms_samples: [400, 600] });
     const goals = e.goals as Record<string, Goal>;

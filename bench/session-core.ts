@@ -129,10 +129,10 @@ export const round = (n: number, digits = 2): number => Math.round(n * 10 ** dig
 
 const decodeOf = (turns: Turn[]): number => median(turns.flatMap((t) => (t.decodeTokS !== undefined && t.completionTokens >= 4 ? [t.decodeTokS] : [])));
 
-/** warm_/cold_first_turn_ttft_ms: issue 38's, for the example tools on the planned CPU default
+/** warm_/cold_first_turn_ttft_ms: the first-turn goals, for the example tools on the planned CPU default
  *  (DEFAULT_CPU_MODEL); every other subject reports its numbers beside them. */
 export const GOALS = { browser_decode_vs_native: 0.7, returning_ttft_ms: 2000, guided_vs_free: 0.9, warm_first_turn_ttft_ms: 2000, cold_first_turn_ttft_ms: 15_000 } as const;
-/** The model "Auto" is to load on a device without WebGPU (issue 38): the first-turn goals are its. */
+/** The model "Auto" is to load on a device without WebGPU: the first-turn goals are its. */
 export const DEFAULT_CPU_MODEL = "smollm2-135m-instruct-q4_1";
 
 /** node-llama-cpp's bare API on the same model and prompt at the same thread count (no Edge code). */
@@ -215,7 +215,7 @@ function returningGoal(c: EntryContext): Goal {
   return waitGoal("the returning first turn", r.ttftMs, GOALS.returning_ttft_ms, `${c.returningPath}, ${r.evaluated} of ${r.promptTokens} prompt tokens evaluated`);
 }
 
-/** issue 38's first-turn goals; on a subject other than the default CPU model, reported beside. */
+/** The first-turn goals; on a subject other than the default CPU model, reported beside. */
 function firstTurnGoals(s: SessionSamples, c: EntryContext): Record<string, Goal> {
   const w = c.warm.warm;
   const cold = waitGoal("the first turn right after the load", s.first.ttftMs, GOALS.cold_first_turn_ttft_ms, `the contract and the question, ${s.first.evaluated} tokens, evaluated at ${round((s.first.evaluated / s.first.ttftMs) * 1000)} tok/s`);
@@ -337,7 +337,7 @@ export function threadComparisons(entries: readonly Record<string, unknown>[]): 
   return out;
 }
 
-/** One line per entry with the numbers issue 38 asks for and its goals, met or missed. */
+/** One line per entry with the first-turn numbers and their goals, met or missed. */
 export function firstTurnSummary(entries: readonly Record<string, unknown>[]): Record<string, unknown> {
   const rows = entries
     .filter((e) => e.goals)

@@ -12,7 +12,7 @@
 // the same template's tokens, free and under the same grammar: llama.cpp's own x86 build, no Edge code).
 //
 // Subjects (bench/session-subjects.ts): real models — trained weights from PyPI, SmolLM2-135M-Instruct
-// Q4_1 (the planned CPU default: issue 38's first-turn goals are its) and Qwen2.5-Coder-0.5B-Instruct
+// Q4_1 (the planned CPU default: the first-turn goals are its) and Qwen2.5-Coder-0.5B-Instruct
 // "Q4_K_M", and SmolLM2's weights rewritten as Q8_0 (Chromium and Node) — and, when asked for,
 // random-weight stand-ins: random twins (the real file with random weights in its own quant types)
 // and real shapes (a real tokenizer at a catalog model's dimensions, random Q4_0 weights). A random
@@ -31,7 +31,7 @@
 // Prints one JSON array: an entry per environment, subject and thread count (bench/session-core.ts),
 // then one "threads" comparison per environment and subject measured at several thread counts, one
 // "random_vs_real_weights" comparison per random subject that stands for a real one, and last the
-// "first_turn" summary (issue 38's numbers and goals, one row per entry). Every number from a random
+// "first_turn" summary (the first-turn numbers and goals, one row per entry). Every number from a random
 // subject is marked `weights: "random"`: speed, never quality.
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -289,7 +289,7 @@ function subjects(): (Subject | { skipped: string })[] {
   return [...MODELS.map(realSubject), ...REQUANTIZED.map(requantizedSubject), ...TWINS.map(twinSubject), ...SHAPES.map((shape) => shapeSubject(shape, QUANT))];
 }
 
-/** Firefox and WebKit run the pinned real models only (the numbers issue 38 asks for, per browser). */
+/** Firefox and WebKit run the pinned real models only (the first-turn numbers, per browser). */
 const browsersFor = (subject: Subject): BrowserEnv[] => BROWSERS.filter((b) => b === "chromium" || (MODELS as string[]).includes(subject.name));
 
 const started = load();

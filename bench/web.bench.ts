@@ -1,4 +1,4 @@
-// The playground's web budgets (issue 8), printed as JSON:
+// The playground's web budgets, printed as JSON:
 //  * initial JavaScript before any model or Pyodide loads: gzip bytes of the entry chunks that
 //    index.html references (script + modulepreload) — budget ≤ 150 KB — and, for honesty, every JS
 //    file the page actually fetched before "tools inspected" (the lazily loaded editor included;

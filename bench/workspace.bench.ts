@@ -1,4 +1,4 @@
-// The cost of mounting a 1 MB workspace for a read_local tool (issue 14: < 10 ms), measured three
+// The cost of mounting a 1 MB workspace for a read_local tool (budget < 10 ms), measured three
 // ways in one run:   node --import tsx bench/workspace.bench.ts [--json]
 //  * host: the snapshot of the VFS (64 files × 16 KiB) plus workspace_sha256, in this process;
 //  * runner: mountWorkspace() — writing the files into Pyodide's MEMFS and locking them read-only —

@@ -1,4 +1,4 @@
-// Confirmation of commit tools in real Chromium (docs/contract.md §6, issue 5): the scripted engine reaches
+// Confirmation of commit tools in real Chromium (docs/contract.md §6): the scripted engine reaches
 // submit_order, a pending action lands in IndexedDB, and confirming it runs the tool once in the
 // sandboxed browser runner. Two tabs confirming the same action at the same time: exactly one
 // execution, the other gets confirmation_already_claimed. Bad inputs fail closed with their codes.

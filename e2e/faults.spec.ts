@@ -1,4 +1,4 @@
-// Issue 3's "bad input and faults" in real Chromium: the same matrix as src/runner/node.test.ts,
+// Bad input and faults in real Chromium: the same matrix as src/runner/node.test.ts,
 // through the page's own sandboxed runner host (`index.html?debug`, window.__edge). Each fault is
 // contained with its code, and the NEXT call on the same host works. The storage/network probes
 // and the forged reply are in e2e/sandbox.spec.ts, the timeout + edited file in e2e/calls.spec.ts,

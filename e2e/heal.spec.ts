@@ -1,4 +1,4 @@
-// Issue 15, item 3: a tool that exhausts the JS heap kills the sandbox frame's renderer process.
+// Healing: a tool that exhausts the JS heap kills the sandbox frame's renderer process.
 // The page must survive it, report that call as runner_crashed, replace the frame, and run the
 // next call, with no reload. Driven through the playground's "Try a tool" panel.
 //
@@ -16,7 +16,7 @@ import { expect, test } from "./fixtures.ts";
 // (`browser.newBrowserCDPSession()`), and a visited profile's page runs in a browser of its own.
 test.use({ freshProfile: true });
 
-// The issue's payload, unchanged; and a tool for the call after it.
+// The red team's payload, unchanged; and a tool for the call after it.
 const TOOLS = `import js
 from edgestudio.tools import edge_tool
 

@@ -1,4 +1,4 @@
-// Python packages in the playground (issue 25, part 3), in real Chromium. This machine cannot
+// Python packages in the playground, in real Chromium. This machine cannot
 // download Pyodide's real wheels, so the test builds two small pure-Python wheels (test/wheels.ts)
 // and a pyodide-lock.json naming them (Pyodide's own ABI), served by a local HTTP server as a
 // self-hosted package source (?package-lock=, ?package-source=). A person sees what is needed and

@@ -1,4 +1,4 @@
-// A tools project in the playground (issue 25): a folder (<input webkitdirectory>) or a zip becomes
+// A tools project in the playground: a folder (<input webkitdirectory>) or a zip becomes
 // the source; the editor lists its files; a tool imports its sibling module and reads its data file
 // in the sandboxed runner; an edit of the sibling after the freeze fails closed naming it; the
 // receipt carries the same tools_bundle_sha256 the Node side computes for the same files.

@@ -113,7 +113,7 @@ test("tool code cannot read the app's storage or reach the network", async ({ pa
   expect(out.worker_http).toBe("blocked:TypeError");
   expect(out.nested_worker).toBe("blocked:TypeError");
   expect(out.beacon).toBe("absent");
-  // No JavaScript from a string either (issue 15): not through importScripts or a worker of a
+  // No JavaScript from a string either: not through importScripts or a worker of a
   // blob: URL, not through setTimeout(string), and tool code cannot make a Trusted Types policy.
   expect(out.import_scripts_blob).toBe("blocked:TypeError");
   expect(out.worker_blob).toBe("blocked:TypeError");

@@ -1,4 +1,4 @@
-// Issue 3's last fault, Chromium half (the Node half is src/runner/memory.soak.test.ts): 200 calls in a
+// The memory soak, Chromium half (the Node half is src/runner/memory.soak.test.ts): 200 calls in a
 // row through the page's own sandboxed runner host, with no growth of memory beyond 10 % after
 // warm-up. Memory is the sum of VmRSS over the whole Chromium process tree (browser, renderers
 // — the page and its sandbox frame with the runner workers —, GPU, utility), read from /proc with

@@ -7,7 +7,7 @@
 // lightningcss), breaking the build. So the runtime is installed into its own folder
 // (.cache/llama-runtime, with its own package.json) and linked as node_modules/node-llama-cpp;
 // Node resolves the link to its real path, where the runtime's own dependencies live.
-// Measured numbers and the choice: docs/decisions.md ("The Node model runtime").
+// The choice: docs/decisions.md ("The Node model runtime").
 //
 // Install scripts are not run (--ignore-scripts): node-llama-cpp's postinstall would try to build
 // llama.cpp from source when no prebuilt binary fits; Edge loads it with `build: "never"` and uses

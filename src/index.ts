@@ -75,7 +75,7 @@ export {
 // Stored records (pending actions, facts, imprints) as the stores keep them.
 export {
   type BoundSelection, type Fact, type FactProvenance, type Imprint, type ImprintEvaluation,
-  type ImprintEvaluationItem, type ImprintRecordBody, type ImprintState, type ImprintSurface, type ImprintTools,
+  type ImprintEvaluationItem, type ImprintRecordBody, type ImprintState, type ImprintTools,
   type PendingAction, type PendingStatus,
 } from "./store/records.ts";
 

@@ -1,6 +1,6 @@
 // The error table is the one list of codes (docs/architecture.md, "Errors"): every code in it is
 // raised or reported by some production source, and the retired catch-all invalid_argument by none
-// (each of its families has a specific code since issue 26; it stays in the table so that receipts
+// (each of its families has a specific code; it stays in the table so that receipts
 // written by earlier versions still read).
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";

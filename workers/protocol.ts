@@ -94,6 +94,8 @@ export interface PackageWheel {
   /** "sha256:<hex>", the lock's hash. */
   sha256: string;
   bytes: Uint8Array;
+  /** Where it was pinned: Pyodide's lock (absent) or a package index through the project's pylock.toml. */
+  source?: "pyodide-lock" | "pypi";
 }
 
 /** The files of a tools project, sent IN the job (the runner reads no files of the host), and the

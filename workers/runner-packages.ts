@@ -46,9 +46,9 @@ export async function installPackages(installer: PackageInstaller | undefined, w
     try {
       const dir = installer.installDir(String(wheel.install_dir));
       dirs.add(dir);
-      await installer.install(wheel.bytes, String(wheel.file_name), dir, new Map([["INSTALLER", "edge"], ["PYODIDE_SOURCE", "pyodide"]]));
+      await installer.install(wheel.bytes, String(wheel.file_name), dir, new Map([["INSTALLER", "edge"], ["PYODIDE_SOURCE", wheel.source === "pypi" ? "pypi" : "pyodide"]]));
     } catch (err) {
-      return { code: "python_package_install_failed", message: `${String(wheel.file_name)} could not be installed in the runner (${describe(err).slice(0, 500)}); nothing was imported. Check that it is a wheel of this Pyodide version's lock.` };
+      return { code: "python_package_install_failed", message: `${String(wheel.file_name)} could not be installed in the runner (${describe(err).slice(0, 500)}); nothing was imported. Check that it is a wheel of this Pyodide version's lock, or one the project's pylock.toml pins for this Pyodide.` };
     }
   }
   for (const dir of dirs) installer.forget(dir);

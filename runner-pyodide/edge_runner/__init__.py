@@ -130,6 +130,14 @@ def preload():
     import dataclasses  # noqa: F401
     import enum  # noqa: F401
     import functools  # noqa: F401
+    # A job with Python packages: Pyodide's installer unpacks wheels with tarfile/zipfile (cp437
+    # names), and packages commonly read their own version through importlib.metadata at import
+    # (which loads email and datetime): compiled here once, not in every job (docs/packages.md, Cost).
+    import encodings.cp437  # noqa: F401
+    import importlib.metadata  # noqa: F401
+    import importlib.metadata._adapters  # noqa: F401  (what reading a distribution's METADATA loads)
+    import tarfile  # noqa: F401
+    import zipfile  # noqa: F401
 
     warm = (
         "from __future__ import annotations\n"

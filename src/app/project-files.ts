@@ -1,4 +1,4 @@
-// The tools project beside the editor (issue 25): "Open folder…" (<input webkitdirectory>) and
+// The tools project beside the editor: "Open folder…" (<input webkitdirectory>) and
 // "Open zip…" make the picked files the source, and the list shows every mounted file (and what was
 // skipped); choosing one puts it in the editor, where a text file can be edited — the edit goes into
 // the project held in this page, so the next call of a frozen session refuses it (tools_file_changed,

@@ -1,4 +1,4 @@
-// A tools project in the playground (issue 25): a folder picked with <input webkitdirectory>, read
+// A tools project in the playground: a folder picked with <input webkitdirectory>, read
 // into memory with the CLI's skip rules and bounds (src/toolset/project.ts), its sizes checked
 // before any byte is read. A zip goes through src/toolset/project-archive.ts.
 import { projectTooLarge } from "../runner/project-bounds.ts";

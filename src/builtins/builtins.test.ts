@@ -1,5 +1,5 @@
 // Built-in tools on the workspace VFS, through the real ToolRuntime (and a chat session where
-// the confirmation rules matter): each bad input of issue 7 is a test here.
+// the confirmation rules matter): each bad input is a test here.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -6,7 +6,7 @@
 // Anything else is the answer — except text that is clearly an attempt at a call (it starts with
 // "{", alone or in a ```json fence, embeds an object opening with "tool_name", or holds
 // <tool_call> markup), which must then be exact.
-import type { JsonObject } from "../contract/types.ts";
+import { isObj, type JsonObject } from "../contract/types.ts";
 
 /** Model outputs beyond this are refused outright (a runaway generation is not an answer). */
 export const MAX_MODEL_OUTPUT_CHARS = 256 * 1024;
@@ -38,16 +38,16 @@ export function parseModelOutput(raw: string): ParsedOutput {
   } catch (err) {
     return { kind: "invalid", reason: `not one valid JSON object (${(err as Error).message})` };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isObj(value)) {
     return { kind: "invalid", reason: "the call must be a JSON object" };
   }
   const keys = Object.keys(value);
   if (keys.length !== 2 || !keys.includes("tool_name") || !keys.includes("arguments")) {
     return { kind: "invalid", reason: `the object must have exactly the keys "tool_name" and "arguments" (found: ${keys.map((k) => JSON.stringify(k)).join(", ") || "none"})` };
   }
-  const { tool_name: toolName, arguments: args } = value as { tool_name: unknown; arguments: unknown };
+  const { tool_name: toolName, arguments: args } = value;
   if (typeof toolName !== "string" || toolName.length === 0) return { kind: "invalid", reason: '"tool_name" must be a non-empty string' };
-  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+  if (!isObj(args)) {
     return { kind: "invalid", reason: '"arguments" must be a JSON object' };
   }
   return { kind: "call", toolName, args: args as JsonObject };

@@ -60,6 +60,7 @@ export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallRe
     tools_file_sha256: toolset.tools_file_sha256,
     tools_bundle_sha256: toolset.tools_bundle_sha256,
     ...(toolset.packages.packages.length ? { python_packages: toolset.packages.packages } : {}),
+    ...(toolset.packages.lock_sha256 ? { python_lock_sha256: toolset.packages.lock_sha256 } : {}),
     active_set_sha256: toolset.active_set_sha256,
     schema_generator_version: toolset.schema_generator_version,
     tool_instruction_mode: "none",

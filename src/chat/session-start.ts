@@ -2,7 +2,7 @@
 // its first run (loop.ts): a restored imprint's prefix (imprint-restore.ts: its saved state, the
 // warm cache, or text); else the tool contract through the saved starts the engine's caller
 // attached (Engine.startStates: `edge chat --model` keeps a state per model file, runtime, context
-// size and contract, issue 38); else nothing, and the first prompt evaluates it. Receipts say
+// size and contract); else nothing, and the first prompt evaluates it. Receipts say
 // which: imprint_restore and imprint_prefix, or contract_prefix.
 import type { ChatUsage, Engine, StartPrimed } from "../engines/engine.ts";
 import type { PrefixStartReceipt, ReceiptBody } from "../receipts/types.ts";

@@ -6,10 +6,9 @@
 //
 // Deterministic: the same schema gives the same text.
 import { canonicalJson } from "../contract/hash.ts";
+import { isObj } from "../contract/types.ts";
 
 type Schema = Readonly<Record<string, unknown>>;
-
-const isSchema = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Keywords a signature renders (anything else in a sub-schema sends it to JSON Schema). A
  *  parameter's own description goes under the signature (parameterNotes); one deeper down is not
@@ -47,14 +46,14 @@ function typeName(s: Schema, type: string): string {
 }
 
 function arrayType(s: Schema): string {
-  const item = isSchema(s["items"]) ? schemaType(s["items"]) : "any";
+  const item = isObj(s["items"]) ? schemaType(s["items"]) : "any";
   const count = bounds(s, "minItems", "maxItems", " items");
   const element = /[ |]/.test(item) ? `(${item})` : item;
   return `${element}[]${count}`;
 }
 
 function objectType(s: Schema): string {
-  if (!isSchema(s["properties"])) return "object";
+  if (!isObj(s["properties"])) return "object";
   // A signature cannot say that other keys are allowed too.
   if (s["additionalProperties"] !== false) return `JSON Schema ${canonicalJson(s)}`;
   return `{${paramList(s, false)}}`;
@@ -67,7 +66,7 @@ export function schemaType(s: Schema, parameter = false): string {
   if ("const" in s) return literal(s["const"]);
   if (Array.isArray(s["enum"])) return s["enum"].map(literal).join(" | ");
   const union = Array.isArray(s["anyOf"]) ? s["anyOf"] : Array.isArray(s["oneOf"]) ? s["oneOf"] : undefined;
-  if (union) return union.map((u) => (isSchema(u) ? schemaType(u) : "any")).join(" | ");
+  if (union) return union.map((u) => (isObj(u) ? schemaType(u) : "any")).join(" | ");
   const types = typeof s["type"] === "string" ? [s["type"]] : Array.isArray(s["type"]) ? (s["type"] as string[]) : [];
   if (types.length === 0) return "any";
   return types.map((t) => typeName(s, t)).join(" | ");
@@ -76,11 +75,11 @@ export function schemaType(s: Schema, parameter = false): string {
 /** `name: type`, `name: type = default`, `name?: type` (optional, no default) for each property, in
  *  schema order. */
 function paramList(s: Schema, top = true): string {
-  const properties = isSchema(s["properties"]) ? Object.entries(s["properties"]) : [];
+  const properties = isObj(s["properties"]) ? Object.entries(s["properties"]) : [];
   const required = new Set(Array.isArray(s["required"]) ? s["required"] : []);
   return properties
     .map(([name, sub]) => {
-      const p = isSchema(sub) ? sub : {};
+      const p = isObj(sub) ? sub : {};
       // A default says the parameter may be left out, as in Python; "?" marks one without a default.
       const fallback = "default" in p ? ` = ${literal(p["default"])}` : "";
       const optional = required.has(name) || fallback ? "" : "?";
@@ -91,8 +90,8 @@ function paramList(s: Schema, top = true): string {
 
 /** The descriptions a schema gives its parameters (`name: text`), for the lines under a signature. */
 export function parameterNotes(parameters: Schema): string[] {
-  const properties = isSchema(parameters["properties"]) ? Object.entries(parameters["properties"]) : [];
-  return properties.filter(([, p]) => isSchema(p) && typeof p["description"] === "string" && p["description"]).map(([name, p]) => `${name}: ${(p as Schema)["description"] as string}`);
+  const properties = isObj(parameters["properties"]) ? Object.entries(parameters["properties"]) : [];
+  return properties.filter(([, p]) => isObj(p) && typeof p["description"] === "string" && p["description"]).map(([name, p]) => `${name}: ${(p as Schema)["description"] as string}`);
 }
 
 /** `name(params)`: the call's parameters as a signature; a parameters schema that is not a plain

@@ -294,35 +294,29 @@ import); a damaged one is refused: --without-state exports the imprint alone.`,
     summary: "fetch Python packages of Pyodide's lock (with their dependencies) onto this device, each checked against the lock's sha256",
     usage: `edge packages add NAME... [--package-source DIR|URL] [--json]
 
-NAME: a package of Pyodide's lock (numpy, pandas, beautifulsoup4 …) or a name it is imported by
-(bs4); its dependencies are added too. Only the lock's packages exist: anything else is refused
-(python_package_not_in_lock), nothing is installed from PyPI. Each wheel is fetched from the package
-source, checked against the lock's sha256 (a mismatch is python_package_hash_mismatch and nothing
-is stored) and kept in $EDGE_DATA_DIR/packages. A wheel already stored and intact is not fetched.
---package-source: a folder, file:// or http(s):// URL holding the wheels (default: $EDGE_PACKAGE_SOURCE,
-else Pyodide's CDN for the installed pyodide version). $EDGE_PACKAGE_LOCK names another
-pyodide-lock.json (made for the same Pyodide). A tools project that imports a stored package gets
-it in every runner, offline; the frozen set is in inspect --json and receipts (docs/packages.md).
+NAME: a package of Pyodide's lock (numpy, pandas, beautifulsoup4 …) or an import name (bs4); its
+dependencies come too. Each wheel is fetched from --package-source (a folder, file:// or http(s)://
+URL; default $EDGE_PACKAGE_SOURCE, else Pyodide's CDN), checked against the lock's sha256 before it is
+kept in $EDGE_DATA_DIR/packages, and not fetched again while intact. $EDGE_PACKAGE_LOCK names another
+pyodide-lock.json for the same Pyodide. A package from PyPI is declared and locked instead (edge packages lock).
 ${JSON_OUT}`,
     run: lazy(() => import("./packages.ts"), (m) => m.packagesAdd),
   },
+  { path: ["packages", "list"], summary: "the Python packages stored on this device (or, with --available, every package of the lock)", usage: `edge packages list [--available] [--json]`, run: lazy(() => import("./packages.ts"), (m) => m.packagesList) },
+  { path: ["packages", "verify"], summary: "hash every stored wheel against Pyodide's lock (exit 1 on a mismatch)", usage: `edge packages verify [--json]`, run: lazy(() => import("./packages.ts"), (m) => m.packagesVerify) },
+  { path: ["packages", "remove"], summary: "delete stored packages' wheels (not their dependencies)", usage: `edge packages remove NAME... [--json]`, run: lazy(() => import("./packages.ts"), (m) => m.packagesRemove) },
   {
-    path: ["packages", "list"],
-    summary: "the Python packages stored on this device (or, with --available, every package of the lock)",
-    usage: `edge packages list [--available] [--json]`,
-    run: lazy(() => import("./packages.ts"), (m) => m.packagesList),
-  },
-  {
-    path: ["packages", "verify"],
-    summary: "hash every stored wheel against Pyodide's lock (exit 1 on a mismatch)",
-    usage: `edge packages verify [--json]`,
-    run: lazy(() => import("./packages.ts"), (m) => m.packagesVerify),
-  },
-  {
-    path: ["packages", "remove"],
-    summary: "delete stored packages' wheels (not their dependencies)",
-    usage: `edge packages remove NAME... [--json]`,
-    run: lazy(() => import("./packages.ts"), (m) => m.packagesRemove),
+    path: ["packages", "lock"],
+    summary: "resolve a tools file's declared dependencies (PEP 723 or requirements.txt) from PyPI into pylock.toml, and fetch the wheels it pins",
+    usage: `edge packages lock TOOLS.PY [--tools-root DIR] [--index-url URL] [--upgrade] [--package-source DIR|URL] [--json]
+
+Resolves the tools file's "# /// script" dependencies and the requirements.txt beside it against the
+index (--index-url, $EDGE_PACKAGE_INDEX, else PyPI) into pylock.toml (PEP 751) beside the tools file
+— kept while it matches the declarations, unless --upgrade — taking for each package the newest
+wheel Pyodide installs (else Pyodide's own build, from --package-source), and fetches every wheel
+it pins into $EDGE_DATA_DIR/packages, checked by sha256. Calls are offline from then on (docs/packages.md).
+${JSON_OUT}`,
+    run: lazy(() => import("./packages-lock.ts"), (m) => m.packagesLock),
   },
   { path: ["receipts", "list"], summary: "list stored receipts", usage: `edge receipts list [--json]`, run: lazy(() => import("./receipts.ts"), (m) => m.receiptsList) },
   { path: ["receipts", "show"], summary: "show one receipt", usage: `edge receipts show ID [--json]`, run: lazy(() => import("./receipts.ts"), (m) => m.receiptsShow) },

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, EXAMPLES, edgeCliIn, runAsPrinted, writeTestFile } from "../../test/cli.ts";
-import { shellQuote } from "../confirm/node-broker.ts";
+import { shellQuote } from "../platform/shell.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-printed-"));
 // A data folder whose name needs quoting (a space and a quote).

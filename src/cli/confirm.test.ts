@@ -1,4 +1,4 @@
-// Node parity of the confirmation flow (issue 5 §6): `edge chat --json` reaching a commit tool
+// Node parity of the confirmation flow: `edge chat --json` reaching a commit tool
 // prints the pending action with the exact confirm command; that command (run as a real child
 // process) confirms it once; `edge tools pending list|reject`. Real Node runners throughout.
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";

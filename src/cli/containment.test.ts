@@ -1,4 +1,4 @@
-// Issue 15, Node half: tool code never controls the `edge` CLI. The red team's payloads
+// Containment, Node half: tool code never controls the `edge` CLI. The red team's payloads
 // (test/fixtures/hostile-tools.ts) run through the real CLI, as its own process, with a sentinel
 // in its environment: each would have reached the CLI when runners were threads of it.
 import { spawnSync } from "node:child_process";
@@ -122,7 +122,7 @@ describe("tool code in the runner cannot reach the CLI", () => {
   }, 120_000);
 });
 
-// Issue 20: the second red-team pass. Each test is one hole, through the real CLI.
+// The second red-team pass. Each test is one hole, through the real CLI.
 describe("round two: what the permission model leaves open around a runner process", () => {
   const TCP_SECRET = "LOCAL-SERVICE-SECRET-42";
   const UNIX_SECRET = `UNIX-SOCKET-SECRET-${randomBytes(6).toString("hex")}`;

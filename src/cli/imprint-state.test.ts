@@ -1,4 +1,4 @@
-// An imprint's saved model state (issue 16), through the CLI with the generated model and the real
+// An imprint's saved model state, through the CLI with the generated model and the real
 // runtime (node-llama-cpp): `edge learn run --model` saves the prefix's state beside the imprint;
 // `edge chat --with-imprint` restores it (the first turn evaluates only the new tokens) or, for any
 // state that does not fit — another context size, a truncated, edited, missing or foreign file, a

@@ -1,4 +1,4 @@
-// Issue 23: `edge` runs the CLI built from the sources (bin/edge.cjs, scripts/build-cli.mjs), never
+// `edge` runs the CLI built from the sources (bin/edge.cjs, scripts/build-cli.mjs), never
 // a stale build, and each command loads only its own modules. The launcher runs from a copy of the
 // package (its own sources, linked to this node_modules) with its build cache outside the copy, as
 // a user's cache is for an install they cannot write to: so a source can be edited here, and

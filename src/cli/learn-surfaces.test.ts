@@ -1,4 +1,4 @@
-// Imprints with local facts and manifests (issue 13 §5) and the learn-sample tooling (§6):
+// Imprints with local facts and manifests, and the learn-sample tooling:
 // `edge learn run --facts-store|--tools-manifest`, restore in `edge chat` under the same gates,
 // a profile-only imprint joined with a facts store, `--with-imprint LEARN_RECEIPT`,
 // `learn run --dry-run`, `learn sample init`, and unstable fact corrections skipped.

@@ -1,4 +1,4 @@
-// Issue 27: `edge mcp serve --http 127.0.0.1:0` — Streamable HTTP on loopback with the bearer token
+// `edge mcp serve --http 127.0.0.1:0` — Streamable HTTP on loopback with the bearer token
 // it prints at start — driven by the official SDK's client (StreamableHTTPClientTransport). One
 // server process; each case is its own session (its own client name, with or without elicitation).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -1,4 +1,4 @@
-// Issue 27: `edge mcp serve` over stdio, driven by the official SDK's client (StdioClientTransport
+// `edge mcp serve` over stdio, driven by the official SDK's client (StdioClientTransport
 // spawning `node bin/edge.cjs mcp serve …`) and by @modelcontextprotocol/inspector-cli: real CLI
 // processes, real runners, real pending actions and receipts. One server serves every case in
 // order: the edited file near the end, then the client that disconnects (which ends it).

@@ -53,8 +53,8 @@ def scaled(x: int) -> dict:
 `;
 
 const frozenSet = () => [
-  { name: "edgepkg-beta", version: "0.3.1", file_name: built["edgepkg-beta"]!.file_name, sha256: `sha256:${built["edgepkg-beta"]!.sha256}` },
-  { name: "edgepkg-alpha", version: "1.2.0", file_name: built["edgepkg-alpha"]!.file_name, sha256: `sha256:${built["edgepkg-alpha"]!.sha256}` },
+  { name: "edgepkg-beta", version: "0.3.1", file_name: built["edgepkg-beta"]!.file_name, sha256: `sha256:${built["edgepkg-beta"]!.sha256}`, source: "pyodide-lock" },
+  { name: "edgepkg-alpha", version: "1.2.0", file_name: built["edgepkg-alpha"]!.file_name, sha256: `sha256:${built["edgepkg-alpha"]!.sha256}`, source: "pyodide-lock" },
 ];
 
 describe("edge packages and a tools project that imports them", () => {
@@ -114,7 +114,7 @@ describe("edge packages and a tools project that imports them", () => {
     expect(r.code).toBe(1);
     expect(r.json.errors[0].code).toBe("python_package_not_in_lock");
     expect(r.json.errors[0].message).toContain("No module named 'not_a_package_xyz'");
-    expect(r.json.errors[0].message).toContain("never from PyPI");
+    expect(r.json.errors[0].message).toContain("edge packages lock");
     const add = await edge({}, "packages", "add", "not-a-package-xyz", "--package-source", WHEELS, "--json");
     expect(add.code).toBe(1);
     expect(add.json.error.code).toBe("python_package_not_in_lock");

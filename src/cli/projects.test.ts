@@ -1,4 +1,4 @@
-// A tools project (issue 25): the folder of tools.py is mounted read-only at /tools, on sys.path and
+// A tools project: the folder of tools.py is mounted read-only at /tools, on sys.path and
 // as the working directory, hashed into tools_bundle_sha256 at freeze time. Through the real CLI and
 // real Node runner processes: sibling modules and data files, what is skipped, an edited sibling
 // after the freeze (tools_file_changed naming it), the bounds, symlinks, --tools-root, receipts.
@@ -167,7 +167,7 @@ describe("refused projects", () => {
     // A module in neither the project, the standard library nor Pyodide's lock (src/packages).
     expect(alone.json.error.code).toBe("python_package_not_in_lock");
     expect(alone.json.error.message).toContain("No module named 'helpers'");
-    expect(alone.json.error.message).toContain("Put the module's .py files into the tools project");
+    expect(alone.json.error.message).toContain("put the module's .py files into the tools project");
   });
 
   it("a symlink out of the folder (or to a folder) is refused; one to a file inside is mounted as that file", { timeout: 180_000 }, async () => {

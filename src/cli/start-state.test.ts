@@ -1,4 +1,4 @@
-// `edge chat --model`'s saved conversation start (issue 38), through the CLI with the real runtime
+// `edge chat --model`'s saved conversation start, through the CLI with the real runtime
 // (node-llama-cpp): the first chat evaluates the tool contract and saves its state in
 // $EDGE_DATA_DIR/start-states; the next chat with the same model file, context size and tools loads
 // it and evaluates only its question. Another tools file, model or --ctx-size is another entry; a

@@ -18,7 +18,7 @@ describe("edge tools inspect / validate", () => {
     const r = await cli("tools", "inspect", join(EXAMPLES, "tools.py"), "--json");
     expect(r.code).toBe(0);
     expect(Object.keys(r.json).sort()).toEqual(
-      ["ok", "tools_file", "tools_file_sha256", "tools_bundle_sha256", "tools_root", "tools_files", "tools_skipped", "python_packages", "schema_generator_version", "active_set_sha256", "active_tools", "tools", "errors", "warnings"].sort(),
+      ["ok", "tools_file", "tools_file_sha256", "tools_bundle_sha256", "tools_root", "tools_files", "tools_skipped", "python_packages", "python_lock_sha256", "schema_generator_version", "active_set_sha256", "active_tools", "tools", "errors", "warnings"].sort(),
     );
     // The examples folder is the tools project: tools.py with the files beside it, hashed.
     expect(r.json.tools_files.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(["tools.py", "facts.json", "tools_invalid.py"]));
@@ -182,7 +182,7 @@ describe("the installed `edge` command", () => {
   });
 });
 
-describe("hostile inputs (issue 15)", () => {
+describe("hostile inputs", () => {
   it("a path that is not a regular file is refused at once, a file over 1 MiB without reading it", async () => {
     const fifo = join(tmp, "tools.fifo");
     execFileSync("mkfifo", [fifo]);

@@ -1,4 +1,4 @@
-// confirm / reject / purge (docs/contract.md §6, issue 5 §3–4). Every check fails closed BEFORE the claim;
+// confirm / reject / purge (docs/contract.md §6). Every check fails closed BEFORE the claim;
 // the claim is one atomic store step pending → claimed; a claimed action is never run again.
 //
 //   token (constant time) → status → expiry → stored arguments/binding/MAC → no confirm receipt for

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ConfirmationBroker } from "../chat/types.ts";
 import type { Selection } from "../contract/types.ts";
+import { shellQuote } from "../platform/shell.ts";
 import { createConfirmationBroker } from "./broker.ts";
 import { createNodePendingStore, type NodePendingStore } from "./store-node.ts";
 
@@ -13,11 +14,6 @@ export interface EdgeInstallation {
   node: string;
   bin: string;
   dataDir: string;
-}
-
-/** Text as one POSIX shell word, always single-quoted (a path with spaces or quotes reads back as is). */
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 /** This installation with the data folder `dataDir`: the Node running it and its bin/edge.cjs

@@ -1,4 +1,4 @@
-// Pending actions (docs/contract.md §6, issue 5): what a commit tool call becomes when chat reaches it, and
+// Pending actions (docs/contract.md §6): what a commit tool call becomes when chat reaches it, and
 // the store seam the confirmation core needs. The core never touches IndexedDB or files itself:
 // `store-idb.ts` (browser) and `store-node.ts` (Node) implement PendingStore (store.ts).
 import type { ErrorJson } from "../contract/errors.ts";

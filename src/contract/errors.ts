@@ -38,11 +38,11 @@ export const ERRORS = {
   invalid_tool_spec:
     "defineTool() was given a tool it cannot use (its description, execute, parameters or timeoutMs; the message names it), or register() something defineTool() did not make; fix that field.",
 
-  // ── Python packages of a tools project (issue 25, src/packages, docs/packages.md) ──────────
+  // ── Python packages of a tools project (src/packages, docs/packages.md) ─────────────────────
   python_package_missing:
     "The tools project imports a Python package of Pyodide's lock that is not on this device yet; run the `edge packages add NAME` command shown, then run this again.",
   python_package_not_in_lock:
-    "The module is not in Python's standard library, the tools project or Pyodide's package lock, and Edge never installs from PyPI; put the module's .py files into the tools project, or remove the import.",
+    "The module is not in Python's standard library, the tools project, Pyodide's package lock or the project's pylock.toml; declare its package (PEP 723 or requirements.txt) and run edge packages lock, put the module's .py files into the tools project, or remove the import.",
   python_package_hash_mismatch:
     "A wheel's bytes do not match the sha256 in Pyodide's lock (tampered with, truncated, or another build), so it was not stored or used; check the package source, then run `edge packages add NAME` again.",
   python_package_fetch_failed:
@@ -51,6 +51,13 @@ export const ERRORS = {
     "A wheel passed its sha256 check but Pyodide could not install it in the runner (not a wheel for this Pyodide), so nothing was imported; check the package lock and source against the installed pyodide version.",
   python_package_lock_invalid:
     "The package lock is not a usable pyodide-lock.json (unreadable, malformed, or made for another Pyodide); point EDGE_PACKAGE_LOCK at the lock of the installed pyodide, or unset it.",
+  python_requirement_invalid:
+    "A declared dependency (the tools file's \"# /// script\" block or requirements.txt) is not one Edge can lock: not PEP 508, a URL, a path, an editable or a pip option; the message names the line: write it as a name and a version specifier (tabulate>=0.9).",
+  python_package_unavailable:
+    "No version of a declared package (or of one it depends on) has a wheel Pyodide's runner can install, or its Requires-Python excludes the runner's CPython; the message says why for each version: pick another version, or a package that ships pure-Python or Pyodide wheels.",
+  python_lock_missing: "The tools project declares dependencies but has no pylock.toml beside the tools file, so nothing is pinned; run edge packages lock TOOLS.PY once (it resolves them from PyPI, writes pylock.toml and fetches the wheels).",
+  python_lock_stale: "The tools project's declared dependencies changed since its pylock.toml was written; run edge packages lock TOOLS.PY again.",
+  python_lock_invalid: "The tools project's pylock.toml is malformed, was edited by hand, or was made for another Pyodide, so none of its wheels is used; run edge packages lock TOOLS.PY again to rewrite it.",
 
   // ── selection (docs/contract.md §3) ─────────────────────────────────────────────────────────────
   active_tool_limit_exceeded:
@@ -93,7 +100,7 @@ export const ERRORS = {
   tool_blocked: "A post-execute policy blocked this tool's result; it was not used. Change the policy that blocked it, or the tool's result.",
   tool_confirmation_required: "This commit tool needs explicit confirmation before it runs; use the confirmation card or command.",
   aborted: "The run was cancelled; the running tool was stopped and its result discarded. Send the prompt again to run it.",
-  // Nothing raises invalid_argument any more (each of its families has a code of its own, issue 26);
+  // Nothing raises invalid_argument any more (each of its families has a code of its own);
   // it stays so that receipts and replies written by earlier versions still read.
   invalid_argument: "A value passed to the library or command is not valid; see the message details.",
   invalid_option:
@@ -205,7 +212,7 @@ export const ERRORS = {
   bash_limit_exceeded:
     "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped; make it do less per call (smaller loops, less output).",
 
-  // ── the workspace in the product (issue 14): uploads, zips, approvals, read_local mounts ──
+  // ── the workspace in the product: uploads, zips, approvals, read_local mounts ──
   zip_invalid: "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported. Make the archive again, or import the folder itself.",
   zip_too_large:
     "The zip archive expands beyond what the workspace can hold (total size, file size or entry count); nothing was imported. Import a smaller archive or delete files first.",
@@ -233,13 +240,13 @@ export const ERRORS = {
   imprint_corrupted:
     "The stored imprint does not match its own hash (it was edited or damaged), so it is not used; delete it and learn or import it again.",
   imprint_not_found: "No imprint with this id is stored; list them with `edge imprints list`.",
-  // The imprint's saved model state (issue 16): at chat time these are fallbacks, never refusals —
+  // The imprint's saved model state: at chat time these are fallbacks, never refusals —
   // the state is not loaded and the prefix is evaluated as text (receipt: imprint_restore "prefix").
   imprint_state_mismatch:
     "The imprint's saved model state belongs to another model file, runtime version, context size or prompt than this chat's, so it was not loaded; the prefix was evaluated as text instead (same behaviour, slower first answer). Learn the imprint again with this model and --ctx-size to save a matching state.",
   imprint_state_corrupted:
     "The imprint's saved model state is missing, truncated or changed (its sha256 or its header does not match the record), so it was not loaded. A chat evaluates the prefix as text instead; an import refuses the file. Learn the imprint again, or import it from an intact export.",
-  // A chat's saved conversation start (issue 38, `edge chat --model`: the tool contract's evaluated
+  // A chat's saved conversation start (`edge chat --model`: the tool contract's evaluated
   // state in $EDGE_DATA_DIR/start-states): fallbacks recorded in the receipt (contract_prefix), never refusals.
   start_state_mismatch:
     "The saved state of this chat's conversation start was made for another model file, runtime version, context size or prompt, so it was not loaded; the start was evaluated again and saved anew (same answers, a slower first answer this once). Nothing to do; --no-start-state (or EDGE_START_STATE=0) stops saving starts.",
@@ -266,7 +273,7 @@ export const ERRORS = {
   pending_action_id_changed:
     "An update to a pending action tried to change its id, so nothing was written; return the record with its own id from the update.",
 
-  // ── Edge Studio's commands as written (issue 13), added by src/cli and src/facts ──────
+  // ── Edge Studio's commands as written, added by src/cli and src/facts ─────────────────
   tools_file_is_json:
     "This file is JSON (a tools manifest?), not a tools.py; pass a manifest with --tools-manifest FILE, or a Python file with --tools.",
   fact_not_found: "No fact with this id is in the facts store; list the ids with `edge facts list --store STORE`.",
@@ -288,7 +295,7 @@ export const ERRORS = {
   fact_correction_unstable:
     "A fact_correction needs at least two agreeing corrections of the same fact before it is learned; this one was skipped as unstable. Add a second agreeing correction, or use profile_correction for one-shot changes.",
 
-  // ── `edge mcp serve` (issue 27), added by src/mcp ─────────────────────────────────────
+  // ── `edge mcp serve`, added by src/mcp ───────────────────────────────────────────────────
   mcp_unauthorized:
     "This request to Edge's MCP server carried no valid bearer token; nothing ran. Send the header Authorization: Bearer TOKEN with the token `edge mcp serve --http` printed when it started (a restart prints a new one).",
   mcp_listen_failed:
@@ -302,7 +309,7 @@ export const ERRORS = {
   widget_config_invalid:
     "The <edge-chat> element's attributes do not make a working setup (the message names the attribute and what it needs); fix that attribute in the page's HTML.",
 
-  // ── the built `edge` command (issue 23), printed by bin/edge.cjs (scripts/cli-cache.cjs, cli-served.cjs) ──
+  // ── the built `edge` command, printed by bin/edge.cjs (scripts/cli-cache.cjs, cli-served.cjs) ──
   cli_build_failed:
     "The edge command could not be built from its sources; fix the error shown (in a file you edited), or run npm install if esbuild is missing.",
   command_server_lost:

@@ -4,6 +4,11 @@ import type { ErrorJson } from "./errors.ts";
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
+/** A plain object (not null, not an array): the first check on any parsed JSON or untrusted message. */
+export function isObj(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 export type ExecutionLevel = "read" | "prepare" | "commit";
 export const EXECUTION_LEVELS: readonly ExecutionLevel[] = ["read", "prepare", "commit"];
 

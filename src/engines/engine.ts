@@ -104,6 +104,7 @@ export interface ModelFingerprint {
   shaderF16?: boolean;
 }
 
+/** Which engine runs the model ("scripted" replays a script: tests and demos). */
 export type EngineKind = "webllm" | "llamacpp" | "scripted";
 
 export interface EngineInfo {

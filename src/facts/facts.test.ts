@@ -1,4 +1,4 @@
-// Local facts: file validation (each bad input of issue 7), import/upsert in the Node store,
+// Local facts: file validation (each bad input a test), import/upsert in the Node store,
 // the minisearch lookup through the real ToolRuntime, manifests, and chat sessions whose
 // receipts carry rows and tools_manifest_sha256.
 import { mkdtempSync, readFileSync } from "node:fs";

@@ -2,6 +2,7 @@
 // checked before anything is stored, and every problem is reported at once with where it is
 // (`facts[3].text`), so a bad file never half-imports. No DOM, no Node.
 import { EdgeError, errorJson, type ErrorJson } from "../contract/errors.ts";
+import { isObj } from "../contract/types.ts";
 import type { Fact, FactProvenance } from "../store/records.ts";
 
 // A fact is declared with the IndexedDB schema's other records (store/records.ts).
@@ -102,8 +103,8 @@ function validateFactsValue(value: unknown): ErrorJson[] {
   const push = (at: string, problem: string): void => {
     if (errors.length < MAX_REPORTED) errors.push(bad(at, problem));
   };
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return [bad("", "the top level must be a JSON object")];
-  const top = value as Record<string, unknown>;
+  if (!isObj(value)) return [bad("", "the top level must be a JSON object")];
+  const top = value;
   if (top["schema_version"] !== FACTS_SCHEMA_VERSION) {
     push("schema_version", `must be "${FACTS_SCHEMA_VERSION}", found ${JSON.stringify(top["schema_version"] ?? null)}`);
   }
@@ -121,8 +122,8 @@ function validateFactsValue(value: unknown): ErrorJson[] {
   const seen = new Map<string, number>();
   facts.forEach((f: unknown, i) => {
     const at = `facts[${i}]`;
-    if (typeof f !== "object" || f === null || Array.isArray(f)) return push(at, "must be an object");
-    const fact = f as Record<string, unknown>;
+    if (!isObj(f)) return push(at, "must be an object");
+    const fact = f;
     for (const key of Object.keys(fact)) if (!FACT_KEYS.has(key)) push(`${at}.${key}`, "unknown field (allowed: fact_id, topic, text, tags, source_label, provenance)");
     const id = fact["fact_id"];
     if (typeof id !== "string" || id.trim() === "") push(`${at}.fact_id`, "is required: a non-empty string");
@@ -149,8 +150,8 @@ function validateFactsValue(value: unknown): ErrorJson[] {
 }
 
 function checkProvenance(value: unknown, at: string, push: (at: string, problem: string) => void): void {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return push(at, "must be an object {source_url, page_sha256, fetched_at?, split?}");
-  const p = value as Record<string, unknown>;
+  if (!isObj(value)) return push(at, "must be an object {source_url, page_sha256, fetched_at?, split?}");
+  const p = value;
   for (const key of Object.keys(p)) if (!PROVENANCE_KEYS.has(key)) push(`${at}.${key}`, "unknown field (allowed: source_url, page_sha256, fetched_at, split)");
   stringField(p, "source_url", at, FACTS_LIMITS.sourceUrlChars, true, push);
   if (typeof p["page_sha256"] !== "string" || !SHA256_RE.test(p["page_sha256"])) push(`${at}.page_sha256`, "must be sha256:<64 lowercase hex>");

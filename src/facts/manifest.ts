@@ -4,7 +4,7 @@
 // tools_manifest_sha256 is the sha256 of the file's raw bytes. No DOM, no Node.
 import { errorJson, type ErrorJson } from "../contract/errors.ts";
 import { activeSetSha256, sha256Bytes, type Sha256 } from "../contract/hash.ts";
-import { ACTIVE_TOOL_LIMIT, type ToolSchema } from "../contract/types.ts";
+import { ACTIVE_TOOL_LIMIT, isObj, type ToolSchema } from "../contract/types.ts";
 import { TOOL_NAME_RE } from "../runtime/define.ts";
 import { STORE_NAME_RE } from "./format.ts";
 import { FACTS_LOOKUP_KIND, FACTS_LOOKUP_VERSION, lookupSchema } from "./lookup.ts";
@@ -75,11 +75,11 @@ export async function validateToolsManifest(raw: string | Uint8Array): Promise<M
     bad(`not valid UTF-8 JSON: ${(err as Error).message}`);
     return report([]);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isObj(value)) {
     bad("the top level must be a JSON object");
     return report([]);
   }
-  const top = value as Record<string, unknown>;
+  const top = value;
   if (top["schema_version"] !== TOOLS_MANIFEST_VERSION) bad(`schema_version must be "${TOOLS_MANIFEST_VERSION}", found ${JSON.stringify(top["schema_version"] ?? null)}`);
   for (const key of Object.keys(top)) if (!TOP_KEYS.has(key)) bad(`unknown top-level field "${key}" (allowed: schema_version, tools)`);
   const list = top["tools"];
@@ -91,8 +91,8 @@ export async function validateToolsManifest(raw: string | Uint8Array): Promise<M
   const seen = new Set<string>();
   list.forEach((item: unknown, i) => {
     const at = `tools[${i}]`;
-    if (typeof item !== "object" || item === null || Array.isArray(item)) return bad(`${at} must be an object`);
-    const t = item as Record<string, unknown>;
+    if (!isObj(item)) return bad(`${at} must be an object`);
+    const t = item;
     const name = t["name"];
     const toolName = typeof name === "string" ? name : undefined;
     for (const key of Object.keys(t)) if (!TOOL_KEYS.has(key)) bad(`${at} has an unknown field "${key}" (allowed: name, kind, store, description)`, { tool: toolName });

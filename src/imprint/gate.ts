@@ -16,7 +16,8 @@ import type { EngineInfo, ModelFingerprint } from "../engines/engine.ts";
 import type { ImprintBinding, ToolSurface } from "../chat/types.ts";
 import type { StateRestorer } from "../chat/imprint-restore.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
-import type { Imprint, ImprintSurface } from "./record.ts";
+import type { ToolSurfaceKind } from "../receipts/types.ts";
+import type { Imprint } from "./record.ts";
 
 export interface GateContext {
   schemas: readonly ToolSchema[];
@@ -27,7 +28,7 @@ export interface GateContext {
 }
 
 /** The kind of tool surface a session runs with, or null without tools. */
-function surfaceOf(context: GateContext): ImprintSurface | null {
+function surfaceOf(context: GateContext): ToolSurfaceKind | null {
   if (context.toolset) return "tools_file";
   return context.surface?.kind ?? null;
 }
@@ -46,8 +47,8 @@ export function fingerprintKey(fp: ModelFingerprint | null | undefined): string 
   });
 }
 
-const SURFACE_LABEL: Record<ImprintSurface, string> = { tools_file: "tools.py", facts_store: "facts store", tools_manifest: "tools manifest" };
-const SURFACE_FLAG: Record<ImprintSurface, string> = { tools_file: "--tools FILE", facts_store: "--facts-store STORE", tools_manifest: "--tools-manifest FILE" };
+const SURFACE_LABEL: Record<ToolSurfaceKind, string> = { tools_file: "tools.py", facts_store: "facts store", tools_manifest: "tools manifest" };
+const SURFACE_FLAG: Record<ToolSurfaceKind, string> = { tools_file: "--tools FILE", facts_store: "--facts-store STORE", tools_manifest: "--tools-manifest FILE" };
 
 const sorted = (names: Iterable<string>): string[] => [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
@@ -91,7 +92,7 @@ export async function checkImprint(imprint: Imprint, context: GateContext): Prom
   //    same set of tool names.
   const currentSurface = surfaceOf(context);
   if (!learned && (currentSurface === "facts_store" || currentSurface === "tools_manifest")) return;
-  const learnedSurface: ImprintSurface | null = learned ? (learned.surface ?? "tools_file") : null;
+  const learnedSurface: ToolSurfaceKind | null = learned ? (learned.surface ?? "tools_file") : null;
   if (learned && currentSurface !== null && learnedSurface !== currentSurface) {
     throw new EdgeError(
       "imprint_tool_active_set_mismatch",

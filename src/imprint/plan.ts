@@ -8,7 +8,7 @@ import type { ToolSurface } from "../chat/types.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import { learnToolsOf } from "./learn.ts";
 import { renderImprintPrefix } from "./prefix.ts";
-import type { ImprintSurface } from "./record.ts";
+import type { ToolSurfaceKind } from "../receipts/types.ts";
 import type { LearnSample } from "./sample.ts";
 import { evaluationQuestions, planCorrections, sampleWarnings, summarizeSample, type SampleSummary, type SkippedCorrection } from "./sample-rules.ts";
 
@@ -24,7 +24,7 @@ export interface PlannedQuestion {
 export interface LearnPlan {
   dry_run: true;
   sample: SampleSummary;
-  tool_surface: ImprintSurface | null;
+  tool_surface: ToolSurfaceKind | null;
   tools: string[];
   active_set_sha256: Sha256 | null;
   max_calls: number;

@@ -3,14 +3,15 @@
 // from a file) is refused with imprint_corrupted before anything in it is trusted.
 import { EdgeError } from "../contract/errors.ts";
 import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
+import { isObj } from "../contract/types.ts";
 import { isSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
-import type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintSurface, ImprintTools } from "../store/records.ts";
+import type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintTools } from "../store/records.ts";
 import { TOOL_CONTRACT_VERSION } from "../chat/contract.ts";
 import { IMPRINT_PREFIX_VERSION } from "./prefix.ts";
 import { isImprintState } from "./state.ts";
 
 // The imprint record is declared with the IndexedDB schema's other records (store/records.ts).
-export type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintSurface, ImprintTools };
+export type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintTools };
 
 export const IMPRINT_VERSION: ImprintRecordBody["imprint_version"] = "edge.imprint.v1";
 export { EDGE_RUNTIME_VERSION };
@@ -44,7 +45,6 @@ function corrupted(reason: string, id: unknown): never {
   throw new EdgeError("imprint_corrupted", { reason, id: typeof id === "string" ? id : null }, `The imprint ${typeof id === "string" ? id + " " : ""}is corrupted (${reason}); it was not used. Delete it and learn or import it again.`);
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
  * Check a stored or imported value is an intact imprint: the shape the gate reads, the prefix hash,

@@ -4,7 +4,7 @@
 // what it does not interpret inside records/corrections untouched. Pure: no DOM, no Node. What
 // learning reads from a parsed sample (its questions, the corrections rule, warnings) is sample-rules.ts.
 import { EdgeError } from "../contract/errors.ts";
-import type { JsonObject, JsonValue } from "../contract/types.ts";
+import { isObj, type JsonObject, type JsonValue } from "../contract/types.ts";
 
 export const LEARN_SAMPLE_SCHEMA = "edge.demo.learn.sample.v1";
 export const TOOL_SCHEMA_EXPORT_SCHEMA = "edgestudio.tool_schema_export.v1";
@@ -104,7 +104,6 @@ function bad(field: string, reason: string): never {
   throw new EdgeError("invalid_learn_sample", { field, reason }, `Invalid learn sample: ${field} ${reason}.`);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 function str(value: unknown, field: string, opts: { nonEmpty?: boolean; re?: RegExp; max?: number } = {}): string {
   if (typeof value !== "string") bad(field, "must be a string");
@@ -124,7 +123,7 @@ function strList(value: unknown, field: string): string[] {
 }
 
 function jsonObject(value: unknown, field: string): JsonObject {
-  if (!isObject(value)) bad(field, "must be a JSON object");
+  if (!isObj(value)) bad(field, "must be a JSON object");
   return value as JsonObject;
 }
 
@@ -142,7 +141,7 @@ export function parseLearnSampleText(text: string): LearnSample {
 
 /** Validate an already parsed JSON value: the top level, then each section in file order. */
 export function parseLearnSample(value: unknown): LearnSample {
-  if (!isObject(value)) bad("(top level)", "must be a JSON object");
+  if (!isObj(value)) bad("(top level)", "must be a JSON object");
   const unknown = Object.keys(value).filter((k) => !(TOP_LEVEL as readonly string[]).includes(k));
   if (unknown.length) {
     throw new EdgeError(
@@ -178,7 +177,7 @@ function parseRecords(value: unknown): LearnRecord[] {
   const seenIds = new Set<string>();
   return value.map((r, i): LearnRecord => {
     const f = `records[${i}]`;
-    if (!isObject(r)) bad(f, "must be an object {kind, text, record_id?, tags?}");
+    if (!isObj(r)) bad(f, "must be an object {kind, text, record_id?, tags?}");
     const kind = str(r.kind, `${f}.kind`, { re: KIND_RE });
     const text = str(r.text, `${f}.text`, { max: 8192 });
     const out: LearnRecord = { ...(r as JsonObject), kind, text };
@@ -197,7 +196,7 @@ function parseCorrections(value: unknown, peer_id: string, app_id: string): Lear
   if (!Array.isArray(corrections)) bad("corrections", "must be an array");
   return corrections.map((c, i): LearnCorrection => {
     const f = `corrections[${i}]`;
-    if (!isObject(c)) bad(f, "must be an object");
+    if (!isObj(c)) bad(f, "must be an object");
     const cPeer = str(c.peer_id, `${f}.peer_id`);
     if (cPeer !== peer_id) bad(`${f}.peer_id`, `is "${cPeer}" but the sample's peer_id is "${peer_id}"; they must match`);
     if (c.app_id !== undefined && str(c.app_id, `${f}.app_id`) !== app_id) bad(`${f}.app_id`, `must match the sample's app_id "${app_id}"`);
@@ -224,7 +223,7 @@ function parseQuestions(value: unknown): Array<string | LearnQuestion> {
   return rawQuestions.map((q, i): string | LearnQuestion => {
     const f = `questions[${i}]`;
     if (typeof q === "string") return str(q, f, { max: 8192 });
-    if (!isObject(q)) bad(f, "must be a string or {question, expected_tool?, expected_arguments?}");
+    if (!isObj(q)) bad(f, "must be a string or {question, expected_tool?, expected_arguments?}");
     const extra = Object.keys(q).filter((k) => !["question", "expected_tool", "expected_arguments"].includes(k));
     if (extra.length) bad(`${f}.${extra[0]}`, "is not a question field (question, expected_tool, expected_arguments)");
     const out: LearnQuestion = { question: str(q.question, `${f}.question`, { max: 8192 }) };
@@ -245,7 +244,7 @@ function parseToolSchemaExport(value: unknown): ToolSchemaExport {
   if (!Array.isArray(e["tools"])) bad("tool_schema_export.tools", "must be an array");
   const tools = e["tools"].map((t, i): ExportedTool => {
     const f = `tool_schema_export.tools[${i}]`;
-    if (!isObject(t)) bad(f, "must be an object");
+    if (!isObj(t)) bad(f, "must be an object");
     const name = str(t.name, `${f}.name`, { re: TOOL_NAME_RE });
     if (t.description !== undefined) str(t.description, `${f}.description`, { nonEmpty: false });
     if (t.parameters !== undefined) jsonObject(t.parameters, `${f}.parameters`);
@@ -265,7 +264,7 @@ function parseToolPolicy(value: unknown): ExpectedToolPolicy {
     if (!Array.isArray(p["tools_available"])) bad("expected_tool_policy.tools_available", "must be an array");
     policy.tools_available = p["tools_available"].map((t, i): PolicyTool => {
       const f = `expected_tool_policy.tools_available[${i}]`;
-      if (!isObject(t)) bad(f, "must be an object {name, when?, args_constraint?}");
+      if (!isObj(t)) bad(f, "must be an object {name, when?, args_constraint?}");
       const out: PolicyTool = { name: str(t.name, `${f}.name`, { re: TOOL_NAME_RE }) };
       const when = optStr(t, "when", f);
       const args = optStr(t, "args_constraint", f);

@@ -1,4 +1,4 @@
-// `edge chat --model`'s saved conversation starts (issue 38). Without an imprint, a session's system
+// `edge chat --model`'s saved conversation starts. Without an imprint, a session's system
 // message — the tool contract — is evaluated once and its llama.cpp state kept as
 // $EDGE_DATA_DIR/start-states/<key>.state, so the next `edge chat` with the same model file,
 // runtime, context size and contract loads it instead of evaluating the contract again. The key is

@@ -1,4 +1,4 @@
-// An imprint's saved model state (issue 16): the engine's evaluated prefix — llama.cpp's KV cache
+// An imprint's saved model state: the engine's evaluated prefix — llama.cpp's KV cache
 // and tokens after reading the imprint's system message — kept as a file beside the record, so a
 // chat starts from it instead of evaluating the prefix again. The record binds the file by sha256
 // to everything that makes such a state valid: the model file, the runtime (its version), the
@@ -7,6 +7,7 @@
 // mismatch falls back to evaluating the prefix as text (never to loading a foreign state).
 import { EdgeError, type ErrorCode } from "../contract/errors.ts";
 import { isSha256, sha256Bytes, sha256Json, type Sha256 } from "../contract/hash.ts";
+import { isObj } from "../contract/types.ts";
 import type { EngineInfo, PrefixStateCapability } from "../engines/engine.ts";
 import type { ImprintState } from "../store/records.ts";
 
@@ -23,7 +24,6 @@ export interface StateProblem {
   actual?: unknown;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 
 /** The shape verifyImprint requires of a record's `state` (the seal covers its values). */

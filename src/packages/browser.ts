@@ -103,6 +103,9 @@ export function browserPackages(options: BrowserPackageOptions): BrowserPackages
       await checkWheel(pkg, bytes, `stored in ${store.location}`, "download it again in the Tools panel (it replaces the stored copy).");
       return bytes;
     },
+    lockStep: () => ({
+      advice: "The playground does not lock declared dependencies yet: run `edge packages lock` on the tools file with the CLI, and pick the project folder with its pylock.toml.",
+    }),
     addStep: (names) => ({ advice: `Choose Download in the Tools panel (it fetches ${names.join(", ")} from ${source.location} and checks each wheel against ${lockName}), then inspect again.` }),
   };
   return {

@@ -26,12 +26,15 @@ export interface PyodideLock {
   packages: Record<string, LockPackage>;
 }
 
-/** A package of the lock as frozen: what the freeze, inspect and receipts record. */
+/** A package as frozen: what the freeze, inspect and receipts record. `source`: Pyodide's lock, or
+ *  a package index through the project's pylock.toml. */
 export interface FrozenPackage {
   name: string;
   version: string;
   file_name: string;
   sha256: Sha256;
+  /** Always written; absent only in receipts written before projects could lock from an index. */
+  source?: "pyodide-lock" | "pypi";
 }
 
 /** Pyodide's canonical package name (canonicalizePackageName): PEP 503 normalisation. */
@@ -89,7 +92,7 @@ export function importIndex(lock: PyodideLock): Map<string, LockPackage> {
 
 /** The frozen form of a lock entry. */
 export function frozenPackage(p: LockPackage): FrozenPackage {
-  return { name: p.name, version: p.version, file_name: p.file_name, sha256: `sha256:${p.sha256}` };
+  return { name: p.name, version: p.version, file_name: p.file_name, sha256: `sha256:${p.sha256}`, source: "pyodide-lock" };
 }
 
 /**
@@ -119,7 +122,7 @@ function notInLock(name: string, neededBy: string | null = null, lockName = "Pyo
   return new EdgeError(
     "python_package_not_in_lock",
     { package: name, ...(neededBy ? { needed_by: neededBy } : {}) },
-    `${why}; Edge installs only the lock's packages, pinned by their sha256, and never from PyPI. Check the name against \`edge packages list --available\`, or put the module's .py files into the tools project.`,
+    `${why}; \`edge packages add\` takes only the lock's packages, pinned by their sha256. Check the name against \`edge packages list --available\`; a package from PyPI is declared in the tools file (PEP 723) or requirements.txt and locked with \`edge packages lock\`.`,
   );
 }
 

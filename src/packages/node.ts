@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
+import { shellWord } from "../platform/shell.ts";
 import { checkLockAbi, parseLock, type PyodideLock } from "./lock.ts";
 import type { PackageProvider } from "./provider.ts";
 import { createNodePackageStore } from "./store-node.ts";
@@ -60,8 +61,15 @@ export function nodeLock(env: NodeJS.ProcessEnv = process.env): Promise<NodeLock
   return found;
 }
 
+/** Where wheels a project's pylock.toml pins from a package index are kept: $EDGE_DATA_DIR/packages/pypi
+ *  (apart from Pyodide's wheels, whose file names an index may reuse with other bytes). */
+export function createPypiWheelStore(store: PackageStore = createNodePackageStore()): PackageStore {
+  return createNodePackageStore(path.join(store.location, "pypi"));
+}
+
 /** What a freeze in this process uses: the lock, and wheels from the store (never a source). */
 export function createNodePackageProvider(store: PackageStore = createNodePackageStore(), env: NodeJS.ProcessEnv = process.env): PackageProvider {
+  const pypi = createPypiWheelStore(store);
   let lockName = "Pyodide's package lock";
   return {
     get lockName() {
@@ -73,14 +81,20 @@ export function createNodePackageProvider(store: PackageStore = createNodePackag
       return found.lock;
     },
     async cached(pkg) {
-      const bytes = await store.get(pkg.file_name);
+      const from = pkg.source === "pypi" ? pypi : store;
+      const bytes = await from.get(pkg.file_name);
       if (!bytes) return undefined;
-      await checkWheel(pkg, bytes, `stored in ${store.location}`, `run \`edge packages add ${pkg.name}\` to fetch it again (it replaces the stored file), or \`edge packages verify\` to check every stored wheel.`);
+      const again = pkg.source === "pypi" ? "run `edge packages lock` for the tools file to fetch it again (it replaces the stored file)" : `run \`edge packages add ${pkg.name}\` to fetch it again (it replaces the stored file), or \`edge packages verify\` to check every stored wheel`;
+      await checkWheel(pkg, bytes, `stored in ${from.location}`, `${again}.`);
       return bytes;
     },
     addStep(names) {
       const command = `edge packages add ${names.join(" ")}`;
       return { command, advice: `Run \`${command}\` once (it fetches the wheels from the package source and checks each against ${lockName}), then run this again.` };
+    },
+    lockStep(toolsFile) {
+      const command = `edge packages lock ${shellWord(toolsFile)}`;
+      return { command, advice: `Run \`${command}\` (it resolves the declared dependencies against the package index, writes pylock.toml and fetches every wheel it pins, checked by sha256), then run this again.` };
     },
   };
 }

@@ -113,7 +113,7 @@ describe("resolution against Pyodide's lock", () => {
     }
     expect(err).toBeInstanceOf(EdgeError);
     expect((err as EdgeError).code).toBe("python_package_not_in_lock");
-    expect((err as EdgeError).message).toContain("never from PyPI");
+    expect((err as EdgeError).message).toContain("edge packages lock");
   });
 
   it("refuses a lock without the fields resolution needs", () => {

@@ -1,11 +1,11 @@
-// A wheel is used only when its bytes hash to the lock's sha256: checked when it is fetched (before
+// A wheel is used only when its bytes hash to the lock's sha256 (Pyodide's lock or a project's pylock.toml): checked when it is fetched (before
 // it is stored), whenever it is read from the store, and again by the runner before it installs it.
 import { EdgeError } from "../contract/errors.ts";
 import { sha256Bytes, type Sha256 } from "../contract/hash.ts";
-import type { LockPackage } from "./lock.ts";
+import type { WheelPin } from "./provider.ts";
 
 /** The wheel's sha256 when it is the lock's; else python_package_hash_mismatch (`what` says where the bytes came from). */
-export async function checkWheel(pkg: LockPackage, bytes: Uint8Array, what: string, fix: string): Promise<Sha256> {
+export async function checkWheel(pkg: WheelPin, bytes: Uint8Array, what: string, fix: string): Promise<Sha256> {
   const found = await sha256Bytes(bytes);
   const expected = `sha256:${pkg.sha256}`;
   if (found !== expected) {
@@ -19,7 +19,7 @@ export async function checkWheel(pkg: LockPackage, bytes: Uint8Array, what: stri
 }
 
 /** Whether stored bytes are the lock's (no error: a stale or damaged copy is simply fetched again). */
-export async function isIntact(pkg: LockPackage, bytes: Uint8Array | undefined): Promise<boolean> {
+export async function isIntact(pkg: WheelPin, bytes: Uint8Array | undefined): Promise<boolean> {
   if (!bytes) return false;
   return (await sha256Bytes(bytes)) === `sha256:${pkg.sha256}`;
 }

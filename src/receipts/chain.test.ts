@@ -3,7 +3,7 @@ import { canonicalJson, sha256Json } from "../contract/hash.ts";
 import { EdgeError } from "../contract/errors.ts";
 import { sampleReceiptBody } from "../../test/fixtures/receipt.ts";
 import { chainReceipt, parseJsonLines, toJsonLines, verifyReceipts } from "./chain.ts";
-import type { Receipt } from "./types.ts";
+import type { CallReceipt, Receipt } from "./types.ts";
 
 async function chainOf(n: number): Promise<Receipt[]> {
   const out: Receipt[] = [];
@@ -127,6 +127,71 @@ describe("verifyReceipts", () => {
     expect(await verifyReceipts(text)).toEqual({ ok: true, count: 2 });
     expect(await verifyReceipts("")).toEqual({ ok: true, count: 0 });
     expect(toJsonLines([])).toBe("");
+  });
+
+  it("parseJsonLines checks every field against the Receipt type: a mistyped one is receipts_file_invalid, naming line and field", async () => {
+    const chain = await chainOf(3);
+    const lines = toJsonLines(chain).split("\n");
+    const refused = (edit: (r: Record<string, unknown>) => void): EdgeError => {
+      const copy = JSON.parse(lines[1]!) as Record<string, unknown>;
+      edit(copy);
+      const text = [lines[0], canonicalJson(copy), lines[2]].join("\n");
+      try {
+        parseJsonLines(text);
+      } catch (err) {
+        return err as EdgeError;
+      }
+      throw new Error("parseJsonLines returned receipts for a malformed line");
+    };
+    const cases: [(r: Record<string, unknown>) => void, RegExp][] = [
+      [(r) => ((r.calls as Record<string, unknown>[])[0]!.status = "done"), /calls\[0\]\.status must be one of "ok"/],
+      [(r) => delete r.seq, /seq is missing/],
+      [(r) => (r.seq = 0), /seq must be a positive integer/],
+      [(r) => (r.code = "no_such_code"), /code must be a code of the error table/],
+      [(r) => (r.prompt_sha256 = "abc"), /prompt_sha256 must be a sha256: hash/],
+      [(r) => (r.network_used_by_edge = true), /network_used_by_edge must be false/],
+      [(r) => (r.engine_stats = { generations: "2" }), /engine_stats\.generations must be a number/],
+      [(r) => (r.model_fingerprint = { modelId: "m", integrity: { tokenizer: { "a.json": 1 } } }), /model_fingerprint\.integrity\.tokenizer\.a\.json must be a string/],
+      [(r) => (r.imprint_prefix = { prefix_cache: "engine", state_fallback: { code: "storage_failed" } }), /imprint_prefix\.state_fallback\.reason is missing/],
+    ];
+    for (const [edit, field] of cases) {
+      const err = refused(edit);
+      expect(err).toBeInstanceOf(EdgeError);
+      expect(err.code).toBe("receipts_file_invalid");
+      expect(err.details.line).toBe(2);
+      expect(err.message).toMatch(/^Line 2 is not a receipt: /);
+      expect(err.message).toMatch(field);
+    }
+  });
+
+  it("parseJsonLines reads a receipt with every optional field, and one with fields a newer Edge may add", async () => {
+    const full = sampleReceiptBody("full", {
+      kind: "confirm",
+      code: "runner_timeout",
+      model_fingerprint: { modelId: "m", sha256: `sha256:${"a".repeat(64)}`, runtime: "wllama 3", integrity: { config: "sha384-x", tokenizer: { "tokenizer.json": "sha384-y" } }, shaderF16: false },
+      tools_bundle_sha256: `sha256:${"b".repeat(64)}`,
+      python_packages: [{ name: "numpy", version: "2.0.0", file_name: "numpy-2.0.0.whl", sha256: `sha256:${"c".repeat(64)}` }],
+      tools_manifest_sha256: null,
+      tool_surface: "facts_store",
+      facts_store: "kb",
+      refused_calls: [{ tool_name: null, code: "invalid_tool_name", args_sha256: null, turn: 0, then: "repair_turn", arguments: { a: [1] } }],
+      call_checks: [{ turn: 0, tool_name: "", verdict: "cut_off" }],
+      text: { prompt: "p" },
+      extra: { pending_action_id: "pa-1" },
+      surface: "mcp",
+      client: { name: "c", version: "1" },
+      confirmed_via: "elicitation",
+      finish_reason: "stop",
+      engine_stats: { generations: 1, completion_tokens: 3 },
+      context: { window: 10, max_tokens: 2, turns_dropped: 0, counted_by: "estimate" },
+      imprint_restore: "prefix",
+      imprint_prefix: { prefix_cache: "none", state_fallback: { code: "storage_failed", reason: "r" } },
+      contract_prefix: { prefix_cache: "state_saved", prefix_tokens: 5 },
+    });
+    const calls: CallReceipt[] = [{ ...full.calls[0]!, execution_level: null, code: "runner_timeout", rows: 2, workspace_sha256: `sha256:${"d".repeat(64)}`, arguments: null }];
+    const a = await chainReceipt({ ...full, calls }, null);
+    const b = await chainReceipt({ ...sampleReceiptBody("newer"), future_field: { any: "thing" } } as never, a);
+    expect(parseJsonLines(toJsonLines([a, b]))).toEqual([a, b]);
   });
 
   it("export lines are canonical JSON", async () => {

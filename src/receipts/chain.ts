@@ -3,6 +3,8 @@
 // Pure: no I/O, no DOM, no Node. Stores call chainReceipt; the CLI and the UI call verifyReceipts.
 import { canonicalJson, isSha256, sha256Json, type Sha256 } from "../contract/hash.ts";
 import { EdgeError } from "../contract/errors.ts";
+import { isObj } from "../contract/types.ts";
+import { readReceipt } from "./shape.ts";
 import { RECEIPT_VERSION, type Receipt, type ReceiptBody } from "./types.ts";
 
 /** Why a link of the chain does not hold. */
@@ -95,16 +97,24 @@ function splitJsonLines(text: string): Entry[] {
   return entries;
 }
 
-/** Parse JSON Lines into receipts; a line that is not a JSON object is receipts_file_invalid (with its line). */
+/**
+ * Parse JSON Lines into receipts, each checked field by field against the Receipt type
+ * (readReceipt); a line that is not JSON, not an object or not a receipt is receipts_file_invalid,
+ * naming its line (and the field). Whether the receipts chain is verifyReceipts' question.
+ */
 export function parseJsonLines(text: string): Receipt[] {
   return splitJsonLines(text).map((entry) => {
     if (entry.parseError !== undefined) {
       throw EdgeError.withTableFix("receipts_file_invalid", { line: entry.line, reason: entry.parseError }, `Line ${entry.line} is not JSON: ${entry.parseError}.`);
     }
-    if (!isPlainObject(entry.value)) {
+    if (!isObj(entry.value)) {
       throw EdgeError.withTableFix("receipts_file_invalid", { line: entry.line }, `Line ${entry.line} is not a JSON object.`);
     }
-    return entry.value as unknown as Receipt;
+    const read = readReceipt(entry.value);
+    if (!read.ok) {
+      throw EdgeError.withTableFix("receipts_file_invalid", { line: entry.line, reason: read.problem }, `Line ${entry.line} is not a receipt: ${read.problem}.`);
+    }
+    return read.receipt;
   });
 }
 
@@ -127,7 +137,7 @@ export async function verifyReceipts(receipts: readonly Receipt[] | string): Pro
     });
     if (entry.parseError !== undefined) return broken("malformed_line", `Not JSON: ${entry.parseError}`, null, null);
     const value = entry.value;
-    if (!isPlainObject(value)) return broken("invalid_receipt", "Not a JSON object.", null, null);
+    if (!isObj(value)) return broken("invalid_receipt", "Not a JSON object.", null, null);
     const seq = Number.isSafeInteger(value.seq) && (value.seq as number) >= 1 ? (value.seq as number) : null;
     const id = typeof value.id === "string" ? value.id : null;
     const shapeProblem =
@@ -181,10 +191,7 @@ export async function verifyReceipts(receipts: readonly Receipt[] | string): Pro
 /** The pending action a confirm receipt ran, if it is one. */
 function confirmedAction(value: Record<string, unknown>): string | null {
   const extra = value.extra;
-  if (value.kind !== "confirm" || !isPlainObject(extra)) return null;
+  if (value.kind !== "confirm" || !isObj(extra)) return null;
   return typeof extra.pending_action_id === "string" ? extra.pending_action_id : null;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

@@ -12,6 +12,7 @@ export type CallStatus = "ok" | "failed_closed" | "pending_confirmation" | "abor
 /** imprint_with_contract: a profile-only imprint joined with a facts surface (the lookups' contract
  *  is injected before the imprint's prefix). */
 export type ToolInstructionMode = "contract" | "imprint" | "imprint_with_contract" | "none";
+/** Where a run's (or an imprint's) tools came from: a Python tools file, a tools manifest, or a facts store. */
 export type ToolSurfaceKind = "tools_file" | "tools_manifest" | "facts_store";
 /** A run asked for by a protocol client rather than by Edge's CLI, playground or widget. */
 export type ReceiptSurface = "mcp";
@@ -97,8 +98,8 @@ export interface ContextReceipt {
 }
 
 /** How a session's fixed conversation start reached the model: a restored imprint's prefix
- *  (imprint_prefix, issue 16) or, without an imprint, the tool contract kept as a saved state
- *  across runs (contract_prefix, issue 38: `edge chat --model`). */
+ *  (imprint_prefix) or, without an imprint, the tool contract kept as a saved state across runs
+ *  (contract_prefix: `edge chat --model`). */
 export interface PrefixStartReceipt {
   /** "state_file": a saved model state of the start was loaded (nothing of it evaluated);
    *  "state_saved" (contract_prefix): evaluated now and saved, so the next run loads it;
@@ -163,6 +164,8 @@ export interface ReceiptBody {
   /** The Python packages frozen with the tools project (name, version, wheel file, sha256 of the
    *  lock), in install order (docs/packages.md). Absent when it has none, and in older receipts. */
   python_packages?: FrozenPackage[];
+  /** sha256 of the project's pylock.toml, when its declared dependencies are locked (docs/packages.md). */
+  python_lock_sha256?: Sha256;
   tools_manifest_sha256?: Sha256 | null;
   /** Which kind of tools the run had (absent without tools, and in older receipts). */
   tool_surface?: ToolSurfaceKind;

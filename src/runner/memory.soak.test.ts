@@ -1,4 +1,4 @@
-// Issue 3's last fault: "200 calls in a row with no growth of memory beyond 10 % after warm-up",
+// The memory soak: "200 calls in a row with no growth of memory beyond 10 % after warm-up",
 // Node half (the Chromium half is e2e/soak.spec.ts). One host with one spare, as an app would
 // hold it; every call is a fresh runner process (Pyodide from the snapshot) that is killed after
 // its job, so nothing of a call may stay behind: not in this process's memory (frames, handles,

@@ -1,4 +1,4 @@
-// A tools project on disk (issue 25): the tools file plus the folder it sits in (or a root the person
+// A tools project on disk: the tools file plus the folder it sits in (or a root the person
 // names with --tools-root), read by the CLI — never by the runner, whose Node permission model keeps
 // reading only Pyodide's own files. The bytes go into the job and the runner mounts them read-only
 // at /tools (src/toolset/project.ts). What is left out, and why, is docs/tools-projects.md:

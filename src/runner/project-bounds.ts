@@ -1,4 +1,4 @@
-// The bounds and skip rules of a tools project (issue 25), shared by every place that reads one: the
+// The bounds and skip rules of a tools project, shared by every place that reads one: the
 // CLI's folder walk and the playground's folder or zip; the freeze checks every snapshot again.
 import { EdgeError } from "../contract/errors.ts";
 import type { ProjectLimits, SkipReason } from "../contract/project.ts";

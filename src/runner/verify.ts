@@ -5,7 +5,7 @@
 import { describeSchemaErrors, validateAgainst } from "../contract/ajv.ts";
 import { errorJson, isErrorCode, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { canonicalSize, hmacSha256Hex, isSha256, sha256Json, timingSafeEqual, type Sha256 } from "../contract/hash.ts";
-import { EXECUTION_LEVELS, SCHEMA_GENERATOR_VERSION, type DiscoveredTool, type JsonObject } from "../contract/types.ts";
+import { EXECUTION_LEVELS, isObj, SCHEMA_GENERATOR_VERSION, type DiscoveredTool, type JsonObject } from "../contract/types.ts";
 import { MAX_REPLY_CHARS } from "../../workers/protocol.ts";
 import type { CallOutcome, DiscoverOutcome } from "./host.ts";
 
@@ -17,10 +17,6 @@ export type CallVerdict = Omit<CallOutcome, "callId" | "duration_ms">;
 export type DiscoverVerdict = Omit<DiscoverOutcome, "duration_ms">;
 
 type Obj = Record<string, unknown>;
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Join and bound captured output (what edge_runner captured + what reached Pyodide's callbacks). */
 function boundStderr(parts: readonly unknown[], limit = DEFAULT_STDERR_LIMIT): string {

@@ -6,6 +6,7 @@ import type { ErrorCode, ErrorJson } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import type { ExecutionLevel, JsonObject } from "../contract/types.ts";
 import type { ModelFingerprint } from "../engines/engine.ts";
+import type { ToolSurfaceKind } from "../receipts/types.ts";
 import type { VfsEntryRecord } from "../builtins/vfs/store.ts";
 
 // ---- pending actions (confirm/) ----
@@ -148,12 +149,10 @@ export interface ImprintEvaluation {
   prefill_ms: number | null;
 }
 
-/** Where an imprint's tools came from; chat must restore it with the same kind of surface. */
-export type ImprintSurface = "tools_file" | "facts_store" | "tools_manifest";
-
 export interface ImprintTools {
-  /** Absent in imprints learned before facts surfaces could be learned: a tools file. */
-  surface?: ImprintSurface;
+  /** Where the imprint's tools came from; chat must restore it with the same kind of surface.
+   *  Absent in imprints learned before facts surfaces could be learned: a tools file. */
+  surface?: ToolSurfaceKind;
   schema_generator_version: string;
   active_set_sha256: Sha256;
   /** Tool name → schema_sha256 (sha256(JCS(schema))). */

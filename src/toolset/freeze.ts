@@ -118,7 +118,7 @@ export async function analyzeToolset(
   }
   let packages: FrozenPackages = NO_PACKAGES;
   try {
-    if (source.packages) packages = await freezePackages(snapshot, source.packages);
+    if (source.packages) packages = await freezePackages(snapshot, source.packages, source.name);
   } catch (err) {
     return { ...empty, tools_file_sha256: sha, tools_bundle_sha256: project.tools_bundle_sha256, project, bytes, errors: [toErrorJson(err)] };
   }

@@ -39,6 +39,8 @@ export interface InspectReport {
   /** The Python packages the project's imports resolved to, in install order, with their wheels'
    *  sizes (docs/packages.md); [] without packages. */
   python_packages: (FrozenPackage & { bytes: number })[];
+  /** sha256 of the project's pylock.toml when it declares dependencies (docs/packages.md), else null. */
+  python_lock_sha256: Sha256 | null;
   schema_generator_version: string | null;
   active_set_sha256: Sha256 | null;
   active_tools: string[];
@@ -76,6 +78,7 @@ export async function inspect(source: ToolSource, options: ToolsetOptions): Prom
     tools_files: r.project?.files ?? [],
     tools_skipped: r.project?.skipped ?? [],
     python_packages: (r.packages?.packages ?? []).map((p, i) => ({ ...p, bytes: r.packages!.wheels[i]!.bytes.byteLength })),
+    python_lock_sha256: r.packages?.lock_sha256 ?? null,
     schema_generator_version: r.schema_generator_version,
     active_set_sha256: r.active_set_sha256,
     active_tools: r.active.map((t) => t.schema.name),

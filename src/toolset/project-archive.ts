@@ -1,4 +1,4 @@
-// A tools project from a zip archive (issue 25): read with the CLI's skip rules and bounds
+// A tools project from a zip archive: read with the CLI's skip rules and bounds
 // (project.ts), bounded while it inflates (never by the sizes it declares). The tools file is
 // tools.py at the top, else the one top-level .py that uses @edge_tool; a single top folder inside
 // the archive (a zipped folder) is its root. Environment-neutral: the playground's "Open zip…" and

@@ -1,4 +1,4 @@
-// A tools project (issue 25): the tools file and the files beside it, frozen as one. At freeze time
+// A tools project: the tools file and the files beside it, frozen as one. At freeze time
 // every file is hashed into a manifest whose own hash, tools_bundle_sha256, goes into the freeze and
 // every receipt. Each job re-reads the project and sends the bytes IN the job; the runner mounts
 // them read-only at /tools and compares what it mounted with the frozen manifest before importing

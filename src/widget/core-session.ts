@@ -4,7 +4,8 @@
 import { isToolChoice } from "../engines/tool-turn.ts";
 import { pyodideBaseUrl } from "./assets.ts";
 import type { WidgetCore, WidgetWorkspace } from "./core.ts";
-import type { EngineKind, WidgetConfig } from "./types.ts";
+import type { EngineKind } from "../engines/engine.ts";
+import type { WidgetConfig } from "./types.ts";
 
 /** The element's attributes a config is made of. */
 export interface ConfigAttributes {

@@ -8,6 +8,7 @@ import { LitElement, html, nothing, type PropertyValues, type TemplateResult } f
 import { EdgeError } from "../contract/errors.ts";
 import type { ChatEvent } from "../chat/types.ts";
 import { reduce, type TranscriptEvent } from "../chat/transcript.ts";
+import type { EngineKind } from "../engines/engine.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
 import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
 import { Confirmations } from "./confirmations.ts";
@@ -18,7 +19,7 @@ import { cpuNotice, gpuNotice } from "./notices.ts";
 import { Runs } from "./runs.ts";
 import { styles } from "./styles.ts";
 import { errorMessage, renderTranscriptEntry, type WidgetTranscriptEntry } from "./transcript-view.ts";
-import type { EdgeErrorDetail, EngineKind, PendingActionDetail, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
+import type { EdgeErrorDetail, PendingActionDetail, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
 import { VisitorFiles } from "./visitor-files.ts";
 import { WriteApprovals, type WriteEntry } from "./write-approvals.ts";
 

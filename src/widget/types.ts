@@ -1,5 +1,6 @@
 // The widget's public shapes: event details, the run ask() resolves with, its configuration.
 // Type-only imports: nothing here costs bytes in the initial bundle.
+import type { EngineKind } from "../engines/engine.ts";
 import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { ChatRun } from "../chat/types.ts";
 import type { Receipt, ReceiptBody } from "../receipts/types.ts";
@@ -32,15 +33,13 @@ export type WidgetRun = Omit<ChatRun, "pending_action"> & { pending_action?: Pen
 /** What confirm(id) / reject(id) resolve with. */
 export type WidgetConfirmOutcome = ConfirmOutcome;
 
-/** The engine the widget runs (the `engine` attribute "auto" resolves to webllm or llamacpp). */
-export type EngineKind = "webllm" | "llamacpp" | "scripted";
-
 /** The element's attributes, resolved (URLs absolute against the host page). */
 export interface WidgetConfig {
   toolsUrl: string | null;
   factsUrl: string | null;
   tool: string[];
   toolTag: string[];
+  /** The engine the widget runs (the `engine` attribute "auto" resolves to webllm or llamacpp). */
   engine: EngineKind;
   /** webllm: a web-llm model id; llamacpp: a catalog id or a GGUF URL (absolute). */
   model: string | null;

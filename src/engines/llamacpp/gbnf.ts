@@ -15,6 +15,7 @@
 // weights under such a grammar always produce a valid, finite call quickly.
 //
 // Deterministic: the same schema gives the same grammar text (rules in first-use order).
+import { isObj } from "../../contract/types.ts";
 
 export type JsonSchemaLike = boolean | { readonly [key: string]: unknown };
 
@@ -55,7 +56,6 @@ export function gbnfLiteral(text: string): string {
 
 /** An alternation, bare when there is only one alternative. */
 export const alternation = (items: readonly string[]): string => (items.length === 1 ? items[0]! : `( ${items.join(" | ")} )`);
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const finite = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 /** Collects named rules; `render("root")` gives the grammar text. */

@@ -10,7 +10,7 @@
 // outside git).
 "use strict";
 const { createHash } = require("node:crypto");
-const { existsSync, readFileSync, statSync } = require("node:fs");
+const { existsSync, readFileSync } = require("node:fs");
 const { homedir } = require("node:os");
 const { basename, dirname, isAbsolute, join, resolve } = require("node:path");
 
@@ -80,64 +80,6 @@ function currentBuild(dir, root = PACKAGE_ROOT) {
   return existsSync(entry) ? entry : undefined;
 }
 
-/**
- * Whether a process that runs the build at `entry` still runs what a new `edge` would: asked again
- * and again by the runner keeper before it runs a command (src/cli/served.ts). Every input of that
- * build must still have the bytes it was built from — whatever current.json says meanwhile (another
- * checkout sharing the cache folder rewrites it) — and the installed packages (npm's record of
- * them, node_modules/.package-lock.json) must be the ones this process started with: the build
- * imports them at run time. The inputs are hashed again only when one of their stats changed
- * (inode, size, modification and change times, as git's index does: an edit changes the change
- * time even when the modification time is set back); stats of a file changed in the last 2 seconds
- * are never trusted, as a second edit within the clock's tick would leave them unchanged. Call it
- * while `entry` is current (the launcher does, at start): otherwise it always answers false.
- */
-function buildCheck(dir, entry, root = PACKAGE_ROOT) {
-  const record = readRecord(dir, root);
-  const key = basename(dirname(entry));
-  if (!record || record.key !== key) return () => false;
-  const files = record.inputs.map((f) => join(root, f));
-  const lockfile = join(root, "node_modules", ".package-lock.json");
-  const installed = statKey(lockfile);
-  let trusted; // the inputs' stats at the last hashing that passed, when all of them are old enough
-  return () => {
-    if (statKey(lockfile) !== installed || !existsSync(entry)) return false;
-    const now = Date.now();
-    const stats = statsOf(files);
-    if (stats && trusted === stats.key) return true;
-    const same = stillBuilds(record.inputs, key, root);
-    trusted = same && stats && stats.newest < now - 2000 ? stats.key : undefined;
-    return same;
-  };
-}
-
-/** A file's stats as text (undefined: it is gone). */
-function statText(file) {
-  try {
-    const st = statSync(file, { bigint: true });
-    return { text: `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`, changed: Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n) };
-  } catch {
-    return undefined;
-  }
-}
-
-function statKey(file) {
-  return statText(file)?.text ?? "none";
-}
-
-/** The files' stats as one string, and the newest change among them (undefined: one is gone). */
-function statsOf(files) {
-  let key = "";
-  let newest = 0;
-  for (const file of files) {
-    const st = statText(file);
-    if (!st) return undefined;
-    key += `${file}\0${st.text}\n`;
-    newest = Math.max(newest, st.changed);
-  }
-  return { key, newest };
-}
-
 /** For a cache outside the package: where its package imports must resolve (see build-cli.mjs). */
 function dependencyDirs(root = PACKAGE_ROOT) {
   const own = join(root, "node_modules");
@@ -156,4 +98,4 @@ function describeBuildError(err) {
   return `edge: cli_build_failed: ${CLI_BUILD_FAILED}\n  ${reason}\n`;
 }
 
-module.exports = { CLI_BUILD_FORMAT, PACKAGE_ROOT, CLI_ENTRY, CLI_BUILD_FAILED, cliCacheDirs, buildKey, currentBuild, buildCheck, dependencyDirs, describeBuildError };
+module.exports = { CLI_BUILD_FORMAT, PACKAGE_ROOT, CLI_ENTRY, CLI_BUILD_FAILED, cliCacheDirs, buildKey, currentBuild, dependencyDirs, describeBuildError };

@@ -3,4 +3,3 @@ export const CLI_BUILD_FORMAT: string;
 export const CLI_ENTRY: string;
 export function buildKey(files: readonly string[], read: (file: string) => Uint8Array, root?: string): string;
 export function currentBuild(dir: string, root?: string): string | undefined;
-export function buildCheck(dir: string, entry: string, root?: string): () => boolean;

@@ -4,12 +4,11 @@
 // a user's cache is for an install they cannot write to: so a source can be edited here, and
 // package imports resolve through the build's links.
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { buildCheck, buildKey, CLI_BUILD_FORMAT, CLI_ENTRY, currentBuild } from "../../scripts/cli-cache.cjs";
 import { ERRORS } from "../contract/errors.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -164,46 +163,5 @@ describe("each command loads only what it uses", () => {
     expect(packages.filter((p) => p.startsWith("@modelcontextprotocol/sdk/")).length).toBeGreaterThan(0);
     const foreign = sources.filter((s) => /^src\/(engines|facts|imprint|app|widget)\//.test(s) && s !== "src/engines/llamacpp/catalog.ts");
     expect(foreign).toEqual([]);
-  });
-});
-
-describe("the runner keeper's check that it runs what a new `edge` would (buildCheck)", () => {
-  it("sees an edit, also one that sets the modification time back, and trusts unchanged stats", async () => {
-    const root = mkdtempSync(join(tmpdir(), "edge-build-check-"));
-    const dir = join(root, "cache");
-    mkdirSync(join(root, "node_modules"));
-    writeFileSync(join(root, "node_modules", ".package-lock.json"), "{}\n");
-    const inputs = ["a.ts", "b.ts"];
-    for (const f of inputs) writeFileSync(join(root, f), `export const ${f[0]} = 1;\n`);
-    const key = buildKey(inputs, (f) => readFileSync(join(root, f)), root);
-    mkdirSync(join(dir, key), { recursive: true });
-    writeFileSync(join(dir, key, CLI_ENTRY), "");
-    writeFileSync(join(dir, "current.json"), JSON.stringify({ format: CLI_BUILD_FORMAT, key, root, inputs }));
-    const entry = currentBuild(dir, root)!;
-    expect(entry).toBe(join(dir, key, CLI_ENTRY));
-    // Every file older than the 2 seconds after which stats are trusted.
-    const old = new Date(Date.now() - 60_000);
-    for (const f of [...inputs.map((i) => join(root, i)), join(dir, "current.json")]) utimesSync(f, old, old);
-    await new Promise((r) => setTimeout(r, 2100)); // the change times (which cannot be set back) too
-    const check = buildCheck(dir, entry, root);
-    expect(check()).toBe(true);
-    expect(check()).toBe(true); // from the stats alone
-    // Another checkout sharing the cache folder made its own build current: this one still holds.
-    writeFileSync(join(dir, "current.json"), JSON.stringify({ format: CLI_BUILD_FORMAT, key: "0".repeat(64), root: "/elsewhere", inputs }));
-    expect(check()).toBe(true);
-    const a = join(root, "a.ts");
-    writeFileSync(a, "export const a = 2;\n"); // same size
-    utimesSync(a, old, old); // and the modification time set back: the change time still moved
-    expect(check()).toBe(false);
-    writeFileSync(a, "export const a = 1;\n");
-    expect(check()).toBe(true); // the bytes the build was made from
-    rmSync(join(root, "b.ts"));
-    expect(check()).toBe(false);
-    writeFileSync(join(root, "b.ts"), "export const b = 1;\n");
-    expect(check()).toBe(true);
-    // `npm install` since this process started: its packages are not what a new process loads.
-    writeFileSync(join(root, "node_modules", ".package-lock.json"), '{"packages": {}}\n');
-    expect(check()).toBe(false);
-    rmSync(root, { recursive: true, force: true });
   });
 });

@@ -18,13 +18,11 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-// The runner keeper a one-shot command starts in the background (src/runner/keeper.ts), which also
-// runs the one-shot commands the launcher asks it to (./served.ts): not a command of the table,
-// never typed by a person.
+// The runner keeper a one-shot command starts in the background (src/runner/keeper.ts): not a
+// command of the table, never typed by a person.
 if (process.argv[2] === "__runner-keeper") {
-  const [{ serveRunnerKeeper }, { keptCommands }] = await Promise.all([import("../runner/keeper.ts"), import("./served.ts")]);
-  const socket = process.argv[3] ?? "";
-  process.exit(await serveRunnerKeeper(socket, process.env, keptCommands(socket)).catch(() => 1));
+  const { serveRunnerKeeper } = await import("../runner/keeper.ts");
+  process.exit(await serveRunnerKeeper(process.argv[3] ?? "", process.env).catch(() => 1));
 }
 
 const code = await runCli(argv, {

@@ -2,7 +2,8 @@
 // through real `edge` processes: a PEP 723 header (tabulate, python-dateutil with six) and a
 // requirements.txt; the lock's wheels fetched once, then offline; a tampered stored wheel and a
 // hand-edited or stale lock refused; Requires-Python and platform-only packages refused with
-// their reason; a package only Pyodide builds (numpy) pinned from Pyodide's lock. The index is
+// their reason; a wheel built for Pyodide (PEP 783) with a C extension; a package only Pyodide
+// builds (numpy) pinned from Pyodide's lock. The index is
 // PyPI seen through a local pass-through server that counts requests and can be switched off, so
 // "offline after once" is measured, not assumed. Needs PyPI (pypi.org, files.pythonhosted.org):
 // skipped without it, unless EDGE_REQUIRE_PYPI=1 (CI) makes that a failure.
@@ -218,6 +219,23 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
     const option = await edge("packages", "lock", project({ "tools.py": PLAIN("json"), "requirements.txt": "# tools\ntabulate\n--index-url https://example.org/simple\n" }), "--json");
     expect(option.json.error.code).toBe("python_requirement_invalid");
     expect(option.json.error.message).toContain("requirements.txt line 3");
+  }, 120_000);
+
+  it("installs a wheel built for Pyodide (PEP 783: xxhash's C extension, pyemscripten_2026_0_wasm32) in preference to any other", async () => {
+    const xx = project({
+      "tools.py": `from edgestudio.tools import edge_tool
+import xxhash
+
+@edge_tool(description="The xxh64 of a text.")
+def digest(text: str) -> str:
+    return xxhash.xxh64(text.encode()).hexdigest()
+`,
+      "requirements.txt": "xxhash==4.1.0\n",
+    });
+    const r = await edge("packages", "lock", xx, "--json");
+    expect(r.json.packages).toEqual([expect.objectContaining({ name: "xxhash", source: "pypi", file_name: "xxhash-4.1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl", status: "added" })]);
+    const call = await edge("tools", "call", xx, "digest", "--args", '{"text": "abc"}', "--json");
+    expect(call.json.result).toEqual({ result: "44bc2cf5ad770999" }); // XXH64("abc"), seed 0
   }, 120_000);
 
   it("pins a package that only Pyodide builds (numpy) from Pyodide's lock, and says where its wheel must come from", async () => {

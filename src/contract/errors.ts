@@ -309,11 +309,9 @@ export const ERRORS = {
   widget_config_invalid:
     "The <edge-chat> element's attributes do not make a working setup (the message names the attribute and what it needs); fix that attribute in the page's HTML.",
 
-  // ── the built `edge` command, printed by bin/edge.cjs (scripts/cli-cache.cjs, cli-served.cjs) ──
+  // ── the built `edge` command, printed by bin/edge.cjs (scripts/cli-cache.cjs) ──
   cli_build_failed:
     "The edge command could not be built from its sources; fix the error shown (in a file you edited), or run npm install if esbuild is missing.",
-  command_server_lost:
-    "The background edge process that was running this command ended before the command finished; run the command again (set EDGE_KEEPER_COMMANDS=0 to run every command in its own process).",
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,19 +3,16 @@
 // 4-byte length, the payload. The command's first record is its hello (the keeper's token and the
 // boot it wants), the keeper's first is its answer; then the runner's fd 3 travels as PROTOCOL
 // records both ways (the frames inside are the runner protocol's, read and bounded by the command
-// as from a runner of its own), its fd 1/2 as OUTPUT, and its end as EXIT (docs/cli.md). A hello
-// that carries a command (the launcher's, scripts/cli-served.cjs) is answered the same way; the
-// launcher then sends GO, and the keeper the command's STDOUT and STDERR and, last, its exit code
-// as EXIT.
+// as from a runner of its own), its fd 1/2 as OUTPUT, and its end as EXIT (docs/cli.md).
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { canonicalJson } from "../contract/hash.ts";
 import type { BootMessage } from "../../workers/protocol.ts";
 import { processLaunchTools, type RunnerLaunch } from "./runner-launch.ts";
 
-export const RECORD = { HELLO: 0, PROTOCOL: 1, OUTPUT: 2, EXIT: 3, GO: 4, STDOUT: 5, STDERR: 6 } as const;
+export const RECORD = { HELLO: 0, PROTOCOL: 1, OUTPUT: 2, EXIT: 3 } as const;
 const HEAD = 5;
 /** A PROTOCOL or OUTPUT record's payload is at most this; longer writes are split. */
 export const RECORD_CHUNK = 1024 * 1024;
@@ -109,40 +106,38 @@ export interface KeeperSpec {
   cacheFiles?: string;
 }
 
-/** The spec's key, with the runner script, the node that runs it and the launch tools it is
- *  started through (runner-launch.ts): a keeper serves a command only a runner that command would
- *  have started itself, never one with a weaker boundary because another PATH started the keeper. */
+/** The spec's key, with the runner script, the node that runs it, the launch tools it is started
+ *  through (runner-launch.ts) and the network namespace it starts in: a keeper serves a command
+ *  only a runner that command would have started itself, never one with a weaker boundary because
+ *  another PATH, or a shell with network where the command has none, started the keeper. */
 export function keeperKey(spec: KeeperSpec, scriptSha256: string): string {
   const launch = processLaunchTools();
   return createHash("sha256")
-    .update(canonicalJson({ format: "edge-runner-keeper.v2", node: process.version, execPath: process.execPath, script: scriptSha256, launch, spec }))
+    .update(canonicalJson({ format: "edge-runner-keeper.v3", node: process.version, execPath: process.execPath, script: scriptSha256, launch, netns: networkNamespace(), spec }))
     .digest("hex");
 }
 
-/** The command's hello. `status` asks for the keeper's numbers instead of a runner; `command`
- *  asks the keeper to run a whole command (docs/cli.md, "Commands the keeper runs"). */
+/** This process's network namespace ("net:[4026531840]"), or null where there is none to read. */
+function networkNamespace(): string | null {
+  try {
+    return readlinkSync("/proc/self/ns/net");
+  } catch {
+    return null;
+  }
+}
+
+/** The command's hello. `status` asks for the keeper's numbers instead of a runner. */
 export interface KeeperHello {
   token: string;
   /** keeperKey of the runners the command wants (a keeper holds runners of one key). */
   key: string;
   status?: boolean;
-  command?: KeptCommand;
-}
-
-/** A command the `edge` launcher asks the keeper to run for it (scripts/cli-served.cjs): its words,
- *  working folder and environment, and the node that would have run it. */
-export interface KeptCommand {
-  argv: string[];
-  cwd: string;
-  env: Record<string, string>;
-  node: string;
-  execPath: string;
 }
 
 export type KeeperAnswer =
   /** A runner: `launch` says how it was started (the command announces a weaker boundary). */
   | { ok: true; status?: undefined; launch?: Pick<RunnerLaunch, "network" | "parentDeath" | "reason"> }
-  | { ok: false; reason: "token" | "stale" | "busy" | "failed" | "declined" }
+  | { ok: false; reason: "token" | "stale" | "busy" | "failed" }
   | { ok: true; status: KeeperStatus };
 
 export interface KeeperStatus {
@@ -150,8 +145,6 @@ export interface KeeperStatus {
   served: number;
   sparesReady: number;
   bootsFailed: number;
-  /** Whole commands the keeper ran (RECORD.GO received). */
-  commands: number;
 }
 
 /** Where one keeper's files are: `<dir>/keeper-<id>.sock`, `.token` (0600: who may take a
@@ -188,8 +181,7 @@ export function keeperPaths(dir: string, scope: { packageRoot: string; cacheFile
 }
 
 /** 64-bit FNV-1a of the text's UTF-16 units, 16 hex digits: a name, not a secret (a keeper's token
- *  and key decide who gets what). Not sha256: the launcher computes the same name before anything
- *  else (scripts/cli-served.cjs), and loading node:crypto there costs ≈ 4 ms of every command. */
+ *  and key decide who gets what). */
 function fnv1a64(text: string): string {
   let h = 0xcbf29ce484222325n;
   for (let i = 0; i < text.length; i++) h = ((h ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n) & 0xffffffffffffffffn;
@@ -207,7 +199,7 @@ export function keeperEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return !switchedOff(env.EDGE_RUNNER_KEEPER);
 }
 
-/** A switch set to 0, off, false or no (any case): EDGE_RUNNER_KEEPER, EDGE_KEEPER_COMMANDS. */
+/** A switch set to 0, off, false or no (any case). */
 export function switchedOff(value: string | undefined): boolean {
   return /^(0|off|false|no)$/i.test(value ?? "");
 }

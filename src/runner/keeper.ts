@@ -4,12 +4,8 @@
 // message, the same runner script: keeperKey), and gives each to one command that presents its
 // token, for one job. When that command's connection closes, the runner is killed and a new one
 // boots. The keeper never runs tool code itself and never reads a runner's frames after its
-// `ready`: the command does, with its own limits, as from a runner of its own.
-//
-// It also runs whole one-shot commands for the `edge` launcher (scripts/cli-served.cjs), when the
-// CLI gives it `commands` (src/cli/served.ts decides which, and runs them): one at a time, each
-// only after the launcher's GO, its output sent back as STDOUT/STDERR records and its exit code as
-// EXIT. A launcher that leaves while its command runs ends the keeper, as Ctrl-C ends a command.
+// `ready`: the command does, with its own limits, as from a runner of its own. It runs no command
+// and no code of a command: it only holds runners.
 //
 // It ends after EDGE_RUNNER_KEEPER_IDLE_MS (default 10 minutes) without a command, when a command
 // wants runners booted otherwise (an edited runner, a new snapshot: that command starts the next
@@ -20,7 +16,7 @@ import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT } from "../../workers/frames.ts";
 import { parseWorkerToHost } from "../../workers/protocol.ts";
-import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, encodeRecord, jsonRecord, keeperKey, keeperPathsOf, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec, type KeptCommand } from "./keeper-wire.ts";
+import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, keeperPathsOf, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec } from "./keeper-wire.ts";
 import { spawnRunnerChild, type RunnerLink } from "./node-process.ts";
 import { privateSnapshotBoot } from "./node-snapshot-file.ts";
 import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
@@ -32,23 +28,8 @@ const BOOT_TIMEOUT_MS = 60_000;
 const HELLO_TIMEOUT_MS = 10_000;
 const WATCH_MS = 2_000;
 const MAX_FAILED_BOOTS = 3;
-/** A hello is a token and a key, or a command (its words and environment); after it, PROTOCOL
- *  records of a job's frames, or a command's GO. */
+/** A hello is a token and a key; after it, PROTOCOL records of a job's frames. */
 const SERVER_LIMIT = (type: number): number => (type === RECORD.HELLO ? 256 * 1024 : RECORD_CHUNK);
-
-/** What a command prints, as it prints it. */
-export interface KeptCommandIO {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-/** The commands a keeper runs (src/cli/served.ts). `accept` decides at once, running nothing: the
- *  run, started on GO; or "declined" (the launcher then runs the command itself); or "outdated":
- *  declined, and this keeper ends (its CLI is not the current build: the launcher's command starts
- *  the next keeper when it closes). */
-export interface KeptCommands {
-  accept(command: KeptCommand): ((io: KeptCommandIO) => Promise<number>) | "declined" | "outdated";
-}
 
 /** One runner process of the keeper, from its start to its end. */
 class Spare {
@@ -156,7 +137,7 @@ function claim(path: string): Promise<Server | undefined> {
 }
 
 /** Runs the keeper until it ends; resolves with its exit code. */
-export async function serveRunnerKeeper(socketPath: string | undefined, env: NodeJS.ProcessEnv = process.env, commands?: KeptCommands): Promise<number> {
+export async function serveRunnerKeeper(socketPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   if (!socketPath?.endsWith(".sock")) return 2;
   const paths = keeperPathsOf(socketPath);
   process.chdir("/");
@@ -172,11 +153,11 @@ export async function serveRunnerKeeper(socketPath: string | undefined, env: Nod
   writeFileSync(tokenTmp, token, { mode: 0o600, flag: "wx" });
   renameSync(tokenTmp, paths.token);
   const idleMs = Number(env.EDGE_RUNNER_KEEPER_IDLE_MS) > 0 ? Number(env.EDGE_RUNNER_KEEPER_IDLE_MS) : DEFAULT_IDLE_MS;
-  const keeper = new Keeper(server, paths, token, keeperKey(spec, sha), idleMs, () => new Spare(plan, script, launch, boot, (s, booted) => keeper.ended(s, booted)), commands);
+  const keeper = new Keeper(server, paths, token, keeperKey(spec, sha), idleMs, () => new Spare(plan, script, launch, boot, (s, booted) => keeper.ended(s, booted)));
   return keeper.done;
 }
 
-/** The keeper's runners and the commands it serves, from its socket's claim to its end. */
+/** The keeper's runners, from its socket's claim to its end. */
 class Keeper {
   readonly done: Promise<number>;
   private finish!: (code: number) => void;
@@ -188,9 +169,6 @@ class Keeper {
   private served = 0;
   private failedInRow = 0;
   private bootsFailed = 0;
-  /** A command is running, or accepted and waiting for its GO: one at a time. */
-  private running = false;
-  private commandsRun = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly watch: NodeJS.Timeout;
   private readonly own: number | undefined;
@@ -202,7 +180,6 @@ class Keeper {
     private readonly key: string,
     private readonly idleMs: number,
     private readonly spawnSpare: () => Spare,
-    private readonly commands: KeptCommands | undefined,
   ) {
     this.done = new Promise((resolve) => (this.finish = resolve));
     this.own = inode(paths.socket);
@@ -230,7 +207,7 @@ class Keeper {
       rmSync(this.paths.socket, { force: true });
       rmSync(this.paths.token, { force: true });
     }
-    if (!this.running) this.finish(0); // else when the command ends (runCommand)
+    this.finish(0);
   }
 
   private idle(): void {
@@ -297,9 +274,8 @@ class Keeper {
     if (!sameToken(hello.token, this.token)) return answer({ ok: false, reason: "token" });
     if (hello.status) {
       const sparesReady = this.spares.filter((s) => s.state === "ready").length;
-      return answer({ ok: true, status: { pid: process.pid, served: this.served, sparesReady, bootsFailed: this.bootsFailed, commands: this.commandsRun } });
+      return answer({ ok: true, status: { pid: process.pid, served: this.served, sparesReady, bootsFailed: this.bootsFailed } });
     }
-    if (hello.command) return this.command(socket, reader, hello.command);
     if (hello.key !== this.key) {
       answer({ ok: false, reason: "stale" });
       return this.end(); // the command starts a keeper for its own runners when it closes
@@ -315,62 +291,6 @@ class Keeper {
     this.served++;
     const { network, parentDeath, reason } = spare.launch;
     spare.take(socket, reader, jsonRecord(RECORD.HELLO, { ok: true, launch: { network, parentDeath, reason } }));
-  }
-
-  /** A whole command for the launcher: one at a time, and only once the launcher says GO (a
-   *  launcher that gave up waiting for this answer runs the command itself, and has closed by
-   *  then: a command never runs twice). */
-  private command(socket: Socket, reader: RecordReader, command: KeptCommand): void {
-    const declined = (reason: "busy" | "declined"): void => void socket.end(Buffer.concat(jsonRecord(RECORD.HELLO, { ok: false, reason })));
-    if (this.running) return declined("busy");
-    const run = this.closed || !this.commands ? "declined" : this.commands.accept(command);
-    if (run === "outdated") {
-      declined("declined");
-      return this.end();
-    }
-    if (run === "declined") return declined("declined");
-    this.running = true;
-    let state: "waiting" | "running" | "done" = "waiting";
-    socket.on("close", () => {
-      if (state === "waiting") this.running = false;
-      // Its launcher left while it ran (Ctrl-C, a closed pipe): the keeper ends with the command's
-      // runners, as a command's own process ends today; the next command starts a new keeper.
-      else if (state === "running") {
-        this.end();
-        this.finish(0);
-      }
-    });
-    socket.on("data", (chunk: Buffer) => {
-      let records;
-      try {
-        records = reader.push(chunk);
-      } catch {
-        return void socket.destroy();
-      }
-      if (!records.length) return;
-      if (state !== "waiting" || records[0]!.type !== RECORD.GO) return void socket.destroy();
-      state = "running";
-      void this.runCommand(socket, run).then(() => (state = "done"));
-    });
-    socket.write(Buffer.concat(jsonRecord(RECORD.HELLO, { ok: true })));
-  }
-
-  private async runCommand(socket: Socket, run: (io: KeptCommandIO) => Promise<number>): Promise<void> {
-    const send = (type: number, text: string): void => {
-      if (!socket.destroyed) socket.write(Buffer.concat(encodeChunked(type, Buffer.from(text))));
-    };
-    let code: number;
-    try {
-      code = await run({ out: (text) => send(RECORD.STDOUT, text), err: (text) => send(RECORD.STDERR, text) });
-    } catch (err) {
-      // What an uncaught error prints from a command's own process, and its exit code.
-      send(RECORD.STDERR, `${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      code = 1;
-    }
-    this.commandsRun++;
-    this.running = false;
-    if (!socket.destroyed) socket.end(Buffer.concat(encodeRecord(RECORD.EXIT, Buffer.from(String(code)))));
-    if (this.closed) this.finish(0); // an end asked for while it ran
   }
 }
 

@@ -1,4 +1,4 @@
-// Python packages of a tools project (issue 25, part 2) through real `edge` processes and real
+// Python packages of a tools project through real `edge` processes and real
 // runner processes. This machine cannot download Pyodide's real wheels, so the tests build small
 // pure-Python wheels (test/wheels.ts) and a pyodide-lock.json naming them (with Pyodide's own ABI),
 // served from a local folder and from a local HTTP server: resolution from imports (with a

@@ -1,4 +1,4 @@
-// A tools project's Python packages, frozen (issue 25): the imports the tools file reaches (reach.ts) resolved
+// A tools project's Python packages, frozen: the imports the tools file reaches (reach.ts) resolved
 // against the lock (dependencies included), each wheel taken from this device's store, checked
 // against the lock's sha256. The frozen set — names, versions, file names, sha256 — goes into the
 // freeze, inspect --json and receipts; the verified bytes go into every job of the session, where

@@ -1,4 +1,4 @@
-// Resolution of a tools project's imports against Pyodide's lock (issue 25, part 2), without a
+// Resolution of a tools project's imports against Pyodide's lock, without a
 // runner: the import scan, the lock's import names, dependencies in install order, names outside the
 // lock, and a project's own modules shadowing a package.
 import { readFileSync } from "node:fs";

@@ -1,4 +1,4 @@
-// The runner's own side of Python packages (issue 25, part 2), through a real Node runner process:
+// The runner's own side of Python packages, through a real Node runner process:
 // wheels sent in the job are hashed again before any Python runs (bytes that are not the lock's are
 // refused with python_package_hash_mismatch, and nothing is imported), and installed with
 // Pyodide's installer so the tools file imports them, for discover and for call.

@@ -107,8 +107,8 @@ test("packages: asked with sizes before a download, a tampered wheel refused, th
   expect(ran.state, ran.text).toBe("ok");
   expect(JSON.parse((await page.locator("#try-result").textContent())!)).toMatchObject({ value: 21, base: 7 });
   const frozen = [
-    { name: "edgepkg-beta", version: "0.3.1", file_name: beta.file_name, sha256: `sha256:${beta.sha256}` },
-    { name: "edgepkg-alpha", version: "1.2.0", file_name: alpha.file_name, sha256: `sha256:${alpha.sha256}` },
+    { name: "edgepkg-beta", version: "0.3.1", file_name: beta.file_name, sha256: `sha256:${beta.sha256}`, source: "pyodide-lock" },
+    { name: "edgepkg-alpha", version: "1.2.0", file_name: alpha.file_name, sha256: `sha256:${alpha.sha256}`, source: "pyodide-lock" },
   ];
   expect((await storedReceipts(page)).at(-1)?.python_packages).toEqual(frozen);
   await expect(page.locator("#packages-stored summary")).toHaveText(/^Python packages in this browser: 2 \(/);

@@ -9,6 +9,8 @@
 //     again after a reload from the stored copy, then from a file the visitor picks.
 //   real weights — the playground with a trained model from a file, a URL and, offline, the
 //     store (real-model-journey.ts).
+//   PyPI packages — a tools file's declared dependencies locked, downloaded and run in the
+//     playground (also offline) and in the widget (pypi-journey.ts).
 //   load loop (Firefox) — the generated model loaded five times in a row in a page the service
 //     worker controls, none stalled (load-journey.ts; load-loop.ts runs it 100 times).
 // With default settings and no prompt answered. No console errors: Firefox's console, WebKit's
@@ -19,6 +21,7 @@ import { startModelServer } from "../../test/engines/model-server.ts";
 import { docsPage, ensureWidgetBuild, startStaticServer, startWidgetSites } from "../widget-servers.ts";
 import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
 import { loadLoopJourney } from "./load-journey.ts";
+import { pypiPlaygroundJourney, pypiWidgetJourney } from "./pypi-journey.ts";
 import { realModelJourney } from "./real-model-journey.ts";
 import { bootPlayground, expectEqual, expectIsolated, loadModel, noConsoleErrors, send, startAppServer, workFile, type Journey, type Pace } from "./steps.ts";
 
@@ -325,4 +328,4 @@ const consoleProbe: Journey = {
 
 /** In the order run.ts queues them: the console probe first, then the real-weight journey (the
  *  longest by far, so the others fill the other lane meanwhile); the load loop (Firefox only) last. */
-export const JOURNEYS: Journey[] = [consoleProbe, realModelJourney, playground, widget, loadLoopJourney];
+export const JOURNEYS: Journey[] = [consoleProbe, realModelJourney, playground, widget, pypiPlaygroundJourney, pypiWidgetJourney, loadLoopJourney];

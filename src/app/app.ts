@@ -146,6 +146,23 @@ export class App {
     return { ...toolSourceFor(this.sourceMode, () => this.editor.getText()), packages: this.packages.provider };
   }
 
+  /**
+   * Put a file into the tools project held in this page (the pylock.toml "Lock dependencies"
+   * wrote), so the next inspect and freeze see it. The editor's file, or a file on disk, becomes a
+   * project of that file and this one (held in this page: the file on disk is no longer re-read).
+   */
+  async putProjectFile(path: string, bytes: Uint8Array): Promise<void> {
+    const m = this.sourceMode;
+    if (m.kind === "project") m.project.files[path] = bytes;
+    else {
+      const snapshot = await readProjectSnapshot(this.toolSource());
+      this.sourceMode = { kind: "project", project: { name: "project", entry: snapshot.entry, files: { ...snapshot.files, [path]: bytes }, skipped: [] }, open: snapshot.entry };
+      this.editor.setReadOnly(false);
+    }
+    if (this.current?.toolset) this.sourceChanged = true;
+    this.emit("source");
+  }
+
   /** Discover the current source in a fresh runner (top-level code runs there) and keep the report. */
   async inspect(signal?: AbortSignal): Promise<ToolsetReport> {
     const t0 = performance.now();

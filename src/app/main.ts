@@ -58,12 +58,14 @@ async function boot(): Promise<{ host: BrowserRunnerHost; editor: ToolsEditor; a
   installDebugHook(host);
   const stores = await storesPromise;
   // Python packages: Pyodide's own lock and CDN, or a self-hosted set the address names
-  // (?package-lock=URL of its pyodide-lock.json, ?package-source=URL of the folder of its wheels).
+  // (?package-lock=URL of its pyodide-lock.json, ?package-source=URL of the folder of its wheels);
+  // declared dependencies are locked against PyPI, or the index ?package-index=URL names.
   const params = new URLSearchParams(location.search);
   const packages = browserPackages({
     ownLock: host.sandbox.lockFileContents,
     ...(params.get("package-lock") ? { lockUrl: params.get("package-lock")! } : {}),
     ...(params.get("package-source") ? { sourceUrl: params.get("package-source")! } : {}),
+    ...(params.get("package-index") ? { indexUrl: params.get("package-index")! } : {}),
   });
   return { host, editor, app: new App(host, stores, editor, packages) };
 }

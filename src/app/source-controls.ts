@@ -58,6 +58,10 @@ function sourceLoader(app: App, editor: ToolsEditor, tools: ToolsPanel) {
       await loadText(new TextDecoder().decode(project.files[project.entry]), `${project.name}/${project.entry}`);
     },
   });
+  // A file put into the project by another panel (the pylock.toml "Lock dependencies" wrote).
+  app.on((change) => {
+    if (change === "source") show();
+  });
   editor.onChange(() => {
     if (writes.applying) return;
     projectFiles.editorChanged(editor.getText());

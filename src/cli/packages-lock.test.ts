@@ -3,70 +3,29 @@
 // requirements.txt; the lock's wheels fetched once, then offline; a tampered stored wheel and a
 // hand-edited or stale lock refused; Requires-Python and platform-only packages refused with
 // their reason; a wheel built for Pyodide (PEP 783) with a C extension; a package only Pyodide
-// builds (numpy) pinned from Pyodide's lock. The index is
-// PyPI seen through a local pass-through server that counts requests and can be switched off, so
-// "offline after once" is measured, not assumed. Needs PyPI (pypi.org, files.pythonhosted.org):
+// builds (numpy) pinned from Pyodide's lock. The index is PyPI seen through a local pass-through
+// (test/pypi-mirror.ts) that counts requests and can be switched off, so "offline after once" is
+// measured, not assumed. Needs PyPI (pypi.org, files.pythonhosted.org):
 // skipped without it, unless EDGE_REQUIRE_PYPI=1 (CI) makes that a failure.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { edgeCliWithEnv, type CliResult } from "../../test/cli.ts";
+import { PypiMirror } from "../../test/pypi-mirror.ts";
 import { newClient, stdioServer } from "./mcp.test-helpers.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "edge-lock-"));
 const DATA = join(tmp, "data");
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const pypi = await fetch("https://pypi.org/simple/six/", { headers: { accept: "application/vnd.pypi.simple.v1+json" }, signal: AbortSignal.timeout(20_000) }).then(
-  (r) => r.ok,
-  () => false,
-);
+const pypi = await PypiMirror.reachable();
 if (!pypi && process.env.EDGE_REQUIRE_PYPI === "1") throw new Error("EDGE_REQUIRE_PYPI=1 but https://pypi.org/simple/ cannot be reached from this machine.");
 
-/** PyPI through 127.0.0.1: project pages with their file URLs rewritten to come here too. */
-class PassThroughIndex {
-  requests = 0;
-  online = true;
-  /** Wheels arrive with bytes added (as a compromised mirror would serve them). */
-  tamper = false;
-  private server: Server | undefined;
-  url = "";
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      this.requests++;
-      if (!this.online) {
-        res.socket?.destroy();
-        return;
-      }
-      const path = req.url ?? "/";
-      const upstream = path.startsWith("/files/") ? `https://files.pythonhosted.org/${path.slice("/files/".length)}` : `https://pypi.org${path}`;
-      fetch(upstream, { headers: { accept: req.headers.accept ?? "*/*" } })
-        .then(async (up) => {
-          const type = up.headers.get("content-type") ?? "application/octet-stream";
-          let body = Buffer.from(await up.arrayBuffer());
-          if (this.tamper && path.endsWith(".whl")) body = Buffer.concat([body, Buffer.from("tampered")]);
-          if (type.includes("json")) body = Buffer.from(body.toString("utf8").replaceAll("https://files.pythonhosted.org/", `${this.url.replace(/simple\/$/, "")}files/`));
-          res.writeHead(up.status, { "content-type": type, "content-length": body.byteLength });
-          res.end(body);
-        })
-        .catch(() => res.socket?.destroy());
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
-    const address = this.server.address();
-    this.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/simple/`;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
-
-const index = new PassThroughIndex();
+// PyPI's pages as this machine receives them (no core-metadata: the resolver reads each wheel's METADATA).
+const index = new PypiMirror({ metadataApart: false });
 beforeAll(() => (pypi ? index.start() : undefined));
 afterAll(() => index.close());
 
@@ -134,13 +93,13 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
 
   it("calls the tools in a runner with the pinned wheels, records them and the lock's sha256 in the receipt, and works with the index switched off", async () => {
     index.online = false;
-    const before = index.requests;
+    const before = index.requests.length;
     const r = await edge("tools", "call", tools, "weekday", "--args", '{"date": "2026-12-06"}', "--json");
     expect(r.err).toBe("");
     expect(r.json.result).toMatchObject({ day: "Sunday", six: "1.17.0" });
     expect(r.json.result.table).toContain("2026-12-06  Sunday");
     expect(r.json.result.where).toMatch(/site-packages\/tabulate/);
-    expect(index.requests).toBe(before);
+    expect(index.requests.length).toBe(before);
     const receipt = (await createNodeReceiptStore({ dir: DATA }).list()).find((x) => x.id === r.json.receipt_id)!;
     expect(receipt.python_packages!.map((p) => `${p.name} ${p.version} ${p.source}`)).toEqual(["six 1.17.0 pypi", "python-dateutil 2.9.0.post0 pypi", "tabulate 0.10.0 pypi"]);
     const { createHash } = await import("node:crypto");
@@ -154,7 +113,7 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
 
   it("serves the same tools over MCP (stdio, the SDK's client), offline", async () => {
     index.online = false;
-    const before = index.requests;
+    const before = index.requests.length;
     const s = await stdioServer({ dir: join(tools, ".."), file: tools, dataDir: DATA }, newClient("edge-lock-test", "1.0.0"));
     try {
       const r = (await s.client.callTool({ name: "weekday", arguments: { date: "2026-12-07" } })) as CallToolResult;
@@ -171,7 +130,7 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
       await s.client.close();
       index.online = true;
     }
-    expect(index.requests).toBe(before);
+    expect(index.requests.length).toBe(before);
   }, 180_000);
 
   it("refuses a tampered stored wheel (nothing imported), and a lock edited by hand", async () => {
@@ -182,9 +141,9 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
     expect(r.json.error.code).toBe("python_package_hash_mismatch");
     // A wheel that arrives with other bytes than the index's sha256: refused, nothing stored.
     rmSync(stored);
-    index.tamper = true;
+    index.tamper.add("tabulate-0.10.0-py3-none-any.whl");
     const tampered = await edge("packages", "lock", tools, "--json");
-    index.tamper = false;
+    index.tamper.clear();
     expect(tampered.json.error.code).toBe("python_package_hash_mismatch");
     expect(existsSync(stored)).toBe(false);
     expect((await edge("packages", "lock", tools, "--json")).json.packages.map((p: { status: string }) => p.status)).toEqual(["cached", "cached", "added"]);

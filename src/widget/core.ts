@@ -39,6 +39,8 @@ import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import type { WritePlan } from "../builtins/write-plan.ts";
 import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
+import type { BrowserPackages } from "../packages/browser.ts";
+import { fetchPinnedWheels, widgetPackages } from "./packages.ts";
 
 /** Where receipts and pending actions live: the page origin's IndexedDB, or (when the browser
  *  refuses it, e.g. a cross-site iframe) memory for the page's lifetime. */
@@ -119,6 +121,8 @@ export class WidgetCore {
   private warmer: StartWarmer | undefined;
   private readonly tokens = new Map<string, string>();
   private readonly toolSource: ToolSource | null;
+  /** The tools project's Python packages (its pylock.toml's wheels, kept in this page's storage). */
+  private readonly packages: BrowserPackages | null;
   private closed = false;
 
   constructor(
@@ -127,7 +131,8 @@ export class WidgetCore {
     private readonly frameContainer: HTMLElement,
     private readonly files?: WidgetWorkspace,
   ) {
-    this.toolSource = config.toolsUrl ? urlToolSource(config.toolsUrl) : null;
+    this.packages = config.toolsUrl ? widgetPackages(() => this.runnerHost()) : null;
+    this.toolSource = config.toolsUrl && this.packages ? { ...urlToolSource(config.toolsUrl), packages: this.packages.provider } : null;
   }
 
   /** Start what does not download a model: storage, the runner sandbox, the frozen tools. */
@@ -229,6 +234,7 @@ export class WidgetCore {
     if (this.toolSource) {
       onStatus?.("Starting the Python tool runner…");
       const host = await this.runnerHost();
+      if (this.packages) await fetchPinnedWheels(this.toolSource, this.packages, onStatus);
       onStatus?.("Reading the tools…");
       const selection = { tool: config.tool, toolTag: config.toolTag };
       return createChatSession({

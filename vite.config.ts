@@ -213,10 +213,10 @@ function edgePwa(): Plugin[] {
       // Pathname + search: "/" and "/?anything" open the app offline; other pages keep their own.
       navigateFallbackAllowlist: [/^\/(index\.html)?(\?.*)?$/],
       cleanupOutdatedCaches: true,
-      // web-llm's chunks (~6 MB each side), llama.cpp's wasm (wllama, ~10 MB) and wllama's compat
-      // build for browsers without JSPI (wllama-*.js + an 18 MB wasm: Safari only) are not
-      // precached for everyone: they are cached the first time a person loads a model (below), so
-      // a downloaded model also works offline.
+      // web-llm's chunks (~6 MB each side), llama.cpp's wasm and worker script (wllama, ~10 MB and
+      // wllama-*.js, 140 KB) and wllama's compat build for browsers without JSPI (wllama-*.js + an
+      // 18 MB wasm: Safari only) are not precached for everyone: they are cached the first time a
+      // person loads a model (below), so a downloaded model also works offline.
       manifestTransforms: [
         async (entries) => ({ manifest: entries.filter((e) => !(/^assets\/.*\.js$/.test(e.url) && e.size > 1_500_000) && !/^assets\/(.*\.wasm|wllama-[^/]*\.js)$/.test(e.url)), warnings: [] }),
       ],

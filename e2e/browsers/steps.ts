@@ -41,30 +41,10 @@ export function expectEqual(actual: unknown, expected: unknown, what: string): v
   if (!isDeepStrictEqual(actual, expected)) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 
-/** No console or uncaught error so far, but those in `known` (each excused once: a known fault the
- *  step that saw it named, see knownUnloadError). */
-export async function noConsoleErrors(driver: Driver, known: readonly string[] = []): Promise<void> {
+/** No console or uncaught error so far. */
+export async function noConsoleErrors(driver: Driver): Promise<void> {
   const errors = await driver.errors();
-  for (const k of known) {
-    const i = errors.indexOf(k);
-    if (i >= 0) errors.splice(i, 1);
-  }
   if (errors.length) throw new Error(`console errors in ${driver.name}:\n  ${errors.join("\n  ")}`);
-}
-
-/**
- * The one error a step that replaces a model may leave, returned to excuse it later; any other
- * fails here. Firefox reports "uncaught exception: undefined" when wllama's worker is terminated
- * with its llama.cpp threads alive (a model of a cross-origin-isolated page, two threads or more,
- * unloaded): it is raised in wllama's own thread workers, beyond the page's reach (docs/engines.md,
- * "Known faults"). Called right after that step, with no error before it (noConsoleErrors).
- */
-export async function knownUnloadError(driver: Driver): Promise<string[]> {
-  const fresh = await driver.errors();
-  const known = fresh.filter((e) => driver.name === "firefox" && e === "uncaught: uncaught exception: undefined").slice(0, 1);
-  const other = fresh.filter((e) => !known.includes(e));
-  if (other.length) throw new Error(`console errors in ${driver.name} while a model was replaced:\n  ${other.join("\n  ")}`);
-  return known;
 }
 
 export async function bootPlayground(driver: Driver, pace: Pace): Promise<void> {

@@ -2,9 +2,11 @@
 // model, loaded from bytes Edge's worker checked (worker-session.ts). wllama starts its own worker
 // from this page (a module worker from a blob: URL), so no worker is nested in another: Firefox now
 // and then never started wllama's worker when it was started inside Edge's. Loaded only when a
-// model is (backend.ts imports this file then). wllama's files (its wasm, or the compat build's)
-// are fetched by Edge's worker from the app's origin — there the app's service worker serves and
-// caches them even on a first visit — and given to wllama as blob: URLs.
+// model is (backend.ts imports this file then). wllama's files (its wasm and its worker script, the
+// default build's or the compat build's) are fetched by Edge's worker from the app's origin — there
+// the app's service worker serves and caches them even on a first visit — and given to wllama: the
+// wasm as a blob: URL, the script as code, after thread-prelude.ts's lines (no Firefox error when a
+// threaded model is unloaded).
 //
 // A failure of wllama's worker (an error event: wllama hands it to the logger) is reported as the
 // worker's loss: a load fails with model_load_failed, a generation or a warm with engine_lost.
@@ -17,7 +19,8 @@ import type { GenerateRequest, GenerateResult, LoadedModel, PreparedModel, Promp
 import { generateWith, probe, type Log } from "./completions.ts";
 import { prefixWarmer, type PrefixWarmer } from "./prefix-warm.ts";
 import type { ModelBytes, StartContext, WllamaLoadOptions } from "./protocol.ts";
-import { LLAMA_STEP_MS } from "./stall-watch.ts";
+import { LLAMA_STEP_MS, STALL_MS } from "./stall-watch.ts";
+import { withThreadPrelude } from "./thread-prelude.ts";
 import { defaultThreads } from "./threads.ts";
 import { errorLog } from "./worker-errors.ts";
 import { WorkerLoss } from "./worker-loss.ts";
@@ -25,6 +28,8 @@ import { WorkerLoss } from "./worker-loss.ts";
 export interface WllamaAssets {
   /** URL of wllama.wasm, served from the app's own origin (or the widget's asset host). */
   wasm: string;
+  /** URL of its worker script (the Emscripten glue wllama embeds, as a file), from the same place. */
+  worker: string;
   /** wllama's compat build (browsers without JSPI or Memory64, e.g. Safari), from the same place. */
   compat: { worker: string; wasm: string };
 }
@@ -85,9 +90,10 @@ function loadParams(bytes: ModelBytes, options: WllamaLoadOptions, threads: numb
 }
 
 /** wllama's files for the build it chose here, fetched through `context.file` (their bytes fill
- *  0.7–0.75 of the bar) and given to it as blob: URLs (the wasm typed so that it compiles while
- *  streaming); the URLs, to revoke once loaded. */
-async function localFiles(w: Wllama, context: StartContext): Promise<string[]> {
+ *  0.7–0.75 of the bar): the wasm given as a blob: URL (typed so that it compiles while streaming),
+ *  the worker script as code with the thread prelude first — the default build's script is the glue
+ *  wllama embeds, fetched as the file it ships (`assets.worker`); the URLs, to revoke once loaded. */
+async function localFiles(w: Wllama, assets: WllamaAssets, context: StartContext): Promise<string[]> {
   const chosen = w.getWorkerResources();
   const fetched = (url: string): Promise<Blob> =>
     context.file(url, (p) => {
@@ -96,8 +102,9 @@ async function localFiles(w: Wllama, context: StartContext): Promise<string[]> {
       context.onProgress({ progress: 0.7 + (p.total ? 0.05 * (p.loaded / p.total) : 0), text: `Fetching llama.cpp's runtime (${name}): ${mb(p.loaded)}${of} MB`, phase: "download" });
     });
   const wasm = URL.createObjectURL(new Blob([await fetched(chosen.wasmPath)], { type: "application/wasm" }));
-  const script = typeof chosen.jsPath === "string" ? { code: await (await fetched(chosen.jsPath)).text() } : chosen.jsPath;
-  w.getWorkerResources = () => ({ ...chosen, wasmPath: wasm, jsPath: script });
+  const glue = chosen.jsPath ?? assets.worker;
+  const code = typeof glue === "string" ? await (await fetched(glue)).text() : glue.code;
+  w.getWorkerResources = () => ({ ...chosen, wasmPath: wasm, jsPath: { code: withThreadPrelude(code) } });
   return [wasm];
 }
 
@@ -116,8 +123,8 @@ function loadFailure(e: unknown, name: string): EdgeError {
 }
 
 /** The load itself: wllama's files, then the model; given up when `context.signal` fires. */
-async function loadInto(w: Wllama, bytes: ModelBytes, params: LoadModelParams, loss: WorkerLoss, context: StartContext, loadingText: string): Promise<void> {
-  const urls = await raceSignal(localFiles(w, context), context.signal, loadAbortedError);
+async function loadInto(w: Wllama, assets: WllamaAssets, bytes: ModelBytes, params: LoadModelParams, loss: WorkerLoss, context: StartContext, loadingText: string): Promise<void> {
+  const urls = await raceSignal(localFiles(w, assets, context), context.signal, loadAbortedError);
   context.onProgress({ progress: 0.75, text: loadingText, phase: "compile" });
   const loading = w.loadModel([bytes.file], params);
   try {
@@ -159,7 +166,7 @@ export async function startWllama(assets: WllamaAssets, bytes: ModelBytes, name:
   const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: false, logger: wllamaLogger(log, signs.line, loss), cacheManager: new CacheManager([NO_STORAGE]) });
   chooseBuild(w, assets, options.build);
   try {
-    await loadInto(w, bytes, loadParams(bytes, options, threads), loss, context, loadingText);
+    await loadInto(w, assets, bytes, loadParams(bytes, options, threads), loss, context, loadingText);
   } catch (e) {
     throw loadFailure(e, name);
   } finally {
@@ -201,12 +208,16 @@ class WllamaModel implements LoadedModel {
     return this.run(this.warm(messages, this.until(options.signal), options.onProgress));
   }
 
-  /** Stops what runs (wllama stops a completion between two steps), gives it up to 2 s, then ends
-   *  wllama's worker: llama.cpp's memory goes with it. A worker ended mid-step reports an uncaught
-   *  exception in Firefox. */
+  /** Stops what runs and waits until it has ended — wllama stops a completion between two steps,
+   *  so for the step in progress (at most STALL_MS: a worker silent that long is stuck) — then ends
+   *  wllama's worker: llama.cpp's memory and threads go with it. Firefox logs "uncaught exception:
+   *  undefined" for a worker ended inside a JSPI call: wllama's, mid-step (hence the wait), or a
+   *  thread's (the thread prelude, thread-prelude.ts). */
   async unload(): Promise<void> {
     this.ending.abort();
-    await Promise.race([this.running, new Promise((r) => setTimeout(r, 2000))]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.running, new Promise((r) => (timer = setTimeout(r, STALL_MS)))]);
+    clearTimeout(timer);
     await this.w.exit();
   }
 

@@ -6,7 +6,7 @@
 // ruinous — every graph step ends at a barrier, so one descheduled thread stalls the rest (measured
 // on this 2-core machine under load ≈ 18: 6.4 tok/s with one thread, 0.34 with two). A tiny model
 // (the generated test model, under a megabyte) gets one: its per-token work is too small to share
-// (issue 21, node-llama-cpp on that model: 242 tok/s with one thread, 90 with two).
+// (node-llama-cpp on that model: 242 tok/s with one thread, 90 with two).
 // But never fewer than two where two cores are reported: on this 2-core machine (hardwareConcurrency
 // 2, one thread by the half rule) two threads won every measure on both real models in Chromium
 // (bench:session, 2026-12-06: the first turn 2.0× faster on SmolLM2-135M, 1.8× on

@@ -26,11 +26,9 @@ import { sha256Bytes, type Sha256 } from "../src/contract/hash.ts";
 import type { JsonObject } from "../src/contract/types.ts";
 import { createNodeRunnerHost } from "../src/runner/node.ts";
 import { DEFAULT_SPARES, type PoolRunnerHost } from "../src/runner/pool.ts";
-import { lockProject } from "../src/packages/lock-project.ts";
-import { installedPyodideVersion, nodeLock } from "../src/packages/node.ts";
-import { httpPackageIndex, PYPI_SIMPLE } from "../src/packages/pypi.ts";
-import { defaultPackageSource, urlPackageSource } from "../src/packages/source.ts";
+import { PYPI_SIMPLE } from "../src/packages/pypi.ts";
 import type { PackageStore } from "../src/packages/store.ts";
+import { lockInMemory } from "../test/pypi-mirror.ts";
 import type { PackageWheel } from "../workers/protocol.ts";
 import { chromiumMissing, processTree, startChromiumBench, vmRssBytes, type ChromiumBench } from "./chromium.ts";
 
@@ -292,32 +290,17 @@ async function main(): Promise<{ entry: Record<string, unknown>; cpyP50: number 
 
 /** Warm calls of fee_table with tabulate and six installed in each job; skipped without PyPI. */
 async function packagedWarmCalls(cacheDir: string, hosts: PoolRunnerHost[]): Promise<{ samples?: number[]; packages?: string[]; skipped?: string }> {
-  const wheels = new Map<string, Uint8Array>();
-  const store: PackageStore = {
-    location: "memory",
-    get: async (f) => wheels.get(f),
-    put: async (f, b) => void wheels.set(f, b),
-    remove: async (f) => wheels.delete(f),
-    list: async () => [...wheels].map(([file_name, b]) => ({ file_name, bytes: b.byteLength })),
-  };
   const project = { entry: "tools.py", files: { "tools.py": new TextEncoder().encode(PACKAGED_TOOLS), "requirements.txt": new TextEncoder().encode("tabulate\nsix\n") } };
-  let locked: Awaited<ReturnType<typeof lockProject>>;
+  let locked: Awaited<ReturnType<typeof lockInMemory>>["outcome"];
+  let store: PackageStore;
   try {
-    const { lock } = await nodeLock();
-    locked = await lockProject(project, {
-      index: httpPackageIndex(PYPI_SIMPLE, "PyPI could not be reached."),
-      pyodideLock: lock,
-      pyodideSource: urlPackageSource(defaultPackageSource(installedPyodideVersion()), ""),
-      pyodideUrl: defaultPackageSource(installedPyodideVersion()),
-      pypiStore: store,
-      pyodideStore: store,
-    });
+    ({ outcome: locked, pypiStore: store } = await lockInMemory(project, PYPI_SIMPLE));
   } catch (err) {
     return { skipped: `PyPI: ${err instanceof Error ? err.message : String(err)}` };
   }
   const failed = locked.packages.find((p) => p.error);
   if (failed) return { skipped: `PyPI: ${failed.error!.message}` };
-  const packages: PackageWheel[] = locked.packages.map((p) => ({ name: p.name, file_name: p.file_name, install_dir: "site", sha256: p.sha256, bytes: wheels.get(p.file_name)!, source: "pypi" }));
+  const packages: PackageWheel[] = await Promise.all(locked.packages.map(async (p) => ({ name: p.name, file_name: p.file_name, install_dir: "site", sha256: p.sha256, bytes: (await store.get(p.file_name))!, source: "pypi" as const })));
   const pBytes = project.files["tools.py"];
   const pSha = await sha256Bytes(pBytes);
   const host = createNodeRunnerHost({ cacheDir, spares: 1 });

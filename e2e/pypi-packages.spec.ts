@@ -15,27 +15,12 @@ import { expect, test } from "./fixtures.ts";
 import { storedReceipts, tryTool } from "./playground-helpers.ts";
 import { askWidget } from "./widget-helpers.ts";
 import { docsPage, ensureWidgetBuild, startWidgetSites } from "./widget-servers.ts";
-import { PypiMirror } from "../test/pypi-mirror.ts";
+import { lockInMemory, PypiMirror } from "../test/pypi-mirror.ts";
 import { bytes } from "../src/app/dom.ts";
 import { sha256Bytes } from "../src/contract/hash.ts";
-import { lockProject, type LockedRow } from "../src/packages/lock-project.ts";
-import { installedPyodideVersion, nodeLock } from "../src/packages/node.ts";
-import { httpPackageIndex } from "../src/packages/pypi.ts";
-import { defaultPackageSource, urlPackageSource } from "../src/packages/source.ts";
-import { createMemoryPackageStore } from "../src/packages/store-memory.ts";
+import type { LockedRow } from "../src/packages/lock-project.ts";
+import { PYPI_TOOLS } from "../test/fixtures/pypi-tools.ts";
 
-const TOOLS = `# /// script
-# dependencies = ["tabulate>=0.9", "six"]
-# ///
-from edgestudio.tools import edge_tool
-import six
-from tabulate import tabulate
-
-
-@edge_tool(description="The fruit stock as a text table.")
-def stock() -> dict:
-    return {"table": tabulate([["apples", 3], ["pears", 5]], headers=["fruit", "count"]), "py3": six.PY3}
-`;
 
 const enc = new TextEncoder();
 const reachable = await PypiMirror.reachable();
@@ -43,25 +28,14 @@ if (!reachable && process.env.EDGE_REQUIRE_PYPI === "1") throw new Error("EDGE_R
 test.skip(!reachable, "pypi.org cannot be reached from this machine");
 
 const mirror = new PypiMirror();
-/** The lock `edge packages lock` writes for TOOLS against the mirror (the CLI's own code, in Node). */
+/** The lock `edge packages lock` writes for PYPI_TOOLS against the mirror (the CLI's own code, in Node). */
 let cliLock = "";
 let pins: LockedRow[] = [];
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   await mirror.start();
-  const version = installedPyodideVersion();
-  const outcome = await lockProject(
-    { files: { "tools.py": enc.encode(TOOLS) }, entry: "tools.py" },
-    {
-      index: httpPackageIndex(mirror.url, "check the mirror"),
-      pyodideLock: (await nodeLock({})).lock,
-      pyodideSource: urlPackageSource(defaultPackageSource(version), "no Pyodide wheel is needed here"),
-      pyodideUrl: defaultPackageSource(version),
-      pypiStore: createMemoryPackageStore(),
-      pyodideStore: createMemoryPackageStore(),
-    },
-  );
+  const { outcome } = await lockInMemory({ files: { "tools.py": enc.encode(PYPI_TOOLS) }, entry: "tools.py" }, mirror.url);
   cliLock = outcome.text!;
   pins = outcome.packages;
   expect(pins.map((p) => [p.name, p.status, p.source]).sort()).toEqual([
@@ -87,7 +61,7 @@ async function storedKeys(page: Page): Promise<string[]> {
 test("playground: declared dependencies locked in the page, the lock saved, the wheels downloaded after asking (a tampered one refused), a tool using tabulate run, then run again offline", async ({ page, context }) => {
   test.setTimeout(300_000);
   await open(page);
-  await page.locator("#file-input").setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(TOOLS) });
+  await page.locator("#file-input").setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(PYPI_TOOLS) });
   const missing = page.locator("#tools-errors [data-code=python_lock_missing]");
   await expect(missing).toBeVisible({ timeout: 60_000 });
   await expect(missing).toContainText("“Lock dependencies” resolves what tools.py declares");
@@ -150,7 +124,7 @@ test("playground: declared dependencies locked in the page, the lock saved, the 
   try {
     await page.reload();
     await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
-    const zip = zipSync({ "fruit/tools.py": enc.encode(TOOLS), "fruit/pylock.toml": enc.encode(lockText) });
+    const zip = zipSync({ "fruit/tools.py": enc.encode(PYPI_TOOLS), "fruit/pylock.toml": enc.encode(lockText) });
     await page.locator("#zip-input").setInputFiles({ name: "fruit.zip", mimeType: "application/zip", buffer: Buffer.from(zip) });
     await expect(page.locator("#tools-status")).toContainText("Inspected fruit/tools.py: 1 tool(s)", { timeout: 90_000 });
     const offline = await tryTool(page, "stock");
@@ -174,13 +148,13 @@ test("playground: a hand-edited or stale lock offers Lock again; a package witho
   // A lock edited by hand (a version changed): refused, and Lock is offered.
   const edited = cliLock.replace(`version = "${pin("six").version}"`, 'version = "1.16.0"');
   expect(edited).not.toBe(cliLock);
-  const handEdited = zipSync({ "fruit/tools.py": enc.encode(TOOLS), "fruit/pylock.toml": enc.encode(edited) });
+  const handEdited = zipSync({ "fruit/tools.py": enc.encode(PYPI_TOOLS), "fruit/pylock.toml": enc.encode(edited) });
   await page.locator("#zip-input").setInputFiles({ name: "fruit.zip", mimeType: "application/zip", buffer: Buffer.from(handEdited) });
   await expect(page.locator("#tools-errors [data-code=python_lock_invalid]")).toContainText("edited by hand", { timeout: 60_000 });
   await expect(page.locator("#packages-lock")).toContainText("The project's pylock.toml cannot be used (see above).");
   await expect(page.locator("#packages-lock-button")).toBeEnabled();
   // The declarations moved past the lock (six dropped): stale, and Lock resolves again.
-  const fewer = TOOLS.replace(', "six"]', "]").replace("import six\n", "").replace(', "py3": six.PY3', "");
+  const fewer = PYPI_TOOLS.replace(', "six"]', "]").replace("import six\n", "").replace(', "py3": six.PY3', "");
   const zip = zipSync({ "fruit/tools.py": enc.encode(fewer), "fruit/pylock.toml": enc.encode(cliLock) });
   await page.locator("#zip-input").setInputFiles({ name: "fruit.zip", mimeType: "application/zip", buffer: Buffer.from(zip) });
   await expect(page.locator("#tools-errors [data-code=python_lock_stale]")).toBeVisible({ timeout: 60_000 });
@@ -190,7 +164,7 @@ test("playground: a hand-edited or stale lock offers Lock again; a package witho
   await expect(page.locator("#packages-plan li")).toHaveText([`tabulate ${pin("tabulate").version} · ${bytes(pin("tabulate").bytes!)} · pypi`], { timeout: 60_000 });
 
   // psutil: wheels for Linux, macOS and Windows only, not in Pyodide's lock.
-  const compiled = TOOLS.replace('["tabulate>=0.9", "six"]', '["psutil"]');
+  const compiled = PYPI_TOOLS.replace('["tabulate>=0.9", "six"]', '["psutil"]');
   await page.locator("#file-input").setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(compiled) });
   await expect(page.locator("#tools-errors [data-code=python_lock_missing]")).toBeVisible({ timeout: 60_000 });
   await page.locator("#packages-lock-button").click();
@@ -214,7 +188,7 @@ test("widget: a tools-src zip with its pylock.toml fetches the pinned wheels onc
   const sites = await startWidgetSites({ widgetDir: ensureWidgetBuild() });
   try {
     const script = JSON.stringify([JSON.stringify({ tool_name: "stock", arguments: {} }), "Here is the stock."]).replace(/'/g, "&#39;");
-    sites.docs.route("/fruit.zip", { body: zipSync({ "fruit/tools.py": enc.encode(TOOLS), "fruit/pylock.toml": enc.encode(cliLock) }), type: "application/zip" });
+    sites.docs.route("/fruit.zip", { body: zipSync({ "fruit/tools.py": enc.encode(PYPI_TOOLS), "fruit/pylock.toml": enc.encode(cliLock) }), type: "application/zip" });
     sites.docs.route("/fruit.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./fruit.zip" engine="scripted" script='${script}'` }));
     const before = mirror.wheelGets().length;
     await page.goto(sites.docs.url("/fruit.html"));
@@ -242,7 +216,7 @@ test("widget: a tools-src zip with its pylock.toml fetches the pinned wheels onc
     }
 
     // Declarations without a lock: refused, with what to do.
-    sites.docs.route("/nolock.zip", { body: zipSync({ "fruit/tools.py": enc.encode(TOOLS) }), type: "application/zip" });
+    sites.docs.route("/nolock.zip", { body: zipSync({ "fruit/tools.py": enc.encode(PYPI_TOOLS) }), type: "application/zip" });
     sites.docs.route("/nolock.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./nolock.zip" engine="scripted" script='${script}'` }));
     await page.goto(sites.docs.url("/nolock.html"));
     await askWidget(widget, "What is in stock?");

@@ -130,3 +130,27 @@ export class PypiMirror {
     });
   }
 }
+
+/** What `edge packages lock` does for a project against an index (the CLI's own code, in this
+ *  process), with the wheels kept in memory: `fetch: false` only resolves, as the page does. */
+export async function lockInMemory(project: { files: Record<string, Uint8Array>; entry: string }, indexUrl: string, fetch = true) {
+  const [{ lockProject }, { installedPyodideVersion, nodeLock }, { httpPackageIndex }, { defaultPackageSource, urlPackageSource }, { createMemoryPackageStore }] = await Promise.all([
+    import("../src/packages/lock-project.ts"),
+    import("../src/packages/node.ts"),
+    import("../src/packages/pypi.ts"),
+    import("../src/packages/source.ts"),
+    import("../src/packages/store-memory.ts"),
+  ]);
+  const version = installedPyodideVersion();
+  const pypiStore = createMemoryPackageStore();
+  const outcome = await lockProject(project, {
+    index: httpPackageIndex(indexUrl, "check the index."),
+    pyodideLock: (await nodeLock({})).lock,
+    pyodideSource: urlPackageSource(defaultPackageSource(version), "no wheel of Pyodide's lock is needed here."),
+    pyodideUrl: defaultPackageSource(version),
+    pypiStore,
+    pyodideStore: createMemoryPackageStore(),
+    fetch,
+  });
+  return { outcome, pypiStore };
+}

@@ -12,22 +12,10 @@
 import { zipSync } from "fflate";
 import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
 import { bootPlayground, expectEqual, expectIsolated, noConsoleErrors, startAppServer, workFile, type Journey, type Pace } from "./steps.ts";
-import { PypiMirror } from "../../test/pypi-mirror.ts";
+import { lockInMemory, PypiMirror } from "../../test/pypi-mirror.ts";
 import { docsPage, ensureWidgetBuild, startWidgetSites } from "../widget-servers.ts";
+import { PYPI_TABLE, PYPI_TOOLS } from "../../test/fixtures/pypi-tools.ts";
 
-const TOOLS = `# /// script
-# dependencies = ["tabulate>=0.9", "six"]
-# ///
-from edgestudio.tools import edge_tool
-import six
-from tabulate import tabulate
-
-
-@edge_tool(description="The fruit stock as a text table.")
-def stock() -> dict:
-    return {"table": tabulate([["apples", 3], ["pears", 5]], headers=["fruit", "count"]), "py3": six.PY3}
-`;
-const TABLE = ["fruit      count", "-------  -------", "apples         3", "pears          5"];
 
 async function runStock(driver: Driver, timeoutMs: number): Promise<void> {
   await driver.click("#tab-try");
@@ -35,7 +23,7 @@ async function runStock(driver: Driver, timeoutMs: number): Promise<void> {
   await driver.click("#try-run");
   await untilText(driver, "[data-testid=try-outcome]", "ok", timeoutMs);
   const result = await evaluate(driver, () => JSON.parse(document.querySelector("#try-result")?.textContent ?? "{}") as { table?: string; py3?: boolean }, null);
-  expectEqual(result.table?.split("\n"), TABLE, `${driver.name}: stock's table`);
+  expectEqual(result.table?.split("\n"), PYPI_TABLE, `${driver.name}: stock's table`);
   expectEqual(result.py3, true, `${driver.name}: six.PY3`);
 }
 
@@ -48,7 +36,7 @@ async function playgroundPart(driver: Driver, pace: Pace, mirror: PypiMirror, lo
   await bootPlayground(driver, pace);
   await expectIsolated(driver);
   log("booted");
-  await driver.chooseFile("#file-input", workFile("tools.py", TOOLS));
+  await driver.chooseFile("#file-input", workFile("tools.py", PYPI_TOOLS));
   await untilText(driver, "#tools-errors", "python_lock_missing", pace.boot);
   await driver.click("#packages-lock-button");
   await untilText(driver, "#packages-lockfile", "Locked 2 package(s) for tools.py (PEP 723)", pace.boot);
@@ -69,7 +57,7 @@ async function playgroundPart(driver: Driver, pace: Pace, mirror: PypiMirror, lo
     await driver.reload();
     await bootPlayground(driver, pace);
     await expectIsolated(driver);
-    const zip = zipSync({ "fruit/tools.py": new TextEncoder().encode(TOOLS), "fruit/pylock.toml": new TextEncoder().encode(lock) });
+    const zip = zipSync({ "fruit/tools.py": new TextEncoder().encode(PYPI_TOOLS), "fruit/pylock.toml": new TextEncoder().encode(lock) });
     await driver.chooseFile("#zip-input", workFile("fruit.zip", zip));
     await untilText(driver, "#tools-status", "Inspected fruit/tools.py: 1 tool(s)", pace.boot);
     await runStock(driver, pace.boot);
@@ -90,7 +78,7 @@ async function widgetPart(driver: Driver, mirror: PypiMirror, timeoutMs: number,
   try {
     const enc = new TextEncoder();
     const script = JSON.stringify([JSON.stringify({ tool_name: "stock", arguments: {} }), "Here is the stock."]).replace(/'/g, "&#39;");
-    sites.docs.route("/fruit.zip", { body: zipSync({ "fruit/tools.py": enc.encode(TOOLS), "fruit/pylock.toml": enc.encode(lock) }), type: "application/zip" });
+    sites.docs.route("/fruit.zip", { body: zipSync({ "fruit/tools.py": enc.encode(PYPI_TOOLS), "fruit/pylock.toml": enc.encode(lock) }), type: "application/zip" });
     sites.docs.route("/fruit.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./fruit.zip" engine="scripted" script='${script}'` }));
     for (const visit of ["first visit", "the index gone"]) {
       if (visit === "the index gone" && !(await cacheKeepsRecords(driver))) {
@@ -142,29 +130,9 @@ async function cacheKeepsRecords(driver: Driver): Promise<boolean> {
   return driver.run<boolean>(`caches.open("edge-probe").then(async (c) => { const kept = (await c.keys()).length === 1; await caches.delete("edge-probe"); return kept; })`);
 }
 
-/** The lock `edge packages lock` writes for TOOLS against the mirror (the page writes the same). */
+/** The lock `edge packages lock` writes for PYPI_TOOLS against the mirror (the page writes the same). */
 async function cliLock(mirror: PypiMirror): Promise<string> {
-  const [{ lockProject }, { installedPyodideVersion, nodeLock }, { httpPackageIndex }, { defaultPackageSource, urlPackageSource }, { createMemoryPackageStore }] = await Promise.all([
-    import("../../src/packages/lock-project.ts"),
-    import("../../src/packages/node.ts"),
-    import("../../src/packages/pypi.ts"),
-    import("../../src/packages/source.ts"),
-    import("../../src/packages/store-memory.ts"),
-  ]);
-  const v = installedPyodideVersion();
-  const outcome = await lockProject(
-    { files: { "tools.py": new TextEncoder().encode(TOOLS) }, entry: "tools.py" },
-    {
-      index: httpPackageIndex(mirror.url, "check the mirror"),
-      pyodideLock: (await nodeLock({})).lock,
-      pyodideSource: urlPackageSource(defaultPackageSource(v), "unused"),
-      pyodideUrl: defaultPackageSource(v),
-      pypiStore: createMemoryPackageStore(),
-      pyodideStore: createMemoryPackageStore(),
-      fetch: false,
-    },
-  );
-  return outcome.text!;
+  return (await lockInMemory({ files: { "tools.py": new TextEncoder().encode(PYPI_TOOLS) }, entry: "tools.py" }, mirror.url, false)).outcome.text!;
 }
 
 const reachable = await PypiMirror.reachable();

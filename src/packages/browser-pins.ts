@@ -5,13 +5,12 @@
 // it is stored (a wheel with other bytes is refused and nothing of it is kept). Pinned index
 // wheels and Pyodide's are kept in two stores: an index may reuse a file name of Pyodide's with
 // other bytes.
-import { EdgeError } from "../contract/errors.ts";
 import type { ProjectSnapshot } from "../contract/project.ts";
 import { folderOf, PYLOCK_NAME } from "./declared-files.ts";
 import { projectLock } from "./freeze.ts";
 import { canonicalName, type PyodideLock } from "./lock.ts";
 import type { PackageOrigin, PackageProvider } from "./provider.ts";
-import type { PackageSource } from "./source.ts";
+import { fetchWheel, type PackageSource } from "./source.ts";
 import type { PackageStore } from "./store.ts";
 import { checkWheel, isIntact } from "./verify.ts";
 import { parseWheelName } from "./wheel.ts";
@@ -70,9 +69,6 @@ export interface StoredWheelRow {
 function storeOf(stores: PinStores, source: PackageOrigin | undefined): PackageStore {
   return source === "pypi" ? stores.pypi : stores.pyodide;
 }
-
-/** Bound on one wheel's bytes, as for a package source (source.ts). */
-const MAX_WHEEL_BYTES = 512 * 1024 * 1024;
 
 /** What the project's pylock.toml pins and what of it this browser lacks; undefined when the project
  *  has no lock (it declares nothing). A missing, stale or damaged lock throws as a freeze does. */
@@ -137,19 +133,3 @@ async function sizeOf(pin: { source: PackageOrigin; url: string; file_name: stri
   return Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
-/** A wheel's bytes from the URL a lock gives (bounded; the caller checks the hash). */
-async function fetchWheel(url: string, fileName: string, fix: string): Promise<Uint8Array> {
-  const fail = (why: string): EdgeError => new EdgeError("python_package_fetch_failed", { file: fileName, url }, `${fileName} could not be fetched from ${url} (${why}); ${fix}`);
-  let res: Response;
-  try {
-    res = await fetch(url, { redirect: "follow" });
-  } catch (err) {
-    throw fail(err instanceof Error ? err.message : String(err));
-  }
-  if (!res.ok) throw fail(`HTTP ${res.status}`);
-  const declared = Number(res.headers.get("content-length") ?? "0");
-  if (declared > MAX_WHEEL_BYTES) throw fail(`${declared} bytes, more than a wheel may have`);
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (bytes.byteLength > MAX_WHEEL_BYTES) throw fail(`${bytes.byteLength} bytes, more than a wheel may have`);
-  return bytes;
-}

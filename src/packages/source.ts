@@ -15,6 +15,24 @@ export interface PackageSource {
 /** Bound on one wheel's bytes (the largest wheels of Pyodide's lock are tens of MB). */
 const MAX_WHEEL_BYTES = 512 * 1024 * 1024;
 
+/** A wheel's bytes from a URL, bounded (the caller checks its hash); a failure is
+ *  python_package_fetch_failed, ended by `fix`. */
+export async function fetchWheel(url: string, fileName: string, fix: string, details: Record<string, unknown> = {}): Promise<Uint8Array> {
+  const fail = (why: string): EdgeError => new EdgeError("python_package_fetch_failed", { file: fileName, ...details, url }, `${fileName} could not be fetched from ${url} (${why}); ${fix}`);
+  let res: Response;
+  try {
+    res = await fetch(url, { redirect: "follow" });
+  } catch (err) {
+    throw fail(err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
+  }
+  if (!res.ok) throw fail(`HTTP ${res.status}`);
+  const declared = Number(res.headers.get("content-length") ?? "0");
+  if (declared > MAX_WHEEL_BYTES) throw fail(`${declared} bytes, more than a wheel may have`);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  if (bytes.byteLength > MAX_WHEEL_BYTES) throw fail(`${bytes.byteLength} bytes, more than a wheel may have`);
+  return bytes;
+}
+
 /** Pyodide's own CDN distribution for a version ("https://cdn.jsdelivr.net/pyodide/v314.0.7/full/"). */
 export function defaultPackageSource(version: string): string {
   return `https://cdn.jsdelivr.net/pyodide/v${version}/full/`;
@@ -27,23 +45,7 @@ export function urlPackageSource(spec: string, fix: string): PackageSource {
   const urlOf = (fileName: string): string => new URL(encodeURIComponent(fileName), base).href;
   return {
     location: base,
-    async fetch(fileName) {
-      const url = urlOf(fileName);
-      const fail = (why: string): EdgeError =>
-        new EdgeError("python_package_fetch_failed", { file: fileName, source: base, url }, `${fileName} could not be fetched from ${url} (${why}); ${fix}`);
-      let res: Response;
-      try {
-        res = await fetch(url, { redirect: "follow" });
-      } catch (err) {
-        throw fail(err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
-      }
-      if (!res.ok) throw fail(`HTTP ${res.status}`);
-      const declared = Number(res.headers.get("content-length") ?? "0");
-      if (declared > MAX_WHEEL_BYTES) throw fail(`${declared} bytes, more than a wheel may have`);
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      if (bytes.byteLength > MAX_WHEEL_BYTES) throw fail(`${bytes.byteLength} bytes, more than a wheel may have`);
-      return bytes;
-    },
+    fetch: (fileName) => fetchWheel(urlOf(fileName), fileName, fix, { source: base }),
     async size(fileName) {
       // Content-Length is a CORS-safelisted response header: a cross-origin HEAD can read it.
       const res = await fetch(urlOf(fileName), { method: "HEAD", redirect: "follow" }).catch(() => undefined);

@@ -108,7 +108,15 @@ describe("a keeper started from a PATH without util-linux", () => {
     }
     const [token] = await waitFor("the keeper the weak call started", keeperTokens, 60_000);
     const paths = keeperPathsOf(join(RUNTIME, "edge-web", token!.replace(/\.token$/, ".sock")));
-    await waitFor("its runners", async () => ((await keeperStatus(paths))?.sparesReady ?? 0) > 0 || undefined, 60_000);
+    // Sized for a loaded CI machine; a timeout says what the keeper last answered.
+    let last: Awaited<ReturnType<typeof keeperStatus>>;
+    const ready = async (): Promise<true | undefined> => {
+      last = await keeperStatus(paths);
+      return (last?.sparesReady ?? 0) > 0 || undefined;
+    };
+    await waitFor("its runners", ready, 120_000).catch((err: Error) => {
+      throw new Error(`${err.message}; the keeper's last status: ${JSON.stringify(last ?? "no keeper on its socket")}`);
+    });
     // Its own PATH's next command is served by it, and told again.
     const servedBefore = (await keeperStatus(paths))?.served ?? 0;
     const again = await call("interfaces", {}, WEAK);

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { keeperStatus } from "../runner/keeper-client.ts";
-import { keeperPathsOf } from "../runner/keeper-wire.ts";
+import { keeperPathsOf, type KeeperPaths } from "../runner/keeper-wire.ts";
 import { snapshotKeyFile } from "../runner/node.ts";
 import { runnerLaunch } from "../runner/runner-launch.ts";
 import { edgeProcess, writeTestFile } from "../../test/cli.ts";
@@ -106,17 +106,25 @@ describe("a keeper started from a PATH without util-linux", () => {
       expect(JSON.parse(weak.stdout).result.result.length).toBeGreaterThan(0); // the host's network
       expect(weak.stderr).toMatch(/^edge: runners start without their own network namespace \(tool code can reach the network\) or the parent-death signal: no `unshare`/);
     }
-    const [token] = await waitFor("the keeper the weak call started", keeperTokens, 60_000);
-    const paths = keeperPathsOf(join(RUNTIME, "edge-web", token!.replace(/\.token$/, ".sock")));
-    // Sized for a loaded CI machine; a timeout says what the keeper last answered.
+    // The keeper the weak calls started, once it has a runner. On a loaded machine a keeper may end
+    // before that (a second keeper for the same socket gives way to the first, which then ends as
+    // stale): another weak call then starts the next one. A timeout says what the keeper last answered.
     let last: Awaited<ReturnType<typeof keeperStatus>>;
-    const ready = async (): Promise<true | undefined> => {
-      last = await keeperStatus(paths);
-      return (last?.sparesReady ?? 0) > 0 || undefined;
-    };
-    await waitFor("its runners", ready, 120_000).catch((err: Error) => {
-      throw new Error(`${err.message}; the keeper's last status: ${JSON.stringify(last ?? "no keeper on its socket")}`);
-    });
+    let paths: KeeperPaths | undefined;
+    for (let attempt = 0; attempt < 3 && !paths; attempt++) {
+      if (attempt > 0) {
+        rmSync(join(RUNTIME, "edge-web"), { recursive: true, force: true });
+        expect((await call("interfaces", {}, WEAK)).code).toBe(0);
+      }
+      const [token] = await waitFor("the keeper the weak call started", keeperTokens, 60_000);
+      const candidate = keeperPathsOf(join(RUNTIME, "edge-web", token!.replace(/\.token$/, ".sock")));
+      const ready = async (): Promise<true | undefined> => {
+        last = await keeperStatus(candidate);
+        return (last?.sparesReady ?? 0) > 0 || undefined;
+      };
+      if (await waitFor("its runners", ready, 60_000).then(() => true, () => false)) paths = candidate;
+    }
+    if (!paths) throw new Error(`no keeper got a runner ready in 3 attempts; the last one's status: ${JSON.stringify(last ?? "no keeper on its socket")}`);
     // Its own PATH's next command is served by it, and told again.
     const servedBefore = (await keeperStatus(paths))?.served ?? 0;
     const again = await call("interfaces", {}, WEAK);
@@ -127,5 +135,5 @@ describe("a keeper started from a PATH without util-linux", () => {
     expect(strong.code, strong.stderr).toBe(0);
     expect(strong.stderr).toBe("");
     expect(JSON.parse(strong.stdout).result.result).toEqual([]);
-  }, 240_000);
+  }, 600_000);
 });

@@ -120,7 +120,7 @@ function readSpec(file: string): KeeperSpec {
 }
 
 /** Listen on `path` unless a keeper already answers there; a socket file nobody answers is removed. */
-function claim(path: string): Promise<Server | undefined> {
+function claim(path: string): Promise<{ server: Server; own: number | undefined } | undefined> {
   return new Promise((resolve) => {
     const probe = connect(path);
     probe.once("connect", () => {
@@ -131,9 +131,27 @@ function claim(path: string): Promise<Server | undefined> {
       rmSync(path, { force: true });
       const server = createServer();
       server.once("error", () => resolve(undefined));
-      server.listen(path, () => resolve(server));
+      // The socket file this keeper made, as it is now: a keeper started at the same moment may
+      // replace it (and its token) a moment later; the later one stays (Keeper's watch).
+      server.listen(path, () => resolve({ server, own: inode(path) }));
     });
   });
+}
+
+/** The keeper's token beside its socket (0600), replaced atomically. */
+function writeToken(paths: KeeperPaths, token: string): void {
+  const tmp = `${paths.token}.${randomBytes(6).toString("hex")}`;
+  writeFileSync(tmp, token, { mode: 0o600, flag: "wx" });
+  renameSync(tmp, paths.token);
+}
+
+/** The token the keeper's token file holds now (undefined: none). */
+function tokenOnDisk(paths: KeeperPaths): string | undefined {
+  try {
+    return readFileSync(paths.token, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the keeper until it ends; resolves with its exit code. */
@@ -146,14 +164,12 @@ export async function serveRunnerKeeper(socketPath: string | undefined, env: Nod
   const plan = runnerSpawnPlan(spec.indexURL);
   // The cache's snapshot file, copied once into this keeper's private folder for all its runners.
   const [[script, launch], sha, boot] = await Promise.all([plan.ready, runnerScriptSha256(), privateSnapshotBoot(plan.snapshotFiles, spec.boot)]);
-  const server = await claim(paths.socket);
-  if (!server) return 0; // another keeper serves this socket
+  const claimed = await claim(paths.socket);
+  if (!claimed) return 0; // another keeper serves this socket
   const token = randomBytes(32).toString("hex");
-  const tokenTmp = `${paths.token}.${randomBytes(6).toString("hex")}`;
-  writeFileSync(tokenTmp, token, { mode: 0o600, flag: "wx" });
-  renameSync(tokenTmp, paths.token);
+  writeToken(paths, token);
   const idleMs = Number(env.EDGE_RUNNER_KEEPER_IDLE_MS) > 0 ? Number(env.EDGE_RUNNER_KEEPER_IDLE_MS) : DEFAULT_IDLE_MS;
-  const keeper = new Keeper(server, paths, token, keeperKey(spec, sha), idleMs, () => new Spare(plan, script, launch, boot, (s, booted) => keeper.ended(s, booted)));
+  const keeper = new Keeper(claimed.server, claimed.own, paths, token, keeperKey(spec, sha), idleMs, () => new Spare(plan, script, launch, boot, (s, booted) => keeper.ended(s, booted)));
   return keeper.done;
 }
 
@@ -171,10 +187,11 @@ class Keeper {
   private bootsFailed = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly watch: NodeJS.Timeout;
-  private readonly own: number | undefined;
 
   constructor(
     private readonly server: Server,
+    /** The inode of the socket file this keeper made. */
+    private readonly own: number | undefined,
     private readonly paths: KeeperPaths,
     private readonly token: string,
     private readonly key: string,
@@ -182,11 +199,22 @@ class Keeper {
     private readonly spawnSpare: () => Spare,
   ) {
     this.done = new Promise((resolve) => (this.finish = resolve));
-    this.own = inode(paths.socket);
     server.on("connection", (socket) => this.connected(socket));
-    this.watch = setInterval(() => {
+    // Its socket file removed or replaced: it ends. Its socket still its own but the token file
+    // another's (two keepers started at once for one socket; the other has ended): its token is
+    // written again, or no command could use it. Checked now, then every WATCH_MS.
+    const check = (): void => {
       if (inode(paths.socket) !== this.own) this.end();
-    }, WATCH_MS);
+      else if (tokenOnDisk(paths) !== token) {
+        try {
+          writeToken(paths, token);
+        } catch {
+          this.end();
+        }
+      }
+    };
+    this.watch = setInterval(check, WATCH_MS);
+    setImmediate(check);
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => this.end());
     process.once("exit", () => {
       for (const s of this.live) s.kill();
@@ -203,10 +231,8 @@ class Keeper {
     this.server.close();
     this.spares.length = 0;
     for (const s of this.live) s.kill();
-    if (inode(this.paths.socket) === this.own) {
-      rmSync(this.paths.socket, { force: true });
-      rmSync(this.paths.token, { force: true });
-    }
+    if (inode(this.paths.socket) === this.own) rmSync(this.paths.socket, { force: true });
+    if (tokenOnDisk(this.paths) === this.token) rmSync(this.paths.token, { force: true });
     this.finish(0);
   }
 

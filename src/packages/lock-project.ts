@@ -120,15 +120,19 @@ async function fetchPin(pin: PinnedPackage, downloaded: Map<string, Uint8Array>,
   try {
     const stored = await store.get(pin.file_name);
     if (stored && (await isIntact(pin, stored))) return { ...row, status: "cached", bytes: stored.byteLength };
-    const bytes =
-      downloaded.get(pin.file_name) ??
-      (pin.source === "pypi"
-        ? await ctx.index.download({ filename: pin.file_name, url: pin.url, sha256: pin.sha256, requiresPython: "", yanked: false, coreMetadata: false })
-        : await ctx.pyodideSource.fetch(pin.file_name));
-    await checkWheel(pin, bytes, `from ${pin.source === "pypi" ? pin.url : ctx.pyodideSource.location}`, "nothing was stored.");
+    // An index's wheel is checked against the pin's sha256 as it is downloaded (pypi.ts; the
+    // resolver's downloads too); Pyodide's, fetched from a package source, here.
+    const bytes = downloaded.get(pin.file_name) ?? (pin.source === "pypi" ? await ctx.index.download({ filename: pin.file_name, url: pin.url, sha256: pin.sha256, requiresPython: "", yanked: false, coreMetadata: false }) : await pyodideWheel(pin, ctx));
     await store.put(pin.file_name, bytes);
     return { ...row, status: "added", bytes: bytes.byteLength };
   } catch (err) {
     return { ...row, status: "failed", error: toErrorJson(err) };
   }
+}
+
+/** One of Pyodide's wheels from the package source, checked against the lock before it is kept. */
+async function pyodideWheel(pin: PinnedPackage, ctx: LockContext): Promise<Uint8Array> {
+  const bytes = await ctx.pyodideSource.fetch(pin.file_name);
+  await checkWheel(pin, bytes, `from ${ctx.pyodideSource.location}`, "nothing was stored.");
+  return bytes;
 }

@@ -76,7 +76,7 @@ export function checkLockAbi(lock: PyodideLock, own: PyodideLock, where: string,
 }
 
 /** The lock's entry for a package name (any spelling), or undefined. */
-function lockEntry(lock: PyodideLock, name: string): LockPackage | undefined {
+export function lockEntry(lock: PyodideLock, name: string): LockPackage | undefined {
   const key = canonicalName(name);
   const direct = Object.prototype.hasOwnProperty.call(lock.packages, key) ? lock.packages[key] : undefined;
   if (direct) return direct;

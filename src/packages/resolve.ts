@@ -9,7 +9,7 @@
 import { rcompare, valid } from "@renovatebot/pep440";
 import { EdgeError } from "../contract/errors.ts";
 import type { Declared } from "./declared.ts";
-import { canonicalName, type PyodideLock } from "./lock.ts";
+import { canonicalName, lockEntry, type PyodideLock } from "./lock.ts";
 import type { IndexFile, PackageIndex } from "./pypi.ts";
 import { allows, evaluateMarker, parseRequirement, type MarkerEnvironment, type Requirement } from "./requirement.ts";
 import { parseCoreMetadata, parseWheelName, wheelFit, wheelMetadata, type WheelTarget } from "./wheel.ts";
@@ -122,7 +122,7 @@ class Resolver {
     const files = (await this.page(key)) ?? [];
     const rejected: string[] = [];
     for (const version of candidateVersions(files, wants)) {
-      const wheels = files.filter((f) => parseWheelName(f.filename) && normalVersion(parseWheelName(f.filename)!.version) === version);
+      const wheels = files.filter((f) => { const w = parseWheelName(f.filename); return w !== undefined && normalVersion(w.version) === version; });
       const python = wheels.find((f) => f.requiresPython && !allows(f.requiresPython, this.ctx.env.python_full_version!));
       if (python) {
         rejected.push(`${version} needs Python ${python.requiresPython}`);
@@ -169,7 +169,7 @@ class Resolver {
 
   /** Pyodide's own build of a package the index has no installable wheel for. */
   private fromPyodide(key: string, wants: { req: Requirement }[]): Choice | undefined {
-    const entry = Object.values(this.ctx.pyodideLock.packages).find((p) => canonicalName(p.name) === key);
+    const entry = lockEntry(this.ctx.pyodideLock, key);
     if (!entry || !wants.every((w) => allows(w.req.specifier, entry.version))) return undefined;
     const pin: PinnedPackage = {
       name: entry.name,
@@ -241,7 +241,7 @@ function unavailable(name: string, wants: { req: Requirement; by: string }[], fi
   }
   const shown = rejected.slice(0, 3).join("; ");
   const why = rejected.length ? `${shown}${rejected.length > 3 ? `; and ${rejected.length - 3} older version(s) likewise` : ""}` : "no version on the index satisfies every requirement";
-  const pyodide = Object.values(ctx.pyodideLock.packages).find((p) => canonicalName(p.name) === canonicalName(name));
+  const pyodide = lockEntry(ctx.pyodideLock, name);
   const onlyPython = rejected.length > 0 && rejected.every((r) => r.includes("needs Python"));
   const hint = pyodide
     ? ` Pyodide's lock has ${pyodide.name} ${pyodide.version}, which the requirements exclude; allow that version to use Pyodide's build.`

@@ -12,7 +12,7 @@ import { CHROMIUM_ARGS, findChromium } from "../scripts/chromium.mjs";
 import { serveStatic, type StaticServerOptions } from "./static-server.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-export const BENCH_PAGE = "e2e/pages/bench.html";
+const BENCH_PAGE = "e2e/pages/bench.html";
 
 export interface ChromiumBench {
   readonly browser: Browser;

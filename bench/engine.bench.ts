@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNodeLlamaBackend } from "../src/engines/llamacpp/node/backend.ts";
-import { nodeRuntime, type NlcHistoryItem } from "../src/engines/llamacpp/node/runtime.ts";
+import { llamaBinding, type NlcHistoryItem } from "../src/engines/llamacpp/node/binding.ts";
 import { LlamaCppEngine } from "../src/engines/llamacpp/engine.ts";
 import { buildTestModel, writeTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer } from "../test/engines/model-server.ts";
@@ -25,9 +25,9 @@ const modelInfo = { model: "generated test model (test/fixtures/gguf.ts: llama, 
 
 /** Node: LlamaCppEngine vs node-llama-cpp used directly (same template, prefix reuse and grammar). */
 async function measureNode(): Promise<Record<string, unknown>> {
-  let rt: Awaited<ReturnType<typeof nodeRuntime>>;
+  let rt: Awaited<ReturnType<typeof llamaBinding>>;
   try {
-    rt = await nodeRuntime();
+    rt = await llamaBinding();
   } catch (e) {
     return { env: "node", skipped: (e as Error).message };
   }

@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createChatSession } from "../src/chat/session.ts";
 import { createNodeLlamaCppEngine } from "../src/engines/llamacpp/node/index.ts";
-import { nodeRuntime } from "../src/engines/llamacpp/node/runtime.ts";
+import { llamaBinding } from "../src/engines/llamacpp/node/binding.ts";
 import { imprintBinding, learn, type LearnSample } from "../src/imprint/index.ts";
 import { nodeStateRestorer, nodeStateSaver } from "../src/imprint/node-state.ts";
 import { createNodeImprintStore } from "../src/imprint/store-node.ts";
@@ -66,7 +66,7 @@ interface Conversation {
 
 export async function measureStateRestore(sample: LearnSample, log: (...a: unknown[]) => void, model: StateModel): Promise<Record<string, unknown>> {
   try {
-    await nodeRuntime();
+    await llamaBinding();
   } catch (e) {
     return { skipped: `node-llama-cpp is not installed (npm run setup:llama): ${(e as Error).message}` };
   }

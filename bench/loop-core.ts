@@ -8,7 +8,7 @@ import { validateAgainst } from "../src/contract/ajv.ts";
 import { sha256Json, sha256Text } from "../src/contract/hash.ts";
 import type { JsonObject } from "../src/contract/types.ts";
 
-export const PARAMETERS: JsonObject = {
+const PARAMETERS: JsonObject = {
   type: "object",
   properties: { amount: { type: "number" }, tier: { type: "string", enum: ["basic", "pro"], default: "basic" }, note: { type: ["string", "null"], default: null } },
   required: ["amount"],
@@ -29,7 +29,7 @@ export interface OverheadSample {
 }
 
 /** One call's host work, split into in-memory work and the receipt write. */
-export async function hostOverheadOnce(store: ReceiptStore, i: number): Promise<OverheadSample> {
+async function hostOverheadOnce(store: ReceiptStore, i: number): Promise<OverheadSample> {
   const text = JSON.stringify({ tool_name: "fee_quote", arguments: { amount: 100 + i, tier: "pro" } });
   const t = performance.now();
   const parsed = parseModelOutput(text);

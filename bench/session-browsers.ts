@@ -93,7 +93,7 @@ async function chromiumPage(served: ServedBenchPage, log: (...a: unknown[]) => v
 
 async function driverPage(env: "firefox" | "webkit", served: ServedBenchPage): Promise<{ page: PageHandle; version: string }> {
   const driver: Driver = env === "firefox" ? await launchFirefox() : await launchWebKit();
-  const ready = () => until(driver, "the bench page's window.__bench", () => (window as unknown as { __bench?: unknown }).__bench !== undefined, null, 120_000);
+  const ready = () => until(driver, "the bench page's window.__bench", () => (window as typeof window & { __bench?: unknown }).__bench !== undefined, null, 120_000);
   try {
     await driver.goto(served.pageUrl);
     await ready();

@@ -52,7 +52,7 @@ export interface SessionSamples {
   guided: Turn[];
 }
 
-export async function turn(engine: Engine, messages: ChatMessage[], maxTokens: number, responseFormat?: ResponseFormat): Promise<Turn> {
+async function turn(engine: Engine, messages: ChatMessage[], maxTokens: number, responseFormat?: ResponseFormat): Promise<Turn> {
   const t = performance.now();
   let first: number | undefined;
   const r = await engine.chat({ messages, maxTokens, temperature: 0, ...(responseFormat ? { responseFormat } : {}), onToken: () => (first ??= performance.now()) });
@@ -131,7 +131,7 @@ const decodeOf = (turns: Turn[]): number => median(turns.flatMap((t) => (t.decod
 
 /** warm_/cold_first_turn_ttft_ms: the first-turn goals, for the example tools on the planned CPU default
  *  (DEFAULT_CPU_MODEL); every other subject reports its numbers beside them. */
-export const GOALS = { browser_decode_vs_native: 0.7, returning_ttft_ms: 2000, guided_vs_free: 0.9, warm_first_turn_ttft_ms: 2000, cold_first_turn_ttft_ms: 15_000 } as const;
+const GOALS = { browser_decode_vs_native: 0.7, returning_ttft_ms: 2000, guided_vs_free: 0.9, warm_first_turn_ttft_ms: 2000, cold_first_turn_ttft_ms: 15_000 } as const;
 /** The model "Auto" is to load on a device without WebGPU: the first-turn goals are its. */
 export const DEFAULT_CPU_MODEL = "smollm2-135m-instruct-q4_1";
 
@@ -365,10 +365,10 @@ export function firstTurnSummary(entries: readonly Record<string, unknown>[]): R
 
 /** Ratios within which a random-weight model is taken to measure what the real one does, at least;
  *  more when the run's own noise is larger (below). */
-export const SAME_WITHIN = 0.15;
+const SAME_WITHIN = 0.15;
 /** Beyond this spread of the native anchors (machine load changed during the run) a comparison
  *  cannot tell a distortion from noise: it says so instead of answering. */
-export const UNDECIDABLE_NOISE = 0.5;
+const UNDECIDABLE_NOISE = 0.5;
 
 /** How much the same native measurement moved within the run (relative spread of its repeats): a
  *  difference below it is noise, not a distortion. */

@@ -26,7 +26,7 @@ export interface Subject {
 
 /** A real shape with the architecture and dimensions of a real model, so the two can be compared
  *  (the shape's Q4_0/Q8_0 against the file's own quant mix, Qwen3's template against Qwen2.5's). */
-export const SHAPE_STANDS_FOR: Partial<Record<RealShapeName, RealModelId>> = {
+const SHAPE_STANDS_FOR: Partial<Record<RealShapeName, RealModelId>> = {
   "qwen2.5-0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m",
 };
 

@@ -44,7 +44,7 @@ import { gbnfForResponseFormat } from "../src/engines/llamacpp/format.ts";
 import { LlamaCppEngine } from "../src/engines/llamacpp/engine.ts";
 import { defaultThreads } from "../src/engines/llamacpp/browser/threads.ts";
 import { createNodeLlamaBackend } from "../src/engines/llamacpp/node/backend.ts";
-import { nodeRuntime, type NlcHistoryItem, type NlcModel, type NodeRuntime, type Token } from "../src/engines/llamacpp/node/runtime.ts";
+import { llamaBinding, type NlcHistoryItem, type NlcModel, type LlamaBinding, type Token } from "../src/engines/llamacpp/node/binding.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import type { RealModelId } from "../test/real-models.ts";
 import type { RealShapeName, RealShapeQuant } from "../test/fixtures/real-shape.ts";
@@ -115,7 +115,7 @@ const load1 = () => round(loadavg()[0]!);
 
 /** The prompt's tokens as Edge's Node backend builds them: the model's own template (Jinja) with its
  *  markers as special tokens, else node-llama-cpp's wrapper. */
-function nativePrompt(rt: NodeRuntime, llm: NlcModel): (messages: PromptMessage[]) => Token[] {
+function nativePrompt(rt: LlamaBinding, llm: NlcModel): (messages: PromptMessage[]) => Token[] {
   const template = chatTemplateRenderer(llm.fileInfo.metadata.tokenizer?.chat_template, { bos: llm.tokens.bosString, eos: llm.tokens.eosString });
   const wrapper = rt.module.resolveChatWrapper(llm);
   return (messages) => {
@@ -130,7 +130,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 /** node-llama-cpp's bare API at `threads`: the first turn's prefill, then decode free and under the
  *  tool-call grammar (new conversations sharing the contract, as the engines' samples are). */
 async function nativeBaseline(subject: Subject, threads: number, plan: SessionPlan): Promise<NativeBaseline> {
-  const rt = await nodeRuntime();
+  const rt = await llamaBinding();
   const llm = await rt.llama.loadModel({ modelPath: subject.path, gpuLayers: 0 });
   const context = await llm.createContext({ contextSize: 4096, sequences: 1, threads });
   try {

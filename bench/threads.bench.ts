@@ -11,7 +11,7 @@ import type { ResponseFormat } from "../src/engines/engine.ts";
 import { toolCallResponseFormat, type GuidedTool } from "../src/engines/grammar.ts";
 import { LlamaCppEngine } from "../src/engines/llamacpp/engine.ts";
 import { createNodeLlamaBackend, defaultThreads } from "../src/engines/llamacpp/node/backend.ts";
-import { nodeRuntime } from "../src/engines/llamacpp/node/runtime.ts";
+import { llamaBinding } from "../src/engines/llamacpp/node/binding.ts";
 import { writeTestModel } from "../test/fixtures/gguf.ts";
 import { realShapeModel } from "../test/fixtures/real-shape.ts";
 
@@ -64,7 +64,7 @@ async function measure(subject: Subject): Promise<Record<string, unknown>> {
       const rate = await decodeRate(engines.get(threads)!, subject.tokens);
       if (rate) free.get(threads)!.push(rate);
     }
-    const best = engines.get(cores > 1 ? cores : 1)!;
+    const best = engines.get(Math.max(cores, 1))!;
     const [g, f] = [await decodeRate(best, subject.tokens, grammar), await decodeRate(best, subject.tokens)];
     if (g && f) {
       guided.push(g);
@@ -105,7 +105,7 @@ async function measure(subject: Subject): Promise<Record<string, unknown>> {
 }
 
 try {
-  await nodeRuntime();
+  await llamaBinding();
 } catch (e) {
   console.log(JSON.stringify([{ env: "node", skipped: (e as Error).message }]));
   process.exit(0);

@@ -53,7 +53,7 @@ for (let i = 0; i < ROUNDS + 3; i++) {
 // Runner: the mount itself inside Pyodide (fresh mount point each round).
 log("loading Pyodide for the in-interpreter mount…");
 const py = await loadPyodide();
-const fs = py.FS as unknown as MemFs & { unmount(p: string): void; rmdir(p: string): void };
+const fs = py.FS as MemFs & { unmount(p: string): void; rmdir(p: string): void };
 const snapshot = await source.snapshot(DEFAULT_WORKSPACE_MOUNT_LIMITS);
 const runner: number[] = [];
 for (let i = 0; i < ROUNDS + 3; i++) {

@@ -88,6 +88,7 @@ test.describe("SwiftShader WebGPU adapter", () => {
     return { page, attempted, context };
   }
 
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads the fixtures a test uses from an object pattern, and this one uses none
   test("default model: picks the q4f32 variant, reaches the model download, rejects with model_fetch_failed", async ({}, info) => {
     const { page, attempted, context } = await freshPage(info);
     expect((await largestScript(page)).bytes).toBeLessThan(BIG_SCRIPT);
@@ -113,6 +114,7 @@ test.describe("SwiftShader WebGPU adapter", () => {
     await context.close();
   });
 
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads the fixtures a test uses from an object pattern, and this one uses none
   test("self-hosted appConfig: 404 and an index.html fallback are model_fetch_failed; an f16 model is refused before any download", async ({}, info) => {
     const { page, context } = await freshPage(info);
     const origin = new URL(page.url()).origin;

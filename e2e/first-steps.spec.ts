@@ -27,7 +27,7 @@ test.afterAll(() => server.close());
 async function openAndWatchScroll(page: Page): Promise<number[]> {
   await page.addInitScript(() => {
     const seen: number[] = [];
-    (window as unknown as { __scrolls: number[] }).__scrolls = seen;
+    (window as typeof window & { __scrolls: number[] }).__scrolls = seen;
     const tick = (): void => {
       seen.push(Math.round(window.scrollY));
       if (document.body?.dataset.ready !== "1") requestAnimationFrame(tick);
@@ -38,7 +38,7 @@ async function openAndWatchScroll(page: Page): Promise<number[]> {
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
   // The first session's divider lands in the chat after ready: give it a moment to (not) scroll.
   await expect(page.locator("#chat-log .entry.divider")).toHaveCount(1);
-  return page.evaluate(() => [...(window as unknown as { __scrolls: number[] }).__scrolls, Math.round(window.scrollY)]);
+  return page.evaluate(() => [...(window as typeof window & { __scrolls: number[] }).__scrolls, Math.round(window.scrollY)]);
 }
 
 async function typeAtEnd(page: Page, text: string): Promise<void> {

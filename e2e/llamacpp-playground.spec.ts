@@ -44,7 +44,7 @@ test("no WebGPU: a GGUF model from a URL runs a tool call with a receipt, and ag
   await page.addInitScript(() => {
     // A permission prompt nobody answers.
     StorageManager.prototype.persist = function () {
-      void (window as unknown as { __edgePersistAsked(): Promise<void> }).__edgePersistAsked();
+      void (window as typeof window & { __edgePersistAsked(): Promise<void> }).__edgePersistAsked();
       return new Promise<boolean>(() => undefined);
     };
   });

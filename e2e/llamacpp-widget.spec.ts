@@ -48,7 +48,7 @@ test.afterAll(async () => {
 });
 
 async function receipts(page: Page): Promise<Array<Record<string, unknown>>> {
-  return page.evaluate(() => (window as unknown as { __receipts: Array<Record<string, unknown>> }).__receipts);
+  return page.evaluate(() => (window as typeof window & { __receipts: Array<Record<string, unknown>> }).__receipts);
 }
 
 /** Every file in the page origin's OPFS (where Chromium stores downloaded models). */
@@ -56,7 +56,7 @@ async function storedFiles(page: Page): Promise<string[]> {
   return page.evaluate(async () => {
     const out: string[] = [];
     const walk = async (dir: FileSystemDirectoryHandle, prefix: string): Promise<void> => {
-      for await (const [name, handle] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
+      for await (const [name, handle] of dir.entries()) {
         if (handle.kind === "directory") await walk(handle as FileSystemDirectoryHandle, `${prefix}${name}/`);
         else out.push(prefix + name);
       }
@@ -121,7 +121,7 @@ test("a model file the visitor picks: labelled, loaded at once with its sha256, 
   await expect(widget.getByText("notes.gguf was not loaded (model_not_gguf); the site's model stays in use.")).toBeVisible();
   await expect(widget.getByText("model.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
   // The event may follow what the widget shows: wait for it.
-  await expect.poll(() => page.evaluate(() => (window as unknown as { __errors: string[] }).__errors)).toEqual(["model_not_gguf"]);
+  await expect.poll(() => page.evaluate(() => (window as typeof window & { __errors: string[] }).__errors)).toEqual(["model_not_gguf"]);
 
   // The generated model as a file: ready at once, with the file's sha256.
   await picker.setInputFiles({ name: "picked.gguf", mimeType: "application/octet-stream", buffer: Buffer.from(model) });

@@ -168,7 +168,7 @@ test("hostile text from the model and from a tool result stays inert text", asyn
   await page.locator("#try-form input[data-field=order_id]").fill(payload);
   await page.getByRole("button", { name: "Run tool" }).click();
   await expect(page.locator("#try-result")).toContainText("onerror", { timeout: 60_000 });
-  expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  expect(await page.evaluate(() => (window as typeof window & { __xss?: number }).__xss)).toBeUndefined();
   expect(await page.locator("#chat-log img, #chat-log script, #chat-log b, #try-output img, #try-output b").count()).toBe(0);
 });
 

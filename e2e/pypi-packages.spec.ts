@@ -178,12 +178,12 @@ test("widget: a tools-src zip with its pylock.toml fetches the pinned wheels onc
   test.setTimeout(240_000);
   await context.addInitScript(() => {
     const seen: unknown[] = [];
-    (window as unknown as { __receipts: unknown[] }).__receipts = seen;
+    (window as typeof window & { __receipts: unknown[] }).__receipts = seen;
     document.addEventListener("edge-receipt", (e) => seen.push(JSON.parse(JSON.stringify((e as CustomEvent).detail))));
   });
   const lastReceipt = async (): Promise<{ python_packages?: unknown; python_lock_sha256?: string; calls: { status: string }[] }> => {
-    await expect.poll(() => page.evaluate(() => (window as unknown as { __receipts: unknown[] }).__receipts.length), { timeout: 30_000 }).toBeGreaterThan(0);
-    return page.evaluate(() => (window as unknown as { __receipts: unknown[] }).__receipts.at(-1)) as never;
+    await expect.poll(() => page.evaluate(() => (window as typeof window & { __receipts: unknown[] }).__receipts.length), { timeout: 30_000 }).toBeGreaterThan(0);
+    return page.evaluate(() => (window as typeof window & { __receipts: unknown[] }).__receipts.at(-1)) as never;
   };
   const sites = await startWidgetSites({ widgetDir: ensureWidgetBuild() });
   try {

@@ -18,7 +18,7 @@
 //     run ended on its own, answered with non-empty text: a llama.cpp turn after a result is a
 //     checked turn (src/chat/model-turn.ts), so a model that repeats its call (SmolLM2 does) is
 //     declined and answers, and once the budget is spent its turn can only answer.
-import AjvModule from "ajv";
+import { Ajv } from "ajv";
 import { isDeepStrictEqual } from "node:util";
 import { sha256Json } from "../src/contract/hash.ts";
 import { verifyReceipts } from "../src/receipts/chain.ts";
@@ -51,8 +51,6 @@ const EXPECTED: Record<string, (args: Args) => Record<string, number>> = {
   subtract: ({ a, b }) => ({ difference: a - b }),
 };
 
-// ajv ships CommonJS with `exports.default`; under ESM interop the class sits on `.default`.
-const Ajv = ((AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule) as typeof AjvModule;
 const ajv = new Ajv({ strict: true, allErrors: true });
 
 function fail(what: string, seen: unknown): never {

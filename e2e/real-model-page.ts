@@ -23,7 +23,7 @@ type Recorder = { __edgeStreamed?: string[] };
 /** Playground: record every text the model's streaming entry shows (until the next page load);
  *  returns where the next run's entries start in the conversation. */
 export function watchPlaygroundStream(): number {
-  const w = window as unknown as Recorder;
+  const w = window as Recorder;
   const log = document.querySelector("#chat-log")!;
   if (!w.__edgeStreamed) {
     const seen: string[] = (w.__edgeStreamed = []);
@@ -52,7 +52,7 @@ export function readPlaygroundRun(start: number): SeenRun | null {
     code: m?.[2] ?? null,
     receiptId: m?.[3] ?? null,
     answer: items.find((li) => li.classList.contains("answer"))?.querySelector(".text")?.textContent ?? null,
-    streamed: [...((window as unknown as Recorder).__edgeStreamed ?? [])],
+    streamed: [...((window as Recorder).__edgeStreamed ?? [])],
   };
 }
 
@@ -69,7 +69,7 @@ export function readPlaygroundSchemas(): Record<string, object> {
 /** Widget: record the texts its streaming assistant message shows (a call's start shows as
  *  "Preparing a tool call…"); returns how many messages its conversation has so far. */
 export function watchWidgetStream(): number {
-  const w = window as unknown as Recorder;
+  const w = window as Recorder;
   const root = document.querySelector("edge-chat")!.shadowRoot!;
   if (!w.__edgeStreamed) {
     const seen: string[] = (w.__edgeStreamed = []);
@@ -103,7 +103,7 @@ export function readWidgetRun(start: number): SeenRun | null {
     code: status[2] ?? null,
     receiptId: null,
     answer: status[1] === "Answered" ? (answers.pop() ?? null) : null,
-    streamed: [...((window as unknown as Recorder).__edgeStreamed ?? [])],
+    streamed: [...((window as Recorder).__edgeStreamed ?? [])],
   };
 }
 

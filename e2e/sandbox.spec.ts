@@ -53,6 +53,7 @@ test("tool code cannot read the app's storage or reach the network", async ({ pa
   const seeded = await page.evaluate(async (s) => {
     localStorage.setItem("edge-secret", s);
     sessionStorage.setItem("edge-secret", s);
+    // biome-ignore lint/suspicious/noDocumentCookie: the secret a tool must not read is planted in every store, cookies included
     document.cookie = `edge_secret=${s}; path=/`;
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const req = indexedDB.open("edge-probe", 1);
@@ -79,11 +80,11 @@ test("tool code cannot read the app's storage or reach the network", async ({ pa
       const end = Date.now() + 1000; while (Date.now() < end) {} postMessage("done");`;
     const w = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
     await new Promise((resolve) => (w.onmessage = resolve));
-    (window as unknown as { __control: Worker }).__control = w;
+    (window as typeof window & { __control: Worker }).__control = w;
   }, counter.base);
   // Ended only once its request arrived (on a loaded machine that may take a while).
   await expect.poll(() => counter.hits.filter((h) => h.includes("control-worker")).length, { timeout: 30_000 }).toBe(1);
-  await page.evaluate(() => (window as unknown as { __control: Worker }).__control.terminate());
+  await page.evaluate(() => (window as typeof window & { __control: Worker }).__control.terminate());
   counter.hits.length = 0;
 
   const source = await fixture("escape_tools.py");

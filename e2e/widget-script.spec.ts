@@ -35,7 +35,7 @@ interface Recorded {
 /** The recorded events of `type` once at least `count` arrived (the widget announces a run after
  *  its receipt is stored, which may follow what the test just saw). */
 async function recorded(page: Page, type: string, count: number): Promise<Recorded[]> {
-  const read = async (): Promise<Recorded[]> => (await page.evaluate(() => (window as unknown as { __edgeRuns: Recorded[] }).__edgeRuns)).filter((r) => r.type === type);
+  const read = async (): Promise<Recorded[]> => (await page.evaluate(() => (window as typeof window & { __edgeRuns: Recorded[] }).__edgeRuns)).filter((r) => r.type === type);
   await expect.poll(async () => (await read()).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
   return read();
 }

@@ -35,7 +35,7 @@ interface Recorded {
 
 function events(target: Page | Frame, type?: string): Promise<Recorded[]> {
   return target.evaluate((t) => {
-    const all = (window as unknown as { __edgeEvents: Recorded[] }).__edgeEvents;
+    const all = (window as typeof window & { __edgeEvents: Recorded[] }).__edgeEvents;
     return t ? all.filter((e) => e.type === t) : all;
   }, type ?? null);
 }
@@ -303,7 +303,7 @@ def echo_html(text: str) -> dict:
     // The user's own prompt is text too.
     await expect(widget.locator(".user")).toContainText(payload);
     await page.waitForTimeout(500);
-    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate(() => (window as typeof window & { __xss?: number }).__xss)).toBeUndefined();
     const injected = await widget.evaluate((el) => el.shadowRoot!.querySelectorAll("img, script, svg, b").length);
     expect(injected).toBe(0);
   });

@@ -22,7 +22,7 @@ import { splitThink } from "../src/chat/think.ts";
 import type { ChatMessage } from "../src/engines/engine.ts";
 import { createNodeLlamaCppEngine } from "../src/engines/llamacpp/node/index.ts";
 import type { LlamaCppEngine } from "../src/engines/llamacpp/engine.ts";
-import { nodeRuntime } from "../src/engines/llamacpp/node/runtime.ts";
+import { llamaBinding } from "../src/engines/llamacpp/node/binding.ts";
 import { toolTurnPolicy } from "../src/engines/tool-turn.ts";
 import { checkedTurn } from "../src/chat/model-turn.ts";
 import type { Outcome } from "./score.ts";
@@ -73,7 +73,7 @@ export interface EvalModel {
 
 /** The messages the loop sends for this turn (src/chat/loop.ts): the contract as the system
  *  message, the question, then each earlier call as the model wrote it and its result. */
-export function edgeMessages(turn: Turn): ChatMessage[] {
+function edgeMessages(turn: Turn): ChatMessage[] {
   const messages: ChatMessage[] = [
     { role: "system", content: renderToolContract(turn.schemas) },
     { role: "user", content: turn.prompt },
@@ -87,7 +87,7 @@ export function edgeMessages(turn: Turn): ChatMessage[] {
 }
 
 /** The loop's reading of a reply: think blocks aside, then the contract's parser. */
-export function outcomeOfEdgeText(text: string): Outcome {
+function outcomeOfEdgeText(text: string): Outcome {
   const parsed = parseModelOutput(splitThink(text).visible);
   switch (parsed.kind) {
     case "call":
@@ -135,7 +135,7 @@ export function edgeMode(engine: LlamaCppEngine, model: EvalModel, name: EdgeMod
 }
 
 // node-llama-cpp's function calling, typed for what the anchor uses (the runtime is optional, so the
-// project does not import its types; src/engines/llamacpp/node/runtime.ts does the same).
+// project does not import its types; src/engines/llamacpp/node/binding.ts does the same).
 type NativeFunctions = Record<string, { description?: string; params: JsonObject }>;
 type NativeHistoryItem =
   | { type: "user"; text: string }
@@ -181,10 +181,10 @@ function nativeHistory(turn: Turn): NativeHistoryItem[] {
 }
 
 export async function nativeMode(model: EvalModel): Promise<NativeMode> {
-  const rt = await nodeRuntime();
+  const rt = await llamaBinding();
   const specifier = "node-llama-cpp";
   const module = (await import(/* @vite-ignore */ specifier)) as NativeModule;
-  const loaded = (await rt.llama.loadModel({ modelPath: model.path, gpuLayers: 0 })) as unknown as NativeModel;
+  const loaded = (await rt.llama.loadModel({ modelPath: model.path, gpuLayers: 0 })) as NativeModel;
   const context = await loaded.createContext({ contextSize: 4096, threads: model.threads });
   const chat = new module.LlamaChat({ contextSequence: context.getSequence() });
   const tokens = (turn: Turn): number =>

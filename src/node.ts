@@ -1,10 +1,12 @@
-// Node entry points: the same core plus the Node adapters (runner processes, files).
+// The Node entry: the public API plus the Node composition root (createNodeEdge: stores under
+// $EDGE_DATA_DIR, runner processes, the confirm step, llama.cpp engines) and the Node adapters a
+// program may want alone.
 export * from "./index.ts";
-export { createNodeRunnerHost, fileSource, projectFileSource, type NodeRunnerHostOptions } from "./runner/node.ts";
-export { createNodeReceiptStore } from "./receipts/store-node.ts";
-export { createNodeImprintStore } from "./imprint/store-node.ts";
-export { nodeStartStates, startStatesDir, type NodeStartStatesOptions } from "./imprint/start-states-node.ts";
-export { createNodePendingStore } from "./confirm/store-node.ts";
+export {
+  createNodeEdge, type NodeEdge, type NodeEdgeOptions, type NodeEngine, type NodeEngineChoice, type NodeSessionRequest,
+  type NodeTools, type NodeToolsFile,
+} from "./assembly/node.ts";
+export { createNodeRunnerHost, type NodeRunnerHostOptions } from "./runner/node.ts";
 export { createNodeFactsStore } from "./facts/store-node.ts";
-export { openNodeVfs } from "./builtins/vfs/store-node.ts";
-export { createNodeLlamaCppEngine, createNodeLlamaBackend, modelCacheDir, type NodeLlamaCppEngineOptions } from "./engines/llamacpp/node/index.ts";
+export { createNodeImprintStore } from "./imprint/store-node.ts";
+export { createNodeLlamaCppEngine, type NodeLlamaCppEngineOptions } from "./engines/llamacpp/node/index.ts";

@@ -29,18 +29,20 @@ const LAYERS: readonly Layer[] = [
   { name: "toolset", paths: ["src/toolset/"] },
   { name: "builtins", paths: ["src/builtins/"] },
   { name: "receipts", paths: ["src/receipts/"] }, // types, chain, the store seam and its non-IndexedDB stores
-  { name: "store", paths: ["src/store/"] }, // the one IndexedDB schema: it names every stored record type
+  { name: "idb", paths: ["src/idb/"] }, // the one IndexedDB schema: it names every stored record type
   { name: "chat", paths: ["src/chat/"] },
   { name: "confirm", paths: ["src/confirm/"] },
   { name: "facts", paths: ["src/facts/"] },
   { name: "imprint", paths: ["src/imprint/"] },
   { name: "mcp", paths: ["src/mcp/"] },
   {
-    // The features' adapters over the one schema: above src/store and above the feature they store.
+    // The features' adapters over the one schema: above src/idb and above the feature they store.
     name: "idb stores",
     paths: ["src/receipts/store-idb.ts", "src/confirm/store-idb.ts", "src/facts/store-idb.ts", "src/imprint/store-idb.ts", "src/builtins/vfs/store-idb.ts"],
   },
   { name: "workers", paths: ["workers/"] }, // worker entry points: they host engines and the runner's browser side
+  // One composition root per environment: stores, purging, the runner host, the broker, engines, tools.
+  { name: "assembly", paths: ["src/assembly/"] },
   { name: "front doors", paths: ["src/app/", "src/widget/", "src/cli/"] },
   { name: "public API", paths: ["src/index.ts"] },
   { name: "entry points", paths: ["src/browser.ts", "src/node.ts"] },
@@ -63,7 +65,7 @@ const LONG_FUNCTIONS_ALLOWED: Readonly<Record<string, string>> = {
 /**
  * The plain `new Error(` left in production code: each is caught and wrapped (or swallowed) before a
  * person sees it, or is not Edge's to code. Every other failure is an EdgeError with a code of
- * src/contract/errors.ts. An entry names its file and a snippet of each line it covers (no line numbers).
+ * src/contract/error-table.ts. An entry names its file and a snippet of each line it covers (no line numbers).
  */
 const PLAIN_ERRORS_ALLOWED: readonly { file: string; lines: readonly string[]; reason: string }[] = [
   // ── storage: wrapped into storage_failed ──

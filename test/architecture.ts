@@ -39,7 +39,7 @@ export interface ModuleFacts {
 }
 
 /** Test code may assemble any layers it exercises; only production modules are checked. */
-export const isTestFile = (file: string): boolean => /\.test\.ts$|\.test-helpers\.ts$/.test(file);
+const isTestFile = (file: string): boolean => /\.test\.ts$|\.test-helpers\.ts$/.test(file);
 
 function walk(root: string, dir: string, out: string[]): string[] {
   for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {

@@ -31,6 +31,3 @@ export function realModel(id: RealModelId): RealModel | undefined {
   console.warn(`${note}: its real-model tests are skipped.`);
   return undefined;
 }
-
-/** The instruction-tuned models (the ones that have a chat template to answer in). */
-export const INSTRUCT_MODELS: readonly RealModelId[] = REAL_MODEL_PINS.models.filter((m) => m.instruct).map((m) => m.id as RealModelId);

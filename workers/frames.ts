@@ -37,8 +37,9 @@ export class FrameError extends Error {
   override readonly name = "FrameError";
 }
 
-/** The chunks of one frame (the header, the JSON, then the byte values, not copied). */
-export function encodeFrame(msg: FrameMessage): Uint8Array[] {
+/** The chunks of one frame (the header, the JSON, then the byte values, not copied). `msg` is a
+ *  JSON object whose values (at any depth) may be Uint8Arrays: any message of the protocol. */
+export function encodeFrame(msg: object): Uint8Array[] {
   const blobs: Uint8Array[] = [];
   let offset = 0;
   const text = JSON.stringify(msg, (_key, value: unknown) => {
@@ -79,9 +80,6 @@ const encodeInto = Function.prototype.call.bind(TextEncoder.prototype.encodeInto
   into: Uint8Array,
 ) => { read: number; written: number };
 
-/** A message of strings, numbers and booleans only (what a runner sends, apart from a snapshot). */
-export type FlatMessage = Readonly<Record<string, string | number | boolean>>;
-
 /**
  * One frame of a flat message, written with the primitives captured above only: JSON.stringify of
  * primitives (no toJSON is looked up for them), encodeInto into arrays built on a fresh
@@ -89,12 +87,15 @@ export type FlatMessage = Readonly<Record<string, string | number | boolean>>;
  * prototypes is called, so tool code cannot see or change the frame a runner sends after it ran.
  * Returns the array and how many of its bytes are the frame.
  */
-export function encodeFlatFrame(msg: FlatMessage): { bytes: Uint8Array; length: number } {
-  const keys = ownKeys(msg);
+export function encodeFlatFrame(msg: object): { bytes: Uint8Array; length: number } {
+  // A message of strings, numbers and booleans only (what a runner sends, apart from a snapshot):
+  // each value is checked below.
+  const fields = msg as Readonly<Record<string, unknown>>;
+  const keys = ownKeys(fields);
   let text = "{";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    const value = msg[key];
+    const value = fields[key];
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") throw new FrameError(`${key} is not a string, number or boolean`);
     text += (i ? "," : "") + stringify(key) + ":" + stringify(value);
   }

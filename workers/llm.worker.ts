@@ -3,9 +3,9 @@
 // a lost GPU device, token counts). What the worker does is in llm-worker-core.ts.
 import { watchDeviceLoss } from "../src/engines/device-loss.ts";
 import { platformGpu, probeWebGPU } from "../src/engines/webgpu.ts";
-import { startLlmWorker, type LlmWorkerScope } from "./llm-worker-core.ts";
+import { startLlmWorker } from "./llm-worker-core.ts";
 
-startLlmWorker(globalThis as unknown as LlmWorkerScope, {
+startLlmWorker(globalThis, {
   probe: () => probeWebGPU(),
   watchDevices: (onLost) => watchDeviceLoss(platformGpu(), onLost),
   createHandler: async () => {

@@ -183,5 +183,5 @@ export function parseWorkerToHost(value: unknown): WorkerToHostParse {
     if (!hasKind(field, kind)) return { ok: false, reason: `${type}: ${key} is not a ${kind === "bytes" ? "Uint8Array" : kind}` };
   }
   // Every field was checked against the shape of its type above.
-  return { ok: true, message: record as unknown as WorkerToHost };
+  return { ok: true, message: record as WorkerToHost };
 }

@@ -66,11 +66,11 @@ export async function bootPyodide(msg: BootMessage, snapshot: Uint8Array | Promi
   py.setStderr({ batched: sink.line });
   writePythonFiles(py, msg.pythonFiles);
   py.runPython(`import sys\nif ${JSON.stringify(PYTHON_ROOT)} not in sys.path:\n    sys.path.insert(0, ${JSON.stringify(PYTHON_ROOT)})`);
-  const mod = py.pyimport("edge_runner") as unknown as Record<string, PyCallable | undefined>;
+  const mod = py.pyimport("edge_runner") as Record<string, PyCallable | undefined>;
   // From a snapshot, edge_runner and edgestudio come back already imported and preloaded.
   if (!fromSnapshot && typeof mod.preload === "function") callAndDrop(mod.preload);
   if (makeSnapshot) {
-    (mod as unknown as { destroy?: () => void }).destroy?.();
+    (mod as { destroy?: () => void }).destroy?.();
     const bytes = py.makeMemorySnapshot();
     const buffer = bytes.buffer as ArrayBuffer;
     ctx.post({ type: "snapshot", bytes, bootMs: Math.round(now() - started) }, [buffer]);
@@ -79,7 +79,7 @@ export async function bootPyodide(msg: BootMessage, snapshot: Uint8Array | Promi
   const toBytes = py.runPython("lambda b: b.to_bytes()") as PyCallable;
   if (typeof mod.discover !== "function" || typeof mod.call !== "function") throw new Error("edge_runner lacks discover/call");
   const runtime: Runtime = { discover: mod.discover, call: mod.call, toBytes, installer: packageInstaller(py) };
-  ctx.booted(runtime, py.FS as unknown as MemFs);
+  ctx.booted(runtime, py.FS as MemFs);
   releaseBootBytes(py, options, msg);
   const bootMs = Math.round(now() - started); // what follows is warm-up, not boot
   // A spare may warm its code up while nobody needs it (hooks.warmUpPasses); a job or a
@@ -119,7 +119,7 @@ function rehearseCall(rt: Runtime): void {
   try {
     const reply = rt.call(source, `sha256:${sha256Hex(bytes)}`, "<rehearsal>", "rehearse", '{"amount": 120.5, "tier": "b"}', "rehearsal");
     const parsed = typeof reply === "string" ? safeParse(JSON.parse, reply) : undefined;
-    if (!parsed || parsed.ok !== true || typeof parsed.result_sha256 !== "string") throw new Error(`the rehearsal call failed: ${String(reply).slice(0, 500)}`);
+    if (parsed?.ok !== true || typeof parsed.result_sha256 !== "string") throw new Error(`the rehearsal call failed: ${String(reply).slice(0, 500)}`);
     hmacSha256Hex("00".repeat(32), `rehearsal${parsed.result_sha256}`);
   } finally {
     source.destroy?.();
@@ -131,7 +131,7 @@ function rehearseCall(rt: Runtime): void {
 function releaseBootBytes(py: PyodideAPI, options: RunnerLoadOptions, msg: BootMessage): void {
   delete options._loadSnapshot;
   delete msg.snapshot;
-  const internals = py as unknown as { _api?: { config?: { _loadSnapshot?: unknown } }; _module?: { instantiateWasm?: unknown } };
+  const internals = py as { _api?: { config?: { _loadSnapshot?: unknown } }; _module?: { instantiateWasm?: unknown } };
   if (internals._api?.config) internals._api.config._loadSnapshot = undefined;
   if (internals._module) internals._module.instantiateWasm = undefined;
 }

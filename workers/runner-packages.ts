@@ -19,7 +19,7 @@ export interface PackageInstaller {
 /** Pyodide's installer, as loadPackage uses it (API.install and package_loader.get_install_dir;
  *  private API of the pinned pyodide version, checked by src/cli/packages.test.ts). */
 export function packageInstaller(py: PyodideAPI): PackageInstaller | undefined {
-  const api = (py as unknown as { _api?: { install?: unknown; package_loader?: { get_install_dir?: unknown } } })._api;
+  const api = (py as { _api?: { install?: unknown; package_loader?: { get_install_dir?: unknown } } })._api;
   const install = api?.install;
   const getDir = api?.package_loader?.get_install_dir;
   if (typeof install !== "function" || typeof getDir !== "function") return undefined;

@@ -21,7 +21,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { pathToFileURL } from "node:url";
 import type { PyodideAPI } from "pyodide";
-import { encodeFlatFrame, encodeFrame, FrameReader, type FlatMessage, type FrameMessage } from "./frames.ts";
+import { encodeFlatFrame, encodeFrame, FrameReader, type FrameMessage } from "./frames.ts";
 import type { HostToWorker, SnapshotFileRef, WorkerToHost } from "./protocol.ts";
 import { startRunnerWorker, type RunnerLoadOptions } from "./runner-core.ts";
 
@@ -37,7 +37,7 @@ const READ_CHUNK = 256 * 1024;
 const WARM_UP_PASSES = 1;
 
 /** Members of `process` that @types/node leaves out (process.binding is deprecated). */
-const internals = process as unknown as { binding(name: string): unknown; reallyExit(code: number): never };
+const internals = process as typeof process & { binding(name: string): unknown; reallyExit(code: number): never };
 
 // Captured now, before anything else runs: tool code can reach Node's modules and prototypes, not these.
 // reallyExit, not exit: 'exit' listeners that tool code may have added do not run.
@@ -112,6 +112,8 @@ function readChannel(): void {
       return exit(70); // the host never sends a malformed frame; stop rather than guess
     }
     readChannel();
+    // The host's own frames: it sends only HostToWorker messages (a malformed frame ended this process above).
+    // eslint-disable-next-line no-restricted-syntax -- a decoded frame is JSON, typed by the protocol the host follows
     for (const msg of messages) deliver?.(msg as unknown as HostToWorker);
   });
 }
@@ -167,10 +169,10 @@ function readFileBytes(ref: SnapshotFileRef): Promise<Uint8Array> {
  *  written with encodeFlatFrame and the writeSync captured above, whatever tool code did meanwhile. */
 function send(msg: WorkerToHost): void {
   if (msg.type === "snapshot") {
-    for (const chunk of encodeFrame(msg as unknown as FrameMessage)) writeAll(chunk, chunk.byteLength);
+    for (const chunk of encodeFrame(msg)) writeAll(chunk, chunk.byteLength);
     return;
   }
-  const { bytes, length } = encodeFlatFrame(msg as unknown as FlatMessage);
+  const { bytes, length } = encodeFlatFrame(msg);
   writeAll(bytes, length);
 }
 
@@ -226,6 +228,7 @@ function refuse(target: object, key: string, what: string): void {
  */
 function confine(): void {
   const ownPid = process.pid;
+  // eslint-disable-next-line no-restricted-syntax -- process's methods, the internal _kill included, taken as plain functions to wrap
   const proc = process as unknown as Record<string, (...args: unknown[]) => unknown>;
   const kill = proc.kill!.bind(process);
   const rawKill = proc._kill!.bind(process); // what process.kill calls, looked up at call time
@@ -296,6 +299,6 @@ function closeNetwork(py: PyodideAPI): void {
   refuse(process, "binding", "process.binding");
   refuse(process, "_linkedBinding", "process._linkedBinding");
   refuse(py, "useNodeSockFS", "Pyodide's Node sockets");
-  refuse((py as unknown as { _api: object })._api, "initializeNodeSockFS", "Pyodide's Node sockets");
+  refuse((py as typeof py & { _api: object })._api, "initializeNodeSockFS", "Pyodide's Node sockets");
   syncBuiltinESMExports();
 }

@@ -19,7 +19,7 @@ interface WorkerScope {
   close(): void;
 }
 
-const scope = self as unknown as WorkerScope;
+const scope: WorkerScope = self;
 
 // At start-up, long before any tool code exists: no script URLs from strings in this worker
 // (src/runner/browser/trusted-types.ts).

@@ -45,7 +45,7 @@ async function askAdd(driver: Driver, pace: Pace): Promise<void> {
     () => {
       const cards = document.querySelectorAll(".tool-card[data-tool=add]");
       const card = cards[cards.length - 1];
-      if (!card || card.getAttribute("data-state") !== "ok") return null;
+      if (card?.getAttribute("data-state") !== "ok") return null;
       return { args: card.querySelector("[data-testid=tool-args]")?.textContent ?? "", result: card.querySelector("[data-testid=tool-result]")?.textContent ?? "" };
     },
     null,

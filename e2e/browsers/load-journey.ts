@@ -88,7 +88,7 @@ async function oneLoad(driver: Driver, pace: Pace, n: number, model: { url: stri
 }
 
 /** One line for a load: its time, and each attempt's outcome and longest silence. */
-export function loadLine(r: LoadRecord, of: number): string {
+function loadLine(r: LoadRecord, of: number): string {
   const attempts = r.attempts.map((a) => `${a.outcome} in ${(a.ms / 1000).toFixed(1)} s, longest silence ${(a.longestSilenceMs / 1000).toFixed(1)} s after “${a.silentAfter.slice(0, 70)}” before “${a.silentBefore.slice(0, 70)}”`);
   return `load ${r.n}/${of}: ${(r.ms / 1000).toFixed(1)} s ${r.ok ? "ready" : `FAILED (${r.status.slice(0, 300)})`}; ${attempts.join("; ")}`;
 }

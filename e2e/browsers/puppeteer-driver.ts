@@ -32,7 +32,7 @@ export async function launchPuppeteer(name: BrowserName, options: LaunchOptions)
     async chooseFile(css, path, shadowHost) {
       // Puppeteer's ">>>" goes into the host's shadow root.
       const el = await page.waitForSelector(shadowHost ? `${shadowHost} >>> ${css}` : css, { timeout: 60_000 });
-      await (el as unknown as { uploadFile(...paths: string[]): Promise<void> }).uploadFile(path);
+      await (el as { uploadFile(...paths: string[]): Promise<void> }).uploadFile(path);
     },
     errors: async () => [...errors],
     close: () => browser.close(),

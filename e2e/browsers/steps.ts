@@ -71,7 +71,7 @@ export async function loadModel(driver: Driver, pace: Pace, how: { url: string }
 }
 
 /** The app's build: dist/, or EDGE_APP_DIST (a build of one's own, when others serve dist/). */
-export const APP_DIST = process.env.EDGE_APP_DIST ? path.resolve(process.env.EDGE_APP_DIST) : path.join(ROOT, "dist");
+const APP_DIST = process.env.EDGE_APP_DIST ? path.resolve(process.env.EDGE_APP_DIST) : path.join(ROOT, "dist");
 
 /** The built app served as `npm start` serves it (`vite preview`): the same cross-origin isolation
  *  headers (vite.config.ts), plus the driver's page script. */

@@ -8,7 +8,7 @@ import { sha256Bytes, type Sha256 } from "../../src/contract/hash.ts";
 import type { JsonObject } from "../../src/contract/types.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost, type BrowserRunnerHostOptions } from "../../src/runner/browser/index.ts";
 import { DEFAULT_SPARES, type RunnerHostStats } from "../../src/runner/pool.ts";
-import { openEdgeDb } from "../../src/store/idb.ts";
+import { openEdgeDb } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import { measureHostOverhead, type OverheadStats } from "../../bench/loop-core.ts";
 import { llamaEngineBench } from "./llama-bench.ts";

@@ -13,9 +13,9 @@ import type { PendingStore } from "../../src/confirm/store.ts";
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
 import type { RunnerHost } from "../../src/runner/host.ts";
 import { createBrowserRunnerHost } from "../../src/runner/browser/index.ts";
-import { openEdgeDb } from "../../src/store/idb.ts";
+import { openEdgeDb } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
-import type { EdgeDb } from "../../src/store/idb-schema.ts";
+import type { EdgeDb } from "../../src/idb/schema.ts";
 import { memorySource } from "../../src/toolset/inspect.ts";
 
 let db: EdgeDb;

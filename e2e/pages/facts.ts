@@ -8,9 +8,9 @@ import { importFacts } from "../../src/facts/import.ts";
 import { createIdbFactsStore } from "../../src/facts/store-idb.ts";
 import { factsStoreSurface, toolsManifestSurface } from "../../src/facts/surface.ts";
 import { createToolRuntime } from "../../src/runtime/index.ts";
-import { openEdgeDb } from "../../src/store/idb.ts";
+import { openEdgeDb } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
-import type { EdgeDb } from "../../src/store/idb-schema.ts";
+import type { EdgeDb } from "../../src/idb/schema.ts";
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; message: string; details: Record<string, unknown> };
 

@@ -8,9 +8,9 @@ import { ScriptedEngine } from "../../src/engines/scripted.ts";
 import { createIdbImprintStore } from "../../src/imprint/store-idb.ts";
 import { exportImprint, importImprint, imprintBinding, learn, parseLearnSampleText, type ImprintEvaluation, type ImprintListing } from "../../src/imprint/index.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../../src/runner/browser/index.ts";
-import { openEdgeDb } from "../../src/store/idb.ts";
+import { openEdgeDb } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
-import type { EdgeDb } from "../../src/store/idb-schema.ts";
+import type { EdgeDb } from "../../src/idb/schema.ts";
 import { freezeToolset } from "../../src/toolset/freeze.ts";
 import { memorySource } from "../../src/toolset/inspect.ts";
 

@@ -190,7 +190,7 @@ const api = {
   async files(): Promise<string[]> {
     const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle("edge-models", { create: true });
     const names: string[] = [];
-    for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) names.push(name);
+    for await (const name of dir.keys()) names.push(name);
     return names.sort();
   },
 };

@@ -5,7 +5,7 @@ import { createChatSession } from "../../src/chat/session.ts";
 import type { ChatRun, ChatSession } from "../../src/chat/types.ts";
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
 import { createBrowserRunnerHost } from "../../src/runner/browser/index.ts";
-import { openEdgeDb } from "../../src/store/idb.ts";
+import { openEdgeDb } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import { memorySource } from "../../src/toolset/inspect.ts";
 

@@ -3,9 +3,9 @@
 import { verifyReceipts, type VerifyResult } from "../../src/receipts/chain.ts";
 import type { Receipt } from "../../src/receipts/types.ts";
 import { EdgeError } from "../../src/contract/errors.ts";
-import { openEdgeDb, type EdgeDbClosed } from "../../src/store/idb.ts";
+import { openEdgeDb, type EdgeDbClosed } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
-import type { EdgeDb } from "../../src/store/idb-schema.ts";
+import type { EdgeDb } from "../../src/idb/schema.ts";
 import { sampleReceiptBody } from "../../test/fixtures/receipt.ts";
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; details: Record<string, unknown>; message: string };

@@ -25,7 +25,7 @@ function reply(messages: readonly { role: string; content: string }[]): string {
   return `You said: ${last.slice(0, 40)}. ${"More words follow here. ".repeat(40)}`;
 }
 
-const scope = globalThis as unknown as LlmWorkerScope;
+const scope: LlmWorkerScope = globalThis;
 scope.onmessage = (ev: MessageEvent<FakeWorkerConfig>) => {
   const config = ev.data;
   const engine = new FakeMLCEngine({

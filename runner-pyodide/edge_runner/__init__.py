@@ -7,7 +7,7 @@ and its checks), canonical.py (RFC 8785) and replies.py (coded errors, the reply
 
 The API is docs/runner-protocol.md. Every public function returns JSON text and never raises
 for a user error; user errors become coded error objects `{"code", "message", "tool"?,
-"parameter"?, "line"?}` whose codes are in src/contract/errors.ts.
+"parameter"?, "line"?}` whose codes are in src/contract/error-table.ts.
 
 Plain Python (CPython >= 3.11 and Pyodide). One runner serves one job in production; still,
 nothing here keeps state between two jobs in one interpreter: the tools module is registered

@@ -1,5 +1,5 @@
 """The shape of a reply: coded error objects `{"code", "message", "file"?, "tool"?, "parameter"?,
-"line"?}` (the codes are in src/contract/errors.ts) and the reply's JSON text."""
+"line"?}` (the codes are in src/contract/error-table.ts) and the reply's JSON text."""
 
 import json
 

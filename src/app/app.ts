@@ -1,40 +1,31 @@
-// The playground's state and the actions that change it. Panels render from this and call its
-// methods; it emits "change" events (on `events`) so every panel can re-render what it shows.
-import { createChatSession } from "../chat/session.ts";
-import type { ChatSession, ChatTools } from "../chat/types.ts";
+// The playground's app: its state and simple actions (state.ts) plus the actions that need the
+// runner, the stores and the editor: inspect, putProjectFile, newSession. Panels render from it,
+// call its actions and re-render on its changes (`on`).
+import type { BrowserEdge } from "../assembly/browser.ts";
+import type { SessionBuiltins, SessionTools } from "../assembly/session.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
-import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
-import type { WritePlan } from "../builtins/write-plan.ts";
-import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import { EdgeError, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, type Sha256 } from "../contract/hash.ts";
 import { freezeProject, readProjectSnapshot } from "../toolset/project.ts";
 import { selectActiveSet } from "../contract/selection.ts";
 import type { Selection } from "../contract/types.ts";
-import { createConfirmationBroker } from "../confirm/broker.ts";
-import { startPurging } from "../confirm/confirm.ts";
-import { createIdbPendingStore } from "../confirm/store-idb.ts";
-import type { PendingAction } from "../confirm/types.ts";
 import type { PendingStore } from "../confirm/store.ts";
 import type { PendingTicket } from "../chat/types.ts";
-import type { Engine } from "../engines/engine.ts";
-import type { ToolChoice } from "../engines/tool-turn.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import type { FactsStore } from "../facts/store.ts";
-import type { Imprint } from "../imprint/record.ts";
 import type { ImprintStore } from "../imprint/store.ts";
 import type { BrowserPackages } from "../packages/browser.ts";
 import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
-import { openEdgeDb } from "../store/idb.ts";
-import { createIdbReceiptStore } from "../receipts/store-idb.ts";
-import type { EdgeDb } from "../store/idb-schema.ts";
+import type { EdgeDb } from "../idb/schema.ts";
 import { analyzeToolset, freezeReport, type FrozenTool, type FrozenToolset, type ToolsetReport } from "../toolset/freeze.ts";
 import type { ToolsEditor } from "./editor.ts";
-import { toolSourceFor, type SourceMode } from "./source.ts";
+import { toolSourceFor } from "./source.ts";
+import { AppState, type SessionInfo } from "./state.ts";
 
+/** The playground's stores, from the browser root (src/assembly/browser.ts). */
 export interface Stores {
   db: EdgeDb;
   receipts: ReceiptStore;
@@ -46,99 +37,27 @@ export interface Stores {
   workspace(): Promise<EdgeVfs>;
 }
 
-function lazy<T>(load: () => Promise<T>): () => Promise<T> {
-  let value: Promise<T> | undefined;
-  return () => (value ??= load());
-}
-
-/** What the chat's tools are: the Python file, a facts store's lookup, or a tools manifest. */
-export type ToolMode = { kind: "python" } | { kind: "facts"; store: string } | { kind: "manifest"; name: string; bytes: Uint8Array };
-
-export type AppChange = "report" | "selection" | "session" | "engine" | "receipts" | "imprints" | "facts" | "source" | "workspace" | "notice";
-
-export interface SessionInfo {
-  /** Random per session: names the session's goals file in the workspace. */
-  id: string;
-  session: ChatSession;
-  /** The source the session (and confirm) re-read. */
-  source: ToolSource | null;
-  toolset: FrozenToolset | null;
-  surface: FactsSurface | null;
-  mode: ToolMode;
-  imprint: Imprint | null;
-  engine: Engine;
-  selection: Selection;
-  createdAt: number;
-  /** Why it started: "edited" when tools.py changed after the previous session froze it. */
-  cause?: "edited";
-}
-
-export class App {
-  readonly events = new EventTarget();
-  sourceMode: SourceMode = { kind: "buffer", name: "tools.py" };
-  /** The last inspect (analyze) of the tools file, and the sha of the bytes it saw. */
-  report: ToolsetReport | null = null;
-  reportMs = 0;
-  selection: { tool: string[]; toolTag: string[] } = { tool: [], toolTag: [] };
-  toolMode: ToolMode = { kind: "python" };
-  imprint: Imprint | null = null;
-  engine: Engine | null = null;
-  /** How guided decoding treats tools (web-llm, llama.cpp): src/engines/tool-turn.ts. */
-  toolChoice: ToolChoice = "auto";
-  current: SessionInfo | null = null;
+export class App extends AppState {
   /** Tickets (tokens) of pending actions created in this page: the token is shown once. */
   readonly tickets = new Map<string, PendingTicket>();
-  /** Set when the editor or the file differs from what the session froze. */
-  sourceChanged = false;
-  /** Built-in tools offered next to the Python tools (counted in the same 8-tool limit). */
-  builtins: BuiltinToolName[] = [];
-  /** "Allow writes for this session": built-in writes run without the approval card. */
-  allowWrites = false;
-  /** Shows a built-in write's diff and resolves with the person's answer (set by the chat panel). */
-  writeApprover: ((plan: WritePlan, signal: AbortSignal) => Promise<boolean>) | null = null;
-  private stopPurge: (() => void) | undefined;
 
   constructor(
+    /** The browser's composition root: stores, purging, the runner host, engines, sessions, confirm. */
+    readonly edge: BrowserEdge,
     readonly host: BrowserRunnerHost,
     readonly stores: Stores,
     readonly editor: ToolsEditor,
     /** Python packages: the lock, this browser's wheels, and the source Download fetches from. */
     readonly packages: BrowserPackages,
   ) {
-    this.stopPurge = startPurging(stores.pending, { onError: (err) => console.warn("pending purge failed", err) });
+    super();
   }
 
-  static async openStores(): Promise<Stores> {
-    const db = await openEdgeDb({
-      onClose: () => {
-        document.body.dataset.dbClosed = "1";
-      },
-    });
-    return {
-      db,
-      receipts: createIdbReceiptStore(db),
-      pending: createIdbPendingStore(db),
-      imprints: lazy(async () => (await import("../imprint/store-idb.ts")).createIdbImprintStore(db)),
-      facts: lazy(async () => (await import("../facts/store-idb.ts")).createIdbFactsStore(db)),
-      workspace: lazy(async () => (await import("../builtins/vfs/store-idb.ts")).openIdbVfs(db)),
-    };
-  }
-
-  /** The last notice for the conversation (shown by the chat panel on "notice"). */
-  notice = "";
-
-  /** Say something in the conversation that is not a turn (e.g. why the session kept its file). */
-  notify(text: string): void {
-    this.notice = text;
-    this.emit("notice");
-  }
-
-  emit(change: AppChange): void {
-    this.events.dispatchEvent(new CustomEvent("change", { detail: change }));
-  }
-
-  on(listener: (change: AppChange) => void): void {
-    this.events.addEventListener("change", (e) => listener((e as CustomEvent<AppChange>).detail));
+  /** The root's stores (the playground needs IndexedDB: its records outlive the page). */
+  static async openStores(edge: BrowserEdge): Promise<Stores> {
+    const { db, receipts, pending } = await edge.storage();
+    if (!db) throw new EdgeError("storage_failed", {}, "The playground keeps its records in IndexedDB, which this browser refuses here. Leave private mode, or let this site store data.");
+    return { db, receipts, pending, imprints: edge.imprints, facts: edge.facts, workspace: edge.workspace };
   }
 
   /** The ToolSource of the current source mode (re-read on every call), with this browser's packages. */
@@ -152,15 +71,13 @@ export class App {
    * project of that file and this one (held in this page: the file on disk is no longer re-read).
    */
   async putProjectFile(path: string, bytes: Uint8Array): Promise<void> {
-    const m = this.sourceMode;
-    if (m.kind === "project") m.project.files[path] = bytes;
+    if (this.sourceMode.kind === "project") this.writeProjectFile(path, bytes);
     else {
       const snapshot = await readProjectSnapshot(this.toolSource());
-      this.sourceMode = { kind: "project", project: { name: "project", entry: snapshot.entry, files: { ...snapshot.files, [path]: bytes }, skipped: [] }, open: snapshot.entry };
+      this.setSourceMode({ kind: "project", project: { name: "project", entry: snapshot.entry, files: { ...snapshot.files, [path]: bytes }, skipped: [] }, open: snapshot.entry });
       this.editor.setReadOnly(false);
     }
-    if (this.current?.toolset) this.sourceChanged = true;
-    this.emit("source");
+    this.markSourceChanged();
   }
 
   /** Discover the current source in a fresh runner (top-level code runs there) and keep the report. */
@@ -168,13 +85,7 @@ export class App {
     const t0 = performance.now();
     // Discover with no selection (every tool); the active set is applied locally below.
     const report = await analyzeToolset(this.toolSource(), this.host, {}, signal);
-    this.reportMs = performance.now() - t0;
-    this.report = report;
-    // Drop selections that no longer exist in the file.
-    const names = new Set(report.tools.map((t) => t.schema.name));
-    const tags = new Set(report.tools.flatMap((t) => t.intent_tags));
-    this.selection = { tool: this.selection.tool.filter((n) => names.has(n)), toolTag: this.selection.toolTag.filter((n) => tags.has(n)) };
-    this.emit("report");
+    this.setReport(report, performance.now() - t0);
     return report;
   }
 
@@ -187,18 +98,8 @@ export class App {
     return { active: r.active as FrozenTool[], errors: r.errors };
   }
 
-  setSelection(selection: { tool: string[]; toolTag: string[] }): void {
-    this.selection = selection;
-    this.emit("selection");
-  }
-
-  setBuiltins(names: BuiltinToolName[]): void {
-    this.builtins = names;
-    this.emit("selection");
-  }
-
   /** The built-ins chosen for a session, registered into a fresh runtime with their write approval. */
-  private async builtinsFor(sessionId: string): Promise<{ runtime: ToolRuntime; approval: ApprovalHandler } | null> {
+  private async builtinsFor(sessionId: string): Promise<SessionBuiltins | null> {
     if (!this.builtins.length) return null;
     const [{ builtinsForSession }, vfs] = await Promise.all([import("../builtins/index.ts"), this.stores.workspace()]);
     return builtinsForSession({
@@ -258,14 +159,12 @@ export class App {
     const mode = this.toolMode;
     let toolset: FrozenToolset | null = null;
     let surface: FactsSurface | null = null;
-    let source: ToolSource | null = null;
-    let tools: ChatTools;
+    let tools: SessionTools;
     const selection: Selection = { tool: [...this.selection.tool], toolTag: [...this.selection.toolTag] };
     if (mode.kind === "python") {
       if (!(await this.reportIsCurrent())) await this.inspect();
       toolset = await this.freezeFromReport();
-      source = toolset.source;
-      tools = { kind: "toolset", toolset };
+      tools = { kind: "frozen", toolset, selection };
     } else {
       const facts = await this.stores.facts();
       const { factsStoreSurface, toolsManifestSurface } = await import("../facts/surface.ts");
@@ -275,36 +174,26 @@ export class App {
     const imprint = this.imprint ? (await import("../imprint/gate.ts")).imprintBinding(this.imprint) : undefined;
     const id = `session_${randomHex(8)}`;
     const builtins = await this.builtinsFor(id);
-    const pythonSel = selection.tool?.length || selection.toolTag?.length ? selection : undefined;
-    const session = await createChatSession({
+    const session = await this.edge.session({
       engine,
-      store: this.stores.receipts,
       // Guided decoding (web-llm, llama.cpp) by the tool-turn policy: by default the model can only
       // write one valid call or plain text (the loop still re-validates everything).
       toolChoice: this.toolChoice,
       tools,
-      ...(toolset
-        ? {
-            host: this.host,
-            workspace: this.workspace,
-            confirmations: createConfirmationBroker({
-              store: this.stores.pending,
-              toolsFile: toolset.source.name,
-              ...(pythonSel ? { selection: pythonSel } : {}),
-              onCreated: (record: PendingAction, ticket: PendingTicket) => this.tickets.set(record.id, ticket),
-            }),
-          }
-        : {}),
+      // read_local tools see the Workspace tab's files.
+      ...(toolset ? { workspace: this.workspace } : {}),
       ...(imprint ? { imprint } : {}),
-      ...(builtins ? builtins : {}),
+      ...(builtins ? { builtins } : {}),
+      onPending: (record, ticket) => this.tickets.set(record.id, ticket),
     });
+    const source = toolset?.source ?? null;
     this.current = { id, session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now(), ...(cause ? { cause } : {}) };
     this.sourceChanged = false;
     this.emit("session");
     return this.current;
   }
 
-  dispose(): void {
-    this.stopPurge?.();
+  dispose(): Promise<void> {
+    return this.edge.close();
   }
 }

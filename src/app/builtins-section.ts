@@ -35,7 +35,7 @@ export function mountBuiltinsSection(app: App, root: HTMLElement): void {
   const allow = h("input", { type: "checkbox", id: "allow-writes" });
   allow.checked = app.allowWrites;
   allow.addEventListener("change", () => {
-    app.allowWrites = allow.checked;
+    app.setAllowWrites(allow.checked);
   });
   replace(
     root,

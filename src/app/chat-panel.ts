@@ -6,11 +6,12 @@ import type { ChatRun } from "../chat/types.ts";
 import { StartWarmer, warmStatusText } from "../chat/warm-start.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import type { App } from "./app.ts";
-import { chatTranscript } from "./chat-transcript.ts";
+import { chatTranscript, type ChatTranscript } from "./chat-transcript.ts";
 import { mountChatView, type ChatView } from "./chat-view.ts";
 import { confirmationCard } from "./confirm-card.ts";
 import { errorText, h, replace, setStatus } from "./dom.ts";
 import { defaultScript, type PlaygroundScript } from "./scripted.ts";
+import type { SessionInfo } from "./state.ts";
 import { writeApprovalCard } from "./write-card.ts";
 
 export interface ChatPanel {
@@ -19,7 +20,7 @@ export interface ChatPanel {
 
 export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLElement, openReceipt: (id: string) => void): ChatPanel {
   const view = mountChatView(root);
-  const { log, prompt, sendBtn, stopBtn, newBtn, status, formEl, entry, scrollLogToEnd } = view;
+  const { sendBtn, stopBtn, status, entry, scrollLogToEnd } = view;
   let running: AbortController | undefined;
   let renewing = false;
 
@@ -32,29 +33,11 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     view.warm.dataset["state"] = s.state;
   }, document);
 
-  /**
-   * The first send after an edit starts a new session with the edited file, and says so: the
-   * edit is what the person wants to try. Checked before the turn starts, so a turn never
-   * switches files (an edit during a turn still fails that turn's next call, tools_file_changed).
-   * An edited file that cannot start a session leaves the message unsent and the session as it was.
-   */
-  async function renewIfEdited(text: string): Promise<boolean> {
-    if (!(await app.sourceDiffersFromSession())) return true;
-    try {
-      await app.newSession("edited");
-      return true;
-    } catch (err) {
-      entry("error", h("p", { class: "error" }, `tools.py changed, and the edited file cannot start a session: ${errorText(toErrorJson(err))} This session keeps the file it froze; fix the file and send again.`));
-      prompt.value = text;
-      return false;
-    }
-  }
-
   async function send(text: string): Promise<ChatRun | null> {
     if (running || renewing) return null;
     renewing = true;
     sendBtn.disabled = true;
-    const fresh = await renewIfEdited(text).finally(() => {
+    const fresh = await renewIfEdited(app, view, text).finally(() => {
       renewing = false;
       sendBtn.disabled = false;
     });
@@ -78,7 +61,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
       const run = await cur.session.chat(text, { signal: running.signal, onToken: (delta) => transcript.apply({ type: "token", delta }), onEvent: transcript.apply });
       transcript.apply({ type: "run", run });
       setStatus(status, ...runStatus(run));
-      app.emit("receipts");
+      app.storeChanged("receipts");
       return run;
     } catch (err) {
       transcript.apply({ type: "failure", error: toErrorJson(err) });
@@ -91,6 +74,41 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     }
   }
 
+  wireControls(app, view, transcript, send, () => running?.abort());
+  app.on((change) => {
+    if (change === "session" || change === "engine") renderInfo();
+    if (change === "session") warmer.begin(app.current?.session ?? null);
+    if (change === "session" && app.current) announceSession(view, app.current);
+    if (change === "notice") entry("notice", h("p", {}, app.notice));
+  });
+  renderInfo();
+  // A built-in write waits here for the person: its diff, Approve / Reject.
+  app.setWriteApprover((plan, signal) => writeApprovalCard(entry("tool write"), plan, signal));
+  return { send };
+}
+
+/**
+ * The first send after an edit starts a new session with the edited file, and says so: the
+ * edit is what the person wants to try. Checked before the turn starts, so a turn never
+ * switches files (an edit during a turn still fails that turn's next call, tools_file_changed).
+ * An edited file that cannot start a session leaves the message unsent and the session as it was.
+ */
+async function renewIfEdited(app: App, view: ChatView, text: string): Promise<boolean> {
+  if (!(await app.sourceDiffersFromSession())) return true;
+  try {
+    await app.newSession("edited");
+    return true;
+  } catch (err) {
+    view.entry("error", h("p", { class: "error" }, `tools.py changed, and the edited file cannot start a session: ${errorText(toErrorJson(err))} This session keeps the file it froze; fix the file and send again.`));
+    view.prompt.value = text;
+    return false;
+  }
+}
+
+/** The form's controls: Enter or Send sends the message, Stop aborts the run (`abortRun`) and the
+ *  engine's generation, Clear forgets the conversation but keeps the session's frozen tools. */
+function wireControls(app: App, view: ChatView, transcript: ChatTranscript, send: (text: string) => Promise<unknown>, abortRun: () => void): void {
+  const { log, prompt, stopBtn, newBtn, status, formEl } = view;
   formEl.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const text = prompt.value.trim();
@@ -105,7 +123,7 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     }
   });
   stopBtn.addEventListener("click", () => {
-    running?.abort();
+    abortRun();
     app.engine?.abort();
   });
   newBtn.addEventListener("click", () => {
@@ -114,21 +132,14 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     transcript.clear();
     setStatus(status, "Conversation cleared (the frozen tools stay).", "idle");
   });
-  app.on((change) => {
-    if (change === "session" || change === "engine") renderInfo();
-    if (change === "session") warmer.begin(app.current?.session ?? null);
-    if (change === "session" && app.current) {
-      const cur = app.current;
-      const label = cur.toolset ? `${cur.toolset.active.length} tool(s), active set ${cur.toolset.active_set_sha256.slice(0, 19)}…` : `${cur.mode.kind}`;
-      const why = cur.cause === "edited" && cur.toolset ? `tools.py changed: new session with the edited file (tools_file_sha256 ${cur.toolset.tools_file_sha256.slice(0, 19)}…) · ` : "";
-      entry(cur.cause === "edited" ? "divider edited" : "divider", h("p", {}, `${why}New session · ${cur.engine.info().label} · ${label}${cur.imprint ? ` · imprint ${cur.imprint.id}` : ""}`));
-    }
-    if (change === "notice") entry("notice", h("p", {}, app.notice));
-  });
-  renderInfo();
-  // A built-in write waits here for the person: its diff, Approve / Reject.
-  app.writeApprover = (plan, signal) => writeApprovalCard(entry("tool write"), plan, signal);
-  return { send };
+}
+
+/** The divider a new session puts in the conversation: its engine, tools and imprint, and, when
+ *  an edit of tools.py started it, that the session now runs the edited file. */
+function announceSession(view: ChatView, cur: Readonly<SessionInfo>): void {
+  const label = cur.toolset ? `${cur.toolset.active.length} tool(s), active set ${cur.toolset.active_set_sha256.slice(0, 19)}…` : `${cur.mode.kind}`;
+  const why = cur.cause === "edited" && cur.toolset ? `tools.py changed: new session with the edited file (tools_file_sha256 ${cur.toolset.tools_file_sha256.slice(0, 19)}…) · ` : "";
+  view.entry(cur.cause === "edited" ? "divider edited" : "divider", h("p", {}, `${why}New session · ${cur.engine.info().label} · ${label}${cur.imprint ? ` · imprint ${cur.imprint.id}` : ""}`));
 }
 
 /** The status line once a run ended, in words and colour: a run that waits on the person is not

@@ -52,7 +52,7 @@ export function chatTranscript(view: ChatTranscriptView): ChatTranscript {
         return li;
       }
       case "tool":
-        return toolItem(was, e, li);
+        return toolItem(view, was, e, li);
       case "repair":
         return view.entry("notice", h("p", {}, `Repair turn: ${e.code} — ${e.message}`));
       case "answer": {
@@ -75,44 +75,6 @@ export function chatTranscript(view: ChatTranscriptView): ChatTranscript {
     }
   }
 
-  /** A tool call's card: it takes the place of the call's streamed text; its result fills it. */
-  function toolItem(was: TranscriptEntry | undefined, e: ToolEntry, li: HTMLLIElement | undefined): HTMLLIElement {
-    if (was?.kind !== "tool") {
-      const card = h(
-        "div",
-        { class: "tool-card", "data-tool": e.tool_name, "data-state": "running" },
-        h("p", { class: "who" }, "Tool call ", h("strong", {}, e.tool_name), " ", h("span", { class: "tool-state" }, "running…")),
-        h("p", { class: "small muted" }, "Arguments"),
-        h("pre", { class: "json small", "data-testid": "tool-args" }, pretty(e.arguments)),
-      );
-      if (li) {
-        replace(li, card);
-        li.className = "entry tool";
-      } else li = view.entry("tool", card);
-    }
-    const card = li?.querySelector<HTMLElement>(".tool-card");
-    const c = e.receipt;
-    if (!li || !card || !c || (was?.kind === "tool" && was.receipt)) return li!;
-    card.dataset.state = c.status;
-    const state = card.querySelector(".tool-state");
-    if (state) state.textContent = `${c.status}${c.code ? ` · ${c.code}` : ""} · ${ms(c.duration_ms)}`;
-    if (e.result !== undefined) card.append(h("p", { class: "small muted" }, "Result"), h("pre", { class: "json small", "data-testid": "tool-result" }, pretty(e.result)));
-    if (e.error) card.append(h("p", { class: `${e.error.code === "tool_confirmation_required" ? "warn-text" : "error"} small` }, errorText(e.error)));
-    if (e.stderr) card.append(h("details", {}, h("summary", {}, "stderr"), h("pre", { class: "json small" }, e.stderr)));
-    card.append(
-      h(
-        "p",
-        { class: "small muted" },
-        c.status === "pending_confirmation"
-          ? "not run yet: it runs in a fresh runner once you confirm · args "
-          : `runner secret verified: ${c.runner_secret_verified ? "yes" : "no"} · tools file verified: ${c.tools_file_sha256_verified ? "yes" : "no"} · args `,
-        hashCode(c.args_sha256),
-        c.workspace_sha256 ? h("span", { "data-testid": "workspace-sha", "data-sha": c.workspace_sha256 }, " · read the workspace ", hashCode(c.workspace_sha256)) : null,
-      ),
-    );
-    return li;
-  }
-
   return {
     apply(event) {
       const before = entries;
@@ -126,4 +88,42 @@ export function chatTranscript(view: ChatTranscriptView): ChatTranscript {
       items = [];
     },
   };
+}
+
+/** A tool call's card: it takes the place of the call's streamed text; its result fills it. */
+function toolItem(view: ChatTranscriptView, was: TranscriptEntry | undefined, e: ToolEntry, li: HTMLLIElement | undefined): HTMLLIElement {
+  if (was?.kind !== "tool") {
+    const card = h(
+      "div",
+      { class: "tool-card", "data-tool": e.tool_name, "data-state": "running" },
+      h("p", { class: "who" }, "Tool call ", h("strong", {}, e.tool_name), " ", h("span", { class: "tool-state" }, "running…")),
+      h("p", { class: "small muted" }, "Arguments"),
+      h("pre", { class: "json small", "data-testid": "tool-args" }, pretty(e.arguments)),
+    );
+    if (li) {
+      replace(li, card);
+      li.className = "entry tool";
+    } else li = view.entry("tool", card);
+  }
+  const card = li?.querySelector<HTMLElement>(".tool-card");
+  const c = e.receipt;
+  if (!li || !card || !c || (was?.kind === "tool" && was.receipt)) return li!;
+  card.dataset.state = c.status;
+  const state = card.querySelector(".tool-state");
+  if (state) state.textContent = `${c.status}${c.code ? ` · ${c.code}` : ""} · ${ms(c.duration_ms)}`;
+  if (e.result !== undefined) card.append(h("p", { class: "small muted" }, "Result"), h("pre", { class: "json small", "data-testid": "tool-result" }, pretty(e.result)));
+  if (e.error) card.append(h("p", { class: `${e.error.code === "tool_confirmation_required" ? "warn-text" : "error"} small` }, errorText(e.error)));
+  if (e.stderr) card.append(h("details", {}, h("summary", {}, "stderr"), h("pre", { class: "json small" }, e.stderr)));
+  card.append(
+    h(
+      "p",
+      { class: "small muted" },
+      c.status === "pending_confirmation"
+        ? "not run yet: it runs in a fresh runner once you confirm · args "
+        : `runner secret verified: ${c.runner_secret_verified ? "yes" : "no"} · tools file verified: ${c.tools_file_sha256_verified ? "yes" : "no"} · args `,
+      hashCode(c.args_sha256),
+      c.workspace_sha256 ? h("span", { "data-testid": "workspace-sha", "data-sha": c.workspace_sha256 }, " · read the workspace ", hashCode(c.workspace_sha256)) : null,
+    ),
+  );
+  return li;
 }

@@ -3,7 +3,6 @@
 // tool once in a fresh runner). All output is text.
 import type { ChatRun } from "../chat/types.ts";
 import { toErrorJson } from "../contract/errors.ts";
-import { confirm, reject } from "../confirm/confirm.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { App } from "./app.ts";
@@ -35,8 +34,52 @@ export function confirmationCard(app: App, run: ChatRun, openReceipt: (id: strin
     rejectBtn.disabled = true;
     countdown.textContent = "";
   };
+  const details = pendingDetails(app, ticket.id, scrollLogToEnd);
+  const show = (out: ConfirmOutcome, verb: string): void => {
+    done();
+    if (out.ok) {
+      replace(
+        result,
+        h("p", { class: "ok" }, `${verb}: ${out.status}.`),
+        out.result ? h("pre", { class: "json", "data-testid": "confirm-result" }, pretty(out.result)) : null,
+        out.receipt_id ? h("p", {}, "Receipt ", h("button", { type: "button", class: "link", onclick: () => openReceipt(out.receipt_id!) }, out.receipt_id)) : null,
+      );
+    } else {
+      replace(result, h("p", { class: "error" }, `${verb} refused: ${errorText(out.error)}`));
+    }
+    app.storeChanged("receipts");
+  };
+  confirmBtn.addEventListener("click", async () => {
+    confirmBtn.disabled = true;
+    rejectBtn.disabled = true;
+    setStatus(result, "Verifying the binding, claiming the action and running the tool in a fresh runner…", "busy");
+    const source = app.current?.source;
+    if (!source) {
+      replace(result, h("p", { class: "error" }, "No tools source for this session."));
+      return;
+    }
+    try {
+      show(await app.edge.confirm(ticket.id, ticket.confirmation_token, source, { workspace: app.workspace }), "Confirmed");
+    } catch (err) {
+      replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
+    }
+  });
+  rejectBtn.addEventListener("click", async () => {
+    try {
+      show(await app.edge.reject(ticket.id), "Rejected");
+    } catch (err) {
+      replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
+    }
+  });
+  card.append(h("h3", {}, "Confirmation needed ", countdown), details, h("div", { class: "button-row" }, confirmBtn, rejectBtn), result);
+  return card;
+}
+
+/** What the pending action will run, read back from the pending store (not from the run): the
+ *  tool, its arguments and the hashes its confirmation is bound to. Filled in when the read ends. */
+function pendingDetails(app: App, pendingId: string, scrollLogToEnd: () => void): HTMLElement {
   const details = h("div", { class: "confirm-details" }, "Loading the pending action…");
-  void app.stores.pending.get(ticket.id).then((record) => {
+  void app.stores.pending.get(pendingId).then((record) => {
     if (!record) {
       details.textContent = "The pending action is not in storage any more.";
       return;
@@ -68,42 +111,5 @@ export function confirmationCard(app: App, run: ChatRun, openReceipt: (id: strin
     // The card grew: keep its buttons in view (inside the conversation).
     scrollLogToEnd();
   });
-  const show = (out: ConfirmOutcome, verb: string): void => {
-    done();
-    if (out.ok) {
-      replace(
-        result,
-        h("p", { class: "ok" }, `${verb}: ${out.status}.`),
-        out.result ? h("pre", { class: "json", "data-testid": "confirm-result" }, pretty(out.result)) : null,
-        out.receipt_id ? h("p", {}, "Receipt ", h("button", { type: "button", class: "link", onclick: () => openReceipt(out.receipt_id!) }, out.receipt_id)) : null,
-      );
-    } else {
-      replace(result, h("p", { class: "error" }, `${verb} refused: ${errorText(out.error)}`));
-    }
-    app.emit("receipts");
-  };
-  confirmBtn.addEventListener("click", async () => {
-    confirmBtn.disabled = true;
-    rejectBtn.disabled = true;
-    setStatus(result, "Verifying the binding, claiming the action and running the tool in a fresh runner…", "busy");
-    const source = app.current?.source;
-    if (!source) {
-      replace(result, h("p", { class: "error" }, "No tools source for this session."));
-      return;
-    }
-    try {
-      show(await confirm(ticket.id, ticket.confirmation_token, { store: app.stores.pending, host: app.host, source, receipts: app.stores.receipts, workspace: app.workspace, confirmedVia: "page" }), "Confirmed");
-    } catch (err) {
-      replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
-    }
-  });
-  rejectBtn.addEventListener("click", async () => {
-    try {
-      show(await reject(ticket.id, { store: app.stores.pending }), "Rejected");
-    } catch (err) {
-      replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
-    }
-  });
-  card.append(h("h3", {}, "Confirmation needed ", countdown), details, h("div", { class: "button-row" }, confirmBtn, rejectBtn), result);
-  return card;
+  return details;
 }

@@ -67,8 +67,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
         keep: script.engine,
         onFreed: () => {
           freed = true;
-          app.engine = script.engine;
-          app.emit("engine");
+          app.setEngine(script.engine);
         },
         create: () => made,
         load: (e) => e.load(view.showProgress, signal),
@@ -106,7 +105,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       await useScripted();
       return;
     }
-    if (value === AUTO_VALUE && isUsableWebGPU(panel.probe)) return loadEngine("web-llm's default model for this GPU", webllmEngine());
+    if (value === AUTO_VALUE && isUsableWebGPU(panel.probe)) return loadEngine("web-llm's default model for this GPU", webllmEngine(app));
     const llamaValue = value === AUTO_VALUE ? `${LLAMA_PREFIX}${cpuDefaultModel().id}` : value;
     const source = llamaValue.startsWith(LLAMA_PREFIX) ? llamaCatalogSource(llamaValue) : undefined;
     if (source) {
@@ -118,7 +117,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       setStatus(status, `This model needs WebGPU, which is not available here. ${panel.probe && !panel.probe.available ? panel.probe.message : ""}`, "error");
       return;
     }
-    await loadEngine(value, webllmEngine(value), value);
+    await loadEngine(value, webllmEngine(app, value), value);
   }
 
   listBtn.addEventListener("click", () => void listModels(view, panel.probe));
@@ -132,8 +131,7 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
 /** Use a loaded engine: the previous one (not the scripted demo) is unloaded, a new session starts. */
 async function useEngine(app: App, script: PlaygroundScript, view: EngineView, engine: Engine): Promise<void> {
   const previous = app.engine;
-  app.engine = engine;
-  app.emit("engine");
+  app.setEngine(engine);
   if (previous && previous !== engine && previous !== script.engine) await previous.unload().catch(() => undefined);
   try {
     await app.newSession();
@@ -159,9 +157,9 @@ async function listModels(view: EngineView, probe: WebGPUProbe | null): Promise<
   }
 }
 
-/** The web-llm engine for a model (web-llm's default for this GPU without one). */
-function webllmEngine(modelId?: string): EngineFactory {
-  return async (onLost) => new (await import("../engines/webllm.ts")).WebLLMEngine({ ...(modelId ? { modelId } : {}), onLost });
+/** The web-llm engine for a model (web-llm's default for this GPU without one), made by the root. */
+function webllmEngine(app: App, modelId?: string): EngineFactory {
+  return async (onLost) => (await app.edge.engine({ kind: "webllm", ...(modelId ? { modelId } : {}), onLost })).engine;
 }
 
 /** The loaded model's worker or GPU was lost: say so, and offer to load it again. */
@@ -211,6 +209,5 @@ async function start(app: App, script: PlaygroundScript, view: EngineView, llama
   // (main.ts starts the first session once the tools are inspected.)
   await script.engine.load();
   view.select.value = SCRIPTED_VALUE;
-  app.engine = script.engine;
-  app.emit("engine");
+  app.setEngine(script.engine);
 }

@@ -12,7 +12,7 @@ import { h, replace, setStatus } from "./dom.ts";
 export const SCRIPTED_VALUE = "scripted";
 export const AUTO_VALUE = "auto";
 /** The picker's option for a model loaded from a file or a URL. */
-export const LOADED_VALUE = "loaded";
+const LOADED_VALUE = "loaded";
 /** The load button's words (its accessible name, which the browser tests press). */
 export const LOAD_LABEL = "Load model";
 
@@ -30,20 +30,10 @@ function sizeLabel(m: ModelOption): string {
 
 export function mountEngineView(root: HTMLElement) {
   const gpuStatus = h("span", { id: "gpu-status", class: "pill", role: "status", "data-state": "busy" }, "WebGPU: checking…");
-  // Why no GPU model runs, and what runs instead: one line, the full text on a click (it used to be
-  // a paragraph beside the picker, repeating what a failed load's message says).
-  const gpuSummary = h("summary", {});
-  const gpuText = h("p", {});
-  const gpuExplain = h("details", { id: "gpu-explain", class: "explain", hidden: true }, gpuSummary, gpuText);
-  const explain = (summary: string, text: string): void => {
-    gpuSummary.textContent = summary;
-    gpuText.textContent = text;
-    gpuExplain.hidden = false;
-  };
+  const { gpuText, gpuExplain, explain } = gpuExplainer();
   const select = h("select", { id: "engine-select", "aria-describedby": "model-about engine-status" });
   const autoOption = h("option", { value: AUTO_VALUE }, "Auto: the best engine for this device");
   select.append(autoOption, h("option", { value: SCRIPTED_VALUE }, SCRIPTED_LABEL));
-  const modelGroup = h("optgroup", { label: "web-llm models (WebGPU)" });
   const listBtn = h("button", { type: "button", id: "list-models", class: "secondary" }, "List web-llm models");
   const loadBtn = h("button", { type: "button", id: "load-engine", class: "primary" }, LOAD_LABEL);
   const cancelBtn = h("button", { type: "button", id: "cancel-load", class: "secondary", hidden: true }, "Cancel");
@@ -54,13 +44,9 @@ export function mountEngineView(root: HTMLElement) {
   const status = h("div", { id: "engine-status", class: "status model-status", role: "status", "aria-live": "polite" });
   const toolChoiceSlot = h("span", { class: "model-field" });
   const llamaRow = h("div", { class: "model-sources", id: "llama-panel" });
-  // More ways to get a model (a GGUF file or URL, web-llm's list, the stored models): one line on a
-  // wide screen; behind "More model sources" on a phone, where the question box comes first.
-  const more = h("details", { id: "model-more", class: "model-more" }, h("summary", {}, "More model sources: a GGUF file or URL, web-llm, stored models"), h("div", { class: "model-more-body" }, llamaRow, listBtn));
-  const wide = window.matchMedia("(min-width: 601px)");
-  const followWidth = (): void => void (more.open = wide.matches || more.open);
-  followWidth();
-  wide.addEventListener("change", followWidth);
+  const more = moreSources(llamaRow, listBtn);
+  const { showModels, pick } = pickerOptions(select, listBtn);
+  const { showLoading, showLoadEnded, showProgress } = loadDisplay({ select, loadBtn, cancelBtn, reloadBtn, progress, status });
 
   // The WebGPU pill sits in the page's header where it has a place for it (index.html).
   const pillSlot = document.getElementById("gpu-slot");
@@ -86,6 +72,39 @@ export function mountEngineView(root: HTMLElement) {
     gpuExplain,
   );
 
+  return { gpuStatus, gpuText, gpuExplain, explain, select, autoOption, listBtn, loadBtn, cancelBtn, reloadBtn, progress, about, status, toolChoiceSlot, llamaRow, more, showModels, showLoading, showLoadEnded, showProgress, pick };
+}
+
+/** Why no GPU model runs, and what runs instead: one line, the full text on a click (it used to be
+ *  a paragraph beside the picker, repeating what a failed load's message says). */
+function gpuExplainer() {
+  const gpuSummary = h("summary", {});
+  const gpuText = h("p", {});
+  const gpuExplain = h("details", { id: "gpu-explain", class: "explain", hidden: true }, gpuSummary, gpuText);
+  const explain = (summary: string, text: string): void => {
+    gpuSummary.textContent = summary;
+    gpuText.textContent = text;
+    gpuExplain.hidden = false;
+  };
+  return { gpuText, gpuExplain, explain };
+}
+
+/** More ways to get a model (a GGUF file or URL, web-llm's list, the stored models): one line on a
+ *  wide screen; behind "More model sources" on a phone, where the question box comes first. */
+function moreSources(llamaRow: HTMLElement, listBtn: HTMLButtonElement): HTMLDetailsElement {
+  const more = h("details", { id: "model-more", class: "model-more" }, h("summary", {}, "More model sources: a GGUF file or URL, web-llm, stored models"), h("div", { class: "model-more-body" }, llamaRow, listBtn));
+  const wide = window.matchMedia("(min-width: 601px)");
+  const followWidth = (): void => void (more.open = wide.matches || more.open);
+  followWidth();
+  wide.addEventListener("change", followWidth);
+  return more;
+}
+
+/** The options the picker gains after it is built: web-llm's list, and the model in use when it came
+ *  from a file or a URL. */
+function pickerOptions(select: HTMLSelectElement, listBtn: HTMLButtonElement) {
+  const modelGroup = h("optgroup", { label: "web-llm models (WebGPU)" });
+
   /** web-llm's models as options of their own group in the picker; the List button goes. */
   function showModels(rows: readonly ModelOption[]): void {
     replace(modelGroup);
@@ -97,6 +116,35 @@ export function mountEngineView(root: HTMLElement) {
     listBtn.hidden = true;
   }
 
+  /** Show an engine in the picker: its own option `value`, else one added for a file or URL model
+   *  (named `label`). Returns the picker's value now. */
+  function pick(value: string | undefined, label: string): string {
+    if (value && [...select.options].some((o) => o.value === value)) {
+      select.value = value;
+      return value;
+    }
+    let own = select.querySelector<HTMLOptionElement>(`option[value="${LOADED_VALUE}"]`);
+    if (!own) select.appendChild((own = h("option", { value: LOADED_VALUE })));
+    own.textContent = label;
+    own.dataset.about = `The model in use: ${label}, from a GGUF file or a URL.`;
+    select.value = LOADED_VALUE;
+    return LOADED_VALUE;
+  }
+
+  return { showModels, pick };
+}
+
+interface LoadControls {
+  select: HTMLSelectElement;
+  loadBtn: HTMLButtonElement;
+  cancelBtn: HTMLButtonElement;
+  reloadBtn: HTMLButtonElement;
+  progress: HTMLProgressElement;
+  status: HTMLElement;
+}
+
+/** How the picker's row and the status line follow a load: under way, its progress, ended. */
+function loadDisplay({ select, loadBtn, cancelBtn, reloadBtn, progress, status }: LoadControls) {
   /** A load under way: the picker and the load button wait, the progress bar and Cancel show. */
   function showLoading(label: string): void {
     status.classList.remove("failed");
@@ -122,22 +170,7 @@ export function mountEngineView(root: HTMLElement) {
     setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Loading" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
   }
 
-  /** Show an engine in the picker: its own option `value`, else one added for a file or URL model
-   *  (named `label`). Returns the picker's value now. */
-  function pick(value: string | undefined, label: string): string {
-    if (value && [...select.options].some((o) => o.value === value)) {
-      select.value = value;
-      return value;
-    }
-    let own = select.querySelector<HTMLOptionElement>(`option[value="${LOADED_VALUE}"]`);
-    if (!own) select.appendChild((own = h("option", { value: LOADED_VALUE })));
-    own.textContent = label;
-    own.dataset.about = `The model in use: ${label}, from a GGUF file or a URL.`;
-    select.value = LOADED_VALUE;
-    return LOADED_VALUE;
-  }
-
-  return { gpuStatus, gpuText, gpuExplain, explain, select, autoOption, listBtn, loadBtn, cancelBtn, reloadBtn, progress, about, status, toolChoiceSlot, llamaRow, more, showModels, showLoading, showLoadEnded, showProgress, pick };
+  return { showLoading, showLoadEnded, showProgress };
 }
 
 /** The WebGPU pill for an adapter that is there: its name, shader-f16, and a software one explained. */

@@ -3,11 +3,13 @@
 // instead of tools.py. Web pages become facts too: fetched from a URL (only where the site allows
 // CORS) or read from a saved HTML file; the HTML parser and extractor load only when used. The
 // view is facts-view.ts.
+import type { FactsStoreSummary } from "../facts/store.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import type { FactOptions, UrlImportReport } from "../facts/url-import.ts";
 import { importFacts } from "../facts/import.ts";
-import type { App, ToolMode } from "./app.ts";
+import type { App } from "./app.ts";
 import { download, errorText, pickFile, setStatus } from "./dom.ts";
+import type { ToolMode } from "./state.ts";
 import { mountFactsView, renderFactsStores, type FactsView, type PageImportView } from "./facts-view.ts";
 
 const EXAMPLE_FACTS = "/examples/facts.json";
@@ -19,7 +21,7 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
   wirePageImport(app, status, view.page);
 
   async function refresh(): Promise<void> {
-    let stores;
+    let stores: FactsStoreSummary[];
     try {
       stores = await (await app.stores.facts()).list();
     } catch (err) {
@@ -47,12 +49,12 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
   /** A facts store or a manifest as the chat's tool source; refused, the previous source stays. */
   async function useToolMode(mode: ToolMode, done: string, refused: string): Promise<void> {
     const previous = app.toolMode;
-    app.toolMode = mode;
+    app.setToolMode(mode);
     try {
       await app.newSession();
       setStatus(status, done, "ok");
     } catch (err) {
-      app.toolMode = previous;
+      app.setToolMode(previous);
       setStatus(status, `${refused}${errorText(toErrorJson(err))}`, "error");
     }
     void refresh();
@@ -72,7 +74,7 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
       setStatus(status, `Deleted “${store}” (${r.deleted} facts).`, "ok");
       const mode = app.current?.mode;
       if (mode?.kind === "facts" && mode.store === store) {
-        app.toolMode = { kind: "python" };
+        app.setToolMode({ kind: "python" });
         await app.newSession().catch(() => undefined);
       }
     } catch (err) {
@@ -135,7 +137,7 @@ function wirePageImport(app: App, status: HTMLElement, view: PageImportView): vo
     try {
       const r = await job(await import("../facts/url-import.ts"));
       setStatus(status, `Imported ${r.imported} facts from ${what} into “${r.store}”: ${r.inserted} new, ${r.updated} updated, ${r.total} in the store.`, "ok");
-      app.emit("facts");
+      app.storeChanged("facts");
     } catch (err) {
       setStatus(status, `Import refused (nothing changed): ${errorText(toErrorJson(err))}`, "error");
     }

@@ -2,6 +2,7 @@
 // current engine and frozen tools, list / export / import / delete, and use one for chat (the
 // session then restores it through the schema-level gate and says tool_instruction_mode:
 // "imprint"). The view is imprints-view.ts.
+import type { ImprintListing } from "../imprint/record.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import { learn } from "../imprint/learn.ts";
 import { parseLearnSampleText } from "../imprint/sample.ts";
@@ -17,7 +18,7 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
   const { status, list, stopUsing } = view;
 
   async function refresh(): Promise<void> {
-    let rows;
+    let rows: ImprintListing[];
     try {
       rows = await (await app.stores.imprints()).list();
     } catch (err) {
@@ -31,11 +32,11 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
   async function use(id: string): Promise<void> {
     const previous = app.imprint;
     try {
-      app.imprint = await (await app.stores.imprints()).get(id);
+      app.setImprint(await (await app.stores.imprints()).get(id));
       await app.newSession();
       setStatus(status, `Chat now restores ${id} (gate passed).`, "ok");
     } catch (err) {
-      app.imprint = previous;
+      app.setImprint(previous);
       setStatus(status, `Cannot use ${id}: ${errorText(toErrorJson(err))}`, "error");
     }
     void refresh();
@@ -53,7 +54,7 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
     try {
       await (await app.stores.imprints()).delete(id);
       if (app.imprint?.id === id) {
-        app.imprint = null;
+        app.setImprint(null);
         await app.newSession().catch(() => undefined);
       }
       setStatus(status, `Deleted ${id}.`, "ok");
@@ -87,8 +88,8 @@ function wireLearn(app: App, view: ImprintsView): void {
       const r = await learn({ sample, toolset, engine, store: await app.stores.imprints(), receipts: app.stores.receipts, evaluate: !scripted });
       setStatus(status, `Learned ${r.imprint_id}${scripted ? " (evaluation skipped: the scripted demo has no model to evaluate)" : ""}.`, "ok");
       renderLearnResult(view.lastLearn, r);
-      app.emit("imprints");
-      app.emit("receipts");
+      app.storeChanged("imprints");
+      app.storeChanged("receipts");
     } catch (err) {
       setStatus(status, `Learn failed: ${errorText(toErrorJson(err))}`, "error");
     }
@@ -123,7 +124,7 @@ function wireImportAndStop(app: App, view: ImprintsView, refresh: () => Promise<
     void refresh();
   });
   view.stopUsing.addEventListener("click", async () => {
-    app.imprint = null;
+    app.setImprint(null);
     try {
       await app.newSession();
       setStatus(status, "Chat uses the plain tool contract again.", "ok");

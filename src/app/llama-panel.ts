@@ -24,7 +24,7 @@ export type EngineFactory = (onLost: (e: EdgeError) => void) => Promise<Engine>;
 export type EngineLoader = (label: string, create: EngineFactory) => Promise<void>;
 
 /** What the file button's row says about a GGUF from disk: it is read where it is, never copied. */
-export const FILE_NOT_STORED = "A GGUF file from disk is read where it is, not copied into this browser: after a reload, choose it again.";
+const FILE_NOT_STORED = "A GGUF file from disk is read where it is, not copied into this browser: after a reload, choose it again.";
 
 /** Where downloaded models are kept in this browser (opfs, idb, or none), for what the panel says. */
 export async function modelStorageHere(): Promise<ModelStorage> {
@@ -37,12 +37,6 @@ export function storageSentence(storage: ModelStorage): string {
   return storage === "none"
     ? "this browser cannot store it here, so it is downloaded again for every load and needs the network; a GGUF file from disk needs no storage"
     : "it downloads once and then works offline";
-}
-
-/** A llama.cpp engine for a source, with the browser backend (imported on first use). */
-async function llamaEngine(source: ModelSource): Promise<Engine> {
-  const [{ LlamaCppEngine }, { createBrowserLlamaBackend }] = await Promise.all([import("../engines/llamacpp/engine.ts"), import("../engines/llamacpp/browser/backend.ts")]);
-  return new LlamaCppEngine({ backend: createBrowserLlamaBackend(), model: source });
 }
 
 export function llamaCatalogSource(value: string): ModelSource | undefined {
@@ -66,8 +60,7 @@ export function mountLlamaPanel(app: App, root: HTMLElement, toolSlot: HTMLEleme
   const fileInput = h("input", { type: "file", id: "llama-file-input", accept: ".gguf", hidden: true, "aria-label": "GGUF model file" });
   const urlInput = h("input", { type: "url", id: "llama-url", placeholder: "https://…/model.gguf", "aria-label": "GGUF model URL", size: 28 });
   const urlBtn = h("button", { type: "button", id: "llama-url-load", class: "secondary" }, "Load URL");
-  const choice = h("select", { id: "tool-choice", "aria-label": "Tool choice" });
-  for (const c of TOOL_CHOICES) choice.appendChild(h("option", { value: c }, c === "auto" ? "auto: a call or an answer" : c === "required" ? "required: call a tool first" : "none: free text"));
+  const choice = toolChoiceSelect(app);
   const stored = h("details", { id: "stored-models", class: "stored-models" });
   const note = h("span", { id: "llama-status", class: "status", role: "status", "aria-live": "polite" });
 
@@ -85,47 +78,17 @@ export function mountLlamaPanel(app: App, root: HTMLElement, toolSlot: HTMLEleme
   }
   const loadSource = (label: string, source: ModelSource) => load(label, () => panel.engine(source)).finally(() => void panel.refresh());
 
-  fileBtn.addEventListener("click", () => fileInput.click());
-  fileInput.addEventListener("change", () => {
-    const file = fileInput.files?.[0];
-    fileInput.value = "";
-    if (!file) return;
-    setStatus(note, FILE_NOT_STORED, "idle");
-    void loadSource(file.name, { kind: "blob", blob: file, name: file.name });
-  });
-  urlBtn.addEventListener("click", () => {
-    const url = urlInput.value.trim();
-    if (!/^https?:\/\//i.test(url)) {
-      setStatus(note, "Type the http(s) URL of a .gguf file.", "error");
-      return;
-    }
-    void loadSource(url, { kind: "url", url });
-  });
-  choice.addEventListener("change", () => {
-    if (isToolChoice(choice.value)) app.toolChoice = choice.value;
-    void app.newSession().catch(() => undefined);
-  });
-
-  async function storedRows(): Promise<Array<{ key: string; name: string; size: number; url: string }>> {
-    const { listStoredModels } = await import("../engines/llamacpp/browser/model-store.ts");
-    return listStoredModels().catch(() => []);
-  }
+  wireSourceInputs({ fileBtn, fileInput, urlInput, urlBtn, note }, loadSource);
 
   const panel: LlamaPanel = {
     pickFile: () => fileInput.click(),
     async options() {
-      const have = new Set((await storedRows()).map((r) => r.url));
-      const group = h("optgroup", { label: "llama.cpp models (CPU, any browser)" });
-      const here = await storage;
-      for (const m of LLAMACPP_CATALOG) {
-        const isStored = have.has(m.url);
-        group.appendChild(h("option", { value: `${LLAMA_PREFIX}${m.id}`, "data-about": catalogAbout(m, isStored, here), title: m.measured ?? "" }, catalogOptionLabel(m, isStored)));
-      }
-      return group;
+      return catalogGroup(new Set((await storedRows()).map((r) => r.url)), await storage);
     },
     engine(source) {
       if (source.kind === "url") void askToKeep();
-      return llamaEngine(source);
+      // The root imports the engine and the browser backend on first use.
+      return app.edge.engine({ kind: "llamacpp", model: source }).then((made) => made.engine);
     },
     async refresh() {
       const rows = await storedRows();
@@ -133,20 +96,7 @@ export function mountLlamaPanel(app: App, root: HTMLElement, toolSlot: HTMLEleme
       replace(
         stored,
         h("summary", {}, `Stored models: ${rows.length}${rows.length ? ` (${sizeText(total)})` : ""}`),
-        rows.length
-          ? h(
-              "ul",
-              {},
-              ...rows.map((r) =>
-                h(
-                  "li",
-                  { "data-key": r.key },
-                  `${r.name} — ${sizeText(r.size)} `,
-                  h("button", { type: "button", class: "link", "aria-label": `Delete ${r.name}`, onclick: () => void remove(r.key, r.name) }, "Delete"),
-                ),
-              ),
-            )
-          : h("p", { class: "muted small" }, (await storage) === "none" ? "This browser cannot store models here: a model from a URL is downloaded again for every load. A GGUF file from disk needs no storage." : "Models you download are kept here for offline use (a GGUF file from disk is not copied)."),
+        rows.length ? storedList(rows, remove) : h("p", { class: "muted small" }, noStoredModelsText(await storage)),
       );
     },
   };
@@ -164,4 +114,92 @@ export function mountLlamaPanel(app: App, root: HTMLElement, toolSlot: HTMLEleme
 
   void panel.refresh();
   return panel;
+}
+
+/** The tool choice the chat sends with every turn (auto, required, none), in words; a change starts
+ *  a new session with it. */
+function toolChoiceSelect(app: App): HTMLSelectElement {
+  const choice = h("select", { id: "tool-choice", "aria-label": "Tool choice" });
+  for (const c of TOOL_CHOICES) choice.appendChild(h("option", { value: c }, c === "auto" ? "auto: a call or an answer" : c === "required" ? "required: call a tool first" : "none: free text"));
+  choice.addEventListener("change", () => {
+    if (isToolChoice(choice.value)) app.setToolChoice(choice.value);
+    void app.newSession().catch(() => undefined);
+  });
+  return choice;
+}
+
+interface SourceInputs {
+  fileBtn: HTMLButtonElement;
+  fileInput: HTMLInputElement;
+  urlInput: HTMLInputElement;
+  urlBtn: HTMLButtonElement;
+  /** The row's status line. */
+  note: HTMLElement;
+}
+
+/** A GGUF file from disk (read where it is, never copied) or the URL the person typed, each loaded
+ *  with `loadSource`; a URL that is not http(s) is refused before anything loads. */
+function wireSourceInputs({ fileBtn, fileInput, urlInput, urlBtn, note }: SourceInputs, loadSource: (label: string, source: ModelSource) => Promise<void>): void {
+  fileBtn.addEventListener("click", () => fileInput.click());
+  fileInput.addEventListener("change", () => {
+    const file = fileInput.files?.[0];
+    fileInput.value = "";
+    if (!file) return;
+    setStatus(note, FILE_NOT_STORED, "idle");
+    void loadSource(file.name, { kind: "blob", blob: file, name: file.name });
+  });
+  urlBtn.addEventListener("click", () => {
+    const url = urlInput.value.trim();
+    if (!/^https?:\/\//i.test(url)) {
+      setStatus(note, "Type the http(s) URL of a .gguf file.", "error");
+      return;
+    }
+    void loadSource(url, { kind: "url", url });
+  });
+}
+
+interface StoredRow {
+  key: string;
+  name: string;
+  size: number;
+  url: string;
+}
+
+async function storedRows(): Promise<StoredRow[]> {
+  const { listStoredModels } = await import("../engines/llamacpp/browser/model-store.ts");
+  return listStoredModels().catch(() => []);
+}
+
+/** The picker's group of catalog models, each saying whether it is stored (`have` holds the stored
+ *  models' URLs) and what a download does in this browser. */
+function catalogGroup(have: ReadonlySet<string>, here: ModelStorage): HTMLOptGroupElement {
+  const group = h("optgroup", { label: "llama.cpp models (CPU, any browser)" });
+  for (const m of LLAMACPP_CATALOG) {
+    const isStored = have.has(m.url);
+    group.appendChild(h("option", { value: `${LLAMA_PREFIX}${m.id}`, "data-about": catalogAbout(m, isStored, here), title: m.measured ?? "" }, catalogOptionLabel(m, isStored)));
+  }
+  return group;
+}
+
+/** The models stored on this device, each with its size and a Delete button. */
+function storedList(rows: readonly StoredRow[], remove: (key: string, name: string) => Promise<void>): HTMLUListElement {
+  return h(
+    "ul",
+    {},
+    ...rows.map((r) =>
+      h(
+        "li",
+        { "data-key": r.key },
+        `${r.name} — ${sizeText(r.size)} `,
+        h("button", { type: "button", class: "link", "aria-label": `Delete ${r.name}`, onclick: () => void remove(r.key, r.name) }, "Delete"),
+      ),
+    ),
+  );
+}
+
+/** What an empty list of stored models says: where a download goes, or that it cannot stay here. */
+function noStoredModelsText(storage: ModelStorage): string {
+  return storage === "none"
+    ? "This browser cannot store models here: a model from a URL is downloaded again for every load. A GGUF file from disk needs no storage."
+    : "Models you download are kept here for offline use (a GGUF file from disk is not copied).";
 }

@@ -11,7 +11,7 @@ export interface LoadAction {
 }
 
 /** The file a URL or path names, for a line that must stay short. */
-export function shortName(label: string): string {
+function shortName(label: string): string {
   const m = /^https?:\/\/[^?#]*\/([^/?#]+)/i.exec(label);
   return m ? decodeURIComponent(m[1]!) : label;
 }
@@ -23,7 +23,7 @@ export function isCorsOrNetwork(e: ErrorJson): boolean {
 
 /** Why, in a few words: the server's answer, CORS, stopped, else the message's first clause, with
  *  the model's name (already on the line) as "it". */
-export function shortReason(e: ErrorJson, name = ""): string {
+function shortReason(e: ErrorJson, name = ""): string {
   const http = /\bHTTP (\d{3})\b/.exec(e.message);
   if (e.code === "model_fetch_failed" && http) return `the server answered HTTP ${http[1]}`;
   if (isCorsOrNetwork(e)) return "the server is unreachable or does not let this page read the file (CORS)";

@@ -4,7 +4,8 @@
 import "./app.css";
 import { EdgeError } from "../contract/errors.ts";
 import { browserPackages } from "../packages/browser.ts";
-import { createBrowserRunnerHost, type BrowserRunnerHost } from "../runner/browser/index.ts";
+import { createBrowserEdge } from "../assembly/browser.ts";
+import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import { App } from "./app.ts";
 import { mountChatPanel } from "./chat-panel.ts";
 import { installDebugHook } from "./debug.ts";
@@ -41,7 +42,10 @@ async function main(): Promise<void> {
 /** Start the sandboxed runner (fetches Pyodide, compiles it in the frame) while the example loads
  *  into the editor and the stores open; then the app over all of them. */
 async function boot(): Promise<{ host: BrowserRunnerHost; editor: ToolsEditor; app: App }> {
-  const hostPromise = createBrowserRunnerHost();
+  // The browser's composition root: the playground's records in IndexedDB (a closed database is
+  // shown: data-db-closed), expired pending actions purged, the sandboxed runner.
+  const edge = createBrowserEdge({ onDbClose: () => void (document.body.dataset.dbClosed = "1") });
+  const hostPromise = edge.runnerHost();
   const exampleText = fetch(EXAMPLE_URL).then((r) => {
     if (!r.ok) {
       throw new EdgeError(
@@ -52,7 +56,7 @@ async function boot(): Promise<{ host: BrowserRunnerHost; editor: ToolsEditor; a
     }
     return r.text();
   });
-  const storesPromise = App.openStores();
+  const storesPromise = App.openStores(edge);
   const editor = await loadToolsEditor(byId("editor"), await exampleText, "tools.py (Python)");
   const host = await hostPromise;
   installDebugHook(host);
@@ -67,7 +71,7 @@ async function boot(): Promise<{ host: BrowserRunnerHost; editor: ToolsEditor; a
     ...(params.get("package-source") ? { sourceUrl: params.get("package-source")! } : {}),
     ...(params.get("package-index") ? { indexUrl: params.get("package-index")! } : {}),
   });
-  return { host, editor, app: new App(host, stores, editor, packages) };
+  return { host, editor, app: new App(edge, host, stores, editor, packages) };
 }
 
 /** The tabs and every panel: receipts, engine, tools, try a tool and chat now; imprints, facts and

@@ -5,7 +5,7 @@
 // sha256 before it is stored (src/packages/browser.ts). Below, what this browser holds, with
 // Remove. The sandbox itself never gets network.
 import { toErrorJson, type ErrorJson } from "../contract/errors.ts";
-import type { DownloadPlan, PinnedPlan } from "../packages/browser.ts";
+import type { DownloadPlan, PinnedPlan, StoredWheelRow } from "../packages/browser.ts";
 import { readSnapshot, type ToolsetReport } from "../toolset/freeze.ts";
 import type { App } from "./app.ts";
 import { bytes, errorText, h, replace, setStatus } from "./dom.ts";
@@ -155,7 +155,7 @@ function showPyodide(ctx: AskContext, names: string[], plan: DownloadPlan): void
 /** "Python packages in this browser": every stored wheel (Pyodide's and pinned ones), with Remove.
  *  `mine`/`latest`: a slower, older listing is not shown over a newer one. */
 async function renderStoredList(app: App, stored: HTMLElement, mine: number, latest: () => number, again: () => Promise<void>): Promise<void> {
-  let rows;
+  let rows: StoredWheelRow[];
   try {
     rows = await app.packages.stored();
   } catch {

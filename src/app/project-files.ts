@@ -7,6 +7,7 @@ import { toErrorJson } from "../contract/errors.ts";
 import type { App } from "./app.ts";
 import { byId, bytes as fmtBytes, errorText, h, replace, setStatus } from "./dom.ts";
 import type { PickedProject } from "../toolset/project-archive.ts";
+import { textOf } from "./source.ts";
 import { itemsFromDrop, itemsFromInput } from "./workspace-upload.ts";
 
 export interface ProjectFilesHooks {
@@ -14,23 +15,9 @@ export interface ProjectFilesHooks {
   showText(text: string, readOnly: boolean): void;
   /** A project was picked: show its tools file, inspect and freeze it. */
   loaded(project: PickedProject): Promise<void>;
-  /** The open file changed: update the file name and the note. */
-  switched(): void;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** The text of a file, or null for one that is not UTF-8 text. */
-function textOf(data: Uint8Array): string | null {
-  try {
-    const text = utf8.decode(data);
-    return text.includes("\0") ? null : text;
-  } catch {
-    return null;
-  }
-}
-
-export function mountProjectFiles(app: App, nav: HTMLElement, hooks: ProjectFilesHooks): { render(): void; dropped(data: DataTransfer): boolean; editorChanged(text: string): void } {
+export function mountProjectFiles(app: App, nav: HTMLElement, hooks: ProjectFilesHooks): { render(): void; dropped(data: DataTransfer): boolean } {
   const folderInput = byId<HTMLInputElement>("folder-input");
   const zipInput = byId<HTMLInputElement>("zip-input");
   const fail = (err: unknown): void => setStatus(byId("tools-status"), `Could not open the project: ${errorText(toErrorJson(err))}`, "error");
@@ -76,15 +63,14 @@ export function mountProjectFiles(app: App, nav: HTMLElement, hooks: ProjectFile
     return true;
   }
 
+  /** Show a file of the project in the editor ("source" re-renders the file name, the note and this list). */
   function open(path: string): void {
     const m = app.sourceMode;
-    if (m.kind !== "project") return;
-    m.open = path;
-    const data = m.project.files[path]!;
+    const data = m.kind === "project" ? m.project.files[path] : undefined;
+    if (!data) return;
     const text = textOf(data);
     hooks.showText(text ?? `# ${path} is not text (${fmtBytes(data.byteLength)}); it is mounted as it is at /tools/${path}.\n`, text === null);
-    hooks.switched();
-    render();
+    app.openProjectFile(path);
   }
 
   function render(): void {
@@ -111,13 +97,5 @@ export function mountProjectFiles(app: App, nav: HTMLElement, hooks: ProjectFile
     replace(nav, h("ul", { class: "project-file-list" }, ...items), skippedNote);
   }
 
-  return {
-    render,
-    dropped,
-    /** An edit in the editor goes into the open file of the project (text files only). */
-    editorChanged(text: string) {
-      const m = app.sourceMode;
-      if (m.kind === "project" && textOf(m.project.files[m.open]!) !== null) m.project.files[m.open] = new TextEncoder().encode(text);
-    },
-  };
+  return { render, dropped };
 }

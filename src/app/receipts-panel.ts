@@ -31,14 +31,6 @@ export function mountReceiptsPanel(app: App, root: HTMLElement): ReceiptsPanel {
 
   let receipts: Receipt[] = [];
 
-  function describe(v: VerifyResult, what: string): void {
-    if (v.ok) setStatus(verdict, `${what}: chain OK — ${v.count} receipt(s), every hash and link holds.`, "ok");
-    else {
-      const b = v.firstBroken!;
-      setStatus(verdict, `${what}: chain BROKEN at ${b.line !== undefined ? `line ${b.line}` : `receipt ${b.index + 1}`} (${b.reason}): ${b.message}`, "error");
-    }
-  }
-
   async function refresh(): Promise<void> {
     try {
       receipts = await app.stores.receipts.list();
@@ -46,28 +38,7 @@ export function mountReceiptsPanel(app: App, root: HTMLElement): ReceiptsPanel {
       setStatus(verdict, errorText(toErrorJson(err)), "error");
       return;
     }
-    replace(
-      table,
-      h("caption", { class: "visually-hidden" }, "Stored receipts, newest first"),
-      h("thead", {}, h("tr", {}, ...["#", "Kind", "Outcome", "Calls", "Time", ""].map((c) => h("th", { scope: "col" }, c)))),
-      h(
-        "tbody",
-        {},
-        ...[...receipts].reverse().map((r) =>
-          h(
-            "tr",
-            { "data-receipt-id": r.id },
-            h("td", {}, String(r.seq)),
-            h("td", {}, r.kind),
-            h("td", { "data-state": r.outcome === "failed_closed" ? "error" : "ok" }, r.outcome, r.code ? ` (${r.code})` : ""),
-            h("td", {}, r.calls.map((c) => `${c.tool_name}: ${c.status}${c.code ? ` ${c.code}` : ""}`).join("; ") || "—"),
-            h("td", {}, new Date(r.created_at).toLocaleTimeString()),
-            h("td", {}, h("button", { type: "button", class: "link", onclick: () => void show(r.id), "aria-label": `Details of receipt ${r.seq}` }, "Details")),
-          ),
-        ),
-      ),
-    );
-    if (!receipts.length) table.appendChild(h("tbody", {}, h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No receipts yet."))));
+    renderTable(table, receipts, show);
   }
 
   async function show(id: string): Promise<void> {
@@ -98,16 +69,51 @@ export function mountReceiptsPanel(app: App, root: HTMLElement): ReceiptsPanel {
   });
   verifyBtn.addEventListener("click", async () => {
     await refresh();
-    describe(await verifyReceipts(receipts), "Stored receipts");
+    showVerdict(verdict, await verifyReceipts(receipts), "Stored receipts");
   });
   verifyFileBtn.addEventListener("click", async () => {
     const file = await pickFile(".jsonl,.ndjson,.txt,application/x-ndjson");
     if (!file) return;
-    describe(await verifyReceipts(await file.text()), file.name);
+    showVerdict(verdict, await verifyReceipts(await file.text()), file.name);
   });
   app.on((change) => {
     if (change === "receipts") void refresh();
   });
   void refresh();
   return { show, refresh };
+}
+
+/** A verification's verdict in one line: the chain holds, or where it first breaks and why. */
+function showVerdict(verdict: HTMLElement, v: VerifyResult, what: string): void {
+  if (v.ok) setStatus(verdict, `${what}: chain OK — ${v.count} receipt(s), every hash and link holds.`, "ok");
+  else {
+    const b = v.firstBroken!;
+    setStatus(verdict, `${what}: chain BROKEN at ${b.line !== undefined ? `line ${b.line}` : `receipt ${b.index + 1}`} (${b.reason}): ${b.message}`, "error");
+  }
+}
+
+/** The stored receipts, newest first, one row each with a button that shows its detail. */
+function renderTable(table: HTMLTableElement, receipts: readonly Receipt[], show: (id: string) => Promise<void>): void {
+  replace(
+    table,
+    h("caption", { class: "visually-hidden" }, "Stored receipts, newest first"),
+    h("thead", {}, h("tr", {}, ...["#", "Kind", "Outcome", "Calls", "Time", ""].map((c) => h("th", { scope: "col" }, c)))),
+    h(
+      "tbody",
+      {},
+      ...[...receipts].reverse().map((r) =>
+        h(
+          "tr",
+          { "data-receipt-id": r.id },
+          h("td", {}, String(r.seq)),
+          h("td", {}, r.kind),
+          h("td", { "data-state": r.outcome === "failed_closed" ? "error" : "ok" }, r.outcome, r.code ? ` (${r.code})` : ""),
+          h("td", {}, r.calls.map((c) => `${c.tool_name}: ${c.status}${c.code ? ` ${c.code}` : ""}`).join("; ") || "—"),
+          h("td", {}, new Date(r.created_at).toLocaleTimeString()),
+          h("td", {}, h("button", { type: "button", class: "link", onclick: () => void show(r.id), "aria-label": `Details of receipt ${r.seq}` }, "Details")),
+        ),
+      ),
+    ),
+  );
+  if (!receipts.length) table.appendChild(h("tbody", {}, h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No receipts yet."))));
 }

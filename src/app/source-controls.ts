@@ -51,44 +51,37 @@ function sourceLoader(app: App, editor: ToolsEditor, tools: ToolsPanel) {
   };
   const projectFiles = mountProjectFiles(app, byId("project-files"), {
     showText,
-    switched: () => show(),
     loaded: async (project) => {
-      app.sourceMode = { kind: "project", project, open: project.entry };
+      app.setSourceMode({ kind: "project", project, open: project.entry });
       editor.setReadOnly(false);
       await loadText(new TextDecoder().decode(project.files[project.entry]), `${project.name}/${project.entry}`);
     },
   });
-  // A file put into the project by another panel (the pylock.toml "Lock dependencies" wrote).
+  // A new source, another open file, an edit after a freeze, or a file put into the project by
+  // another panel (the pylock.toml "Lock dependencies" wrote).
   app.on((change) => {
     if (change === "source") show();
   });
   editor.onChange(() => {
-    if (writes.applying) return;
-    projectFiles.editorChanged(editor.getText());
-    if (app.current?.toolset && !app.sourceChanged) {
-      app.sourceChanged = true;
-      app.emit("source");
-    }
+    if (!writes.applying) app.editSource(editor.getText());
   });
   const loadText = async (text: string, name: string): Promise<void> => {
     writes.applying = true;
     editor.setText(text);
     writes.applying = false;
-    if (app.current?.toolset) app.sourceChanged = true;
-    app.emit("source");
-    show();
+    app.markSourceChanged();
     fileName.textContent = name;
     await tools.inspect({ renew: false });
     await tools.freeze();
   };
   const useHandle = async (handle: FileHandleLike): Promise<void> => {
-    app.sourceMode = { kind: "disk", handle };
+    app.setSourceMode({ kind: "disk", handle });
     editor.setReadOnly(true);
     const file = await handle.getFile();
     await loadText(await file.text(), handle.name);
   };
   const useFile = async (file: File): Promise<void> => {
-    app.sourceMode = { kind: "buffer", name: file.name };
+    app.setSourceMode({ kind: "buffer", name: file.name });
     editor.setReadOnly(false);
     await loadText(await file.text(), file.name);
   };
@@ -116,7 +109,7 @@ function wireOpenButtons(app: App, editor: ToolsEditor, tools: ToolsPanel, sourc
     if (file) void source.useFile(file);
   });
   byId("load-example").addEventListener("click", async () => {
-    app.sourceMode = { kind: "buffer", name: "tools.py" };
+    app.setSourceMode({ kind: "buffer", name: "tools.py" });
     editor.setReadOnly(false);
     await source.loadText(await (await fetch(EXAMPLE_URL)).text(), "tools.py");
   });
@@ -137,9 +130,8 @@ function wireDiskFile(app: App, editor: ToolsEditor, tools: ToolsPanel, source: 
   source.detachDisk.addEventListener("click", () => {
     const m = app.sourceMode;
     if (m.kind !== "disk") return;
-    app.sourceMode = { kind: "buffer", name: m.handle.name };
+    app.setSourceMode({ kind: "buffer", name: m.handle.name });
     editor.setReadOnly(false);
-    source.show();
   });
   // Picking a file from disk: when the window regains focus, show what the file holds now.
   window.addEventListener("focus", async () => {
@@ -150,10 +142,7 @@ function wireDiskFile(app: App, editor: ToolsEditor, tools: ToolsPanel, source: 
     writes.applying = true;
     editor.setText(text);
     writes.applying = false;
-    if (app.current?.toolset) {
-      app.sourceChanged = true;
-      app.emit("source");
-    }
+    if (app.current?.toolset) app.markSourceChanged();
   });
 }
 

@@ -18,12 +18,12 @@ interface PickerWindow {
 }
 
 export function hasFileSystemAccess(): boolean {
-  return typeof (window as unknown as PickerWindow).showOpenFilePicker === "function";
+  return typeof (window as Window & PickerWindow).showOpenFilePicker === "function";
 }
 
 /** Ask the user for a .py file; null when they cancel. */
 export async function pickPythonFileHandle(): Promise<FileHandleLike | null> {
-  const picker = (window as unknown as PickerWindow).showOpenFilePicker;
+  const picker = (window as Window & PickerWindow).showOpenFilePicker;
   if (!picker) return null;
   try {
     const [handle] = await picker({ multiple: false, types: [{ description: "Python tools file", accept: { "text/x-python": [".py"] } }] });
@@ -36,11 +36,23 @@ export async function pickPythonFileHandle(): Promise<FileHandleLike | null> {
 
 /** A dropped item as a live handle when the browser offers one (Chromium), else null. */
 export async function handleFromDrop(item: DataTransferItem): Promise<FileHandleLike | null> {
-  const get = (item as unknown as { getAsFileSystemHandle?: () => Promise<{ kind: string } | null> }).getAsFileSystemHandle;
+  const get = (item as DataTransferItem & { getAsFileSystemHandle?: () => Promise<{ kind: string } | null> }).getAsFileSystemHandle;
   if (typeof get !== "function") return null;
   try {
     const handle = await get.call(item);
     return handle && handle.kind === "file" ? (handle as FileHandleLike) : null;
+  } catch {
+    return null;
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The text of a project's file, or null for one that is not UTF-8 text (shown as a note, not edited). */
+export function textOf(data: Uint8Array): string | null {
+  try {
+    const text = utf8.decode(data);
+    return text.includes("\0") ? null : text;
   } catch {
     return null;
   }

@@ -25,7 +25,7 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
     toggleTag: (tag, checked) => app.setSelection({ tool: app.selection.tool, toolTag: toggled(app.selection.toolTag, tag, checked).sort() }),
     toggleTool: (name, checked) => app.setSelection({ tool: toggled(app.selection.tool, name, checked), toolTag: app.selection.toolTag }),
     backToPython: () => {
-      app.toolMode = { kind: "python" };
+      app.setToolMode({ kind: "python" });
       void freeze();
     },
   });

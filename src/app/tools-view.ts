@@ -7,7 +7,7 @@ import type { ErrorJson } from "../contract/errors.ts";
 import type { Sha256 } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT } from "../contract/types.ts";
 import type { FrozenTool, ToolsetReport } from "../toolset/freeze.ts";
-import type { SessionInfo } from "./app.ts";
+import type { SessionInfo } from "./state.ts";
 import { h, hashCode, ms, pretty, replace, setStatus } from "./dom.ts";
 
 /** What the view's own controls ask of the controller. */
@@ -129,7 +129,7 @@ function problemItem(e: ErrorJson, kind: string, actions: ToolsViewActions): HTM
 }
 
 /** Said on a tool without a description: discovery accepts it, but a model can hardly choose it. */
-export const NO_DESCRIPTION = 'No description: a model chooses tools by their descriptions, so it may never call this one. Add a docstring (its first line is the description) or description="…" to @edge_tool.';
+const NO_DESCRIPTION = 'No description: a model chooses tools by their descriptions, so it may never call this one. Add a docstring (its first line is the description) or description="…" to @edge_tool.';
 
 function toolItem(tool: FrozenTool, checked: boolean, isActive: boolean, actions: ToolsViewActions): HTMLLIElement {
   const s = tool.schema;

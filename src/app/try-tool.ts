@@ -88,7 +88,7 @@ export function mountTryTool(app: App, root: HTMLElement, openReceipt: (id: stri
       let receiptError: string | null = null;
       try {
         receipt = await app.stores.receipts.append(tryReceiptBody(toolset, report));
-        app.emit("receipts");
+        app.storeChanged("receipts");
       } catch (err) {
         receiptError = errorText(toErrorJson(err));
       }

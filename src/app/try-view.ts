@@ -7,8 +7,6 @@ import type { ToolCallReport } from "../toolset/call.ts";
 import type { FrozenTool } from "../toolset/freeze.ts";
 import { errorText, h, hashCode, ms, pretty, replace } from "./dom.ts";
 
-export type TryView = ReturnType<typeof mountTryView>;
-
 export function mountTryView(root: HTMLElement) {
   const select = h("select", { id: "try-tool-select" });
   const desc = h("p", { id: "try-tool-desc", class: "muted" });

@@ -1,15 +1,16 @@
 // The Workspace tab: the files of the workspace VFS (IndexedDB) — the same files the built-in
 // tools and read_local Python tools see. Upload files and folders (picker or drop), import and
 // export a zip, create, rename, delete, download, preview and edit; each file's size and sha256;
-// the current session's goals; a storage meter (workspace limit and the browser's quota). Every
-// change is validated whole first and written as one VFS change, so a refusal changes nothing.
+// the current session's goals (workspace-goals.ts); a storage meter (workspace limit and the
+// browser's quota). Every change is validated whole first and written as one VFS change, so a
+// refusal changes nothing.
 import { EdgeError, toErrorJson } from "../contract/errors.ts";
 import { sha256Bytes } from "../contract/hash.ts";
-import { goalsPath, type Goal } from "../builtins/goals.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "../builtins/vfs/core.ts";
 import { importPath, relativeTo } from "../builtins/workspace/import-path.ts";
 import type { App } from "./app.ts";
 import { bytes as fmtBytes, download, errorText, h, replace, setStatus, shortHash } from "./dom.ts";
+import { renderGoals } from "./workspace-goals.ts";
 import { renderPreview } from "./workspace-preview.ts";
 import { browserStorageEstimate, itemsFromDrop, itemsFromInput, uploadItems, type UploadItem } from "./workspace-upload.ts";
 
@@ -21,7 +22,7 @@ export async function mountWorkspacePanel(app: App, root: HTMLElement): Promise<
   replace(root, ...ui.nodes);
   let selected: string | null = null;
 
-  const changed = (): void => app.emit("workspace");
+  const changed = (): void => app.storeChanged("workspace");
   const run = async (busy: string, action: () => Promise<string>): Promise<void> => {
     setStatus(ui.status, busy, "busy");
     try {
@@ -36,24 +37,7 @@ export async function mountWorkspacePanel(app: App, root: HTMLElement): Promise<
 
   ui.filesInput.addEventListener("change", () => void upload(itemsFromInput(ui.filesInput.files)).finally(() => (ui.filesInput.value = "")));
   ui.folderInput.addEventListener("change", () => void upload(itemsFromInput(ui.folderInput.files)).finally(() => (ui.folderInput.value = "")));
-  ui.zipInput.addEventListener("change", () => {
-    const file = ui.zipInput.files?.[0];
-    ui.zipInput.value = "";
-    if (!file) return;
-    void run(`Importing ${file.name}…`, async () => {
-      const { importZip } = await import("../builtins/workspace/zip.ts");
-      const r = await importZip(vfs, new Uint8Array(await file.arrayBuffer()));
-      return `Imported ${r.files} file(s), ${fmtBytes(r.bytes)}, from ${file.name}.`;
-    });
-  });
-  ui.exportBtn.addEventListener("click", () =>
-    void run("Zipping the workspace…", async () => {
-      const { exportZip } = await import("../builtins/workspace/zip.ts");
-      const zip = exportZip(vfs);
-      download("workspace.zip", zip as Uint8Array<ArrayBuffer>, "application/zip");
-      return `Downloaded workspace.zip (${fmtBytes(zip.byteLength)}).`;
-    }),
-  );
+  wireZip(ui, vfs, run);
   const create = (kind: "file" | "folder"): void => {
     const name = ui.nameInput.value.trim();
     void run(`Creating ${name}…`, async () => {
@@ -68,17 +52,7 @@ export async function mountWorkspacePanel(app: App, root: HTMLElement): Promise<
   };
   ui.newFile.addEventListener("click", () => create("file"));
   ui.newFolder.addEventListener("click", () => create("folder"));
-  ui.drop.addEventListener("dragover", (ev) => {
-    if (!ev.dataTransfer?.types.includes("Files")) return;
-    ev.preventDefault();
-    ui.drop.classList.add("dragging");
-  });
-  ui.drop.addEventListener("dragleave", () => ui.drop.classList.remove("dragging"));
-  ui.drop.addEventListener("drop", (ev) => {
-    ev.preventDefault();
-    ui.drop.classList.remove("dragging");
-    if (ev.dataTransfer) void itemsFromDrop(ev.dataTransfer).then(upload, (err: unknown) => setStatus(ui.status, String(err), "error"));
-  });
+  wireDrop(ui, upload);
 
   const rename = (path: string): void => {
     const next = window.prompt(`New name for ${relativeTo(WORKSPACE_DIR, path)} (a path inside the workspace):`, relativeTo(WORKSPACE_DIR, path));
@@ -169,6 +143,47 @@ function workspaceUi() {
   return { nodes, filesInput, folderInput, zipInput, exportBtn, nameInput, newFile, newFolder, meter, meterText, status, table, preview, goals, drop };
 }
 
+type Ui = ReturnType<typeof workspaceUi>;
+/** Runs a change with `busy` on the status line, then what it did or why it was refused. */
+type Run = (busy: string, action: () => Promise<string>) => Promise<void>;
+
+/** Import a zip into the workspace, or download the whole workspace as one. */
+function wireZip(ui: Ui, vfs: EdgeVfs, run: Run): void {
+  ui.zipInput.addEventListener("change", () => {
+    const file = ui.zipInput.files?.[0];
+    ui.zipInput.value = "";
+    if (!file) return;
+    void run(`Importing ${file.name}…`, async () => {
+      const { importZip } = await import("../builtins/workspace/zip.ts");
+      const r = await importZip(vfs, new Uint8Array(await file.arrayBuffer()));
+      return `Imported ${r.files} file(s), ${fmtBytes(r.bytes)}, from ${file.name}.`;
+    });
+  });
+  ui.exportBtn.addEventListener("click", () =>
+    void run("Zipping the workspace…", async () => {
+      const { exportZip } = await import("../builtins/workspace/zip.ts");
+      const zip = exportZip(vfs);
+      download("workspace.zip", zip as Uint8Array<ArrayBuffer>, "application/zip");
+      return `Downloaded workspace.zip (${fmtBytes(zip.byteLength)}).`;
+    }),
+  );
+}
+
+/** Files and folders dropped on the drop zone upload like picked ones; the zone shows a drag over it. */
+function wireDrop(ui: Ui, upload: (items: UploadItem[]) => Promise<void>): void {
+  ui.drop.addEventListener("dragover", (ev) => {
+    if (!ev.dataTransfer?.types.includes("Files")) return;
+    ev.preventDefault();
+    ui.drop.classList.add("dragging");
+  });
+  ui.drop.addEventListener("dragleave", () => ui.drop.classList.remove("dragging"));
+  ui.drop.addEventListener("drop", (ev) => {
+    ev.preventDefault();
+    ui.drop.classList.remove("dragging");
+    if (ev.dataTransfer) void itemsFromDrop(ev.dataTransfer).then(upload, (err: unknown) => setStatus(ui.status, String(err), "error"));
+  });
+}
+
 interface RowActions {
   select(path: string): void;
   rename(path: string): void;
@@ -229,35 +244,4 @@ async function renderMeter(meter: HTMLMeterElement, text: HTMLElement, vfs: Edge
   text.textContent =
     `${fmtBytes(u.bytes)} of ${fmtBytes(u.limits.maxTotalBytes)} · ${u.entries} of ${u.limits.maxEntries} entries · at most ${fmtBytes(u.limits.maxFileBytes)} per file` +
     (estimate ? ` · browser storage for this site: ${fmtBytes(estimate.usage)} used of ${fmtBytes(estimate.quota)}` : "");
-}
-
-function renderGoals(root: HTMLElement, vfs: EdgeVfs, sessionId: string | null): void {
-  let goals: Goal[] = [];
-  const data = sessionId ? vfs.readBytesIfFile(goalsPath(sessionId)) : null;
-  if (data) {
-    try {
-      goals = (JSON.parse(new TextDecoder().decode(data)) as { goals?: Goal[] }).goals ?? [];
-    } catch {
-      goals = [];
-    }
-  }
-  replace(
-    root,
-    h("h3", { id: "ws-goals-h" }, "Goals of this session"),
-    goals.length
-      ? h(
-          "ul",
-          { class: "card-list", id: "ws-goal-list" },
-          ...goals.map((g) =>
-            h(
-              "li",
-              { class: "card", "data-goal": g.goal_id },
-              h("p", {}, h("span", { class: `badge goal-${g.status}` }, g.status), " ", g.objective),
-              g.success_criteria ? h("p", { class: "small muted" }, `Done when: ${g.success_criteria}`) : null,
-              g.notes.length ? h("p", { class: "small" }, `Last note: ${g.notes[g.notes.length - 1]}`) : null,
-            ),
-          ),
-        )
-      : h("p", { class: "muted" }, "No goals yet. With the goal built-ins on, the model records them here (create_goal, update_goal)."),
-  );
 }

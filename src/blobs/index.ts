@@ -7,7 +7,7 @@ import { createMemoryBlobStore } from "./store-memory.ts";
 import { createOpfsBlobStore, opfsWritable } from "./store-opfs.ts";
 import type { BlobMeta, BlobStore } from "./store.ts";
 
-export type { BlobEntry, BlobMeta, BlobStore, BlobStoreKind, BlobWriter } from "./store.ts";
+export type { BlobMeta, BlobStore } from "./store.ts";
 
 export interface BlobStoreOptions {
   /** The OPFS folder and the IndexedDB database (one per kind of content, e.g. "edge-models"). */

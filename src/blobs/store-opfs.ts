@@ -32,9 +32,9 @@ export function createOpfsBlobStore<M extends BlobMeta>(name: string, ext = ".bi
 
   async function readRecord(dir: FileSystemDirectoryHandle, key: string): Promise<EntryFile<M> | undefined> {
     try {
-      const raw = JSON.parse(await (await (await dir.getFileHandle(`${key}.json`)).getFile()).text()) as Partial<EntryFile<M>> & { size?: number };
       // Entries written before this store existed hold the meta itself (it has the size).
-      return "meta" in raw ? (raw as EntryFile<M>) : { size: Number(raw.size), meta: raw as unknown as M };
+      const raw = JSON.parse(await (await (await dir.getFileHandle(`${key}.json`)).getFile()).text()) as EntryFile<M> | (M & { size?: number });
+      return "meta" in raw ? (raw as EntryFile<M>) : { size: Number(raw.size), meta: raw };
     } catch {
       return undefined;
     }
@@ -103,7 +103,7 @@ export function createOpfsBlobStore<M extends BlobMeta>(name: string, ext = ".bi
     async list() {
       const dir = await folder();
       const out: BlobEntry<M>[] = [];
-      for await (const entryName of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) {
+      for await (const entryName of dir.keys()) {
         if (!entryName.endsWith(".json")) continue;
         const got = await store.get(entryName.slice(0, -5));
         if (got) out.push(got.entry);

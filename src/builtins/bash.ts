@@ -11,7 +11,7 @@ import { defineTool, type AnyToolDefinition } from "../runtime/index.ts";
 import { BUILTIN_KIND, closedOutputSchema, type BuiltinMeta } from "./shared.ts";
 import { WORKSPACE_DIR, type EdgeVfs } from "./vfs/core.ts";
 
-export const DEFAULT_BASH_LIMITS: ExecutionLimits = {
+const DEFAULT_BASH_LIMITS: ExecutionLimits = {
   maxExecutionTimeMs: 10_000,
   maxLoopIterations: 10_000,
   maxCommandCount: 10_000,

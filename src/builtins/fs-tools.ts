@@ -6,7 +6,7 @@ import { defineTool, type AnyToolDefinition } from "../runtime/index.ts";
 import { BUILTIN_KIND, closedOutputSchema, workspacePath, type BuiltinMeta } from "./shared.ts";
 import type { EdgeVfs } from "./vfs/core.ts";
 
-export const DEFAULT_IMAGE_MAX_BYTES = 512 * 1024;
+const DEFAULT_IMAGE_MAX_BYTES = 512 * 1024;
 const MAX_CONTENT_CHARS = 1024 * 1024;
 
 const meta = (writes: boolean, extra: Partial<BuiltinMeta> = {}): BuiltinMeta => ({ kind: BUILTIN_KIND, writes, ...extra });

@@ -10,10 +10,11 @@
 // pre-execute "allow" could not do this — the pipeline's guard never lets an allow lift an ask.
 // If the host also gives the session its own `approval`/`confirmations`, compose with
 // `allowBuiltinWrites(next)` instead.
-import { EdgeError, ERRORS, toErrorJson } from "../contract/errors.ts";
+import { ERRORS } from "../contract/error-table.ts";
+import { EdgeError, toErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type JsonObject } from "../contract/types.ts";
-import { createToolRuntime, defineTool, spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolContext, type ToolRuntime } from "../runtime/index.ts";
+import { createToolRuntime, defineTool, spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolRuntime } from "../runtime/index.ts";
 import { bashTool, type ExecutionLimits } from "./bash.ts";
 import { editFileTool, readFileTool, readImageTool, writeFileTool } from "./fs-tools.ts";
 import { goalTools } from "./goals.ts";
@@ -23,7 +24,7 @@ import { WORKSPACE_DIR, type EdgeVfs } from "./vfs/core.ts";
 import { webSearchTool, type WebSearchProvider } from "./web.ts";
 import { createWritePlanner, type PlanFn, type WritePlan, type WritePlanner } from "./write-plan.ts";
 
-export const DEFAULT_SPILL_INLINE_BYTES = 16 * 1024;
+const DEFAULT_SPILL_INLINE_BYTES = 16 * 1024;
 
 export interface BuiltinsOptions {
   vfs: EdgeVfs;
@@ -76,14 +77,13 @@ function appliesPlans(def: AnyToolDefinition, planner: WritePlanner): AnyToolDef
     meta: { ...def.meta },
     async execute(args, ctx) {
       const plan = planner.take(ctx.callId);
-      if (!plan) return (def as unknown as AnyToolDefinitionOf<JsonObject>).execute(args, ctx);
+      // The arguments were checked against the tool's schema before they got here (as the pipeline's dispatch does).
+      if (!plan) return def.execute(args as never, ctx);
       await planner.apply(plan);
       return plan.result;
     },
   });
 }
-
-type AnyToolDefinitionOf<A extends object> = { execute(args: A, ctx: ToolContext): unknown };
 
 /**
  * The planner for a workspace: it dry-runs a built-in write on a fork of `vfs` with the same
@@ -92,7 +92,7 @@ type AnyToolDefinitionOf<A extends object> = { execute(args: A, ctx: ToolContext
 export function createBuiltinWritePlanner(options: Omit<BuiltinsOptions, "planner" | "tools">): WritePlanner {
   const planFn = (tool: BuiltinToolName): PlanFn => async (fork, args, ctx) => {
     const [def] = builtinToolDefinitions({ ...options, vfs: fork, tools: [tool], spill: false });
-    return (await (def as unknown as AnyToolDefinitionOf<JsonObject>).execute(args, ctx)) as JsonObject;
+    return (await def!.execute(args as never, ctx)) as JsonObject;
   };
   return createWritePlanner(options.vfs, { write_file: planFn("write_file"), edit_file: planFn("edit_file"), bash: planFn("bash") });
 }
@@ -181,7 +181,7 @@ export async function registerBuiltins(runtime: ToolRuntime, options: BuiltinsOp
 }
 
 /** Spill for built-in tools: the full output goes to /.edge/spill/ in the workspace. */
-export function builtinSpillPolicy(vfs: EdgeVfs, options: { inlineLimitBytes?: number; previewChars?: number } = {}) {
+function builtinSpillPolicy(vfs: EdgeVfs, options: { inlineLimitBytes?: number; previewChars?: number } = {}) {
   return spillPolicy({
     inlineLimitBytes: options.inlineLimitBytes ?? DEFAULT_SPILL_INLINE_BYTES,
     ...(options.previewChars !== undefined ? { previewChars: options.previewChars } : {}),
@@ -193,7 +193,7 @@ export function builtinSpillPolicy(vfs: EdgeVfs, options: { inlineLimitBytes?: n
 }
 
 /** Approves the built-in workspace writes; everything else goes to `next` (or is denied). */
-export function allowBuiltinWrites(next?: ApprovalHandler): ApprovalHandler {
+function allowBuiltinWrites(next?: ApprovalHandler): ApprovalHandler {
   return (request) => {
     if (request.tool.meta["kind"] === BUILTIN_KIND && request.tool.meta["writes"] === true) return { decision: "allow" };
     if (next) return next(request);
@@ -201,13 +201,8 @@ export function allowBuiltinWrites(next?: ApprovalHandler): ApprovalHandler {
   };
 }
 
-export { BUILTIN_TOOL_NAMES, checkBuiltinNames, DEFAULT_BUILTINS, type BuiltinToolName } from "./names.ts";
-export { openVfs, EdgeVfs, WORKSPACE_DIR, DEFAULT_VFS_LIMITS, type VfsLimits } from "./vfs/core.ts";
-export { normalizePath } from "./vfs/paths.ts";
-export type { VfsPersistence, VfsEntryRecord } from "./vfs/store.ts";
-export { DEFAULT_BASH_LIMITS, type ExecutionLimits } from "./bash.ts";
-export { goalsPath, GOAL_STATUSES, type Goal } from "./goals.ts";
-export { sniffImage, DEFAULT_IMAGE_MAX_BYTES } from "./fs-tools.ts";
-export type { WebSearchProvider, WebSearchHit } from "./web.ts";
-export { BUILTIN_KIND } from "./shared.ts";
-export { DIR, type FileChange, type WritePlan, type WritePlanner } from "./write-plan.ts";
+export type { BuiltinToolName } from "./names.ts";
+export { EdgeVfs } from "./vfs/core.ts";
+export { goalsPath } from "./goals.ts";
+export type { WebSearchProvider } from "./web.ts";
+export type { WritePlan, WritePlanner } from "./write-plan.ts";

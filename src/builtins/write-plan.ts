@@ -8,7 +8,8 @@
 import { EdgeError } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";
 import type { ToolContext } from "../runtime/index.ts";
-import type { EdgeVfs, VfsBatchItem } from "./vfs/core.ts";
+import type { VfsBatchItem } from "./vfs/change-sets.ts";
+import type { EdgeVfs } from "./vfs/core.ts";
 
 /** One path the plan changes. `before`/`after`: null absent, DIR a directory, else the file's bytes. */
 export interface FileChange {

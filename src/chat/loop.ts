@@ -2,7 +2,8 @@
 // → checks (name, ajv arguments, call budget) → ToolRuntime pipeline → the result back to the
 // model or straight to the caller (return_direct) → one receipt. Every failure ends the run
 // fail-closed with its code. The session (session.ts) assembles what the loop runs with.
-import { EdgeError, ERRORS, toErrorJson, type ErrorJson } from "../contract/errors.ts";
+import { ERRORS } from "../contract/error-table.ts";
+import { EdgeError, toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import { didYouMean } from "../contract/suggest.ts";
 import { randomHex } from "../contract/hash.ts";
 import type { ToolSchema } from "../contract/types.ts";

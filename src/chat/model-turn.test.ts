@@ -6,7 +6,9 @@ import { checkResponseFormat, textAnswerResponseFormat, toolCallResponseFormat }
 import { ScriptedEngine } from "../engines/scripted.ts";
 import { checkedTurn, checksCalls } from "./model-turn.ts";
 
-const SCHEMAS = [{ name: "note", description: "Save a note.", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false } }] as unknown as ToolSchema[];
+const SCHEMAS: ToolSchema[] = [
+  { name: "note", description: "Save a note.", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false }, execution_level: "read", return_direct: false, output_schema: null },
+];
 
 /** A llama.cpp stand-in whose scripted outputs marked "…" stop at the token limit, as a runaway string argument does. */
 class Cutting extends ScriptedEngine {
@@ -51,7 +53,7 @@ describe("a checked turn", () => {
   });
 
   it("declines a repeat of a call that ran, its defaults aside, without asking; after a result, yes means the results answer", async () => {
-    const withDefault = [{ ...SCHEMAS[0]!, parameters: { ...SCHEMAS[0]!.parameters, properties: { text: { type: "string" }, tag: { type: "string", default: "home" } } } }] as unknown as ToolSchema[];
+    const withDefault = [{ ...SCHEMAS[0]!, parameters: { ...SCHEMAS[0]!.parameters, properties: { text: { type: "string" }, tag: { type: "string", default: "home" } } } }];
     const ran = [{ tool_name: "note", arguments: { text: "hi" } }];
     const ask = { messages: [{ role: "user" as const, content: "Note hi" }], prompt: "Note hi", schemas: withDefault, kind: "checked" as const, ranCalls: ran, maxTokens: 16 };
     const again = new Cutting([JSON.stringify({ tool_name: "note", arguments: { text: "hi", tag: "home" } }), "Noted."]);

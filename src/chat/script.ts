@@ -27,7 +27,7 @@ export function parseScript(text: string, what = "The script"): string[] {
 }
 
 /** The outputs of an already parsed script. */
-export function scriptOutputs(value: unknown, what = "The script"): string[] {
+function scriptOutputs(value: unknown, what = "The script"): string[] {
   if (!Array.isArray(value)) {
     throw EdgeError.withTableFix("script_invalid", {}, `${what} must be a JSON array of the model's outputs (strings, or tool calls as objects), not ${value === null ? "null" : typeof value}.`);
   }

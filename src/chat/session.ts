@@ -14,7 +14,7 @@ import type { WarmOptions } from "../engines/engine.ts";
 import { renderToolContract, toolInstructionSha256 } from "./contract.ts";
 import { createLoop } from "./loop.ts";
 import { pythonToolDefinitions } from "./python-tools.ts";
-import { DEFAULT_MAX_CALLS, type ChatRun, type ChatSession, type ChatSessionOptions, type ChatTurnOptions, type ConfirmationBroker, type PendingTicket, type ToolSurface } from "./types.ts";
+import { DEFAULT_MAX_CALLS, type ChatSession, type ChatSessionOptions, type ConfirmationBroker, type PendingTicket, type ToolSurface } from "./types.ts";
 
 export async function createChatSession(options: ChatSessionOptions): Promise<ChatSession> {
   refuseRetiredToolOptions(options);
@@ -121,10 +121,4 @@ function refuseRetiredToolOptions(options: ChatSessionOptions): void {
   if (retired.length || unknownKind) {
     throw new EdgeError("conflicting_tool_options", { keys: [...retired, ...(unknownKind ? ["tools"] : [])] }, 'Give one tool source as tools: { kind: "file", source, selection? }, { kind: "toolset", toolset } or { kind: "surface", surface }; --tool / --tool-tag select among the tools of a tools file.');
   }
-}
-
-/** One prompt in a fresh session: freeze, run, done. */
-export async function chat(options: ChatSessionOptions & { prompt: string } & ChatTurnOptions): Promise<ChatRun> {
-  const session = await createChatSession(options);
-  return session.chat(options.prompt, options);
 }

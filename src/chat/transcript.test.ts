@@ -7,7 +7,7 @@ import type { CallReceipt, ReceiptBody } from "../receipts/types.ts";
 import type { ChatRun } from "./types.ts";
 import { callStart, changedEntries, reduce, type TranscriptEntry, type TranscriptEvent } from "./transcript.ts";
 
-const receipt = (calls: CallReceipt[] = []): ReceiptBody => ({ id: "run_1", calls }) as unknown as ReceiptBody;
+const receipt = (calls: CallReceipt[] = []): ReceiptBody => ({ id: "run_1", calls }) as ReceiptBody;
 const callReceipt = (call_id: string, tool_name: string, status: CallReceipt["status"] = "ok"): CallReceipt =>
   ({ call_id, tool_name, status, duration_ms: 12 }) as CallReceipt;
 

@@ -20,7 +20,7 @@ function fakeSession(): { session: ChatSession; warms: Pending[] } {
       warms.push({ options, resolve, reject });
       options?.signal?.addEventListener("abort", () => reject(new EdgeError("aborted")));
     });
-  return { session: { warm } as unknown as ChatSession, warms };
+  return { session: { warm } as ChatSession, warms };
 }
 
 function fakeDocument() {
@@ -116,7 +116,7 @@ describe("StartWarmer", () => {
 
   it("an engine without a prompt cache: nothing shown", async () => {
     const seen: WarmStatus[] = [];
-    new StartWarmer((s) => seen.push(s)).begin({ warm: async () => null } as unknown as ChatSession);
+    new StartWarmer((s) => seen.push(s)).begin({ warm: async () => null } as ChatSession);
     await flush();
     expect(seen.at(-1)).toEqual({ state: "idle" });
     expect(warmStatusText({ state: "idle" }, 3)).toBe("");

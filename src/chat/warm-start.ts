@@ -21,7 +21,7 @@ export type WarmStatus =
 
 /** How long a hidden tab keeps warming: Firefox starts throttling background tabs after 30 s, and
  *  phones may freeze a hidden tab's work at any time after that; a warm is cheap to resume. */
-export const HIDDEN_PAUSE_MS = 30_000;
+const HIDDEN_PAUSE_MS = 30_000;
 
 /** The slice of `document` the warmer watches (visibility), so it can run without a DOM in tests. */
 export interface VisibilitySource {

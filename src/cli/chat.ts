@@ -2,26 +2,16 @@
 // llama.cpp (`--model`, see model.ts), or the scripted engine (a JSON array of the model's
 // successive outputs, played as the playground plays it: src/chat/script.ts); web-llm needs WebGPU,
 // which Node lacks.
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { createNodeEdge, type NodeEngine, type NodeTools } from "../assembly/node.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { createChatSession } from "../chat/session.ts";
-import type { ChatTools } from "../chat/types.ts";
-import { createNodeFactsStore } from "../facts/store-node.ts";
-import { factsStoreSurface, toolsManifestSurface, type FactsSurface } from "../facts/surface.ts";
-import type { Engine } from "../engines/engine.ts";
-import { ScriptPlayer } from "../chat/script.ts";
 import { probeWebGPU } from "../engines/webgpu.ts";
-import { createNodeRunnerHost } from "../runner/node.ts";
-import { toolsFileSource } from "./tools-source.ts";
-import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { imprintBindingFor } from "./imprints.ts";
 import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { interactiveChat } from "./interactive.ts";
 import { readScript } from "./script-file.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, UsageError, type CliIO } from "./io.ts";
-import { nodeConfirmationBroker } from "./confirm.ts";
-import { contextSizeOf, engineKind, keepStartStates, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
+import { contextSizeOf, engineKind, keepStartStates, maxTokensOf, modelChoiceOf, MODEL_OPTIONS, printProgress, toolChoiceOf } from "./model.ts";
 import { cliWorkspace } from "./workspace-session.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
@@ -60,68 +50,48 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
 
   const kind = engineKind(values);
+  if (kind === "webllm") await refuseWebLLM();
+  if (kind !== "llamacpp" && kind !== "scripted") throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
+  if (kind === "scripted" && !values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs: strings, or tool calls as objects).");
   // Guided decoding for generating engines (the scripted replay has none): src/engines/tool-turn.ts.
   const toolChoice = toolChoiceOf(values["tool-choice"]);
   const maxTokens = maxTokensOf(values);
-  let engine: Engine;
-  let player: ScriptPlayer | undefined;
-  if (kind === "webllm") {
-    // The real check, not an assumption: Node has no navigator.gpu, so this reports why.
-    const probe = await probeWebGPU();
-    if (!probe.available) {
-      throw new EdgeError(
-        "webgpu_unavailable",
-        { reason: probe.reason },
-        "The web-llm engine needs WebGPU, which Node does not have: run a GGUF model here with --model FILE.gguf (once: npm run setup:llama), run the model in the browser (npm start opens the playground), or replay outputs with --engine scripted --script OUTPUTS.json.",
-      );
-    }
-    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, --model FILE.gguf, or --engine scripted here.");
-  } else if (kind === "scripted") {
-    if (!values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs: strings, or tool calls as objects).");
+  const ws = await cliWorkspace(values.workspace, values.builtins, values["allow-writes"] === true);
+  const edge = createNodeEdge({ spares: values.tools ? 1 : 0 });
+  let loaded: NodeEngine | undefined;
+  try {
     // --ctx-size gives the scripted demo a context window: the loop then fits the history to it
     // and receipts record the prompt's size (counted by the loop's byte estimate).
-    const contextWindow = contextSizeOf(values);
-    const outputs = await readScript(values.script);
-    player = new ScriptPlayer(() => outputs, contextWindow !== undefined ? { contextWindow } : {});
-    engine = player.engine;
-    await engine.load();
-  } else if (kind === "llamacpp") {
-    engine = await loadModelEngine(values, io, values.json === true);
-    keepStartStates(engine, values["no-start-state"] === true);
-  } else {
-    throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
-  }
-
-  // Facts surfaces (built-in lookups over $EDGE_DATA_DIR/facts) need no Python runner.
-  const surface = await factsSurfaceFor(values["facts-store"], values["tools-manifest"]);
-  const ws = await cliWorkspace(values.workspace, values.builtins, values["allow-writes"] === true);
-  const host = createNodeRunnerHost({ spares: values.tools ? 1 : 0 });
-  const selection = { tool: values.tool, toolTag: values["tool-tag"] };
-  try {
-    const tools: ChatTools | undefined = values.tools ? { kind: "file", source: toolsFileSource(values.tools, values["tools-root"]), selection } : surface ? { kind: "surface", surface } : undefined;
-    const session = await createChatSession({
-      ...(ws.runtime ? { runtime: ws.runtime } : {}),
-      ...(ws.approval ? { approval: ws.approval } : {}),
+    loaded = await edge.engine(kind === "llamacpp" ? modelChoiceOf(values) : { kind: "scripted", outputs: await readScript(values.script!), ...optional("contextWindow", contextSizeOf(values)) });
+    await loaded.engine.load(printProgress(io, values.json === true));
+    if (kind === "llamacpp") keepStartStates(loaded.engine, values["no-start-state"] === true);
+    const selection = { tool: values.tool, toolTag: values["tool-tag"] };
+    const tools: NodeTools | undefined = values.tools
+      ? { kind: "file", file: values.tools, ...optional("root", values["tools-root"]), selection }
+      : values["facts-store"] !== undefined
+        ? { kind: "facts", store: values["facts-store"] }
+        : values["tools-manifest"] !== undefined
+          ? { kind: "manifest", path: values["tools-manifest"] }
+          : undefined;
+    // A commit tool becomes a pending action (a 0600 file) confirmed with `edge tools confirm`;
+    // the imprint gate runs inside the session, before any generation.
+    const session = await edge.session({
+      engine: loaded.engine,
+      ...(tools ? { tools } : {}),
+      builtins: ws,
       ...(ws.workspace ? { workspace: ws.workspace } : {}),
-      engine,
-      host,
-      tools,
-      // A commit tool becomes a pending action (a 0600 file) confirmed with `edge tools confirm`.
-      ...(values.tools ? { confirmations: nodeConfirmationBroker(values.tools, selection, undefined, values["tools-root"]) } : {}),
-      // The imprint gate runs inside createChatSession, before any generation.
       ...(values["with-imprint"] !== undefined ? { imprint: await imprintBindingFor(values["with-imprint"]) } : {}),
-      store: createNodeReceiptStore(),
       includeText: values["include-text"] === true,
-      ...(maxCalls !== undefined ? { maxCalls } : {}),
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...optional("maxCalls", maxCalls),
+      ...optional("timeoutMs", timeoutMs),
       toolChoice,
-      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...optional("maxTokens", maxTokens),
     });
+    const beforeTurn = loaded.beforePrompt;
     if (values.interactive) {
-      const beforeTurn = player ? () => player.startPrompt() : undefined;
-      return await interactiveChat({ session, io, json: values.json === true, ws, host, ...(beforeTurn ? { beforeTurn } : {}), ...(values.tools ? { toolsFile: values.tools } : {}), ...(values.prompt ? { firstPrompt: values.prompt } : {}) });
+      return await interactiveChat({ session, io, json: values.json === true, ws, edge, beforeTurn, ...(values.tools ? { toolsFile: values.tools } : {}), ...(values.prompt ? { firstPrompt: values.prompt } : {}) });
     }
-    player?.startPrompt();
+    beforeTurn();
     const run = await session.chat(values.prompt!);
     if (values.json) printJson(io, runJson(run, ws));
     else {
@@ -130,21 +100,27 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     }
     return run.ok ? EXIT_OK : EXIT_FAILED;
   } finally {
-    await host.close();
-    await engine.unload();
+    await edge.close();
+    await loaded?.engine.unload();
   }
 }
 
-export async function factsSurfaceFor(store: string | undefined, manifest: string | undefined): Promise<FactsSurface | undefined> {
-  if (store !== undefined) return factsStoreSurface(createNodeFactsStore(), store);
-  if (manifest === undefined) return undefined;
-  let raw: Uint8Array;
-  try {
-    raw = await readFile(manifest);
-  } catch (err) {
-    throw new EdgeError("invalid_tools_manifest", { path: manifest }, `The tools manifest ${manifest} could not be read: ${(err as Error).message}. Check the path and its permissions.`);
+/** The web-llm engine needs WebGPU: the real check, not an assumption (Node has no navigator.gpu). */
+async function refuseWebLLM(): Promise<never> {
+  const probe = await probeWebGPU();
+  if (!probe.available) {
+    throw new EdgeError(
+      "webgpu_unavailable",
+      { reason: probe.reason },
+      "The web-llm engine needs WebGPU, which Node does not have: run a GGUF model here with --model FILE.gguf (once: npm run setup:llama), run the model in the browser (npm start opens the playground), or replay outputs with --engine scripted --script OUTPUTS.json.",
+    );
   }
-  return toolsManifestSurface(createNodeFactsStore(), raw);
+  throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, --model FILE.gguf, or --engine scripted here.");
+}
+
+/** `{ [key]: value }` when the value is given, else nothing (for optional options). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }
 
 function optionalInt(text: string | undefined, flag: string, min: number): number | undefined {

@@ -27,7 +27,7 @@ function printedCommand(out: string): { command: string; id: string } {
 
 async function confirmsAsPrinted(out: string, draft: string): Promise<void> {
   const { id, command } = printedCommand(out);
-  expect(command).toMatch(new RegExp(`^EDGE_DATA_DIR=${escape(shellQuote(DATA))} ${escape(shellQuote(process.execPath))} ${escape(shellQuote(BIN))} tools confirm ${id} --token [A-Za-z0-9_-]+$`));
+  expect(command).toMatch(new RegExp(`^EDGE_DATA_DIR=${escapeRe(shellQuote(DATA))} ${escapeRe(shellQuote(process.execPath))} ${escapeRe(shellQuote(BIN))} tools confirm ${id} --token [A-Za-z0-9_-]+$`));
   const ran = await runAsPrinted(command);
   expect(ran.code, ran.err).toBe(0);
   expect(ran.out).toContain(`"order_id": "O-${draft.slice(2)}"`);
@@ -38,7 +38,7 @@ async function confirmsAsPrinted(out: string, draft: string): Promise<void> {
   expect(again.err).toContain("confirmation_already_claimed");
 }
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRe = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const submit = (draft: string): string => writeTestFile(tmp, `submit-${draft}.json`, [{ tool_name: "submit_order", arguments: { draft_id: draft } }]);
 

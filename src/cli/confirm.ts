@@ -7,7 +7,7 @@ import { confirm, purgeExpired, reject } from "../confirm/confirm.ts";
 import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } from "../confirm/store-node.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";
-import { toolsFileSource } from "./tools-source.ts";
+import { toolsFileSource } from "../assembly/tools-source.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 import { oneShotRunnerHost } from "./runners.ts";

@@ -4,12 +4,8 @@
 // Ctrl-C or end of input rejects it, so it can never run later by accident.
 import type { JsonObject } from "../contract/types.ts";
 import type { PendingTicket } from "../chat/types.ts";
-import { confirm, reject } from "../confirm/confirm.ts";
-import { createNodePendingStore } from "../confirm/store-node.ts";
-import type { RunnerHost } from "../runner/host.ts";
+import type { NodeEdge } from "../assembly/node.ts";
 import { outcomeLine } from "./confirm.ts";
-import { toolsFileSource } from "./tools-source.ts";
-import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { formatError, type CliIO } from "./io.ts";
 import type { Terminal } from "./terminal.ts";
 import type { CliWorkspace } from "./workspace-session.ts";
@@ -17,31 +13,23 @@ import type { CliWorkspace } from "./workspace-session.ts";
 export interface InlineConfirm {
   io: CliIO;
   term: Terminal;
-  host: RunnerHost;
+  /** The root whose pending store, runner host and receipts the session used. */
+  edge: NodeEdge;
   ws: CliWorkspace;
   ticket: PendingTicket;
   call: { tool_name: string; arguments: JsonObject };
   signal: AbortSignal;
 }
 
-export async function settleInline({ io, term, host, ws, ticket, call, signal }: InlineConfirm): Promise<void> {
+export async function settleInline({ io, term, edge, ws, ticket, call, signal }: InlineConfirm): Promise<void> {
   io.err(`${call.tool_name} is a commit tool; it has not run. Arguments: ${JSON.stringify(call.arguments)}\n`);
   const answer = await term.read(`Run ${call.tool_name} now? [y/N] `);
-  const store = createNodePendingStore();
   if (answer.kind !== "line" || !/^y(es)?$/i.test(answer.text.trim())) {
-    const out = await reject(ticket.id, { store });
+    const out = await edge.reject(ticket.id);
     io.err(out.ok ? `not run: pending action ${ticket.id} rejected.\n` : `pending action ${ticket.id}: ${out.status ?? "not found"}\n`);
     return;
   }
-  const out = await confirm(ticket.id, ticket.confirmation_token, {
-    store,
-    host,
-    source: (record) => toolsFileSource(record.tools_file, record.tools_root),
-    receipts: createNodeReceiptStore(),
-    confirmedVia: "terminal",
-    signal,
-    ...(ws.workspace ? { workspace: ws.workspace } : {}),
-  });
+  const out = await edge.confirm(ticket.id, ticket.confirmation_token, { confirmedVia: "terminal", signal, ...(ws.workspace ? { workspace: ws.workspace } : {}) });
   if (out.result !== undefined) io.out(`${JSON.stringify(out.result, null, 2)}\n`);
   if (out.error) io.err(`failed closed: ${formatError(out.error).trim()}\n`);
   io.err(outcomeLine(out));

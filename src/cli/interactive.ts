@@ -7,7 +7,7 @@ import { firstChangedFile, freezeProject, manifestOf, readProjectSnapshot } from
 import type { JsonObject } from "../contract/types.ts";
 import type { ChatRun, ChatSession } from "../chat/types.ts";
 import { changedEntries, reduce, type TranscriptEntry, type TranscriptEvent } from "../chat/transcript.ts";
-import type { RunnerHost } from "../runner/host.ts";
+import type { NodeEdge } from "../assembly/node.ts";
 import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { EXIT_INTERRUPTED, EXIT_OK, type CliIO } from "./io.ts";
 import { settleInline } from "./interactive-confirm.ts";
@@ -19,7 +19,8 @@ export interface InteractiveOptions {
   io: CliIO;
   json: boolean;
   ws: CliWorkspace;
-  host: RunnerHost;
+  /** The root the session came from (an inline confirm runs through it). */
+  edge: NodeEdge;
   /** The tools file the session froze (watched for changes, to say they are not picked up). */
   toolsFile?: string;
   /** --prompt: the first turn. */
@@ -115,7 +116,7 @@ async function oneTurn(o: InteractiveOptions, term: Terminal, prompt: string, si
   const lastCall = view.lastCall();
   const inline = run.pending_action !== undefined && term.tty && lastCall !== undefined;
   printRunText(io, run, { answerShown: view.answerShown(), pending: !inline });
-  if (inline) await settleInline({ io, term, host: o.host, ws: o.ws, ticket: run.pending_action!, call: lastCall!, signal });
+  if (inline) await settleInline({ io, term, edge: o.edge, ws: o.ws, ticket: run.pending_action!, call: lastCall!, signal });
 }
 
 /**

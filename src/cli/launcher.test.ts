@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ERRORS } from "../contract/errors.ts";
+import { ERRORS } from "../contract/error-table.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "edge-launcher-"));
@@ -133,7 +133,7 @@ describe("each command loads only what it uses", () => {
     // The catalog's model names appear in the usage text (a list of data, no engine code); a
     // mistyped command gets a did-you-mean (suggest.ts); inherited descriptors are closed first of
     // all (descriptors.ts, docs/security.md), those the command line names reopened first (named-descriptors.ts).
-    expect(sources).toEqual(["src/cli/commands.ts", "src/cli/io.ts", "src/cli/main.ts", "src/cli/named-descriptors.ts", "src/cli/run.ts", "src/contract/errors.ts", "src/contract/suggest.ts", "src/contract/version.ts", "src/engines/llamacpp/catalog.ts", "src/runner/descriptors.ts"]);
+    expect(sources).toEqual(["src/cli/command-table.ts", "src/cli/commands-facts.ts", "src/cli/commands-stores.ts", "src/cli/commands-tools.ts", "src/cli/commands.ts", "src/cli/io.ts", "src/cli/main.ts", "src/cli/named-descriptors.ts", "src/cli/run.ts", "src/contract/error-table.ts", "src/contract/errors.ts", "src/contract/suggest.ts", "src/contract/version.ts", "src/engines/llamacpp/catalog.ts", "src/runner/descriptors.ts"]);
     expect(packages).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 // `edge mcp serve --http 127.0.0.1:0` — Streamable HTTP on loopback with the bearer token
 // it prints at start — driven by the official SDK's client (StreamableHTTPClientTransport). One
 // server process; each case is its own session (its own client name, with or without elicitation).
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, ElicitRequest, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,28 +3,19 @@
 // is src/mcp; this wires Edge's Node pieces into it: the runner host, pending actions, receipts,
 // the workspace. SIGHUP re-freezes the file (and tells clients the tool list changed).
 import { parseArgs } from "node:util";
-import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
-import { purgeExpired } from "../confirm/confirm.ts";
-import { createNodePendingStore } from "../confirm/store-node.ts";
+import { createNodeEdge, type NodeEdge, type NodeToolsFile } from "../assembly/node.ts";
 import { warmSchemaChecks } from "../contract/ajv.ts";
 import { toErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
 import type { Selection } from "../contract/types.ts";
 import { parseLoopbackAddress, serveHttp } from "../mcp/http.ts";
 import type { HttpLimits } from "../mcp/http-limits.ts";
-import { createMcpToolService, type McpToolService } from "../mcp/service.ts";
+import type { McpToolService } from "../mcp/service.ts";
 import { serveStdio } from "../mcp/stdio.ts";
-import { createNodeRunnerHost } from "../runner/node.ts";
-import { toolsFileSource } from "./tools-source.ts";
-import type { PoolRunnerHost } from "../runner/pool.ts";
-import { createNodeReceiptStore } from "../receipts/store-node.ts";
-import { freezeToolset } from "../toolset/freeze.ts";
 import { escapeLine, EXIT_OK, UsageError, type CliIO } from "./io.ts";
 
 interface ServeOptions {
-  file: string;
-  root: string | undefined;
-  selection: Selection;
+  tools: NodeToolsFile & { selection: Selection };
   http: string | undefined;
   timeoutMs: number | undefined;
   workspace: string | undefined;
@@ -53,7 +44,9 @@ function parse(argv: string[]): ServeOptions {
   const sessionIdleMs = positiveInteger(values["session-idle-ms"], "--session-idle-ms");
   if ((maxSessions ?? sessionIdleMs) !== undefined && values.http === undefined) throw new UsageError("--max-sessions and --session-idle-ms bound the sessions of --http; over stdio there is one client.");
   const limits: Partial<HttpLimits> = { ...(maxSessions !== undefined ? { maxSessions } : {}), ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}) };
-  return { file: positionals[0]!, root: values["tools-root"], selection: { tool: values.tool, toolTag: values["tool-tag"] }, http: values.http, timeoutMs, workspace: values.workspace, limits };
+  const root = values["tools-root"];
+  const tools = { file: positionals[0]!, ...(root !== undefined ? { root } : {}), selection: { tool: values.tool, toolTag: values["tool-tag"] } };
+  return { tools, http: values.http, timeoutMs, workspace: values.workspace, limits };
 }
 
 function positiveInteger(text: string | undefined, option: string): number | undefined {
@@ -70,30 +63,18 @@ export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
   const log = (line: string): void => io.err(`edge mcp: ${escapeLine(line)}\n`);
   // A long-lived server: one booted spare keeps the next call's runner ready (each still used once).
   const signals = stopSignals();
-  const host = createNodeRunnerHost({ spares: 1 });
-  void host.started().then(warmSchemaChecks);
+  const edge = createNodeEdge({ spares: 1 });
+  void edge.host.started().then(warmSchemaChecks);
   try {
     const { cliWorkspace } = await import("./workspace-session.ts");
     const ws = await cliWorkspace(o.workspace, undefined, false);
-    const source = toolsFileSource(o.file, o.root);
-    const toolset = await freezeToolset(source, host, o.selection);
-    const pending = createNodePendingStore();
-    await purgeExpired(pending).catch((err) => log(`could not purge expired pending actions: ${String(err)}`));
-    const service = createMcpToolService({
-      toolset,
-      host,
-      // The confirm command goes only to stderr (service.ts); it names this installation by path.
-      broker: nodeConfirmationBroker(o.file, o.selection, pending, o.root),
-      receipts: createNodeReceiptStore(),
-      pending,
-      source: (record) => toolsFileSource(record.tools_file, record.tools_root),
-      ...(ws.workspace ? { workspace: ws.workspace } : {}),
-      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
-      log,
-    });
+    await edge.purgeExpired((err) => log(`could not purge expired pending actions: ${String(err)}`));
+    // The confirm command goes only to stderr (service.ts); it names this installation by path.
+    const service = await edge.toolService({ tools: o.tools, log, ...(ws.workspace ? { workspace: ws.workspace } : {}), ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) });
+    const toolset = service.toolset();
     const names = toolset.active.map((t) => `${t.schema.name} (${t.schema.execution_level})`).join(", ");
-    log(`froze ${o.file}: ${toolset.active.length} tool(s): ${names}; tools_file_sha256 ${toolset.tools_file_sha256}, active_set_sha256 ${toolset.active_set_sha256}`);
-    const stopRefreeze = onSighup(() => refreeze(service, host, o, log));
+    log(`froze ${o.tools.file}: ${toolset.active.length} tool(s): ${names}; tools_file_sha256 ${toolset.tools_file_sha256}, active_set_sha256 ${toolset.active_set_sha256}`);
+    const stopRefreeze = onSighup(() => refreeze(service, edge, o, log));
     try {
       if (address) {
         const token = randomHex(32);
@@ -116,19 +97,19 @@ export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
       stopRefreeze();
     }
   } finally {
-    await host.close();
+    await edge.close();
     signals.dispose();
   }
 }
 
 /** Re-freeze on the person's explicit request: a file that fails to freeze keeps the old set. */
-async function refreeze(service: McpToolService, host: PoolRunnerHost, o: ServeOptions, log: (line: string) => void): Promise<void> {
+async function refreeze(service: McpToolService, edge: NodeEdge, o: ServeOptions, log: (line: string) => void): Promise<void> {
   try {
-    const next = await freezeToolset(toolsFileSource(o.file, o.root), host, o.selection);
+    const next = await edge.freeze(o.tools);
     service.replace(next);
-    log(`re-froze ${o.file} (SIGHUP): ${next.active.length} tool(s), tools_file_sha256 ${next.tools_file_sha256}; clients were told the tool list changed`);
+    log(`re-froze ${o.tools.file} (SIGHUP): ${next.active.length} tool(s), tools_file_sha256 ${next.tools_file_sha256}; clients were told the tool list changed`);
   } catch (err) {
-    log(`re-freezing ${o.file} failed, the tools frozen before stay in use: ${toErrorJson(err).code}: ${toErrorJson(err).message}`);
+    log(`re-freezing ${o.tools.file} failed, the tools frozen before stay in use: ${toErrorJson(err).code}: ${toErrorJson(err).message}`);
   }
 }
 

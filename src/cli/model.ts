@@ -2,12 +2,11 @@
 // Node (node-llama-cpp, the optional runtime). The model is a file, an http(s) URL (downloaded once
 // into $EDGE_DATA_DIR/models) or a catalog name; `--engine llamacpp` is implied.
 import path from "node:path";
-import type { Engine } from "../engines/engine.ts";
+import type { Engine, ProgressListener } from "../engines/engine.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
-import type { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
 import { isToolChoice, type ToolChoice } from "../engines/tool-turn.ts";
-import { createNodeLlamaCppEngine } from "../engines/llamacpp/node/index.ts";
+import { makeNodeEngine, type NodeEngineChoice } from "../assembly/node.ts";
 import { nodeStartStates, START_STATES_MAX_BYTES } from "../imprint/start-states-node.ts";
 import { switchedOff } from "../runner/keeper-wire.ts";
 import { UsageError, type CliIO } from "./io.ts";
@@ -75,21 +74,32 @@ export function contextSizeOf(values: ModelValues): number | undefined {
   return positiveInt(values["ctx-size"], "--ctx-size");
 }
 
-/** Load the --model engine; progress goes to stderr (phase changes only) unless `quiet`. */
-export async function loadModelEngine(values: ModelValues, io: CliIO, quiet: boolean): Promise<LlamaCppEngine> {
+/** The --model engine, as the Node root makes it. */
+export function modelChoiceOf(values: ModelValues): NodeEngineChoice {
   const contextSize = contextSizeOf(values);
   const threads = positiveInt(values.threads, "--threads");
-  const engine = createNodeLlamaCppEngine({
+  return {
+    kind: "llamacpp",
     model: modelSourceOf(values.model!, values["model-sha256"]),
     ...(contextSize !== undefined ? { contextSize } : {}),
     ...(threads !== undefined ? { threads } : {}),
-  });
+  };
+}
+
+/** Load progress on stderr (phase changes only), unless `quiet`. */
+export function printProgress(io: CliIO, quiet: boolean): ProgressListener {
   let lastPhase = "";
-  await engine.load((p) => {
+  return (p) => {
     if (quiet || p.phase === lastPhase) return;
     lastPhase = p.phase;
     io.err(`model: ${p.text}\n`);
-  });
+  };
+}
+
+/** Load the --model engine (`edge learn run`). */
+export async function loadModelEngine(values: ModelValues, io: CliIO, quiet: boolean): Promise<Engine> {
+  const { engine } = await makeNodeEngine(modelChoiceOf(values));
+  await engine.load(printProgress(io, quiet));
   return engine;
 }
 

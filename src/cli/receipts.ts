@@ -5,7 +5,8 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { toJsonLines, verifyReceipts } from "../receipts/chain.ts";
 import type { Receipt } from "../receipts/types.ts";
-import { EdgeError, ERRORS, errorJson } from "../contract/errors.ts";
+import { ERRORS } from "../contract/error-table.ts";
+import { EdgeError, errorJson } from "../contract/errors.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { escapeLine, EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 

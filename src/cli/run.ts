@@ -3,7 +3,8 @@
 import { toErrorJson } from "../contract/errors.ts";
 import { didYouMean } from "../contract/suggest.ts";
 import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
-import { COMMANDS, commandHelp, commandName, commandsUnder, groupHelp, topHelp, type Command } from "./commands.ts";
+import type { Command } from "./command-table.ts";
+import { COMMANDS, commandHelp, commandName, commandsUnder, groupHelp, topHelp } from "./commands.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, failureJson, printJson, sentences, terminalSafe, UsageError, type CliIO } from "./io.ts";
 
 const HELP_FLAGS = new Set(["--help", "-h"]);

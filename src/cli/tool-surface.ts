@@ -4,9 +4,9 @@ import { EdgeError } from "../contract/errors.ts";
 import type { ToolSchema } from "../contract/types.ts";
 import type { FactsSurface } from "../facts/surface.ts";
 import { surfaceSchemas } from "../imprint/learn.ts";
-import { toolsFileSource } from "./tools-source.ts";
+import { toolsFileSource } from "../assembly/tools-source.ts";
 import { activeSchemas, freezeToolset, type FrozenToolset } from "../toolset/freeze.ts";
-import { factsSurfaceFor } from "./chat.ts";
+import { nodeFactsSurface } from "../assembly/node.ts";
 import { UsageError } from "./io.ts";
 import { oneShotRunnerHost } from "./runners.ts";
 
@@ -40,7 +40,10 @@ export async function openToolSurface(values: SurfaceValues, notice: (line: stri
   if (given.length > 1) throw new EdgeError("conflicting_tool_options");
   if ((values.tool || values["tool-tag"] || values["tools-root"]) && !values.tools) throw new UsageError("--tool / --tool-tag / --tools-root must be used with --tools.");
   if (values.tools === undefined) {
-    return { toolset: null, surface: (await factsSurfaceFor(values["facts-store"], values["tools-manifest"])) ?? null, close: async () => undefined };
+    const store = values["facts-store"];
+    const manifest = values["tools-manifest"];
+    const surface = store !== undefined ? await nodeFactsSurface({ kind: "facts", store }) : manifest !== undefined ? await nodeFactsSurface({ kind: "manifest", path: manifest }) : null;
+    return { toolset: null, surface, close: async () => undefined };
   }
   const host = oneShotRunnerHost({ discoveries: "use", call: false }, notice);
   try {

@@ -5,7 +5,7 @@ import { directCall } from "../chat/direct-call.ts";
 import type { Receipt } from "../receipts/types.ts";
 import type { PendingTicket } from "../chat/types.ts";
 import type { ErrorJson } from "../contract/errors.ts";
-import { toolsFileSource } from "./tools-source.ts";
+import { toolsFileSource } from "../assembly/tools-source.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { findActiveTool, type ToolCallReport } from "../toolset/call.ts";
 import { READ_LOCAL } from "../toolset/workspace.ts";

@@ -6,7 +6,8 @@
 //   tools source (bytes hash, active set, the tool's schema hash) → CLAIM → one fresh runner
 //   (callTool: arguments re-validated, output_schema checked on the real result) → confirm
 //   receipt → done | failed (+ receipt id).
-import { ERRORS, errorJson, fixOf, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
+import { ERRORS } from "../contract/error-table.ts";
+import { errorJson, fixOf, toErrorJson, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { randomHex, sha256Json, timingSafeEqual, type Sha256 } from "../contract/hash.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { callTool, type ToolCallReport } from "../toolset/call.ts";
@@ -217,7 +218,7 @@ function expire(record: PendingAction, nowMs: number): PendingAction {
 
 /** One id per pending action: a second confirm receipt for it cannot even be appended (the stores
  *  refuse a duplicate id), and whether it ran is one lookup by id. */
-export function confirmReceiptId(pendingId: string): string {
+function confirmReceiptId(pendingId: string): string {
   return `confirm_${pendingId}`;
 }
 

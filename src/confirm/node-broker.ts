@@ -33,7 +33,7 @@ export function confirmCommand(id: string, token: string, at: EdgeInstallation):
 }
 
 /** The command that refuses a pending action, in the same form. */
-export function rejectCommand(id: string, at: EdgeInstallation): string {
+function rejectCommand(id: string, at: EdgeInstallation): string {
   return `${edgeCommand(at)} tools pending reject ${id}`;
 }
 

@@ -6,7 +6,7 @@
 // action id serializes the tabs' attempts explicitly (a second guard, and it keeps a tab from
 // even starting its transaction while another tab is mid-claim).
 import { EdgeError } from "../contract/errors.ts";
-import type { EdgeDb } from "../store/idb-schema.ts";
+import type { EdgeDb } from "../idb/schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import type { PendingAction } from "./types.ts";
 import type { PendingStore } from "./store.ts";

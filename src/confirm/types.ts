@@ -3,9 +3,9 @@
 // `store-idb.ts` (browser) and `store-node.ts` (Node) implement PendingStore (store.ts).
 import type { ErrorJson } from "../contract/errors.ts";
 import type { JsonObject } from "../contract/types.ts";
-import type { BoundSelection, PendingAction, PendingStatus } from "../store/records.ts";
+import type { BoundSelection, PendingAction, PendingStatus } from "../idb/records.ts";
 
-// The stored record is declared with the IndexedDB schema's other records (store/records.ts).
+// The stored record is declared with the IndexedDB schema's other records (idb/records.ts).
 export type { BoundSelection, PendingAction, PendingStatus };
 
 export const PENDING_RECORD_VERSION: PendingAction["record_version"] = "edge.pending.v1";
@@ -14,8 +14,6 @@ export const BINDING_VERSION = "edge.pending.binding.v1";
 export const DEFAULT_PENDING_TTL_MS = 10 * 60 * 1000;
 /** Finished, rejected and expired records are deleted this long after they expired. */
 export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
-
-export const PENDING_STATUSES: readonly PendingStatus[] = ["pending", "claimed", "done", "failed", "expired", "rejected"];
 
 /** What a person sees before deciding: the action without its secrets' hashes. */
 export type PendingView = Omit<PendingAction, "token_sha256" | "binding_mac">;

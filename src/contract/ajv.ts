@@ -1,13 +1,12 @@
 // The one ajv set-up: strict mode, union types allowed, compiled validators cached by the
 // schema's sha256 (canonical JSON), so a schema compiled once for a session is reused by every
 // call. Used for tool arguments (chat loop) and for declared output_schema (runner host).
-import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
+// ajv's class by its name: ajv ships CommonJS whose default export is the class under Node but
+// the module under some bundlers' interop; the named export is the class under both.
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { precompiledMetaValidator } from "./ajv-meta.ts";
 import { canonicalJson } from "./hash.ts";
 import { unsafeIntegerMessage, withSafeIntegerBounds } from "./safe-integers.ts";
-
-// ajv ships CommonJS with `exports.default`; under ESM interop the class sits on `.default`.
-const Ajv = ((AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule) as typeof AjvModule;
 
 /** The options of every validator (scripts/ajv-meta.mjs compiles the meta-schema with the same). */
 export const AJV_OPTIONS = { strict: true, allowUnionTypes: true, allErrors: true } as const;
@@ -38,8 +37,8 @@ export function compileSchema(schema: object): ValidateFunction {
  * (edge tools call) is not held up by ajv's set-up before it has spawned them.
  */
 export function schemaCompiler(meta: ValidateFunction | undefined): (schema: object) => ValidateFunction {
-  let ajv: InstanceType<typeof Ajv> | undefined;
-  let checkedApart: InstanceType<typeof Ajv> | undefined;
+  let ajv: Ajv | undefined;
+  let checkedApart: Ajv | undefined;
   return (schema) => {
     if (!meta || Array.isArray(schema) || "$schema" in schema || "$id" in schema) {
       ajv ??= new Ajv(AJV_OPTIONS);

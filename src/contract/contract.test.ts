@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EdgeError, ERRORS, errorJson, isErrorCode, toErrorJson } from "./errors.ts";
+import { ERRORS } from "./error-table.ts";
+import { EdgeError, errorJson, isErrorCode, toErrorJson } from "./errors.ts";
 import {
   activeSetSha256,
   canonicalJson,

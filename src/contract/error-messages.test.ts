@@ -2,7 +2,8 @@
 // to do (a fix), ends as a sentence, and never runs two sentences together.
 import { describe, expect, it } from "vitest";
 import { FIX } from "../../test/fix-words.ts";
-import { EdgeError, ERRORS, type ErrorCode, fixOf } from "./errors.ts";
+import { ERRORS } from "./error-table.ts";
+import { EdgeError, type ErrorCode, fixOf } from "./errors.ts";
 import { closest, didYouMean, editDistance } from "./suggest.ts";
 
 

@@ -52,7 +52,7 @@ export async function sha256Bytes(bytes: Uint8Array): Promise<Sha256> {
  * lone surrogate into U+FFFD, and "\ud800" would hash like "\ufffd". Well-formed text gives
  * exactly its UTF-8 bytes. Python: `text.encode("utf-8", "surrogatepass")`.
  */
-export function textHashBytes(text: string): Uint8Array {
+function textHashBytes(text: string): Uint8Array {
   const parts: Uint8Array[] = [];
   let from = 0;
   for (let i = 0; i < text.length; i++) {
@@ -99,8 +99,6 @@ export function sha256Json(value: unknown): Promise<Sha256> {
 export function canonicalSize(value: unknown): number {
   return utf8(canonicalJson(value)).byteLength;
 }
-
-export const toolsFileSha256 = sha256Bytes;
 
 /** schema_sha256 of one tool: sha256(JCS(tool schema)). */
 export function schemaSha256(schema: ToolSchema): Promise<Sha256> {

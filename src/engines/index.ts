@@ -12,4 +12,3 @@ export * from "./tool-turn.ts";
 export * from "./webgpu.ts";
 export * from "./webllm-errors.ts";
 export * from "./webllm.ts";
-export * from "./llamacpp/index.ts";

@@ -2,7 +2,7 @@
 // descriptor ({shaderF16}), the input of these pure functions.
 import { prebuiltAppConfig, type ModelRecord } from "@mlc-ai/web-llm";
 import { describe, expect, it } from "vitest";
-import { EdgeError } from "../contract/errors.ts";
+import type { EdgeError } from "../contract/errors.ts";
 import {
   chooseDefaultModel,
   estimateDownloadMB,

@@ -7,7 +7,7 @@ import type { ModelFingerprint } from "./engine.ts";
 
 /** Small instruct models that follow a JSON call format well, best first. Each is tried as its
  *  f16 variant when the adapter has `shader-f16`, else as its f32 variant. */
-export const DEFAULT_MODEL_PREFERENCE: readonly string[] = [
+const DEFAULT_MODEL_PREFERENCE: readonly string[] = [
   "Qwen2.5-1.5B-Instruct",
   "Qwen3-1.7B",
   "Llama-3.2-1B-Instruct",
@@ -37,7 +37,7 @@ export interface ModelOption {
 const QUANT = /-q(\d)f(16|32)(?:_\d)?(?:-|$)/;
 
 /** Chat models only: web-llm's model_type is absent or 0 (LLM); embeddings (1) and VLMs (2) are not. */
-export function isChatModel(record: ModelRecord): boolean {
+function isChatModel(record: ModelRecord): boolean {
   return record.model_type === undefined || record.model_type === null || Number(record.model_type) === 0;
 }
 

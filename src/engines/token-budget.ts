@@ -4,7 +4,7 @@
 // exposes no template rendering) add the allowance to get an upper bound of the prompt's size.
 
 /** The answer budget when neither the caller nor the window says otherwise. */
-export const DEFAULT_MAX_TOKENS = 1024;
+const DEFAULT_MAX_TOKENS = 1024;
 
 /** max_tokens for a generation: the caller's value, else 1024 but at most a quarter of the window
  *  (a 4,096-token model keeps 3,072 tokens for the prompt). */

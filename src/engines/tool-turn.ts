@@ -36,13 +36,13 @@ export interface ToolTurnPolicy {
 }
 
 /** Per model family (prefix of the model id), first match wins. */
-export const TOOL_TURN_TEMPERATURE: readonly { prefix: string; temperature: number }[] = [
+const TOOL_TURN_TEMPERATURE: readonly { prefix: string; temperature: number }[] = [
   { prefix: "Qwen3-", temperature: 0.3 },
   { prefix: "Qwen2.5-", temperature: 0 },
   { prefix: "Llama-3.2-", temperature: 0 },
 ];
 /** Models not in the table: greedy. */
-export const DEFAULT_TOOL_TURN_TEMPERATURE = 0;
+const DEFAULT_TOOL_TURN_TEMPERATURE = 0;
 
 function toolTurnTemperature(modelId: string): number {
   // Case-insensitive: web-llm ids are "Qwen3-1.7B-…", GGUF catalog ids "qwen3-1.7b-…".

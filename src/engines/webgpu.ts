@@ -116,9 +116,3 @@ export function webgpuUnavailableError(probe: Extract<WebGPUProbe, { available: 
   return new EdgeError("webgpu_unavailable", { reason: probe.reason, where }, probe.message);
 }
 
-/** Probe and throw `webgpu_unavailable` when there is no adapter. */
-export async function detectWebGPU(gpu?: GpuLike): Promise<Extract<WebGPUProbe, { available: true }>> {
-  const probe = await probeWebGPU(gpu ?? platformGpu());
-  if (!probe.available) throw webgpuUnavailableError(probe, "page");
-  return probe;
-}

@@ -62,13 +62,13 @@ export interface WebLLMEngineOptions {
   onLost?: (error: EdgeError) => void;
 }
 
-export function createLlmWorker(): Worker {
+function createLlmWorker(): Worker {
   return new Worker(new URL("../../workers/llm.worker.ts", import.meta.url), { type: "module", name: "edge-llm" });
 }
 
 /** The app config load() would use: the given one, or web-llm's prebuilt list with Edge's pinned
  *  records for the default models. */
-export async function resolveAppConfig(options: Pick<WebLLMEngineOptions, "appConfig" | "cacheBackend"> = {}): Promise<AppConfig> {
+async function resolveAppConfig(options: Pick<WebLLMEngineOptions, "appConfig" | "cacheBackend"> = {}): Promise<AppConfig> {
   const base = options.appConfig ?? withPinnedRecords((await importWebLLM()).prebuiltAppConfig);
   return { ...base, cacheBackend: base.cacheBackend ?? options.cacheBackend ?? "cache" };
 }
@@ -85,18 +85,6 @@ export async function listModels(
     if (probe.available) shaderF16 = probe.shaderF16;
   }
   return listModelOptions(appConfig.model_list, shaderF16 === undefined ? undefined : { shaderF16 });
-}
-
-/** Whether web-llm's cache already holds this model (so it loads offline). */
-export async function isModelCached(modelId: string, appConfig?: AppConfig): Promise<boolean> {
-  const webllm = await importWebLLM();
-  return webllm.hasModelInCache(modelId, await resolveAppConfig({ appConfig }));
-}
-
-/** Remove a model's weights, library and config from web-llm's cache. */
-export async function deleteCachedModel(modelId: string, appConfig?: AppConfig): Promise<void> {
-  const webllm = await importWebLLM();
-  await webllm.deleteModelAllInfoInCache(modelId, await resolveAppConfig({ appConfig }));
 }
 
 export class WebLLMEngine implements Engine {

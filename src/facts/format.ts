@@ -3,10 +3,10 @@
 // (`facts[3].text`), so a bad file never half-imports. No DOM, no Node.
 import { EdgeError, errorJson, type ErrorJson } from "../contract/errors.ts";
 import { isObj } from "../contract/types.ts";
-import type { Fact, FactProvenance } from "../store/records.ts";
+import type { Fact, FactProvenance } from "../idb/records.ts";
 
-// A fact is declared with the IndexedDB schema's other records (store/records.ts).
-export type { Fact, FactProvenance };
+// A fact is declared with the IndexedDB schema's other records (idb/records.ts).
+export type { Fact };
 
 export const FACTS_SCHEMA_VERSION = "edge.demo.facts.v1";
 

@@ -6,7 +6,8 @@
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 
-// linkedom's node types are its own; the few members used here are typed structurally.
+// linkedom's types declare its document as the DOM's Document; the helpers below take only the few
+// members they use, typed structurally.
 interface DomNode {
   nodeType: number;
   nodeName: string;
@@ -20,13 +21,6 @@ interface DomElement extends DomNode {
   querySelector(selector: string): DomElement | null;
   remove(): void;
 }
-interface DomDocument {
-  title: string;
-  body: DomElement | null;
-  documentElement: DomElement;
-  querySelector(selector: string): DomElement | null;
-  querySelectorAll(selector: string): ArrayLike<DomElement>;
-}
 
 const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
@@ -39,8 +33,9 @@ const SKIP = new Set("SCRIPT STYLE NOSCRIPT TEMPLATE SVG IFRAME OBJECT EMBED CAN
 /** Boilerplate dropped by the fallback when Readability finds no article. */
 const BOILERPLATE = "script, style, noscript, template, svg, iframe, nav, header, footer, aside, form, button, [role=navigation], [role=banner], [role=contentinfo], [aria-hidden=true]";
 
-function parseDocument(html: string): DomDocument {
-  return parseHTML(html).document as unknown as DomDocument;
+/** linkedom's document, which its types declare as the DOM's own Document. */
+function parseDocument(html: string): Document {
+  return parseHTML(html).document;
 }
 
 const collapse = (text: string): string => text.replace(/\s+/g, " ").trim();
@@ -93,7 +88,7 @@ export function extractPageText(html: string): PageText {
   let article: { content?: string | null; title?: string | null } | null = null;
   try {
     // Readability changes the document it reads: give it its own copy.
-    article = new Readability(parseDocument(html) as unknown as Document, { charThreshold: 200 }).parse();
+    article = new Readability(parseDocument(html), { charThreshold: 200 }).parse();
   } catch {
     article = null;
   }
@@ -144,7 +139,7 @@ export function extractTableRows(html: string, baseUrl: string, limit: number): 
     for (const tr of Array.from(table.querySelectorAll("tr"))) {
       // A nested table's rows are its own (visited as that table), not this one's.
       if (tr.closest("table") !== table) continue;
-      const cells = Array.from(tr.childNodes).filter((n): n is DomElement => n.nodeType === ELEMENT_NODE && /^T[DH]$/i.test(n.nodeName));
+      const cells = Array.from(tr.childNodes).filter((n): n is Element => n.nodeType === ELEMENT_NODE && /^T[DH]$/i.test(n.nodeName));
       if (!cells.length) continue;
       if (cells.every((c) => c.nodeName.toUpperCase() === "TH")) {
         headers = cells.map((c) => collapse(c.textContent ?? ""));

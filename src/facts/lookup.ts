@@ -13,7 +13,7 @@ import type { FactsStore } from "./store.ts";
 export const FACTS_LOOKUP_KIND = "local_facts_lookup";
 /** Version of the lookup's schema and ranking; receipts carry it as schema_generator_version. */
 export const FACTS_LOOKUP_VERSION = "edge.facts.lookup.v1";
-export const LOOKUP_LIMITS = { defaultLimit: 5, maxLimit: 50, queryChars: 1000, topicChars: 256 } as const;
+const LOOKUP_LIMITS = { defaultLimit: 5, maxLimit: 50, queryChars: 1000, topicChars: 256 } as const;
 
 export interface LookupArgs {
   query?: string;
@@ -37,7 +37,7 @@ export interface LookupResult {
   matches: LookupMatch[];
 }
 
-export const LOOKUP_PARAMETERS: JsonObject = {
+const LOOKUP_PARAMETERS: JsonObject = {
   type: "object",
   properties: {
     query: { type: "string", minLength: 1, maxLength: LOOKUP_LIMITS.queryChars },
@@ -109,7 +109,7 @@ function createLookupIndex(facts: FactsStore, store: string): LookupIndex {
           idField: "fact_id",
           fields: ["text", "topic", "tags", "source_label"],
           extractField: (doc, field) => {
-            const v = (doc as unknown as Record<string, unknown>)[field];
+            const v = doc[field as keyof Fact];
             return Array.isArray(v) ? v.join(" ") : (v as string);
           },
         });

@@ -10,7 +10,7 @@ import { STORE_NAME_RE } from "./format.ts";
 import { FACTS_LOOKUP_KIND, FACTS_LOOKUP_VERSION, lookupSchema } from "./lookup.ts";
 
 export const TOOLS_MANIFEST_VERSION = "edge.demo.tools.manifest.v1";
-export const MANIFEST_MAX_BYTES = 256 * 1024;
+const MANIFEST_MAX_BYTES = 256 * 1024;
 const DESCRIPTION_MAX = 2000;
 
 export interface ManifestTool {
@@ -43,6 +43,9 @@ export interface ManifestReport {
 const TOP_KEYS = new Set(["schema_version", "tools"]);
 const TOOL_KEYS = new Set(["name", "kind", "store", "description"]);
 
+/** Adds an invalid_tools_manifest problem; every problem of a manifest is reported, not the first. */
+type Bad = (message: string, extra?: Record<string, unknown>) => void;
+
 export async function validateToolsManifest(raw: string | Uint8Array): Promise<ManifestReport> {
   const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
   const sha = await sha256Bytes(bytes);
@@ -59,27 +62,12 @@ export async function validateToolsManifest(raw: string | Uint8Array): Promise<M
     warnings: [],
     ...(errors.length === 0 && manifest ? { manifest } : {}),
   });
-  const bad = (message: string, extra: Record<string, unknown> = {}): void => {
+  const bad: Bad = (message, extra = {}) => {
     errors.push(errorJson("invalid_tools_manifest", { message: `Invalid tools manifest: ${message}.`, ...extra }));
   };
 
-  if (bytes.byteLength > MANIFEST_MAX_BYTES) {
-    bad(`the file is ${bytes.byteLength} bytes; at most ${MANIFEST_MAX_BYTES}`);
-    return report([]);
-  }
-  let value: unknown;
-  try {
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (err) {
-    bad(`not valid UTF-8 JSON: ${(err as Error).message}`);
-    return report([]);
-  }
-  if (!isObj(value)) {
-    bad("the top level must be a JSON object");
-    return report([]);
-  }
-  const top = value;
+  const top = parseManifest(bytes, bad);
+  if (!top) return report([]);
   if (top["schema_version"] !== TOOLS_MANIFEST_VERSION) bad(`schema_version must be "${TOOLS_MANIFEST_VERSION}", found ${JSON.stringify(top["schema_version"] ?? null)}`);
   for (const key of Object.keys(top)) if (!TOP_KEYS.has(key)) bad(`unknown top-level field "${key}" (allowed: schema_version, tools)`);
   const list = top["tools"];
@@ -90,34 +78,8 @@ export async function validateToolsManifest(raw: string | Uint8Array): Promise<M
   const tools: ManifestTool[] = [];
   const seen = new Set<string>();
   list.forEach((item: unknown, i) => {
-    const at = `tools[${i}]`;
-    if (!isObj(item)) return bad(`${at} must be an object`);
-    const t = item;
-    const name = t["name"];
-    const toolName = typeof name === "string" ? name : undefined;
-    for (const key of Object.keys(t)) if (!TOOL_KEYS.has(key)) bad(`${at} has an unknown field "${key}" (allowed: name, kind, store, description)`, { tool: toolName });
-    let ok = true;
-    if (typeof name !== "string" || !TOOL_NAME_RE.test(name)) {
-      errors.push(errorJson("invalid_tool_name", { message: `${at}: tool name ${JSON.stringify(name ?? null)} must match [A-Za-z_][A-Za-z0-9_]{0,63}.`, tool: toolName }));
-      ok = false;
-    } else if (seen.has(name)) {
-      errors.push(errorJson("duplicate_tool_name", { message: `${at}: two manifest tools are named "${name}"; names are unique.`, tool: name }));
-      ok = false;
-    } else seen.add(name);
-    if (t["kind"] !== FACTS_LOOKUP_KIND) {
-      bad(`${at}: kind ${JSON.stringify(t["kind"] ?? null)} is not supported; a manifest only names built-in "${FACTS_LOOKUP_KIND}" tools (Python tools come from a tools.py, not a manifest)`, { tool: toolName });
-      ok = false;
-    }
-    if (typeof t["store"] !== "string" || !STORE_NAME_RE.test(t["store"])) {
-      bad(`${at}: store must be a facts store name of 1–64 characters [A-Za-z0-9_.-], not starting with a dot`, { tool: toolName });
-      ok = false;
-    }
-    const description = t["description"];
-    if (typeof description !== "string" || description.trim() === "" || description.length > DESCRIPTION_MAX) {
-      bad(`${at}: description must be a non-empty string of at most ${DESCRIPTION_MAX} characters (the model reads it to decide when to call the tool)`, { tool: toolName });
-      ok = false;
-    }
-    if (ok) tools.push({ name: name as string, kind: FACTS_LOOKUP_KIND, store: t["store"] as string, description: description as string });
+    const tool = checkTool(item, `tools[${i}]`, seen, errors, bad);
+    if (tool) tools.push(tool);
   });
   if (list.length > ACTIVE_TOOL_LIMIT) {
     errors.push(errorJson("active_tool_limit_exceeded", { message: `The manifest declares ${list.length} tools; at most ${ACTIVE_TOOL_LIMIT} can be active.`, count: list.length }));
@@ -126,6 +88,64 @@ export async function validateToolsManifest(raw: string | Uint8Array): Promise<M
   if (errors.length) return report(summary);
   const manifest: ToolsManifest = { schema_version: TOOLS_MANIFEST_VERSION, tools };
   return report(summary, manifest, await activeSetSha256(manifestSchemas(manifest)));
+}
+
+/** The manifest's top-level object, or undefined once `bad` heard why there is none (too large,
+ *  not UTF-8 JSON, not an object). A leading BOM is allowed. */
+function parseManifest(bytes: Uint8Array, bad: Bad): Record<string, unknown> | undefined {
+  if (bytes.byteLength > MANIFEST_MAX_BYTES) {
+    bad(`the file is ${bytes.byteLength} bytes; at most ${MANIFEST_MAX_BYTES}`);
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    bad(`not valid UTF-8 JSON: ${(err as Error).message}`);
+    return undefined;
+  }
+  if (!isObj(value)) {
+    bad("the top level must be a JSON object");
+    return undefined;
+  }
+  return value;
+}
+
+/** One entry of `tools` (`at` names it in messages), every field checked and each problem
+ *  reported; the tool when it has none. A valid name is added to `seen`, so a later entry with
+ *  the same name is a duplicate_tool_name. */
+function checkTool(item: unknown, at: string, seen: Set<string>, errors: ErrorJson[], bad: Bad): ManifestTool | undefined {
+  if (!isObj(item)) {
+    bad(`${at} must be an object`);
+    return undefined;
+  }
+  const t = item;
+  const name = t["name"];
+  const toolName = typeof name === "string" ? name : undefined;
+  for (const key of Object.keys(t)) if (!TOOL_KEYS.has(key)) bad(`${at} has an unknown field "${key}" (allowed: name, kind, store, description)`, { tool: toolName });
+  let ok = true;
+  if (typeof name !== "string" || !TOOL_NAME_RE.test(name)) {
+    errors.push(errorJson("invalid_tool_name", { message: `${at}: tool name ${JSON.stringify(name ?? null)} must match [A-Za-z_][A-Za-z0-9_]{0,63}.`, tool: toolName }));
+    ok = false;
+  } else if (seen.has(name)) {
+    errors.push(errorJson("duplicate_tool_name", { message: `${at}: two manifest tools are named "${name}"; names are unique.`, tool: name }));
+    ok = false;
+  } else seen.add(name);
+  if (t["kind"] !== FACTS_LOOKUP_KIND) {
+    bad(`${at}: kind ${JSON.stringify(t["kind"] ?? null)} is not supported; a manifest only names built-in "${FACTS_LOOKUP_KIND}" tools (Python tools come from a tools.py, not a manifest)`, { tool: toolName });
+    ok = false;
+  }
+  if (typeof t["store"] !== "string" || !STORE_NAME_RE.test(t["store"])) {
+    bad(`${at}: store must be a facts store name of 1–64 characters [A-Za-z0-9_.-], not starting with a dot`, { tool: toolName });
+    ok = false;
+  }
+  const description = t["description"];
+  if (typeof description !== "string" || description.trim() === "" || description.length > DESCRIPTION_MAX) {
+    bad(`${at}: description must be a non-empty string of at most ${DESCRIPTION_MAX} characters (the model reads it to decide when to call the tool)`, { tool: toolName });
+    ok = false;
+  }
+  return ok ? { name: name as string, kind: FACTS_LOOKUP_KIND, store: t["store"] as string, description: description as string } : undefined;
 }
 
 export function manifestSchemas(manifest: ToolsManifest): ToolSchema[] {

@@ -82,7 +82,7 @@ export function createNodeFactsStore(options: NodeFactsStoreOptions = {}): Facts
       const out: FactsStoreSummary[] = [];
       for (const name of names.filter((n) => n.endsWith(".json") && !n.startsWith("."))) {
         const s = await read(name.slice(0, -".json".length));
-        if (s && s.facts.length) out.push(summaryOf(s));
+        if (s?.facts.length) out.push(summaryOf(s));
       }
       return out;
     },
@@ -98,7 +98,7 @@ export function createNodeFactsStore(options: NodeFactsStoreOptions = {}): Facts
 
     async revision(store) {
       const s = await read(store);
-      return s && s.facts.length ? s.revision : null;
+      return s?.facts.length ? s.revision : null;
     },
 
     async delete(store) {

@@ -51,7 +51,7 @@ export async function toolsManifestSurface(facts: FactsStore, raw: string | Uint
   return manifestSurface(facts, report.manifest, report.tools_manifest_sha256);
 }
 
-export async function manifestSurface(facts: FactsStore, manifest: ToolsManifest, manifestSha: Sha256): Promise<FactsSurface> {
+async function manifestSurface(facts: FactsStore, manifest: ToolsManifest, manifestSha: Sha256): Promise<FactsSurface> {
   for (const store of new Set(manifest.tools.map((t) => t.store))) await requireStore(facts, store);
   const tools = await Promise.all(manifest.tools.map((t) => createFactsLookupTool({ facts, store: t.store, name: t.name, description: t.description })));
   const active = await activeSetSha256(manifestSchemas(manifest));

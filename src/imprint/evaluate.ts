@@ -39,7 +39,7 @@ export interface EvaluateOptions {
 
 /** What one output parsed to, as a short label, and whether it is the expected behaviour. An
  *  answer-only generation (a checked turn's answer) is an answer whatever it holds, as in chat. */
-export function judgeOutput(text: string, question: LearnQuestion, schemas: readonly ToolSchema[], answerOnly = false): { label: string; matched: boolean } {
+function judgeOutput(text: string, question: LearnQuestion, schemas: readonly ToolSchema[], answerOnly = false): { label: string; matched: boolean } {
   const parsed = answerOnly ? ({ kind: "answer" } as const) : parseModelOutput(splitThink(text).visible);
   if (parsed.kind === "answer") return { label: "answer", matched: question.expected_tool === null };
   if (parsed.kind !== "call") return { label: "invalid", matched: false };

@@ -160,7 +160,7 @@ describe("the imprint record", () => {
       (r: Record<string, any>) => (r["tools"]["tool_schema_sha256"]["fee_quote"] = "sha256:" + "1".repeat(64)),
       (r: Record<string, any>) => (r["model"]["model_id"] = "another"),
     ]) {
-      const copy = structuredClone(imprint) as unknown as Record<string, any>;
+      const copy = structuredClone(imprint) as Record<string, any>;
       edit(copy);
       await expect(verifyImprint(copy)).rejects.toMatchObject({ code: "imprint_corrupted", details: { reason: "imprint_sha256 does not match the record" } });
       const store = createMemoryImprintStore();

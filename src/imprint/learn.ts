@@ -78,7 +78,7 @@ async function schemaHashes(schemas: readonly ToolSchema[]): Promise<Record<stri
   return out;
 }
 
-export async function imprintToolsOf(toolset: FrozenToolset, schemas: readonly ToolSchema[]): Promise<ImprintTools> {
+async function imprintToolsOf(toolset: FrozenToolset, schemas: readonly ToolSchema[]): Promise<ImprintTools> {
   return {
     surface: "tools_file",
     schema_generator_version: toolset.schema_generator_version,

@@ -5,15 +5,15 @@ import { EdgeError } from "../contract/errors.ts";
 import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import { isObj } from "../contract/types.ts";
 import { isSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
-import type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintTools } from "../store/records.ts";
+import type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintTools } from "../idb/records.ts";
 import { TOOL_CONTRACT_VERSION } from "../chat/contract.ts";
 import { IMPRINT_PREFIX_VERSION } from "./prefix.ts";
 import { isImprintState } from "./state.ts";
 
-// The imprint record is declared with the IndexedDB schema's other records (store/records.ts).
+// The imprint record is declared with the IndexedDB schema's other records (idb/records.ts).
 export type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintTools };
 
-export const IMPRINT_VERSION: ImprintRecordBody["imprint_version"] = "edge.imprint.v1";
+const IMPRINT_VERSION: ImprintRecordBody["imprint_version"] = "edge.imprint.v1";
 export { EDGE_RUNTIME_VERSION };
 const ID_RE = /^imp_[0-9a-f]{24}$/;
 
@@ -80,6 +80,7 @@ export async function verifyImprint(value: unknown): Promise<Imprint> {
   if (typeof value["max_calls"] !== "number") corrupted("max_calls is malformed", id);
   if (value["state"] !== undefined && value["state"] !== null && !isImprintState(value["state"])) corrupted("state is malformed", id);
   if (isImprintState(value["state"]) && value["state"].prefix_sha256 !== value["prefix_sha256"]) corrupted("state is bound to another prefix", id);
+  // eslint-disable-next-line no-restricted-syntax -- each field the gate reads was checked above, and the seal covers the rest
   return value as unknown as Imprint;
 }
 

@@ -9,7 +9,7 @@ import { isObj, type JsonObject, type JsonValue } from "../contract/types.ts";
 export const LEARN_SAMPLE_SCHEMA = "edge.demo.learn.sample.v1";
 export const TOOL_SCHEMA_EXPORT_SCHEMA = "edgestudio.tool_schema_export.v1";
 /** 1 MiB: a sample is a handful of records, not a data set. */
-export const MAX_SAMPLE_BYTES = 1024 * 1024;
+const MAX_SAMPLE_BYTES = 1024 * 1024;
 
 /** One profile record: one restatable fact, preference or boundary. `kind` is a free snake_case string. */
 export interface LearnRecord {
@@ -21,7 +21,7 @@ export interface LearnRecord {
 }
 
 export type CorrectionType = "eval_feedback" | "fact_correction" | "profile_correction";
-export const CORRECTION_TYPES: readonly CorrectionType[] = ["eval_feedback", "fact_correction", "profile_correction"];
+const CORRECTION_TYPES: readonly CorrectionType[] = ["eval_feedback", "fact_correction", "profile_correction"];
 
 export interface LearnCorrection {
   /** Must equal the sample's peer_id (Edge Studio fails closed on a mismatch, so do we). */
@@ -96,7 +96,7 @@ const TOP_LEVEL = [
   "expected_tool_policy",
 ] as const;
 const REQUIRED = ["schema_version", "sample_id", "peer_id", "app_id", "base_model_id", "question", "records"] as const;
-const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:@\/-]{0,127}$/;
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/;
 const KIND_RE = /^[a-z][a-z0-9_]{0,63}$/;
 const TOOL_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 

@@ -53,7 +53,7 @@ type Problem = { code: ErrorCode; reason: string };
 type Found = { record: EntryRecord; bytes: Uint8Array } | { problem: Problem } | null;
 
 /** Where the saved starts live by default. */
-export function startStatesDir(): string {
+function startStatesDir(): string {
   return path.join(dataDir(), "start-states");
 }
 

@@ -9,9 +9,9 @@ import { EdgeError, type ErrorCode } from "../contract/errors.ts";
 import { isSha256, sha256Bytes, sha256Json, type Sha256 } from "../contract/hash.ts";
 import { isObj } from "../contract/types.ts";
 import type { EngineInfo, PrefixStateCapability } from "../engines/engine.ts";
-import type { ImprintState } from "../store/records.ts";
+import type { ImprintState } from "../idb/records.ts";
 
-// The saved state's binding is part of the stored imprint record (store/records.ts).
+// The saved state's binding is part of the stored imprint record (idb/records.ts).
 export type { ImprintState };
 
 type ReadHeader = PrefixStateCapability["readStateHeader"];

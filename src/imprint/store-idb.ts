@@ -1,7 +1,7 @@
 // The imprint store over the app's one IndexedDB database (the `imprints` object store of schema
 // v1, keyed by id). Reads re-verify the seal, so a record changed in storage is refused.
 import { EdgeError } from "../contract/errors.ts";
-import type { EdgeDb, ImprintRecord } from "../store/idb-schema.ts";
+import type { EdgeDb, ImprintRecord } from "../idb/schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import { listingOf, verifyImprint, type ImprintListing } from "./record.ts";
 import type { ImprintStore } from "./store.ts";

@@ -9,7 +9,7 @@ import type { Imprint } from "./record.ts";
 import type { ImprintStore } from "./store.ts";
 import { parseImprintJson, verifyImprint } from "./record.ts";
 
-export const IMPRINT_EXPORT_VERSION = "edge.imprint.export.v2";
+const IMPRINT_EXPORT_VERSION = "edge.imprint.export.v2";
 
 /** An imprint as a file carries it: the record, and its state file's bytes when it has one. */
 export interface ImprintExport {
@@ -77,9 +77,4 @@ export async function importImprint(store: ImprintStore, text: string): Promise<
   const { imprint } = await parseImprintExport(text);
   await store.put(imprint);
   return imprint;
-}
-
-/** Load an imprint for restore: from the store by id. */
-export function restoreImprint(store: ImprintStore, id: string): Promise<Imprint> {
-  return store.get(id);
 }

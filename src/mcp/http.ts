@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, isJSONRPCRequest, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { EdgeError, ERRORS } from "../contract/errors.ts";
+import { ERRORS } from "../contract/error-table.ts";
+import { EdgeError } from "../contract/errors.ts";
 import { timingSafeEqual } from "../contract/hash.ts";
 import { DEFAULT_HTTP_LIMITS, guardConnections, serverTimeouts, SessionTable, type HttpLimits, type Reservation } from "./http-limits.ts";
 import { createMcpConnection, type McpConnection } from "./server.ts";

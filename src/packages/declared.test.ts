@@ -82,16 +82,16 @@ describe("declared dependencies", () => {
 });
 
 describe("wheels Pyodide's runner installs", () => {
-  const fit = (name: string) => wheelFit(parseWheelName(name)!, TARGET);
+  const fitOf = (name: string) => wheelFit(parseWheelName(name)!, TARGET);
   it("prefers a wheel built for its platform, then pure Python, never another platform's", () => {
-    expect(fit("numpy-2.4.6-cp314-cp314-pyemscripten_2026_0_wasm32.whl")).toBe(2);
-    expect(fit("x-1-cp312-abi3-pyemscripten_2026_0_wasm32.whl")).toBe(2);
-    expect(fit("x-1-cp314-cp314-pyemscripten_2025_0_wasm32.whl")).toBe(0);
-    expect(fit("six-1.17.0-py2.py3-none-any.whl")).toBe(1);
-    expect(fit("x-1-py3-none-any.whl")).toBe(1);
-    expect(fit("x-1-py315-none-any.whl")).toBe(0);
-    expect(fit("x-1-py2-none-any.whl")).toBe(0);
-    expect(fit("psutil-7.2.2-cp36-abi3-manylinux_2_17_x86_64.whl")).toBe(0);
+    expect(fitOf("numpy-2.4.6-cp314-cp314-pyemscripten_2026_0_wasm32.whl")).toBe(2);
+    expect(fitOf("x-1-cp312-abi3-pyemscripten_2026_0_wasm32.whl")).toBe(2);
+    expect(fitOf("x-1-cp314-cp314-pyemscripten_2025_0_wasm32.whl")).toBe(0);
+    expect(fitOf("six-1.17.0-py2.py3-none-any.whl")).toBe(1);
+    expect(fitOf("x-1-py3-none-any.whl")).toBe(1);
+    expect(fitOf("x-1-py315-none-any.whl")).toBe(0);
+    expect(fitOf("x-1-py2-none-any.whl")).toBe(0);
+    expect(fitOf("psutil-7.2.2-cp36-abi3-manylinux_2_17_x86_64.whl")).toBe(0);
     expect(parseWheelName("x-1.tar.gz")).toBeUndefined();
   });
 

@@ -57,7 +57,7 @@ export interface LockOutcome {
   packages: LockedRow[];
 }
 
-export function pyodideTarget(lock: PyodideLock): WheelTarget {
+function pyodideTarget(lock: PyodideLock): WheelTarget {
   const python = lock.info.python;
   if (typeof python !== "string" || typeof lock.info.abi_version !== "string") {
     throw new EdgeError("python_package_lock_invalid", {}, "Pyodide's lock names no Python version or ABI, so no wheel can be matched to it; run `npm ci` to install the pyodide package again.");

@@ -78,7 +78,7 @@ export function checkLockAbi(lock: PyodideLock, own: PyodideLock, where: string,
 /** The lock's entry for a package name (any spelling), or undefined. */
 export function lockEntry(lock: PyodideLock, name: string): LockPackage | undefined {
   const key = canonicalName(name);
-  const direct = Object.prototype.hasOwnProperty.call(lock.packages, key) ? lock.packages[key] : undefined;
+  const direct = Object.hasOwn(lock.packages, key) ? lock.packages[key] : undefined;
   if (direct) return direct;
   return Object.values(lock.packages).find((p) => canonicalName(p.name) === key);
 }

@@ -10,7 +10,7 @@ import type { PackageStore, StoredWheel } from "./store.ts";
 
 const PACKAGE_CACHE = "edge-python-packages";
 /** Pyodide's own wheels (its lock, or a self-hosted lock of the same ABI). */
-export const PYODIDE_WHEELS = "/__edge/python-packages/";
+const PYODIDE_WHEELS = "/__edge/python-packages/";
 /** Wheels a project's pylock.toml pins from a package index (source "pypi"). */
 export const INDEX_WHEELS = "/__edge/python-index-wheels/";
 

@@ -28,7 +28,7 @@ export interface WheelTarget {
 }
 
 /** The platform tag of Pyodide's ABI (PEP 783): "pyemscripten_2026_0_wasm32". */
-export function platformTag(target: WheelTarget): string {
+function platformTag(target: WheelTarget): string {
   return `pyemscripten_${target.abi}_wasm32`;
 }
 

@@ -30,6 +30,7 @@ interface Check<T> {
 interface Optional<T> {
   readonly optional: Check<T>;
 }
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` is how a mapped type asks whether K is optional
 type Shape<T> = { readonly [K in keyof T]-?: {} extends Pick<T, K> ? Optional<Exclude<T[K], undefined>> : Check<T[K]> };
 
 const optional = <T>(check: Check<T>): Optional<T> => ({ optional: check });

@@ -10,7 +10,7 @@ import type { Receipt, ReceiptBody } from "./types.ts";
 import type { ReceiptStore } from "./store.ts";
 import { chainReceipt } from "./chain.ts";
 import { EdgeError } from "../contract/errors.ts";
-import type { EdgeDb } from "../store/idb-schema.ts";
+import type { EdgeDb } from "../idb/schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 
 export interface IdbReceiptStoreOptions {

@@ -14,8 +14,8 @@ export type CallStatus = "ok" | "failed_closed" | "pending_confirmation" | "abor
 export type ToolInstructionMode = "contract" | "imprint" | "imprint_with_contract" | "none";
 /** Where a run's (or an imprint's) tools came from: a Python tools file, a tools manifest, or a facts store. */
 export type ToolSurfaceKind = "tools_file" | "tools_manifest" | "facts_store";
-/** A run asked for by a protocol client rather than by Edge's CLI, playground or widget. */
-export type ReceiptSurface = "mcp";
+/** The protocol of a client that asked for a run (rather than Edge's CLI, playground or widget); the receipt field is `surface`, a name kept for the format's sake. */
+export type RequestProtocol = "mcp";
 export interface ReceiptClient {
   name: string;
   version: string;
@@ -26,7 +26,7 @@ export interface ReceiptClient {
 export type ConfirmedVia = "terminal" | "page" | "elicitation";
 /** The receipt fields that say who asked (both set together, or neither). */
 export interface ReceiptOrigin {
-  surface: ReceiptSurface;
+  surface: RequestProtocol;
   client: ReceiptClient;
 }
 
@@ -190,7 +190,7 @@ export interface ReceiptBody {
   extra?: Record<string, unknown>;
   /** Who asked for the run when it came from outside Edge's own front doors: "mcp", an MCP client
    *  through `edge mcp serve` (docs/mcp.md). Absent otherwise, and in older receipts. */
-  surface?: ReceiptSurface;
+  surface?: RequestProtocol;
   /** That client as it named itself when it connected (MCP initialize: clientInfo). */
   client?: ReceiptClient;
   /** Confirm receipts: how the decision to run reached Edge. Absent from older receipts. */

@@ -40,7 +40,7 @@ export interface DiscoveryCacheOptions {
 }
 
 /** The key of a discovery job: every byte a runner is given, and the runner. */
-export async function discoveryKey(job: DiscoverJob, runner: string): Promise<string> {
+async function discoveryKey(job: DiscoverJob, runner: string): Promise<string> {
   const packages = (job.packages ?? []).map((p) => [p.name, p.file_name, p.install_dir, p.sha256]);
   const sha = await sha256Json({
     format: FORMAT,

@@ -11,7 +11,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { BootMessage, HostToWorker } from "../../workers/protocol.ts";
-import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec, type KeeperStatus } from "./keeper-wire.ts";
+import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec, type KeeperStatus, type WireRecord } from "./keeper-wire.ts";
 import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, type LaunchListener, type RunnerLinkEvents } from "./node-process.ts";
 import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
@@ -131,7 +131,7 @@ class KeptRunner implements RunnerWorkerHandle {
   }
 
   private receive(chunk: Buffer): void {
-    let records;
+    let records: WireRecord[];
     try {
       records = this.reader.push(chunk);
     } catch {

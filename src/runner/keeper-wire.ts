@@ -23,7 +23,7 @@ export interface WireRecord {
 }
 
 /** One record (header + payload, two chunks: the payload is not copied). */
-export function encodeRecord(type: number, payload: Uint8Array): Uint8Array[] {
+function encodeRecord(type: number, payload: Uint8Array): Uint8Array[] {
   const head = new Uint8Array(HEAD);
   head[0] = type;
   new DataView(head.buffer).setUint32(1, payload.byteLength);

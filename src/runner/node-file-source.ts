@@ -2,7 +2,7 @@
 // file, and never more than the size limit. `edge tools validate /dev/zero` (or a FIFO, or a
 // directory) is refused at once with a coded error instead of reading forever.
 import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { EdgeError } from "../contract/errors.ts";
 import { MAX_TOOLS_FILE_BYTES } from "../contract/types.ts";
 import type { ToolSource } from "./host.ts";
@@ -14,7 +14,7 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
  *  reading, and again if it grows while being read) or tools_file_unreadable. */
 export async function readToolsFile(path: string): Promise<Uint8Array> {
   const maxBytes = MAX_TOOLS_FILE_BYTES;
-  let fh;
+  let fh: FileHandle;
   try {
     fh = await open(path, OPEN_FLAGS);
   } catch (err) {

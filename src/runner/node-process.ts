@@ -261,8 +261,8 @@ class RunnerProcess implements RunnerWorkerHandle {
    *  (node-snapshot-file.ts: bytes placed, the disk cache's file copied), else inline. */
   private frame(msg: Parameters<RunnerWorkerHandle["post"]>[0]): Uint8Array[] | Promise<Uint8Array[]> {
     const boot = msg as BootMessage;
-    if (boot.type !== "boot" || !this.snapshotFiles || (!(boot.snapshot instanceof Uint8Array) && !boot.snapshotFile)) return encodeFrame(msg as unknown as FrameMessage);
-    return privateSnapshotBoot(this.snapshotFiles, boot).then((sent) => encodeFrame(sent as unknown as FrameMessage));
+    if (boot.type !== "boot" || !this.snapshotFiles || (!(boot.snapshot instanceof Uint8Array) && !boot.snapshotFile)) return encodeFrame(msg);
+    return privateSnapshotBoot(this.snapshotFiles, boot).then((sent) => encodeFrame(sent));
   }
 
   private send(chunks: Uint8Array[]): void {

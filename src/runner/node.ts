@@ -22,7 +22,7 @@ import type { SnapshotStore } from "./pool-snapshot.ts";
 export { fileSource, readToolsFile } from "./node-file-source.ts";
 export { projectFileSource } from "./node-project-source.ts";
 export { diskSnapshotStore, snapshotIndexFile, snapshotKeyFile } from "./node-snapshot.ts";
-export { launchNotice, runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
+export { launchNotice } from "./runner-launch.ts";
 
 const require = createRequire(import.meta.url);
 const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -130,11 +130,6 @@ function keeperEndpoint(cacheFiles: string, onLaunch: LaunchListener | undefined
 function keeperPathsFor(cacheFiles: string, env: NodeJS.ProcessEnv = process.env): KeeperPaths | undefined {
   const dir = keeperEnabled(env) ? keeperDir(env) : undefined;
   return dir ? keeperPaths(dir, { packageRoot: PACKAGE_ROOT, cacheFiles }) : undefined;
-}
-
-/** The keeper a command run with `env` takes its runners from (the default snapshot cache). */
-export function defaultKeeperPaths(env: NodeJS.ProcessEnv = process.env): KeeperPaths | undefined {
-  return keeperPathsFor(snapshotFilesPattern(defaultCacheDir(env)), env);
 }
 
 function lazyStore(make: () => Promise<SnapshotStore>): SnapshotStore {

@@ -70,37 +70,15 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   const stderrLimit = options.stderrLimit ?? DEFAULT_STDERR_LIMIT;
 
   let closed = false;
-  let pythonFiles: Promise<PythonFiles> | undefined;
   const counts: SpareCounts = { workersSpawned: 0, bootsFromSnapshot: 0, plainBoots: 0 };
-  const files = (): Promise<PythonFiles> => {
-    pythonFiles ??= typeof options.pythonFiles === "function" ? options.pythonFiles() : Promise.resolve(options.pythonFiles);
-    return pythonFiles;
-  };
+  const files = loadOnce(options.pythonFiles);
   const snapshot = new PoolSnapshot(options.snapshot ?? null, factory, files, bootTimeoutMs, () => void counts.workersSpawned++);
   const spares = new RunnerSpares({ factory, snapshot, files, target: spareTarget, bootTimeoutMs, stderrLimit, counts });
 
-  /** Acquire a runner and run one job on it, with timeout and abort. */
-  async function runJob(job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal?: AbortSignal): Promise<JobEnd> {
-    if (closed) throw new EdgeError("already_closed", {}, "This runner host is closed; create a new one (createNodeRunnerHost() or createBrowserRunnerHost()).");
-    if (signal?.aborted) return { kind: "aborted" };
-    let runner: Runner;
-    const acquiring = spares.acquire();
-    try {
-      runner = await raceSignal(acquiring, signal, () => new EdgeError("aborted"));
-    } catch (err) {
-      if (signal?.aborted) {
-        acquiring.then((r) => r.kill("aborted"), () => undefined);
-        return { kind: "aborted" };
-      }
-      spares.refill();
-      return { kind: "boot_failed", reason: err instanceof Error ? err.message : String(err) };
-    }
-    if (signal?.aborted) {
-      runner.kill("aborted");
-      return { kind: "aborted" };
-    }
-    return runner.run(job, timeoutMs, signal);
-  }
+  const runJob = async (job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal?: AbortSignal): Promise<JobEnd> => {
+    if (closed) throw hostClosed();
+    return runOnSpare(spares, job, timeoutMs, signal);
+  };
 
   /** Replacements boot after the job, not during it: on two cores a boot next to the job roughly
    *  doubles the job's latency. Spawning also costs the main thread (a new worker, a copy of the
@@ -157,4 +135,39 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
 
     stats: (): RunnerHostStats => ({ spares: spareTarget, sparesReady: spares.ready, snapshot: snapshot.state, ...counts }),
   };
+}
+
+/** A job sent to a host after close(). */
+function hostClosed(): EdgeError {
+  return new EdgeError("already_closed", {}, "This runner host is closed; create a new one (createNodeRunnerHost() or createBrowserRunnerHost()).");
+}
+
+/** The runner's Python sources, loaded on first use and then shared by every boot. */
+function loadOnce(source: RunnerHostOptions["pythonFiles"]): () => Promise<PythonFiles> {
+  let loaded: Promise<PythonFiles> | undefined;
+  return () => (loaded ??= typeof source === "function" ? source() : Promise.resolve(source));
+}
+
+/** Acquire a runner and run one job on it, with timeout and abort. A runner that arrives after
+ *  the abort is killed unused; one that failed to boot is a boot_failed end (and a spare boots in
+ *  its place). */
+async function runOnSpare(spares: RunnerSpares, job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal?: AbortSignal): Promise<JobEnd> {
+  if (signal?.aborted) return { kind: "aborted" };
+  let runner: Runner;
+  const acquiring = spares.acquire();
+  try {
+    runner = await raceSignal(acquiring, signal, () => new EdgeError("aborted"));
+  } catch (err) {
+    if (signal?.aborted) {
+      acquiring.then((r) => r.kill("aborted"), () => undefined);
+      return { kind: "aborted" };
+    }
+    spares.refill();
+    return { kind: "boot_failed", reason: err instanceof Error ? err.message : String(err) };
+  }
+  if (signal?.aborted) {
+    runner.kill("aborted");
+    return { kind: "aborted" };
+  }
+  return runner.run(job, timeoutMs, signal);
 }

@@ -17,7 +17,7 @@ import { inodeOf } from "./project-open.ts";
 const MAX_ENTRIES = 200_000;
 
 /** Edge's private folders: never mounted wherever they are. */
-export function privateFolders(): string[] {
+function privateFolders(): string[] {
   const runtime = keeperDir();
   return [dataDir(), path.dirname(snapshotKeyFile()), ...(runtime ? [runtime] : [])];
 }

@@ -48,7 +48,7 @@ export interface LaunchTools {
 }
 
 /** The tools of `env`'s PATH (a few access() calls, nothing started). */
-export function launchToolsOf(env: NodeJS.ProcessEnv): LaunchTools {
+function launchToolsOf(env: NodeJS.ProcessEnv): LaunchTools {
   if (process.platform !== "linux") return { unshare: null, setpriv: null };
   return { unshare: onPath("unshare", env) ?? null, setpriv: onPath("setpriv", env) ?? null };
 }

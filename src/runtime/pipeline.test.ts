@@ -136,6 +136,7 @@ describe("pre-execute and the monotonic guard", () => {
 
   it("a hook that returns no decision denies", async () => {
     const { rt } = setup();
+    // eslint-disable-next-line no-restricted-syntax -- a plain-JS hook that returns nothing, which the types forbid
     rt.onPreExecute(() => undefined as unknown as PreDecision);
     expect((await rt.execute(call())).error?.code).toBe("tool_hook_failed");
   });
@@ -288,7 +289,7 @@ describe("around-dispatch", () => {
       expect(Object.isFrozen(v.call.args)).toBe(true);
       expect(Object.isFrozen(v.tool)).toBe(true);
       // Extra fields (e.g. args) in the return are not part of the shape and have no effect.
-      return { signal: v.signal, args: { n: 999 } } as unknown as { signal: AbortSignal };
+      return { signal: v.signal, args: { n: 999 } } as { signal: AbortSignal };
     });
     expect((await rt.execute(call("echo", { n: 3 }))).result).toEqual({ n: 3 });
   });
@@ -300,6 +301,7 @@ describe("around-dispatch", () => {
     });
     expect(await rt.execute(call())).toMatchObject({ status: "failed", error: { code: "tool_hook_failed" } });
     dispose();
+    // eslint-disable-next-line no-restricted-syntax -- a plain-JS hook that returns a signal that is not an AbortSignal, which the types forbid
     rt.onAroundDispatch(() => ({ signal: "nope" }) as unknown as { signal: AbortSignal });
     expect(await rt.execute(call())).toMatchObject({ status: "failed", error: { code: "tool_hook_failed" } });
     expect(log).toEqual([]);
@@ -438,7 +440,7 @@ describe("result emit", () => {
     });
     rt.onResult((async () => {
       throw new Error("async observer bug");
-    }) as unknown as () => void);
+    }) as () => void);
     rt.onResult(later);
     const exec = await rt.execute(call("echo", {}));
     expect(exec).toMatchObject({ status: "ok", result: { ok: true } });

@@ -44,7 +44,7 @@ export class ToolRegistry {
 }
 
 /** docs/contract.md §1 tool schema. Fresh copies: the caller may hash or serialize them but not reach the definition. */
-export function toSchema(def: AnyToolDefinition): ToolSchema {
+function toSchema(def: AnyToolDefinition): ToolSchema {
   return {
     name: def.name,
     description: def.description,

@@ -86,6 +86,7 @@ describe("spillPolicy", () => {
         description: "",
         parameters: params,
         execute: () => "w".repeat(500),
+        // eslint-disable-next-line no-restricted-syntax -- the spill policy replaced the tool's string with its SpilledResult before finalizeContent runs
         finalizeContent: (r) => `preview of ${(r as unknown as SpilledResult).path}`,
       }),
     );

@@ -64,9 +64,6 @@ export interface ToolDefinition<A extends object = JsonObject, R = unknown> {
 /** Any registered tool, whatever its argument and result types. */
 export type AnyToolDefinition = ToolDefinition<never, unknown>;
 
-/** The model-visible schema, docs/contract.md §1 shape. */
-export type { ToolSchema } from "../contract/types.ts";
-
 export interface ToolCall {
   id: string;
   name: string;

@@ -3,55 +3,28 @@
 // (web-llm, llama.cpp, or the explicitly labelled scripted demo), receipts and pending actions in the host
 // page's IndexedDB, and the confirmation flow. No DOM here except the runner's hidden frame,
 // which goes into the element's shadow root (the container the element passes).
-import { createChatSession } from "../chat/session.ts";
+import { createBrowserEdge, type BrowserEdge, type BrowserEngine, type BrowserStorage } from "../assembly/browser.ts";
+import type { SessionBuiltins } from "../assembly/session.ts";
 import type { ChatEvent, ChatRun, ChatSession } from "../chat/types.ts";
 import { StartWarmer, type WarmStatus } from "../chat/warm-start.ts";
 import type { Receipt } from "../receipts/types.ts";
-import type { ReceiptStore } from "../receipts/store.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { createConfirmationBroker } from "../confirm/broker.ts";
-import { confirm as confirmAction, reject as rejectAction, startPurging } from "../confirm/confirm.ts";
-import { createIdbPendingStore } from "../confirm/store-idb.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";
-import type { PendingStore } from "../confirm/store.ts";
-import type { Engine, EngineInfo, LoadProgress } from "../engines/engine.ts";
-import { createBrowserLlamaBackend } from "../engines/llamacpp/browser/backend.ts";
+import type { EngineInfo, LoadProgress } from "../engines/engine.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import { catalogModel, catalogSource, cpuDefaultModel, LLAMACPP_CATALOG } from "../engines/llamacpp/catalog.ts";
-import { LlamaCppEngine } from "../engines/llamacpp/engine.ts";
-import { parseScript, ScriptPlayer } from "../chat/script.ts";
-import { WebLLMEngine } from "../engines/webllm.ts";
+import { parseScript } from "../chat/script.ts";
 import { importFacts } from "../facts/import.ts";
-import { createIdbFactsStore } from "../facts/store-idb.ts";
-import { factsStoreSurface } from "../facts/surface.ts";
 import type { ProjectSnapshot } from "../contract/project.ts";
-import type { RunnerHost, ToolSource } from "../runner/host.ts";
-import { createBrowserRunnerHost, type BrowserRunnerHost } from "../runner/browser/index.ts";
-import { openEdgeDb } from "../store/idb.ts";
-import { createIdbReceiptStore } from "../receipts/store-idb.ts";
-import type { EdgeDb } from "../store/idb-schema.ts";
+import type { ToolSource } from "../runner/host.ts";
 import { createCrossOriginModuleWorker, llamaWorkerScriptUrl, llmWorkerScriptUrl } from "./assets.ts";
-import { createMemoryReceiptStore } from "../receipts/store-memory.ts";
-import { createMemoryPendingStore } from "../confirm/store-memory.ts";
 import type { PendingActionDetail, WidgetConfig, WidgetRun } from "./types.ts";
 import type { BuiltinToolName } from "../builtins/index.ts";
 import type { EdgeVfs } from "../builtins/vfs/core.ts";
 import type { WritePlan } from "../builtins/write-plan.ts";
-import type { ApprovalHandler, ToolRuntime } from "../runtime/index.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 import type { BrowserPackages } from "../packages/browser.ts";
 import { fetchPinnedWheels, widgetPackages } from "./packages.ts";
-
-/** Where receipts and pending actions live: the page origin's IndexedDB, or (when the browser
- *  refuses it, e.g. a cross-site iframe) memory for the page's lifetime. */
-export interface WidgetStorage {
-  kind: "indexeddb" | "memory";
-  db: EdgeDb | null;
-  receipts: ReceiptStore;
-  pending: PendingStore;
-  /** Why IndexedDB was not used (kind "memory"). */
-  reason?: string;
-}
 
 export interface AskHooks {
   signal?: AbortSignal;
@@ -104,6 +77,15 @@ async function loadScript(script: string): Promise<string[]> {
   return parseScript(await res.text(), `The demo script ${trimmed}`);
 }
 
+/** A facts file at a URL, as bytes. */
+async function fetchFacts(url: string): Promise<Uint8Array> {
+  const res = await fetch(url, { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
+    throw new EdgeError("invalid_facts_file", { url }, `The facts file ${url} could not be fetched (${String(err)}). Check the URL and the connection.`);
+  });
+  if (!res.ok) throw new EdgeError("invalid_facts_file", { url }, `The facts file ${url} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
 /** The visitor's files (page lifetime) and how the page asks about a built-in write. */
 export interface WidgetWorkspace {
   vfs(): Promise<EdgeVfs>;
@@ -111,13 +93,10 @@ export interface WidgetWorkspace {
 }
 
 export class WidgetCore {
-  private storage: Promise<WidgetStorage> | undefined;
-  private host: Promise<BrowserRunnerHost> | undefined;
-  private engine: Promise<Engine> | undefined;
-  /** The scripted demo's player (engine "scripted"): told when each prompt starts, so it replays. */
-  private player: ScriptPlayer | undefined;
+  /** The browser's composition root: storage (IndexedDB, else memory), the runner host, confirm. */
+  private readonly edge: BrowserEdge;
+  private engine: Promise<BrowserEngine> | undefined;
   private session: Promise<ChatSession> | undefined;
-  private stopPurging: (() => void) | undefined;
   private warmer: StartWarmer | undefined;
   private readonly tokens = new Map<string, string>();
   private readonly toolSource: ToolSource | null;
@@ -128,10 +107,15 @@ export class WidgetCore {
   constructor(
     readonly config: WidgetConfig,
     /** Where the runner's hidden sandbox frame is attached (inside the element's shadow root). */
-    private readonly frameContainer: HTMLElement,
+    frameContainer: HTMLElement,
     private readonly files?: WidgetWorkspace,
   ) {
-    this.packages = config.toolsUrl ? widgetPackages(() => this.runnerHost()) : null;
+    this.edge = createBrowserEdge({
+      ...(config.dbName ? { dbName: config.dbName } : {}),
+      whenStorageRefused: "memory",
+      runner: { pyodideBaseUrl: config.pyodideBaseUrl, container: frameContainer },
+    });
+    this.packages = config.toolsUrl ? widgetPackages(() => this.edge.runnerHost()) : null;
     this.toolSource = config.toolsUrl && this.packages ? { ...urlToolSource(config.toolsUrl), packages: this.packages.provider } : null;
   }
 
@@ -146,43 +130,20 @@ export class WidgetCore {
   }
 
   /** Storage, opened once. Resolves with the memory fallback when IndexedDB is refused. */
-  openStorage(): Promise<WidgetStorage> {
-    this.storage ??= openEdgeDb(this.config.dbName ? { name: this.config.dbName } : {}).then(
-      (db): WidgetStorage => {
-        const pending = createIdbPendingStore(db);
-        this.stopPurging = startPurging(pending);
-        return { kind: "indexeddb", db, receipts: createIdbReceiptStore(db), pending };
-      },
-      (err: unknown): WidgetStorage => {
-        const pending = createMemoryPendingStore();
-        this.stopPurging = startPurging(pending);
-        return { kind: "memory", db: null, receipts: createMemoryReceiptStore(), pending, reason: (err as Error)?.message ?? String(err) };
-      },
-    );
-    return this.storage;
+  openStorage(): Promise<BrowserStorage> {
+    return this.edge.storage();
   }
 
-  private runnerHost(): Promise<BrowserRunnerHost> {
-    this.host ??= createBrowserRunnerHost({ pyodideBaseUrl: this.config.pyodideBaseUrl, container: this.frameContainer }).catch((err: unknown) => {
-      this.host = undefined;
-      throw new EdgeError("runner_boot_failed", { reason: String(err) }, `The Python runner could not start: ${(err as Error)?.message ?? String(err)}`);
-    });
-    return this.host;
-  }
-
-  private createEngine(): Promise<Engine> {
-    this.engine ??= (async (): Promise<Engine> => {
-      if (this.config.engine === "scripted") {
-        if (!this.config.script) throw EdgeError.withTableFix("widget_config_invalid", {}, `engine="scripted" needs a script attribute (a JSON array of the model's outputs, or its URL).`);
-        const outputs = await loadScript(this.config.script);
-        this.player = new ScriptPlayer(() => outputs, { chunkDelayMs: 4 });
-        return this.player.engine;
+  private createEngine(): Promise<BrowserEngine> {
+    this.engine ??= (async (): Promise<BrowserEngine> => {
+      const { config } = this;
+      if (config.engine === "scripted") {
+        if (!config.script) throw EdgeError.withTableFix("widget_config_invalid", {}, `engine="scripted" needs a script attribute (a JSON array of the model's outputs, or its URL).`);
+        const outputs = await loadScript(config.script);
+        return this.edge.engine({ kind: "scripted", outputs: () => outputs, options: { chunkDelayMs: 4 } });
       }
-      if (this.config.engine === "llamacpp") return new LlamaCppEngine({ backend: createBrowserLlamaBackend({ createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") }), model: this.llamaSource() });
-      return new WebLLMEngine({
-        ...(this.config.model ? { modelId: this.config.model } : {}),
-        createWorker: () => createCrossOriginModuleWorker(llmWorkerScriptUrl(), "edge-llm"),
-      });
+      if (config.engine === "llamacpp") return this.edge.engine({ kind: "llamacpp", model: this.llamaSource(), createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") });
+      return this.edge.engine({ kind: "webllm", ...(config.model ? { modelId: config.model } : {}), createWorker: () => createCrossOriginModuleWorker(llmWorkerScriptUrl(), "edge-llm") });
     })().catch((err: unknown) => {
       this.engine = undefined;
       throw err;
@@ -207,7 +168,7 @@ export class WidgetCore {
   /** Load the model now (the visitor picked a file: checked — GGUF header, sha256 — and loaded at
    *  once, not on the next question); resolves with the engine's info, fingerprint included. */
   async loadModel(hooks: Pick<AskHooks, "signal" | "onProgress"> = {}): Promise<EngineInfo> {
-    const engine = await this.createEngine();
+    const { engine } = await this.createEngine();
     await engine.load(hooks.onProgress, hooks.signal);
     return engine.info();
   }
@@ -226,41 +187,28 @@ export class WidgetCore {
     const { config } = this;
     if (config.toolsUrl && config.factsUrl) throw new EdgeError("conflicting_tool_options", {}, "Give the widget tools-src or facts-src, not both (one tool source per session).");
     onStatus?.("Opening local storage…");
-    const storage = await this.openStorage();
-    const engine = await this.createEngine();
+    await this.openStorage();
+    const { engine } = await this.createEngine();
     // Guided decoding and sampling come from the tool-turn policy (src/engines/tool-turn.ts).
-    const base = { engine, store: storage.receipts, toolChoice: config.toolChoice };
-    const extra = await this.workspaceOptions();
+    const base = { engine, toolChoice: config.toolChoice, ...(await this.workspaceOptions()) };
     if (this.toolSource) {
       onStatus?.("Starting the Python tool runner…");
-      const host = await this.runnerHost();
+      await this.edge.runnerHost();
       if (this.packages) await fetchPinnedWheels(this.toolSource, this.packages, onStatus);
       onStatus?.("Reading the tools…");
-      const selection = { tool: config.tool, toolTag: config.toolTag };
-      return createChatSession({
-        ...base,
-        ...extra,
-        tools: { kind: "file", source: this.toolSource, selection },
-        host,
-        confirmations: createConfirmationBroker({ store: storage.pending, toolsFile: this.toolSource.name, selection }),
-      });
+      return this.edge.session({ ...base, tools: { kind: "python", source: this.toolSource, selection: { tool: config.tool, toolTag: config.toolTag } } });
     }
     if (config.factsUrl) {
       onStatus?.("Importing the facts…");
-      const res = await fetch(config.factsUrl, { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
-        throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched (${String(err)}). Check the URL and the connection.`);
-      });
-      if (!res.ok) throw new EdgeError("invalid_facts_file", { url: config.factsUrl }, `The facts file ${config.factsUrl} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
-      if (!storage.db) throw new EdgeError("storage_failed", { reason: storage.reason }, `Local facts need IndexedDB, which this browser refuses here (${storage.reason ?? "unavailable"}). Leave private mode, or let this site store data, to use local facts.`);
-      const facts = createIdbFactsStore(storage.db);
-      const imported = await importFacts(facts, new Uint8Array(await res.arrayBuffer()));
-      return createChatSession({ ...base, ...extra, tools: { kind: "surface", surface: await factsStoreSurface(facts, imported.file_store) } });
+      const bytes = await fetchFacts(config.factsUrl);
+      const imported = await importFacts(await this.edge.facts(), bytes);
+      return this.edge.session({ ...base, tools: { kind: "facts", store: imported.file_store } });
     }
-    return createChatSession({ ...base, ...extra });
+    return this.edge.session(base);
   }
 
   /** The visitor's files for read_local tools, and the opt-in built-ins on them (writes ask). */
-  private async workspaceOptions(): Promise<{ workspace?: WorkspaceSource; runtime?: ToolRuntime; approval?: ApprovalHandler }> {
+  private async workspaceOptions(): Promise<{ workspace?: WorkspaceSource; builtins?: SessionBuiltins }> {
     const files = this.files;
     if (!files) return {};
     const [{ vfsWorkspaceSource }, vfs] = await Promise.all([import("../builtins/workspace/source.ts"), files.vfs()]);
@@ -268,7 +216,7 @@ export class WidgetCore {
     if (!this.config.builtins.length) return { workspace };
     const { builtinsForSession } = await import("../builtins/index.ts");
     const tools = this.config.builtins as BuiltinToolName[];
-    return { workspace, ...(await builtinsForSession({ vfs, tools, ask: (plan, signal) => files.askWrite(plan, signal) })) };
+    return { workspace, builtins: await builtinsForSession({ vfs, tools, ask: (plan, signal) => files.askWrite(plan, signal) }) };
   }
 
   /** Whether this session's tools read the visitor's files (read_local) or work on them (built-ins). */
@@ -279,15 +227,15 @@ export class WidgetCore {
 
   async ask(prompt: string, hooks: AskHooks = {}): Promise<WidgetRun> {
     if (this.closed) throw new EdgeError("already_closed", {}, "This widget was disconnected from the page; add a new <edge-chat> element to ask again.");
-    const engine = await this.createEngine();
-    const modelLoading = (engine instanceof WebLLMEngine || engine instanceof LlamaCppEngine) && !engine.loaded;
+    const { engine, beforePrompt, loaded } = await this.createEngine();
+    const modelLoading = !loaded();
     if (modelLoading) hooks.onStatus?.("Loading the model…");
     // The model loads while the runner boots and the tools are frozen (both take seconds); the
     // status line then follows the model, the slower of the two.
     const [session] = await Promise.all([this.prepare(modelLoading ? undefined : hooks.onStatus), engine.load(hooks.onProgress, hooks.signal)]);
     hooks.onStatus?.("Thinking…");
     // The scripted demo plays as in the playground and the CLI: after its last output, again.
-    this.player?.startPrompt();
+    beforePrompt();
     const run = await session.chat(prompt, { signal: hooks.signal, onToken: hooks.onToken, onEvent: hooks.onEvent });
     return await this.withoutToken(run);
   }
@@ -323,33 +271,25 @@ export class WidgetCore {
       return { outcome: { ok: false, id, status: null, error: { code: "pending_action_not_found", message: "This widget holds no confirmation token for that pending action; ask again in chat." } } };
     }
     if (!this.toolSource) throw new EdgeError("widget_config_invalid", {}, "Pending actions need a tools file. Add a tools-src attribute to the <edge-chat> element.");
-    const { pending, receipts } = await this.openStorage();
-    const host: RunnerHost = await this.runnerHost();
-    const outcome = await confirmAction(id, token, { store: pending, host, source: this.toolSource, receipts, confirmedVia: "page" });
+    const outcome = await this.edge.confirm(id, token, this.toolSource);
     // Single use: whatever happened, this token will not be tried again.
     this.tokens.delete(id);
-    const receipt = outcome.receipt_id ? await receipts.get(outcome.receipt_id) : undefined;
+    const receipt = outcome.receipt_id ? await (await this.openStorage()).receipts.get(outcome.receipt_id) : undefined;
     return { outcome, ...(receipt ? { receipt } : {}) };
   }
 
   async reject(id: string): Promise<ConfirmOutcome> {
-    const { pending } = await this.openStorage();
-    const outcome = await rejectAction(id, { store: pending });
+    const outcome = await this.edge.reject(id);
     this.tokens.delete(id);
     return outcome;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.stopPurging?.();
     this.warmer?.stop();
-    const host = this.host;
-    this.host = undefined;
-    await host?.then((h) => h.close()).catch(() => undefined);
     // A loaded model (and its worker) goes with its core: a new file or attribute loads another.
     const engine = this.engine;
     this.engine = undefined;
-    await engine?.then((e) => e.unload()).catch(() => undefined);
-    (await this.storage)?.db?.close();
+    await Promise.all([this.edge.close(), engine?.then((e) => e.engine.unload()).catch(() => undefined)]);
   }
 }

@@ -4,21 +4,22 @@
 //
 // Everything the model or a tool produced is rendered through lit text bindings (escaped), never
 // as HTML. The confirmation token of a pending action stays inside the widget.
-import { LitElement, html, nothing, type PropertyValues, type TemplateResult } from "lit";
+import { LitElement, html, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from "lit";
 import { EdgeError } from "../contract/errors.ts";
 import type { ChatEvent } from "../chat/types.ts";
 import { reduce, type TranscriptEvent } from "../chat/transcript.ts";
 import type { EngineKind } from "../engines/engine.ts";
 import { SCRIPTED_LABEL } from "../engines/scripted.ts";
 import { probeWebGPU, type WebGPUProbe } from "../engines/webgpu.ts";
+import { EdgeChatAttributes } from "./attributes.ts";
 import { Confirmations } from "./confirmations.ts";
 import { CoreSession, widgetConfig } from "./core-session.ts";
-import { errorDetail, type NoteEntry, type WidgetPorts } from "./host.ts";
+import { errorDetail, failureDetail, type NoteEntry, type WidgetPorts } from "./host.ts";
 import { ModelFile } from "./model-file.ts";
 import { cpuNotice, gpuNotice } from "./notices.ts";
 import { Runs } from "./runs.ts";
 import { styles } from "./styles.ts";
-import { errorMessage, renderTranscriptEntry, type WidgetTranscriptEntry } from "./transcript-view.ts";
+import { errorMessage, renderTranscriptEntry, runStatus, type WidgetTranscriptEntry } from "./transcript-view.ts";
 import type { EdgeErrorDetail, PendingActionDetail, WidgetConfirmOutcome, WidgetRun } from "./types.ts";
 import { VisitorFiles } from "./visitor-files.ts";
 import { WriteApprovals, type WriteEntry } from "./write-approvals.ts";
@@ -31,31 +32,12 @@ type Entry = WidgetTranscriptEntry | OwnEntry;
 
 let idCounter = 0;
 
-/** The status line once a question's run ended. */
-function runStatus(run: WidgetRun): string {
-  if (run.outcome === "answered") return run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
-  if (run.outcome === "return_direct") return `Result from ${run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "the tool"}.`;
-  if (run.outcome === "pending_confirmation" && run.pending_action) return `${run.pending_action.tool} needs your confirmation before it runs.`;
-  return `Failed: ${run.error?.code ?? "internal_error"}.`;
-}
-
-export class EdgeChatElement extends LitElement {
+export class EdgeChatElement extends EdgeChatAttributes {
   static override styles = styles;
   static override shadowRootOptions: ShadowRootInit = { ...LitElement.shadowRootOptions, delegatesFocus: false };
 
-  static override properties = {
-    toolsSrc: { type: String, attribute: "tools-src" },
-    factsSrc: { type: String, attribute: "facts-src" },
-    model: { type: String },
-    tool: { type: String },
-    toolTag: { type: String, attribute: "tool-tag" },
-    engine: { type: String },
-    toolChoice: { type: String, attribute: "tool-choice" },
-    script: { type: String },
-    heading: { type: String },
-    placeholder: { type: String },
-    dbName: { type: String, attribute: "db-name" },
-    builtins: { type: String },
+  /** The element's own state; its attributes (and their defaults) are EdgeChatAttributes'. */
+  static override properties: PropertyDeclarations = {
     entries: { state: true },
     statusText: { state: true },
     gpu: { state: true },
@@ -63,28 +45,6 @@ export class EdgeChatElement extends LitElement {
     memoryOnly: { state: true },
   };
 
-  /** URL of the tools file, resolved against the page. Re-fetched for every tool call. */
-  declare toolsSrc: string | null;
-  /** URL of a facts file (edge.demo.facts.v1): imported, then exposed as local_facts_lookup. */
-  declare factsSrc: string | null;
-  /** web-llm: a model id (default: the best small model this GPU runs). llama.cpp: a catalog id
-   *  or the URL of a GGUF file (default: SmolLM2-135M-Instruct, the CPU default: catalog.ts). */
-  declare model: string | null;
-  /** Active-set selection: tool names / intent tags, separated by commas or spaces. */
-  declare tool: string | null;
-  declare toolTag: string | null;
-  /** "auto" (default: web-llm on a usable GPU, else llama.cpp on the CPU), "webllm", "llamacpp",
-   *  or "scripted" (the labelled demo: replays `script`, no model runs). */
-  declare engine: string | null;
-  /** "auto" (default: a tool call or an answer), "required" (call a tool first) or "none". */
-  declare toolChoice: string | null;
-  /** The scripted demo's script (src/chat/script.ts: the model's outputs as a JSON array), inline or its URL. */
-  declare script: string | null;
-  declare heading: string;
-  declare placeholder: string;
-  declare dbName: string | null;
-  /** Opt-in built-in tools on the visitor's files ("read_file bash …"); none by default. */
-  declare builtins: string | null;
   declare private entries: Entry[];
   declare private statusText: string;
   declare private gpu: WebGPUProbe | null;
@@ -144,18 +104,6 @@ export class EdgeChatElement extends LitElement {
 
   constructor() {
     super();
-    this.toolsSrc = null;
-    this.factsSrc = null;
-    this.model = null;
-    this.tool = null;
-    this.toolTag = null;
-    this.engine = null;
-    this.toolChoice = null;
-    this.script = null;
-    this.heading = "Ask Edge";
-    this.placeholder = "Ask a question…";
-    this.dbName = null;
-    this.builtins = null;
     this.entries = [];
     this.statusText = "";
     this.gpu = null;
@@ -294,7 +242,7 @@ export class EdgeChatElement extends LitElement {
           this.emit("edge-receipt", run.receipt);
           if (run.pending_action) this.emit<PendingActionDetail>("edge-pending-action", run.pending_action);
           if (!run.ok && run.error && run.outcome !== "pending_confirmation") {
-            this.emitError({ code: run.error.code, message: run.error.message, ...(run.error.tool ? { tool: run.error.tool } : {}) });
+            this.emitError(failureDetail(run.error));
           }
           return run;
         } catch (err) {

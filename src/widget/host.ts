@@ -1,9 +1,10 @@
 // What the <edge-chat> element gives its reactive controllers (visitor-files.ts, model-file.ts,
 // write-approvals.ts) besides lit's ReactiveControllerHost: its id prefix, its status line, and a
 // failure outside a question shown in its log and emitted as edge-error. errorDetail is the one
-// mapping from a thrown value to the detail of an edge-error event.
+// mapping from a thrown value to the detail of an edge-error event (failureDetail: from a failed
+// run's error object).
 import type { ReactiveController, ReactiveControllerHost } from "lit";
-import { toErrorJson } from "../contract/errors.ts";
+import { toErrorJson, type ErrorJson } from "../contract/errors.ts";
 import type { EdgeErrorDetail } from "./types.ts";
 
 /** A failure outside a question (the visitor's files, a model file), as an entry of the log. */
@@ -26,6 +27,11 @@ export interface WidgetPorts {
 export function errorDetail(err: unknown): EdgeErrorDetail {
   const { code, message, tool } = toErrorJson(err);
   return { code, message: message || String(err), ...(typeof tool === "string" && tool ? { tool } : {}) };
+}
+
+/** The detail of an edge-error event for a run that failed (its error object, as the receipt has it). */
+export function failureDetail(error: ErrorJson): EdgeErrorDetail {
+  return { code: error.code, message: error.message, ...(error.tool ? { tool: error.tool } : {}) };
 }
 
 /** A controller of the element whose `changed` holds from its change (`touch`) to the element's

@@ -32,6 +32,14 @@ function json(value: unknown): string {
   }
 }
 
+/** The status line once a question's run ended (read by screen readers; the log shows the run). */
+export function runStatus(run: WidgetRun): string {
+  if (run.outcome === "answered") return run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
+  if (run.outcome === "return_direct") return `Result from ${run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "the tool"}.`;
+  if (run.outcome === "pending_confirmation" && run.pending_action) return `${run.pending_action.tool} needs your confirmation before it runs.`;
+  return `Failed: ${run.error?.code ?? "internal_error"}.`;
+}
+
 export function renderTranscriptEntry(e: WidgetTranscriptEntry, ctx: TranscriptViewContext): TemplateResult | typeof nothing {
   switch (e.kind) {
     case "prompt":

@@ -70,7 +70,7 @@ export interface Check {
 }
 
 // ── tiny assertions (this file also runs in a browser page) ────────────────────────────────
-export function check(condition: unknown, message: string): asserts condition {
+function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
 function same(actual: unknown, expected: unknown, what: string): void {

@@ -55,7 +55,7 @@ export function fakeLlmWorker(options: FakeMLCEngineOptions & { probe?: WebGPUPr
     createHandler: async () => handlerWith(engine),
   });
   return {
-    worker: page as unknown as Worker,
+    worker: page as Worker,
     engine,
     get terminated() {
       return terminated;

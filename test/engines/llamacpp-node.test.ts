@@ -15,7 +15,7 @@ import type { ModelSource } from "../../src/engines/llamacpp/backend.ts";
 import { LlamaCppEngine } from "../../src/engines/llamacpp/engine.ts";
 import { ggmlTypeSize, KNOWN_GGML_TYPES } from "../../src/engines/llamacpp/gguf.ts";
 import { createNodeLlamaBackend } from "../../src/engines/llamacpp/node/backend.ts";
-import { loadNodeRuntime, nodeRuntime } from "../../src/engines/llamacpp/node/runtime.ts";
+import { loadLlamaBinding, llamaBinding } from "../../src/engines/llamacpp/node/binding.ts";
 import { checkImprint, learn, parseLearnSampleText } from "../../src/imprint/index.ts";
 import { createChatSession } from "../../src/chat/session.ts";
 import { buildTestModel, writeTestModel } from "../fixtures/gguf.ts";
@@ -75,7 +75,7 @@ async function stillWorks(): Promise<void> {
 
 describe("the Node model runtime", () => {
   it("missing, it is model_runtime_missing with the one command that installs it", async () => {
-    const e = (await loadNodeRuntime("node-llama-cpp-not-installed").catch((x: unknown) => x)) as EdgeError;
+    const e = (await loadLlamaBinding("node-llama-cpp-not-installed").catch((x: unknown) => x)) as EdgeError;
     expect(e.code).toBe("model_runtime_missing");
     expect(e.message).toContain("Install it with: npm run setup:llama");
     expect(e.details).toMatchObject({ command: "npm run setup:llama", alternative: "npm install node-llama-cpp@3.22.1" });
@@ -85,8 +85,8 @@ describe("the Node model runtime", () => {
 describe.skipIf(!available)("llama.cpp in Node (node-llama-cpp 3.22.1, generated test model)", () => {
   it("the GGUF reader's tensor type table is llama.cpp's own", async () => {
     // node-llama-cpp's internal binding exposes ggml's table; the version is pinned.
-    const { llama } = await nodeRuntime();
-    const bindings = (llama as unknown as { _bindings: { getBlockSizeForGgmlType(t: number): number; getTypeSizeForGgmlType(t: number): number } })._bindings;
+    const { llama } = await llamaBinding();
+    const bindings = (llama as typeof llama & { _bindings: { getBlockSizeForGgmlType(t: number): number; getTypeSizeForGgmlType(t: number): number } })._bindings;
     for (const t of KNOWN_GGML_TYPES) expect([t, ...ggmlTypeSize(t)!]).toEqual([t, bindings.getBlockSizeForGgmlType(t), bindings.getTypeSizeForGgmlType(t)]);
   });
 

@@ -27,7 +27,7 @@ export interface LlamaSubjectOptions {
   keepsEarlierPrompts?: boolean;
 }
 
-export function llamaSteer(reply: Reply, tools: Parameters<typeof toolCallResponseFormat>[0]): ResponseFormat {
+function llamaSteer(reply: Reply, tools: Parameters<typeof toolCallResponseFormat>[0]): ResponseFormat {
   if (reply.kind === "call") return toolCallResponseFormat(tools);
   if (reply.kind === "text") return { type: "grammar", grammar: `root ::= ${gbnfLiteral(reply.text)}\n` };
   return { type: "grammar", grammar: `root ::= [a-z ]{${reply.chars}}\n` };

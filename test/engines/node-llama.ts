@@ -1,10 +1,10 @@
 // Whether the optional Node model runtime is installed. Tests that need it are skipped without it,
 // except where EDGE_REQUIRE_LLAMA_RUNTIME=1 (CI): there a missing runtime is a failure.
-import { nodeRuntime } from "../../src/engines/llamacpp/node/runtime.ts";
+import { llamaBinding } from "../../src/engines/llamacpp/node/binding.ts";
 
 export async function nodeLlamaAvailable(): Promise<boolean> {
   try {
-    await nodeRuntime();
+    await llamaBinding();
     return true;
   } catch (e) {
     if (process.env.EDGE_REQUIRE_LLAMA_RUNTIME === "1") throw e;

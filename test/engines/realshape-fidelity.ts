@@ -21,7 +21,7 @@ export const TOKENIZER_CORPUS: readonly string[] = [
 /** The engine's rendering choice the reference must share: Qwen3 in non-thinking mode (Edge
  *  discourages thinking: a tool call must be the whole reply), which the template spells
  *  `enable_thinking=false` (an empty think block after the assistant header). */
-export const TEMPLATE_KWARGS: Record<VocabFamily, Record<string, unknown>> = { qwen3: { enable_thinking: false }, "qwen2.5": { enable_thinking: false }, llama3: {} };
+const TEMPLATE_KWARGS: Record<VocabFamily, Record<string, unknown>> = { qwen3: { enable_thinking: false }, "qwen2.5": { enable_thinking: false }, llama3: {} };
 
 export interface Reference {
   tokenizer: ReferenceTokenizer;

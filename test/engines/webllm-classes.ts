@@ -22,7 +22,7 @@ export function classSource(source: string, name: string): { text: string; paren
 }
 
 /** web-llm's class NAME, evaluated from its source (parents resolved the same way). */
-export function webllmErrorClass(source: string, name: string, cache = new Map<string, WebLLMErrorClass>()): WebLLMErrorClass {
+function webllmErrorClass(source: string, name: string, cache = new Map<string, WebLLMErrorClass>()): WebLLMErrorClass {
   const known = cache.get(name);
   if (known) return known;
   const { text, parent } = classSource(source, name);
@@ -42,7 +42,7 @@ export interface WebLLMErrors {
 
 export function webllmErrors(source: string): WebLLMErrors {
   const cache = new Map<string, WebLLMErrorClass>();
-  const get = <T>(name: string) => webllmErrorClass(source, name, cache) as unknown as T;
+  const get = <T>(name: string) => webllmErrorClass(source, name, cache) as T;
   return {
     ContextWindowSizeExceededError: get("ContextWindowSizeExceededError"),
     ModelNotFoundError: get("ModelNotFoundError"),

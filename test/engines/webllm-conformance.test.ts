@@ -3,7 +3,7 @@
 // (webllm-fake.ts). Written against `webllmConformance` (webllm-adapter.ts) so the shared engine
 // conformance suite can run the same subject; the web-llm-specific quirks are named in each test.
 import { describe, expect, it } from "vitest";
-import { EdgeError } from "../../src/contract/errors.ts";
+import type { EdgeError } from "../../src/contract/errors.ts";
 import type { ChatMessage } from "../../src/engines/engine.ts";
 import { toolCallOrTextResponseFormat } from "../../src/engines/grammar.ts";
 import { QWEN25, QWEN3, webllmConformance, webllmSubject } from "./webllm-adapter.ts";
@@ -197,7 +197,7 @@ describe(`${webllmConformance.name}: a lost worker or GPU`, () => {
 
     // A worker that stops answering (no error event at all): only Stop can end the wait.
     const hung = await webllmSubject(["a b c d e f g h i j"], { fake: { tokenDelayMs: 1, onDecode: (_t, step) => step === 2 && hung.fake.crash("") } });
-    (hung.fake.worker as unknown as { onerror: null }).onerror = null; // the page never hears of it
+    (hung.fake.worker as { onerror: null }).onerror = null; // the page never hears of it
     const t0 = performance.now();
     const pending = hung.engine.chat({ messages: [user("q")] });
     setTimeout(() => hung.engine.abort(), 50);

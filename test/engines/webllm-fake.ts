@@ -413,9 +413,9 @@ export class FakeMLCEngine {
  *  field it creates itself; its progress callback is re-attached to the fake). */
 export function handlerWith(engine: FakeMLCEngine): LlmHandler {
   const handler = new WebWorkerMLCEngineHandler();
-  (handler as unknown as { engine: unknown }).engine = engine;
+  (handler as { engine: unknown }).engine = engine;
   engine.setInitProgressCallback((content) => handler.postMessage({ kind: "initProgressCallback", uuid: "", content }));
-  return handler as unknown as LlmHandler;
+  return handler as LlmHandler;
 }
 
 /** What the worker's WebGPU probe reports in tests: a GPU with shader-f16 (none exists here). */

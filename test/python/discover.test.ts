@@ -1,6 +1,6 @@
 // CPython cross-check of discovery: the docs/contract.md §1 type table and every authoring error code.
 import { beforeAll, describe, expect, it } from "vitest";
-import { ERRORS } from "../../src/contract/errors.ts";
+import { ERRORS } from "../../src/contract/error-table.ts";
 import { SCHEMA_GENERATOR_VERSION } from "../../src/contract/types.ts";
 import { HAS_PYTHON, SKIP_REASON, discover, runJobs, sha256Hex, toolsFile, type Reply } from "./pyrun.ts";
 

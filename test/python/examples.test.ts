@@ -5,12 +5,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import AjvModule from "ajv";
+import { Ajv } from "ajv";
 import canonicalize from "canonicalize";
-import { ERRORS } from "../../src/contract/errors.ts";
+import { ERRORS } from "../../src/contract/error-table.ts";
 import { HAS_PYTHON, PYTHON, ROOT, SKIP_REASON, runJobs, sha256Hex, type Reply } from "./pyrun.ts";
 
-const Ajv = ((AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule) as typeof AjvModule;
 const read = (name: string) => readFileSync(path.join(ROOT, "public/examples", name), "utf8");
 
 describe.skipIf(!HAS_PYTHON)(`examples (CPython)${SKIP_REASON}`, () => {
@@ -120,7 +119,7 @@ describe.skipIf(!HAS_PYTHON)(`examples (CPython)${SKIP_REASON}`, () => {
 });
 
 describe.skipIf(!HAS_PYTHON)(`runner module (CPython)${SKIP_REASON}`, () => {
-  it("every error code the Python runner can emit is in src/contract/errors.ts", () => {
+  it("every error code the Python runner can emit is in src/contract/error-table.ts", () => {
     const pkg = path.join(ROOT, "runner-pyodide/edge_runner");
     const src = readdirSync(pkg).filter((f) => f.endsWith(".py")).map((f) => readFileSync(path.join(pkg, f), "utf8")).join("\n");
     const codes = new Set([...src.matchAll(/(?:_err|fail)\(\s*"([a-z_]+)"/g)].map((m) => m[1]));

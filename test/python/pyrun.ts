@@ -17,7 +17,6 @@ const DRIVER = path.join(here, "driver.py");
 
 export type Job = Record<string, unknown>;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Reply = any;
 
 export function runJobs(jobs: Job[]): Reply[] {
@@ -32,7 +31,7 @@ export function runJobs(jobs: Job[]): Reply[] {
   return JSON.parse(res.stdout) as Reply[];
 }
 
-export function runJob(job: Job): Reply {
+function runJob(job: Job): Reply {
   return runJobs([job])[0];
 }
 

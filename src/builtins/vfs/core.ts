@@ -6,8 +6,9 @@
 // No DOM, no Node: just-bash's types only.
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from "just-bash";
 import { decodeContent, encodeContent, encodingOf } from "./content.ts";
+import { batchChanges, copyChanges, dirEntry, moveChanges, parentsToCreate, removeChanges, type Changes, type VfsBatchItem } from "./change-sets.ts";
 import { checkQuota, recordsOf, undoChanges, type Entry } from "./changes.ts";
-import { childPrefix, exists, isDir, normalizePath, notDir, notFound, parentOf, vfsError } from "./paths.ts";
+import { childPrefix, DEV_NULL, exists, isDir, normalizePath, notDir, notFound, parentOf, vfsError } from "./paths.ts";
 import type { VfsEntryRecord, VfsPersistence } from "./store.ts";
 import { toStorageError } from "../../platform/storage-error.ts";
 
@@ -21,14 +22,8 @@ export interface VfsLimits {
 }
 
 export const DEFAULT_VFS_LIMITS: VfsLimits = { maxTotalBytes: 64 * 1024 * 1024, maxFileBytes: 16 * 1024 * 1024, maxEntries: 20_000 };
-/** Reads as empty, swallows writes, is never stored (scripts redirect to it all the time). */
-export const DEV_NULL = "/dev/null";
 /** Where relative paths of the file tools and the shell's working directory point. */
 export const WORKSPACE_DIR = "/workspace";
-
-
-/** One change of `writeBatch`: write a file, remove a path (data null), or create a directory. */
-export type VfsBatchItem = { path: string; data: Uint8Array | null } | { path: string; mkdir: true };
 
 export interface VfsUsage {
   bytes: number;
@@ -77,7 +72,7 @@ export class EdgeVfs implements IFileSystem {
 
   // ── changes: validated, applied in memory, then committed; reverted if the commit fails ──
 
-  private async apply(changes: Map<string, Entry | null>): Promise<void> {
+  private async apply(changes: Changes): Promise<void> {
     const bytes = checkQuota(this.entries, this.totalBytes, changes, this.limits);
     const before = new Map<string, Entry | undefined>();
     for (const [p, next] of changes) {
@@ -99,34 +94,14 @@ export class EdgeVfs implements IFileSystem {
     }
   }
 
-  /** Missing parent directories of `path` (outermost first), or a ENOTDIR/ENOENT error. */
-  private parentsToCreate(path: string, op: string, create: boolean): string[] {
-    const missing: string[] = [];
-    for (let d = parentOf(path); ; d = parentOf(d)) {
-      const e = this.entries.get(d);
-      if (e) {
-        if (e.type !== "directory") throw notDir(op, path);
-        break;
-      }
-      if (!create) throw notFound(op, path);
-      missing.unshift(d);
-      if (d === "/") break;
-    }
-    return missing;
-  }
-
-  private dirEntry(): Entry {
-    return { type: "directory", mode: 0o755, mtime: Date.now() };
-  }
-
   /** Write a whole file, creating missing parent directories when `parents` is set (the file tools do). */
   async writeBytes(path: string, data: Uint8Array, options: { parents?: boolean } = {}): Promise<{ created: boolean }> {
     const p = normalizePath(path);
     if (p === DEV_NULL) return { created: false };
     const prev = this.entries.get(p);
     if (prev?.type === "directory") throw isDir("open", p);
-    const changes = new Map<string, Entry | null>();
-    for (const d of this.parentsToCreate(p, "open", options.parents === true)) changes.set(d, this.dirEntry());
+    const changes: Changes = new Map();
+    for (const d of parentsToCreate(this.entries, p, "open", options.parents === true)) changes.set(d, dirEntry());
     changes.set(p, { type: "file", data, mode: prev?.mode ?? 0o644, mtime: Date.now() });
     await this.apply(changes);
     return { created: !prev };
@@ -139,30 +114,7 @@ export class EdgeVfs implements IFileSystem {
    * parent directories are created.
    */
   async writeBatch(items: readonly VfsBatchItem[]): Promise<void> {
-    const changes = new Map<string, Entry | null>();
-    const current = (p: string): Entry | null | undefined => (changes.has(p) ? changes.get(p) : this.entries.get(p));
-    for (const item of items) {
-      const p = normalizePath(item.path);
-      if (p === DEV_NULL || p === "/") throw vfsError("vfs_invalid_path", "EINVAL", "not a path that can be written", "open", p);
-      const prev = current(p);
-      if ("data" in item && item.data === null) {
-        if (prev) changes.set(p, null);
-        continue;
-      }
-      for (let d = parentOf(p); d !== "/"; d = parentOf(d)) {
-        const e = current(d);
-        if (e?.type === "directory") break;
-        if (e) throw notDir("open", p);
-        changes.set(d, this.dirEntry());
-      }
-      if ("mkdir" in item) {
-        if (prev?.type === "file") throw exists("mkdir", p);
-        if (!prev) changes.set(p, this.dirEntry());
-        continue;
-      }
-      if (prev?.type === "directory") throw isDir("open", p);
-      changes.set(p, { type: "file", data: item.data!, mode: prev?.mode ?? 0o644, mtime: Date.now() });
-    }
+    const changes = batchChanges(this.entries, items);
     if (changes.size) await this.apply(changes);
   }
 
@@ -249,9 +201,9 @@ export class EdgeVfs implements IFileSystem {
       if (options?.recursive && e.type === "directory") return;
       throw exists("mkdir", p);
     }
-    const changes = new Map<string, Entry | null>();
-    for (const d of this.parentsToCreate(p, "mkdir", options?.recursive === true)) changes.set(d, this.dirEntry());
-    changes.set(p, this.dirEntry());
+    const changes: Changes = new Map();
+    for (const d of parentsToCreate(this.entries, p, "mkdir", options?.recursive === true)) changes.set(d, dirEntry());
+    changes.set(p, dirEntry());
     await this.apply(changes);
   }
 
@@ -262,11 +214,6 @@ export class EdgeVfs implements IFileSystem {
       if (key !== "/" && key.startsWith(prefix) && !key.slice(prefix.length).includes("/")) out.push(key.slice(prefix.length));
     }
     return out.sort();
-  }
-
-  private subtree(dir: string): string[] {
-    const prefix = childPrefix(dir);
-    return [...this.entries.keys()].filter((k) => k !== "/" && k.startsWith(prefix));
   }
 
   async readdir(path: string): Promise<string[]> {
@@ -286,63 +233,17 @@ export class EdgeVfs implements IFileSystem {
   }
 
   async rm(path: string, options?: RmOptions): Promise<void> {
-    const p = normalizePath(path);
-    const e = this.entries.get(p);
-    if (!e) {
-      if (options?.force) return;
-      throw notFound("rm", p);
-    }
-    const changes = new Map<string, Entry | null>();
-    if (e.type === "directory") {
-      const inside = this.subtree(p);
-      if (inside.length && !options?.recursive) throw vfsError("vfs_not_empty", "ENOTEMPTY", "directory not empty", "rm", p);
-      for (const k of inside) changes.set(k, null);
-    }
-    if (p !== "/") changes.set(p, null); // the root itself always stays
+    const changes = removeChanges(this.entries, path, options);
     if (changes.size) await this.apply(changes);
   }
 
   async cp(src: string, dest: string, options?: CpOptions): Promise<void> {
-    const s = normalizePath(src);
-    const d = normalizePath(dest);
-    const e = this.entries.get(s);
-    if (!e) throw notFound("cp", s);
-    if (e.type === "directory" && !options?.recursive) throw isDir("cp", s);
-    if (d === s || d.startsWith(childPrefix(s))) throw vfsError("vfs_invalid_path", "EINVAL", "cannot copy a directory into itself", "cp", d);
-    const changes = new Map<string, Entry | null>();
-    for (const dir of this.parentsToCreate(d, "cp", false)) changes.set(dir, this.dirEntry());
-    const target = this.entries.get(d);
-    if (target?.type === "directory" && e.type === "file") throw isDir("cp", d);
-    changes.set(d, { ...e, ...(e.data ? { data: new Uint8Array(e.data) } : {}), mtime: Date.now() });
-    if (e.type === "directory") {
-      for (const k of this.subtree(s)) {
-        const v = this.entries.get(k)!;
-        changes.set(d + k.slice(s.length), { ...v, ...(v.data ? { data: new Uint8Array(v.data) } : {}) });
-      }
-    }
-    await this.apply(changes);
+    await this.apply(copyChanges(this.entries, src, dest, options));
   }
 
   async mv(src: string, dest: string): Promise<void> {
-    const s = normalizePath(src);
-    const d = normalizePath(dest);
-    const e = this.entries.get(s);
-    if (!e) throw notFound("rename", s);
-    if (s === "/" || d.startsWith(childPrefix(s))) throw vfsError("vfs_invalid_path", "EINVAL", "cannot move a directory into itself", "rename", d);
-    if (d === s) return;
-    const target = this.entries.get(d);
-    if (target && (target.type === "directory" || e.type === "directory")) throw exists("rename", d);
-    const changes = new Map<string, Entry | null>();
-    for (const dir of this.parentsToCreate(d, "rename", false)) changes.set(dir, this.dirEntry());
-    changes.set(s, null);
-    changes.set(d, e);
-    if (e.type === "directory") {
-      for (const k of this.subtree(s)) {
-        changes.set(k, null);
-        changes.set(d + k.slice(s.length), this.entries.get(k)!);
-      }
-    }
-    await this.apply(changes);
+    const changes = moveChanges(this.entries, src, dest);
+    if (changes.size) await this.apply(changes);
   }
 
   resolvePath(base: string, path: string): string {

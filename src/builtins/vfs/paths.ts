@@ -4,6 +4,8 @@
 import { EdgeError, type ErrorCode } from "../../contract/errors.ts";
 
 export const MAX_PATH_CHARS = 1024;
+/** Reads as empty, swallows writes, is never stored (scripts redirect to it all the time). */
+export const DEV_NULL = "/dev/null";
 
 export function vfsError(code: ErrorCode, errno: string, what: string, op: string, path: string, extra: Record<string, unknown> = {}): EdgeError {
   // just-bash commands print the message; the "ENOENT: …, op 'path'" form is what they expect.

@@ -28,7 +28,7 @@ export interface DirVfs {
   skipped: SkippedEntry[];
 }
 
-const escape = (rel: string, why: string): EdgeError => EdgeError.withTableFix("workspace_path_escape", { path: rel }, `${rel}: ${why}; only files inside the workspace folder can be written.`);
+const escapeError = (rel: string, why: string): EdgeError => EdgeError.withTableFix("workspace_path_escape", { path: rel }, `${rel}: ${why}; only files inside the workspace folder can be written.`);
 
 async function loadDir(root: string, limits: VfsLimits, skipped: SkippedEntry[]): Promise<VfsEntryRecord[]> {
   const records: VfsEntryRecord[] = [];
@@ -77,7 +77,7 @@ async function checkInside(root: string, rel: string): Promise<string> {
     at = path.join(at, part);
     const st = await lstat(at).catch(() => null);
     if (!st) break;
-    if (st.isSymbolicLink()) throw escape(rel, `${parts.slice(0, i + 1).join("/")} is a symbolic link`);
+    if (st.isSymbolicLink()) throw escapeError(rel, `${parts.slice(0, i + 1).join("/")} is a symbolic link`);
     if (i < parts.length - 1 && !st.isDirectory()) break;
   }
   return at;

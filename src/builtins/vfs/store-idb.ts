@@ -3,7 +3,7 @@
 // change is stored whole or not at all. Each tab loads the tree when it opens the VFS; changes
 // made by another tab afterwards are seen after a reload (last writer per path wins).
 import { EdgeError } from "../../contract/errors.ts";
-import type { EdgeDb, VfsRecord } from "../../store/idb-schema.ts";
+import type { EdgeDb, VfsRecord } from "../../idb/schema.ts";
 import { toStorageError } from "../../platform/storage-error.ts";
 import { openVfs, type EdgeVfs, type OpenVfsOptions } from "./core.ts";
 import type { VfsEntryRecord, VfsPersistence } from "./store.ts";

@@ -7,7 +7,7 @@ import { WORKSPACE_DIR } from "../vfs/core.ts";
 import { MAX_PATH_CHARS, normalizePath } from "../vfs/paths.ts";
 
 /** Longest name of one path segment, as on common file systems (ext4, APFS, NTFS: 255). */
-export const MAX_NAME_CHARS = 255;
+const MAX_NAME_CHARS = 255;
 
 /**
  * `rel` (segments joined by "/", as in a zip entry or webkitRelativePath) joined under `dir`,

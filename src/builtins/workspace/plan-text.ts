@@ -5,7 +5,7 @@ import { DIR } from "../write-plan.ts";
 import { asText } from "./text.ts";
 
 /** More diff lines than this are cut (the approval stays readable). */
-export const MAX_DIFF_LINES = 400;
+const MAX_DIFF_LINES = 400;
 
 export function describeChange(c: FileChange): string {
   if (c.type === "directory") return c.after === null ? "folder removed" : "new folder";

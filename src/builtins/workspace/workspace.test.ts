@@ -84,6 +84,7 @@ describe("browser quota", () => {
     const quotaError = Object.assign(new Error("The quota has been exceeded."), { name: "QuotaExceededError" });
     const tx = { store: { put: () => Promise.reject(quotaError), delete: () => Promise.resolve() }, done: Promise.reject(quotaError) };
     tx.done.catch(() => undefined);
+    // eslint-disable-next-line no-restricted-syntax -- an IndexedDB stand-in with only the two calls idbVfsPersistence makes, its writes failing as a full quota does
     const db = { getAll: async () => [], transaction: () => tx } as unknown as Parameters<typeof idbVfsPersistence>[0];
     const vfs = await openVfs({ persistence: idbVfsPersistence(db) });
     await expect(vfs.writeBatch([{ path: "/workspace/x.bin", data: new Uint8Array(10) }])).rejects.toMatchObject({ code: "storage_quota_exceeded" });

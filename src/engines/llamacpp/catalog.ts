@@ -94,7 +94,7 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
  * Qwen2.5-Coder-0.5B's 75 %), which the picker says, so a person can choose the larger model.
  * The same on a phone-sized device: it is also the smallest download (98 MB).
  */
-export const CPU_DEFAULT_MODEL_ID = "smollm2-135m-instruct-q4_1";
+const CPU_DEFAULT_MODEL_ID = "smollm2-135m-instruct-q4_1";
 
 export function cpuDefaultModel(catalog: readonly CatalogModel[] = LLAMACPP_CATALOG): CatalogModel {
   return catalog.find((m) => m.id === CPU_DEFAULT_MODEL_ID) ?? catalog[0]!;

@@ -42,7 +42,7 @@ export interface LlamaCppEngineOptions {
   maxTokens?: number;
 }
 
-export const DEFAULT_CONTEXT_SIZE = 4096;
+const DEFAULT_CONTEXT_SIZE = 4096;
 
 /** Said when a requested --ctx-size was more than the model allows (the window was capped). */
 function cappedNote(requested: number | undefined, loaded: LoadedModel): string {

@@ -2,7 +2,7 @@
 // grammars and that sampling under them yields schema-valid JSON is tested against the real
 // runtime in test/engines/llamacpp-node.test.ts.
 import { describe, expect, it } from "vitest";
-import { EdgeError } from "../../contract/errors.ts";
+import type { EdgeError } from "../../contract/errors.ts";
 import { checkResponseFormat, textAnswerResponseFormat, toolCallOrTextResponseFormat, toolCallResponseFormat, TEXT_ANSWER_PATTERN } from "../grammar.ts";
 import { gbnfForResponseFormat } from "./format.ts";
 import { gbnfLiteral, jsonSchemaToGbnf } from "./gbnf.ts";

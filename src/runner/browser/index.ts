@@ -10,9 +10,6 @@ import { sandboxWorkerFactory } from "./factory.ts";
 import { PYTHON_FILES } from "./python-files.ts";
 import { RunnerSandbox, type SandboxOptions, type SandboxTimings } from "./sandbox.ts";
 
-export { RunnerSandbox, type SandboxOptions, type SandboxTimings } from "./sandbox.ts";
-export { PYTHON_FILES } from "./python-files.ts";
-
 export interface BrowserRunnerHostOptions extends Partial<RunnerHostOptions>, SandboxOptions {}
 
 export interface BrowserRunnerHost extends PoolRunnerHost {

@@ -55,7 +55,7 @@ export async function loadPyodideFromBytes(
   const module = wasmModule ?? (wasmBytes ? await WebAssembly.compile(wasmBytes as Uint8Array<ArrayBuffer>) : undefined);
   if (!module) throw new Error("Pyodide wasm missing: neither a compiled module nor pyodide.asm.wasm bytes were given");
 
-  const scope = globalThis as unknown as { fetch: typeof fetch };
+  const scope: { fetch: typeof fetch } = globalThis;
   const realFetch = scope.fetch;
   const realInstantiateStreaming = WebAssembly.instantiateStreaming;
   try {

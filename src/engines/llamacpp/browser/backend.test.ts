@@ -30,7 +30,7 @@ function fakeWorker(bytes: LlamaWorkerApi["bytes"]): { worker: Worker; ended: ()
       port1.close();
       port2.close();
     },
-  } as unknown as Worker;
+  } as Partial<Worker> as Worker;
   const crash = () => errors.forEach((l) => l(Object.assign(new Event("error", { cancelable: true }), { message: "out of memory" })));
   return { worker, ended: () => ended, crash };
 }

@@ -20,8 +20,6 @@ import type { FileProgress, ModelBytes, ModelStarter, StartContext, WllamaLoadOp
 import { STALL_MS, stallWatch, type LoadMeasureDetail } from "./stall-watch.ts";
 import { createLlamaWorker, workerSession } from "./worker-session.ts";
 
-export { createLlamaWorker } from "./worker-session.ts";
-export { STALL_MS } from "./stall-watch.ts";
 
 export interface BrowserLlamaBackendOptions {
   /** Start the worker that gets and checks a model's bytes and fetches wllama's files (override

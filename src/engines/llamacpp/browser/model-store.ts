@@ -48,7 +48,7 @@ export async function modelStorage(): Promise<ModelStorage> {
 }
 
 /** The entry key of a URL: the first 24 hex digits of its sha256. */
-export async function keyOf(url: string): Promise<string> {
+async function keyOf(url: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(url)));
   return Array.from(digest.subarray(0, 12), (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -11,7 +11,7 @@ import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
 import { chatTemplateRenderer, type ChatTemplateRenderer } from "../chat-template.ts";
 import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, PromptMessage } from "../backend.ts";
 import { prepareLocalFile, prepareUrl, type PreparedFile } from "./model-files.ts";
-import { nodeRuntime, type NlcChatWrapper, type NlcContext, type NlcGrammar, type NlcHistoryItem, type NlcModel, type NlcSequence, type NodeRuntime, type Token } from "./runtime.ts";
+import { llamaBinding, type NlcChatWrapper, type NlcContext, type NlcGrammar, type NlcHistoryItem, type NlcModel, type NlcSequence, type LlamaBinding, type Token } from "./binding.ts";
 
 export interface NodeLlamaBackendOptions {
   /** Where downloaded models are cached (the CLI passes $EDGE_DATA_DIR/models). */
@@ -69,7 +69,7 @@ class NodeLoadedModel implements LoadedModel {
   private readonly template: ChatTemplateRenderer | undefined;
 
   constructor(
-    private readonly rt: NodeRuntime,
+    private readonly rt: LlamaBinding,
     readonly model: PreparedFile,
     private readonly llm: NlcModel,
     private readonly context: NlcContext,
@@ -219,7 +219,7 @@ class NodeLoadedModel implements LoadedModel {
   }
 }
 
-async function loadModel(rt: NodeRuntime, prepared: PreparedFile, options: Parameters<LlamaBackend["load"]>[1]): Promise<NodeLoadedModel> {
+async function loadModel(rt: LlamaBinding, prepared: PreparedFile, options: Parameters<LlamaBackend["load"]>[1]): Promise<NodeLoadedModel> {
   const { signal, onProgress } = options;
   let llm: NlcModel;
   try {
@@ -253,7 +253,7 @@ export function createNodeLlamaBackend(options: NodeLlamaBackendOptions): LlamaB
     async load(source, loadOptions) {
       const { signal, onProgress } = loadOptions;
       // The runtime first: without it nothing is worth downloading.
-      const rt = await nodeRuntime();
+      const rt = await llamaBinding();
       if (source.kind === "blob") throw new EdgeError("model_source_unsupported", {}, "In Node, load a model from a file path or a URL.");
       const prepared = source.kind === "file" ? await prepareLocalFile(source, onProgress, signal) : await prepareUrl(source, options.cacheDir, onProgress, signal);
       if (signal?.aborted) throw loadAbortedError();

@@ -5,10 +5,8 @@ import { dataDir } from "../../../platform/node-files.ts";
 import { LlamaCppEngine, type LlamaCppEngineOptions } from "../engine.ts";
 import { createNodeLlamaBackend } from "./backend.ts";
 
-export { createNodeLlamaBackend } from "./backend.ts";
-
 /** Where `edge` caches downloaded models. */
-export function modelCacheDir(): string {
+function modelCacheDir(): string {
   return path.join(dataDir(), "models");
 }
 

@@ -1,8 +1,8 @@
 // IndexedDB itself is tested in real Chromium (e2e/store.spec.ts). Here: what Node can check.
 import { describe, expect, it } from "vitest";
 import { EdgeError } from "../contract/errors.ts";
-import { EDGE_STORES, MIGRATIONS, EDGE_DB_VERSION } from "./idb-schema.ts";
-import { openEdgeDb } from "./idb.ts";
+import { EDGE_STORES, MIGRATIONS, EDGE_DB_VERSION } from "./schema.ts";
+import { openEdgeDb } from "./open.ts";
 
 describe("openEdgeDb without IndexedDB", () => {
   it("fails with storage_failed instead of throwing a raw ReferenceError or hanging", async () => {

@@ -5,7 +5,7 @@
 // caller (onClose), so the other tab is not blocked by us.
 import { openDB } from "idb";
 import { EdgeError } from "../contract/errors.ts";
-import { EDGE_DB_NAME, EDGE_DB_VERSION, EDGE_STORES, migrate, type EdgeDb, type EdgeDbSchema } from "./idb-schema.ts";
+import { EDGE_DB_NAME, EDGE_DB_VERSION, EDGE_STORES, migrate, type EdgeDb, type EdgeDbSchema } from "./schema.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 
 export interface EdgeDbClosed {

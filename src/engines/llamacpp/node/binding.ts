@@ -1,4 +1,5 @@
-// The Node model runtime, node-llama-cpp, is an OPTIONAL peer dependency: a plain `npm install` of
+// The binding to llama.cpp in Node (what the error table and setup call "the model runtime":
+// node-llama-cpp) is an OPTIONAL peer dependency: a plain `npm install` of
 // Edge does not pull it in (with its GPU variants it is ~725 MB). It is imported here, lazily, only
 // when a model is loaded; missing, it is `model_runtime_missing` with the one command to run.
 // The types below are the small part of its API Edge uses, written out so that type-checking
@@ -62,7 +63,7 @@ export interface NlcModule {
   LlamaGrammarEvaluationState: new (options: { model: NlcModel; grammar: NlcGrammar }) => NlcGrammarState;
 }
 
-export interface NodeRuntime {
+export interface LlamaBinding {
   module: NlcModule;
   llama: NlcLlama;
   /** "node-llama-cpp <version>" */
@@ -95,9 +96,9 @@ function installedVersion(require: NodeRequire, specifier: string): string | und
   return undefined;
 }
 
-/** Import the runtime by package name and start its CPU llama (prebuilt binary only, never a
- *  source build). Exported for tests; use nodeRuntime(). */
-export async function loadNodeRuntime(specifier = "node-llama-cpp"): Promise<NodeRuntime> {
+/** Import the binding by package name and start its CPU llama (prebuilt binary only, never a
+ *  source build). Exported for tests; use llamaBinding(). */
+export async function loadLlamaBinding(specifier = "node-llama-cpp"): Promise<LlamaBinding> {
   const version = installedVersion(createRequire(import.meta.url), specifier);
   if (!version) throw runtimeMissing(`the package ${specifier} cannot be found`);
   let module: NlcModule;
@@ -116,14 +117,14 @@ export async function loadNodeRuntime(specifier = "node-llama-cpp"): Promise<Nod
   return { module, llama, name: `node-llama-cpp ${version}` };
 }
 
-let runtime: Promise<NodeRuntime> | undefined;
+let binding: Promise<LlamaBinding> | undefined;
 
-/** The runtime, loaded once per process. */
-export function nodeRuntime(): Promise<NodeRuntime> {
-  runtime ??= loadNodeRuntime();
+/** The binding, loaded once per process. */
+export function llamaBinding(): Promise<LlamaBinding> {
+  binding ??= loadLlamaBinding();
   // A failed attempt is not cached: installing the runtime and retrying works in the same process.
-  runtime.catch(() => {
-    runtime = undefined;
+  binding.catch(() => {
+    binding = undefined;
   });
-  return runtime;
+  return binding;
 }

@@ -5,13 +5,27 @@
 import tseslint from "typescript-eslint";
 
 export default [
-  { ignores: ["node_modules/", "dist/", ".cache/", "test-results/", "playwright-report/", ".edge-data/", "models/", "public/"] },
+  {
+    ignores: [
+      "node_modules/",
+      "dist/",
+      ".cache/",
+      "test-results/",
+      "playwright-report/",
+      ".edge-data/",
+      "models/",
+      "public/",
+    ],
+  },
   {
     files: ["**/*.ts", "**/*.mts", "**/*.cts"],
     languageOptions: {
       parser: tseslint.parser,
       // tsconfig.json's program; the widget's vite config is outside its include, so it gets a default one.
-      parserOptions: { projectService: { allowDefaultProject: ["vite.widget.config.ts"] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ["vite.widget.config.ts"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     linterOptions: { reportUnusedDisableDirectives: "error" },
     plugins: { "@typescript-eslint": tseslint.plugin },
@@ -23,12 +37,16 @@ export default [
       "no-restricted-syntax": [
         "error",
         {
-          selector: "TSAsExpression[expression.type='TSAsExpression'][expression.typeAnnotation.type='TSUnknownKeyword']",
-          message: "`as unknown as` skips the type checker: type the value (a type guard, a parse, a generic), or keep the cast with an eslint-disable comment that says why.",
+          selector:
+            "TSAsExpression[expression.type='TSAsExpression'][expression.typeAnnotation.type='TSUnknownKeyword']",
+          message:
+            "`as unknown as` skips the type checker: type the value (a type guard, a parse, a generic), or keep the cast with an eslint-disable comment that says why.",
         },
         {
-          selector: "TSTypeAssertion[expression.type='TSTypeAssertion'][expression.typeAnnotation.type='TSUnknownKeyword']",
-          message: "`<T><unknown>x` skips the type checker: type the value, or keep the cast with an eslint-disable comment that says why.",
+          selector:
+            "TSTypeAssertion[expression.type='TSTypeAssertion'][expression.typeAnnotation.type='TSUnknownKeyword']",
+          message:
+            "`<T><unknown>x` skips the type checker: type the value, or keep the cast with an eslint-disable comment that says why.",
         },
       ],
     },

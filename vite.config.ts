@@ -57,7 +57,11 @@ function edgePyodideFiles(): Plugin {
     },
     async generateBundle() {
       for (const file of PYODIDE_FILES) {
-        this.emitFile({ type: "asset", fileName: `pyodide/${file}`, source: await readFile(path.join(pyodideDir, file)) });
+        this.emitFile({
+          type: "asset",
+          fileName: `pyodide/${file}`,
+          source: await readFile(path.join(pyodideDir, file)),
+        });
       }
     },
   };
@@ -92,8 +96,12 @@ function pyodideWithoutImportMeta(): Plugin {
       const replaced = code
         .replaceAll("import.meta.url", JSON.stringify(PYODIDE_PLACEHOLDER_URL + file))
         .replaceAll(CLASSIC_WORKER_PROBE, CLASSIC_WORKER_ANSWER);
-      if (/\bimport\.meta\b/.test(replaced)) this.error(`${file} uses import.meta beyond .url; the classic runner worker bundle cannot carry it`);
-      if (/importScripts\(/.test(replaced)) this.error(`${file} calls importScripts in a way this plugin does not know; the runner's CSP refuses every script URL`);
+      if (/\bimport\.meta\b/.test(replaced))
+        this.error(`${file} uses import.meta beyond .url; the classic runner worker bundle cannot carry it`);
+      if (/importScripts\(/.test(replaced))
+        this.error(
+          `${file} calls importScripts in a way this plugin does not know; the runner's CSP refuses every script URL`,
+        );
       return { code: replaced, map: null };
     },
   };
@@ -117,13 +125,22 @@ async function bundleRunnerWorker(minify: boolean): Promise<{ code: string; file
       sourcemap: false,
       emptyOutDir: false,
       copyPublicDir: false,
-      lib: { entry: RUNNER_WORKER_ENTRY, formats: ["iife"], name: "EdgeRunnerWorker", fileName: () => "runner.worker.js" },
+      lib: {
+        entry: RUNNER_WORKER_ENTRY,
+        formats: ["iife"],
+        name: "EdgeRunnerWorker",
+        fileName: () => "runner.worker.js",
+      },
       rolldownOptions: {
         output: { codeSplitting: false },
         // Pyodide's modules carry Node-only branches (node: imports, eval, `module`) that never run
         // in the worker; their warnings would be printed on every build.
         onLog(level, log, handler) {
-          if (level === "warn" && `${log.id ?? ""} ${log.message}`.includes(`${path.sep}node_modules${path.sep}pyodide${path.sep}`)) return;
+          if (
+            level === "warn" &&
+            `${log.id ?? ""} ${log.message}`.includes(`${path.sep}node_modules${path.sep}pyodide${path.sep}`)
+          )
+            return;
           handler(level, log);
         },
       },
@@ -136,7 +153,8 @@ async function bundleRunnerWorker(minify: boolean): Promise<{ code: string; file
     if (!("output" in result)) throw new Error("runner worker bundle: unexpected watcher result");
     for (const item of result.output) {
       if (item.type !== "chunk") continue;
-      if (code !== undefined) throw new Error("runner worker bundle produced more than one chunk; it must be one classic script");
+      if (code !== undefined)
+        throw new Error("runner worker bundle produced more than one chunk; it must be one classic script");
       code = item.code;
       for (const id of item.moduleIds) if (!id.startsWith("\0")) files.add(id);
     }
@@ -218,7 +236,14 @@ function edgePwa(): Plugin[] {
       // 18 MB wasm: Safari only) are not precached for everyone: they are cached the first time a
       // person loads a model (below), so a downloaded model also works offline.
       manifestTransforms: [
-        async (entries) => ({ manifest: entries.filter((e) => !(/^assets\/.*\.js$/.test(e.url) && e.size > 1_500_000) && !/^assets\/(.*\.wasm|wllama-[^/]*\.js)$/.test(e.url)), warnings: [] }),
+        async (entries) => ({
+          manifest: entries.filter(
+            (e) =>
+              !(/^assets\/.*\.js$/.test(e.url) && e.size > 1_500_000) &&
+              !/^assets\/(.*\.wasm|wllama-[^/]*\.js)$/.test(e.url),
+          ),
+          warnings: [],
+        }),
       ],
       runtimeCaching: [
         {
@@ -233,7 +258,8 @@ function edgePwa(): Plugin[] {
       id: "/",
       name: "Edge playground",
       short_name: "Edge",
-      description: "A small language model in your browser calling your own Python tools, each call in a sandboxed, hash-checked Pyodide runner, with receipts.",
+      description:
+        "A small language model in your browser calling your own Python tools, each call in a sandboxed, hash-checked Pyodide runner, with receipts.",
       start_url: "/",
       scope: "/",
       display: "standalone",
@@ -266,7 +292,11 @@ export default defineConfig({
   // Pre-bundling Pyodide makes the dev server reload the page the first time it is imported.
   optimizeDeps: { exclude: ["pyodide"] },
   // Test artefacts written during a dev-server e2e run must not reload the page under test.
-  server: { port: 5173, headers: CROSS_ORIGIN_ISOLATION, watch: { ignored: ["**/.cache/**", "**/test-results/**", "**/playwright-report/**", "**/dist/**"] } },
+  server: {
+    port: 5173,
+    headers: CROSS_ORIGIN_ISOLATION,
+    watch: { ignored: ["**/.cache/**", "**/test-results/**", "**/playwright-report/**", "**/dist/**"] },
+  },
   preview: { port: 4173, strictPort: true, headers: CROSS_ORIGIN_ISOLATION },
   // Long-lived app workers (the llm worker) are module workers with code splitting. The runner
   // worker is NOT built through this: it is the classic IIFE bundle of edgeRunnerWorkerBundle.

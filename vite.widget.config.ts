@@ -19,9 +19,12 @@ const SHARED_PLUGINS = ["edge-pyodide-files", "edge-runner-worker-bundle"];
 
 function sharedPlugins(): Plugin[] {
   const flat = (list: PluginOption[] | undefined): Plugin[] =>
-    (list ?? []).flatMap((p) => (Array.isArray(p) ? flat(p) : p && typeof p === "object" && "name" in p ? [p as Plugin] : []));
+    (list ?? []).flatMap((p) =>
+      Array.isArray(p) ? flat(p) : p && typeof p === "object" && "name" in p ? [p as Plugin] : [],
+    );
   const found = flat(appConfig.plugins).filter((p) => SHARED_PLUGINS.includes(p.name));
-  if (found.length !== SHARED_PLUGINS.length) throw new Error(`vite.widget.config.ts: expected plugins ${SHARED_PLUGINS.join(", ")} in vite.config.ts`);
+  if (found.length !== SHARED_PLUGINS.length)
+    throw new Error(`vite.widget.config.ts: expected plugins ${SHARED_PLUGINS.join(", ")} in vite.config.ts`);
   return found;
 }
 

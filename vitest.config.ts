@@ -7,7 +7,9 @@ const soak = process.env.EDGE_SOAK === "1";
 
 export default defineConfig({
   test: {
-    include: soak ? ["src/**/*.soak.test.ts"] : ["src/**/*.test.ts", "workers/**/*.test.ts", "bench/**/*.test.ts", "eval/**/*.test.ts", "test/**/*.test.ts"],
+    include: soak
+      ? ["src/**/*.soak.test.ts"]
+      : ["src/**/*.test.ts", "workers/**/*.test.ts", "bench/**/*.test.ts", "eval/**/*.test.ts", "test/**/*.test.ts"],
     exclude: soak ? [] : ["**/*.soak.test.ts", "**/node_modules/**"],
     environment: "node",
     // No runner keeper (src/runner/keeper.ts) outlives a test: the CLI's one-shot commands start

@@ -30,7 +30,9 @@ export interface ChromiumBench {
 
 /** Why Chromium cannot be used here, or undefined when it can. */
 export function chromiumMissing(): string | undefined {
-  return findChromium() ? undefined : "no Chromium found ($CHROMIUM_PATH, /usr/bin/chromium, /usr/lib/chromium/chromium)";
+  return findChromium()
+    ? undefined
+    : "no Chromium found ($CHROMIUM_PATH, /usr/bin/chromium, /usr/lib/chromium/chromium)";
 }
 
 /**
@@ -52,7 +54,10 @@ async function buildBenchPage(outDir: string): Promise<void> {
         name: "edge-bench-page-only",
         config(config) {
           config.build ??= {};
-          config.build.rolldownOptions = { ...config.build.rolldownOptions, input: { "e2e-bench": join(ROOT, BENCH_PAGE) } };
+          config.build.rolldownOptions = {
+            ...config.build.rolldownOptions,
+            input: { "e2e-bench": join(ROOT, BENCH_PAGE) },
+          };
         },
       },
     ],
@@ -120,7 +125,10 @@ export interface ServedBenchPage {
 }
 
 /** Build the bench page and serve it (with `serve.headers` on every file). The caller must `close()`. */
-export async function serveBenchPage(log: (...a: unknown[]) => void, serve: StaticServerOptions = {}): Promise<ServedBenchPage> {
+export async function serveBenchPage(
+  log: (...a: unknown[]) => void,
+  serve: StaticServerOptions = {},
+): Promise<ServedBenchPage> {
   const outDir = await mkdtemp(join(tmpdir(), "edge-bench-dist-"));
   try {
     const t = performance.now();
@@ -142,7 +150,11 @@ export async function serveBenchPage(log: (...a: unknown[]) => void, serve: Stat
 }
 
 /** Launch Chromium on a served bench page; closing it leaves the page served. */
-export async function launchChromiumBench(log: (...a: unknown[]) => void, served: ServedBenchPage, launch: ChromiumLaunchOptions = {}): Promise<ChromiumBench> {
+export async function launchChromiumBench(
+  log: (...a: unknown[]) => void,
+  served: ServedBenchPage,
+  launch: ChromiumLaunchOptions = {},
+): Promise<ChromiumBench> {
   const executablePath = findChromium();
   if (!executablePath) throw new Error(chromiumMissing());
   // Playwright's Browser does not expose its process: the browser is the child process of
@@ -151,7 +163,8 @@ export async function launchChromiumBench(log: (...a: unknown[]) => void, served
   const browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...(launch.extraArgs ?? [])] });
   try {
     const launched = (await childrenOf(process.pid)).filter((p) => !before.has(p));
-    if (launched.length !== 1) throw new Error(`could not identify the launched Chromium process (${launched.length} new child processes)`);
+    if (launched.length !== 1)
+      throw new Error(`could not identify the launched Chromium process (${launched.length} new child processes)`);
     const pid = launched[0]!;
     const context = await browser.newContext();
     log(`chromium: ${browser.version()} at ${executablePath}, serving ${served.baseUrl}`);
@@ -182,7 +195,11 @@ export async function launchChromiumBench(log: (...a: unknown[]) => void, served
 }
 
 /** Build, serve (with `serve.headers` on every file), launch. The caller must `close()` (also on errors). */
-export async function startChromiumBench(log: (...a: unknown[]) => void, serve: StaticServerOptions = {}, launch: ChromiumLaunchOptions = {}): Promise<ChromiumBench> {
+export async function startChromiumBench(
+  log: (...a: unknown[]) => void,
+  serve: StaticServerOptions = {},
+  launch: ChromiumLaunchOptions = {},
+): Promise<ChromiumBench> {
   if (!findChromium()) throw new Error(chromiumMissing());
   const served = await serveBenchPage(log, serve);
   try {

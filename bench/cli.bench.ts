@@ -100,16 +100,40 @@ interface Row {
 }
 
 /** `n` runs of one command (`env` may differ per run); every run must pass `check`. */
-async function measure(name: string, file: string, args: string[], env: NodeJS.ProcessEnv | ((i: number) => NodeJS.ProcessEnv), n: number, check: (r: Ran) => string | undefined, before?: () => Promise<unknown>): Promise<Row> {
+async function measure(
+  name: string,
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv | ((i: number) => NodeJS.ProcessEnv),
+  n: number,
+  check: (r: Ran) => string | undefined,
+  before?: () => Promise<unknown>,
+): Promise<Row> {
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
     await before?.();
     const r = await timed(file, args, typeof env === "function" ? env(i) : env);
     const problem = check(r);
-    if (problem) throw new Error(`${name}: ${problem} (exit ${r.code})\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`);
+    if (problem)
+      throw new Error(
+        `${name}: ${problem} (exit ${r.code})\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`,
+      );
     samples.push(r.ms);
   }
-  const row = { name, command: [file === BIN ? "edge" : file, ...args.map((a) => (a.includes(" ") || a.includes("\n") ? JSON.stringify(a) : a))].join(" ").replace(ROOT, ""), n, p50_ms: round(pct(samples, 50)), min_ms: round(Math.min(...samples)), max_ms: round(Math.max(...samples)), samples_ms: samples.map((s) => round(s, 0)) };
+  const row = {
+    name,
+    command: [
+      file === BIN ? "edge" : file,
+      ...args.map((a) => (a.includes(" ") || a.includes("\n") ? JSON.stringify(a) : a)),
+    ]
+      .join(" ")
+      .replace(ROOT, ""),
+    n,
+    p50_ms: round(pct(samples, 50)),
+    min_ms: round(Math.min(...samples)),
+    max_ms: round(Math.max(...samples)),
+    samples_ms: samples.map((s) => round(s, 0)),
+  };
   log(`${name.padEnd(28)} p50 ${String(row.p50_ms).padStart(8)} ms  [${row.samples_ms.join(", ")}]`);
   return row;
 }
@@ -122,7 +146,10 @@ function mergeInto(row: Row, more: Row): void {
   row.max_ms = Math.max(row.max_ms, more.max_ms);
 }
 
-const exitIs = (code: number, also?: (r: Ran) => string | undefined) => (r: Ran): string | undefined => (r.code !== code ? `expected exit ${code}` : also?.(r));
+const exitIs =
+  (code: number, also?: (r: Ran) => string | undefined) =>
+  (r: Ran): string | undefined =>
+    r.code !== code ? `expected exit ${code}` : also?.(r);
 const sameResult = (text: string): string | undefined => {
   try {
     return JSON.stringify(JSON.parse(text)) === JSON.stringify(EXPECTED) ? undefined : "unexpected result";
@@ -135,7 +162,9 @@ async function cliBuildMs(): Promise<number | null> {
   // The build the launcher runs on a miss, into a scratch folder (the real cache stays as it is).
   const dir = await mkdtemp(join(tmpdir(), "edge-cli-build-bench-"));
   try {
-    const { buildCli } = (await import(join(ROOT, "scripts", "build-cli.mjs"))) as { buildCli(o: { outDir: string }): Promise<unknown> };
+    const { buildCli } = (await import(join(ROOT, "scripts", "build-cli.mjs"))) as {
+      buildCli(o: { outDir: string }): Promise<unknown>;
+    };
     const t = performance.now();
     await buildCli({ outDir: dir });
     return round(performance.now() - t, 0);
@@ -164,33 +193,109 @@ async function main(): Promise<void> {
     log(`priming run (bundle + snapshot) ${Math.round(prime.ms)} ms`);
 
     const nodeE0 = await measure("node -e 0", "node", ["-e", "0"], env, 10, exitIs(0));
-    const pyCall = await measure("python3 -c (same function)", PYTHON, ["-c", PY_CALL], env, 10, exitIs(0, (r) => sameResult(r.stdout)));
+    const pyCall = await measure(
+      "python3 -c (same function)",
+      PYTHON,
+      ["-c", PY_CALL],
+      env,
+      10,
+      exitIs(0, (r) => sameResult(r.stdout)),
+    );
     rows.push(nodeE0, pyCall);
 
-    const version = await measure("edge --version", BIN, ["--version"], env, 10, exitIs(0, (r) => (r.stdout.startsWith("edge ") ? undefined : "no version")));
-    const help = await measure("edge --help", BIN, ["--help"], env, 10, exitIs(0, (r) => (r.stdout.includes("Commands:") ? undefined : "no help")));
-    const typo = await measure("edge tols (mistyped)", BIN, ["tols"], env, 10, exitIs(2, (r) => (r.stderr.includes("Unknown command") ? undefined : "no usage error")));
+    const version = await measure(
+      "edge --version",
+      BIN,
+      ["--version"],
+      env,
+      10,
+      exitIs(0, (r) => (r.stdout.startsWith("edge ") ? undefined : "no version")),
+    );
+    const help = await measure(
+      "edge --help",
+      BIN,
+      ["--help"],
+      env,
+      10,
+      exitIs(0, (r) => (r.stdout.includes("Commands:") ? undefined : "no help")),
+    );
+    const typo = await measure(
+      "edge tols (mistyped)",
+      BIN,
+      ["tols"],
+      env,
+      10,
+      exitIs(2, (r) => (r.stderr.includes("Unknown command") ? undefined : "no usage error")),
+    );
     const npx = await measure("npx edge --version", "npx", ["edge", "--version"], env, 5, exitIs(0));
     const valid = exitIs(0, (r) => (r.stdout.startsWith("valid:") ? undefined : "not valid"));
     const offEnv = { ...env, ...KEEPER_OFF };
-    const validateOwn = await measure("edge tools validate (warm, no keeper)", BIN, ["tools", "validate", TOOLS], offEnv, 5, valid);
+    const validateOwn = await measure(
+      "edge tools validate (warm, no keeper)",
+      BIN,
+      ["tools", "validate", TOOLS],
+      offEnv,
+      5,
+      valid,
+    );
     // A new, empty data folder each time: no snapshot cached yet.
-    const validateFirst = await measure("edge tools validate (first)", BIN, ["tools", "validate", TOOLS], (i) => ({ ...offEnv, EDGE_DATA_DIR: join(data, `first-${i}`) }), 3, exitIs(0));
+    const validateFirst = await measure(
+      "edge tools validate (first)",
+      BIN,
+      ["tools", "validate", TOOLS],
+      (i) => ({ ...offEnv, EDGE_DATA_DIR: join(data, `first-${i}`) }),
+      3,
+      exitIs(0),
+    );
     const callArgs = ["tools", "call", TOOLS, "fee_quote", "--args", ARGS];
-    const callOwn = await measure("edge tools call (no keeper)", BIN, callArgs, offEnv, 5, exitIs(0, (r) => sameResult(r.stdout)));
+    const callOwn = await measure(
+      "edge tools call (no keeper)",
+      BIN,
+      callArgs,
+      offEnv,
+      5,
+      exitIs(0, (r) => sameResult(r.stdout)),
+    );
     // The first call with the keeper on finds none and starts it when it ends.
     const starter = await timed(BIN, callArgs, env);
     if (starter.code !== 0) throw new Error(`the call that starts the keeper failed: ${starter.stderr}`);
     let served = 0;
     const ready = async (): Promise<void> => void ({ pid: keeperPid, served } = await keeperReady(runtime));
-    const validate = await measure("edge tools validate (warm, keeper)", BIN, ["tools", "validate", TOOLS], env, 5, valid, ready);
+    const validate = await measure(
+      "edge tools validate (warm, keeper)",
+      BIN,
+      ["tools", "validate", TOOLS],
+      env,
+      5,
+      valid,
+      ready,
+    );
     await ready();
     const servedBefore = served;
-    const call = await measure("edge tools call (keeper)", BIN, callArgs, env, 10, exitIs(0, (r) => sameResult(r.stdout)), ready);
+    const call = await measure(
+      "edge tools call (keeper)",
+      BIN,
+      callArgs,
+      env,
+      10,
+      exitIs(0, (r) => sameResult(r.stdout)),
+      ready,
+    );
     await ready();
-    if (served - servedBefore < call.n) throw new Error(`the keeper served ${served - servedBefore} runners to ${call.n} calls: the row would not measure what it names`);
+    if (served - servedBefore < call.n)
+      throw new Error(
+        `the keeper served ${served - servedBefore} runners to ${call.n} calls: the row would not measure what it names`,
+      );
     // The same call in the README's older form: npm's own start before the same command.
-    const npxCall = await measure("npx edge tools call (keeper)", "npx", ["edge", ...callArgs], env, 5, exitIs(0, (r) => sameResult(r.stdout)), ready);
+    const npxCall = await measure(
+      "npx edge tools call (keeper)",
+      "npx",
+      ["edge", ...callArgs],
+      env,
+      5,
+      exitIs(0, (r) => sameResult(r.stdout)),
+      ready,
+    );
     // After an edit: the tools file's bytes are new, so no kept discovery answers and the call
     // discovers first (two runners, as every call did before discoveries were kept).
     let edits = 0;
@@ -199,11 +304,29 @@ async function main(): Promise<void> {
       await appendFile(edited, `# edit ${++edits}\n`);
       await ready();
     };
-    const callEdited = await measure("edge tools call after an edit (keeper)", BIN, editedArgs, env, 5, exitIs(0, (r) => sameResult(r.stdout)), edit);
+    const callEdited = await measure(
+      "edge tools call after an edit (keeper)",
+      BIN,
+      editedArgs,
+      env,
+      5,
+      exitIs(0, (r) => sameResult(r.stdout)),
+      edit,
+    );
     rows.push(version, help, typo, npx, validateOwn, validate, validateFirst, callOwn, call, npxCall, callEdited);
     // The baselines once more at the end: a load that changed during the run moves both sides.
     mergeInto(nodeE0, await measure("node -e 0 (again)", "node", ["-e", "0"], env, 10, exitIs(0)));
-    mergeInto(pyCall, await measure("python3 -c (again)", PYTHON, ["-c", PY_CALL], env, 10, exitIs(0, (r) => sameResult(r.stdout))));
+    mergeInto(
+      pyCall,
+      await measure(
+        "python3 -c (again)",
+        PYTHON,
+        ["-c", PY_CALL],
+        env,
+        10,
+        exitIs(0, (r) => sameResult(r.stdout)),
+      ),
+    );
 
     const build = await cliBuildMs();
     const nodeP50 = nodeE0.p50_ms;
@@ -244,7 +367,9 @@ async function main(): Promise<void> {
       call_after_edit_p50_ms: callEdited.p50_ms,
       cli_build_ms: build,
       goals,
-      goals_missed: Object.entries(goals).filter(([, met]) => !met).map(([name]) => name),
+      goals_missed: Object.entries(goals)
+        .filter(([, met]) => !met)
+        .map(([name]) => name),
       rows,
       method:
         "wall time of each whole process (spawn to exit, output and exit code checked), p50 of n runs, all rows in one run; edge = bin/edge.cjs executed through its shebang; python3 -c imports public/examples/tools.py (with runner-pyodide on sys.path for edgestudio.tools) and prints calculate_fee(amount=250) as JSON; keeper rows wait, before each run, until the bench's runner keeper has two runners booted; each command runs in its own process and takes its runners from the keeper (checked for the call row); tools call (keeper) finds the discovery the validate rows kept (src/runner/discovery-cache.ts), the after-an-edit row appends a comment to a copy of the examples' tools.py before each run, so it discovers first",

@@ -21,7 +21,8 @@ const TOOLS = toolsArg > 0 ? process.argv[toolsArg + 1]! : "public/examples/tool
 
 /** edge.tool_contract.v2, verbatim: the baseline of this bench. */
 function v2Contract(schemas: readonly ToolSchema[]): { text: string; line: (s: ToolSchema) => string } {
-  const line = (s: ToolSchema) => canonicalJson({ name: s.name, ...(s.description ? { description: s.description } : {}), parameters: s.parameters });
+  const line = (s: ToolSchema) =>
+    canonicalJson({ name: s.name, ...(s.description ? { description: s.description } : {}), parameters: s.parameters });
   const sorted = [...schemas].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const text = [
     "You can call tools. (edge.tool_contract.v2)",
@@ -46,7 +47,11 @@ async function schemasOf(file: string): Promise<ToolSchema[]> {
   try {
     const engine = new ScriptedEngine([]);
     await engine.load();
-    const session = await createChatSession({ engine, host, tools: { kind: "file", source: memorySource(file, readFileSync(file)) } });
+    const session = await createChatSession({
+      engine,
+      host,
+      tools: { kind: "file", source: memorySource(file, readFileSync(file)) },
+    });
     return session.toolset!.active.map((t) => t.schema as ToolSchema);
   } finally {
     await host.close();

@@ -41,8 +41,18 @@ export interface PrefixReuse {
 function stats(samples: GenSample[]) {
   const decode = samples.map((s) => ((s.tokens - 1) / (s.totalMs - s.ttftMs)) * 1000);
   return {
-    ttft_ms_p50: round(percentile(samples.map((s) => s.ttftMs), 50)),
-    total_ms_p50: round(percentile(samples.map((s) => s.totalMs), 50)),
+    ttft_ms_p50: round(
+      percentile(
+        samples.map((s) => s.ttftMs),
+        50,
+      ),
+    ),
+    total_ms_p50: round(
+      percentile(
+        samples.map((s) => s.totalMs),
+        50,
+      ),
+    ),
     decode_tokens_per_s_p50: round(percentile(decode, 50)),
     tokens: samples[0]?.tokens ?? 0,
   };
@@ -51,7 +61,13 @@ function stats(samples: GenSample[]) {
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /** One environment's entry: adapter vs bare (same run, interleaved samples), and prefix reuse. */
-export function engineEntry(env: "node" | "chromium", adapter: GenSample[], bare: GenSample[], prefix: PrefixReuse, extra: Record<string, unknown>): Record<string, unknown> {
+export function engineEntry(
+  env: "node" | "chromium",
+  adapter: GenSample[],
+  bare: GenSample[],
+  prefix: PrefixReuse,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   const a = stats(adapter);
   const b = stats(bare);
   const overhead = a.total_ms_p50 / b.total_ms_p50;
@@ -76,7 +92,12 @@ export function engineEntry(env: "node" | "chromium", adapter: GenSample[], bare
 export async function adapterSample(engine: Engine, i: number): Promise<GenSample> {
   const t = performance.now();
   let first: number | undefined;
-  const r = await engine.chat({ messages: promptFor(i), responseFormat: { type: "grammar", grammar: GRAMMAR }, maxTokens: TOKENS + 8, onToken: () => (first ??= performance.now()) });
+  const r = await engine.chat({
+    messages: promptFor(i),
+    responseFormat: { type: "grammar", grammar: GRAMMAR },
+    maxTokens: TOKENS + 8,
+    onToken: () => (first ??= performance.now()),
+  });
   const end = performance.now();
   return { ttftMs: (first ?? end) - t, totalMs: end - t, tokens: r.usage?.completionTokens ?? 0 };
 }
@@ -85,7 +106,10 @@ export async function adapterSample(engine: Engine, i: number): Promise<GenSampl
 export async function prefixReuse(engine: Engine): Promise<PrefixReuse> {
   const turn1 = [...PREFIX_TURN1];
   const r1 = await engine.chat({ messages: turn1, responseFormat: { type: "grammar", grammar: 'root ::= "Paris."' } });
-  const r2 = await engine.chat({ messages: [...turn1, { role: "assistant", content: r1.text }, { role: "user", content: "And the next one?" }], responseFormat: { type: "grammar", grammar: 'root ::= "Rome."' } });
+  const r2 = await engine.chat({
+    messages: [...turn1, { role: "assistant", content: r1.text }, { role: "user", content: "And the next one?" }],
+    responseFormat: { type: "grammar", grammar: 'root ::= "Rome."' },
+  });
   return {
     turn1_prompt_tokens: r1.usage!.promptTokens!,
     turn1_evaluated: r1.usage!.promptTokensEvaluated!,

@@ -13,7 +13,16 @@ import { LlamaCppEngine } from "../src/engines/llamacpp/engine.ts";
 import { buildTestModel, writeTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer } from "../test/engines/model-server.ts";
 import { chromiumMissing, startChromiumBench, type ChromiumBench } from "./chromium.ts";
-import { adapterSample, engineEntry, GRAMMAR, prefixReuse, promptFor, SYSTEM, TOKENS, type GenSample } from "./engine-core.ts";
+import {
+  adapterSample,
+  engineEntry,
+  GRAMMAR,
+  prefixReuse,
+  promptFor,
+  SYSTEM,
+  TOKENS,
+  type GenSample,
+} from "./engine-core.ts";
 
 const JSON_ONLY = process.argv.includes("--json");
 const RUNS = 9;
@@ -21,7 +30,11 @@ const log = (...a: unknown[]): void => {
   if (!JSON_ONLY) console.error(...a);
 };
 const model = writeTestModel();
-const modelInfo = { model: "generated test model (test/fixtures/gguf.ts: llama, 2 blocks, n_embd 64, random weights)", model_sha256: `sha256:${model.sha256}`, model_bytes: model.size };
+const modelInfo = {
+  model: "generated test model (test/fixtures/gguf.ts: llama, 2 blocks, n_embd 64, random weights)",
+  model_sha256: `sha256:${model.sha256}`,
+  model_bytes: model.size,
+};
 
 /** Node: LlamaCppEngine vs node-llama-cpp used directly (same template, prefix reuse and grammar). */
 async function measureNode(): Promise<Record<string, unknown>> {
@@ -32,7 +45,11 @@ async function measureNode(): Promise<Record<string, unknown>> {
     return { env: "node", skipped: (e as Error).message };
   }
   const dir = await mkdtemp(join(tmpdir(), "edge-bench-engine-"));
-  const engine = new LlamaCppEngine({ backend: createNodeLlamaBackend({ cacheDir: dir }), model: { kind: "file", path: model.path }, threads: 1 });
+  const engine = new LlamaCppEngine({
+    backend: createNodeLlamaBackend({ cacheDir: dir }),
+    model: { kind: "file", path: model.path },
+    threads: 1,
+  });
   try {
     await engine.load();
     const llm = await rt.llama.loadModel({ modelPath: model.path, gpuLayers: 0 });
@@ -42,7 +59,11 @@ async function measureNode(): Promise<Record<string, unknown>> {
     const grammar = await rt.llama.createGrammar({ grammar: GRAMMAR });
     const bare = async (i: number): Promise<GenSample> => {
       const t = performance.now();
-      const history: NlcHistoryItem[] = [{ type: "system", text: SYSTEM }, { type: "user", text: promptFor(i)[1]!.content }, { type: "model", response: [] }];
+      const history: NlcHistoryItem[] = [
+        { type: "system", text: SYSTEM },
+        { type: "user", text: promptFor(i)[1]!.content },
+        { type: "model", response: [] },
+      ];
       const tokens = wrapper.generateContextState({ chatHistory: history }).contextText.tokenize(llm.tokenizer);
       const last = tokens.pop()!;
       await sequence.adaptStateToTokens(tokens, false);
@@ -50,7 +71,10 @@ async function measureNode(): Promise<Record<string, unknown>> {
       let first: number | undefined;
       let n = 0;
       let text = "";
-      for await (const token of sequence.evaluate([...tokens.slice(sequence.nextTokenIndex), last], { temperature: 0, grammarEvaluationState: state })) {
+      for await (const token of sequence.evaluate([...tokens.slice(sequence.nextTokenIndex), last], {
+        temperature: 0,
+        grammarEvaluationState: state,
+      })) {
         first ??= performance.now();
         if (llm.isEogToken(token)) break;
         text += llm.detokenize([token]);
@@ -92,8 +116,16 @@ async function measureChromium(): Promise<Record<string, unknown>> {
   try {
     bench = await startChromiumBench(log);
     const page = await bench.openBenchPage();
-    const r = await page.evaluate(([url, runs]) => window.__bench!.llamaEngineBench(url, runs), [server.url("/model.gguf"), RUNS] as const);
-    return engineEntry("chromium", r.adapter, r.bare, r.prefix, { ...modelInfo, runtime: r.runtime, threads: 1, browser: `Chromium ${bench.version}` });
+    const r = await page.evaluate(([url, runs]) => window.__bench!.llamaEngineBench(url, runs), [
+      server.url("/model.gguf"),
+      RUNS,
+    ] as const);
+    return engineEntry("chromium", r.adapter, r.bare, r.prefix, {
+      ...modelInfo,
+      runtime: r.runtime,
+      threads: 1,
+      browser: `Chromium ${bench.version}`,
+    });
   } catch (err) {
     process.exitCode = 1;
     return { env: "chromium", error: err instanceof Error ? err.message : String(err) };

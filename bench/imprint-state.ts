@@ -22,7 +22,12 @@ import { LARGER_TEST_MODEL, writeTestModel } from "../test/fixtures/gguf.ts";
 import { realModel, type RealModelId } from "../test/real-models.ts";
 
 const CONVERSATIONS = 4; // conversations 2..5
-const PROMPTS = ["Which tiers do you have?", "Is express shipping possible?", "How do I check an order?", "Thanks, that is all."];
+const PROMPTS = [
+  "Which tiers do you have?",
+  "Is express shipping possible?",
+  "How do I check an order?",
+  "Thanks, that is all.",
+];
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -43,14 +48,22 @@ export interface StateModel {
 /** The larger generated test model (written on first use). */
 export function toyStateModel(): StateModel {
   const model = writeTestModel(LARGER_TEST_MODEL);
-  return { path: model.path, weights: "random", info: { ...LARGER_TEST_MODEL, file_bytes: model.size, sha256: `sha256:${model.sha256}` } };
+  return {
+    path: model.path,
+    weights: "random",
+    info: { ...LARGER_TEST_MODEL, file_bytes: model.size, sha256: `sha256:${model.sha256}` },
+  };
 }
 
 /** A real model from setup:models, or why it is not there. */
 export function realStateModel(id: RealModelId): StateModel | { skipped: string } {
   const m = realModel(id);
   if (!m) return { skipped: `${id} is not in .cache/models/ (run npm run setup:models)` };
-  return { path: m.path, weights: "real", info: { id, label: m.label, file_bytes: m.size, sha256: `sha256:${m.sha256}` } };
+  return {
+    path: m.path,
+    weights: "real",
+    info: { id, label: m.label, file_bytes: m.size, sha256: `sha256:${m.sha256}` },
+  };
 }
 
 interface Conversation {
@@ -64,7 +77,11 @@ interface Conversation {
   prompt_tokens_evaluated: number | undefined;
 }
 
-export async function measureStateRestore(sample: LearnSample, log: (...a: unknown[]) => void, model: StateModel): Promise<Record<string, unknown>> {
+export async function measureStateRestore(
+  sample: LearnSample,
+  log: (...a: unknown[]) => void,
+  model: StateModel,
+): Promise<Record<string, unknown>> {
   try {
     await llamaBinding();
   } catch (e) {
@@ -78,7 +95,13 @@ export async function measureStateRestore(sample: LearnSample, log: (...a: unkno
     await engine.load();
     log(`learning on ${model.path} (the first conversation: prefix evaluated, state saved)…`);
     const t0 = performance.now();
-    const { imprint } = await learn({ sample, engine, evaluate: false, store, saveState: nodeStateSaver(engine, store) });
+    const { imprint } = await learn({
+      sample,
+      engine,
+      evaluate: false,
+      store,
+      saveState: nodeStateSaver(engine, store),
+    });
     const learnMs = performance.now() - t0;
     const state = imprint.state;
     if (!state) throw new Error("the engine saved no state");
@@ -87,18 +110,32 @@ export async function measureStateRestore(sample: LearnSample, log: (...a: unkno
       for (const mode of ["state", "prefix"] as const) {
         await engine.unload();
         await engine.load(); // a new process: nothing cached
-        const binding = imprintBinding(imprint, mode === "state" ? nodeStateRestorer(imprint, { file: store.stateFile(imprint.id) }, store) : undefined);
+        const binding = imprintBinding(
+          imprint,
+          mode === "state" ? nodeStateRestorer(imprint, { file: store.stateFile(imprint.id) }, store) : undefined,
+        );
         const start = performance.now();
         const session = await createChatSession({ engine, imprint: binding, maxTokens: 1 });
         const run = await session.chat(PROMPTS[i]!);
         const ttft = performance.now() - start;
-        if (run.receipt.imprint_restore !== mode) throw new Error(`expected imprint_restore ${mode}, got ${JSON.stringify(run.receipt.imprint_prefix)}`);
+        if (run.receipt.imprint_restore !== mode)
+          throw new Error(`expected imprint_restore ${mode}, got ${JSON.stringify(run.receipt.imprint_prefix)}`);
         const p = run.receipt.imprint_prefix;
-        conversations.push({ conversation: i + 2, mode, ttft_ms: round(ttft), prefix_tokens_evaluated: p?.prefix_tokens_evaluated, prompt_tokens: p?.prompt_tokens, prompt_tokens_evaluated: p?.prompt_tokens_evaluated });
-        log(`conversation ${i + 2} (${mode}): ${Math.round(ttft)} ms to first token; evaluated ${p?.prefix_tokens_evaluated} prefix + ${p?.prompt_tokens_evaluated} prompt tokens`);
+        conversations.push({
+          conversation: i + 2,
+          mode,
+          ttft_ms: round(ttft),
+          prefix_tokens_evaluated: p?.prefix_tokens_evaluated,
+          prompt_tokens: p?.prompt_tokens,
+          prompt_tokens_evaluated: p?.prompt_tokens_evaluated,
+        });
+        log(
+          `conversation ${i + 2} (${mode}): ${Math.round(ttft)} ms to first token; evaluated ${p?.prefix_tokens_evaluated} prefix + ${p?.prompt_tokens_evaluated} prompt tokens`,
+        );
       }
     }
-    const ttft = (mode: "state" | "prefix") => round(median(conversations.filter((c) => c.mode === mode).map((c) => c.ttft_ms)));
+    const ttft = (mode: "state" | "prefix") =>
+      round(median(conversations.filter((c) => c.mode === mode).map((c) => c.ttft_ms)));
     const ratio = round(ttft("prefix") / ttft("state"));
     return {
       engine: `llamacpp (${engine.info().fingerprint?.runtime}, CPU, 1 thread)`,
@@ -114,7 +151,16 @@ export async function measureStateRestore(sample: LearnSample, log: (...a: unkno
       restored: { mode: "state", median_ttft_ms: ttft("state") },
       ratio_ttft_prefix_vs_state: ratio,
       goal_ratio: GOAL_RATIO,
-      goal: { met: ratio >= GOAL_RATIO, measured: ratio, goal: `≥ ${GOAL_RATIO}×`, ...(ratio >= GOAL_RATIO ? {} : { reason: `restoring the state answered ${ratio}× faster than re-prefilling the ${state.prefix_tokens}-token prefix` }) },
+      goal: {
+        met: ratio >= GOAL_RATIO,
+        measured: ratio,
+        goal: `≥ ${GOAL_RATIO}×`,
+        ...(ratio >= GOAL_RATIO
+          ? {}
+          : {
+              reason: `restoring the state answered ${ratio}× faster than re-prefilling the ${state.prefix_tokens}-token prefix`,
+            }),
+      },
       load_avg_1m: { start: loadStart, end: round(loadavg()[0]!) },
       note: "Time to first token of conversations 2..5, each in a freshly loaded model (like a new edge chat): session creation (gate + state check and load, or prefix evaluation) plus the first prompt to its first token. Same run, same model, alternating modes.",
     };

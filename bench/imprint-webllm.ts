@@ -17,7 +17,13 @@ const log = (text: string): void => {
   out.textContent = text;
   console.log(text);
 };
-const PROMPTS = ["Hi, what can you do?", "Which fee tiers are there?", "Is express shipping possible?", "How do I check an order?", "Thanks, that is all."];
+const PROMPTS = [
+  "Hi, what can you do?",
+  "Which fee tiers are there?",
+  "Is express shipping possible?",
+  "How do I check an order?",
+  "Thanks, that is all.",
+];
 
 async function main(): Promise<void> {
   const probe = await probeWebGPU();
@@ -26,7 +32,10 @@ async function main(): Promise<void> {
   const engine = new WebLLMEngine(model ? { modelId: model } : {});
   log("loading the model…");
   await engine.load((p) => log(`loading: ${Math.round(p.progress * 100)}% ${p.text}`));
-  const [toolsText, sampleText] = await Promise.all([fetch("/examples/tools.py").then((r) => r.text()), fetch("/examples/learn_sample.json").then((r) => r.text())]);
+  const [toolsText, sampleText] = await Promise.all([
+    fetch("/examples/tools.py").then((r) => r.text()),
+    fetch("/examples/learn_sample.json").then((r) => r.text()),
+  ]);
   const host = await createBrowserRunnerHost();
   try {
     const toolset = await freezeToolset(memorySource("tools.py", toolsText), host);
@@ -34,7 +43,13 @@ async function main(): Promise<void> {
     log("learning (prefill + evaluation)…");
     const learned = await learn({ sample, toolset, engine, maxTokens: 64 });
     const ttft = async (mode: "contract" | "imprint"): Promise<number[]> => {
-      const session = await createChatSession({ engine, host, tools: { kind: "toolset", toolset }, maxTokens: 32, ...(mode === "imprint" ? { imprint: imprintBinding(learned.imprint) } : {}) });
+      const session = await createChatSession({
+        engine,
+        host,
+        tools: { kind: "toolset", toolset },
+        maxTokens: 32,
+        ...(mode === "imprint" ? { imprint: imprintBinding(learned.imprint) } : {}),
+      });
       const times: number[] = [];
       for (const p of PROMPTS) {
         const t0 = performance.now();
@@ -54,7 +69,11 @@ async function main(): Promise<void> {
           model: engine.info().modelId,
           adapter: probe.adapter,
           learn_prefill_ms: learned.evaluation.prefill_ms,
-          evaluation: { scored: learned.evaluation.scored, without: learned.evaluation.matched_without_prefix, with: learned.evaluation.matched_with_prefix },
+          evaluation: {
+            scored: learned.evaluation.scored,
+            without: learned.evaluation.matched_without_prefix,
+            with: learned.evaluation.matched_with_prefix,
+          },
           ttft_ms: { contract, imprint },
           mean_ttft_prompts_2_5_ms: { contract: mean(contract.slice(1)), imprint: mean(imprint.slice(1)) },
           ratio_prompts_2_5_imprint_vs_contract: +(mean(imprint.slice(1)) / mean(contract.slice(1))).toFixed(3),

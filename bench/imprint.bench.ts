@@ -28,12 +28,18 @@ import { freezeToolset } from "../src/toolset/freeze.ts";
 import { memorySource } from "../src/toolset/inspect.ts";
 import type { RealModelId } from "../test/real-models.ts";
 
-const { values: args } = parseArgs({ options: { json: { type: "boolean" }, quick: { type: "boolean" }, models: { type: "string" } } });
+const { values: args } = parseArgs({
+  options: { json: { type: "boolean" }, quick: { type: "boolean" }, models: { type: "string" } },
+});
 const JSON_ONLY = args.json === true;
-const DEFAULT_MODELS = args.quick ? "smollm2-135m-instruct-q4_1" : "smollm2-135m-instruct-q4_1,qwen2.5-coder-0.5b-instruct-q4_k_m";
+const DEFAULT_MODELS = args.quick
+  ? "smollm2-135m-instruct-q4_1"
+  : "smollm2-135m-instruct-q4_1,qwen2.5-coder-0.5b-instruct-q4_k_m";
 const REAL_MODELS = (args.models ?? DEFAULT_MODELS).split(",").filter((m) => m && m !== "none") as RealModelId[];
 const TOOLS = readFileSync(new URL("../public/examples/tools.py", import.meta.url), "utf8");
-const SAMPLE = parseLearnSampleText(readFileSync(new URL("../public/examples/learn_sample.json", import.meta.url), "utf8"));
+const SAMPLE = parseLearnSampleText(
+  readFileSync(new URL("../public/examples/learn_sample.json", import.meta.url), "utf8"),
+);
 const PROMPTS = [
   "Hi, what can you do?",
   "Which tiers do you have?",
@@ -43,7 +49,8 @@ const PROMPTS = [
 ];
 const ANSWERS = PROMPTS.map((_, i) => `Answer ${i + 1}: plain text, no tool needed.`);
 const enc = new TextEncoder();
-const bytes = (messages: readonly ChatMessage[]): number => messages.reduce((n, m) => n + enc.encode(m.content).byteLength, 0);
+const bytes = (messages: readonly ChatMessage[]): number =>
+  messages.reduce((n, m) => n + enc.encode(m.content).byteLength, 0);
 const same = (a: ChatMessage, b: ChatMessage): boolean => a.role === b.role && a.content === b.content;
 
 interface Turn {
@@ -52,14 +59,24 @@ interface Turn {
   new_bytes: number;
 }
 
-async function measure(mode: "contract" | "imprint", host: ReturnType<typeof createNodeRunnerHost>, imprint?: Parameters<typeof imprintBinding>[0]): Promise<{ instruction_bytes: number; turns: Turn[] }> {
+async function measure(
+  mode: "contract" | "imprint",
+  host: ReturnType<typeof createNodeRunnerHost>,
+  imprint?: Parameters<typeof imprintBinding>[0],
+): Promise<{ instruction_bytes: number; turns: Turn[] }> {
   const engine = new ScriptedEngine(ANSWERS, { chunkSize: 1024 });
   await engine.load();
   const toolset = await freezeToolset(memorySource("tools.py", TOOLS), host);
-  const session = await createChatSession({ engine, host, tools: { kind: "toolset", toolset }, ...(mode === "imprint" && imprint ? { imprint: imprintBinding(imprint) } : {}) });
+  const session = await createChatSession({
+    engine,
+    host,
+    tools: { kind: "toolset", toolset },
+    ...(mode === "imprint" && imprint ? { imprint: imprintBinding(imprint) } : {}),
+  });
   for (const p of PROMPTS) {
     const run = await session.chat(p);
-    if (!run.ok || run.receipt.tool_instruction_mode !== mode) throw new Error(`bench run failed: ${JSON.stringify(run.error ?? run.receipt.tool_instruction_mode)}`);
+    if (!run.ok || run.receipt.tool_instruction_mode !== mode)
+      throw new Error(`bench run failed: ${JSON.stringify(run.error ?? run.receipt.tool_instruction_mode)}`);
   }
   const turns: Turn[] = [];
   let cached: ChatMessage[] = [];
@@ -67,7 +84,11 @@ async function measure(mode: "contract" | "imprint", host: ReturnType<typeof cre
     let k = 0;
     while (k < cached.length && k < c.messages.length && same(cached[k]!, c.messages[k]!)) k++;
     const reusable = k === cached.length; // the whole previous conversation is a prefix of this request
-    turns.push({ turn: i + 1, sent_bytes: bytes(c.messages), new_bytes: bytes(reusable ? c.messages.slice(k) : c.messages) });
+    turns.push({
+      turn: i + 1,
+      sent_bytes: bytes(c.messages),
+      new_bytes: bytes(reusable ? c.messages.slice(k) : c.messages),
+    });
     cached = [...c.messages, { role: "assistant", content: ANSWERS[i]! }];
   });
   return { instruction_bytes: enc.encode(session.contract ?? "").byteLength, turns };
@@ -99,10 +120,24 @@ try {
     bench: "imprint.prompt_bytes",
     engine: "scripted",
     prompts: PROMPTS.length,
-    baseline: { mode: "contract", ...contract, total_sent_bytes: sum(contract.turns, "sent_bytes"), total_new_bytes: sum(contract.turns, "new_bytes") },
-    imprint: { mode: "imprint", ...withImprint, total_sent_bytes: sum(withImprint.turns, "sent_bytes"), total_new_bytes: sum(withImprint.turns, "new_bytes") },
-    ratio_sent_imprint_vs_contract: +(sum(withImprint.turns, "sent_bytes") / sum(contract.turns, "sent_bytes")).toFixed(3),
-    ratio_new_turns_2_5_imprint_vs_contract: +(sum(withImprint.turns.slice(1), "new_bytes") / sum(contract.turns.slice(1), "new_bytes")).toFixed(3),
+    baseline: {
+      mode: "contract",
+      ...contract,
+      total_sent_bytes: sum(contract.turns, "sent_bytes"),
+      total_new_bytes: sum(contract.turns, "new_bytes"),
+    },
+    imprint: {
+      mode: "imprint",
+      ...withImprint,
+      total_sent_bytes: sum(withImprint.turns, "sent_bytes"),
+      total_new_bytes: sum(withImprint.turns, "new_bytes"),
+    },
+    ratio_sent_imprint_vs_contract: +(sum(withImprint.turns, "sent_bytes") / sum(contract.turns, "sent_bytes")).toFixed(
+      3,
+    ),
+    ratio_new_turns_2_5_imprint_vs_contract: +(
+      sum(withImprint.turns.slice(1), "new_bytes") / sum(contract.turns.slice(1), "new_bytes")
+    ).toFixed(3),
     note: "The imprint prefix = the same contract + profile + policy, so it is LARGER than the bare contract and is re-sent every turn. What saves work is the engine keeping the conversation's KV cache (new_bytes): from turn 2 on only the new prompt is prefilled, in both modes. The scripted engine has no cache; new_bytes models web-llm's multi-round reuse.",
     // The profile-only prefix of the example sample: ~1,800 tokens with the test model's byte
     // vocabulary, a few hundred with a real tokenizer.

@@ -10,7 +10,11 @@ import type { JsonObject } from "../src/contract/types.ts";
 
 const PARAMETERS: JsonObject = {
   type: "object",
-  properties: { amount: { type: "number" }, tier: { type: "string", enum: ["basic", "pro"], default: "basic" }, note: { type: ["string", "null"], default: null } },
+  properties: {
+    amount: { type: "number" },
+    tier: { type: "string", enum: ["basic", "pro"], default: "basic" },
+    note: { type: ["string", "null"], default: null },
+  },
   required: ["amount"],
   additionalProperties: false,
 };
@@ -92,7 +96,13 @@ export async function measureHostOverhead(store: ReceiptStore, n = 1000): Promis
   return {
     p50: percentile(total, 50),
     p95: percentile(total, 95),
-    compute_p50: percentile(samples.map((s) => s.compute), 50),
-    store_p50: percentile(samples.map((s) => s.store), 50),
+    compute_p50: percentile(
+      samples.map((s) => s.compute),
+      50,
+    ),
+    store_p50: percentile(
+      samples.map((s) => s.store),
+      50,
+    ),
   };
 }

@@ -33,14 +33,23 @@ try {
   for (let i = 0; i < 15; i++) {
     await host.warm();
     const t = performance.now();
-    const out = await host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: "fee_quote", args: { amount: 100 + i }, outputSchema: null });
+    const out = await host.call({
+      bytes,
+      expectedSha256: sha,
+      filename: "tools.py",
+      toolName: "fee_quote",
+      args: { amount: 100 + i },
+      outputSchema: null,
+    });
     runner.push(performance.now() - t);
     if (!out.ok) throw new Error(`runner call failed: ${JSON.stringify(out.error)}`);
   }
   await host.close();
   const runnerP50 = percentile(runner, 50);
   const result: Record<string, unknown>[] = [
-    loopEntry("node", overhead, runnerP50, { receipt_store: "node files: lock, atomic write with fsync of file and folder" }),
+    loopEntry("node", overhead, runnerP50, {
+      receipt_store: "node files: lock, atomic write with fsync of file and folder",
+    }),
   ];
   result.push(await measureChromium());
   console.log(JSON.stringify(result, null, JSON_ONLY ? 0 : 2));
@@ -59,12 +68,16 @@ async function measureChromium(): Promise<Record<string, unknown>> {
     const page = await bench.openBenchPage();
     const overhead = await page.evaluate((n) => window.__bench!.loopOverhead(n), CALLS);
     log("chromium overhead", overhead);
-    const runner = await page.evaluate(([tools, n]) => window.__bench!.runnerBaseline(tools, n), [TOOLS, RUNNER_CALLS] as const);
+    const runner = await page.evaluate(([tools, n]) => window.__bench!.runnerBaseline(tools, n), [
+      TOOLS,
+      RUNNER_CALLS,
+    ] as const);
     log("chromium runner", runner.map(Math.round));
     const runnerP50 = percentile(runner, 50);
     const timerMs = await page.evaluate(() => window.__bench!.timerResolutionMs());
     return loopEntry("chromium", overhead, runnerP50, {
-      receipt_store: "IndexedDB (idb): createIdbReceiptStore(openEdgeDb()), head read + one readwrite compare-and-swap transaction per append",
+      receipt_store:
+        "IndexedDB (idb): createIdbReceiptStore(openEdgeDb()), head read + one readwrite compare-and-swap transaction per append",
       browser: `Chromium ${bench.version}`,
       timer_resolution_ms: round3(timerMs),
     });
@@ -77,7 +90,12 @@ async function measureChromium(): Promise<Record<string, unknown>> {
 }
 
 /** One environment's JSON entry: the same keys and rounding for Node and Chromium. */
-function loopEntry(env: "node" | "chromium", overhead: OverheadStats, runnerP50: number, extra: Record<string, unknown>): Record<string, unknown> {
+function loopEntry(
+  env: "node" | "chromium",
+  overhead: OverheadStats,
+  runnerP50: number,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     env,
     calls: CALLS,

@@ -25,7 +25,9 @@ async function storeWith(count: number): Promise<{ append: (i: number) => Promis
   for (let i = 1; i <= Math.min(count, 10); i++) head = await store.append(sampleReceiptBody(`seed-${i}`));
   for (let i = 11; i <= count; i++) {
     head = await chainReceipt(sampleReceiptBody(`seed-${i}`), head);
-    writeFileSync(path.join(dir, "receipts", receiptFileName(head.seq)), `${JSON.stringify(head, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(path.join(dir, "receipts", receiptFileName(head.seq)), `${JSON.stringify(head, null, 2)}\n`, {
+      mode: 0o600,
+    });
   }
   rmSync(path.join(dir, "receipts", ".head"), { force: true }); // as after an upgrade: the first append lists
   return {

@@ -93,7 +93,11 @@ interface RunnerSamples {
 }
 
 /** One environment's JSON entry: the same keys and rounding for Node and Chromium. */
-function runnerEntry(env: "node" | "chromium", m: RunnerSamples, extra: Record<string, unknown>): Record<string, unknown> {
+function runnerEntry(
+  env: "node" | "chromium",
+  m: RunnerSamples,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   const warmP50 = pct(m.warm, 50);
   const coldP50 = pct(m.cold, 50);
   const pool = m.pool;
@@ -121,7 +125,14 @@ let sha: Sha256;
 
 async function timedCall(host: PoolRunnerHost): Promise<number> {
   const t = performance.now();
-  const out = await host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: TOOL, args: ARGS, outputSchema: null });
+  const out = await host.call({
+    bytes,
+    expectedSha256: sha,
+    filename: "tools.py",
+    toolName: TOOL,
+    args: ARGS,
+    outputSchema: null,
+  });
   const ms = performance.now() - t;
   if (!out.ok || !out.runner_secret_verified || JSON.stringify(out.result) !== JSON.stringify(EXPECTED)) {
     throw new Error(`bench call failed: ${JSON.stringify(out)}`);
@@ -261,26 +272,36 @@ async function main(): Promise<{ entry: Record<string, unknown>; cpyP50: number 
 
     const cpyP50 = pct(cpy, 50);
     const warmP50 = pct(warm, 50);
-    const goals = { warm_p50_within_8_ms: warmP50 <= GOAL_WARM_P50_MS, idle_spare_within_120_mb: spareMb <= GOAL_SPARE_MB };
-    const entry = runnerEntry("node", { warm, cold, burst, snapBoots, plainBoots, spareMb, cpyP50, pool: DEFAULT_SPARES }, {
-      memory_method: "sum of VmRSS (/proc/<pid>/status) over this Node process and its descendants (each runner is a child process) with a host holding 3 idle booted spares minus with a host holding 0 spares, divided by 3",
-      bare_node_process_rss_mb: round1(bareMb),
-      ratio_spare_vs_bare_node: Math.round((spareMb / bareMb) * 100) / 100,
-      warm_with_two_pypi_packages:
-        packaged.samples
+    const goals = {
+      warm_p50_within_8_ms: warmP50 <= GOAL_WARM_P50_MS,
+      idle_spare_within_120_mb: spareMb <= GOAL_SPARE_MB,
+    };
+    const entry = runnerEntry(
+      "node",
+      { warm, cold, burst, snapBoots, plainBoots, spareMb, cpyP50, pool: DEFAULT_SPARES },
+      {
+        memory_method:
+          "sum of VmRSS (/proc/<pid>/status) over this Node process and its descendants (each runner is a child process) with a host holding 3 idle booted spares minus with a host holding 0 spares, divided by 3",
+        bare_node_process_rss_mb: round1(bareMb),
+        ratio_spare_vs_bare_node: Math.round((spareMb / bareMb) * 100) / 100,
+        warm_with_two_pypi_packages: packaged.samples
           ? {
               packages: packaged.packages,
               p50_ms: round1(pct(packaged.samples, 50)),
               p95_ms: round1(pct(packaged.samples, 95)),
               ratio_vs_warm_without: Math.round((pct(packaged.samples, 50) / warmP50) * 100) / 100,
-              method: "the same warm host (one idle spare), the job carrying the two wheels' bytes; each call installs them with Pyodide's installer in its fresh runner before importing the tools file",
+              method:
+                "the same warm host (one idle spare), the job carrying the two wheels' bytes; each call installs them with Pyodide's installer in its fresh runner before importing the tools file",
             }
           : { skipped: packaged.skipped },
-      goals: { warm_p50_ms: GOAL_WARM_P50_MS, idle_spare_mb: GOAL_SPARE_MB, ...goals },
-      goals_missed: Object.entries(goals).filter(([, met]) => !met).map(([name]) => name),
-      load_before: loadBefore,
-      load_after: loadavg().map((l) => Math.round(l * 100) / 100),
-    });
+        goals: { warm_p50_ms: GOAL_WARM_P50_MS, idle_spare_mb: GOAL_SPARE_MB, ...goals },
+        goals_missed: Object.entries(goals)
+          .filter(([, met]) => !met)
+          .map(([name]) => name),
+        load_before: loadBefore,
+        load_after: loadavg().map((l) => Math.round(l * 100) / 100),
+      },
+    );
     return { entry, cpyP50 };
   } finally {
     for (const h of hosts) await h.close();
@@ -289,8 +310,17 @@ async function main(): Promise<{ entry: Record<string, unknown>; cpyP50: number 
 }
 
 /** Warm calls of fee_table with tabulate and six installed in each job; skipped without PyPI. */
-async function packagedWarmCalls(cacheDir: string, hosts: PoolRunnerHost[]): Promise<{ samples?: number[]; packages?: string[]; skipped?: string }> {
-  const project = { entry: "tools.py", files: { "tools.py": new TextEncoder().encode(PACKAGED_TOOLS), "requirements.txt": new TextEncoder().encode("tabulate\nsix\n") } };
+async function packagedWarmCalls(
+  cacheDir: string,
+  hosts: PoolRunnerHost[],
+): Promise<{ samples?: number[]; packages?: string[]; skipped?: string }> {
+  const project = {
+    entry: "tools.py",
+    files: {
+      "tools.py": new TextEncoder().encode(PACKAGED_TOOLS),
+      "requirements.txt": new TextEncoder().encode("tabulate\nsix\n"),
+    },
+  };
   let locked: Awaited<ReturnType<typeof lockInMemory>>["outcome"];
   let store: PackageStore;
   try {
@@ -300,7 +330,16 @@ async function packagedWarmCalls(cacheDir: string, hosts: PoolRunnerHost[]): Pro
   }
   const failed = locked.packages.find((p) => p.error);
   if (failed) return { skipped: `PyPI: ${failed.error!.message}` };
-  const packages: PackageWheel[] = await Promise.all(locked.packages.map(async (p) => ({ name: p.name, file_name: p.file_name, install_dir: "site", sha256: p.sha256, bytes: (await store.get(p.file_name))!, source: "pypi" as const })));
+  const packages: PackageWheel[] = await Promise.all(
+    locked.packages.map(async (p) => ({
+      name: p.name,
+      file_name: p.file_name,
+      install_dir: "site",
+      sha256: p.sha256,
+      bytes: (await store.get(p.file_name))!,
+      source: "pypi" as const,
+    })),
+  );
   const pBytes = project.files["tools.py"];
   const pSha = await sha256Bytes(pBytes);
   const host = createNodeRunnerHost({ cacheDir, spares: 1 });
@@ -310,9 +349,18 @@ async function packagedWarmCalls(cacheDir: string, hosts: PoolRunnerHost[]): Pro
     await host.warm();
     await sleep(30);
     const t = performance.now();
-    const out = await host.call({ bytes: pBytes, expectedSha256: pSha, filename: "tools.py", toolName: "fee_table", args: { amount: 100 }, outputSchema: null, packages });
+    const out = await host.call({
+      bytes: pBytes,
+      expectedSha256: pSha,
+      filename: "tools.py",
+      toolName: "fee_table",
+      args: { amount: 100 },
+      outputSchema: null,
+      packages,
+    });
     const ms = performance.now() - t;
-    if (!out.ok || !JSON.stringify(out.result).includes("1.17")) throw new Error(`packaged bench call failed: ${JSON.stringify(out).slice(0, 500)}`);
+    if (!out.ok || !JSON.stringify(out.result).includes("1.17"))
+      throw new Error(`packaged bench call failed: ${JSON.stringify(out).slice(0, 500)}`);
     if (i > 0) samples.push(ms);
   }
   await host.close();
@@ -362,16 +410,31 @@ async function measureChromium(cpyP50: number): Promise<Record<string, unknown>>
     const mean = (v: number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
     const mb = (b: number): number => b / (1024 * 1024);
     const spareMb = mb(mean(rssSamples["3"]) - mean(rssSamples["0"])) / 3;
-    log("chromium tree rss MB", rssSamples["0"].map((b) => Math.round(mb(b))), rssSamples["3"].map((b) => Math.round(mb(b))));
+    log(
+      "chromium tree rss MB",
+      rssSamples["0"].map((b) => Math.round(mb(b))),
+      rssSamples["3"].map((b) => Math.round(mb(b))),
+    );
 
-    return runnerEntry("chromium", { warm, cold, burst, snapBoots, plainBoots, spareMb, cpyP50, pool }, {
-      memory_method:
-        "sum of VmRSS (/proc/<pid>/status) over the Chromium browser process and all its descendants (renderers incl. the sandbox frame, GPU, network, zygotes), with a fresh tab whose runner host holds 3 idle booted spares minus one holding 0 (same sandbox frame and snapshot), mean of 2 alternating rounds each, divided by 3; shared pages count in every process, so this is an upper-bound-style estimate",
-      rss_tree_mb: { spares_0: rssSamples["0"].map((b) => round1(mb(b))), spares_3: rssSamples["3"].map((b) => round1(mb(b))) },
-      sandbox_setup_ms: { fetch: round1(warmRun.sandbox.fetchMs), frame: round1(warmRun.sandbox.frameMs), compile: round1(warmRun.sandbox.compileMs) },
-      browser: `Chromium ${bench.version}`,
-      timer_resolution_ms: round3(timerMs),
-    });
+    return runnerEntry(
+      "chromium",
+      { warm, cold, burst, snapBoots, plainBoots, spareMb, cpyP50, pool },
+      {
+        memory_method:
+          "sum of VmRSS (/proc/<pid>/status) over the Chromium browser process and all its descendants (renderers incl. the sandbox frame, GPU, network, zygotes), with a fresh tab whose runner host holds 3 idle booted spares minus one holding 0 (same sandbox frame and snapshot), mean of 2 alternating rounds each, divided by 3; shared pages count in every process, so this is an upper-bound-style estimate",
+        rss_tree_mb: {
+          spares_0: rssSamples["0"].map((b) => round1(mb(b))),
+          spares_3: rssSamples["3"].map((b) => round1(mb(b))),
+        },
+        sandbox_setup_ms: {
+          fetch: round1(warmRun.sandbox.fetchMs),
+          frame: round1(warmRun.sandbox.frameMs),
+          compile: round1(warmRun.sandbox.compileMs),
+        },
+        browser: `Chromium ${bench.version}`,
+        timer_resolution_ms: round3(timerMs),
+      },
+    );
   } catch (err) {
     process.exitCode = 1;
     return { env: "chromium", error: err instanceof Error ? err.message : String(err) };

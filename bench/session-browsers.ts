@@ -37,9 +37,12 @@ export interface BenchTab {
 /** Why a browser cannot run here (what to install), or undefined. */
 export function browserMissing(env: BrowserEnv): string | undefined {
   if (env === "chromium") return chromiumMissing();
-  if (env === "firefox") return existsSync(FIREFOX_PATH) ? undefined : `no Firefox at ${FIREFOX_PATH} (Debian: apt-get install firefox-esr)`;
+  if (env === "firefox")
+    return existsSync(FIREFOX_PATH) ? undefined : `no Firefox at ${FIREFOX_PATH} (Debian: apt-get install firefox-esr)`;
   const tools = spawnSync("sh", ["-c", "command -v WebKitWebDriver && command -v xvfb-run"]).status === 0;
-  return existsSync(MINIBROWSER_PATH) && tools ? undefined : "no WebKitWebDriver/MiniBrowser or xvfb-run (Debian: apt-get install webkit2gtk-driver xvfb)";
+  return existsSync(MINIBROWSER_PATH) && tools
+    ? undefined
+    : "no WebKitWebDriver/MiniBrowser or xvfb-run (Debian: apt-get install webkit2gtk-driver xvfb)";
 }
 
 /** A page that evaluates expressions (a promise's value awaited) and reloads. */
@@ -70,7 +73,10 @@ async function callInPage<R>(page: PageHandle, fn: string, args: unknown[]): Pro
   }
 }
 
-async function chromiumPage(served: ServedBenchPage, log: (...a: unknown[]) => void): Promise<{ page: PageHandle; version: string }> {
+async function chromiumPage(
+  served: ServedBenchPage,
+  log: (...a: unknown[]) => void,
+): Promise<{ page: PageHandle; version: string }> {
   const bench = await launchChromiumBench(log, served);
   try {
     const page: Page = await bench.openBenchPage();
@@ -91,14 +97,27 @@ async function chromiumPage(served: ServedBenchPage, log: (...a: unknown[]) => v
   }
 }
 
-async function driverPage(env: "firefox" | "webkit", served: ServedBenchPage): Promise<{ page: PageHandle; version: string }> {
+async function driverPage(
+  env: "firefox" | "webkit",
+  served: ServedBenchPage,
+): Promise<{ page: PageHandle; version: string }> {
   const driver: Driver = env === "firefox" ? await launchFirefox() : await launchWebKit();
-  const ready = () => until(driver, "the bench page's window.__bench", () => (window as typeof window & { __bench?: unknown }).__bench !== undefined, null, 120_000);
+  const ready = () =>
+    until(
+      driver,
+      "the bench page's window.__bench",
+      () => (window as typeof window & { __bench?: unknown }).__bench !== undefined,
+      null,
+      120_000,
+    );
   try {
     await driver.goto(served.pageUrl);
     await ready();
     const ua = await driver.run<string>("navigator.userAgent");
-    const version = env === "firefox" ? (/Firefox\/[\d.]+/.exec(ua)?.[0]?.replace("/", " ") ?? ua) : `WebKitGTK (${/AppleWebKit\/[\d.]+/.exec(ua)?.[0] ?? ua}, MiniBrowser)`;
+    const version =
+      env === "firefox"
+        ? (/Firefox\/[\d.]+/.exec(ua)?.[0]?.replace("/", " ") ?? ua)
+        : `WebKitGTK (${/AppleWebKit\/[\d.]+/.exec(ua)?.[0] ?? ua}, MiniBrowser)`;
     return {
       version,
       page: {
@@ -117,7 +136,11 @@ async function driverPage(env: "firefox" | "webkit", served: ServedBenchPage): P
 }
 
 /** A fresh browser (and profile) with the bench page open. The caller must `close()`. */
-export async function openBenchTab(env: BrowserEnv, served: ServedBenchPage, log: (...a: unknown[]) => void): Promise<BenchTab> {
+export async function openBenchTab(
+  env: BrowserEnv,
+  served: ServedBenchPage,
+  log: (...a: unknown[]) => void,
+): Promise<BenchTab> {
   const { page, version } = env === "chromium" ? await chromiumPage(served, log) : await driverPage(env, served);
   try {
     const [cores, isolated] = await page.run<[number, boolean]>("[navigator.hardwareConcurrency, crossOriginIsolated]");

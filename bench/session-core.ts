@@ -14,7 +14,12 @@
 import type { ChatMessage, Engine, ResponseFormat } from "../src/engines/engine.ts";
 import { percentile } from "./loop-core.ts";
 
-export const QUESTIONS = ["Quote the fee for 250 on the pro tier.", "And for 1,000 on basic?", "Where is order 1234?", "What can you do?"] as const;
+export const QUESTIONS = [
+  "Quote the fee for 250 on the pro tier.",
+  "And for 1,000 on basic?",
+  "Where is order 1234?",
+  "What can you do?",
+] as const;
 
 export interface SessionPlan {
   /** The tool contract: the system message of every conversation. */
@@ -52,10 +57,21 @@ export interface SessionSamples {
   guided: Turn[];
 }
 
-async function turn(engine: Engine, messages: ChatMessage[], maxTokens: number, responseFormat?: ResponseFormat): Promise<Turn> {
+async function turn(
+  engine: Engine,
+  messages: ChatMessage[],
+  maxTokens: number,
+  responseFormat?: ResponseFormat,
+): Promise<Turn> {
   const t = performance.now();
   let first: number | undefined;
-  const r = await engine.chat({ messages, maxTokens, temperature: 0, ...(responseFormat ? { responseFormat } : {}), onToken: () => (first ??= performance.now()) });
+  const r = await engine.chat({
+    messages,
+    maxTokens,
+    temperature: 0,
+    ...(responseFormat ? { responseFormat } : {}),
+    onToken: () => (first ??= performance.now()),
+  });
   const u = r.usage ?? {};
   return {
     ttftMs: u.timeToFirstTokenMs ?? (first ?? performance.now()) - t,
@@ -73,7 +89,11 @@ export async function sessionTurns(engine: Engine, plan: SessionPlan, loadMs: nu
   const q1: ChatMessage[] = [sys, { role: "user", content: QUESTIONS[0] }];
   const first = await turn(engine, q1, plan.tokens);
   // The reply as the model wrote it, so turn 2 extends what the cache holds.
-  const second = await turn(engine, [...q1, { role: "assistant", content: first.text }, { role: "user", content: QUESTIONS[1] }], plan.tokens);
+  const second = await turn(
+    engine,
+    [...q1, { role: "assistant", content: first.text }, { role: "user", content: QUESTIONS[1] }],
+    plan.tokens,
+  );
   const newConversation = await turn(engine, [sys, { role: "user", content: QUESTIONS[2] }], plan.tokens);
   const free: Turn[] = [];
   const guided: Turn[] = [];
@@ -114,24 +134,44 @@ export interface Reloaded {
 }
 
 /** The first turn on a freshly loaded engine, asked at once or after a warm (see Reloaded). */
-export async function afterReload(engine: Engine, plan: SessionPlan, start: "cold" | "warm", loadMs: number): Promise<Reloaded> {
+export async function afterReload(
+  engine: Engine,
+  plan: SessionPlan,
+  start: "cold" | "warm",
+  loadMs: number,
+): Promise<Reloaded> {
   const sys: ChatMessage = { role: "system", content: plan.system };
   const q1: ChatMessage[] = [sys, { role: "user", content: QUESTIONS[0] }];
-  if (start === "cold") return { loadMs, returning: plan.skipReturningTurn ? { notMeasured: plan.skipReturningTurn } : await turn(engine, q1, plan.tokens) };
-  if (!engine.warmPrefix) return { loadMs, warm: { notMeasured: "this engine has no prompt cache to warm (Engine.warmPrefix)" } };
+  if (start === "cold")
+    return {
+      loadMs,
+      returning: plan.skipReturningTurn ? { notMeasured: plan.skipReturningTurn } : await turn(engine, q1, plan.tokens),
+    };
+  if (!engine.warmPrefix)
+    return { loadMs, warm: { notMeasured: "this engine has no prompt cache to warm (Engine.warmPrefix)" } };
   const t = performance.now();
   const w = await engine.warmPrefix([sys]);
   const warmPrefixMs = performance.now() - t;
-  return { loadMs, warm: { warmPrefixMs, tokens: w.tokens, evaluated: w.evaluated, turn: await turn(engine, q1, plan.tokens) } };
+  return {
+    loadMs,
+    warm: { warmPrefixMs, tokens: w.tokens, evaluated: w.evaluated, turn: await turn(engine, q1, plan.tokens) },
+  };
 }
 
 export const round = (n: number, digits = 2): number => Math.round(n * 10 ** digits) / 10 ** digits;
 
-const decodeOf = (turns: Turn[]): number => median(turns.flatMap((t) => (t.decodeTokS !== undefined && t.completionTokens >= 4 ? [t.decodeTokS] : [])));
+const decodeOf = (turns: Turn[]): number =>
+  median(turns.flatMap((t) => (t.decodeTokS !== undefined && t.completionTokens >= 4 ? [t.decodeTokS] : [])));
 
 /** warm_/cold_first_turn_ttft_ms: the first-turn goals, for the example tools on the planned CPU default
  *  (DEFAULT_CPU_MODEL); every other subject reports its numbers beside them. */
-const GOALS = { browser_decode_vs_native: 0.7, returning_ttft_ms: 2000, guided_vs_free: 0.9, warm_first_turn_ttft_ms: 2000, cold_first_turn_ttft_ms: 15_000 } as const;
+const GOALS = {
+  browser_decode_vs_native: 0.7,
+  returning_ttft_ms: 2000,
+  guided_vs_free: 0.9,
+  warm_first_turn_ttft_ms: 2000,
+  cold_first_turn_ttft_ms: 15_000,
+} as const;
 /** The model "Auto" is to load on a device without WebGPU: the first-turn goals are its. */
 export const DEFAULT_CPU_MODEL = "smollm2-135m-instruct-q4_1";
 
@@ -179,25 +219,50 @@ export interface Goal {
   reported_beside?: string;
 }
 
-const goal = (met: boolean, measured: number, bound: string, reason: string): Goal => ({ met, measured: round(measured, 3), goal: bound, ...(met ? {} : { reason }) });
-const notMeasured = (bound: string, why: string): Goal => ({ met: null, measured: null, goal: bound, reason: `not measured: ${why}` });
+const goal = (met: boolean, measured: number, bound: string, reason: string): Goal => ({
+  met,
+  measured: round(measured, 3),
+  goal: bound,
+  ...(met ? {} : { reason }),
+});
+const notMeasured = (bound: string, why: string): Goal => ({
+  met: null,
+  measured: null,
+  goal: bound,
+  reason: `not measured: ${why}`,
+});
 
 /** A time the person waits, against its bound (ms). */
 function waitGoal(what: string, ms: number, bound: number, why: string): Goal {
-  return goal(ms <= bound, Math.round(ms), `≤ ${bound} ms`, `${what} took ${Math.round(ms)} ms: ${why} (goal ≤ ${bound} ms)`);
+  return goal(
+    ms <= bound,
+    Math.round(ms),
+    `≤ ${bound} ms`,
+    `${what} took ${Math.round(ms)} ms: ${why} (goal ≤ ${bound} ms)`,
+  );
 }
 
 const median = (xs: number[]): number => (xs.length ? percentile(xs, 50) : NaN);
 
 function returningFields(c: EntryContext): Record<string, unknown> {
   const r = c.returning.returning;
-  if (!r || "notMeasured" in r) return { returning_ttft_ms: null, returning_not_measured: r?.notMeasured ?? "not run", returning_prefix: c.returningPath };
-  return { returning_ttft_ms: Math.round(r.ttftMs), returning_evaluated: r.evaluated, returning_prefix: c.returningPath };
+  if (!r || "notMeasured" in r)
+    return {
+      returning_ttft_ms: null,
+      returning_not_measured: r?.notMeasured ?? "not run",
+      returning_prefix: c.returningPath,
+    };
+  return {
+    returning_ttft_ms: Math.round(r.ttftMs),
+    returning_evaluated: r.evaluated,
+    returning_prefix: c.returningPath,
+  };
 }
 
 function warmFields(c: EntryContext): Record<string, unknown> {
   const w = c.warm.warm;
-  if (!w || "notMeasured" in w) return { warm_prefix_ms: null, warm_first_turn_ttft_ms: null, warm_not_measured: w?.notMeasured ?? "not run" };
+  if (!w || "notMeasured" in w)
+    return { warm_prefix_ms: null, warm_first_turn_ttft_ms: null, warm_not_measured: w?.notMeasured ?? "not run" };
   return {
     warm_prefix_ms: Math.round(w.warmPrefixMs),
     warm_prefix_tokens: w.tokens,
@@ -212,18 +277,36 @@ function returningGoal(c: EntryContext): Goal {
   const r = c.returning.returning;
   const bound = `≤ ${GOALS.returning_ttft_ms} ms`;
   if (!r || "notMeasured" in r) return notMeasured(bound, r?.notMeasured ?? "not run");
-  return waitGoal("the returning first turn", r.ttftMs, GOALS.returning_ttft_ms, `${c.returningPath}, ${r.evaluated} of ${r.promptTokens} prompt tokens evaluated`);
+  return waitGoal(
+    "the returning first turn",
+    r.ttftMs,
+    GOALS.returning_ttft_ms,
+    `${c.returningPath}, ${r.evaluated} of ${r.promptTokens} prompt tokens evaluated`,
+  );
 }
 
 /** The first-turn goals; on a subject other than the default CPU model, reported beside. */
 function firstTurnGoals(s: SessionSamples, c: EntryContext): Record<string, Goal> {
   const w = c.warm.warm;
-  const cold = waitGoal("the first turn right after the load", s.first.ttftMs, GOALS.cold_first_turn_ttft_ms, `the contract and the question, ${s.first.evaluated} tokens, evaluated at ${round((s.first.evaluated / s.first.ttftMs) * 1000)} tok/s`);
+  const cold = waitGoal(
+    "the first turn right after the load",
+    s.first.ttftMs,
+    GOALS.cold_first_turn_ttft_ms,
+    `the contract and the question, ${s.first.evaluated} tokens, evaluated at ${round((s.first.evaluated / s.first.ttftMs) * 1000)} tok/s`,
+  );
   const warm =
     !w || "notMeasured" in w
       ? notMeasured(`≤ ${GOALS.warm_first_turn_ttft_ms} ms`, w?.notMeasured ?? "not run")
-      : waitGoal("the first turn after the warm", w.turn.ttftMs, GOALS.warm_first_turn_ttft_ms, `${w.turn.evaluated} of ${w.turn.promptTokens} prompt tokens evaluated after the ${w.tokens}-token start was warmed`);
-  const beside = c.subject === DEFAULT_CPU_MODEL ? {} : { reported_beside: `the goal is set for ${DEFAULT_CPU_MODEL} (the planned CPU default)` };
+      : waitGoal(
+          "the first turn after the warm",
+          w.turn.ttftMs,
+          GOALS.warm_first_turn_ttft_ms,
+          `${w.turn.evaluated} of ${w.turn.promptTokens} prompt tokens evaluated after the ${w.tokens}-token start was warmed`,
+        );
+  const beside =
+    c.subject === DEFAULT_CPU_MODEL
+      ? {}
+      : { reported_beside: `the goal is set for ${DEFAULT_CPU_MODEL} (the planned CPU default)` };
   return { cold_first_turn_ttft: { ...cold, ...beside }, warm_first_turn_ttft: { ...warm, ...beside } };
 }
 
@@ -261,7 +344,12 @@ export function sessionEntry(s: SessionSamples, c: EntryContext): Record<string,
     env: c.env,
     subject: c.subject,
     weights: c.weights,
-    ...(c.weights === "random" ? { weights_note: "random weights: speed only, never quality; what is generated (length, grammar rejections) is not what a trained model generates" } : {}),
+    ...(c.weights === "random"
+      ? {
+          weights_note:
+            "random weights: speed only, never quality; what is generated (length, grammar rejections) is not what a trained model generates",
+        }
+      : {}),
     ...c.model,
     runtime: c.runtime,
     threads: s.threads,
@@ -280,18 +368,36 @@ export function sessionEntry(s: SessionSamples, c: EntryContext): Record<string,
     ...returningFields(c),
     decode_tok_s_free: round(free),
     decode_tok_s_guided: round(guided),
-    decode_samples: { free: s.free.map((t) => round(t.decodeTokS ?? NaN)), guided: s.guided.map((t) => round(t.decodeTokS ?? NaN)) },
-    decode_sample_tokens: { free: s.free.map((t) => t.completionTokens), guided: s.guided.map((t) => t.completionTokens) },
+    decode_samples: {
+      free: s.free.map((t) => round(t.decodeTokS ?? NaN)),
+      guided: s.guided.map((t) => round(t.decodeTokS ?? NaN)),
+    },
+    decode_sample_tokens: {
+      free: s.free.map((t) => t.completionTokens),
+      guided: s.guided.map((t) => t.completionTokens),
+    },
     guided_vs_free: round(guidedVsFree),
     ...nativeFields(s, c, free, guided),
     ...c.extra,
     goals: {
       ...firstTurnGoals(s, c),
       ...(decodeGoal !== undefined
-        ? { decode_vs_native: goal(vsNative >= decodeGoal, vsNative, `≥ ${decodeGoal}× native`, `decode ${round(free)} tok/s is ${round(vsNative, 3)}× native llama.cpp's ${round(c.native.decodeTokS)} tok/s at ${c.native.threads} thread(s)`) }
+        ? {
+            decode_vs_native: goal(
+              vsNative >= decodeGoal,
+              vsNative,
+              `≥ ${decodeGoal}× native`,
+              `decode ${round(free)} tok/s is ${round(vsNative, 3)}× native llama.cpp's ${round(c.native.decodeTokS)} tok/s at ${c.native.threads} thread(s)`,
+            ),
+          }
         : {}),
       returning_ttft: returningGoal(c),
-      guided_vs_free: goal(guidedVsFree >= GOALS.guided_vs_free, guidedVsFree, `≥ ${GOALS.guided_vs_free}× free`, `guided decode ${round(guided)} tok/s is ${round(guidedVsFree)}× free decode ${round(free)} tok/s`),
+      guided_vs_free: goal(
+        guidedVsFree >= GOALS.guided_vs_free,
+        guidedVsFree,
+        `≥ ${GOALS.guided_vs_free}× free`,
+        `guided decode ${round(guided)} tok/s is ${round(guidedVsFree)}× free decode ${round(free)} tok/s`,
+      ),
     },
   };
 }
@@ -304,19 +410,32 @@ export function threadComparisons(entries: readonly Record<string, unknown>[]): 
   const keys = new Set(entries.filter((e) => e.goals).map((e) => `${e.env}\u0000${e.subject}`));
   for (const key of keys) {
     const [env, subject] = key.split("\u0000");
-    const mine = entries.filter((e) => e.goals && e.env === env && e.subject === subject).sort((a, b) => (a.threads as number) - (b.threads as number));
+    const mine = entries
+      .filter((e) => e.goals && e.env === env && e.subject === subject)
+      .sort((a, b) => (a.threads as number) - (b.threads as number));
     if (mine.length < 2) continue;
-    const metrics = { cold_first_turn_ttft_ms: "lower", warm_prefix_ms: "lower", warm_first_turn_ttft_ms: "lower", returning_ttft_ms: "lower", model_load_ms: "lower", decode_tok_s_free: "higher", decode_tok_s_guided: "higher" } as const;
+    const metrics = {
+      cold_first_turn_ttft_ms: "lower",
+      warm_prefix_ms: "lower",
+      warm_first_turn_ttft_ms: "lower",
+      returning_ttft_ms: "lower",
+      model_load_ms: "lower",
+      decode_tok_s_free: "higher",
+      decode_tok_s_guided: "higher",
+    } as const;
     const better: Record<string, number | "tie" | null> = {};
     for (const [m, dir] of Object.entries(metrics)) {
-      const vals = mine.flatMap((e) => (typeof e[m] === "number" ? [{ threads: e.threads as number, v: e[m] as number }] : []));
+      const vals = mine.flatMap((e) =>
+        typeof e[m] === "number" ? [{ threads: e.threads as number, v: e[m] as number }] : [],
+      );
       if (vals.length < 2) {
         better[m] = null;
         continue;
       }
       const best = vals.reduce((a, b) => ((dir === "lower" ? b.v < a.v : b.v > a.v) ? b : a));
       const worst = vals.reduce((a, b) => ((dir === "lower" ? b.v > a.v : b.v < a.v) ? b : a));
-      better[m] = Math.abs(best.v - worst.v) <= 0.05 * Math.max(Math.abs(best.v), Math.abs(worst.v)) ? "tie" : best.threads;
+      better[m] =
+        Math.abs(best.v - worst.v) <= 0.05 * Math.max(Math.abs(best.v), Math.abs(worst.v)) ? "tie" : best.threads;
     }
     const wins = new Map<number, number>();
     for (const b of Object.values(better)) if (typeof b === "number") wins.set(b, (wins.get(b) ?? 0) + 1);
@@ -326,7 +445,12 @@ export function threadComparisons(entries: readonly Record<string, unknown>[]): 
       env,
       subject,
       weights: mine[0]!.weights,
-      by_threads: Object.fromEntries(mine.map((e) => [e.threads, Object.fromEntries([...Object.keys(metrics), "load_avg_1m"].map((m) => [m, e[m] ?? null]))])),
+      by_threads: Object.fromEntries(
+        mine.map((e) => [
+          e.threads,
+          Object.fromEntries([...Object.keys(metrics), "load_avg_1m"].map((m) => [m, e[m] ?? null])),
+        ]),
+      ),
       better,
       better_overall: !ranked.length || (ranked.length > 1 && ranked[0]![1] === ranked[1]![1]) ? "tie" : ranked[0]![0],
       verdict: Object.entries(better)
@@ -360,7 +484,15 @@ export function firstTurnSummary(entries: readonly Record<string, unknown>[]): R
         load_avg_1m: e.load_avg_1m,
       };
     });
-  return { summary: "first_turn", default_cpu_model: DEFAULT_CPU_MODEL, goal_bounds: { warm_first_turn_ttft_ms: `≤ ${GOALS.warm_first_turn_ttft_ms}`, cold_first_turn_ttft_ms: `≤ ${GOALS.cold_first_turn_ttft_ms}` }, rows };
+  return {
+    summary: "first_turn",
+    default_cpu_model: DEFAULT_CPU_MODEL,
+    goal_bounds: {
+      warm_first_turn_ttft_ms: `≤ ${GOALS.warm_first_turn_ttft_ms}`,
+      cold_first_turn_ttft_ms: `≤ ${GOALS.cold_first_turn_ttft_ms}`,
+    },
+    rows,
+  };
 }
 
 /** Ratios within which a random-weight model is taken to measure what the real one does, at least;
@@ -389,11 +521,22 @@ interface RatioComparison {
   same: boolean | null;
 }
 
-function compareRatio(real: Record<string, unknown>, random: Record<string, unknown>, key: string, within: number): RatioComparison {
+function compareRatio(
+  real: Record<string, unknown>,
+  random: Record<string, unknown>,
+  key: string,
+  within: number,
+): RatioComparison {
   const a = real[key] as number;
   const b = random[key] as number;
   const q = round(b / a);
-  return { real: a, random: b, random_over_real: q, within: round(within), same: within > UNDECIDABLE_NOISE ? null : Math.abs(q - 1) <= within };
+  return {
+    real: a,
+    random: b,
+    random_over_real: q,
+    within: round(within),
+    same: within > UNDECIDABLE_NOISE ? null : Math.abs(q - 1) <= within,
+  };
 }
 
 function weightsVerdict(vsNative: Record<string, RatioComparison>, guided: RatioComparison, kind: string): string {
@@ -401,10 +544,21 @@ function weightsVerdict(vsNative: Record<string, RatioComparison>, guided: Ratio
   const off = rows.filter(([, r]) => r.same === false);
   const open = rows.filter(([, r]) => r.same === null);
   const parts: string[] = [];
-  if (off.length) parts.push(`${off.map(([k, r]) => `${k} on the random subject is ${r.random_over_real}× the real model's (beyond ±${Math.round(r.within * 100)} %)`).join("; ")}${kind.startsWith("nothing") ? "" : ` — what differs besides the weights may explain it: ${kind}`}`);
-  if (open.length) parts.push(`${open.map(([k]) => k).join(" and ")}: cannot tell (the native anchors moved ${open.map(([, r]) => `${Math.round(r.within * 100)} %`).join("/")} in this run)`);
-  if (!off.length && !open.length) parts.push("the random subject gives the real model's ratios against native, within the run's noise");
-  parts.push(guided.same ? "guided/free the same too" : `guided/free differs (${guided.random_over_real}×): what random weights generate under a grammar is not what a trained model does`);
+  if (off.length)
+    parts.push(
+      `${off.map(([k, r]) => `${k} on the random subject is ${r.random_over_real}× the real model's (beyond ±${Math.round(r.within * 100)} %)`).join("; ")}${kind.startsWith("nothing") ? "" : ` — what differs besides the weights may explain it: ${kind}`}`,
+    );
+  if (open.length)
+    parts.push(
+      `${open.map(([k]) => k).join(" and ")}: cannot tell (the native anchors moved ${open.map(([, r]) => `${Math.round(r.within * 100)} %`).join("/")} in this run)`,
+    );
+  if (!off.length && !open.length)
+    parts.push("the random subject gives the real model's ratios against native, within the run's noise");
+  parts.push(
+    guided.same
+      ? "guided/free the same too"
+      : `guided/free differs (${guided.random_over_real}×): what random weights generate under a grammar is not what a trained model does`,
+  );
   return parts.join("; ");
 }
 
@@ -415,7 +569,12 @@ function weightsVerdict(vsNative: Record<string, RatioComparison>, guided: Ratio
  * differs besides the weights (a twin: nothing; a real shape: quant types and chat template);
  * `noise` is how much the native anchors themselves moved in this run.
  */
-export function compareWeights(real: Record<string, unknown>, random: Record<string, unknown>, kind: string, noise: RunNoise): Record<string, unknown> {
+export function compareWeights(
+  real: Record<string, unknown>,
+  random: Record<string, unknown>,
+  kind: string,
+  noise: RunNoise,
+): Record<string, unknown> {
   const vsNative = {
     prefill_vs_native: compareRatio(real, random, "prefill_vs_native", Math.max(SAME_WITHIN, noise.prefill)),
     decode_vs_native: compareRatio(real, random, "decode_vs_native", Math.max(SAME_WITHIN, noise.decode)),
@@ -433,7 +592,11 @@ export function compareWeights(real: Record<string, unknown>, random: Record<str
     guided_vs_free: guided,
     native_anchor_spread: { prefill: round(noise.prefill), decode: round(noise.decode) },
     load_avg_1m: { real: real.load_avg_1m, random: random.load_avg_1m },
-    distorts_vs_native: ratios.some((r) => r.same === false) ? true : ratios.some((r) => r.same === null) ? null : false,
+    distorts_vs_native: ratios.some((r) => r.same === false)
+      ? true
+      : ratios.some((r) => r.same === null)
+        ? null
+        : false,
     distorts_guided_vs_free: !guided.same,
     verdict: weightsVerdict(vsNative, guided, kind),
   };
@@ -443,7 +606,10 @@ export function compareWeights(real: Record<string, unknown>, random: Record<str
  *  before its entry, at the same thread count). */
 function anchorNoise(entries: readonly Record<string, unknown>[], subject: string, threads: unknown): RunNoise {
   const mine = entries.filter((e) => e.subject === subject && e.threads === threads && e.goals);
-  return { prefill: spread(mine.map((e) => e.native_prefill_tok_s as number)), decode: spread(mine.map((e) => e.native_decode_tok_s as number)) };
+  return {
+    prefill: spread(mine.map((e) => e.native_prefill_tok_s as number)),
+    decode: spread(mine.map((e) => e.native_decode_tok_s as number)),
+  };
 }
 
 /** A subject as the comparisons need it: its name, and the real model a random one stands for. */
@@ -454,7 +620,10 @@ export interface ComparedSubject {
 
 /** One comparison per random subject that stands for a real one measured in the same run, per
  *  environment and thread count both have. */
-export function weightComparisons(subjects: readonly ComparedSubject[], entries: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+export function weightComparisons(
+  subjects: readonly ComparedSubject[],
+  entries: readonly Record<string, unknown>[],
+): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const random of subjects) {
     if (!random.standsFor) continue;
@@ -464,7 +633,12 @@ export function weightComparisons(subjects: readonly ComparedSubject[], entries:
       if (!real) continue;
       const a = anchorNoise(entries, realName, r.threads);
       const b = anchorNoise(entries, random.name, r.threads);
-      out.push(compareWeights(real, r, random.standsFor.differs, { prefill: Math.max(a.prefill, b.prefill), decode: Math.max(a.decode, b.decode) }));
+      out.push(
+        compareWeights(real, r, random.standsFor.differs, {
+          prefill: Math.max(a.prefill, b.prefill),
+          decode: Math.max(a.decode, b.decode),
+        }),
+      );
     }
   }
   return out;

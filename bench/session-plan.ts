@@ -11,7 +11,11 @@ import type { SessionPlan } from "./session-core.ts";
 export async function examplePlan(sizes: { tokens: number; samples: number }): Promise<SessionPlan> {
   const host = createNodeRunnerHost({ spares: 0 });
   try {
-    const session = await createChatSession({ engine: new ScriptedEngine([]), host, tools: { kind: "file", source: fileSource("public/examples/tools.py") } });
+    const session = await createChatSession({
+      engine: new ScriptedEngine([]),
+      host,
+      tools: { kind: "file", source: fileSource("public/examples/tools.py") },
+    });
     if (!session.contract || !session.toolset) throw new Error("the example tools gave no contract");
     return { system: session.contract, guided: toolCallResponseFormat(activeSchemas(session.toolset)), ...sizes };
   } finally {

@@ -44,7 +44,8 @@ function q4_1(b: Buffer): number[] {
 }
 
 /** The 32 weights of one Q8_0 block (d, 32 int8). */
-const q8_0 = (b: Buffer): number[] => Array.from({ length: 32 }, (_, j) => b.readInt8(2 + j) * halfValue(b.readUInt16LE(0)));
+const q8_0 = (b: Buffer): number[] =>
+  Array.from({ length: 32 }, (_, j) => b.readInt8(2 + j) * halfValue(b.readUInt16LE(0)));
 
 describe("half floats (the scales of quantized blocks)", () => {
   it("round to the nearest half, ties to even, subnormals and signs included, and read back", () => {
@@ -54,7 +55,8 @@ describe("half floats (the scales of quantized blocks)", () => {
     expect(halfBits(1 + 2 ** -11)).toBe(0x3c00); // a tie: to the even mantissa
     expect(halfBits(1 + 3 * 2 ** -11)).toBe(0x3c02);
     expect(halfBits(70000)).toBe(0x7c00);
-    for (const v of [0.0043, -0.03225, 0.00027, 6.1e-5, 1000]) expect(Math.abs(halfValue(halfBits(v)) - v)).toBeLessThanOrEqual(Math.abs(v) * 2 ** -11 + 2 ** -25);
+    for (const v of [0.0043, -0.03225, 0.00027, 6.1e-5, 1000])
+      expect(Math.abs(halfValue(halfBits(v)) - v)).toBeLessThanOrEqual(Math.abs(v) * 2 ** -11 + 2 ** -25);
   });
 });
 
@@ -68,7 +70,9 @@ describe.skipIf(!smol)("bench:session's model variants of SmolLM2-135M-Instruct"
     const t = table(real.path);
     expect(read(twin.path, 0, t.dataStart).equals(read(real.path, 0, t.dataStart))).toBe(true);
     const tensor = t.tensors.find((x) => x.type === Q4_1)!;
-    const weights = Array.from({ length: 64 }, (_, k) => q4_1(read(twin.path, t.dataStart + tensor.offset + k * 20, 20))).flat();
+    const weights = Array.from({ length: 64 }, (_, k) =>
+      q4_1(read(twin.path, t.dataStart + tensor.offset + k * 20, 20)),
+    ).flat();
     const mean = weights.reduce((a, b) => a + b, 0) / weights.length;
     expect(Math.abs(mean)).toBeLessThan(0.005);
     expect(Math.min(...weights)).toBeLessThan(0);

@@ -40,7 +40,13 @@ const mix = (types: Record<string, number>): string =>
 export function realSubject(id: RealModelId): Subject | { skipped: string } {
   const m = realModel(id);
   if (!m) return { skipped: `${id} is not in .cache/models/ (run npm run setup:models)` };
-  const info = { model: id, label: m.label, model_sha256: `sha256:${m.sha256}`, model_bytes: m.size, tensor_types: mix(ggufTensorTypes(m.path)) };
+  const info = {
+    model: id,
+    label: m.label,
+    model_sha256: `sha256:${m.sha256}`,
+    model_bytes: m.size,
+    tensor_types: mix(ggufTensorTypes(m.path)),
+  };
   return { name: id, weights: "real", path: m.path, sha256: m.sha256, size: m.size, info };
 }
 
@@ -50,8 +56,25 @@ export function twinSubject(id: RealModelId): Subject | { skipped: string } {
   if (!m) return { skipped: `${id} is not in .cache/models/ (run npm run setup:models), so it has no random twin` };
   const t = randomTwin(m);
   const name = `${id} random twin`;
-  const info = { model: name, twin_of: `sha256:${m.sha256}`, model_sha256: `sha256:${t.sha256}`, model_bytes: t.size, tensor_types: mix(t.types) };
-  return { name, weights: "random", path: t.path, sha256: t.sha256, size: t.size, standsFor: { real: id, differs: "nothing: the same file (header, tokenizer, template, quant types) with random weights" }, info };
+  const info = {
+    model: name,
+    twin_of: `sha256:${m.sha256}`,
+    model_sha256: `sha256:${t.sha256}`,
+    model_bytes: t.size,
+    tensor_types: mix(t.types),
+  };
+  return {
+    name,
+    weights: "random",
+    path: t.path,
+    sha256: t.sha256,
+    size: t.size,
+    standsFor: {
+      real: id,
+      differs: "nothing: the same file (header, tokenizer, template, quant types) with random weights",
+    },
+    info,
+  };
 }
 
 /** A real model with its Q4_0/Q4_1/Q5_0/Q5_1 tensors rewritten as Q8_0 (written on first use: ~10 s
@@ -61,21 +84,41 @@ export function requantizedSubject(id: RealModelId): Subject | { skipped: string
   if (!m) return { skipped: `${id} is not in .cache/models/ (run npm run setup:models), so it cannot be requantized` };
   const q = requantizedQ8_0(m);
   const name = `${id} as Q8_0`;
-  const info = { model: name, requantized_from: `sha256:${m.sha256}`, model_sha256: `sha256:${q.sha256}`, model_bytes: q.size, tensor_types: mix(ggufTensorTypes(q.path)) };
+  const info = {
+    model: name,
+    requantized_from: `sha256:${m.sha256}`,
+    model_sha256: `sha256:${q.sha256}`,
+    model_bytes: q.size,
+    tensor_types: mix(ggufTensorTypes(q.path)),
+  };
   return { name, weights: "real", path: q.path, sha256: q.sha256, size: q.size, info };
 }
 
 export function shapeSubject(shape: RealShapeName, quant: RealShapeQuant): Subject {
   const m = realShapeModel({ shape, quant });
   const real = SHAPE_STANDS_FOR[shape];
-  const info = { model: m.name, model_shape: shape, quant, model_sha256: `sha256:${m.sha256}`, model_bytes: m.size, vocab: m.vocabSource };
+  const info = {
+    model: m.name,
+    model_shape: shape,
+    quant,
+    model_sha256: `sha256:${m.sha256}`,
+    model_bytes: m.size,
+    vocab: m.vocabSource,
+  };
   return {
     name: `${shape} shape`,
     weights: "random",
     path: m.path,
     sha256: m.sha256,
     size: m.size,
-    ...(real ? { standsFor: { real, differs: `quant types (all ${quant.toUpperCase()} against the real file's own mix) and the chat template (the shape's vocabulary package ships Qwen3's)` } } : {}),
+    ...(real
+      ? {
+          standsFor: {
+            real,
+            differs: `quant types (all ${quant.toUpperCase()} against the real file's own mix) and the chat template (the shape's vocabulary package ships Qwen3's)`,
+          },
+        }
+      : {}),
     info,
   };
 }

@@ -44,7 +44,13 @@ import { gbnfForResponseFormat } from "../src/engines/llamacpp/format.ts";
 import { LlamaCppEngine } from "../src/engines/llamacpp/engine.ts";
 import { defaultThreads } from "../src/engines/llamacpp/browser/threads.ts";
 import { createNodeLlamaBackend } from "../src/engines/llamacpp/node/backend.ts";
-import { llamaBinding, type NlcHistoryItem, type NlcModel, type LlamaBinding, type Token } from "../src/engines/llamacpp/node/binding.ts";
+import {
+  llamaBinding,
+  type NlcHistoryItem,
+  type NlcModel,
+  type LlamaBinding,
+  type Token,
+} from "../src/engines/llamacpp/node/binding.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import type { RealModelId } from "../test/real-models.ts";
 import type { RealShapeName, RealShapeQuant } from "../test/fixtures/real-shape.ts";
@@ -86,7 +92,8 @@ const QUICK = args.quick === true;
 const SMOLLM2 = DEFAULT_CPU_MODEL satisfies RealModelId;
 const QWEN: RealModelId = "qwen2.5-coder-0.5b-instruct-q4_k_m";
 /** A comma list; "none" for an empty one. */
-const list = (value: string | undefined, fallback: string): string[] => (value ?? fallback).split(",").filter((x) => x && x !== "none");
+const list = (value: string | undefined, fallback: string): string[] =>
+  (value ?? fallback).split(",").filter((x) => x && x !== "none");
 // --quick: SmolLM2 (real, the smallest) and its random twin at one thread in Node and Chromium, so
 // that the whole path (and the random-weights comparison) is checked in minutes; the full run adds
 // Qwen2.5-Coder-0.5B, SmolLM2 as Q8_0, every core, Firefox and WebKit. Random stand-ins only when
@@ -100,7 +107,8 @@ const SHAPES = list(args.shapes, "none") as RealShapeName[];
 const REQUANTIZED = list(args.requantized, QUICK ? "none" : SMOLLM2) as RealModelId[];
 const QUANT = (args.quant ?? "q4_0") as RealShapeQuant;
 const BROWSERS = list(args.browsers, QUICK ? "chromium" : BROWSER_ENVS.join(",")) as BrowserEnv[];
-for (const b of BROWSERS) if (!BROWSER_ENVS.includes(b)) throw new Error(`--browsers: ${b} is not one of ${BROWSER_ENVS.join(", ")}`);
+for (const b of BROWSERS)
+  if (!BROWSER_ENVS.includes(b)) throw new Error(`--browsers: ${b} is not one of ${BROWSER_ENVS.join(", ")}`);
 const CORES = cpus().length;
 // --quick: one thread count (1: what a page without cross-origin isolation gets, and Node's default
 // for small models), so that it finishes in minutes; the full run adds every core. Firefox and
@@ -116,11 +124,20 @@ const load1 = () => round(loadavg()[0]!);
 /** The prompt's tokens as Edge's Node backend builds them: the model's own template (Jinja) with its
  *  markers as special tokens, else node-llama-cpp's wrapper. */
 function nativePrompt(rt: LlamaBinding, llm: NlcModel): (messages: PromptMessage[]) => Token[] {
-  const template = chatTemplateRenderer(llm.fileInfo.metadata.tokenizer?.chat_template, { bos: llm.tokens.bosString, eos: llm.tokens.eosString });
+  const template = chatTemplateRenderer(llm.fileInfo.metadata.tokenizer?.chat_template, {
+    bos: llm.tokens.bosString,
+    eos: llm.tokens.eosString,
+  });
   const wrapper = rt.module.resolveChatWrapper(llm);
   return (messages) => {
     if (template) return llm.tokenize(template.render(messages), true);
-    const history: NlcHistoryItem[] = [...messages.map((m): NlcHistoryItem => (m.role === "system" ? { type: "system", text: m.content } : { type: "user", text: m.content })), { type: "model", response: [] }];
+    const history: NlcHistoryItem[] = [
+      ...messages.map(
+        (m): NlcHistoryItem =>
+          m.role === "system" ? { type: "system", text: m.content } : { type: "user", text: m.content },
+      ),
+      { type: "model", response: [] },
+    ];
     return wrapper.generateContextState({ chatHistory: history }).contextText.tokenize(llm.tokenizer);
   };
 }
@@ -138,11 +155,19 @@ async function nativeBaseline(subject: Subject, threads: number, plan: SessionPl
     const prompt = nativePrompt(rt, llm);
     const grammar = await rt.llama.createGrammar({ grammar: gbnfForResponseFormat(plan.guided)! });
     const run = async (question: string, guided: boolean) => {
-      const tokens = prompt([{ role: "system", content: plan.system }, { role: "user", content: question }]);
+      const tokens = prompt([
+        { role: "system", content: plan.system },
+        { role: "user", content: question },
+      ]);
       const last = tokens.pop()!;
       await sequence.adaptStateToTokens(tokens, false);
       const input = [...tokens.slice(sequence.nextTokenIndex), last];
-      const options = { temperature: 0, ...(guided ? { grammarEvaluationState: new rt.module.LlamaGrammarEvaluationState({ model: llm, grammar }) } : {}) };
+      const options = {
+        temperature: 0,
+        ...(guided
+          ? { grammarEvaluationState: new rt.module.LlamaGrammarEvaluationState({ model: llm, grammar }) }
+          : {}),
+      };
       const t = performance.now();
       let first: number | undefined;
       let n = 0;
@@ -153,7 +178,11 @@ async function nativeBaseline(subject: Subject, threads: number, plan: SessionPl
       }
       const end = performance.now();
       // Decode speed after the first token, from samples of at least 4 tokens (as the engines' samples).
-      return { promptTokens: tokens.length + 1, ttftMs: first! - t, decodeTokS: n >= 4 ? ((n - 1) / (end - first!)) * 1000 : undefined };
+      return {
+        promptTokens: tokens.length + 1,
+        ttftMs: first! - t,
+        decodeTokS: n >= 4 ? ((n - 1) / (end - first!)) * 1000 : undefined,
+      };
     };
     // The first turn from an empty context, repeated (it is the anchor of every prefill ratio and
     // costs native well under a second): the median.
@@ -172,25 +201,48 @@ async function nativeBaseline(subject: Subject, threads: number, plan: SessionPl
         if (r.decodeTokS !== undefined) (g ? guided : free).push(r.decodeTokS);
       }
     }
-    return { threads, promptTokens: firstTurn.promptTokens, firstTurnTtftMs: firstTurn.ttftMs, decodeTokS: median(free), decodeTokSGuided: median(guided), loadAvg1m: load1() };
+    return {
+      threads,
+      promptTokens: firstTurn.promptTokens,
+      firstTurnTtftMs: firstTurn.ttftMs,
+      decodeTokS: median(free),
+      decodeTokSGuided: median(guided),
+      loadAvg1m: load1(),
+    };
   } finally {
     await context.dispose();
     await llm.dispose();
   }
 }
 
-const NODE_RETURNING = "a new engine evaluates the contract again: this bench attaches no saved start (edge chat --model restores the contract's saved state: docs/engines.md, \"Saved conversation starts across runs\"; an imprint's too, docs/imprint.md)";
-const BROWSER_RETURNING = "after a reload the contract is evaluated again: wllama 3.13 can neither save nor restore llama.cpp's KV state (docs/engines.md, \"A returning visitor\")";
-const QUICK_SKIPS_RETURNING = "--quick measures the reload and the model's load only; this turn repeats the first turn's full contract prefill (run without --quick to measure it)";
+const NODE_RETURNING =
+  "a new engine evaluates the contract again: this bench attaches no saved start (edge chat --model restores the contract's saved state: docs/engines.md, \"Saved conversation starts across runs\"; an imprint's too, docs/imprint.md)";
+const BROWSER_RETURNING =
+  'after a reload the contract is evaluated again: wllama 3.13 can neither save nor restore llama.cpp\'s KV state (docs/engines.md, "A returning visitor")';
+const QUICK_SKIPS_RETURNING =
+  "--quick measures the reload and the model's load only; this turn repeats the first turn's full contract prefill (run without --quick to measure it)";
 
 type Fields = Pick<EntryContext, "subject" | "weights" | "model">;
-const fieldsOf = (subject: Subject): Fields => ({ subject: subject.name, weights: subject.weights, model: subject.info });
+const fieldsOf = (subject: Subject): Fields => ({
+  subject: subject.name,
+  weights: subject.weights,
+  model: subject.info,
+});
 
-async function nodeEntry(subject: Subject, threads: number, plan: SessionPlan, native: NativeBaseline): Promise<Record<string, unknown>> {
+async function nodeEntry(
+  subject: Subject,
+  threads: number,
+  plan: SessionPlan,
+  native: NativeBaseline,
+): Promise<Record<string, unknown>> {
   const dir = await mkdtemp(join(tmpdir(), "edge-bench-session-"));
   /** A loaded engine, as a new process has it: the file loaded (hashed again), an empty prompt cache. */
   const loaded = async () => {
-    const engine = new LlamaCppEngine({ backend: createNodeLlamaBackend({ cacheDir: dir }), model: { kind: "file", path: subject.path, sha256: subject.sha256 }, threads });
+    const engine = new LlamaCppEngine({
+      backend: createNodeLlamaBackend({ cacheDir: dir }),
+      model: { kind: "file", path: subject.path, sha256: subject.sha256 },
+      threads,
+    });
     const t = performance.now();
     await engine.load();
     return { engine, loadMs: performance.now() - t };
@@ -211,7 +263,19 @@ async function nodeEntry(subject: Subject, threads: number, plan: SessionPlan, n
     };
     const returning = await reload("cold");
     const warm = await reload("warm");
-    return sessionEntry({ ...s, threads }, { env: "node", ...fieldsOf(subject), runtime, native, returning, warm, returningPath: NODE_RETURNING, loadAvg1m: { start: loadStart, end: load1() } });
+    return sessionEntry(
+      { ...s, threads },
+      {
+        env: "node",
+        ...fieldsOf(subject),
+        runtime,
+        native,
+        returning,
+        warm,
+        returningPath: NODE_RETURNING,
+        loadAvg1m: { start: loadStart, end: load1() },
+      },
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -219,7 +283,13 @@ async function nodeEntry(subject: Subject, threads: number, plan: SessionPlan, n
 
 /** One entry per thread count in a browser, each in a fresh browser (an empty store: the first load
  *  downloads from the model server), with native llama.cpp measured just before it. */
-async function browserEntries(env: BrowserEnv, subject: Subject, plan: SessionPlan, served: ServedBenchPage, server: ModelServer): Promise<Record<string, unknown>[]> {
+async function browserEntries(
+  env: BrowserEnv,
+  subject: Subject,
+  plan: SessionPlan,
+  served: ServedBenchPage,
+  server: ModelServer,
+): Promise<Record<string, unknown>[]> {
   const missing = browserMissing(env);
   if (missing) return [{ env, subject: subject.name, skipped: missing }];
   const out: Record<string, unknown>[] = [];
@@ -242,12 +312,18 @@ async function browserEntries(env: BrowserEnv, subject: Subject, plan: SessionPl
       // the anchor is then measured again at the count that ran.
       if (s.threads !== threads) {
         native = await nativeBaseline(subject, s.threads, plan);
-        log(`${env} ran ${s.threads} thread(s) of the ${threads} asked: native llama.cpp again at ${s.threads}: ${JSON.stringify(native)}`);
+        log(
+          `${env} ran ${s.threads} thread(s) of the ${threads} asked: native llama.cpp again at ${s.threads}: ${JSON.stringify(native)}`,
+        );
       }
       // Each reload: the page goes away with its worker and llama.cpp; the model stays in the store.
       // --quick: the returning visitor's turn is not run (it repeats the first turn's whole prefill).
       await tab.reload();
-      const returning = await tab.returning(m, QUICK ? { ...plan, skipReturningTurn: QUICK_SKIPS_RETURNING } : plan, "cold");
+      const returning = await tab.returning(
+        m,
+        QUICK ? { ...plan, skipReturningTurn: QUICK_SKIPS_RETURNING } : plan,
+        "cold",
+      );
       await tab.reload();
       const warm = await tab.returning(m, plan, "warm");
       out.push(
@@ -260,7 +336,14 @@ async function browserEntries(env: BrowserEnv, subject: Subject, plan: SessionPl
           warm,
           returningPath: BROWSER_RETURNING,
           loadAvg1m: { start: loadStart, end: load1() },
-          extra: { browser: tab.version, user_agent: s.userAgent, cross_origin_isolated: s.isolated, page_cores: tab.cores, threads_asked: threads, default_threads: chosen },
+          extra: {
+            browser: tab.version,
+            user_agent: s.userAgent,
+            cross_origin_isolated: s.isolated,
+            page_cores: tab.cores,
+            threads_asked: threads,
+            default_threads: chosen,
+          },
         }),
       );
       log(`${env} ${subject.name} at ${threads} thread(s) (load ${load().join(" ")}): ${JSON.stringify(out.at(-1))}`);
@@ -280,40 +363,62 @@ function thresholdDefault(entries: Record<string, unknown>[]): void {
     if ((e.threads_asked ?? e.threads) !== e.default_threads) continue;
     const ratio = decode(e) / best;
     const goals = e.goals as Record<string, unknown>;
-    goals.default_threads = { met: ratio >= 0.9, measured: round(ratio, 3), goal: "≥ 0.9× the best count's decode", ...(ratio >= 0.9 ? {} : { reason: `the default (${e.threads} threads) decodes at ${round(ratio)}× the best explicit setting` }) };
+    goals.default_threads = {
+      met: ratio >= 0.9,
+      measured: round(ratio, 3),
+      goal: "≥ 0.9× the best count's decode",
+      ...(ratio >= 0.9
+        ? {}
+        : { reason: `the default (${e.threads} threads) decodes at ${round(ratio)}× the best explicit setting` }),
+    };
   }
 }
 
 /** Real models first (the numbers that count), then the random stand-ins. */
 function subjects(): (Subject | { skipped: string })[] {
-  return [...MODELS.map(realSubject), ...REQUANTIZED.map(requantizedSubject), ...TWINS.map(twinSubject), ...SHAPES.map((shape) => shapeSubject(shape, QUANT))];
+  return [
+    ...MODELS.map(realSubject),
+    ...REQUANTIZED.map(requantizedSubject),
+    ...TWINS.map(twinSubject),
+    ...SHAPES.map((shape) => shapeSubject(shape, QUANT)),
+  ];
 }
 
 /** Firefox and WebKit run the pinned real models only (the first-turn numbers, per browser). */
-const browsersFor = (subject: Subject): BrowserEnv[] => BROWSERS.filter((b) => b === "chromium" || (MODELS as string[]).includes(subject.name));
+const browsersFor = (subject: Subject): BrowserEnv[] =>
+  BROWSERS.filter((b) => b === "chromium" || (MODELS as string[]).includes(subject.name));
 
 const started = load();
 const startedAt = performance.now();
 const plan = await examplePlan({ tokens: QUICK ? 16 : 32, samples: SAMPLES });
 const all = subjects();
 const ran = all.filter((s): s is Subject => "path" in s);
-log(`contract: ${plan.system.length} characters; subjects ${ran.map((s) => s.name).join(", ")}; threads ${THREADS.join(", ")}; browsers ${BROWSERS.join(", ") || "none"}`);
+log(
+  `contract: ${plan.system.length} characters; subjects ${ran.map((s) => s.name).join(", ")}; threads ${THREADS.join(", ")}; browsers ${BROWSERS.join(", ") || "none"}`,
+);
 const results: Record<string, unknown>[] = all.flatMap((s) => ("skipped" in s ? [{ skipped: s.skipped }] : []));
-const served = BROWSERS.length ? await serveBenchPage(log, { headers: CROSS_ORIGIN_ISOLATION, maxLifetimeMs: 4 * 60 * 60_000 }) : undefined;
+const served = BROWSERS.length
+  ? await serveBenchPage(log, { headers: CROSS_ORIGIN_ISOLATION, maxLifetimeMs: 4 * 60 * 60_000 })
+  : undefined;
 try {
   for (const subject of ran) {
     log(`${subject.name}: ${subject.path} (${Math.round(subject.size / 1e6)} MB, ${subject.weights} weights)`);
     for (const threads of THREADS) {
       const native = await nativeBaseline(subject, threads, plan);
-      log(`${subject.name}: native llama.cpp at ${threads} thread(s): ${JSON.stringify(native)} (load ${load().join(" ")})`);
+      log(
+        `${subject.name}: native llama.cpp at ${threads} thread(s): ${JSON.stringify(native)} (load ${load().join(" ")})`,
+      );
       results.push(await nodeEntry(subject, threads, plan, native));
-      log(`${subject.name}: node at ${threads} thread(s) (load ${load().join(" ")}): ${JSON.stringify(results.at(-1))}`);
+      log(
+        `${subject.name}: node at ${threads} thread(s) (load ${load().join(" ")}): ${JSON.stringify(results.at(-1))}`,
+      );
     }
     if (!served) continue;
     // Streamed from disk: a 0.5B file is not held in this process's memory.
     const server = await startModelServer(new Uint8Array(0), { "/model.gguf": { path: subject.path } });
     try {
-      for (const env of browsersFor(subject)) results.push(...(await browserEntries(env, subject, plan, served, server)));
+      for (const env of browsersFor(subject))
+        results.push(...(await browserEntries(env, subject, plan, served, server)));
     } finally {
       await server.close();
     }
@@ -323,6 +428,11 @@ try {
 }
 results.push(...threadComparisons(results), ...weightComparisons(ran, results), firstTurnSummary(results));
 const seconds = Math.round((performance.now() - startedAt) / 1000);
-const machine = { cores: CORES, cpu: cpus()[0]?.model ?? "", note: "shared cores: other work on the machine shows in the load averages" };
-for (const r of results) Object.assign(r, { load_avg: { start: started, end: load() }, run_seconds: seconds }, r.summary ? { machine } : {});
+const machine = {
+  cores: CORES,
+  cpu: cpus()[0]?.model ?? "",
+  note: "shared cores: other work on the machine shows in the load averages",
+};
+for (const r of results)
+  Object.assign(r, { load_avg: { start: started, end: load() }, run_seconds: seconds }, r.summary ? { machine } : {});
 console.log(JSON.stringify(results, null, args.json ? 0 : 2));

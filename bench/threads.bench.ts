@@ -23,9 +23,41 @@ const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
 
 /** The guided tools: the example tools' argument schemas (as discovered; bench:contract reads them too). */
 const TOOLS: GuidedTool[] = [
-  { name: "fee_quote", parameters: { type: "object", properties: { amount: { type: "number" }, note: { type: ["string", "null"], default: null }, tier: { type: "string", enum: ["basic", "pro"], default: "basic" } }, required: ["amount"], additionalProperties: false } },
-  { name: "order_status", parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"], additionalProperties: false } },
-  { name: "prepare_order", parameters: { type: "object", properties: { express: { type: "boolean", default: false }, quantity: { type: "integer", default: 1 }, sku: { type: "string" } }, required: ["sku"], additionalProperties: false } },
+  {
+    name: "fee_quote",
+    parameters: {
+      type: "object",
+      properties: {
+        amount: { type: "number" },
+        note: { type: ["string", "null"], default: null },
+        tier: { type: "string", enum: ["basic", "pro"], default: "basic" },
+      },
+      required: ["amount"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "order_status",
+    parameters: {
+      type: "object",
+      properties: { order_id: { type: "string" } },
+      required: ["order_id"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "prepare_order",
+    parameters: {
+      type: "object",
+      properties: {
+        express: { type: "boolean", default: false },
+        quantity: { type: "integer", default: 1 },
+        sku: { type: "string" },
+      },
+      required: ["sku"],
+      additionalProperties: false,
+    },
+  },
 ];
 
 interface Subject {
@@ -35,9 +67,18 @@ interface Subject {
   runs: number;
 }
 
-async function decodeRate(engine: LlamaCppEngine, tokens: number, responseFormat?: ResponseFormat): Promise<number | undefined> {
+async function decodeRate(
+  engine: LlamaCppEngine,
+  tokens: number,
+  responseFormat?: ResponseFormat,
+): Promise<number | undefined> {
   // A fresh conversation each time (the prompt differs), so the prompt cache never decides.
-  const r = await engine.chat({ messages: [{ role: "user", content: `Sample ${Math.random()}: say something long.` }], maxTokens: tokens, temperature: 0.8, ...(responseFormat ? { responseFormat } : {}) });
+  const r = await engine.chat({
+    messages: [{ role: "user", content: `Sample ${Math.random()}: say something long.` }],
+    maxTokens: tokens,
+    temperature: 0.8,
+    ...(responseFormat ? { responseFormat } : {}),
+  });
   return r.usage?.decodeTokensPerS;
 }
 
@@ -50,7 +91,12 @@ async function measure(subject: Subject): Promise<Record<string, unknown>> {
   const settings: Array<number | undefined> = [undefined, 1, ...(cores > 1 ? [cores] : [])];
   const engines = new Map<number | undefined, LlamaCppEngine>();
   for (const threads of settings) {
-    const e = new LlamaCppEngine({ backend, model: { kind: "file", path: subject.path }, contextSize: 2048, ...(threads ? { threads } : {}) });
+    const e = new LlamaCppEngine({
+      backend,
+      model: { kind: "file", path: subject.path },
+      contextSize: 2048,
+      ...(threads ? { threads } : {}),
+    });
     await e.load();
     engines.set(threads, e);
   }
@@ -77,12 +123,19 @@ async function measure(subject: Subject): Promise<Record<string, unknown>> {
   // one short sample says enough.
   let runtimeRate: number | undefined;
   if (runtimeDefault !== cores) {
-    const e = new LlamaCppEngine({ backend, model: { kind: "file", path: subject.path }, contextSize: 2048, threads: runtimeDefault });
+    const e = new LlamaCppEngine({
+      backend,
+      model: { kind: "file", path: subject.path },
+      contextSize: 2048,
+      threads: runtimeDefault,
+    });
     await e.load();
     runtimeRate = await decodeRate(e, 12);
     await e.unload();
   }
-  const rates = Object.fromEntries(settings.map((t) => [t === undefined ? "default" : `${t}`, round(median(free.get(t)!))]));
+  const rates = Object.fromEntries(
+    settings.map((t) => [t === undefined ? "default" : `${t}`, round(median(free.get(t)!))]),
+  );
   const explicit = [1, cores].map((t) => median(free.get(t)!));
   const bestExplicit = Math.max(...explicit);
   return {
@@ -111,9 +164,21 @@ try {
   process.exit(0);
 }
 const subjects: Subject[] = [
-  { shape: "byte-level test model (test/fixtures/gguf.ts)", path: writeTestModel().path, tokens: 200, runs: QUICK ? 3 : 7 },
-  { shape: "qwen3-tiny (real vocabulary, 2 blocks of 64)", path: realShapeModel({ family: "qwen3", shape: "tiny" }).path, tokens: 100, runs: QUICK ? 3 : 5 },
-  ...(QUICK ? [] : [{ shape: "qwen3-0.6b (q8_0)", path: realShapeModel({ shape: "qwen3-0.6b" }).path, tokens: 24, runs: 3 }]),
+  {
+    shape: "byte-level test model (test/fixtures/gguf.ts)",
+    path: writeTestModel().path,
+    tokens: 200,
+    runs: QUICK ? 3 : 7,
+  },
+  {
+    shape: "qwen3-tiny (real vocabulary, 2 blocks of 64)",
+    path: realShapeModel({ family: "qwen3", shape: "tiny" }).path,
+    tokens: 100,
+    runs: QUICK ? 3 : 5,
+  },
+  ...(QUICK
+    ? []
+    : [{ shape: "qwen3-0.6b (q8_0)", path: realShapeModel({ shape: "qwen3-0.6b" }).path, tokens: 24, runs: 3 }]),
 ];
 const load = { load_avg_before: round(loadavg()[0]!), cores: cpus().length };
 const entries = [];

@@ -23,7 +23,15 @@ import { startChromiumBench, type ChromiumBench } from "./chromium.ts";
 import { round, type SessionSamples } from "./session-core.ts";
 import { examplePlan } from "./session-plan.ts";
 
-const { values: args } = parseArgs({ options: { model: { type: "string" }, threads: { type: "string" }, tokens: { type: "string" }, json: { type: "boolean" }, keep: { type: "string" } } });
+const { values: args } = parseArgs({
+  options: {
+    model: { type: "string" },
+    threads: { type: "string" },
+    tokens: { type: "string" },
+    json: { type: "boolean" },
+    keep: { type: "string" },
+  },
+});
 const MODEL = (args.model ?? "smollm2-135m-instruct-q4_1") as RealModelId;
 const THREADS = Number(args.threads ?? 1);
 const log = (...a: unknown[]): void => {
@@ -49,7 +57,11 @@ function kindOf(symbol: string, kernel: boolean): Kind {
 }
 
 function perfReport(data: string): Row[] {
-  const out = spawnSync("perf", ["report", "-i", data, "--no-children", "--sort", "comm,sym", "--stdio", "-g", "none", "--percent-limit", "0"], { encoding: "utf8", maxBuffer: 256 << 20 });
+  const out = spawnSync(
+    "perf",
+    ["report", "-i", data, "--no-children", "--sort", "comm,sym", "--stdio", "-g", "none", "--percent-limit", "0"],
+    { encoding: "utf8", maxBuffer: 256 << 20 },
+  );
   if (out.status !== 0) throw new Error(`perf report failed: ${out.stderr}`);
   const rows: Row[] = [];
   for (const line of out.stdout.split("\n")) {
@@ -74,15 +86,25 @@ async function rendererPids(bench: ChromiumBench): Promise<number[]> {
 }
 
 /** Runs the session under `perf record` (its samples written to `data`); returns the session's numbers. */
-async function profiledSession(bench: ChromiumBench, url: string, sha256: string, data: string): Promise<SessionSamples & { runtime: string; isolated: boolean }> {
+async function profiledSession(
+  bench: ChromiumBench,
+  url: string,
+  sha256: string,
+  data: string,
+): Promise<SessionSamples & { runtime: string; isolated: boolean }> {
   const plan = await examplePlan({ tokens: Number(args.tokens ?? 24), samples: 1 });
   const page = await bench.openBenchPage();
   const pids = await rendererPids(bench);
-  const perf = spawn("perf", ["record", "-F", "499", "-g", "-o", data, "-p", pids.join(",")], { stdio: ["ignore", "ignore", "pipe"] });
+  const perf = spawn("perf", ["record", "-F", "499", "-g", "-o", data, "-p", pids.join(",")], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const exited = new Promise<number | null>((resolve) => perf.on("exit", resolve));
   await new Promise((r) => setTimeout(r, 1000)); // attached before the model loads
   try {
-    return await page.evaluate(([m, p]) => window.__bench!.llamaSession(m, p), [{ url, sha256, threads: THREADS }, plan] as const);
+    return await page.evaluate(([m, p]) => window.__bench!.llamaSession(m, p), [
+      { url, sha256, threads: THREADS },
+      plan,
+    ] as const);
   } finally {
     perf.kill("SIGINT");
     await exited;
@@ -97,7 +119,10 @@ function summarize(rows: Row[]): Record<string, unknown> {
   return {
     by_kind_percent: byKind,
     top_functions: top.map((r) => ({ percent: r.percent, thread: r.thread, kind: r.kind, symbol: r.symbol })),
-    app_js_percent: round(appJs.reduce((n, r) => n + r.percent, 0), 3),
+    app_js_percent: round(
+      appJs.reduce((n, r) => n + r.percent, 0),
+      3,
+    ),
     app_js_top: appJs.slice(0, 5).map((r) => ({ percent: r.percent, symbol: r.symbol })),
   };
 }
@@ -114,13 +139,18 @@ function removeOurMaps(before: Set<string>): void {
 }
 
 async function main(): Promise<Record<string, unknown>> {
-  if (spawnSync("perf", ["--version"]).status !== 0) return { bench: "wasm_profile", skipped: "perf is not installed (apt-get install linux-perf)" };
+  if (spawnSync("perf", ["--version"]).status !== 0)
+    return { bench: "wasm_profile", skipped: "perf is not installed (apt-get install linux-perf)" };
   const model = realModel(MODEL);
   if (!model) return { bench: "wasm_profile", skipped: `${MODEL} is not in .cache/models/ (run npm run setup:models)` };
   const data = args.keep ?? join(tmpdir(), `edge-wasm-profile-${process.pid}.data`);
   const mapsBefore = perfMaps();
   const server = await startModelServer(new Uint8Array(0), { "/model.gguf": { path: model.path } });
-  const bench = await startChromiumBench(log, { headers: CROSS_ORIGIN_ISOLATION, maxLifetimeMs: 60 * 60_000 }, { extraArgs: ["--js-flags=--perf-basic-prof"] });
+  const bench = await startChromiumBench(
+    log,
+    { headers: CROSS_ORIGIN_ISOLATION, maxLifetimeMs: 60 * 60_000 },
+    { extraArgs: ["--js-flags=--perf-basic-prof"] },
+  );
   const loadStart = round(loadavg()[0]!);
   try {
     const s = await profiledSession(bench, server.url("/model.gguf"), model.sha256, data);

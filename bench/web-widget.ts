@@ -63,7 +63,12 @@ const widgetDir = ensureWidgetBuild(arg("--out", process.env.EDGE_WIDGET_DIR ?? 
 const initial = initialGraph(widgetDir, "edge-chat.js");
 const initialGzip = initial.reduce((n, f) => n + f.gzip, 0);
 const allJs = readdirSync(widgetDir, { recursive: true, withFileTypes: true })
-  .filter((d) => d.isFile() && /\.m?js$/.test(d.name) && !path.join(d.parentPath, d.name).includes(`${path.sep}pyodide${path.sep}`))
+  .filter(
+    (d) =>
+      d.isFile() &&
+      /\.m?js$/.test(d.name) &&
+      !path.join(d.parentPath, d.name).includes(`${path.sep}pyodide${path.sep}`),
+  )
   .map((d) => path.relative(widgetDir, path.join(d.parentPath, d.name)).split(path.sep).join("/"));
 const lazy = allJs
   .filter((f) => !initial.some((i) => i.file === f))
@@ -77,8 +82,17 @@ const lazy = allJs
 const sites = await startWidgetSites({ widgetDir });
 const docs = await startStaticServer();
 docs.route("/tools.py", { body: readFileSync(path.join(ROOT, "public", "examples", "tools.py")) });
-const script = JSON.stringify([JSON.stringify({ tool_name: "order_status", arguments: { order_id: "A-1001" } }), "Shipped."]);
-docs.route("/bench.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" engine="scripted" script='${script}'` }));
+const script = JSON.stringify([
+  JSON.stringify({ tool_name: "order_status", arguments: { order_id: "A-1001" } }),
+  "Shipped.",
+]);
+docs.route(
+  "/bench.html",
+  docsPage({
+    widgetUrl: sites.assets.url("/edge-chat.js"),
+    attrs: `tools-src="./tools.py" engine="scripted" script='${script}'`,
+  }),
+);
 
 const executablePath = findChromium();
 const browser = await chromium.launch({ ...(executablePath ? { executablePath } : {}), args: CHROMIUM_ARGS });

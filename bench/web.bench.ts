@@ -45,7 +45,9 @@ async function main(): Promise<void> {
       ...[...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="([^"]+)"/g)].map((m) => m[1]!),
     ];
     const entry = await Promise.all(entryUrls.map((u) => gz(dist, u)));
-    const css = await Promise.all([...html.matchAll(/<link[^>]+rel="stylesheet"[^>]+href="([^"]+)"/g)].map((m) => gz(dist, m[1]!)));
+    const css = await Promise.all(
+      [...html.matchAll(/<link[^>]+rel="stylesheet"[^>]+href="([^"]+)"/g)].map((m) => gz(dist, m[1]!)),
+    );
     const entryGzip = entry.reduce((s, f) => s + f.gzip, 0);
 
     server = await serveStatic(dist, { maxLifetimeMs: 15 * 60_000 });
@@ -61,17 +63,22 @@ async function main(): Promise<void> {
       const js: string[] = [];
       page.on("request", (r) => {
         const u = new URL(r.url());
-        if (u.origin + "/" === base && /\.m?js$/.test(u.pathname) && !u.pathname.startsWith("/pyodide/")) js.push(u.pathname);
+        if (u.origin + "/" === base && /\.m?js$/.test(u.pathname) && !u.pathname.startsWith("/pyodide/"))
+          js.push(u.pathname);
       });
       await page.goto(base);
-      await page.waitForFunction(() => performance.getEntriesByName("edge:tools-inspected").length > 0, null, { timeout: 120_000 });
+      await page.waitForFunction(() => performance.getEntriesByName("edge:tools-inspected").length > 0, null, {
+        timeout: 120_000,
+      });
       cold.push(await page.evaluate(() => performance.getEntriesByName("edge:tools-inspected")[0]!.startTime));
       if (i === 0) fetchedJs = [...new Set(js)];
       // Warm: the service worker has precached the app (offline-ready); reload and measure again.
       await page.waitForFunction(() => document.body.dataset.offlineReady === "1", null, { timeout: 120_000 });
       for (let w = 0; w < 1; w++) {
         await page.reload();
-        await page.waitForFunction(() => performance.getEntriesByName("edge:tools-inspected").length > 0, null, { timeout: 120_000 });
+        await page.waitForFunction(() => performance.getEntriesByName("edge:tools-inspected").length > 0, null, {
+          timeout: 120_000,
+        });
         const controlled = await page.evaluate(() => navigator.serviceWorker.controller !== null);
         if (!controlled) throw new Error("warm run was not served by the service worker");
         warm.push(await page.evaluate(() => performance.getEntriesByName("edge:tools-inspected")[0]!.startTime));
@@ -79,7 +86,9 @@ async function main(): Promise<void> {
       await context.close();
       log(`run ${i + 1}/${RUNS}: cold ${Math.round(cold.at(-1)!)} ms, warm ${Math.round(warm.at(-1)!)} ms`);
     }
-    const beforeInspected = await Promise.all(fetchedJs.filter((u) => !/\/sw\.js$|\/workbox-/.test(u)).map((u) => gz(dist, u)));
+    const beforeInspected = await Promise.all(
+      fetchedJs.filter((u) => !/\/sw\.js$|\/workbox-/.test(u)).map((u) => gz(dist, u)),
+    );
     const result = {
       bench: "web.playground",
       chromium: browser.version(),

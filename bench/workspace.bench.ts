@@ -37,7 +37,10 @@ def without_mount() -> dict:
 
 const vfs = await openVfs();
 await vfs.writeBatch(
-  Array.from({ length: FILES }, (_, i) => ({ path: `/workspace/dir${i % 4}/f${i}.bin`, data: Uint8Array.from({ length: FILE_BYTES }, (_, j) => (i * 31 + j) & 0xff) })),
+  Array.from({ length: FILES }, (_, i) => ({
+    path: `/workspace/dir${i % 4}/f${i}.bin`,
+    data: Uint8Array.from({ length: FILE_BYTES }, (_, j) => (i * 31 + j) & 0xff),
+  })),
 );
 const source = vfsWorkspaceSource(vfs);
 const totalBytes = FILES * FILE_BYTES;
@@ -72,7 +75,10 @@ const toolset = await freezeToolset(memorySource("tools.py", TOOLS), runnerHost)
 const withMount: number[] = [];
 const withoutMount: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
-  for (const [name, out] of [["with_mount", withMount], ["without_mount", withoutMount]] as const) {
+  for (const [name, out] of [
+    ["with_mount", withMount],
+    ["without_mount", withoutMount],
+  ] as const) {
     await runnerHost.warm();
     const t = performance.now();
     const r = await callTool(toolset, runnerHost, name, {}, { workspace: source });

@@ -15,18 +15,35 @@ type Run = { outcome: string; answer?: string; receipt: Receipt; pending_action?
 
 /** A receipt without what differs between two runs of the same request. */
 function sameParts(receipt: Receipt): Record<string, unknown> {
-  const { id: _id, created_at: _at, seq: _seq, prev_receipt_sha256: _prev, receipt_sha256: _sha, calls, extra, ...rest } = receipt;
+  const {
+    id: _id,
+    created_at: _at,
+    seq: _seq,
+    prev_receipt_sha256: _prev,
+    receipt_sha256: _sha,
+    calls,
+    extra,
+    ...rest
+  } = receipt;
   // A pending action's id and expiry are its own.
   const { pending_action_id: _p, pending_expires_at: _e, ...same } = (extra ?? {}) as Record<string, unknown>;
   return { ...rest, extra: same, calls: calls.map(({ call_id: _c, duration_ms: _d, ...call }) => call) };
 }
 
 async function ask(page: Page, door: "widget" | "root", script: unknown[], prompt: string): Promise<Run> {
-  const run: unknown = await page.evaluate(async ([d, s, p, db, tools]): Promise<unknown> => (d === "widget" ? window.edgeAssemblyTest.widget(tools!, s!, p!, db!) : window.edgeAssemblyTest.root(tools!, s!, p!, db!)), [door, JSON.stringify(script), prompt, DB, TOOLS]);
+  const run: unknown = await page.evaluate(
+    async ([d, s, p, db, tools]): Promise<unknown> =>
+      d === "widget"
+        ? window.edgeAssemblyTest.widget(tools!, s!, p!, db!)
+        : window.edgeAssemblyTest.root(tools!, s!, p!, db!),
+    [door, JSON.stringify(script), prompt, DB, TOOLS],
+  );
   return run as Run;
 }
 
-test("the widget's session is the one the browser root builds: same receipt, one chain, the same pending action", async ({ page }) => {
+test("the widget's session is the one the browser root builds: same receipt, one chain, the same pending action", async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   await page.goto(PAGE);
   await expect(page.locator("#status")).toHaveText("ready");
@@ -51,7 +68,10 @@ test("the widget's session is the one the browser root builds: same receipt, one
 
 test("the playground's session is the one the browser root builds: same receipt, one chain", async ({ page }) => {
   test.setTimeout(240_000);
-  const script = [{ tool_name: "fee_quote", arguments: { amount: 250 } }, "The fee for 250 is {{tool_result.fee}} EUR."];
+  const script = [
+    { tool_name: "fee_quote", arguments: { amount: 250 } },
+    "The fee for 250 is {{tool_result.fee}} EUR.",
+  ];
   await page.goto("/");
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 120_000 });
   await page.locator("#script").fill(JSON.stringify(script));
@@ -64,7 +84,10 @@ test("the playground's session is the one the browser root builds: same receipt,
   // The same origin and database (the playground's "edge-web"): the root's request as the playground makes it.
   await page.goto(PAGE);
   await expect(page.locator("#status")).toHaveText("ready");
-  const run: unknown = await page.evaluate(([s, tools]) => window.edgeAssemblyTest.root(tools!, s!, "Fee for 250?", "edge-web", "playground"), [JSON.stringify(script), TOOLS]);
+  const run: unknown = await page.evaluate(
+    ([s, tools]) => window.edgeAssemblyTest.root(tools!, s!, "Fee for 250?", "edge-web", "playground"),
+    [JSON.stringify(script), TOOLS],
+  );
   const fromRoot = (run as Run).receipt;
   expect(fromPlayground.calls).toMatchObject([{ tool_name: "fee_quote", status: "ok" }]);
   expect(sameParts(fromRoot)).toEqual(sameParts(fromPlayground));

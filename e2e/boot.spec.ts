@@ -16,7 +16,8 @@ test("jobs boot from the frame's memory snapshot; per-job boot numbers", async (
 
   const numbers = await page.evaluate(async () => {
     const edge = window.__edge!;
-    const text = "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef ping() -> dict:\n    return {'pong': True}\n";
+    const text =
+      "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef ping() -> dict:\n    return {'pong': True}\n";
     const bytes = new TextEncoder().encode(text);
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     const sha = `sha256:${Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")}` as `sha256:${string}`;

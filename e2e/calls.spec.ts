@@ -3,7 +3,9 @@
 import { readFile } from "node:fs/promises";
 import { expect, test } from "./fixtures.ts";
 
-test("a call returns a verified result; a runaway tool is killed at the timeout; the next call works", async ({ page }) => {
+test("a call returns a verified result; a runaway tool is killed at the timeout; the next call works", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const source = await readFile(new URL("./fixtures/escape_tools.py", import.meta.url), "utf8");
   await page.goto("/?debug");
@@ -48,7 +50,8 @@ test("an edit after freezing is refused by the runner (tools_file_changed)", asy
   await page.waitForFunction(() => window.__edge !== undefined, null, { timeout: 90_000 });
   const out = await page.evaluate(async () => {
     const edge = window.__edge!;
-    let text: string = "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef ping() -> dict:\n    return {'v': 1}\n";
+    let text: string =
+      "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef ping() -> dict:\n    return {'v': 1}\n";
     const toolset = await edge.freeze(text, "ping.py");
     // The session's frozen toolset, whose source now yields edited bytes.
     text = text.replace("'v': 1", "'v': 2");
@@ -64,16 +67,24 @@ test("an edit after freezing is refused by the runner (tools_file_changed)", asy
   expect(out.after.error?.code).toBe("tools_file_changed");
 });
 
-test("in the browser too, every call draws random numbers of its own, and a tool whose schema changes between imports is refused (tool_schema_changed)", async ({ page }) => {
+test("in the browser too, every call draws random numbers of its own, and a tool whose schema changes between imports is refused (tool_schema_changed)", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await page.goto("/?debug");
   await page.waitForFunction(() => window.__edge !== undefined, null, { timeout: 90_000 });
   const out = await page.evaluate(async () => {
     const edge = window.__edge!;
-    const drawing = await edge.freeze("import random\nfrom edgestudio.tools import edge_tool\n\n@edge_tool\ndef draw() -> dict:\n    return {'x': random.random()}\n", "draw.py");
+    const drawing = await edge.freeze(
+      "import random\nfrom edgestudio.tools import edge_tool\n\n@edge_tool\ndef draw() -> dict:\n    return {'x': random.random()}\n",
+      "draw.py",
+    );
     const draws = [];
     for (let i = 0; i < 3; i++) draws.push(await edge.call(drawing, "draw", {}));
-    const drifting = await edge.freeze("import random\nfrom edgestudio.tools import edge_tool\n\n@edge_tool(description=f'Draws {random.random()}.')\ndef pick(n: int) -> dict:\n    print('picked')\n    return {'n': n}\n", "drifting.py");
+    const drifting = await edge.freeze(
+      "import random\nfrom edgestudio.tools import edge_tool\n\n@edge_tool(description=f'Draws {random.random()}.')\ndef pick(n: int) -> dict:\n    print('picked')\n    return {'n': n}\n",
+      "drifting.py",
+    );
     const picked = await edge.call(drifting, "pick", { n: 1 });
     return { draws, picked };
   });

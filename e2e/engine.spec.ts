@@ -108,7 +108,9 @@ test.describe("SwiftShader WebGPU adapter", () => {
     expect(r.code).toBe("model_fetch_failed");
     expect(String(r.details?.original)).toMatch(/Failed to fetch|Cache|fetch/i);
     // web-llm itself went for the model's config (the real path is wired).
-    expect(attempted.some((u) => u.startsWith("https://huggingface.co/mlc-ai/Qwen2.5-1.5B-Instruct-q4f32_1-MLC/"))).toBe(true);
+    expect(
+      attempted.some((u) => u.startsWith("https://huggingface.co/mlc-ai/Qwen2.5-1.5B-Instruct-q4f32_1-MLC/")),
+    ).toBe(true);
     // web-llm's page half was loaded now, on demand, not before.
     expect((await largestScript(page)).bytes).toBeGreaterThan(BIG_SCRIPT);
     await context.close();
@@ -126,7 +128,11 @@ test.describe("SwiftShader WebGPU adapter", () => {
     });
     await context.route(/\/models-spa\//, async (route) => {
       served.push(route.request().url());
-      await route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><html><body>app</body></html>" });
+      await route.fulfill({
+        status: 200,
+        contentType: "text/html",
+        body: "<!doctype html><html><body>app</body></html>",
+      });
     });
     const record = (dir: string, id: string) => ({
       model: `${origin}/${dir}/${id}/`,
@@ -134,7 +140,11 @@ test.describe("SwiftShader WebGPU adapter", () => {
       model_lib: `${origin}/${dir}/${id}/lib.wasm`,
     });
     const appConfig = {
-      model_list: [record("models-404", "Local-A-q4f32_1-MLC"), record("models-spa", "Local-B-q4f32_1-MLC"), record("models-404", "Local-C-q4f16_1-MLC")],
+      model_list: [
+        record("models-404", "Local-A-q4f32_1-MLC"),
+        record("models-spa", "Local-B-q4f32_1-MLC"),
+        record("models-404", "Local-C-q4f16_1-MLC"),
+      ],
     };
 
     const missing = await load(page, { appConfig, modelId: "Local-A-q4f32_1-MLC" });

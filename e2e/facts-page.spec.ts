@@ -30,7 +30,10 @@ test("Facts tab: a saved HTML page becomes facts with provenance; a URL without 
   const chooser = page.waitForEvent("filechooser");
   await page.locator("#facts-page-import-file").click();
   await (await chooser).setFiles({ name: "refunds.html", mimeType: "text/html", buffer: Buffer.from(SAVED) });
-  await expect(page.locator("#facts-status")).toContainText("Imported 1 facts from refunds.html into “refunds”: 1 new", { timeout: 60_000 });
+  await expect(page.locator("#facts-status")).toContainText(
+    "Imported 1 facts from refunds.html into “refunds”: 1 new",
+    { timeout: 60_000 },
+  );
   await expect(page.locator('#facts-list [data-store="refunds"]')).toContainText("1 facts");
 
   // What was stored, read back through the same store the app uses (IndexedDB).
@@ -46,13 +49,29 @@ test("Facts tab: a saved HTML page becomes facts with provenance; a URL without 
       req.onerror = () => reject(req.error);
     });
     db.close();
-    return all as Array<{ store: string; fact_id: string; text: string; topic: string; tags: string[]; provenance: { source_url: string; page_sha256: string; split: string } }>;
+    return all as Array<{
+      store: string;
+      fact_id: string;
+      text: string;
+      topic: string;
+      tags: string[];
+      provenance: { source_url: string; page_sha256: string; split: string };
+    }>;
   });
   const fact = stored.find((f) => f.store === "refunds")!;
-  expect(fact).toMatchObject({ fact_id: "desk-example-org-policies-refunds-1", topic: "Refund policy — Example Desk", tags: ["policy", "refunds"] });
+  expect(fact).toMatchObject({
+    fact_id: "desk-example-org-policies-refunds-1",
+    topic: "Refund policy — Example Desk",
+    tags: ["policy", "refunds"],
+  });
   expect(fact.text).toContain("full refund within 30 days");
-  for (const noise of ["Sign in", "TRACKING-CODE", "All rights reserved", "color: red"]) expect(fact.text).not.toContain(noise);
-  expect(fact.provenance).toMatchObject({ source_url: "https://desk.example.org/policies/refunds", split: "page", page_sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+  for (const noise of ["Sign in", "TRACKING-CODE", "All rights reserved", "color: red"])
+    expect(fact.text).not.toContain(noise);
+  expect(fact.provenance).toMatchObject({
+    source_url: "https://desk.example.org/policies/refunds",
+    split: "page",
+    page_sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+  });
 
   // A site that does not allow CORS (here: nothing listens there) is refused, nothing changes.
   await page.locator("#facts-page-store").fill("remote");

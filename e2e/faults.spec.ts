@@ -9,7 +9,6 @@ import type { ToolCallReport } from "../src/toolset/call.ts";
 import type { FrozenToolset } from "../src/toolset/freeze.ts";
 import { FAULT_TOOLS } from "../test/fixtures/fault-tools.ts";
 
-
 const FAST = 2_000; // timeout for the runaway tools; the other calls keep the 10 s default
 
 declare global {
@@ -35,19 +34,46 @@ const CASES: Case[] = [
   { label: "allocating 4 GB", tool: "fault", args: { kind: "hog" }, codes: ["tool_raised", "runner_crashed"] },
   // Touching 3 GB before the MemoryError takes seconds on a quiet machine and over 30 s on a
   // loaded one (two specs at once beside other work): the limit leaves room for that.
-  { label: "allocating 4 GB as 4 × 1 GB", tool: "fault", args: { kind: "hog_chunks" }, codes: ["tool_raised", "runner_crashed"], timeoutMs: 100_000 },
+  {
+    label: "allocating 4 GB as 4 × 1 GB",
+    tool: "fault",
+    args: { kind: "hog_chunks" },
+    codes: ["tool_raised", "runner_crashed"],
+    timeoutMs: 100_000,
+  },
   { label: "deep recursion (RecursionError)", tool: "fault", args: { kind: "recurse" }, codes: ["tool_raised"] },
   // With the limit lifted, CPython 3.14 frames live on the heap: it runs until stopped or dies.
-  { label: "deep recursion with sys.setrecursionlimit(10**7)", tool: "fault", args: { kind: "recurse_unbounded" }, codes: ["tool_raised", "runner_crashed", "runner_timeout"], timeoutMs: FAST },
+  {
+    label: "deep recursion with sys.setrecursionlimit(10**7)",
+    tool: "fault",
+    args: { kind: "recurse_unbounded" },
+    codes: ["tool_raised", "runner_crashed", "runner_timeout"],
+    timeoutMs: FAST,
+  },
   { label: "sys.exit()", tool: "fault", args: { kind: "bye" }, codes: ["tool_raised"] },
   { label: "os._exit(1)", tool: "fault", args: { kind: "hard_exit" }, codes: ["runner_crashed"] },
   { label: "returning a set", tool: "fault", args: { kind: "give_set" }, codes: ["unsupported_tool_result"] },
   { label: "returning bytes", tool: "fault", args: { kind: "give_bytes" }, codes: ["unsupported_tool_result"] },
   { label: "returning NaN", tool: "fault", args: { kind: "give_nan" }, codes: ["unsupported_tool_result"] },
   { label: "a 100 KB string", tool: "fault", args: { kind: "big" }, codes: ["tool_result_oversized"] },
-  { label: "output_schema violation (missing field)", tool: "shaped", args: { mode: "missing" }, codes: ["tool_result_schema_mismatch"] },
-  { label: "output_schema violation (extra field)", tool: "shaped", args: { mode: "extra" }, codes: ["tool_result_schema_mismatch"] },
-  { label: "output_schema violation (wrong type)", tool: "shaped", args: { mode: "wrong_type" }, codes: ["tool_result_schema_mismatch"] },
+  {
+    label: "output_schema violation (missing field)",
+    tool: "shaped",
+    args: { mode: "missing" },
+    codes: ["tool_result_schema_mismatch"],
+  },
+  {
+    label: "output_schema violation (extra field)",
+    tool: "shaped",
+    args: { mode: "extra" },
+    codes: ["tool_result_schema_mismatch"],
+  },
+  {
+    label: "output_schema violation (wrong type)",
+    tool: "shaped",
+    args: { mode: "wrong_type" },
+    codes: ["tool_result_schema_mismatch"],
+  },
   { label: "raising ValueError", tool: "fail", args: { value: "x1" }, codes: ["tool_raised"] },
 ];
 
@@ -93,7 +119,10 @@ test("every fault is contained with its code and the next call works (Chromium s
   const frozen = await page.evaluate(async (src) => {
     const toolset = await window.__edge!.freeze(src, "tools.py");
     window.__faultsToolset = toolset;
-    return { names: toolset.active.map((t) => t.schema.name), shaped: toolset.active.find((t) => t.schema.name === "shaped")?.schema.output_schema };
+    return {
+      names: toolset.active.map((t) => t.schema.name),
+      shaped: toolset.active.find((t) => t.schema.name === "shaped")?.schema.output_schema,
+    };
   }, FAULT_TOOLS);
   expect(frozen.names).toEqual(["add", "fault", "shaped", "fail", "shout"]);
   expect(frozen.shaped).toBeTruthy();
@@ -115,7 +144,9 @@ test("every fault is contained with its code and the next call works (Chromium s
         // The result came back intact from the runner; the host's ajv check refused it.
         expect(out.runner_secret_verified).toBe(true);
         const errors = out.diagnostics?.schema_errors as Array<{ keyword: string }>;
-        const keyword = { missing: "required", extra: "additionalProperties", wrong_type: "type" }[String(c.args?.mode)];
+        const keyword = { missing: "required", extra: "additionalProperties", wrong_type: "type" }[
+          String(c.args?.mode)
+        ];
         expect(errors.map((e) => e.keyword)).toContain(keyword);
       }
       if (c.tool === "fail") {

@@ -24,15 +24,21 @@ async function expectOnScreen(page: Page, locator: Locator, what: string): Promi
 }
 
 async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`);
 }
 
 for (const vp of VIEWPORTS) {
   test.describe(`${vp.name} ${vp.width}×${vp.height}`, () => {
     test.use({ viewport: { width: vp.width, height: vp.height } });
 
-    test("the model choice, the tools and the question box are on the first screen; a failed download is one line with one action", async ({ page }) => {
+    test("the model choice, the tools and the question box are on the first screen; a failed download is one line with one action", async ({
+      page,
+    }) => {
       test.setTimeout(180_000);
       await page.goto("/?nosw");
       await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
@@ -76,7 +82,9 @@ for (const vp of VIEWPORTS) {
       await page.getByRole("button", { name: "Load model", exact: true }).click();
       const status = page.locator("#engine-status");
       await expect(status).toHaveAttribute("data-state", "error", { timeout: 60_000 });
-      await expect(status.locator(".failed-line")).toHaveText("Could not load smollm2-135m-instruct-q4_1: the server answered HTTP 404 (model_fetch_failed). The chat uses Scripted demo (no model).");
+      await expect(status.locator(".failed-line")).toHaveText(
+        "Could not load smollm2-135m-instruct-q4_1: the server answered HTTP 404 (model_fetch_failed). The chat uses Scripted demo (no model).",
+      );
       await expect(status.getByRole("button")).toHaveCount(1);
       await expect(status.getByRole("button", { name: "Try again" })).toBeVisible();
       const details = status.locator("details");
@@ -98,12 +106,19 @@ for (const vp of VIEWPORTS) {
   });
 }
 
-test("a tool without a description is flagged in the tools list; the example's tools all have one", async ({ page }) => {
+test("a tool without a description is flagged in the tools list; the example's tools all have one", async ({
+  page,
+}) => {
   await page.goto("/?nosw");
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
   await expect(page.locator(".tool[data-tool='hello_world'] .tool-desc")).toContainText("Say hello");
   await expect(page.locator("[data-warning='no_description']")).toHaveCount(0);
-  await openToolsFile(page, "bare.py", 'from edgestudio.tools import edge_tool\n\n@edge_tool\ndef ping() -> str:\n    return "pong"\n\n@edge_tool\ndef echo(text: str) -> str:\n    """Repeat the text back."""\n    return text\n', 2);
+  await openToolsFile(
+    page,
+    "bare.py",
+    'from edgestudio.tools import edge_tool\n\n@edge_tool\ndef ping() -> str:\n    return "pong"\n\n@edge_tool\ndef echo(text: str) -> str:\n    """Repeat the text back."""\n    return text\n',
+    2,
+  );
   const warning = page.locator(".tool[data-tool='ping'] [data-warning='no_description']");
   await expect(warning).toHaveText(/^No description: a model chooses tools by their descriptions/);
   await expect(page.locator("[data-warning='no_description']")).toHaveCount(1);

@@ -38,7 +38,10 @@ async function openAndWatchScroll(page: Page): Promise<number[]> {
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
   // The first session's divider lands in the chat after ready: give it a moment to (not) scroll.
   await expect(page.locator("#chat-log .entry.divider")).toHaveCount(1);
-  return page.evaluate(() => [...(window as typeof window & { __scrolls: number[] }).__scrolls, Math.round(window.scrollY)]);
+  return page.evaluate(() => [
+    ...(window as typeof window & { __scrolls: number[] }).__scrolls,
+    Math.round(window.scrollY),
+  ]);
 }
 
 async function typeAtEnd(page: Page, text: string): Promise<void> {
@@ -53,7 +56,8 @@ async function send(page: Page, text: string): Promise<void> {
   await page.getByRole("button", { name: "Send", exact: true }).click();
 }
 
-const inspectedSha = async (page: Page): Promise<string> => /tools_file_sha256 (sha256:[0-9a-f]{64})/.exec((await page.locator("#tools-status").textContent()) ?? "")![1]!;
+const inspectedSha = async (page: Page): Promise<string> =>
+  /tools_file_sha256 (sha256:[0-9a-f]{64})/.exec((await page.locator("#tools-status").textContent()) ?? "")![1]!;
 
 for (const vp of VIEWPORTS) {
   test.describe(`${vp.name} ${vp.width}×${vp.height}`, () => {
@@ -64,7 +68,9 @@ for (const vp of VIEWPORTS) {
     test.describe("first visit", () => {
       test.use({ freshProfile: true });
 
-      test("boot keeps the page still; the chat comes before the tool list; nothing is wider than the screen; no emoji", async ({ page }) => {
+      test("boot keeps the page still; the chat comes before the tool list; nothing is wider than the screen; no emoji", async ({
+        page,
+      }) => {
         const scrolls = await openAndWatchScroll(page);
         expect(scrolls.length).toBeGreaterThan(3);
         expect(new Set(scrolls)).toEqual(new Set([0]));
@@ -76,7 +82,11 @@ for (const vp of VIEWPORTS) {
         // The editor wraps long lines: its content is no wider than its own box, the page no wider than the screen.
         const widths = await page.evaluate(() => {
           const scroller = document.querySelector<HTMLElement>("#editor .cm-scroller")!;
-          return { content: scroller.scrollWidth, box: scroller.clientWidth, page: document.documentElement.scrollWidth };
+          return {
+            content: scroller.scrollWidth,
+            box: scroller.clientWidth,
+            page: document.documentElement.scrollWidth,
+          };
         });
         expect(widths.content).toBeLessThanOrEqual(widths.box);
         expect(widths.page).toBeLessThanOrEqual(vp.width);
@@ -99,11 +109,15 @@ for (const vp of VIEWPORTS) {
       });
     });
 
-    test("Inspect after an edit starts a new session with the new file and says so; so does the first send after an edit", async ({ page }) => {
+    test("Inspect after an edit starts a new session with the new file and says so; so does the first send after an edit", async ({
+      page,
+    }) => {
       await openAndWatchScroll(page);
       const first = await inspectedSha(page);
       // The note under the editor tells the same story (it used to describe the trap).
-      await expect(page.locator("#source-note")).toContainText("After an edit, press Inspect, or just send your next message: a new session starts with the edited file");
+      await expect(page.locator("#source-note")).toContainText(
+        "After an edit, press Inspect, or just send your next message: a new session starts with the edited file",
+      );
       await typeAtEnd(page, PING_TOOL);
       await expect(page.locator("#source-changed")).toContainText("Press Inspect, or just send your next message");
       await page.getByRole("button", { name: "Inspect", exact: true }).click();
@@ -111,11 +125,17 @@ for (const vp of VIEWPORTS) {
       await expect(divider).toHaveCount(1);
       const second = await inspectedSha(page);
       expect(second).not.toBe(first);
-      await expect(divider).toContainText(`tools.py changed: new session with the edited file (tools_file_sha256 ${second.slice(0, 19)}…)`);
+      await expect(divider).toContainText(
+        `tools.py changed: new session with the edited file (tools_file_sha256 ${second.slice(0, 19)}…)`,
+      );
       await expect(page.locator("#session-info")).toContainText("6 active tool(s)");
       await send(page, "Quote a fee.");
       await expect(page.locator("#chat-status")).toHaveText("Done: answered.", { timeout: 60_000 });
-      expect((await storedReceipts(page)).at(-1)).toMatchObject({ kind: "chat", outcome: "answered", tools_file_sha256: second });
+      expect((await storedReceipts(page)).at(-1)).toMatchObject({
+        kind: "chat",
+        outcome: "answered",
+        tools_file_sha256: second,
+      });
 
       // No Inspect this time: the next message starts the new session itself, then runs in it.
       await typeAtEnd(page, "\n# a comment changes the file's bytes\n");
@@ -136,19 +156,27 @@ for (const vp of VIEWPORTS) {
       // An edit that breaks the file: the session keeps the file it froze, and the chat says why.
       await typeAtEnd(page, "\n@edge_tool\ndef broken(x) -> str:\n    return x\n");
       await page.getByRole("button", { name: "Inspect", exact: true }).click();
-      await expect(page.locator("#chat-log .entry.notice").last()).toContainText("the edited file has 1 problem(s) (missing_parameter_type_hint): this session keeps the file it froze");
+      await expect(page.locator("#chat-log .entry.notice").last()).toContainText(
+        "the edited file has 1 problem(s) (missing_parameter_type_hint): this session keeps the file it froze",
+      );
       await send(page, "And now?");
-      await expect(page.locator("#chat-log .entry.error").last()).toContainText("tools.py changed, and the edited file cannot start a session");
+      await expect(page.locator("#chat-log .entry.error").last()).toContainText(
+        "tools.py changed, and the edited file cannot start a session",
+      );
       await expect(page.getByLabel("Message")).toHaveValue("And now?");
       await expect(divider).toHaveCount(2);
     });
 
-    test("a failed model load leaves the picker on the engine in use and names CORS; the scripted-demo box goes once a model runs", async ({ page }) => {
+    test("a failed model load leaves the picker on the engine in use and names CORS; the scripted-demo box goes once a model runs", async ({
+      page,
+    }) => {
       test.setTimeout(240_000);
       await openAndWatchScroll(page);
       const explain = page.locator("#gpu-explain");
       await expect(explain).toBeVisible();
-      await expect(explain.locator("summary")).toContainText("until you load a model, the chat uses the “Scripted demo (no model)” engine");
+      await expect(explain.locator("summary")).toContainText(
+        "until you load a model, the chat uses the “Scripted demo (no model)” engine",
+      );
       // One line until it is opened, on a wide screen as on a phone.
       expect(await explain.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
       await expect(explain).toContainText("Until then the playground uses");

@@ -36,7 +36,11 @@ export const test = base.extend<{ freshProfile: boolean }, { visitedProfile: str
         await page.waitForFunction(() => window.__edgeReady !== undefined, null, { timeout: 180_000 });
         await page.evaluate(() => window.__edgeReady);
         // The snapshot is stored after the first worker booted from it; wait until it is there.
-        await page.waitForFunction(async (name) => (await (await caches.open(name)).keys()).length > 0, SNAPSHOT_CACHE, { timeout: 180_000, polling: 250 });
+        await page.waitForFunction(
+          async (name) => (await (await caches.open(name)).keys()).length > 0,
+          SNAPSHOT_CACHE,
+          { timeout: 180_000, polling: 250 },
+        );
       } finally {
         await context.close();
       }

@@ -80,7 +80,11 @@ const OUTCOME = `(() => {
   return el && !document.querySelector("#try-run").disabled ? { state: el.dataset.state, text: el.textContent, duration: document.querySelector("#try-duration").textContent } : null;
 })()`;
 
-test("heap exhaustion in a tool: runner_crashed, the page lives, the next call works without a reload", async ({ page, context, browser }) => {
+test("heap exhaustion in a tool: runner_crashed, the page lives, the next call works without a reload", async ({
+  page,
+  context,
+  browser,
+}) => {
   test.setTimeout(300_000);
   await page.goto("/?debug");
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
@@ -122,10 +126,12 @@ test("heap exhaustion in a tool: runner_crashed, the page lives, the next call w
   await test.step("the payload with a 90 s limit: the frame's process dies, the call is runner_crashed", async () => {
     const lostBefore = (await health(cdp)).lost;
     const started = Date.now();
-    const report = await evaluate<{ ok: boolean; error?: { code: string }; diagnostics?: { reason?: string }; duration_ms: number }>(
-      cdp,
-      `window.__edge.freezeAndCall(${JSON.stringify(TOOLS)}, "hog", {}, 90000)`,
-    );
+    const report = await evaluate<{
+      ok: boolean;
+      error?: { code: string };
+      diagnostics?: { reason?: string };
+      duration_ms: number;
+    }>(cdp, `window.__edge.freezeAndCall(${JSON.stringify(TOOLS)}, "hog", {}, 90000)`);
     expect(report.ok).toBe(false);
     expect(report.error?.code).toBe("runner_crashed");
     expect(report.diagnostics?.reason).toContain("stopped answering");
@@ -143,17 +149,24 @@ test("heap exhaustion in a tool: runner_crashed, the page lives, the next call w
   });
 
   await test.step("the next call from the panel works, in the same document", async () => {
-    await evaluate(cdp, `(() => {
+    await evaluate(
+      cdp,
+      `(() => {
       const select = document.querySelector("#try-tool-select");
       select.value = "ping";
       select.dispatchEvent(new Event("change", { bubbles: true }));
       document.querySelector("#try-output").replaceChildren();
       document.querySelector("#try-run").click();
-    })()`);
+    })()`,
+    );
     const next = await waitFor<Outcome>(cdp, OUTCOME, 90_000);
     expect(next.state, next.text).toBe("ok");
-    expect(JSON.parse(await evaluate<string>(cdp, `document.querySelector("#try-result").textContent`))).toEqual({ pong: true });
-    expect(await evaluate<string>(cdp, `document.querySelector("#try-output").textContent`)).toContain("runner secret (HMAC) verified: yes");
+    expect(JSON.parse(await evaluate<string>(cdp, `document.querySelector("#try-result").textContent`))).toEqual({
+      pong: true,
+    });
+    expect(await evaluate<string>(cdp, `document.querySelector("#try-output").textContent`)).toContain(
+      "runner secret (HMAC) verified: yes",
+    );
     expect(await evaluate<boolean>(cdp, "window.__sameDocument === true")).toBe(true);
     expect(crashes.map((c) => c.targetId)).not.toContain(pageTarget.targetId);
     // The lost frames cost no plain boots: the memory snapshot was not blamed for them.

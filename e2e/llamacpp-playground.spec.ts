@@ -30,12 +30,20 @@ async function askAdd(page: Page): Promise<void> {
   const card = page.locator(".tool-card[data-tool=add]").last();
   await expect(card).toHaveAttribute("data-state", "ok", { timeout: 120_000 });
   // The real function ran with the model's arguments: its result is their sum.
-  const args = JSON.parse((await card.locator("[data-testid=tool-args]").textContent()) ?? "{}") as { a: number; b: number };
+  const args = JSON.parse((await card.locator("[data-testid=tool-args]").textContent()) ?? "{}") as {
+    a: number;
+    b: number;
+  };
   await expect(card.locator("[data-testid=tool-result]")).toContainText(`"sum": ${args.a + args.b}`);
-  await expect(page.locator(".entry .receipt-line").last()).toContainText(/(answered|failed_closed).* · receipt #\d+/, { timeout: 120_000 });
+  await expect(page.locator(".entry .receipt-line").last()).toContainText(/(answered|failed_closed).* · receipt #\d+/, {
+    timeout: 120_000,
+  });
 }
 
-test("no WebGPU: a GGUF model from a URL runs a tool call with a receipt, and again after an offline reload", async ({ page, context }) => {
+test("no WebGPU: a GGUF model from a URL runs a tool call with a receipt, and again after an offline reload", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(420_000);
   // Persistent storage is asked for when the download starts, and the download does not wait for
   // the answer (Firefox holds it pending while its prompt is unanswered): here it never comes.
@@ -55,12 +63,16 @@ test("no WebGPU: a GGUF model from a URL runs a tool call with a receipt, and ag
   await expect(page.locator("#gpu-status")).toContainText("not available");
   // Auto names what it would run here, and the catalog lists download sizes before anything downloads.
   await expect(page.locator("#engine-select option[value=auto]")).toHaveText(/^Auto: llama\.cpp on this CPU/);
-  await expect(page.locator("#engine-select option[value='llamacpp:qwen2.5-0.5b-instruct-q4_k_m']")).toHaveText(/398 MB download/);
+  await expect(page.locator("#engine-select option[value='llamacpp:qwen2.5-0.5b-instruct-q4_k_m']")).toHaveText(
+    /398 MB download/,
+  );
 
   await openToolsFile(page, "tools.py", TOOLS, 1);
   await loadModelFromUrl(page, server.url("/model.gguf"));
   expect(order.sort()).toEqual(["download", "persist"]);
-  await expect(page.locator("#llama-status")).toHaveText("Asked the browser to keep stored models; the download does not wait for its answer.");
+  await expect(page.locator("#llama-status")).toHaveText(
+    "Asked the browser to keep stored models; the download does not wait for its answer.",
+  );
   await expect(page.locator("#stored-models summary")).toHaveText(/Stored models: 1 \(0\.5 MB\)/);
   await askAdd(page);
   await page.screenshot({ path: ".cache/screenshots/playground-llamacpp.png", fullPage: true });

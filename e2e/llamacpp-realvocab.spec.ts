@@ -17,10 +17,18 @@ import { realShapeModel } from "../test/fixtures/real-shape.ts";
 const PAGE = "/e2e/pages/llamacpp.html";
 const FEE: GuidedTool = {
   name: "fee_quote",
-  parameters: { type: "object", properties: { amount: { type: "integer" }, tier: { type: "string", enum: ["basic", "pro"] } }, required: ["amount"], additionalProperties: false },
+  parameters: {
+    type: "object",
+    properties: { amount: { type: "integer" }, tier: { type: "string", enum: ["basic", "pro"] } },
+    required: ["amount"],
+    additionalProperties: false,
+  },
 };
 const TURNS: ChatMessage[][] = [
-  [{ role: "system", content: "You can call tools." }, { role: "user", content: "Quote the fee for 250 euros, 专业版." }],
+  [
+    { role: "system", content: "You can call tools." },
+    { role: "user", content: "Quote the fee for 250 euros, 专业版." },
+  ],
   [
     { role: "system", content: "You can call tools." },
     { role: "user", content: "Quote the fee for 250 euros." },
@@ -37,19 +45,42 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => server.close());
 
-for (const [family, path] of [["qwen3", "/model.gguf"], ["llama3", "/llama3.gguf"]] as const) {
-  test(`${family}: wllama's prompts are the model's own template in real tokens, and guided replies over the full vocabulary parse`, async ({ page }) => {
+for (const [family, path] of [
+  ["qwen3", "/model.gguf"],
+  ["llama3", "/llama3.gguf"],
+] as const) {
+  test(`${family}: wllama's prompts are the model's own template in real tokens, and guided replies over the full vocabulary parse`, async ({
+    page,
+  }) => {
     test.setTimeout(300_000);
     await page.goto(PAGE);
     await expect(page.locator("#status")).toHaveText("ready", { timeout: 60_000 });
     const ref = await reference(family);
-    const conversations: ChatMessage[][] = [...TOKENIZER_CORPUS.map((text): ChatMessage[] => [{ role: "user", content: text }]), ...TURNS];
+    const conversations: ChatMessage[][] = [
+      ...TOKENIZER_CORPUS.map((text): ChatMessage[] => [{ role: "user", content: text }]),
+      ...TURNS,
+    ];
     const formats: ResponseFormat[] = [
       toolCallResponseFormat([FEE]),
       toolCallResponseFormat([FEE]),
-      { type: "structural_tag", structural_tag: { type: "structural_tag", format: { type: "tag", begin: "<tool_call>\n", content: { type: "json_schema", json_schema: toolCallSchema([FEE]) }, end: "\n</tool_call>" } } },
+      {
+        type: "structural_tag",
+        structural_tag: {
+          type: "structural_tag",
+          format: {
+            type: "tag",
+            begin: "<tool_call>\n",
+            content: { type: "json_schema", json_schema: toolCallSchema([FEE]) },
+            end: "\n</tool_call>",
+          },
+        },
+      },
     ];
-    const got = await page.evaluate(([u, c, f]) => window.__llama!.realVocab(u, c, f), [server.url(path), conversations, formats] as const);
+    const got = await page.evaluate(([u, c, f]) => window.__llama!.realVocab(u, c, f), [
+      server.url(path),
+      conversations,
+      formats,
+    ] as const);
     expect(got.promptTokens).toEqual(conversations.map((c) => ref.tokens(c).length));
     for (const text of got.replies) {
       const parsed = parseModelOutput(text);

@@ -14,7 +14,13 @@ import { buildTestModel } from "../test/fixtures/gguf.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import { CROSS_ORIGIN_ISOLATION } from "../vite.config.ts";
 import { askWidget } from "./widget-helpers.ts";
-import { docsPage, ensureWidgetBuild, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
+import {
+  docsPage,
+  ensureWidgetBuild,
+  startStaticServer,
+  startWidgetSites,
+  type StaticServer,
+} from "./widget-servers.ts";
 
 const TOOLS = `from edgestudio.tools import edge_tool
 
@@ -37,7 +43,13 @@ test.beforeAll(async () => {
   isolatedDocs = await startStaticServer({ headers: CROSS_ORIGIN_ISOLATION });
   for (const d of [docs, isolatedDocs]) {
     d.route("/tools.py", TOOLS);
-    d.route("/page.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" model="${server.url("/model.gguf")}" tool-choice="required"` }));
+    d.route(
+      "/page.html",
+      docsPage({
+        widgetUrl: sites.assets.url("/edge-chat.js"),
+        attrs: `tools-src="./tools.py" model="${server.url("/model.gguf")}" tool-choice="required"`,
+      }),
+    );
   }
 });
 test.afterAll(async () => {
@@ -71,7 +83,8 @@ async function storedFiles(page: Page): Promise<string[]> {
 function expectAddCalls(receipt: unknown): void {
   const calls = (receipt as { calls: unknown[] }).calls;
   expect(calls.length).toBeGreaterThanOrEqual(1);
-  for (const call of calls) expect(call).toMatchObject({ tool_name: "add", status: "ok", runner_secret_verified: true });
+  for (const call of calls)
+    expect(call).toMatchObject({ tool_name: "add", status: "ok", runner_secret_verified: true });
 }
 
 async function askAdd(widget: Locator): Promise<void> {
@@ -81,9 +94,14 @@ async function askAdd(widget: Locator): Promise<void> {
   await expect(card.getByText("ok", { exact: true })).toBeVisible({ timeout: 180_000 });
 }
 
-test("no WebGPU: engine auto runs the GGUF model on the CPU, calls a tool, records the model file; after a reload it answers from the stored model", async ({ page, context }) => {
+test("no WebGPU: engine auto runs the GGUF model on the CPU, calls a tool, records the model file; after a reload it answers from the stored model", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(360_000);
-  await context.addInitScript(`window.__receipts = []; document.addEventListener("edge-receipt", (e) => window.__receipts.push(JSON.parse(JSON.stringify(e.detail))));`);
+  await context.addInitScript(
+    `window.__receipts = []; document.addEventListener("edge-receipt", (e) => window.__receipts.push(JSON.parse(JSON.stringify(e.detail))));`,
+  );
   const workers: string[] = [];
   page.on("worker", (w) => workers.push(w.url()));
   await page.goto(docs.url("/page.html"));
@@ -92,7 +110,11 @@ test("no WebGPU: engine auto runs the GGUF model on the CPU, calls a tool, recor
   await askAdd(widget);
   await expect.poll(async () => (await receipts(page)).length, { timeout: 180_000 }).toBe(1);
   const [receipt] = await receipts(page);
-  expect(receipt).toMatchObject({ engine: "llamacpp", model_id: "model.gguf", model_fingerprint: { sha256: `sha256:${sha}` } });
+  expect(receipt).toMatchObject({
+    engine: "llamacpp",
+    model_id: "model.gguf",
+    model_fingerprint: { sha256: `sha256:${sha}` },
+  });
   expectAddCalls(receipt);
   // The llama.cpp worker and its wasm came from the asset host; the worker started via a blob: module.
   expect(sites.assets.requests.some((p) => /^\/assets\/llamacpp\.worker-[\w-]+\.js$/.test(p))).toBe(true);
@@ -105,9 +127,13 @@ test("no WebGPU: engine auto runs the GGUF model on the CPU, calls a tool, recor
   expect(server.hits("/model.gguf")).toBe(1);
 });
 
-test("a model file the visitor picks: labelled, loaded at once with its sha256, calls a tool, nothing downloaded or stored; a non-GGUF file is refused", async ({ page }) => {
+test("a model file the visitor picks: labelled, loaded at once with its sha256, calls a tool, nothing downloaded or stored; a non-GGUF file is refused", async ({
+  page,
+}) => {
   test.setTimeout(300_000);
-  await page.addInitScript(`window.__receipts = []; window.__errors = []; document.addEventListener("edge-receipt", (e) => window.__receipts.push(JSON.parse(JSON.stringify(e.detail)))); document.addEventListener("edge-error", (e) => window.__errors.push(e.detail.code));`);
+  await page.addInitScript(
+    `window.__receipts = []; window.__errors = []; document.addEventListener("edge-receipt", (e) => window.__receipts.push(JSON.parse(JSON.stringify(e.detail)))); document.addEventListener("edge-error", (e) => window.__errors.push(e.detail.code));`,
+  );
   const hits = server.hits("/model.gguf");
   await page.goto(docs.url("/page.html"));
   const widget = page.locator("edge-chat");
@@ -116,21 +142,36 @@ test("a model file the visitor picks: labelled, loaded at once with its sha256, 
   await expect(widget.getByText("Read on this device: never uploaded, never stored.")).toBeVisible();
 
   // Not a model: refused with its code, the site's model stays (its badge, its download later).
-  await picker.setInputFiles({ name: "notes.gguf", mimeType: "application/octet-stream", buffer: Buffer.from("These are my notes, not a model.\n".repeat(20)) });
+  await picker.setInputFiles({
+    name: "notes.gguf",
+    mimeType: "application/octet-stream",
+    buffer: Buffer.from("These are my notes, not a model.\n".repeat(20)),
+  });
   await expect(widget.getByText("Model file not loaded (model_not_gguf)")).toBeVisible({ timeout: 120_000 });
-  await expect(widget.getByText("notes.gguf was not loaded (model_not_gguf); the site's model stays in use.")).toBeVisible();
+  await expect(
+    widget.getByText("notes.gguf was not loaded (model_not_gguf); the site's model stays in use."),
+  ).toBeVisible();
   await expect(widget.getByText("model.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
   // The event may follow what the widget shows: wait for it.
-  await expect.poll(() => page.evaluate(() => (window as typeof window & { __errors: string[] }).__errors)).toEqual(["model_not_gguf"]);
+  await expect
+    .poll(() => page.evaluate(() => (window as typeof window & { __errors: string[] }).__errors))
+    .toEqual(["model_not_gguf"]);
 
   // The generated model as a file: ready at once, with the file's sha256.
   await picker.setInputFiles({ name: "picked.gguf", mimeType: "application/octet-stream", buffer: Buffer.from(model) });
   // Loaded: the file's sha256 shows (the status line then moves on to reading the tools ahead).
-  await expect(widget.locator("[part=model-file]")).toContainText(`sha256:${sha}: read here, never uploaded, never stored.`, { timeout: 180_000 });
+  await expect(widget.locator("[part=model-file]")).toContainText(
+    `sha256:${sha}: read here, never uploaded, never stored.`,
+    { timeout: 180_000 },
+  );
   await expect(widget.getByText("picked.gguf · on-device model (llama.cpp, CPU)")).toBeVisible();
   await askAdd(widget);
   await expect.poll(async () => (await receipts(page)).length, { timeout: 180_000 }).toBe(1);
-  expect((await receipts(page))[0]).toMatchObject({ engine: "llamacpp", model_id: "picked.gguf", model_fingerprint: { sha256: `sha256:${sha}` } });
+  expect((await receipts(page))[0]).toMatchObject({
+    engine: "llamacpp",
+    model_id: "picked.gguf",
+    model_fingerprint: { sha256: `sha256:${sha}` },
+  });
   expectAddCalls((await receipts(page))[0]);
   // Nothing was downloaded, and nothing was stored for the file.
   expect(server.hits("/model.gguf")).toBe(hits);
@@ -142,7 +183,9 @@ test("a model file the visitor picks: labelled, loaded at once with its sha256, 
   await expect(widget.getByText("Read on this device: never uploaded, never stored.")).toBeVisible();
 });
 
-test("after the tool result the model's next turn ends the run: an answer, or the named invalid UTF-8 failure", async ({ page }) => {
+test("after the tool result the model's next turn ends the run: an answer, or the named invalid UTF-8 failure", async ({
+  page,
+}) => {
   // On the generated model (a byte vocabulary, random weights) the turn after the add result
   // emits a piece that is not valid UTF-8 in every run of this page so far: wllama 3.13's C++ JSON
   // encoder throws ("[json.exception.type_error.316] invalid UTF-8 byte …"), wllama_action writes
@@ -163,7 +206,9 @@ test("after the tool result the model's next turn ends the run: an answer, or th
   expect(errors).not.toMatch(/typed array|Uint8Array/);
 });
 
-test("a cross-origin-isolated docs page (COOP/COEP, docs/widget.md): the widget from another origin still loads, runs the model and the sandboxed tool", async ({ page }) => {
+test("a cross-origin-isolated docs page (COOP/COEP, docs/widget.md): the widget from another origin still loads, runs the model and the sandboxed tool", async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   await page.goto(isolatedDocs.url("/page.html"));
   // The asset host sends only CORS (no Cross-Origin-Resource-Policy): enough under require-corp.

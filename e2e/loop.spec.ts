@@ -5,28 +5,44 @@ import { expect, test } from "./fixtures.ts";
 const PAGE = "/e2e/pages/loop.html";
 const call = (tool: string, args: object) => JSON.stringify({ tool_name: tool, arguments: args });
 
-test("calls a tool and answers, returns a prepare result directly, refuses an edited file; receipts survive a reload", async ({ page }) => {
+test("calls a tool and answers, returns a prepare result directly, refuses an edited file; receipts survive a reload", async ({
+  page,
+}) => {
   await page.goto(PAGE);
   await expect(page.locator("#status")).toHaveText("ready", { timeout: 60_000 });
 
-  const answered = await page.evaluate(async (script) => {
-    await window.__loop!.open("a", script);
-    return window.__loop!.chat("a", "Use the fee_quote tool for amount 250. State the exact fee.");
-  }, [call("fee_quote", { amount: 250 }), "The fee is 0.75."]);
+  const answered = await page.evaluate(
+    async (script) => {
+      await window.__loop!.open("a", script);
+      return window.__loop!.chat("a", "Use the fee_quote tool for amount 250. State the exact fee.");
+    },
+    [call("fee_quote", { amount: 250 }), "The fee is 0.75."],
+  );
   expect(answered).toMatchObject({ ok: true, outcome: "answered", answer: "The fee is 0.75." });
-  expect(answered.receipt.calls[0]).toMatchObject({ tool_name: "fee_quote", status: "ok", runner_secret_verified: true, tools_file_sha256_verified: true });
+  expect(answered.receipt.calls[0]).toMatchObject({
+    tool_name: "fee_quote",
+    status: "ok",
+    runner_secret_verified: true,
+    tools_file_sha256_verified: true,
+  });
 
-  const direct = await page.evaluate(async (script) => {
-    await window.__loop!.open("b", script);
-    return window.__loop!.chat("b", "Prepare two of sku ab-1.");
-  }, [call("prepare_order", { sku: "ab-1", quantity: 2 })]);
+  const direct = await page.evaluate(
+    async (script) => {
+      await window.__loop!.open("b", script);
+      return window.__loop!.chat("b", "Prepare two of sku ab-1.");
+    },
+    [call("prepare_order", { sku: "ab-1", quantity: 2 })],
+  );
   expect(direct).toMatchObject({ outcome: "return_direct", result: { draft_id: "D-AB-1-2", status: "prepared" } });
 
-  const edited = await page.evaluate(async (script) => {
-    await window.__loop!.open("c", script);
-    window.__loop!.editTools('return "hello world"', 'return "edited mid-session"');
-    return window.__loop!.chat("c", "Say hello.");
-  }, [call("hello_world", {}), "unreachable"]);
+  const edited = await page.evaluate(
+    async (script) => {
+      await window.__loop!.open("c", script);
+      window.__loop!.editTools('return "hello world"', 'return "edited mid-session"');
+      return window.__loop!.chat("c", "Say hello.");
+    },
+    [call("hello_world", {}), "unreachable"],
+  );
   expect(edited).toMatchObject({ ok: false, outcome: "failed_closed", error: { code: "tools_file_changed" } });
   expect(edited.receipt.calls[0]).toMatchObject({ status: "failed_closed", code: "tools_file_changed" });
 

@@ -15,20 +15,39 @@ test("after one online visit the playground reloads and runs tools offline", asy
   await expect(page.locator("body")).toHaveAttribute("data-offline-ready", "1", { timeout: 90_000 });
   const manifest = await page.evaluate(async () => {
     const link = document.querySelector<HTMLLinkElement>("link[rel=manifest]");
-    return link ? ((await (await fetch(link.href)).json()) as { name: string; icons: { sizes: string; purpose?: string }[]; display: string }) : null;
+    return link
+      ? ((await (await fetch(link.href)).json()) as {
+          name: string;
+          icons: { sizes: string; purpose?: string }[];
+          display: string;
+        })
+      : null;
   });
   expect(manifest?.name).toBe("Edge playground");
   expect(manifest?.display).toBe("standalone");
-  expect(manifest?.icons.map((i) => `${i.sizes}:${i.purpose ?? "any"}`)).toEqual(["192x192:any", "512x512:any", "512x512:maskable"]);
+  expect(manifest?.icons.map((i) => `${i.sizes}:${i.purpose ?? "any"}`)).toEqual([
+    "192x192:any",
+    "512x512:any",
+    "512x512:maskable",
+  ]);
   // Chromium's own installability check (what enables "Install app"): no errors about the manifest,
   // icons or service worker. "in-incognito" is the test browser's profile, not the app.
   const cdp = await context.newCDPSession(page);
-  const { installabilityErrors } = (await cdp.send("Page.getInstallabilityErrors")) as { installabilityErrors: { errorId: string }[] };
+  const { installabilityErrors } = (await cdp.send("Page.getInstallabilityErrors")) as {
+    installabilityErrors: { errorId: string }[];
+  };
   expect(installabilityErrors.map((e) => e.errorId).filter((id) => id !== "in-incognito")).toEqual([]);
   await cdp.detach();
 
   await context.setOffline(true);
-  expect(await page.evaluate(() => fetch("/definitely-not-cached.txt").then(() => "reached", () => "offline"))).toBe("offline");
+  expect(
+    await page.evaluate(() =>
+      fetch("/definitely-not-cached.txt").then(
+        () => "reached",
+        () => "offline",
+      ),
+    ),
+  ).toBe("offline");
   await page.reload();
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
   expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);

@@ -31,14 +31,28 @@ const BAD = join(tmp, "bad");
 mkdirSync(GOOD);
 mkdirSync(BAD);
 const built = writeTestLock(join(tmp, "lock.json"), GOOD, [
-  { name: "edgepkg-alpha", version: "1.2.0", imports: ["edgealpha"], depends: ["edgepkg-beta"], files: { "edgealpha/__init__.py": "from edgebeta import base\n\ndef rate(x):\n    return base() * x\n" } },
-  { name: "edgepkg-beta", version: "0.3.1", imports: ["edgebeta"], files: { "edgebeta.py": "def base():\n    return 7\n" } },
+  {
+    name: "edgepkg-alpha",
+    version: "1.2.0",
+    imports: ["edgealpha"],
+    depends: ["edgepkg-beta"],
+    files: { "edgealpha/__init__.py": "from edgebeta import base\n\ndef rate(x):\n    return base() * x\n" },
+  },
+  {
+    name: "edgepkg-beta",
+    version: "0.3.1",
+    imports: ["edgebeta"],
+    files: { "edgebeta.py": "def base():\n    return 7\n" },
+  },
 ]);
 const alpha = built["edgepkg-alpha"]!;
 const beta = built["edgepkg-beta"]!;
 // The "bad" source: the same file names, alpha's bytes changed by one byte at the end.
 writeFileSync(join(BAD, beta.file_name), beta.bytes);
-writeFileSync(join(BAD, alpha.file_name), Buffer.concat([Buffer.from(alpha.bytes.subarray(0, -1)), Buffer.from([alpha.bytes.at(-1)! ^ 1])]));
+writeFileSync(
+  join(BAD, alpha.file_name),
+  Buffer.concat([Buffer.from(alpha.bytes.subarray(0, -1)), Buffer.from([alpha.bytes.at(-1)! ^ 1])]),
+);
 
 /** What the page asked the package server for: "METHOD /path". */
 const requests: string[] = [];
@@ -56,7 +70,11 @@ test.beforeAll(async () => {
       res.writeHead(404, { "Access-Control-Allow-Origin": "*" }).end();
       return;
     }
-    res.writeHead(200, { "Access-Control-Allow-Origin": "*", "Content-Type": "application/octet-stream", "Content-Length": body.byteLength });
+    res.writeHead(200, {
+      "Access-Control-Allow-Origin": "*",
+      "Content-Type": "application/octet-stream",
+      "Content-Length": body.byteLength,
+    });
     res.end(req.method === "HEAD" ? undefined : body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -69,15 +87,21 @@ test.afterAll(async () => {
 });
 
 async function openWithSource(page: Page, source: "good" | "bad"): Promise<void> {
-  await page.goto(`/?package-lock=${encodeURIComponent(`${origin}/lock.json`)}&package-source=${encodeURIComponent(`${origin}/${source}/`)}`);
+  await page.goto(
+    `/?package-lock=${encodeURIComponent(`${origin}/lock.json`)}&package-source=${encodeURIComponent(`${origin}/${source}/`)}`,
+  );
   await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
-  await page.locator("#file-input").setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(TOOLS) });
+  await page
+    .locator("#file-input")
+    .setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(TOOLS) });
 }
-
 
 const wheelGets = (): string[] => requests.filter((r) => r.startsWith("GET") && r.endsWith(".whl"));
 
-test("packages: asked with sizes before a download, a tampered wheel refused, then stored, imported in the sandbox, in the receipt, reused offline, removed", async ({ page, context }) => {
+test("packages: asked with sizes before a download, a tampered wheel refused, then stored, imported in the sandbox, in the receipt, reused offline, removed", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(300_000);
   await openWithSource(page, "bad");
   const ask = page.locator("#packages-ask");
@@ -95,11 +119,18 @@ test("packages: asked with sizes before a download, a tampered wheel refused, th
   await page.locator("#packages-download").click();
   await expect(page.locator("#packages-status")).toContainText("python_package_hash_mismatch", { timeout: 60_000 });
   await expect(page.locator("#packages-download")).toBeEnabled();
-  expect(await page.evaluate(async (f) => (await (await caches.open("edge-python-packages")).keys()).some((r) => r.url.endsWith(f)), alpha.file_name)).toBe(false);
+  expect(
+    await page.evaluate(
+      async (f) => (await (await caches.open("edge-python-packages")).keys()).some((r) => r.url.endsWith(f)),
+      alpha.file_name,
+    ),
+  ).toBe(false);
 
   // The real source: Download, then the tools inspect and run with the packages, in the sandbox.
   await openWithSource(page, "good");
-  await expect(page.locator("#packages-plan li").first()).toHaveText(`edgepkg-beta 0.3.1 · already stored`, { timeout: 60_000 });
+  await expect(page.locator("#packages-plan li").first()).toHaveText(`edgepkg-beta 0.3.1 · already stored`, {
+    timeout: 60_000,
+  });
   await page.locator("#packages-download").click();
   await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 1 tool(s)", { timeout: 90_000 });
   await expect(page.locator("#packages-ask")).toBeHidden();
@@ -107,8 +138,20 @@ test("packages: asked with sizes before a download, a tampered wheel refused, th
   expect(ran.state, ran.text).toBe("ok");
   expect(JSON.parse((await page.locator("#try-result").textContent())!)).toMatchObject({ value: 21, base: 7 });
   const frozen = [
-    { name: "edgepkg-beta", version: "0.3.1", file_name: beta.file_name, sha256: `sha256:${beta.sha256}`, source: "pyodide-lock" },
-    { name: "edgepkg-alpha", version: "1.2.0", file_name: alpha.file_name, sha256: `sha256:${alpha.sha256}`, source: "pyodide-lock" },
+    {
+      name: "edgepkg-beta",
+      version: "0.3.1",
+      file_name: beta.file_name,
+      sha256: `sha256:${beta.sha256}`,
+      source: "pyodide-lock",
+    },
+    {
+      name: "edgepkg-alpha",
+      version: "1.2.0",
+      file_name: alpha.file_name,
+      sha256: `sha256:${alpha.sha256}`,
+      source: "pyodide-lock",
+    },
   ];
   expect((await storedReceipts(page)).at(-1)?.python_packages).toEqual(frozen);
   await expect(page.locator("#packages-stored summary")).toHaveText(/^Python packages in this browser: 2 \(/);
@@ -122,7 +165,9 @@ test("packages: asked with sizes before a download, a tampered wheel refused, th
   try {
     await page.reload();
     await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
-    await page.locator("#file-input").setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(TOOLS) });
+    await page
+      .locator("#file-input")
+      .setInputFiles({ name: "tools.py", mimeType: "text/x-python", buffer: Buffer.from(TOOLS) });
     await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 1 tool(s)", { timeout: 90_000 });
     const offline = await tryTool(page, "scaled");
     expect(offline.state, offline.text).toBe("ok");

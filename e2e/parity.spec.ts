@@ -24,15 +24,18 @@ test("inspect JSON is identical in Node and in the Chromium sandbox", async ({ p
     for (const { file, selection } of CASES) {
       const text = await readFile(new URL(`../public/examples/${file}`, import.meta.url), "utf8");
       const nodeReport = await inspect(memorySource(file, text), { host: node, ...selection });
-      const browserReport = await page.evaluate(
-        ([source, name, sel]) => window.__edge!.inspect(source, name, sel),
-        [text, file, selection] as const,
-      );
+      const browserReport = await page.evaluate(([source, name, sel]) => window.__edge!.inspect(source, name, sel), [
+        text,
+        file,
+        selection,
+      ] as const);
       // Sanity: these are real reports, not two identical failures.
       if (file === "tools.py" && !selection.tool?.includes("no_such_tool")) expect(nodeReport.ok, file).toBe(true);
       if (file === "tools_invalid.py") expect(nodeReport.errors.length, file).toBeGreaterThan(3);
       expect(nodeReport.errors.some((e) => e.code === "runner_boot_failed" || e.code === "runner_crashed")).toBe(false);
-      expect(JSON.stringify(browserReport, null, 2), `${file} ${JSON.stringify(selection)}`).toBe(JSON.stringify(nodeReport, null, 2));
+      expect(JSON.stringify(browserReport, null, 2), `${file} ${JSON.stringify(selection)}`).toBe(
+        JSON.stringify(nodeReport, null, 2),
+      );
     }
   } finally {
     await node.close();

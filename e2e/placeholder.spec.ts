@@ -21,7 +21,9 @@ test("the playground discovers the example tools.py in the sandbox and shows its
   expect(shown).toBeDefined();
   const names = await page.locator("#tool-list .tool-name").allTextContents();
   expect(names).toEqual(expect.arrayContaining(["hello_world", "fee_quote", "order_status"]));
-  for (const title of await page.locator("#tool-list .tool-meta .hash").evaluateAll((els) => els.map((e) => e.getAttribute("title")))) {
+  for (const title of await page
+    .locator("#tool-list .tool-meta .hash")
+    .evaluateAll((els) => els.map((e) => e.getAttribute("title")))) {
     expect(title).toMatch(/^sha256:[0-9a-f]{64}$/);
   }
   await expect(page.locator("#active-set .hash")).toHaveAttribute("title", /^sha256:[0-9a-f]{64}$/);
@@ -33,7 +35,9 @@ test("the playground discovers the example tools.py in the sandbox and shows its
     return "sha256:" + Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
   });
   expect(shown).toBe(served);
-  const report = await page.evaluate(async () => window.__edge!.inspect(await (await fetch("/examples/tools.py")).text()));
+  const report = await page.evaluate(async () =>
+    window.__edge!.inspect(await (await fetch("/examples/tools.py")).text()),
+  );
   expect(report.tools_file_sha256).toBe(served);
 
   // The runner really is in an opaque-origin sandbox frame with a connection-blocking CSP.

@@ -13,7 +13,8 @@ export async function openToolsFile(page: Page, name: string, source: string, to
  *  a wide screen, behind one summary on a phone. */
 export async function openModelSources(page: Page): Promise<void> {
   const more = page.locator("#model-more");
-  if (!(await more.evaluate((d) => (d as HTMLDetailsElement).open))) await page.locator("#model-more > summary").click();
+  if (!(await more.evaluate((d) => (d as HTMLDetailsElement).open)))
+    await page.locator("#model-more > summary").click();
   await expect(page.locator("#llama-url")).toBeVisible();
 }
 
@@ -23,7 +24,9 @@ export async function loadModelFromUrl(page: Page, url: string, name = "model.gg
   await openModelSources(page);
   await page.locator("#llama-url").fill(url);
   await page.getByRole("button", { name: "Load URL" }).click();
-  await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", { timeout });
+  await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", {
+    timeout,
+  });
   await expect(page.locator("#engine-select option:checked")).toHaveText(`${name} (llama.cpp, CPU)`);
 }
 

@@ -77,7 +77,11 @@ test("try a tool: fee_quote from the generated form runs in the sandboxed runner
   await page.getByLabel("Tool", { exact: true }).selectOption("fee_quote");
   // The form follows the schema: amount is a number input, tier an enum select, note optional text.
   await expect(page.locator("#try-form input[data-field=amount]")).toHaveAttribute("type", "number");
-  await expect(page.locator("#try-form select[data-field=tier] option")).toHaveText(['(default: "basic")', "basic", "pro"]);
+  await expect(page.locator("#try-form select[data-field=tier] option")).toHaveText([
+    '(default: "basic")',
+    "basic",
+    "pro",
+  ]);
   await page.locator("#try-form input[data-field=amount]").fill("250");
   await page.getByRole("button", { name: "Run tool" }).click();
   await expect(page.locator("[data-testid=try-outcome]")).toHaveText("ok", { timeout: 60_000 });
@@ -102,7 +106,10 @@ test("try a tool: fee_quote from the generated form runs in the sandboxed runner
 test("chat with the scripted engine: a tool call card, then the answer quoting the real result", async ({ page }) => {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await openPlayground(page);
-  await setScript(page, [{ tool_name: "fee_quote", arguments: { amount: 250 } }, "The fee for 250 is {{tool_result.fee}} EUR."]);
+  await setScript(page, [
+    { tool_name: "fee_quote", arguments: { amount: 250 } },
+    "The fee for 250 is {{tool_result.fee}} EUR.",
+  ]);
   await send(page, "What is the fee for 250?");
   const card = page.locator(".tool-card[data-tool=fee_quote]");
   await expect(card).toHaveAttribute("data-state", "ok", { timeout: 60_000 });
@@ -115,7 +122,9 @@ test("chat with the scripted engine: a tool call card, then the answer quoting t
   await page.screenshot({ path: `${SHOTS}/playground-chat.png`, fullPage: true });
 });
 
-test("a commit tool asks first: confirmation card → Confirm runs it once, with a receipt; receipts export and verify", async ({ page }) => {
+test("a commit tool asks first: confirmation card → Confirm runs it once, with a receipt; receipts export and verify", async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await openPlayground(page);
   await setScript(page, [{ tool_name: "submit_order", arguments: { draft_id: "D-KB-42-3X" } }]);
@@ -125,15 +134,24 @@ test("a commit tool asks first: confirmation card → Confirm runs it once, with
   await expect(card).toContainText("submit_order");
   await expect(card.locator("[data-testid=pending-args]")).toContainText('"draft_id": "D-KB-42-3X"');
   await expect(card.locator(".countdown")).toHaveText(/expires in (9|10):\d\d/);
-  await expect(page.locator(".tool-card[data-tool=submit_order]")).toHaveAttribute("data-state", "pending_confirmation");
+  await expect(page.locator(".tool-card[data-tool=submit_order]")).toHaveAttribute(
+    "data-state",
+    "pending_confirmation",
+  );
   // A run that waits on the person is not "done", and the call that has not run is not "unverified".
-  await expect(page.locator("#chat-status")).toHaveText("Waiting for you: confirm or reject the action in the card above.");
+  await expect(page.locator("#chat-status")).toHaveText(
+    "Waiting for you: confirm or reject the action in the card above.",
+  );
   await expect(page.locator("#chat-status")).toHaveAttribute("data-state", "warn");
-  await expect(page.locator(".tool-card[data-tool=submit_order]")).toContainText("not run yet: it runs in a fresh runner once you confirm");
+  await expect(page.locator(".tool-card[data-tool=submit_order]")).toContainText(
+    "not run yet: it runs in a fresh runner once you confirm",
+  );
   await page.screenshot({ path: `${SHOTS}/playground-confirmation.png`, fullPage: true });
 
   await card.getByRole("button", { name: "Confirm", exact: true }).click();
-  await expect(card.locator("[data-testid=confirm-result]")).toContainText('"order_id": "O-KB-42-3X"', { timeout: 60_000 });
+  await expect(card.locator("[data-testid=confirm-result]")).toContainText('"order_id": "O-KB-42-3X"', {
+    timeout: 60_000,
+  });
   await expect(card.locator(".confirm-result")).toContainText("Confirmed: done.");
   await expect(card.getByRole("button", { name: "Confirm", exact: true })).toBeDisabled();
 
@@ -145,7 +163,10 @@ test("a commit tool asks first: confirmation card → Confirm runs it once, with
   await expect(page.locator("#receipts-table")).toContainText("pending_confirmation (tool_confirmation_required)");
   await page.getByRole("button", { name: "Verify chain" }).click();
   await expect(page.locator("#receipts-verdict")).toContainText(/chain OK — \d+ receipt\(s\)/);
-  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSON Lines" }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Export JSON Lines" }).click(),
+  ]);
   expect(download.suggestedFilename()).toMatch(/^edge-receipts-.*\.jsonl$/);
   const lines = (await readFile(await download.path(), "utf8")).trim().split("\n");
   expect(lines.length).toBeGreaterThanOrEqual(2);
@@ -161,7 +182,9 @@ test("hostile text from the model and from a tool result stays inert text", asyn
   await setScript(page, [{ tool_name: "order_status", arguments: { order_id: payload } }, `Model says: ${payload}`]);
   await send(page, payload);
   await expect(page.locator(".entry.answer .text")).toHaveText(`Model says: ${payload}`, { timeout: 60_000 });
-  await expect(page.locator(".tool-card[data-tool=order_status] [data-testid=tool-result]")).toContainText('"order_id": "<img src=x');
+  await expect(page.locator(".tool-card[data-tool=order_status] [data-testid=tool-result]")).toContainText(
+    '"order_id": "<img src=x',
+  );
   // Also through "try a tool".
   await page.getByRole("tab", { name: "Try a tool" }).click();
   await page.getByLabel("Tool", { exact: true }).selectOption("order_status");
@@ -169,14 +192,21 @@ test("hostile text from the model and from a tool result stays inert text", asyn
   await page.getByRole("button", { name: "Run tool" }).click();
   await expect(page.locator("#try-result")).toContainText("onerror", { timeout: 60_000 });
   expect(await page.evaluate(() => (window as typeof window & { __xss?: number }).__xss)).toBeUndefined();
-  expect(await page.locator("#chat-log img, #chat-log script, #chat-log b, #try-output img, #try-output b").count()).toBe(0);
+  expect(
+    await page.locator("#chat-log img, #chat-log script, #chat-log b, #try-output img, #try-output b").count(),
+  ).toBe(0);
 });
 
-test("a file with more than 8 tools: the limit is explained on the active set, and narrowing by tag fixes it", async ({ page }) => {
+test("a file with more than 8 tools: the limit is explained on the active set, and narrowing by tag fixes it", async ({
+  page,
+}) => {
   await openPlayground(page);
   const nine =
     "from edgestudio.tools import edge_tool\n" +
-    Array.from({ length: 9 }, (_, i) => `\n@edge_tool(intent_tags=["${i < 2 ? "two" : "rest"}"])\ndef t${i}() -> str:\n    return "${i}"\n`).join("");
+    Array.from(
+      { length: 9 },
+      (_, i) => `\n@edge_tool(intent_tags=["${i < 2 ? "two" : "rest"}"])\ndef t${i}() -> str:\n    return "${i}"\n`,
+    ).join("");
   await page.locator("#editor .cm-content").click();
   await page.keyboard.press("Control+A");
   await page.keyboard.insertText(nine);

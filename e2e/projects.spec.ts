@@ -23,11 +23,18 @@ def quote() -> dict:
 `;
 
 function files(rate: number): Record<string, string> {
-  return { "tools.py": TOOLS, "helpers.py": `RATE = ${rate}\n`, "rates.json": '{"basic": 1.5}', ".git/config": "[core]\n", "__pycache__/helpers.pyc": "x" };
+  return {
+    "tools.py": TOOLS,
+    "helpers.py": `RATE = ${rate}\n`,
+    "rates.json": '{"basic": 1.5}',
+    ".git/config": "[core]\n",
+    "__pycache__/helpers.pyc": "x",
+  };
 }
 
-
-test("a folder, then a zip, as a tools project: sibling module, data file, edited sibling refused, bundle hash as in Node", async ({ page }) => {
+test("a folder, then a zip, as a tools project: sibling module, data file, edited sibling refused, bundle hash as in Node", async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   const tmp = mkdtempSync(join(tmpdir(), "edge-e2e-project-"));
   try {
@@ -40,7 +47,9 @@ test("a folder, then a zip, as a tools project: sibling module, data file, edite
     await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 90_000 });
 
     await page.locator("#folder-input").setInputFiles(dir);
-    await expect(page.locator("#tools-status")).toContainText("Inspected shop/tools.py: 1 tool(s)", { timeout: 60_000 });
+    await expect(page.locator("#tools-status")).toContainText("Inspected shop/tools.py: 1 tool(s)", {
+      timeout: 60_000,
+    });
     await expect(page.locator("#tools-status")).toContainText("3 project files");
     await expect(page.locator("#session-info")).toContainText("1 active tool(s) of shop/tools.py");
     const listed = page.locator("#project-files .project-file");
@@ -49,7 +58,11 @@ test("a folder, then a zip, as a tools project: sibling module, data file, edite
 
     const first = await tryTool(page, "quote");
     expect(first.state, first.text).toBe("ok");
-    expect(JSON.parse((await page.locator("#try-result").textContent())!)).toEqual({ total: 30, cwd: "/tools", seen: ["helpers.py", "rates.json", "tools.py"] });
+    expect(JSON.parse((await page.locator("#try-result").textContent())!)).toEqual({
+      total: 30,
+      cwd: "/tools",
+      seen: ["helpers.py", "rates.json", "tools.py"],
+    });
 
     // The editor shows the sibling; an edit there after the freeze is refused by the runner, by name.
     await listed.filter({ hasText: "helpers.py" }).click();
@@ -67,8 +80,12 @@ test("a folder, then a zip, as a tools project: sibling module, data file, edite
     const enc = new TextEncoder();
     const zipFiles = files(4);
     const zip = zipSync(Object.fromEntries(Object.entries(zipFiles).map(([p, t]) => [`kiosk/${p}`, enc.encode(t)])));
-    await page.locator("#zip-input").setInputFiles({ name: "kiosk.zip", mimeType: "application/zip", buffer: Buffer.from(zip) });
-    await expect(page.locator("#session-info")).toContainText("1 active tool(s) of kiosk/tools.py", { timeout: 60_000 });
+    await page
+      .locator("#zip-input")
+      .setInputFiles({ name: "kiosk.zip", mimeType: "application/zip", buffer: Buffer.from(zip) });
+    await expect(page.locator("#session-info")).toContainText("1 active tool(s) of kiosk/tools.py", {
+      timeout: 60_000,
+    });
     await expect(page.locator("#file-name")).toHaveText("kiosk/tools.py");
     await expect(listed).toHaveText(["helpers.py", "rates.json", "tools.py"]);
     const zipped = await tryTool(page, "quote");
@@ -76,7 +93,9 @@ test("a folder, then a zip, as a tools project: sibling module, data file, edite
     expect(JSON.parse((await page.locator("#try-result").textContent())!).total).toBe(60);
 
     // The receipt's tools_bundle_sha256 is the one Node computes for the same mounted files.
-    const mounted = Object.fromEntries(["tools.py", "helpers.py", "rates.json"].map((p) => [p, enc.encode(zipFiles[p]!)]));
+    const mounted = Object.fromEntries(
+      ["tools.py", "helpers.py", "rates.json"].map((p) => [p, enc.encode(zipFiles[p]!)]),
+    );
     const node = await freezeProject({ root: null, entry: "tools.py", files: mounted, skipped: [] });
     const last = (await storedReceipts(page)).at(-1)!;
     expect(last.tools_bundle_sha256).toBe(node.tools_bundle_sha256);

@@ -14,7 +14,6 @@ import { expect, test } from "./fixtures.ts";
 import { freePort } from "../test/free-port.ts";
 import { copyRepo, REPO, repoFiles } from "../test/repo-copy.ts";
 
-
 /** The command under "## Two commands" that runs the playground, without its `npm install && `. */
 function readmeRunCommand(): string {
   const readme = readFileSync(join(REPO, "README.md"), "utf8");
@@ -23,7 +22,6 @@ function readmeRunCommand(): string {
   expect(block).toMatch(/^npm install && /);
   return block.replace(/^npm install && /, "");
 }
-
 
 /** The repository as the next commit has it (tracked and new, not ignored files), node_modules linked. */
 function freshCopy(): string {
@@ -47,7 +45,16 @@ async function serve(command: string, cwd: string, url: string): Promise<Served>
   child.stdout!.setEncoding("utf8").on("data", add);
   child.stderr!.setEncoding("utf8").on("data", add);
   await expect
-    .poll(async () => (child.exitCode === null ? await fetch(url).then((r) => r.status, () => 0) : `exited: ${out}`), { timeout: 240_000, intervals: [500] })
+    .poll(
+      async () =>
+        child.exitCode === null
+          ? await fetch(url).then(
+              (r) => r.status,
+              () => 0,
+            )
+          : `exited: ${out}`,
+      { timeout: 240_000, intervals: [500] },
+    )
     .toBe(200);
   return { child, printed: () => out };
 }
@@ -59,7 +66,10 @@ function stop(s: Served | undefined): void {
 // A fresh profile (e2e/fixtures.ts): the first visit, when the service worker installs, is what it is about.
 test.use({ freshProfile: true });
 
-test("the README's run command builds and serves the offline PWA; a second start reuses the build", async ({ page, context }) => {
+test("the README's run command builds and serves the offline PWA; a second start reuses the build", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(480_000);
   const command = readmeRunCommand();
   expect(command).toBe("npm start");
@@ -74,17 +84,27 @@ test("the README's run command builds and serves the offline PWA; a second start
     served = await serve(run, copy, url);
     expect(served.printed()).toContain("Building the playground into dist/");
     const response = await page.goto(url);
-    expect(response?.headers()).toMatchObject({ "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp" });
+    expect(response?.headers()).toMatchObject({
+      "cross-origin-opener-policy": "same-origin",
+      "cross-origin-embedder-policy": "require-corp",
+    });
     await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 120_000 });
     await expect(page.locator("body")).toHaveAttribute("data-offline-ready", "1", { timeout: 120_000 });
 
     await context.setOffline(true);
     await page.reload();
     await expect(page.locator("body")).toHaveAttribute("data-ready", "1", { timeout: 120_000 });
-    expect(await page.evaluate(() => [navigator.serviceWorker.controller !== null, crossOriginIsolated])).toEqual([true, true]);
+    expect(await page.evaluate(() => [navigator.serviceWorker.controller !== null, crossOriginIsolated])).toEqual([
+      true,
+      true,
+    ]);
     await expect(page.locator("#tools-status")).toContainText("Inspected tools.py: 5 tool(s)", { timeout: 120_000 });
     // A run, offline: the scripted engine calls fee_quote in the sandboxed runner and answers.
-    await page.locator("#script").fill(JSON.stringify([{ tool_name: "fee_quote", arguments: { amount: 250 } }, "The fee is {{tool_result.fee}} EUR."]));
+    await page
+      .locator("#script")
+      .fill(
+        JSON.stringify([{ tool_name: "fee_quote", arguments: { amount: 250 } }, "The fee is {{tool_result.fee}} EUR."]),
+      );
     await page.locator("#prompt").fill("What is the fee for 250?");
     await page.locator("#send").click();
     await expect(page.locator(".entry.answer .text").last()).toHaveText("The fee is 0.75 EUR.", { timeout: 120_000 });
@@ -94,7 +114,9 @@ test("the README's run command builds and serves the offline PWA; a second start
 
     // Stopped and started again with nothing changed: the same build is served at once.
     stop(served);
-    await expect.poll(() => served!.child.exitCode !== null || served!.child.signalCode !== null, { timeout: 30_000 }).toBe(true);
+    await expect
+      .poll(() => served!.child.exitCode !== null || served!.child.signalCode !== null, { timeout: 30_000 })
+      .toBe(true);
     served = await serve(run, copy, url);
     expect(served.printed()).toContain("dist/ is up to date with the sources: serving it.");
     expect(served.printed()).not.toContain("Building the playground");

@@ -75,10 +75,12 @@ async function checkCards(seen: SeenRun, schemas: Record<string, object> | null)
     if (schemas && !schema) fail(`no schema shown for ${card.tool}`, schemas);
     if (schema) {
       const validate = ajv.compile(schema);
-      if (!validate(args)) fail(`${card.tool}'s arguments do not match its schema: ${ajv.errorsText(validate.errors)}`, card);
+      if (!validate(args))
+        fail(`${card.tool}'s arguments do not match its schema: ${ajv.errorsText(validate.errors)}`, card);
     }
     const result: unknown = JSON.parse(card.result);
-    if (!isDeepStrictEqual(result, expected(args))) fail(`${card.tool}'s card shows ${card.result}, not what the function returns for ${card.args}`, card);
+    if (!isDeepStrictEqual(result, expected(args)))
+      fail(`${card.tool}'s card shows ${card.result}, not what the function returns for ${card.args}`, card);
     calls.push({ tool: card.tool, argsSha: await sha256Json(args), resultSha: await sha256Json(result) });
   }
   return calls;
@@ -86,10 +88,12 @@ async function checkCards(seen: SeenRun, schemas: Record<string, object> | null)
 
 /** How the run ended and what streamed: answered with text, shown as it grew. */
 function checkEnd(seen: SeenRun): void {
-  if (seen.outcome !== "answered") fail(`the run ended ${seen.outcome}${seen.code ? ` (${seen.code})` : ""}, not answered`, seen);
+  if (seen.outcome !== "answered")
+    fail(`the run ended ${seen.outcome}${seen.code ? ` (${seen.code})` : ""}, not answered`, seen);
   if (!seen.answer?.trim()) fail("an answer without text", seen);
   if (!seen.streamed.some((t) => t.trim())) fail("no model text showed while the model generated", seen.streamed);
-  if (new Set(seen.streamed).size < 2) fail("the model's text did not stream (it never grew while shown)", seen.streamed);
+  if (new Set(seen.streamed).size < 2)
+    fail("the model's text did not stream (it never grew while shown)", seen.streamed);
 }
 
 /**
@@ -97,19 +101,45 @@ function checkEnd(seen: SeenRun): void {
  * page origin's stored receipts and, where the front door shows them, the tools' schemas (null: the
  * cards' state, the loop's own ajv check, stands for it). Returns the run's receipt.
  */
-export async function checkRealRun(seen: SeenRun, receipts: readonly Receipt[], schemas: Record<string, object> | null): Promise<Receipt> {
+export async function checkRealRun(
+  seen: SeenRun,
+  receipts: readonly Receipt[],
+  schemas: Record<string, object> | null,
+): Promise<Receipt> {
   checkEnd(seen);
   const calls = await checkCards(seen, schemas);
   // The widget does not show the receipt's id: its run's receipt is the newest (one run at a time).
-  const receipt = (seen.receiptId ? receipts.find((r) => r.id === seen.receiptId) : receipts[receipts.length - 1]) ?? fail(`no stored receipt ${seen.receiptId ?? ""}`, receipts.map((r) => r.id));
-  if (receipt.kind !== "chat" || receipt.outcome !== seen.outcome || receipt.code !== seen.code || receipt.engine !== "llamacpp" || receipt.model_id !== REAL_MODEL.file) fail("the receipt is not this run's", receipt);
-  if (receipt.model_fingerprint?.sha256 !== `sha256:${REAL_MODEL.sha256}`) fail(`the receipt's model_fingerprint does not name the real file (sha256:${REAL_MODEL.sha256})`, receipt.model_fingerprint);
-  if (receipt.calls.length !== calls.length) fail(`the receipt has ${receipt.calls.length} call(s), the chat ${calls.length} card(s): each call runs once`, receipt.calls);
+  const receipt =
+    (seen.receiptId ? receipts.find((r) => r.id === seen.receiptId) : receipts[receipts.length - 1]) ??
+    fail(
+      `no stored receipt ${seen.receiptId ?? ""}`,
+      receipts.map((r) => r.id),
+    );
+  if (
+    receipt.kind !== "chat" ||
+    receipt.outcome !== seen.outcome ||
+    receipt.code !== seen.code ||
+    receipt.engine !== "llamacpp" ||
+    receipt.model_id !== REAL_MODEL.file
+  )
+    fail("the receipt is not this run's", receipt);
+  if (receipt.model_fingerprint?.sha256 !== `sha256:${REAL_MODEL.sha256}`)
+    fail(
+      `the receipt's model_fingerprint does not name the real file (sha256:${REAL_MODEL.sha256})`,
+      receipt.model_fingerprint,
+    );
+  if (receipt.calls.length !== calls.length)
+    fail(
+      `the receipt has ${receipt.calls.length} call(s), the chat ${calls.length} card(s): each call runs once`,
+      receipt.calls,
+    );
   if (new Set(receipt.calls.map((c) => c.call_id)).size !== calls.length) fail("two calls share an id", receipt.calls);
   receipt.calls.forEach((c, i) => {
     const card = calls[i]!;
-    const ran = c.tool_name === card.tool && c.status === "ok" && c.runner_secret_verified && c.tools_file_sha256_verified;
-    if (!ran || c.args_sha256 !== card.argsSha || c.result_sha256 !== card.resultSha) fail(`receipt call ${i + 1} is not the card's call, run in the runner`, { call: c, card });
+    const ran =
+      c.tool_name === card.tool && c.status === "ok" && c.runner_secret_verified && c.tools_file_sha256_verified;
+    if (!ran || c.args_sha256 !== card.argsSha || c.result_sha256 !== card.resultSha)
+      fail(`receipt call ${i + 1} is not the card's call, run in the runner`, { call: c, card });
   });
   const chain = await verifyReceipts(receipts);
   if (!chain.ok) fail("the stored receipts' chain does not verify", chain.firstBroken);

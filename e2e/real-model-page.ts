@@ -42,12 +42,20 @@ export function watchPlaygroundStream(): number {
  *  "<outcome>[ (<code>)] · receipt #<seq> <id>"); null before. */
 export function readPlaygroundRun(start: number): SeenRun | null {
   const items = [...document.querySelectorAll("#chat-log > li")].slice(start);
-  const line = items.map((li) => li.querySelector(".receipt-line")).filter((el) => el !== null).pop();
+  const line = items
+    .map((li) => li.querySelector(".receipt-line"))
+    .filter((el) => el !== null)
+    .pop();
   if (!line) return null;
   const m = /^(\w+)(?: \((\w+)\))? · receipt #\d+ (\S+)/.exec(line.textContent ?? "");
   const cards = items.flatMap((li) => [...li.querySelectorAll<HTMLElement>(".tool-card")]);
   return {
-    cards: cards.map((c) => ({ tool: c.dataset.tool ?? "", ok: c.dataset.state === "ok", args: c.querySelector("[data-testid=tool-args]")?.textContent ?? "", result: c.querySelector("[data-testid=tool-result]")?.textContent ?? "" })),
+    cards: cards.map((c) => ({
+      tool: c.dataset.tool ?? "",
+      ok: c.dataset.state === "ok",
+      args: c.querySelector("[data-testid=tool-args]")?.textContent ?? "",
+      result: c.querySelector("[data-testid=tool-result]")?.textContent ?? "",
+    })),
     outcome: m?.[1] ?? `(a receipt line that says no outcome: ${line.textContent})`,
     code: m?.[2] ?? null,
     receiptId: m?.[3] ?? null,
@@ -93,11 +101,18 @@ export function readWidgetRun(start: number): SeenRun | null {
   if (!status || !send || send.disabled || send.textContent?.trim() !== "Send") return null;
   const items = [...root.querySelectorAll(".msg, article.card")].slice(start);
   const cards = items.filter((el) => el.matches("article.card.tool"));
-  const answers = items.filter((el) => el.matches(".msg.assistant")).map((el) => el.querySelector(".text")?.textContent ?? "");
+  const answers = items
+    .filter((el) => el.matches(".msg.assistant"))
+    .map((el) => el.querySelector(".text")?.textContent ?? "");
   return {
     cards: cards.map((c) => {
       const [args, result] = [...c.querySelectorAll("details pre")].map((p) => p.textContent ?? "");
-      return { tool: c.querySelector(".head code")?.textContent ?? "", ok: c.querySelector(".status.ok") !== null, args: args ?? "", result: result ?? "" };
+      return {
+        tool: c.querySelector(".head code")?.textContent ?? "",
+        ok: c.querySelector(".status.ok") !== null,
+        args: args ?? "",
+        result: result ?? "",
+      };
     }),
     outcome: status[1] === "Answered" ? "answered" : "failed_closed",
     code: status[2] ?? null,

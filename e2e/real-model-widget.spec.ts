@@ -10,10 +10,24 @@
 import { expect, test } from "./fixtures.ts";
 import type { ModelServer } from "../test/engines/model-server.ts";
 import { realModel } from "../test/real-models.ts";
-import { checkRealRun, runSummary, REAL_MODEL, REAL_MODEL_PATH, REAL_QUESTION, REAL_TOOLS, serveRealModel } from "./real-model-checks.ts";
+import {
+  checkRealRun,
+  runSummary,
+  REAL_MODEL,
+  REAL_MODEL_PATH,
+  REAL_QUESTION,
+  REAL_TOOLS,
+  serveRealModel,
+} from "./real-model-checks.ts";
 import { readStoredReceipts, readWidgetRun, watchWidgetStream } from "./real-model-page.ts";
 import { askWidget } from "./widget-helpers.ts";
-import { docsPage, ensureWidgetBuild, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
+import {
+  docsPage,
+  ensureWidgetBuild,
+  startStaticServer,
+  startWidgetSites,
+  type StaticServer,
+} from "./widget-servers.ts";
 
 /** The first question: the model's download and load, then the run (real-model.spec.ts says why it is slow). */
 const RUN_MS = 900_000;
@@ -32,7 +46,13 @@ test.beforeAll(async () => {
   sites = await startWidgetSites({ widgetDir: ensureWidgetBuild() });
   docs = await startStaticServer();
   docs.route("/tools.py", REAL_TOOLS);
-  docs.route("/page.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" model="${server.url(REAL_MODEL_PATH)}" tool-choice="required"` }));
+  docs.route(
+    "/page.html",
+    docsPage({
+      widgetUrl: sites.assets.url("/edge-chat.js"),
+      attrs: `tools-src="./tools.py" model="${server.url(REAL_MODEL_PATH)}" tool-choice="required"`,
+    }),
+  );
 });
 test.afterAll(async () => {
   await server?.close();
@@ -40,12 +60,16 @@ test.afterAll(async () => {
   await sites?.close();
 });
 
-test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, no WebGPU), valid calls run once, a receipt naming the file", async ({ page }) => {
+test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, no WebGPU), valid calls run once, a receipt naming the file", async ({
+  page,
+}) => {
   test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
   test.setTimeout(2 * RUN_MS + 2 * BOOT_MS);
   await page.goto(docs!.url("/page.html"));
   const widget = page.locator("edge-chat");
-  await expect(widget.getByText(`${REAL_MODEL.file} · on-device model (llama.cpp, CPU)`)).toBeVisible({ timeout: BOOT_MS });
+  await expect(widget.getByText(`${REAL_MODEL.file} · on-device model (llama.cpp, CPU)`)).toBeVisible({
+    timeout: BOOT_MS,
+  });
   const start = await page.evaluate(watchWidgetStream);
   await askWidget(widget, REAL_QUESTION, BOOT_MS);
   const seen = await (await page.waitForFunction(readWidgetRun, start, { timeout: RUN_MS, polling: 500 })).jsonValue();
@@ -56,10 +80,14 @@ test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, n
   // The visitor's own copy of the file: loaded at once, and the tools are read into it before the
   // next question, which then evaluates only its own turn.
   await widget.getByLabel("Use a GGUF model file from this device").setInputFiles(real!.path);
-  await expect(widget.getByRole("status").filter({ hasText: "Ready: the model has read your 2 tools" })).toBeVisible({ timeout: BOOT_MS });
+  await expect(widget.getByRole("status").filter({ hasText: "Ready: the model has read your 2 tools" })).toBeVisible({
+    timeout: BOOT_MS,
+  });
   const again = await page.evaluate(watchWidgetStream);
   await askWidget(widget, REAL_QUESTION, BOOT_MS);
-  const seenAgain = await (await page.waitForFunction(readWidgetRun, again, { timeout: RUN_MS, polling: 500 })).jsonValue();
+  const seenAgain = await (
+    await page.waitForFunction(readWidgetRun, again, { timeout: RUN_MS, polling: 500 })
+  ).jsonValue();
   const warmed = await checkRealRun(seenAgain!, await page.evaluate(readStoredReceipts), null);
   console.log(`[real weights] widget, tools read ahead: ${runSummary(warmed)}`);
   expect(warmed.engine_stats?.first_prompt_tokens_evaluated).toBeLessThan(40);

@@ -18,8 +18,22 @@ import type { ModelServer } from "../test/engines/model-server.ts";
 import { realModel } from "../test/real-models.ts";
 import { parseJsonLines, verifyReceipts } from "../src/receipts/chain.ts";
 import { openToolsFile, loadModelFromUrl } from "./playground-helpers.ts";
-import { checkRealRun, runSummary, REAL_MODEL, REAL_MODEL_PATH, REAL_QUESTION, REAL_TOOL_COUNT, REAL_TOOLS, serveRealModel } from "./real-model-checks.ts";
-import { readPlaygroundRun, readPlaygroundSchemas, readStoredReceipts, watchPlaygroundStream } from "./real-model-page.ts";
+import {
+  checkRealRun,
+  runSummary,
+  REAL_MODEL,
+  REAL_MODEL_PATH,
+  REAL_QUESTION,
+  REAL_TOOL_COUNT,
+  REAL_TOOLS,
+  serveRealModel,
+} from "./real-model-checks.ts";
+import {
+  readPlaygroundRun,
+  readPlaygroundSchemas,
+  readStoredReceipts,
+  watchPlaygroundStream,
+} from "./real-model-page.ts";
 
 /** A question's run, from Send to its receipt. */
 const RUN_MS = 600_000;
@@ -50,13 +64,21 @@ async function askPlayground(page: Page): Promise<void> {
   await page.locator("#tool-choice").selectOption("required");
   await expect(page.locator("#session-info")).toContainText(`${REAL_TOOL_COUNT} active tool(s)`);
   await expect(page.locator("#chat-warm")).toHaveAttribute("data-state", /^(ready|failed)$/, { timeout: LOAD_MS });
-  await expect(page.locator("#chat-warm")).toContainText(`Ready: the model has read your ${REAL_TOOL_COUNT} tools`, { timeout: 1 });
+  await expect(page.locator("#chat-warm")).toContainText(`Ready: the model has read your ${REAL_TOOL_COUNT} tools`, {
+    timeout: 1,
+  });
   console.log(`[real weights] playground: ${await page.locator("#chat-warm").textContent()}`);
   const start = await page.evaluate(watchPlaygroundStream);
   await page.getByLabel("Message").fill(REAL_QUESTION);
   await page.getByRole("button", { name: "Send", exact: true }).click();
-  const seen = await (await page.waitForFunction(readPlaygroundRun, start, { timeout: RUN_MS, polling: 500 })).jsonValue();
-  const receipt = await checkRealRun(seen!, await page.evaluate(readStoredReceipts), await page.evaluate(readPlaygroundSchemas));
+  const seen = await (
+    await page.waitForFunction(readPlaygroundRun, start, { timeout: RUN_MS, polling: 500 })
+  ).jsonValue();
+  const receipt = await checkRealRun(
+    seen!,
+    await page.evaluate(readStoredReceipts),
+    await page.evaluate(readPlaygroundSchemas),
+  );
   expect(receipt.engine_stats?.first_prompt_tokens_evaluated).toBeLessThan(WARM_QUESTION_TOKENS);
   console.log(`[real weights] playground: ${runSummary(receipt)}`);
   // Send is back: the page is ready for the next question.
@@ -73,11 +95,16 @@ async function checkExport(page: Page, chats: number): Promise<void> {
   await page.locator("#receipts-export").click();
   const text = readFileSync(await (await download).path(), "utf8");
   expect(await verifyReceipts(text)).toMatchObject({ ok: true, count: chats });
-  expect(parseJsonLines(text).map((r) => r.model_fingerprint?.sha256)).toEqual(Array(chats).fill(`sha256:${REAL_MODEL.sha256}`));
+  expect(parseJsonLines(text).map((r) => r.model_fingerprint?.sha256)).toEqual(
+    Array(chats).fill(`sha256:${REAL_MODEL.sha256}`),
+  );
   await page.getByRole("tab", { name: "Chat" }).click();
 }
 
-test("real weights in the playground: SmolLM2 from a file, from a URL, then offline from the device's store; every call valid, run once, in a receipt naming the file", async ({ page, context }) => {
+test("real weights in the playground: SmolLM2 from a file, from a URL, then offline from the device's store; every call valid, run once, in a receipt naming the file", async ({
+  page,
+  context,
+}) => {
   test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
   test.setTimeout(3 * RUN_MS + 3 * LOAD_MS + 3 * BOOT_MS);
   const url = server.url(REAL_MODEL_PATH);
@@ -91,7 +118,9 @@ test("real weights in the playground: SmolLM2 from a file, from a URL, then offl
 
   // From a file the person picks: hashed here, never stored, nothing downloaded.
   await page.locator("#llama-file-input").setInputFiles(real!.path);
-  await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", { timeout: LOAD_MS });
+  await expect(page.locator("#engine-status")).toContainText("(llama.cpp, CPU) ready; new session started.", {
+    timeout: LOAD_MS,
+  });
   await expect(page.locator("#engine-select option:checked")).toHaveText(`${REAL_MODEL.file} (llama.cpp, CPU)`);
   await askPlayground(page);
   expect(server.hits(REAL_MODEL_PATH)).toBe(0);

@@ -69,7 +69,11 @@ test("tool code cannot read the app's storage or reach the network", async ({ pa
     });
     const cache = await caches.open("edge-probe");
     await cache.put("/edge-secret", new Response(s));
-    return [localStorage.getItem("edge-secret"), document.cookie.includes(s), await (await cache.match("/edge-secret"))!.text()];
+    return [
+      localStorage.getItem("edge-secret"),
+      document.cookie.includes(s),
+      await (await cache.match("/edge-secret"))!.text(),
+    ];
   }, secret);
   expect(seeded).toEqual([secret, true, secret]);
 
@@ -88,7 +92,10 @@ test("tool code cannot read the app's storage or reach the network", async ({ pa
   counter.hits.length = 0;
 
   const source = await fixture("escape_tools.py");
-  const report = await page.evaluate(([src, base]) => window.__edge!.freezeAndCall(src, "escape", { base_url: base }), [source, counter.base] as const);
+  const report = await page.evaluate(([src, base]) => window.__edge!.freezeAndCall(src, "escape", { base_url: base }), [
+    source,
+    counter.base,
+  ] as const);
   await page.waitForTimeout(1500); // late asynchronous attempts would arrive here
 
   expect(report.ok, JSON.stringify(report.error)).toBe(true);

@@ -9,7 +9,6 @@ import { childrenOf, processTree, vmRssBytes } from "../bench/chromium.ts";
 import type { FrozenToolset } from "../src/toolset/freeze.ts";
 import { SOAK_TOOLS } from "../test/fixtures/soak-tools.ts";
 
-
 const WARM_UP = 20;
 const TOTAL = 200;
 const MAX_GROWTH = 0.1;
@@ -74,7 +73,9 @@ function runCalls(page: Page, from: number, to: number): Promise<string[]> {
   );
 }
 
-test(`${TOTAL} calls in a row: memory of the Chromium process tree grows at most ${MAX_GROWTH * 100} % after ${WARM_UP} warm-up calls`, async ({ page }) => {
+test(`${TOTAL} calls in a row: memory of the Chromium process tree grows at most ${MAX_GROWTH * 100} % after ${WARM_UP} warm-up calls`, async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   const root = await browserPid();
   await page.goto("/?debug");

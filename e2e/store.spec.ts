@@ -14,7 +14,15 @@ async function ready(page: Page): Promise<void> {
 test("receipts appended in a page are still there after a reload, in order, and verify", async ({ page }) => {
   await ready(page);
   expect(await page.evaluate(() => window.edgeStoreTest.open())).toEqual({ ok: true, value: 1 });
-  expect(await page.evaluate(() => window.edgeStoreTest.stores())).toEqual(["facts", "imprints", "meta", "pending", "receipts", "sessions", "vfs"]);
+  expect(await page.evaluate(() => window.edgeStoreTest.stores())).toEqual([
+    "facts",
+    "imprints",
+    "meta",
+    "pending",
+    "receipts",
+    "sessions",
+    "vfs",
+  ]);
   expect(await page.evaluate(() => window.edgeStoreTest.append(3, "first"))).toEqual({ ok: true, value: [1, 2, 3] });
 
   await page.reload();
@@ -30,7 +38,10 @@ test("receipts appended in a page are still there after a reload, in order, and 
   // Appending after the reload continues the same chain.
   expect(await page.evaluate(() => window.edgeStoreTest.append(1, "second"))).toEqual({ ok: true, value: [4] });
   // A duplicate id is refused and nothing is written.
-  expect(await page.evaluate(() => window.edgeStoreTest.append(1, "first"))).toMatchObject({ ok: false, code: "receipt_id_conflict" });
+  expect(await page.evaluate(() => window.edgeStoreTest.append(1, "first"))).toMatchObject({
+    ok: false,
+    code: "receipt_id_conflict",
+  });
   const got = await page.evaluate(() => window.edgeStoreTest.get("second-0"));
   expect(got.ok && got.value?.prev_receipt_sha256).toBe(list.ok && list.value[2]!.receipt_sha256);
   expect(await page.evaluate(() => window.edgeStoreTest.verify())).toEqual({ ok: true, value: { ok: true, count: 4 } });
@@ -40,7 +51,10 @@ test("two tabs appending at the same time produce one valid chain", async ({ con
   const [a, b] = [await context.newPage(), await context.newPage()];
   await Promise.all([ready(a), ready(b)]);
   await Promise.all([a.evaluate(() => window.edgeStoreTest.open()), b.evaluate(() => window.edgeStoreTest.open())]);
-  const [ra, rb] = await Promise.all([a.evaluate(() => window.edgeStoreTest.append(20, "tab-a")), b.evaluate(() => window.edgeStoreTest.append(20, "tab-b"))]);
+  const [ra, rb] = await Promise.all([
+    a.evaluate(() => window.edgeStoreTest.append(20, "tab-a")),
+    b.evaluate(() => window.edgeStoreTest.append(20, "tab-b")),
+  ]);
   expect(ra.ok && rb.ok).toBe(true);
   const seqs = [...(ra.ok ? ra.value : []), ...(rb.ok ? rb.value : [])].sort((x, y) => x - y);
   expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
@@ -49,7 +63,9 @@ test("two tabs appending at the same time produce one valid chain", async ({ con
   expect(list.ok && new Set(list.value.map((r) => r.id)).size).toBe(40);
 });
 
-test("another tab's schema upgrade closes this connection (not blocked); later writes are storage_failed", async ({ context }) => {
+test("another tab's schema upgrade closes this connection (not blocked); later writes are storage_failed", async ({
+  context,
+}) => {
   const [a, b] = [await context.newPage(), await context.newPage()];
   await Promise.all([ready(a), ready(b)]);
   await a.evaluate(() => window.edgeStoreTest.open("edge-web-upgrade"));

@@ -44,7 +44,14 @@ test("the widget has no serious or critical axe violations, and works from the k
 
   // Keyboard only: Tab reaches the demo button (after the page's own link), Enter activates it.
   const demo = widget.getByRole("button", { name: "Use the Scripted demo (no model)" });
-  for (let i = 0; i < 10 && !(await demo.evaluate((el) => el.getRootNode() instanceof ShadowRoot && (el.getRootNode() as ShadowRoot).activeElement === el)); i++) {
+  for (
+    let i = 0;
+    i < 10 &&
+    !(await demo.evaluate(
+      (el) => el.getRootNode() instanceof ShadowRoot && (el.getRootNode() as ShadowRoot).activeElement === el,
+    ));
+    i++
+  ) {
     await page.keyboard.press("Tab");
   }
   await page.keyboard.press("Enter");
@@ -75,7 +82,9 @@ test("the widget has no serious or critical axe violations, and works from the k
 
   // A failed run shows its code: a script that runs out inside a question (after its last output
   // a question would replay the script, src/chat/script.ts). A changed attribute is a new session.
-  await widget.evaluate((el) => el.setAttribute("script", JSON.stringify([{ tool_name: "order_status", arguments: { order_id: "A-1002" } }])));
+  await widget.evaluate((el) =>
+    el.setAttribute("script", JSON.stringify([{ tool_name: "order_status", arguments: { order_id: "A-1002" } }])),
+  );
   await expect(widget.getByRole("button", { name: "Send" })).toBeEnabled({ timeout: 60_000 });
   await input.fill("Anything else?");
   await page.keyboard.press("Enter");

@@ -35,7 +35,10 @@ interface Recorded {
 /** The recorded events of `type` once at least `count` arrived (the widget announces a run after
  *  its receipt is stored, which may follow what the test just saw). */
 async function recorded(page: Page, type: string, count: number): Promise<Recorded[]> {
-  const read = async (): Promise<Recorded[]> => (await page.evaluate(() => (window as typeof window & { __edgeRuns: Recorded[] }).__edgeRuns)).filter((r) => r.type === type);
+  const read = async (): Promise<Recorded[]> =>
+    (await page.evaluate(() => (window as typeof window & { __edgeRuns: Recorded[] }).__edgeRuns)).filter(
+      (r) => r.type === type,
+    );
   await expect.poll(async () => (await read()).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(count);
   return read();
 }
@@ -43,13 +46,24 @@ async function recorded(page: Page, type: string, count: number): Promise<Record
 /** An attribute value in single quotes: the JSON with & and ' escaped. */
 const attr = (value: unknown): string => JSON.stringify(value).replace(/&/g, "&amp;").replace(/'/g, "&#39;");
 
-test("a call-then-answer script quotes the real tool result and answers every question (replay), as in the playground and the CLI", async ({ page }) => {
+test("a call-then-answer script quotes the real tool result and answers every question (replay), as in the playground and the CLI", async ({
+  page,
+}) => {
   test.setTimeout(150_000);
   await page.context().addInitScript(RECORD_RUNS);
   // The answer names nothing of the result: "A-1003", "delivered" and "UPS" can only come from the
   // tool (it upper-cases the id it was given).
-  const script = [{ tool_name: "order_status", arguments: { order_id: "a-1003" } }, "Order {{tool_result.order_id}} is {{tool_result.status}}, carrier {{tool_result.carrier}}."];
-  sites.docs.route("/replay.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" tool-tag="orders" engine="scripted" script='${attr(script)}'` }));
+  const script = [
+    { tool_name: "order_status", arguments: { order_id: "a-1003" } },
+    "Order {{tool_result.order_id}} is {{tool_result.status}}, carrier {{tool_result.carrier}}.",
+  ];
+  sites.docs.route(
+    "/replay.html",
+    docsPage({
+      widgetUrl: sites.assets.url("/edge-chat.js"),
+      attrs: `tools-src="./tools.py" tool-tag="orders" engine="scripted" script='${attr(script)}'`,
+    }),
+  );
   await page.goto(sites.docs.url("/replay.html"));
   const widget = page.locator("edge-chat");
   const answer = widget.getByText("Order A-1003 is delivered, carrier UPS.", { exact: true });
@@ -67,17 +81,27 @@ test("a call-then-answer script quotes the real tool result and answers every qu
   expect(await recorded(page, "edge-error", 0)).toEqual([]);
 });
 
-test("a script that runs out inside a question is script_exhausted, saying how many outputs it has", async ({ page }) => {
+test("a script that runs out inside a question is script_exhausted, saying how many outputs it has", async ({
+  page,
+}) => {
   test.setTimeout(150_000);
   await page.context().addInitScript(RECORD_RUNS);
   // One output, a call: its result goes back to the model, which then has nothing to say.
   const script = [{ tool_name: "order_status", arguments: { order_id: "A-1001" } }];
-  sites.docs.route("/short.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" tool-tag="orders" engine="scripted" script='${attr(script)}'` }));
+  sites.docs.route(
+    "/short.html",
+    docsPage({
+      widgetUrl: sites.assets.url("/edge-chat.js"),
+      attrs: `tools-src="./tools.py" tool-tag="orders" engine="scripted" script='${attr(script)}'`,
+    }),
+  );
   await page.goto(sites.docs.url("/short.html"));
   const widget = page.locator("edge-chat");
   await ask(widget, "Where is A-1001?");
   await expect(widget.getByText("Not answered (script_exhausted)")).toBeVisible();
   const [error] = await recorded(page, "edge-error", 1);
   expect(error!.detail.code).toBe("script_exhausted");
-  expect(JSON.stringify(error!.detail)).toContain("The script's 1 output(s) ran out: this prompt used 1 and asked for one more");
+  expect(JSON.stringify(error!.detail)).toContain(
+    "The script's 1 output(s) ran out: this prompt used 1 and asked for one more",
+  );
 });

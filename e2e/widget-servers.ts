@@ -99,7 +99,12 @@ export async function startStaticServer(options: StaticServerOptions = {}): Prom
       res.end(type.startsWith("text/html") ? withHeadScript(body, options.headScript) : body);
     };
     const route = routes.get(pathname);
-    if (route) return send(route.status ?? 200, route.type ?? TYPES[path.extname(pathname)] ?? "application/octet-stream", route.body);
+    if (route)
+      return send(
+        route.status ?? 200,
+        route.type ?? TYPES[path.extname(pathname)] ?? "application/octet-stream",
+        route.body,
+      );
     if (options.dir) {
       const file = path.resolve(options.dir, "." + pathname + (pathname.endsWith("/") ? "index.html" : ""));
       if (file.startsWith(path.resolve(options.dir) + path.sep) && existsSync(file) && statSync(file).isFile()) {
@@ -153,7 +158,13 @@ export async function sampleWidgetPage(assetOrigin: string): Promise<string> {
 }
 
 /** A minimal docs page with the widget; `attrs` are written as given (test-controlled). */
-export function docsPage(options: { widgetUrl: string; attrs: string; css?: string; body?: string; title?: string }): string {
+export function docsPage(options: {
+  widgetUrl: string;
+  attrs: string;
+  css?: string;
+  body?: string;
+  title?: string;
+}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -229,8 +240,19 @@ export async function startWidgetSites(options: {
   close(): Promise<void>;
 }> {
   const lifetimeMs = options.lifetimeMs;
-  const assets = await startStaticServer({ dir: options.widgetDir, cors: true, urlHost: options.assetHost, port: options.assetPort, lifetimeMs });
-  const docs = await startStaticServer({ urlHost: options.docsHost, port: options.docsPort, lifetimeMs, headScript: options.headScript });
+  const assets = await startStaticServer({
+    dir: options.widgetDir,
+    cors: true,
+    urlHost: options.assetHost,
+    port: options.assetPort,
+    lifetimeMs,
+  });
+  const docs = await startStaticServer({
+    urlHost: options.docsHost,
+    port: options.docsPort,
+    lifetimeMs,
+    headScript: options.headScript,
+  });
   // The docs site: the sample page, its example tools, facts and demo script.
   docs.route("/widget.html", await sampleWidgetPage(assets.origin));
   for (const name of ["tools.py", "facts.json", "widget-demo.script.json"]) {

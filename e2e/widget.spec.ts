@@ -13,7 +13,14 @@ import { mkdirSync } from "node:fs";
 import { zipSync } from "fflate";
 import path from "node:path";
 import { askWidget as ask } from "./widget-helpers.ts";
-import { docsPage, ensureWidgetBuild, ROOT, startStaticServer, startWidgetSites, type StaticServer } from "./widget-servers.ts";
+import {
+  docsPage,
+  ensureWidgetBuild,
+  ROOT,
+  startStaticServer,
+  startWidgetSites,
+  type StaticServer,
+} from "./widget-servers.ts";
 
 type Sites = Awaited<ReturnType<typeof startWidgetSites>>;
 let widgetDir: string;
@@ -48,7 +55,8 @@ async function eventsOf(target: Page | Frame, type: string, count = 1): Promise<
   return events(target, type);
 }
 
-const call = (tool: string, args: Record<string, unknown>): string => JSON.stringify({ tool_name: tool, arguments: args });
+const call = (tool: string, args: Record<string, unknown>): string =>
+  JSON.stringify({ tool_name: tool, arguments: args });
 
 /** The scripted attribute as a JSON array, HTML-attribute-escaped. */
 function scriptAttr(outputs: string[]): string {
@@ -69,7 +77,9 @@ test.beforeEach(async ({ context }) => {
   await context.addInitScript(RECORD_EVENTS);
 });
 
-test("sample docs page on another origin: scripted demo answers through a real Python tool, then a confirmed commit", async ({ page }) => {
+test("sample docs page on another origin: scripted demo answers through a real Python tool, then a confirmed commit", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -82,7 +92,9 @@ test("sample docs page on another origin: scripted demo answers through a real P
   // No WebGPU here: a plain notice that the model would run on the CPU (llama.cpp) after a named
   // download, and the scripted demo only under its explicit label.
   await expect(widget.getByText("WebGPU is not available")).toBeVisible();
-  await expect(widget.locator("[part=notice]")).toContainText("runs on this device's CPU (llama.cpp). The first question downloads SmolLM2 135M Instruct (Q4_1) (98 MB) once");
+  await expect(widget.locator("[part=notice]")).toContainText(
+    "runs on this device's CPU (llama.cpp). The first question downloads SmolLM2 135M Instruct (Q4_1) (98 MB) once",
+  );
   await expect(widget.getByText("SmolLM2 135M Instruct (Q4_1) · on-device model (llama.cpp, CPU)")).toBeVisible();
   await widget.getByRole("button", { name: "Use the Scripted demo (no model)" }).click();
   await expect(widget.getByText("Scripted demo (no model)", { exact: true })).toBeVisible();
@@ -97,7 +109,12 @@ test("sample docs page on another origin: scripted demo answers through a real P
 
   const receipts = await eventsOf(page, "edge-receipt");
   expect(receipts).toHaveLength(1);
-  expect(receipts[0]!.detail).toMatchObject({ kind: "chat", outcome: "answered", engine: "scripted", network_used_by_edge: false });
+  expect(receipts[0]!.detail).toMatchObject({
+    kind: "chat",
+    outcome: "answered",
+    engine: "scripted",
+    network_used_by_edge: false,
+  });
   expect(receipts[0]!.detail.calls![0]).toMatchObject({
     tool_name: "order_status",
     status: "ok",
@@ -128,12 +145,18 @@ test("sample docs page on another origin: scripted demo answers through a real P
     ["chat", "pending_confirmation"],
     ["confirm", "return_direct"],
   ]);
-  expect(all[2]!.detail.calls![0]).toMatchObject({ tool_name: "submit_order", status: "ok", runner_secret_verified: true });
+  expect(all[2]!.detail.calls![0]).toMatchObject({
+    tool_name: "submit_order",
+    status: "ok",
+    runner_secret_verified: true,
+  });
   await page.screenshot({ path: path.join(SCREENSHOTS, "widget.png"), fullPage: true });
 
   // What crossed origins: the widget's files and Pyodide from the asset host, the tools file from
   // the docs site, re-read for every job (discovery, call, discovery + call at confirm).
-  expect(sites.assets.requests).toEqual(expect.arrayContaining(["/edge-chat.js", "/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip"]));
+  expect(sites.assets.requests).toEqual(
+    expect.arrayContaining(["/edge-chat.js", "/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip"]),
+  );
   expect(sites.docs.requests.filter((p) => p === "/examples/tools.py").length).toBeGreaterThanOrEqual(4);
   expect(errors).toEqual([]);
 });
@@ -146,7 +169,10 @@ test.describe("docs pages made for the test", () => {
   test.beforeAll(async () => {
     docs = await startStaticServer();
     docsLocalhost = await startStaticServer({ urlHost: "localhost" });
-    tools = await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "tools.py"), "utf8");
+    tools = await (await import("node:fs/promises")).readFile(
+      path.join(ROOT, "public", "examples", "tools.py"),
+      "utf8",
+    );
     for (const s of [docs, docsLocalhost]) s.route("/tools.py", tools);
   });
   test.afterAll(async () => {
@@ -156,7 +182,9 @@ test.describe("docs pages made for the test", () => {
 
   const widgetUrl = (): string => sites.assets.url("/edge-chat.js");
 
-  test("docs on localhost, widget on 127.0.0.1 (another site): answers and emits edge-receipt; the programmatic API keeps the token", async ({ page }) => {
+  test("docs on localhost, widget on 127.0.0.1 (another site): answers and emits edge-receipt; the programmatic API keeps the token", async ({
+    page,
+  }) => {
     test.setTimeout(150_000);
     docsLocalhost.route(
       "/page.html",
@@ -172,59 +200,110 @@ test.describe("docs pages made for the test", () => {
     await expect(widget.getByText("WebGPU is not available")).toHaveCount(0);
     await ask(widget, "Status of A-1003?");
     await expect(widget.getByText("A-1003 was delivered by UPS.")).toBeVisible();
-    expect((await eventsOf(page, "edge-receipt"))[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "order_status", status: "ok" }] });
+    expect((await eventsOf(page, "edge-receipt"))[0]!.detail).toMatchObject({
+      outcome: "answered",
+      calls: [{ tool_name: "order_status", status: "ok" }],
+    });
 
     // ask() from the host page: the run's pending action has no token; confirmationToken(id) does.
     const run = await page.evaluate(async () => {
-      const el = document.querySelector("edge-chat") as HTMLElement & { ask(p: string): Promise<{ outcome: string; pending_action?: Record<string, unknown> }>; confirmationToken(id: string): string | undefined };
+      const el = document.querySelector("edge-chat") as HTMLElement & {
+        ask(p: string): Promise<{ outcome: string; pending_action?: Record<string, unknown> }>;
+        confirmationToken(id: string): string | undefined;
+      };
       const r = await el.ask("Submit D-X-1");
       const id = String(r.pending_action?.["id"]);
       return { outcome: r.outcome, pending: r.pending_action, hasToken: typeof el.confirmationToken(id) === "string" };
     });
-    expect(run).toMatchObject({ outcome: "pending_confirmation", pending: { tool: "submit_order", arguments: { draft_id: "D-X-1" } }, hasToken: true });
+    expect(run).toMatchObject({
+      outcome: "pending_confirmation",
+      pending: { tool: "submit_order", arguments: { draft_id: "D-X-1" } },
+      hasToken: true,
+    });
     expect(run.pending).not.toHaveProperty("confirmation_token");
     const card = widget.getByRole("article", { name: "Confirm submit_order?" });
     await card.getByRole("button", { name: "Reject" }).click();
     await expect(card.getByText("rejected")).toBeVisible();
     // A rejected action can never run.
-    const again = await page.evaluate((id) => (document.querySelector("edge-chat") as HTMLElement & { confirm(id: string): Promise<unknown> }).confirm(id), String(run.pending!["id"]));
+    const again = await page.evaluate(
+      (id) =>
+        (document.querySelector("edge-chat") as HTMLElement & { confirm(id: string): Promise<unknown> }).confirm(id),
+      String(run.pending!["id"]),
+    );
     expect(again).toMatchObject({ ok: false });
   });
 
   for (const variant of ["same-site", "cross-site"] as const) {
-    test(`inside an iframe (${variant} parent): the widget answers and emits edge-receipt in the frame`, async ({ page }) => {
+    test(`inside an iframe (${variant} parent): the widget answers and emits edge-receipt in the frame`, async ({
+      page,
+    }) => {
       test.setTimeout(150_000);
       docs.route(
         "/framed.html",
-        docsPage({ widgetUrl: widgetUrl(), attrs: `tools-src="./tools.py" engine="scripted" script='${scriptAttr([call("fee_quote", { amount: 1000, tier: "pro" }), "The fee is 2.00."])}'` }),
+        docsPage({
+          widgetUrl: widgetUrl(),
+          attrs: `tools-src="./tools.py" engine="scripted" script='${scriptAttr([call("fee_quote", { amount: 1000, tier: "pro" }), "The fee is 2.00."])}'`,
+        }),
       );
       // The outer page is a third origin: same site (127.0.0.1, another port) or another site
       // (localhost), where Chromium refuses the frame IndexedDB and the widget keeps receipts in memory.
       const outer = variant === "same-site" ? sites.docs : docsLocalhost;
-      outer.route("/outer.html", `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outer</title><link rel="icon" href="data:,"></head><body><h1>Outer page</h1><iframe title="Docs" src="${docs.url("/framed.html")}" style="width:720px;height:640px"></iframe></body></html>`);
+      outer.route(
+        "/outer.html",
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outer</title><link rel="icon" href="data:,"></head><body><h1>Outer page</h1><iframe title="Docs" src="${docs.url("/framed.html")}" style="width:720px;height:640px"></iframe></body></html>`,
+      );
       await page.goto(outer.url("/outer.html"));
       const widget = page.frameLocator("iframe[title=Docs]").locator("edge-chat");
       await ask(widget, "Fee for 1000 on pro?");
-      await expect(widget.getByRole("article", { name: "Tool call fee_quote" }).getByText("ok", { exact: true })).toBeVisible();
+      await expect(
+        widget.getByRole("article", { name: "Tool call fee_quote" }).getByText("ok", { exact: true }),
+      ).toBeVisible();
       await expect(widget.getByText("The fee is 2.00.")).toBeVisible();
       const note = widget.getByText("receipts and confirmations are kept for this page visit only");
       if (variant === "cross-site") await expect(note).toBeVisible();
       else await expect(note).toHaveCount(0);
       const inner = page.frames().find((f) => f.url().startsWith(docs.origin))!;
       const receipts = await eventsOf(inner, "edge-receipt");
-      expect(receipts[0]!.detail).toMatchObject({ outcome: "answered", seq: 1, calls: [{ tool_name: "fee_quote", status: "ok", runner_secret_verified: true }] });
+      expect(receipts[0]!.detail).toMatchObject({
+        outcome: "answered",
+        seq: 1,
+        calls: [{ tool_name: "fee_quote", status: "ok", runner_secret_verified: true }],
+      });
     });
   }
 
-  test("builtins attribute and read_local: the visitor's files feed the tools; a write asks with its diff", async ({ page }) => {
+  test("builtins attribute and read_local: the visitor's files feed the tools; a write asks with its diff", async ({
+    page,
+  }) => {
     test.setTimeout(150_000);
-    docs.route("/workspace_tools.py", await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "workspace_tools.py"), "utf8"));
-    const script = [call("summarize_csv", { path: "data.csv" }), "Summarized.", call("write_file", { path: "notes.txt", content: "north leads" }), "Saved."];
-    docs.route("/files.html", docsPage({ widgetUrl: widgetUrl(), attrs: `tools-src="./workspace_tools.py" builtins="read_file write_file" engine="scripted" script='${scriptAttr(script)}'` }));
+    docs.route(
+      "/workspace_tools.py",
+      await (await import("node:fs/promises")).readFile(
+        path.join(ROOT, "public", "examples", "workspace_tools.py"),
+        "utf8",
+      ),
+    );
+    const script = [
+      call("summarize_csv", { path: "data.csv" }),
+      "Summarized.",
+      call("write_file", { path: "notes.txt", content: "north leads" }),
+      "Saved.",
+    ];
+    docs.route(
+      "/files.html",
+      docsPage({
+        widgetUrl: widgetUrl(),
+        attrs: `tools-src="./workspace_tools.py" builtins="read_file write_file" engine="scripted" script='${scriptAttr(script)}'`,
+      }),
+    );
     await page.addInitScript(RECORD_EVENTS);
     await page.goto(docs.url("/files.html"));
     const widget = page.locator("edge-chat");
-    await widget.getByLabel("Files for the tools (kept in this page only)").setInputFiles({ name: "data.csv", mimeType: "text/csv", buffer: Buffer.from("region,amount\nnorth,10\nsouth,32\n") });
+    await widget.getByLabel("Files for the tools (kept in this page only)").setInputFiles({
+      name: "data.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from("region,amount\nnorth,10\nsouth,32\n"),
+    });
     await expect(widget.getByRole("list", { name: "Your files" })).toContainText("data.csv");
     await ask(widget, "Summarize my data");
     await expect(widget.getByText("Summarized.")).toBeVisible();
@@ -250,7 +329,12 @@ test.describe("docs pages made for the test", () => {
       p { color: rgb(1, 2, 3); }`;
     docs.route(
       "/hostile.html",
-      docsPage({ widgetUrl: widgetUrl(), css, body: `<p id="host-text">Host paragraph.</p>`, attrs: `tools-src="./tools.py" engine="scripted" script='${scriptAttr([call("hello_world", {}), "Hello from the tools."])}'` }),
+      docsPage({
+        widgetUrl: widgetUrl(),
+        css,
+        body: `<p id="host-text">Host paragraph.</p>`,
+        attrs: `tools-src="./tools.py" engine="scripted" script='${scriptAttr([call("hello_world", {}), "Hello from the tools."])}'`,
+      }),
     );
     await page.goto(docs.url("/hostile.html"));
     const widget = page.locator("edge-chat");
@@ -308,9 +392,13 @@ def echo_html(text: str) -> dict:
     expect(injected).toBe(0);
   });
 
-  test("facts-src: the facts file is imported and the model looks facts up through local_facts_lookup", async ({ page }) => {
+  test("facts-src: the facts file is imported and the model looks facts up through local_facts_lookup", async ({
+    page,
+  }) => {
     test.setTimeout(120_000);
-    docs.route("/facts.json", { body: await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "facts.json")) });
+    docs.route("/facts.json", {
+      body: await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "facts.json")),
+    });
     docs.route(
       "/facts.html",
       docsPage({
@@ -326,7 +414,10 @@ def echo_html(text: str) -> dict:
     await card.getByText("Result").click();
     await expect(card.getByText('"fact_id": "refund-window"')).toBeVisible();
     await expect(widget.getByText("Refunds are possible within 30 days.")).toBeVisible();
-    expect((await eventsOf(page, "edge-receipt"))[0]!.detail).toMatchObject({ outcome: "answered", calls: [{ tool_name: "local_facts_lookup", status: "ok" }] });
+    expect((await eventsOf(page, "edge-receipt"))[0]!.detail).toMatchObject({
+      outcome: "answered",
+      calls: [{ tool_name: "local_facts_lookup", status: "ok" }],
+    });
   });
 
   test("an edit of the tools file on the server during a session is refused: tools_file_changed", async ({ page }) => {
@@ -348,25 +439,40 @@ def echo_html(text: str) -> dict:
     await expect(widget.getByText("Not answered (tools_file_changed)")).toBeVisible();
     const errorsSeen = await eventsOf(page, "edge-error");
     expect(errorsSeen.at(-1)!.detail).toMatchObject({ code: "tools_file_changed" });
-    expect((await eventsOf(page, "edge-receipt", 2)).at(-1)!.detail).toMatchObject({ outcome: "failed_closed", code: "tools_file_changed" });
+    expect((await eventsOf(page, "edge-receipt", 2)).at(-1)!.detail).toMatchObject({
+      outcome: "failed_closed",
+      code: "tools_file_changed",
+    });
   });
 
-  test("tools-src pointing at a zip: a tools project with its sibling module; an edited sibling on the server is refused, by name", async ({ page }) => {
+  test("tools-src pointing at a zip: a tools project with its sibling module; an edited sibling on the server is refused, by name", async ({
+    page,
+  }) => {
     test.setTimeout(150_000);
     const enc = new TextEncoder();
     const bundle = (rate: number): Uint8Array =>
       zipSync({
-        "shop/tools.py": enc.encode("from edgestudio.tools import edge_tool\nfrom helpers import RATE\n\n@edge_tool\ndef rate() -> dict:\n    return {'rate': RATE, 'data': open('data.txt').read()}\n"),
+        "shop/tools.py": enc.encode(
+          "from edgestudio.tools import edge_tool\nfrom helpers import RATE\n\n@edge_tool\ndef rate() -> dict:\n    return {'rate': RATE, 'data': open('data.txt').read()}\n",
+        ),
         "shop/helpers.py": enc.encode(`RATE = ${rate}\n`),
         "shop/data.txt": enc.encode("beside tools.py"),
       });
     docs.route("/shop.zip", { body: bundle(2), type: "application/zip" });
-    docs.route("/shop.html", docsPage({ widgetUrl: widgetUrl(), attrs: `tools-src="./shop.zip" engine="scripted" script='${scriptAttr([call("rate", {}), "The rate is 2.", call("rate", {})])}'` }));
+    docs.route(
+      "/shop.html",
+      docsPage({
+        widgetUrl: widgetUrl(),
+        attrs: `tools-src="./shop.zip" engine="scripted" script='${scriptAttr([call("rate", {}), "The rate is 2.", call("rate", {})])}'`,
+      }),
+    );
     await page.goto(docs.url("/shop.html"));
     const widget = page.locator("edge-chat");
     await ask(widget, "Rate?");
     await expect(widget.getByText("The rate is 2.")).toBeVisible();
-    const first = (await eventsOf(page, "edge-receipt")).at(-1)!.detail as Record<string, unknown> & { calls: Record<string, unknown>[] };
+    const first = (await eventsOf(page, "edge-receipt")).at(-1)!.detail as Record<string, unknown> & {
+      calls: Record<string, unknown>[];
+    };
     expect(first.calls[0]).toMatchObject({ tool_name: "rate", status: "ok", tools_file_sha256_verified: true });
     expect(first.tools_bundle_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
     docs.route("/shop.zip", { body: bundle(9), type: "application/zip" });
@@ -378,12 +484,17 @@ def echo_html(text: str) -> dict:
   });
 });
 
-test("web-llm engine on a foreign origin: its worker starts from the asset host, web-llm loads only on ask, and the blocked model download is reported", async ({ playwright }) => {
+test("web-llm engine on a foreign origin: its worker starts from the asset host, web-llm loads only on ask, and the blocked model download is reported", async ({
+  playwright,
+}) => {
   test.setTimeout(180_000);
   // A SwiftShader WebGPU adapter, so the widget goes as far as loading a model. No model exists
   // here: every request off the two local servers is aborted (never a download).
   const executablePath = findChromium();
-  const browser = await playwright.chromium.launch({ ...(executablePath ? { executablePath } : {}), args: [...CHROMIUM_ARGS, "--enable-unsafe-webgpu"] });
+  const browser = await playwright.chromium.launch({
+    ...(executablePath ? { executablePath } : {}),
+    args: [...CHROMIUM_ARGS, "--enable-unsafe-webgpu"],
+  });
   try {
     const context = await browser.newContext();
     await context.addInitScript(RECORD_EVENTS);
@@ -400,9 +511,14 @@ test("web-llm engine on a foreign origin: its worker starts from the asset host,
     page.on("worker", (w) => workers.push(w.url()));
     const docs = await startStaticServer();
     try {
-      docs.route("/tools.py", { body: await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "tools.py")) });
+      docs.route("/tools.py", {
+        body: await (await import("node:fs/promises")).readFile(path.join(ROOT, "public", "examples", "tools.py")),
+      });
       // engine="webllm": "auto" would not pick web-llm on a software (fallback) adapter.
-      docs.route("/llm.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" engine="webllm"` }));
+      docs.route(
+        "/llm.html",
+        docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" engine="webllm"` }),
+      );
       const before = sites.assets.requests.length;
       await page.goto(docs.url("/llm.html"));
       const widget = page.locator("edge-chat");

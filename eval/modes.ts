@@ -80,7 +80,10 @@ function edgeMessages(turn: Turn): ChatMessage[] {
   ];
   for (const step of turn.history) {
     // The guided grammar writes calls compact, tool_name first.
-    messages.push({ role: "assistant", content: JSON.stringify({ tool_name: step.call.tool_name, arguments: step.call.arguments }) });
+    messages.push({
+      role: "assistant",
+      content: JSON.stringify({ tool_name: step.call.tool_name, arguments: step.call.arguments }),
+    });
     messages.push({ role: "tool", content: renderToolResult(step.call.tool_name, step.result) });
   }
   return messages;
@@ -103,7 +106,11 @@ function outcomeOfEdgeText(text: string): Outcome {
 }
 
 export async function loadEdgeEngine(model: EvalModel): Promise<LlamaCppEngine> {
-  const engine = createNodeLlamaCppEngine({ model: { kind: "file", path: model.path }, threads: model.threads, contextSize: 4096 });
+  const engine = createNodeLlamaCppEngine({
+    model: { kind: "file", path: model.path },
+    threads: model.threads,
+    contextSize: 4096,
+  });
   await engine.load();
   return engine;
 }
@@ -116,17 +123,33 @@ export function edgeMode(engine: LlamaCppEngine, model: EvalModel, name: EdgeMod
     name,
     async next(turn) {
       const messages = edgeMessages(turn);
-      const sampling = { maxTokens: model.maxTokens, ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}) };
-      const single = name === "edge_single" ? { responseFormat: policy.responseFormat!(turn.schemas, { index: turn.history.length }) } : {};
+      const sampling = {
+        maxTokens: model.maxTokens,
+        ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
+      };
+      const single =
+        name === "edge_single"
+          ? { responseFormat: policy.responseFormat!(turn.schemas, { index: turn.history.length }) }
+          : {};
       const start = performance.now();
       // edge_guided is the loop's checked turn (propose → check → answer); the others one generation.
       const r =
         name === "edge_guided"
-          ? await checkedTurn({ engine, messages, prompt: turn.prompt, schemas: turn.schemas, kind: "checked", ranCalls: turn.history.map((h) => h.call), ...sampling })
+          ? await checkedTurn({
+              engine,
+              messages,
+              prompt: turn.prompt,
+              schemas: turn.schemas,
+              kind: "checked",
+              ranCalls: turn.history.map((h) => h.call),
+              ...sampling,
+            })
           : { result: await engine.chat({ messages, ...sampling, ...single }), answerOnly: false };
       const ms = performance.now() - start;
       const text = r.result.text;
-      const outcome: Outcome = r.answerOnly ? { kind: "answer", text: splitThink(text).visible.trim() } : outcomeOfEdgeText(text);
+      const outcome: Outcome = r.answerOnly
+        ? { kind: "answer", text: splitThink(text).visible.trim() }
+        : outcomeOfEdgeText(text);
       const check = "check" in r && r.check ? `${r.check.tool_name} ${r.check.verdict}` : undefined;
       return { outcome, promptTokens: await count(messages), ms, text, ...(check ? { check } : {}) };
     },
@@ -139,24 +162,40 @@ export function edgeMode(engine: LlamaCppEngine, model: EvalModel, name: EdgeMod
 type NativeFunctions = Record<string, { description?: string; params: JsonObject }>;
 type NativeHistoryItem =
   | { type: "user"; text: string }
-  | { type: "model"; response: ({ type: "functionCall"; name: string; params: JsonObject; result: JsonObject } | string)[] };
+  | {
+      type: "model";
+      response: ({ type: "functionCall"; name: string; params: JsonObject; result: JsonObject } | string)[];
+    };
 interface NativeContextText {
   tokenize(tokenizer: unknown): unknown[];
 }
 interface NativeChat {
   readonly chatWrapper: {
     readonly wrapperName: string;
-    generateContextState(options: { chatHistory: NativeHistoryItem[]; availableFunctions?: NativeFunctions; documentFunctionParams?: boolean }): { contextText: NativeContextText };
+    generateContextState(options: {
+      chatHistory: NativeHistoryItem[];
+      availableFunctions?: NativeFunctions;
+      documentFunctionParams?: boolean;
+    }): { contextText: NativeContextText };
   };
   generateResponse(
     history: NativeHistoryItem[],
-    options: { functions: NativeFunctions; documentFunctionParams: boolean; maxParallelFunctionCalls: number; temperature: number; maxTokens: number },
+    options: {
+      functions: NativeFunctions;
+      documentFunctionParams: boolean;
+      maxParallelFunctionCalls: number;
+      temperature: number;
+      maxTokens: number;
+    },
   ): Promise<{ response: string; functionCalls?: { functionName: string; params: unknown }[] }>;
   dispose(): void;
 }
 interface NativeModel {
   readonly tokenizer: unknown;
-  createContext(options: { contextSize: number; threads: number }): Promise<{ getSequence(): unknown; dispose(): Promise<void> }>;
+  createContext(options: {
+    contextSize: number;
+    threads: number;
+  }): Promise<{ getSequence(): unknown; dispose(): Promise<void> }>;
   dispose(): Promise<void>;
 }
 interface NativeModule {
@@ -170,12 +209,19 @@ export interface NativeMode extends ModeRunner {
 }
 
 function nativeFunctions(schemas: readonly ToolSchema[]): NativeFunctions {
-  return Object.fromEntries(schemas.map((s) => [s.name, { ...(s.description ? { description: s.description } : {}), params: s.parameters }]));
+  return Object.fromEntries(
+    schemas.map((s) => [s.name, { ...(s.description ? { description: s.description } : {}), params: s.parameters }]),
+  );
 }
 
 function nativeHistory(turn: Turn): NativeHistoryItem[] {
   const history: NativeHistoryItem[] = [{ type: "user", text: turn.prompt }];
-  const calls = turn.history.map((s) => ({ type: "functionCall" as const, name: s.call.tool_name, params: s.call.arguments, result: s.result }));
+  const calls = turn.history.map((s) => ({
+    type: "functionCall" as const,
+    name: s.call.tool_name,
+    params: s.call.arguments,
+    result: s.result,
+  }));
   history.push({ type: "model", response: calls });
   return history;
 }
@@ -188,7 +234,13 @@ export async function nativeMode(model: EvalModel): Promise<NativeMode> {
   const context = await loaded.createContext({ contextSize: 4096, threads: model.threads });
   const chat = new module.LlamaChat({ contextSequence: context.getSequence() });
   const tokens = (turn: Turn): number =>
-    chat.chatWrapper.generateContextState({ chatHistory: nativeHistory(turn), availableFunctions: nativeFunctions(turn.schemas), documentFunctionParams: true }).contextText.tokenize(loaded.tokenizer).length;
+    chat.chatWrapper
+      .generateContextState({
+        chatHistory: nativeHistory(turn),
+        availableFunctions: nativeFunctions(turn.schemas),
+        documentFunctionParams: true,
+      })
+      .contextText.tokenize(loaded.tokenizer).length;
   return {
     name: "native",
     wrapper: chat.chatWrapper.wrapperName,
@@ -196,10 +248,21 @@ export async function nativeMode(model: EvalModel): Promise<NativeMode> {
       const start = performance.now();
       let r: Awaited<ReturnType<NativeChat["generateResponse"]>>;
       try {
-        r = await chat.generateResponse(nativeHistory(turn), { functions: nativeFunctions(turn.schemas), documentFunctionParams: true, maxParallelFunctionCalls: 1, temperature: 0, maxTokens: model.maxTokens });
+        r = await chat.generateResponse(nativeHistory(turn), {
+          functions: nativeFunctions(turn.schemas),
+          documentFunctionParams: true,
+          maxParallelFunctionCalls: 1,
+          temperature: 0,
+          maxTokens: model.maxTokens,
+        });
       } catch (e) {
         // node-llama-cpp throws on a call it cannot parse (an unknown function name, bad params).
-        return { outcome: { kind: "invalid", reason: String(e), text: "" }, promptTokens: tokens(turn), ms: performance.now() - start, text: "" };
+        return {
+          outcome: { kind: "invalid", reason: String(e), text: "" },
+          promptTokens: tokens(turn),
+          ms: performance.now() - start,
+          text: "",
+        };
       }
       const ms = performance.now() - start;
       const call = r.functionCalls?.[0];

@@ -6,7 +6,11 @@ import { CATEGORIES, scoreCase } from "./score.ts";
 
 const FEE: JsonObject = {
   type: "object",
-  properties: { amount: { type: "number" }, tier: { type: "string", enum: ["basic", "pro"], default: "basic" }, note: { type: ["string", "null"], default: null } },
+  properties: {
+    amount: { type: "number" },
+    tier: { type: "string", enum: ["basic", "pro"], default: "basic" },
+    note: { type: ["string", "null"], default: null },
+  },
   required: ["amount"],
   additionalProperties: false,
 };
@@ -15,15 +19,41 @@ describe("scoring a case", () => {
   it("passes the expected call, whether or not the model spelled out the defaults", () => {
     const expect_ = { tool: "fee_quote", arguments: { amount: 250 } };
     expect(scoreCase(expect_, { kind: "call", tool: "fee_quote", arguments: { amount: 250 } }, FEE).pass).toBe(true);
-    expect(scoreCase(expect_, { kind: "call", tool: "fee_quote", arguments: { amount: 250, tier: "basic", note: null } }, FEE).pass).toBe(true);
+    expect(
+      scoreCase(
+        expect_,
+        { kind: "call", tool: "fee_quote", arguments: { amount: 250, tier: "basic", note: null } },
+        FEE,
+      ).pass,
+    ).toBe(true);
   });
 
   it("fails other arguments, another tool, an answer or a broken call, each on its own check", () => {
     const expect_ = { tool: "fee_quote", arguments: { amount: 250, tier: "pro" } };
-    expect(scoreCase(expect_, { kind: "call", tool: "fee_quote", arguments: { amount: 250 } }, FEE)).toEqual({ call: true, tool: true, args: false, pass: false });
-    expect(scoreCase(expect_, { kind: "call", tool: "hello_world", arguments: {} }, FEE)).toEqual({ call: true, tool: false, args: false, pass: false });
-    expect(scoreCase(expect_, { kind: "answer", text: "The fee is 0.5." }, FEE)).toEqual({ call: false, tool: false, args: false, pass: false });
-    expect(scoreCase(expect_, { kind: "invalid", reason: "not JSON", text: "{" }, FEE)).toEqual({ call: true, tool: false, args: false, pass: false });
+    expect(scoreCase(expect_, { kind: "call", tool: "fee_quote", arguments: { amount: 250 } }, FEE)).toEqual({
+      call: true,
+      tool: true,
+      args: false,
+      pass: false,
+    });
+    expect(scoreCase(expect_, { kind: "call", tool: "hello_world", arguments: {} }, FEE)).toEqual({
+      call: true,
+      tool: false,
+      args: false,
+      pass: false,
+    });
+    expect(scoreCase(expect_, { kind: "answer", text: "The fee is 0.5." }, FEE)).toEqual({
+      call: false,
+      tool: false,
+      args: false,
+      pass: false,
+    });
+    expect(scoreCase(expect_, { kind: "invalid", reason: "not JSON", text: "{" }, FEE)).toEqual({
+      call: true,
+      tool: false,
+      args: false,
+      pass: false,
+    });
   });
 
   it("passes a no-tool case only on an answer; a call or a broken call fails it", () => {
@@ -40,15 +70,25 @@ describe("scoring a case", () => {
 describe("the case set (eval/cases.json)", () => {
   const set = JSON.parse(readFileSync(new URL("./cases.json", import.meta.url), "utf8")) as {
     tools_files: Record<string, string>;
-    cases: { id: string; category: string; tools: string; prompt: string; expect: { tool: string | null }; history?: unknown[] }[];
+    cases: {
+      id: string;
+      category: string;
+      tools: string;
+      prompt: string;
+      expect: { tool: string | null };
+      history?: unknown[];
+    }[];
   };
 
   it("has at least 80 cases over every category, unique ids, each naming a known tools file", () => {
     expect(set.cases.length).toBeGreaterThanOrEqual(80);
     expect(new Set(set.cases.map((c) => c.id)).size).toBe(set.cases.length);
-    for (const category of CATEGORIES) expect(set.cases.filter((c) => c.category === category).length).toBeGreaterThanOrEqual(8);
+    for (const category of CATEGORIES)
+      expect(set.cases.filter((c) => c.category === category).length).toBeGreaterThanOrEqual(8);
     for (const c of set.cases) expect(set.tools_files[c.tools], c.id).toBeDefined();
     expect(set.cases.filter((c) => c.category === "no_tool").every((c) => c.expect.tool === null)).toBe(true);
-    expect(set.cases.filter((c) => c.category === "after_result").every((c) => (c.history?.length ?? 0) > 0)).toBe(true);
+    expect(set.cases.filter((c) => c.category === "after_result").every((c) => (c.history?.length ?? 0) > 0)).toBe(
+      true,
+    );
   });
 });

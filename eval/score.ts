@@ -41,7 +41,11 @@ export function scoreCase(expect: Expectation, outcome: Outcome, parameters?: Js
   }
   const call = called;
   const tool = outcome.kind === "call" && outcome.tool === expect.tool;
-  const args = tool && outcome.kind === "call" && canonicalJson(withDefaults(parameters, outcome.arguments)) === canonicalJson(withDefaults(parameters, expect.arguments ?? {}));
+  const args =
+    tool &&
+    outcome.kind === "call" &&
+    canonicalJson(withDefaults(parameters, outcome.arguments)) ===
+      canonicalJson(withDefaults(parameters, expect.arguments ?? {}));
   return { call, tool, args, pass: call && tool && args };
 }
 

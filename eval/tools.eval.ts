@@ -19,8 +19,31 @@ import type { ToolSchema } from "../src/contract/types.ts";
 import { createNodeRunnerHost, projectFileSource } from "../src/runner/node.ts";
 import { activeSchemas, freezeToolset } from "../src/toolset/freeze.ts";
 import { pinnedModel, realModel, type RealModelId } from "../test/real-models.ts";
-import { ALL_MODES, EDGE_MODES, edgeMode, failedTurn, loadEdgeEngine, MODES, nativeMode, type EvalModel, type HistoryStep, type ModeName, type ModeRunner, type TurnResult } from "./modes.ts";
-import { addScore, CATEGORIES, emptyTally, rate, scoreCase, type Category, type Expectation, type Score, type Tally } from "./score.ts";
+import {
+  ALL_MODES,
+  EDGE_MODES,
+  edgeMode,
+  failedTurn,
+  loadEdgeEngine,
+  MODES,
+  nativeMode,
+  type EvalModel,
+  type HistoryStep,
+  type ModeName,
+  type ModeRunner,
+  type TurnResult,
+} from "./modes.ts";
+import {
+  addScore,
+  CATEGORIES,
+  emptyTally,
+  rate,
+  scoreCase,
+  type Category,
+  type Expectation,
+  type Score,
+  type Tally,
+} from "./score.ts";
 
 interface EvalCase {
   id: string;
@@ -48,7 +71,11 @@ interface CaseResult {
 }
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const ALL_MODELS: readonly RealModelId[] = ["smollm2-135m-instruct-q4_1", "qwen2.5-coder-0.5b-instruct-q4_k_m", "gemma-3-270m-q4_k_m"];
+const ALL_MODELS: readonly RealModelId[] = [
+  "smollm2-135m-instruct-q4_1",
+  "qwen2.5-coder-0.5b-instruct-q4_k_m",
+  "gemma-3-270m-q4_k_m",
+];
 
 function options() {
   const { values } = parseArgs({
@@ -63,9 +90,11 @@ function options() {
       json: { type: "boolean", default: false },
     },
   });
-  const models = (values.models?.split(",") ?? (values.quick ? ["smollm2-135m-instruct-q4_1"] : ALL_MODELS)) as RealModelId[];
+  const models = (values.models?.split(",") ??
+    (values.quick ? ["smollm2-135m-instruct-q4_1"] : ALL_MODELS)) as RealModelId[];
   const modes = (values.modes?.split(",") ?? MODES) as ModeName[];
-  for (const m of modes) if (!ALL_MODES.includes(m)) throw new Error(`unknown mode ${m} (one of ${ALL_MODES.join(", ")})`);
+  for (const m of modes)
+    if (!ALL_MODES.includes(m)) throw new Error(`unknown mode ${m} (one of ${ALL_MODES.join(", ")})`);
   return { ...values, models, modes, threads: Number(values.threads ?? 1), maxTokens: Number(values["max-tokens"]) };
 }
 
@@ -85,21 +114,45 @@ async function freezeTools(set: CaseSet): Promise<Map<string, ToolSchema[]>> {
     if (c.expect.tool === null) continue;
     const schema = schemas.get(c.tools)!.find((s) => s.name === c.expect.tool);
     const problem = schema ? argsProblem(schema.parameters, c.expect.arguments ?? {}) : { detail: "no such tool" };
-    if (problem) throw new Error(`case ${c.id}: the expected call is not valid for ${c.expect.tool}: ${problem.detail}`);
+    if (problem)
+      throw new Error(`case ${c.id}: the expected call is not valid for ${c.expect.tool}: ${problem.detail}`);
   }
   return schemas;
 }
 
-async function runCases(mode: ModeRunner, cases: readonly EvalCase[], schemas: Map<string, ToolSchema[]>, log: (line: string) => void): Promise<CaseResult[]> {
+async function runCases(
+  mode: ModeRunner,
+  cases: readonly EvalCase[],
+  schemas: Map<string, ToolSchema[]>,
+  log: (line: string) => void,
+): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   for (const c of cases) {
     const tools = schemas.get(c.tools)!;
-    const r: TurnResult = await mode.next({ prompt: c.prompt, history: c.history ?? [], schemas: tools }).catch(failedTurn);
+    const r: TurnResult = await mode
+      .next({ prompt: c.prompt, history: c.history ?? [], schemas: tools })
+      .catch(failedTurn);
     const parameters = tools.find((s) => s.name === c.expect.tool)?.parameters;
     const score = scoreCase(c.expect, r.outcome, parameters);
-    const outcome = r.outcome.kind === "call" ? `call ${r.outcome.tool} ${JSON.stringify(r.outcome.arguments)}` : r.outcome.kind === "answer" ? "answer" : `invalid: ${r.outcome.reason.slice(0, 120)}`;
-    results.push({ id: c.id, category: c.category, outcome, score, ms: Math.round(r.ms), prompt_tokens: r.promptTokens, text: r.text.slice(0, 300), ...(r.check ? { check: r.check } : {}) });
-    log(`${mode.name.padEnd(11)} ${c.id.padEnd(16)} ${score.pass ? "pass" : "FAIL"} ${Math.round(r.ms)} ms  ${outcome.slice(0, 100)}${r.check ? `  [check: ${r.check}]` : ""}`);
+    const outcome =
+      r.outcome.kind === "call"
+        ? `call ${r.outcome.tool} ${JSON.stringify(r.outcome.arguments)}`
+        : r.outcome.kind === "answer"
+          ? "answer"
+          : `invalid: ${r.outcome.reason.slice(0, 120)}`;
+    results.push({
+      id: c.id,
+      category: c.category,
+      outcome,
+      score,
+      ms: Math.round(r.ms),
+      prompt_tokens: r.promptTokens,
+      text: r.text.slice(0, 300),
+      ...(r.check ? { check: r.check } : {}),
+    });
+    log(
+      `${mode.name.padEnd(11)} ${c.id.padEnd(16)} ${score.pass ? "pass" : "FAIL"} ${Math.round(r.ms)} ms  ${outcome.slice(0, 100)}${r.check ? `  [check: ${r.check}]` : ""}`,
+    );
   }
   return results;
 }
@@ -111,22 +164,40 @@ function summarize(results: readonly CaseResult[]) {
     addScore(byCategory.get(r.category)!, r.score);
     addScore(all, r.score);
   }
-  const show = (t: Tally) => ({ n: t.n, accuracy: rate(t.pass, t.n), call: rate(t.call, t.n), tool: rate(t.tool, t.n), args: rate(t.args, t.n) });
+  const show = (t: Tally) => ({
+    n: t.n,
+    accuracy: rate(t.pass, t.n),
+    call: rate(t.call, t.n),
+    tool: rate(t.tool, t.n),
+    args: rate(t.args, t.n),
+  });
   const ms = results.map((r) => r.ms).sort((a, b) => a - b);
   return {
     accuracy: rate(all.pass, all.n),
     categories: Object.fromEntries([...byCategory].filter(([, t]) => t.n > 0).map(([c, t]) => [c, show(t)])),
-    latency_ms: { p50: ms[Math.floor(ms.length / 2)] ?? 0, p90: ms[Math.floor(ms.length * 0.9)] ?? 0, mean: Math.round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)) },
+    latency_ms: {
+      p50: ms[Math.floor(ms.length / 2)] ?? 0,
+      p90: ms[Math.floor(ms.length * 0.9)] ?? 0,
+      mean: Math.round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)),
+    },
     prompt_tokens_mean: Math.round(results.reduce((a, r) => a + r.prompt_tokens, 0) / Math.max(1, results.length)),
   };
 }
 type ModeSummary = ReturnType<typeof summarize>;
 
-async function evalModel(id: RealModelId, cases: readonly EvalCase[], schemas: Map<string, ToolSchema[]>, opts: ReturnType<typeof options>, log: (line: string) => void) {
+async function evalModel(
+  id: RealModelId,
+  cases: readonly EvalCase[],
+  schemas: Map<string, ToolSchema[]>,
+  opts: ReturnType<typeof options>,
+  log: (line: string) => void,
+) {
   const found = realModel(id);
   if (!found) throw new Error(`${id} is not in .cache/models/: run npm run setup:models`);
   const model: EvalModel = { path: found.path, threads: opts.threads, maxTokens: opts.maxTokens };
-  const modes: Partial<Record<ModeName, { summary: ModeSummary; tools_prompt_tokens: Record<string, number>; cases: CaseResult[] }>> = {};
+  const modes: Partial<
+    Record<ModeName, { summary: ModeSummary; tools_prompt_tokens: Record<string, number>; cases: CaseResult[] }>
+  > = {};
   let wrapper: string | undefined;
   const measure = async (mode: ModeRunner) => {
     const tokens: Record<string, number> = {};
@@ -152,7 +223,15 @@ async function evalModel(id: RealModelId, cases: readonly EvalCase[], schemas: M
       await native.close();
     }
   }
-  return { id, label: found.label, sha256: `sha256:${found.sha256}`, instruct: found.instruct, threads: model.threads, ...(wrapper ? { native_chat_wrapper: wrapper } : {}), modes };
+  return {
+    id,
+    label: found.label,
+    sha256: `sha256:${found.sha256}`,
+    instruct: found.instruct,
+    threads: model.threads,
+    ...(wrapper ? { native_chat_wrapper: wrapper } : {}),
+    modes,
+  };
 }
 type ModelReport = Awaited<ReturnType<typeof evalModel>>;
 
@@ -170,13 +249,20 @@ function goal(reports: readonly ModelReport[]) {
       for (const other of ["native", "edge_free"] as const) {
         if (!r.modes[other]) continue;
         const b = r.modes[other].summary.categories[category];
-        if (b && !(score.accuracy > b.accuracy || (score.accuracy === 1 && b.accuracy === 1))) misses.push(`${r.id} ${category}: edge_guided ${score.accuracy} is not above ${other} ${b.accuracy}`);
+        if (b && !(score.accuracy > b.accuracy || (score.accuracy === 1 && b.accuracy === 1)))
+          misses.push(`${r.id} ${category}: edge_guided ${score.accuracy} is not above ${other} ${b.accuracy}`);
       }
     }
     const declines = a.categories["no_tool"]?.accuracy;
-    if (declines !== undefined && declines < 0.8) misses.push(`${r.id} no_tool: edge_guided declines ${declines} < 0.8`);
+    if (declines !== undefined && declines < 0.8)
+      misses.push(`${r.id} no_tool: edge_guided declines ${declines} < 0.8`);
   }
-  return { met: misses.length === 0, statement: "edge_guided beats native and edge_free in every category on every instruction-tuned model; edge_guided no_tool ≥ 0.8", misses };
+  return {
+    met: misses.length === 0,
+    statement:
+      "edge_guided beats native and edge_free in every category on every instruction-tuned model; edge_guided no_tool ≥ 0.8",
+    misses,
+  };
 }
 
 /** --quick: every third case; --cases: only these ids or categories (to study one behaviour; a
@@ -216,8 +302,27 @@ async function main(): Promise<void> {
   const out = opts.out ?? path.join(ROOT, ".cache", "eval", opts.quick ? "tools-quick.json" : "tools.json");
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, `${text}\n`);
-  const brief = models.map((m) => ({ id: m.id, ...Object.fromEntries(Object.entries(m.modes).map(([k, v]) => [k, { accuracy: v.summary.accuracy, ...Object.fromEntries(Object.entries(v.summary.categories).map(([c, s]) => [c, s.accuracy])) }])) }));
-  console.log(opts.json ? JSON.stringify({ ...report, models: brief }) : JSON.stringify({ goal: report.goal, models: brief, seconds: report.seconds, full_report: path.relative(process.cwd(), out) }, null, 2));
+  const brief = models.map((m) => ({
+    id: m.id,
+    ...Object.fromEntries(
+      Object.entries(m.modes).map(([k, v]) => [
+        k,
+        {
+          accuracy: v.summary.accuracy,
+          ...Object.fromEntries(Object.entries(v.summary.categories).map(([c, s]) => [c, s.accuracy])),
+        },
+      ]),
+    ),
+  }));
+  console.log(
+    opts.json
+      ? JSON.stringify({ ...report, models: brief })
+      : JSON.stringify(
+          { goal: report.goal, models: brief, seconds: report.seconds, full_report: path.relative(process.cwd(), out) },
+          null,
+          2,
+        ),
+  );
 }
 
 await main();

@@ -19,7 +19,16 @@ import { mkdir, readdir, readFile, rename, rm, stat, symlink, writeFile } from "
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { metaValidatorSource } from "./ajv-meta.mjs";
-import { buildKey, CLI_BUILD_FORMAT, CLI_ENTRY, cliCacheDirs, currentBuild, dependencyDirs, describeBuildError, PACKAGE_ROOT } from "./cli-cache.cjs";
+import {
+  buildKey,
+  CLI_BUILD_FORMAT,
+  CLI_ENTRY,
+  cliCacheDirs,
+  currentBuild,
+  dependencyDirs,
+  describeBuildError,
+  PACKAGE_ROOT,
+} from "./cli-cache.cjs";
 
 const CLI_SOURCE = "src/cli/main.ts";
 const RUNNER_SOURCE = "workers/runner.node-process.ts";
@@ -52,11 +61,13 @@ function inputsPlugin(root, inputs) {
         // Relative to the package; a bundled package may be hoisted out of it ("../ajv/…").
         const file = toPosix(relative(root, args.path));
         inputs.set(file, bytes);
-        if (file === AJV_META_SOURCE) return { contents: metaValidatorSource(), loader: "js", resolveDir: dirname(args.path) };
+        if (file === AJV_META_SOURCE)
+          return { contents: metaValidatorSource(), loader: "js", resolveDir: dirname(args.path) };
         const loader = LOADERS[extname(args.path)];
         if (!loader) throw new Error(`no loader for ${args.path}`);
         let contents = bytes.toString("utf8");
-        if (loader !== "json") contents = contents.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href));
+        if (loader !== "json")
+          contents = contents.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href));
         return { contents, loader };
       });
     },
@@ -163,7 +174,8 @@ async function prune(outDir, current) {
     const st = await stat(join(outDir, name)).catch(() => undefined);
     if (!st) continue;
     if (/^[0-9a-f]{64}$/.test(name)) entries.push({ name, mtime: st.mtimeMs });
-    else if (name.startsWith(".tmp-") && Date.now() - st.mtimeMs > 3_600_000) await rm(join(outDir, name), { recursive: true, force: true });
+    else if (name.startsWith(".tmp-") && Date.now() - st.mtimeMs > 3_600_000)
+      await rm(join(outDir, name), { recursive: true, force: true });
   }
   entries.sort((a, b) => b.mtime - a.mtime);
   for (const { name } of entries.slice(KEEP_OLD_BUILDS)) await rm(join(outDir, name), { recursive: true, force: true });

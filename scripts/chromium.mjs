@@ -4,7 +4,12 @@
 import { existsSync } from "node:fs";
 
 export function findChromium() {
-  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/lib/chromium/chromium", "/usr/bin/chromium-browser"];
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    "/usr/bin/chromium",
+    "/usr/lib/chromium/chromium",
+    "/usr/bin/chromium-browser",
+  ];
   for (const path of candidates) if (path && existsSync(path)) return path;
   return undefined;
 }

@@ -34,7 +34,10 @@ const CLI_BUILD_FAILED =
 function cliCacheDirs(env = process.env, root = PACKAGE_ROOT) {
   if (env.EDGE_CLI_CACHE) return [resolve(env.EDGE_CLI_CACHE)];
   const xdg = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
-  return [join(root, "node_modules", ".cache", "edge-web", "cli"), join(xdg, "edge-web", `cli-${createHash("sha256").update(resolve(root)).digest("hex").slice(0, 16)}`)];
+  return [
+    join(root, "node_modules", ".cache", "edge-web", "cli"),
+    join(xdg, "edge-web", `cli-${createHash("sha256").update(resolve(root)).digest("hex").slice(0, 16)}`),
+  ];
 }
 
 /** The key of a build: one sha256 over the format, the package's folder (the build holds its
@@ -58,8 +61,14 @@ function readRecord(dir, root) {
   } catch {
     return undefined;
   }
-  if (record?.format !== CLI_BUILD_FORMAT || typeof record.key !== "string" || !/^[0-9a-f]{64}$/.test(record.key)) return undefined;
-  if (record.root !== resolve(root) || !Array.isArray(record.inputs) || !record.inputs.every((f) => typeof f === "string")) return undefined;
+  if (record?.format !== CLI_BUILD_FORMAT || typeof record.key !== "string" || !/^[0-9a-f]{64}$/.test(record.key))
+    return undefined;
+  if (
+    record.root !== resolve(root) ||
+    !Array.isArray(record.inputs) ||
+    !record.inputs.every((f) => typeof f === "string")
+  )
+    return undefined;
   return record;
 }
 
@@ -90,12 +99,25 @@ function dependencyDirs(root = PACKAGE_ROOT) {
 
 /** `edge: cli_build_failed: …` and the reason (esbuild's messages, or the file system's). */
 function describeBuildError(err) {
-  const reason = Array.isArray(err?.errors) && err.errors.length
-    ? err.errors.map((e) => (e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ${e.text}` : e.text)).join("\n  ")
-    : err instanceof Error
-      ? err.message
-      : String(err);
+  const reason =
+    Array.isArray(err?.errors) && err.errors.length
+      ? err.errors
+          .map((e) => (e.location ? `${e.location.file}:${e.location.line}:${e.location.column}: ${e.text}` : e.text))
+          .join("\n  ")
+      : err instanceof Error
+        ? err.message
+        : String(err);
   return `edge: cli_build_failed: ${CLI_BUILD_FAILED}\n  ${reason}\n`;
 }
 
-module.exports = { CLI_BUILD_FORMAT, PACKAGE_ROOT, CLI_ENTRY, CLI_BUILD_FAILED, cliCacheDirs, buildKey, currentBuild, dependencyDirs, describeBuildError };
+module.exports = {
+  CLI_BUILD_FORMAT,
+  PACKAGE_ROOT,
+  CLI_ENTRY,
+  CLI_BUILD_FAILED,
+  cliCacheDirs,
+  buildKey,
+  currentBuild,
+  dependencyDirs,
+  describeBuildError,
+};

@@ -17,8 +17,13 @@ for (const { label, cmd, args } of CHECKS) {
   console.log(`\n── ${label}: ${cmd} ${args.join(" ")}`);
   const started = performance.now();
   const r = spawnSync(cmd, args, { stdio: "inherit", env: process.env });
-  console.log(`── ${label}: ${r.status === 0 ? "ok" : "FAILED"} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `── ${label}: ${r.status === 0 ? "ok" : "FAILED"} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
   if (r.status !== 0) failed.push(label);
 }
-if (failed.length) console.error(`\nlint failed: ${failed.join("; ")}. A formatting difference is fixed by \`npm run format\`; the rest by hand.`);
+if (failed.length)
+  console.error(
+    `\nlint failed: ${failed.join("; ")}. A formatting difference is fixed by \`npm run format\`; the rest by hand.`,
+  );
 process.exit(failed.length ? 1 : 0);

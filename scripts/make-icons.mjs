@@ -44,7 +44,12 @@ function png(size, rgba) {
     raw[y * (size * 4 + 1)] = 0; // filter: none
     rgba.copy(raw, y * (size * 4 + 1) + 1, y * size * 4, (y + 1) * size * 4);
   }
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(raw, { level: 9 })), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw, { level: 9 })),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 function inRoundRect(x, y, x0, y0, x1, y1, r) {
@@ -73,7 +78,10 @@ function draw(size, { maskable }) {
   const markBox = maskable ? [0.2, 0.8] : [0.14, 0.86];
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
-      let r = 0, g = 0, b = 0, a = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0;
       for (let sy = 0; sy < S; sy++) {
         for (let sx = 0; sx < S; sx++) {
           const px = (x + (sx + 0.5) / S) / size;
@@ -87,7 +95,10 @@ function draw(size, { maskable }) {
           const v = (py - m0) / (m1 - m0);
           const m = u >= 0 && u <= 1 && v >= 0 && v <= 1 ? mark(u, v) : null;
           if (m) col = m;
-          r += col[0]; g += col[1]; b += col[2]; a += 255;
+          r += col[0];
+          g += col[1];
+          b += col[2];
+          a += 255;
         }
       }
       const n = S * S;

@@ -25,7 +25,10 @@ export async function launchWebKitSession(miniBrowser: string, width: number, he
       if (inner.w === width && inner.h === height) return;
       let rect = { width, height };
       for (let i = 0; i < 4; i++) {
-        await driver.manage().window().setRect({ x: 0, y: 0, ...rect });
+        await driver
+          .manage()
+          .window()
+          .setRect({ x: 0, y: 0, ...rect });
         inner = await size();
         if (inner.w === width && inner.h === height) return;
         rect = { width: rect.width + width - inner.w, height: rect.height + height - inner.h };

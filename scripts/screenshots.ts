@@ -45,7 +45,14 @@ const VIEWPORTS: Viewport[] = [
 ];
 const READY_MS = 240_000;
 
-const { values } = parseArgs({ options: { url: { type: "string" }, browser: { type: "string", multiple: true }, out: { type: "string" }, json: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    url: { type: "string" },
+    browser: { type: "string", multiple: true },
+    out: { type: "string" },
+    json: { type: "string" },
+  },
+});
 const browsers = (values.browser ?? ["chromium", "firefox", "webkit"]) as BrowserName[];
 const outDir = path.resolve(values.out ?? path.join(ROOT, "docs/screenshots/first-screen"));
 
@@ -70,7 +77,10 @@ function problems(layout: Layout): string[] {
   if (layout.header > 64) out.push(`the header is ${Math.round(layout.header)} px tall (at most 64)`);
   for (const [what, b] of Object.entries(layout.boxes)) {
     if (!b) out.push(`${what}: missing`);
-    else if (b.top < 0 || b.left < 0 || b.bottom > layout.viewport.height || b.right > layout.client) out.push(`${what} is outside the ${layout.client}×${layout.viewport.height} viewport (${Math.round(b.left)},${Math.round(b.top)}–${Math.round(b.right)},${Math.round(b.bottom)})`);
+    else if (b.top < 0 || b.left < 0 || b.bottom > layout.viewport.height || b.right > layout.client)
+      out.push(
+        `${what} is outside the ${layout.client}×${layout.viewport.height} viewport (${Math.round(b.left)},${Math.round(b.top)}–${Math.round(b.right)},${Math.round(b.bottom)})`,
+      );
   }
   return out;
 }
@@ -89,7 +99,12 @@ async function shootChromium(url: string, vp: Viewport): Promise<Shot> {
 }
 
 async function shootFirefox(url: string, vp: Viewport): Promise<Shot> {
-  const browser = await puppeteer.launch({ browser: "firefox", executablePath: FIREFOX_PATH, protocol: "webDriverBiDi", headless: true });
+  const browser = await puppeteer.launch({
+    browser: "firefox",
+    executablePath: FIREFOX_PATH,
+    protocol: "webDriverBiDi",
+    headless: true,
+  });
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: vp.width, height: vp.height });
@@ -110,13 +125,20 @@ async function shootWebKit(url: string, vp: Viewport): Promise<Shot> {
     await driver.get(url);
     const end = Date.now() + READY_MS;
     while (Date.now() < end && !(await driver.executeScript<boolean>(`return ${IS_READY};`))) await driver.sleep(250);
-    return { layout: await driver.executeScript<Layout>(`return ${MEASURE};`), png: Buffer.from(await driver.takeScreenshot(), "base64") };
+    return {
+      layout: await driver.executeScript<Layout>(`return ${MEASURE};`),
+      png: Buffer.from(await driver.takeScreenshot(), "base64"),
+    };
   } finally {
     await session.close();
   }
 }
 
-const SHOOT: Record<BrowserName, (url: string, vp: Viewport) => Promise<Shot>> = { chromium: shootChromium, firefox: shootFirefox, webkit: shootWebKit };
+const SHOOT: Record<BrowserName, (url: string, vp: Viewport) => Promise<Shot>> = {
+  chromium: shootChromium,
+  firefox: shootFirefox,
+  webkit: shootWebKit,
+};
 
 type Result = { browser: BrowserName; journey: string; status: "passed" | "failed" | "skipped"; error?: string };
 
@@ -126,13 +148,23 @@ async function shoot(name: BrowserName, url: string, vp: Viewport): Promise<stri
   const shot = await SHOOT[name](url, vp);
   writeFileSync(file, shot.png);
   const bad = problems(shot.layout);
-  if (shot.layout.viewport.width !== vp.width || shot.layout.viewport.height !== vp.height) bad.push(`the viewport is ${shot.layout.viewport.width}×${shot.layout.viewport.height}, not ${vp.width}×${vp.height}`);
+  if (shot.layout.viewport.width !== vp.width || shot.layout.viewport.height !== vp.height)
+    bad.push(
+      `the viewport is ${shot.layout.viewport.width}×${shot.layout.viewport.height}, not ${vp.width}×${vp.height}`,
+    );
   console.log(`${bad.length ? "✗" : "✓"} ${path.relative(ROOT, file)}${bad.length ? `: ${bad.join("; ")}` : ""}`);
   return bad;
 }
 
 async function main(): Promise<number> {
-  const server = values.url ? undefined : await createServer({ root: ROOT, configFile: path.join(ROOT, "vite.config.ts"), server: { port: 0, host: "127.0.0.1" }, logLevel: "warn" });
+  const server = values.url
+    ? undefined
+    : await createServer({
+        root: ROOT,
+        configFile: path.join(ROOT, "vite.config.ts"),
+        server: { port: 0, host: "127.0.0.1" },
+        logLevel: "warn",
+      });
   if (server) await server.listen();
   const base = values.url ?? server!.resolvedUrls!.local[0]!;
   // ?nosw: no service worker (a dev server has none; a build's would serve a stale shell later).
@@ -152,7 +184,12 @@ async function main(): Promise<number> {
         }
         try {
           const bad = await shoot(name, url, vp);
-          results.push({ browser: name, journey, status: bad.length ? "failed" : "passed", ...(bad.length ? { error: bad.join("; ") } : {}) });
+          results.push({
+            browser: name,
+            journey,
+            status: bad.length ? "failed" : "passed",
+            ...(bad.length ? { error: bad.join("; ") } : {}),
+          });
         } catch (e) {
           results.push({ browser: name, journey, status: "failed", error: (e as Error).message.split("\n")[0] });
           console.log(`✗ ${name} ${vp.name}: ${(e as Error).message.split("\n")[0]}`);
@@ -163,7 +200,11 @@ async function main(): Promise<number> {
     await server?.close();
   }
   const count = (status: string) => results.filter((r) => r.status === status).length;
-  if (values.json) writeFileSync(values.json, JSON.stringify({ passed: count("passed"), failed: count("failed"), skipped: count("skipped"), results }, null, 1));
+  if (values.json)
+    writeFileSync(
+      values.json,
+      JSON.stringify({ passed: count("passed"), failed: count("failed"), skipped: count("skipped"), results }, null, 1),
+    );
   return count("failed") ? 1 : 0;
 }
 

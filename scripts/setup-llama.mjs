@@ -51,14 +51,29 @@ function installedVersion() {
 function install(gpu) {
   const binary = binaryPackage();
   if (!gpu && !binary) {
-    console.error(`setup:llama: no prebuilt node-llama-cpp binary for ${process.platform}-${process.arch}; try --gpu (full package).`);
+    console.error(
+      `setup:llama: no prebuilt node-llama-cpp binary for ${process.platform}-${process.arch}; try --gpu (full package).`,
+    );
     process.exit(1);
   }
   rmSync(runtimeDir, { recursive: true, force: true });
   mkdirSync(runtimeDir, { recursive: true });
-  writeFileSync(join(runtimeDir, "package.json"), JSON.stringify({ name: "edge-llama-runtime", private: true }, null, 2));
-  const packages = [`node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`, ...(gpu ? [] : [`${binary}@${NODE_LLAMA_CPP_VERSION}`])];
-  const args = ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...(gpu ? [] : ["--omit=optional"]), ...packages];
+  writeFileSync(
+    join(runtimeDir, "package.json"),
+    JSON.stringify({ name: "edge-llama-runtime", private: true }, null, 2),
+  );
+  const packages = [
+    `node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`,
+    ...(gpu ? [] : [`${binary}@${NODE_LLAMA_CPP_VERSION}`]),
+  ];
+  const args = [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    "--ignore-scripts",
+    ...(gpu ? [] : ["--omit=optional"]),
+    ...packages,
+  ];
   console.log(`setup:llama: npm ${args.join(" ")}  (in ${relative(root, runtimeDir)})`);
   const r = spawnSync("npm", args, { cwd: runtimeDir, stdio: "inherit", shell: process.platform === "win32" });
   if (r.status !== 0) {
@@ -82,11 +97,16 @@ function linkRuntime() {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const gpu = process.argv.includes("--gpu");
   if (installedVersion() !== NODE_LLAMA_CPP_VERSION || process.argv.includes("--force") || gpu) install(gpu);
-  else console.log(`setup:llama: node-llama-cpp ${NODE_LLAMA_CPP_VERSION} already installed in ${relative(root, runtimeDir)}.`);
+  else
+    console.log(
+      `setup:llama: node-llama-cpp ${NODE_LLAMA_CPP_VERSION} already installed in ${relative(root, runtimeDir)}.`,
+    );
   linkRuntime();
   if (!existsSync(join(link, "package.json"))) {
     console.error("setup:llama: the link does not resolve; run again with --force.");
     process.exit(1);
   }
-  console.log(`setup:llama: ready — node-llama-cpp ${installedVersion()} (${gpu ? "all GPU variants" : binaryPackage()}); try: npx edge chat --model FILE.gguf …`);
+  console.log(
+    `setup:llama: ready — node-llama-cpp ${installedVersion()} (${gpu ? "all GPU variants" : binaryPackage()}); try: npx edge chat --model FILE.gguf …`,
+  );
 }

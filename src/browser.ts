@@ -3,6 +3,12 @@
 // frame, the confirm step, engines imported on first use).
 export * from "./index.ts";
 export {
-  createBrowserEdge, type BrowserEdge, type BrowserEdgeOptions, type BrowserEngine, type BrowserEngineChoice,
-  type BrowserSessionRequest, type BrowserStorage, type BrowserTools,
+  createBrowserEdge,
+  type BrowserEdge,
+  type BrowserEdgeOptions,
+  type BrowserEngine,
+  type BrowserEngineChoice,
+  type BrowserSessionRequest,
+  type BrowserStorage,
+  type BrowserTools,
 } from "./assembly/browser.ts";

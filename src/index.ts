@@ -15,7 +15,12 @@ export { EDGE_RUNTIME_VERSION } from "./contract/version.ts";
 // A session, as a root assembles it (src/node.ts, src/browser.ts), and its events and runs.
 export type { SessionBuiltins, SessionRequest, SessionTools } from "./assembly/session.ts";
 export type {
-  ChatEvent, ChatRun, ChatSession, ChatTurnOptions, PendingTicket, ToolSurface,
+  ChatEvent,
+  ChatRun,
+  ChatSession,
+  ChatTurnOptions,
+  PendingTicket,
+  ToolSurface,
 } from "./chat/types.ts";
 
 // Tools files: validate, inspect, freeze, one checked call; sources in memory.
@@ -42,7 +47,11 @@ export type { PendingStore } from "./confirm/store.ts";
 
 // Engines: the seam, the llama.cpp catalog, the scripted replay.
 export type {
-  Engine, EngineInfo, EngineKind, LoadProgress, ModelFingerprint,
+  Engine,
+  EngineInfo,
+  EngineKind,
+  LoadProgress,
+  ModelFingerprint,
 } from "./engines/engine.ts";
 export type { ModelSource } from "./engines/llamacpp/backend.ts";
 export { LLAMACPP_CATALOG, type CatalogModel } from "./engines/llamacpp/catalog.ts";

@@ -3,8 +3,14 @@
 // program may want alone.
 export * from "./index.ts";
 export {
-  createNodeEdge, type NodeEdge, type NodeEdgeOptions, type NodeEngine, type NodeEngineChoice, type NodeSessionRequest,
-  type NodeTools, type NodeToolsFile,
+  createNodeEdge,
+  type NodeEdge,
+  type NodeEdgeOptions,
+  type NodeEngine,
+  type NodeEngineChoice,
+  type NodeSessionRequest,
+  type NodeTools,
+  type NodeToolsFile,
 } from "./assembly/node.ts";
 export { createNodeRunnerHost, type NodeRunnerHostOptions } from "./runner/node.ts";
 export { createNodeFactsStore } from "./facts/store-node.ts";

@@ -16,8 +16,28 @@ const ROOT = new URL("../", import.meta.url).pathname;
 
 const SCHEMAS: [string, object][] = [
   ["an empty object schema", { type: "object" }],
-  ["tool parameters", { type: "object", properties: { amount: { type: "number", default: 1 }, tier: { type: ["string", "null"], enum: ["basic", "pro", null] }, xs: { type: "array", items: { type: "integer" } } }, required: ["amount"], additionalProperties: false }],
-  ["a closed output schema", { type: "object", properties: { ok: { type: "boolean" }, id: { type: "string", maxLength: 40, pattern: "^D-" } }, required: ["ok"], additionalProperties: false }],
+  [
+    "tool parameters",
+    {
+      type: "object",
+      properties: {
+        amount: { type: "number", default: 1 },
+        tier: { type: ["string", "null"], enum: ["basic", "pro", null] },
+        xs: { type: "array", items: { type: "integer" } },
+      },
+      required: ["amount"],
+      additionalProperties: false,
+    },
+  ],
+  [
+    "a closed output schema",
+    {
+      type: "object",
+      properties: { ok: { type: "boolean" }, id: { type: "string", maxLength: 40, pattern: "^D-" } },
+      required: ["ok"],
+      additionalProperties: false,
+    },
+  ],
   ["a misspelt type", { type: "strnig" }],
   ["a type list with a number", { type: ["string", 3] }],
   ["a minLength that is text", { type: "object", properties: { a: { type: "string", minLength: "x" } } }],
@@ -26,7 +46,10 @@ const SCHEMAS: [string, object][] = [
   ["properties a list", { type: "object", properties: [] }],
   ["additionalProperties text", { type: "object", additionalProperties: "no" }],
   ["items a number", { type: "array", items: 5 }],
-  ["several problems at once", { type: "object", properties: { a: { type: "nope", maximum: "9" }, b: { enum: [] } }, required: [1] }],
+  [
+    "several problems at once",
+    { type: "object", properties: { a: { type: "nope", maximum: "9" }, b: { enum: [] } }, required: [1] },
+  ],
   ["an unknown keyword (strict mode)", { type: "object", propertys: {} }],
   ["a $schema of its own", { $schema: "http://json-schema.org/draft-07/schema#", type: "object" }],
   ["an unknown $schema", { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" }],
@@ -48,11 +71,19 @@ describe("the meta-schema validator compiled at build time", () => {
   let meta: ValidateFunction;
   beforeAll(async () => {
     // Bundled as the CLI's build bundles it (the generated code requires ajv's runtime helpers).
-    const out = await build({ stdin: { contents: metaValidatorSource(), resolveDir: ROOT, loader: "js" }, bundle: true, format: "esm", platform: "node", write: false, logLevel: "silent" });
+    const out = await build({
+      stdin: { contents: metaValidatorSource(), resolveDir: ROOT, loader: "js" },
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      write: false,
+      logLevel: "silent",
+    });
     dir = await mkdtemp(join(tmpdir(), "edge-ajv-meta-"));
     const file = join(dir, "meta.mjs");
     await writeFile(file, out.outputFiles[0]!.text);
-    meta = ((await import(pathToFileURL(file).href)) as { precompiledMetaValidator: ValidateFunction }).precompiledMetaValidator;
+    meta = ((await import(pathToFileURL(file).href)) as { precompiledMetaValidator: ValidateFunction })
+      .precompiledMetaValidator;
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -66,6 +97,8 @@ describe("the meta-schema validator compiled at build time", () => {
   });
 
   it("refuses what ajv refuses, with ajv's words", () => {
-    expect(verdict(schemaCompiler(meta), { type: "strnig" })).toMatch(/^schema is invalid: data\/type must be equal to one of the allowed values/);
+    expect(verdict(schemaCompiler(meta), { type: "strnig" })).toMatch(
+      /^schema is invalid: data\/type must be equal to one of the allowed values/,
+    );
   });
 });

@@ -61,18 +61,28 @@ export function productionModules(root: string): string[] {
 function functionName(node: ts.Node, source: ts.SourceFile): string {
   const named = (n: ts.Node): string | undefined => {
     const name = (n as { name?: ts.Node }).name;
-    return name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name)) ? name.text : undefined;
+    return name && (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isPrivateIdentifier(name))
+      ? name.text
+      : undefined;
   };
   const owner = (n: ts.Node): string => {
     const cls = n.parent;
     return cls && ts.isClassLike(cls) && cls.name ? `${cls.name.text}.` : "";
   };
   if (ts.isConstructorDeclaration(node)) return `${owner(node)}constructor`;
-  if (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isGetAccessor(node) || ts.isSetAccessor(node)) {
+  if (
+    ts.isFunctionDeclaration(node) ||
+    ts.isMethodDeclaration(node) ||
+    ts.isGetAccessor(node) ||
+    ts.isSetAccessor(node)
+  ) {
     return `${owner(node)}${named(node) ?? "(anonymous)"}`;
   }
   const parent = node.parent;
-  if (parent && (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))) {
+  if (
+    parent &&
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+  ) {
     return `${ts.isPropertyDeclaration(parent) ? owner(parent) : ""}${named(parent) ?? "(anonymous)"}`;
   }
   if (parent && ts.isCallExpression(parent)) return `(callback of ${parent.expression.getText(source).slice(0, 40)})`;
@@ -93,12 +103,20 @@ export function readModule(root: string, file: string): ModuleFacts {
     imports.push({ from: file, to: target, specifier, line: lineOf(literal.getStart(source)), dynamic });
   };
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteralLike(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteralLike(node.moduleSpecifier)
+    ) {
       addImport(node.moduleSpecifier, false);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const arg = node.arguments[0];
       if (arg && ts.isStringLiteralLike(arg)) addImport(arg, true);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteralLike(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteralLike(node.argument.literal)
+    ) {
       addImport(node.argument.literal, false); // type positions: import("./x.ts").Name
     }
     if (ts.isFunctionLike(node) && (node as { body?: ts.Node }).body) {
@@ -144,9 +162,15 @@ export function layerViolations(layers: readonly Layer[], modules: readonly Modu
       const to = layerOf(layers, imp.to);
       const at = { from: imp.from, to: imp.to, line: imp.line };
       if (!from) out.push({ ...at, why: `${imp.from} is in no layer` });
-      else if (!to) out.push({ ...at, why: `${imp.to} is in no layer (production code imports only src/ and workers/)` });
-      else if (to.index > from.index) out.push({ ...at, why: `${layers[from.index]!.name} imports ${layers[to.index]!.name}, a higher layer` });
-      else if (to.index === from.index && to.path !== from.path) out.push({ ...at, why: `${from.path} and ${to.path} are peers in ${layers[from.index]!.name} and may not import each other` });
+      else if (!to)
+        out.push({ ...at, why: `${imp.to} is in no layer (production code imports only src/ and workers/)` });
+      else if (to.index > from.index)
+        out.push({ ...at, why: `${layers[from.index]!.name} imports ${layers[to.index]!.name}, a higher layer` });
+      else if (to.index === from.index && to.path !== from.path)
+        out.push({
+          ...at,
+          why: `${from.path} and ${to.path} are peers in ${layers[from.index]!.name} and may not import each other`,
+        });
     }
   }
   return out;

@@ -24,8 +24,19 @@ async function withRoot(body: string, env: NodeJS.ProcessEnv = ENV): Promise<Rec
 
 /** A chat receipt without what differs between two runs of the same request. */
 function sameParts(receipt: Record<string, unknown>): Record<string, unknown> {
-  const { id: _id, created_at: _at, seq: _seq, prev_receipt_sha256: _prev, receipt_sha256: _sha, calls, ...rest } = receipt;
-  return { ...rest, calls: (calls as Record<string, unknown>[]).map(({ call_id: _c, duration_ms: _d, ...call }) => call) };
+  const {
+    id: _id,
+    created_at: _at,
+    seq: _seq,
+    prev_receipt_sha256: _prev,
+    receipt_sha256: _sha,
+    calls,
+    ...rest
+  } = receipt;
+  return {
+    ...rest,
+    calls: (calls as Record<string, unknown>[]).map(({ call_id: _c, duration_ms: _d, ...call }) => call),
+  };
 }
 
 const rootChat = (script: string, prompt: string) =>
@@ -40,9 +51,26 @@ await edge.close();
 console.log(JSON.stringify(run));`);
 
 describe("the Node front doors and the Node root", () => {
-  it("edge chat: the receipt and the pending action of the root's session, in the same chain", { timeout: 240_000 }, async () => {
-    const fee = writeTestFile(tmp, "fee.json", [{ tool_name: "fee_quote", arguments: { amount: 250 } }, "The fee for 250 is {{tool_result.fee}} EUR."]);
-    const cli = await edgeCliWithEnv(ENV, "chat", "--tools", TOOLS, "--engine", "scripted", "--script", fee, "--prompt", "Fee for 250?", "--json");
+  it("edge chat: the receipt and the pending action of the root's session, in the same chain", {
+    timeout: 240_000,
+  }, async () => {
+    const fee = writeTestFile(tmp, "fee.json", [
+      { tool_name: "fee_quote", arguments: { amount: 250 } },
+      "The fee for 250 is {{tool_result.fee}} EUR.",
+    ]);
+    const cli = await edgeCliWithEnv(
+      ENV,
+      "chat",
+      "--tools",
+      TOOLS,
+      "--engine",
+      "scripted",
+      "--script",
+      fee,
+      "--prompt",
+      "Fee for 250?",
+      "--json",
+    );
     expect(cli.code, cli.err).toBe(0);
     const root = await rootChat(fee, "Fee for 250?");
     const fromCli = (cli.json as { receipt: Record<string, unknown> }).receipt;
@@ -54,7 +82,19 @@ describe("the Node front doors and the Node root", () => {
 
     // A commit tool: the same broker (the same ticket, with the confirm command for this installation).
     const submit = writeTestFile(tmp, "submit.json", [{ tool_name: "submit_order", arguments: { draft_id: "D-1" } }]);
-    const cliPending = await edgeCliWithEnv(ENV, "chat", "--tools", TOOLS, "--engine", "scripted", "--script", submit, "--prompt", "Submit D-1", "--json");
+    const cliPending = await edgeCliWithEnv(
+      ENV,
+      "chat",
+      "--tools",
+      TOOLS,
+      "--engine",
+      "scripted",
+      "--script",
+      submit,
+      "--prompt",
+      "Submit D-1",
+      "--json",
+    );
     const rootPending = await rootChat(submit, "Submit D-1");
     const ticketOf = (run: unknown) => (run as { pending_action: Record<string, unknown> }).pending_action;
     expect((cliPending.json as { outcome: string }).outcome).toBe("pending_confirmation");

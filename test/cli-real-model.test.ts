@@ -50,7 +50,10 @@ async function exportedChain(data: string): Promise<Receipt[]> {
   expect(exported.code, exported.err).toBe(0);
   const file = join(data, "receipts.jsonl");
   writeFileSync(file, exported.out);
-  const receipts = exported.out.trim().split("\n").map((line) => JSON.parse(line) as Receipt);
+  const receipts = exported.out
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Receipt);
   const verified = await edgeCli(data, "receipts", "verify", file, "--json");
   expect(verified.code, verified.out + verified.err).toBe(0);
   expect(verified.json).toEqual({ ok: true, file, count: receipts.length });
@@ -61,11 +64,17 @@ async function exportedChain(data: string): Promise<Receipt[]> {
 async function inspectedSchemas(data: string): Promise<Map<string, { parameters: object }>> {
   const inspected = await edgeCli(data, "tools", "inspect", TOOLS, "--json");
   expect(inspected.code, inspected.err).toBe(0);
-  return new Map((inspected.json.tools as { name: string; schema: { parameters: object } }[]).map((t) => [t.name, t.schema]));
+  return new Map(
+    (inspected.json.tools as { name: string; schema: { parameters: object } }[]).map((t) => [t.name, t.schema]),
+  );
 }
 
 const expectModelFile = (receipt: Pick<Receipt, "model_fingerprint">): void =>
-  expect(receipt.model_fingerprint).toEqual({ modelId: "SmolLM2-135M-Instruct.Q4_1.gguf", sha256: `sha256:${smol!.sha256}`, runtime: "node-llama-cpp 3.22.1" });
+  expect(receipt.model_fingerprint).toEqual({
+    modelId: "SmolLM2-135M-Instruct.Q4_1.gguf",
+    sha256: `sha256:${smol!.sha256}`,
+    runtime: "node-llama-cpp 3.22.1",
+  });
 
 describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-Instruct", { timeout: 300_000 }, () => {
   it("edge chat --model: a required call, valid against the tool's schema, runs once in the sandboxed runner; then the model's turn to answer in its own words; the chain verifies and names the file's sha256", async () => {
@@ -75,23 +84,54 @@ describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-I
       data,
       "chat",
       ...modelFlags(),
-      ...["--tools", TOOLS, "--tool", "order_status", "--tool-choice", "required", "--max-calls", "1", "--max-tokens", "64"],
+      ...[
+        "--tools",
+        TOOLS,
+        "--tool",
+        "order_status",
+        "--tool-choice",
+        "required",
+        "--max-calls",
+        "1",
+        "--max-tokens",
+        "64",
+      ],
       ...["--prompt", prompt, "--include-text", "--json"],
     );
     const { receipt } = r.json;
-    expect(receipt, r.out + r.err).toMatchObject({ kind: "chat", engine: "llamacpp", tool_instruction_mode: "contract" });
+    expect(receipt, r.out + r.err).toMatchObject({
+      kind: "chat",
+      engine: "llamacpp",
+      tool_instruction_mode: "contract",
+    });
     expectModelFile(receipt);
 
     // One call, checked and run in a runner: the runner proved it had the frozen file and answered
     // with its secret; its arguments are valid for the schema and are what the receipt hashed.
     expect(receipt.calls).toHaveLength(1);
     const [call] = receipt.calls;
-    expect(call).toMatchObject({ tool_name: "order_status", execution_level: "read", status: "ok", tools_file_sha256_verified: true, runner_secret_verified: true, network_used_by_edge: false });
+    expect(call).toMatchObject({
+      tool_name: "order_status",
+      execution_level: "read",
+      status: "ok",
+      tools_file_sha256_verified: true,
+      runner_secret_verified: true,
+      network_used_by_edge: false,
+    });
     const validate = compileSchema((await inspectedSchemas(data)).get("order_status")!.parameters);
     expect(validate(call.arguments), JSON.stringify(validate.errors)).toBe(true);
     expect(call.args_sha256).toBe(await sha256Json(call.arguments));
     // The result the model was given is the tool's own: the same call run directly hashes the same.
-    const direct = await edgeCli(data, "tools", "call", TOOLS, "order_status", "--args", JSON.stringify(call.arguments), "--json");
+    const direct = await edgeCli(
+      data,
+      "tools",
+      "call",
+      TOOLS,
+      "order_status",
+      "--args",
+      JSON.stringify(call.arguments),
+      "--json",
+    );
     expect(direct.code, direct.err).toBe(0);
     expect(call.result_sha256).toBe(direct.json.result_sha256);
 
@@ -103,7 +143,12 @@ describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-I
     const answer: string = r.json.answer;
     expect(answer.trim().length).toBeGreaterThan(0);
     expect(answer.trimStart()[0]).not.toMatch(/[{`<]/);
-    expect(receipt).toMatchObject({ outcome: "answered", code: null, text: { prompt, answer }, answer_sha256: await sha256Text(answer) });
+    expect(receipt).toMatchObject({
+      outcome: "answered",
+      code: null,
+      text: { prompt, answer },
+      answer_sha256: await sha256Text(answer),
+    });
     console.info(`[real weights] SmolLM2 chat: one call, then an answer; ${JSON.stringify(r.json.engine_stats)}`);
 
     const chain = await exportedChain(data);
@@ -124,7 +169,21 @@ describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-I
     writeSync(fd, new Uint8Array([0x5a]), 0, 1, smol!.size - 4096);
     closeSync(fd);
     try {
-      const r = await edgeCli(data, "chat", "--model", damaged, "--model-sha256", smol!.sha256, "--tools", TOOLS, "--tool-choice", "required", "--prompt", "Where is my order A-1001?", "--json");
+      const r = await edgeCli(
+        data,
+        "chat",
+        "--model",
+        damaged,
+        "--model-sha256",
+        smol!.sha256,
+        "--tools",
+        TOOLS,
+        "--tool-choice",
+        "required",
+        "--prompt",
+        "Where is my order A-1001?",
+        "--json",
+      );
       expect(r.code, r.out + r.err).toBe(1);
       expect(r.json.ok).toBe(false);
       expect(r.json.error.code).toBe("model_integrity_failed");
@@ -139,13 +198,28 @@ describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-I
   it("edge chat --interactive on a terminal: the model's call of a commit tool becomes a pending action; `y` runs it once, and the receipts say so", async () => {
     const data = dataDir();
     const s = startEdgeSession(
-      ["chat", "--interactive", ...modelFlags(), "--tools", TOOLS, "--tool", "submit_order", "--tool-choice", "required", "--max-tokens", "64", "--include-text"],
+      [
+        "chat",
+        "--interactive",
+        ...modelFlags(),
+        "--tools",
+        TOOLS,
+        "--tool",
+        "submit_order",
+        "--tool-choice",
+        "required",
+        "--max-tokens",
+        "64",
+        "--include-text",
+      ],
       { env: { ...process.env, EDGE_DATA_DIR: data }, waitMs: 240_000, tty: true },
     );
     try {
       await s.waitFor(/tools frozen for this session: submit_order[\s\S]*you> /);
       s.child.stdin.write("Submit my order draft D-KB-42-3.\r");
-      await s.waitFor(/submit_order is a commit tool; it has not run\. Arguments: \{[\s\S]*Run submit_order now\? \[y\/N\] /);
+      await s.waitFor(
+        /submit_order is a commit tool; it has not run\. Arguments: \{[\s\S]*Run submit_order now\? \[y\/N\] /,
+      );
       s.child.stdin.write("y\r");
       await s.waitFor(/(pa_\w+): done, receipt (confirm_\w+)[\s\S]*you> /);
       s.child.stdin.write("/exit\r");
@@ -159,33 +233,79 @@ describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-I
     expect(chain).toHaveLength(2);
     const [chat, confirm] = chain as [Receipt, Receipt];
     // The pending action came from the model's call: the chat receipt, on the real model file.
-    expect(chat).toMatchObject({ kind: "chat", outcome: "pending_confirmation", code: "tool_confirmation_required", extra: { pending_action_id: pendingId } });
+    expect(chat).toMatchObject({
+      kind: "chat",
+      outcome: "pending_confirmation",
+      code: "tool_confirmation_required",
+      extra: { pending_action_id: pendingId },
+    });
     expectModelFile(chat);
     expect(chat.calls).toHaveLength(1);
     const asked = chat.calls[0]!;
-    expect(asked).toMatchObject({ tool_name: "submit_order", execution_level: "commit", status: "pending_confirmation", runner_secret_verified: false, result_sha256: null });
+    expect(asked).toMatchObject({
+      tool_name: "submit_order",
+      execution_level: "commit",
+      status: "pending_confirmation",
+      runner_secret_verified: false,
+      result_sha256: null,
+    });
     const validate = compileSchema((await inspectedSchemas(data)).get("submit_order")!.parameters);
     expect(validate(asked.arguments), JSON.stringify(validate.errors)).toBe(true);
 
     // `y` ran exactly those arguments, once, in a runner; the result is the tool's for them.
-    expect(confirm).toMatchObject({ kind: "confirm", id: confirmId, outcome: "return_direct", code: null, extra: { pending_action_id: pendingId } });
+    expect(confirm).toMatchObject({
+      kind: "confirm",
+      id: confirmId,
+      outcome: "return_direct",
+      code: null,
+      extra: { pending_action_id: pendingId },
+    });
     expect(confirm.calls).toHaveLength(1);
-    expect(confirm.calls[0]).toMatchObject({ tool_name: "submit_order", status: "ok", args_sha256: asked.args_sha256, tools_file_sha256_verified: true, runner_secret_verified: true });
+    expect(confirm.calls[0]).toMatchObject({
+      tool_name: "submit_order",
+      status: "ok",
+      args_sha256: asked.args_sha256,
+      tools_file_sha256_verified: true,
+      runner_secret_verified: true,
+    });
     const { draft_id: draftId } = asked.arguments as { draft_id: string };
     const result = { order_id: `O-${draftId.replace(/^D-/, "")}`, draft_id: draftId, status: "submitted" };
     expect(confirm.calls[0]!.result_sha256).toBe(await sha256Json(result));
     expect(s.out()).toContain(`"draft_id": ${JSON.stringify(draftId)}`);
     // Done is final: the action cannot run again.
     const pending = await edgeCli(data, "tools", "pending", "show", pendingId!, "--json");
-    expect(pending.json.pending).toMatchObject({ id: pendingId, status: "done", receipt_id: confirmId, args_sha256: asked.args_sha256 });
+    expect(pending.json.pending).toMatchObject({
+      id: pendingId,
+      status: "done",
+      receipt_id: confirmId,
+      args_sha256: asked.args_sha256,
+    });
   });
 
   it("edge learn run --model: the evaluation runs on the real model with and without the imprint, the scores are in range, and the learn receipt records them and the model file", async () => {
     const data = dataDir();
-    const r = await edgeCli(data, "learn", "run", ...modelFlags(), "--sample-file", SAMPLE, "--tools", TOOLS, "--max-tokens", "48", "--json");
+    const r = await edgeCli(
+      data,
+      "learn",
+      "run",
+      ...modelFlags(),
+      "--sample-file",
+      SAMPLE,
+      "--tools",
+      TOOLS,
+      "--max-tokens",
+      "48",
+      "--json",
+    );
     expect(r.code, r.out + r.err).toBe(0);
     const { evaluation } = r.json;
-    expect(evaluation).toMatchObject({ mode: "engine", engine: "llamacpp", model_id: "SmolLM2-135M-Instruct.Q4_1.gguf", question_count: 6, scored: 5 });
+    expect(evaluation).toMatchObject({
+      mode: "engine",
+      engine: "llamacpp",
+      model_id: "SmolLM2-135M-Instruct.Q4_1.gguf",
+      question_count: 6,
+      scored: 5,
+    });
     expect(evaluation.items).toHaveLength(5);
     for (const [matched, key] of [
       [evaluation.matched_without_prefix, "matched_without"],
@@ -196,7 +316,11 @@ describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-I
       expect(evaluation.items.filter((i: Record<string, boolean>) => i[key]).length).toBe(matched);
     }
     // The imprint's prefix was evaluated by this model and saved beside it, bound to the file.
-    expect(r.json.state).toMatchObject({ model_sha256: `sha256:${smol!.sha256}`, runtime: "node-llama-cpp 3.22.1", prefix_sha256: r.json.prefix_sha256 });
+    expect(r.json.state).toMatchObject({
+      model_sha256: `sha256:${smol!.sha256}`,
+      runtime: "node-llama-cpp 3.22.1",
+      prefix_sha256: r.json.prefix_sha256,
+    });
     expect(r.json.state.prefix_tokens).toBeGreaterThan(0);
 
     const [learned, ...more] = await exportedChain(data);
@@ -209,9 +333,18 @@ describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-I
       tool_instruction_mode: "imprint",
       tool_instruction_sha256: r.json.prefix_sha256,
       active_set_sha256: r.json.active_set_sha256,
-      extra: { evaluation: { mode: "engine", scored: 5, matched_without_prefix: evaluation.matched_without_prefix, matched_with_prefix: evaluation.matched_with_prefix } },
+      extra: {
+        evaluation: {
+          mode: "engine",
+          scored: 5,
+          matched_without_prefix: evaluation.matched_without_prefix,
+          matched_with_prefix: evaluation.matched_with_prefix,
+        },
+      },
     });
     expectModelFile(learned!);
-    console.info(`[real weights] SmolLM2 learn: expected behaviour ${evaluation.matched_without_prefix}/5 without the imprint, ${evaluation.matched_with_prefix}/5 with it`);
+    console.info(
+      `[real weights] SmolLM2 learn: expected behaviour ${evaluation.matched_without_prefix}/5 without the imprint, ${evaluation.matched_with_prefix}/5 with it`,
+    );
   }, 600_000); // ten generations and the imprint's prefix (≈ 930 tokens) on one thread
 });

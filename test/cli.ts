@@ -47,7 +47,12 @@ export interface EdgeProcessResult {
 
 /** Start `node ARGS…` as a separate process, in `cwd` (the package's folder unless given). `fds`
  *  adds descriptors it inherits, as a shell's `97<file` would: child fd → an open fd of this process. */
-export function startNode(args: string[], env: NodeJS.ProcessEnv, fds: Record<number, number> = {}, cwd = ROOT): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
+export function startNode(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  fds: Record<number, number> = {},
+  cwd = ROOT,
+): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
   const stdio: StdioOptions = ["ignore", "pipe", "pipe"];
   for (const [target, fd] of Object.entries(fds)) {
     for (let i = stdio.length; i < Number(target); i++) stdio.push("ignore");
@@ -66,12 +71,20 @@ export function startNode(args: string[], env: NodeJS.ProcessEnv, fds: Record<nu
 }
 
 /** Start bin/edge.cjs as a separate process (a real CLI: its own stdout, environment and pid). */
-export function startEdge(argv: string[], env: NodeJS.ProcessEnv, fds?: Record<number, number>): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
+export function startEdge(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  fds?: Record<number, number>,
+): { child: ChildProcess; done: Promise<EdgeProcessResult> } {
   return startNode([BIN, ...argv], env, fds);
 }
 
 /** Run bin/edge.cjs as a separate process to its end. */
-export function edgeProcess(argv: string[], env: NodeJS.ProcessEnv, fds?: Record<number, number>): Promise<EdgeProcessResult> {
+export function edgeProcess(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  fds?: Record<number, number>,
+): Promise<EdgeProcessResult> {
   return startEdge(argv, env, fds).done;
 }
 
@@ -99,8 +112,15 @@ export async function edgeCliIn(cwd: string, env: NodeJS.ProcessEnv, ...argv: st
 }
 
 /** `command` run by a shell (`/bin/sh`, or bash for its process substitution) to its end. */
-export function runShell(command: string, opts: { shell?: string; cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(opts.shell ?? "/bin/sh", ["-c", command], { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+export function runShell(
+  command: string,
+  opts: { shell?: string; cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(opts.shell ?? "/bin/sh", ["-c", command], {
+    cwd: opts.cwd ?? ROOT,
+    env: opts.env ?? process.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (t: string) => void (out += t));

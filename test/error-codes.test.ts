@@ -12,7 +12,9 @@ const RETIRED = new Set(["invalid_argument"]);
 const TABLE_FILES = new Set(["src/contract/error-table.ts", "src/contract/errors.ts"]);
 
 function productionSources(): { path: string; text: string }[] {
-  const listed = execFileSync("git", ["ls-files", "src", "workers", "runner-pyodide", "bin", "scripts"], { encoding: "utf8" });
+  const listed = execFileSync("git", ["ls-files", "src", "workers", "runner-pyodide", "bin", "scripts"], {
+    encoding: "utf8",
+  });
   return listed
     .split("\n")
     .filter((p) => /\.(ts|mjs|cjs|py)$/.test(p) && !/\.test\.ts$|test-helpers|\.d\.ts$/.test(p) && !TABLE_FILES.has(p))
@@ -21,7 +23,8 @@ function productionSources(): { path: string; text: string }[] {
 
 describe("the error table's codes", () => {
   const sources = productionSources();
-  const uses = (code: string) => sources.filter((s) => new RegExp(`["'\`]${code}["'\`]|ERRORS\\.${code}\\b`).test(s.text)).map((s) => s.path);
+  const uses = (code: string) =>
+    sources.filter((s) => new RegExp(`["'\`]${code}["'\`]|ERRORS\\.${code}\\b`).test(s.text)).map((s) => s.path);
 
   it("every code is raised or reported somewhere in production code", () => {
     const unused = Object.keys(ERRORS).filter((code) => !RETIRED.has(code) && uses(code).length === 0);

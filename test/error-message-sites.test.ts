@@ -27,10 +27,11 @@ const FIX_CODE = /fixOf\(|ERRORS\.|FIX\b|[a-z]Fix\b|\bfix\b|[Aa]dvice/;
 /** Collects a message's literal text and the code interpolated into it; false for a pass-through. */
 function parts(e: ts.Expression, out: { text: string; code: string }): boolean {
   if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e)) return parts(e.expression, out);
-  if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return (out.text += e.text + " "), true;
+  if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return ((out.text += e.text + " "), true);
   if (ts.isTemplateExpression(e)) {
     out.text += e.head.text + " ";
-    for (const span of e.templateSpans) (out.code += span.expression.getText() + " "), (out.text += span.literal.text + " ");
+    for (const span of e.templateSpans)
+      (out.code += span.expression.getText() + " "), (out.text += span.literal.text + " ");
     return true;
   }
   if (ts.isConditionalExpression(e)) return [parts(e.whenTrue, out), parts(e.whenFalse, out)].some(Boolean);
@@ -75,6 +76,9 @@ function sitesWithoutFix(): string[] {
 describe("the messages of new EdgeError(…) sites", () => {
   it("name a fix, append the table's (fixOf), or pass another error's message through", () => {
     expect(files.length).toBeGreaterThan(100);
-    expect(sitesWithoutFix(), "messages that name no fix (use EdgeError.withTableFix, or write a fix sentence)").toEqual([]);
+    expect(
+      sitesWithoutFix(),
+      "messages that name no fix (use EdgeError.withTableFix, or write a fix sentence)",
+    ).toEqual([]);
   });
 });

@@ -29,11 +29,19 @@ function entryExports(file: string): { names: Set<string>; values: string[]; sta
 
 const index = entryExports("src/index.ts");
 const ENTRIES: Record<string, Set<string>> = { "edge-web": index.names };
-for (const [spec, file] of [["edge-web/node", "src/node.ts"], ["edge-web/browser", "src/browser.ts"]] as const) {
+for (const [spec, file] of [
+  ["edge-web/node", "src/node.ts"],
+  ["edge-web/browser", "src/browser.ts"],
+] as const) {
   ENTRIES[spec] = new Set([...index.names, ...entryExports(file).names]);
 }
 
-const PAGES = ["README.md", ...readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(path.join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** Every `import { … } from "edge-web…"` in the README and docs/*.md. */
 function documentedImports(): { page: string; spec: string; name: string }[] {
@@ -41,7 +49,13 @@ function documentedImports(): { page: string; spec: string; name: string }[] {
     [...read(page).matchAll(/import\s*\{([^}]*)\}\s*from\s*"(edge-web(?:\/node|\/browser)?)"/g)].flatMap((m) =>
       m[1]!
         .split(",")
-        .map((s) => s.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]!)
+        .map(
+          (s) =>
+            s
+              .trim()
+              .replace(/^type\s+/, "")
+              .split(/\s+as\s+/)[0]!,
+        )
         .filter(Boolean)
         .map((name) => ({ page, spec: m[2]!, name })),
     ),
@@ -60,7 +74,9 @@ describe("the public API", () => {
   it("what the docs import from the package is exported there", () => {
     const found = documentedImports();
     expect(found.length).toBeGreaterThan(0);
-    expect(found.filter((i) => !ENTRIES[i.spec]!.has(i.name)).map((i) => `${i.page}: ${i.name} from ${i.spec}`)).toEqual([]);
+    expect(
+      found.filter((i) => !ENTRIES[i.spec]!.has(i.name)).map((i) => `${i.page}: ${i.name} from ${i.spec}`),
+    ).toEqual([]);
   });
 
   it("the values the list names are exactly what the module exports when it runs", async () => {
@@ -70,18 +86,34 @@ describe("the public API", () => {
 
   it("every TypeScript snippet of the docs that imports the package compiles against its exports", () => {
     const snippets = PAGES.flatMap((page) =>
-      [...read(page).matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((code) => /from "edge-web(?:\/node|\/browser)?"/.test(code)).map((code) => ({ page, code })),
+      [...read(page).matchAll(/```ts\n([\s\S]*?)```/g)]
+        .map((m) => m[1]!)
+        .filter((code) => /from "edge-web(?:\/node|\/browser)?"/.test(code))
+        .map((code) => ({ page, code })),
     );
     expect(snippets.length).toBeGreaterThanOrEqual(4);
     // Inside the package, so that "edge-web/…" resolves as a user's import does: through `exports`.
     const dir = path.join(ROOT, ".cache", "doc-snippets");
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    snippets.forEach((s, i) => writeFileSync(path.join(dir, `${String(i).padStart(2, "0")}-${path.basename(s.page, ".md")}.ts`), s.code));
-    writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ extends: "../../tsconfig.json", compilerOptions: { noUnusedLocals: false }, include: ["*.ts", "../../src/**/*.d.ts"] }));
+    snippets.forEach((s, i) =>
+      writeFileSync(path.join(dir, `${String(i).padStart(2, "0")}-${path.basename(s.page, ".md")}.ts`), s.code),
+    );
+    writeFileSync(
+      path.join(dir, "tsconfig.json"),
+      JSON.stringify({
+        extends: "../../tsconfig.json",
+        compilerOptions: { noUnusedLocals: false },
+        include: ["*.ts", "../../src/**/*.d.ts"],
+      }),
+    );
     let out = "";
     try {
-      execFileSync(process.execPath, [path.join(ROOT, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", path.join(dir, "tsconfig.json")], { encoding: "utf8" });
+      execFileSync(
+        process.execPath,
+        [path.join(ROOT, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", path.join(dir, "tsconfig.json")],
+        { encoding: "utf8" },
+      );
     } catch (err) {
       out = String((err as { stdout?: string }).stdout ?? err);
     }

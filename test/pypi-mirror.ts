@@ -29,7 +29,10 @@ export class PypiMirror {
 
   /** Whether pypi.org answers from this process (the tests that need it are skipped otherwise). */
   static async reachable(): Promise<boolean> {
-    return fetch(`${PYPI}six/`, { headers: { accept: "application/vnd.pypi.simple.v1+json" }, signal: AbortSignal.timeout(20_000) }).then(
+    return fetch(`${PYPI}six/`, {
+      headers: { accept: "application/vnd.pypi.simple.v1+json" },
+      signal: AbortSignal.timeout(20_000),
+    }).then(
       (r) => r.ok,
       () => false,
     );
@@ -42,9 +45,19 @@ export class PypiMirror {
         res.socket?.destroy();
         return;
       }
-      const headers = { "Access-Control-Allow-Origin": "*", "Cross-Origin-Resource-Policy": "cross-origin", "Cache-Control": "no-store" };
+      const headers = {
+        "Access-Control-Allow-Origin": "*",
+        "Cross-Origin-Resource-Policy": "cross-origin",
+        "Cache-Control": "no-store",
+      };
       if (req.method === "OPTIONS") {
-        res.writeHead(204, { ...headers, "Access-Control-Allow-Headers": "*", "Access-Control-Allow-Methods": "GET, HEAD" }).end();
+        res
+          .writeHead(204, {
+            ...headers,
+            "Access-Control-Allow-Headers": "*",
+            "Access-Control-Allow-Methods": "GET, HEAD",
+          })
+          .end();
         return;
       }
       this.answer(new URL(req.url ?? "/", this.origin).pathname)
@@ -99,14 +112,20 @@ export class PypiMirror {
     if (project) {
       const page = await this.page(project[1]!);
       if (!page) return { status: 404, type: "text/plain", body: new TextEncoder().encode("not found") };
-      return { status: 200, type: "application/vnd.pypi.simple.v1+json", body: new TextEncoder().encode(JSON.stringify(page)) };
+      return {
+        status: 200,
+        type: "application/vnd.pypi.simple.v1+json",
+        body: new TextEncoder().encode(JSON.stringify(page)),
+      };
     }
     const file = /^\/files\/([^/]+)$/.exec(path);
     if (file) {
       const name = decodeURIComponent(file[1]!);
       if (name.endsWith(".whl.metadata")) {
         const wheel = await this.wheel(name.slice(0, -".metadata".length));
-        const found = Object.values(unzipSync(wheel, { filter: (f) => /^[^/]+\.dist-info\/METADATA$/.test(f.name) }))[0];
+        const found = Object.values(
+          unzipSync(wheel, { filter: (f) => /^[^/]+\.dist-info\/METADATA$/.test(f.name) }),
+        )[0];
         if (!found) throw new Error(`${name}: no METADATA in the wheel`);
         return { status: 200, type: "text/plain; charset=utf-8", body: found };
       }
@@ -133,8 +152,18 @@ export class PypiMirror {
 
 /** What `edge packages lock` does for a project against an index (the CLI's own code, in this
  *  process), with the wheels kept in memory: `fetch: false` only resolves, as the page does. */
-export async function lockInMemory(project: { files: Record<string, Uint8Array>; entry: string }, indexUrl: string, fetch = true) {
-  const [{ lockProject }, { installedPyodideVersion, nodeLock }, { httpPackageIndex }, { defaultPackageSource, urlPackageSource }, { createMemoryPackageStore }] = await Promise.all([
+export async function lockInMemory(
+  project: { files: Record<string, Uint8Array>; entry: string },
+  indexUrl: string,
+  fetch = true,
+) {
+  const [
+    { lockProject },
+    { installedPyodideVersion, nodeLock },
+    { httpPackageIndex },
+    { defaultPackageSource, urlPackageSource },
+    { createMemoryPackageStore },
+  ] = await Promise.all([
     import("../src/packages/lock-project.ts"),
     import("../src/packages/node.ts"),
     import("../src/packages/pypi.ts"),

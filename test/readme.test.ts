@@ -71,10 +71,13 @@ describe.skipIf(!tracked)("the README's commands, as written, from a fresh copy"
 
   it("every stand-in still matches a line of the README (none goes stale)", () => {
     expect(commands.length).toBeGreaterThan(15);
-    for (const s of STAND_INS) expect(commands.filter((c) => s.match.test(c)).length, String(s.match)).toBeGreaterThan(0);
+    for (const s of STAND_INS)
+      expect(commands.filter((c) => s.match.test(c)).length, String(s.match)).toBeGreaterThan(0);
   });
 
-  it("`npx edge`, the slower form the README mentions, is this package's bin in the copy", { timeout: 120_000 }, async () => {
+  it("`npx edge`, the slower form the README mentions, is this package's bin in the copy", {
+    timeout: 120_000,
+  }, async () => {
     const r = await sh("npx edge --version");
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(/^edge \d+\.\d+\.\d+\n$/);
@@ -109,15 +112,26 @@ describe.skipIf(!tracked)("the README's commands, as written, from a fresh copy"
     });
   }
 
-  async function checkOutput(command: string, kind: StandIn | undefined, r: { out: string; err: string }): Promise<void> {
+  async function checkOutput(
+    command: string,
+    kind: StandIn | undefined,
+    r: { out: string; err: string },
+  ): Promise<void> {
     if (command.startsWith("npm link")) {
       // The `edge` of every later line is the link into the scratch prefix, to this copy's launcher.
-      const which = await sh("command -v edge && readlink -f \"$(command -v edge)\"");
-      expect(which.out.split("\n").slice(0, 2)).toEqual([join(npmPrefix, "bin", "edge"), join(clone, "bin", "edge.cjs")]);
+      const which = await sh('command -v edge && readlink -f "$(command -v edge)"');
+      expect(which.out.split("\n").slice(0, 2)).toEqual([
+        join(npmPrefix, "bin", "edge"),
+        join(clone, "bin", "edge.cjs"),
+      ]);
     }
     if (command.includes("fee_quote --args")) expect(json(r.out)).toMatchObject({ ok: true, result: { fee: 0.75 } });
     if (command.includes("--script public/examples/outputs.json")) {
-      expect(json(r.out)).toMatchObject({ ok: true, outcome: "answered", answer: "The fee for 250 on the basic tier is 0.75." });
+      expect(json(r.out)).toMatchObject({
+        ok: true,
+        outcome: "answered",
+        answer: "The fee for 250 on the basic tier is 0.75.",
+      });
       expect(json(r.out).receipt.calls).toMatchObject([{ tool_name: "fee_quote", status: "ok" }]);
     }
     if (command.includes("submit_order")) {
@@ -125,20 +139,29 @@ describe.skipIf(!tracked)("the README's commands, as written, from a fresh copy"
       expect(out).toMatchObject({ outcome: "pending_confirmation", error: { code: "tool_confirmation_required" } });
       pending = { id: out.pending_action.id, token: out.pending_action.confirmation_token };
     }
-    if (kind === "pending") expect(json(r.out)).toMatchObject({ ok: true, status: "done", result: { status: "submitted", draft_id: "D-KB-42-3" } });
-    if (command.includes("receipts verify")) expect(r.out).toMatch(/^ok: receipts\.jsonl: \d+ receipt\(s\), chain intact\n$/);
+    if (kind === "pending")
+      expect(json(r.out)).toMatchObject({
+        ok: true,
+        status: "done",
+        result: { status: "submitted", draft_id: "D-KB-42-3" },
+      });
+    if (command.includes("receipts verify"))
+      expect(r.out).toMatch(/^ok: receipts\.jsonl: \d+ receipt\(s\), chain intact\n$/);
     if (command.includes("facts list --store support")) expect(json(r.out).count).toBeGreaterThan(0);
     if (kind === "site") {
       const start = json(r.out).pages.find((p: { final_url: string }) => p.final_url === `${site.origin}/docs/`);
       const list = json((await sh("npx edge facts list --store docs --json")).out);
-      const ids = list.facts.filter((f: { provenance?: { source_url: string } }) => f.provenance?.source_url === `${site.origin}/docs/`).map((f: { fact_id: string }) => f.fact_id);
+      const ids = list.facts
+        .filter((f: { provenance?: { source_url: string } }) => f.provenance?.source_url === `${site.origin}/docs/`)
+        .map((f: { fact_id: string }) => f.fact_id);
       expect(ids.length).toBe(start.facts);
       // The crawl of the page import-url imported updates it in place: the same ids, no second set.
       if (startPageIds) expect(ids).toEqual(startPageIds);
       startPageIds = ids;
     }
     if (command.includes("learn sample init")) expect(existsSync(join(clone, "my_sample.json"))).toBe(true);
-    if (command.includes("learn_outputs.json")) expect(json(r.out)).toMatchObject({ ok: true, evaluation: { scored: 5, matched_with_prefix: 5 } });
+    if (command.includes("learn_outputs.json"))
+      expect(json(r.out)).toMatchObject({ ok: true, evaluation: { scored: 5, matched_with_prefix: 5 } });
     if (command.includes("workspace export")) expect(r.out).toMatch(/data\.csv\s+\d+\s+sha256:/);
     if (command.includes("workspace_outputs.json")) {
       expect(r.out).toContain("data.csv has 4 rows");

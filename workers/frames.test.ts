@@ -18,7 +18,13 @@ const frame = (json: string, binary = new Uint8Array(0)): Uint8Array => {
 describe("frames", () => {
   it("carry JSON and byte values at any depth, whole or split in any chunks, aligned when reassembled", () => {
     const snapshot = new Uint8Array(1003).map((_, i) => i % 251);
-    const msg = { type: "call", jobId: "j", source: new Uint8Array([1, 2, 3]), workspace: { files: { "a.txt": new Uint8Array([9]), "b/c": new Uint8Array(0) }, dirs: ["b"] }, snapshot };
+    const msg = {
+      type: "call",
+      jobId: "j",
+      source: new Uint8Array([1, 2, 3]),
+      workspace: { files: { "a.txt": new Uint8Array([9]), "b/c": new Uint8Array(0) }, dirs: ["b"] },
+      snapshot,
+    };
     const bytes = concat(encodeFrame(msg));
     const twice = concat([bytes, bytes]);
     for (const size of [twice.byteLength, 7, 4096]) {
@@ -38,8 +44,15 @@ describe("frames", () => {
   it("refuse what is not a frame: oversized (from the header alone), bad JSON, bytes outside, not an object", () => {
     const reader = new FrameReader(LIMITS);
     expect(() => reader.push(new Uint8Array([0xff, 0xff, 0xff, 0xff]))).toThrow(FrameError);
-    const bad = [frame("{not json"), frame('{"x": {"$bytes": [0, 10]}}', new Uint8Array(4)), frame('{"x": {"$bytes": [-1, 1]}}'), frame("[1]"), frame('{"$bytes": [0, 0]}')];
-    for (const f of bad) expect(() => new FrameReader(LIMITS).push(f), new TextDecoder().decode(f.subarray(8))).toThrow(FrameError);
+    const bad = [
+      frame("{not json"),
+      frame('{"x": {"$bytes": [0, 10]}}', new Uint8Array(4)),
+      frame('{"x": {"$bytes": [-1, 1]}}'),
+      frame("[1]"),
+      frame('{"$bytes": [0, 0]}'),
+    ];
+    for (const f of bad)
+      expect(() => new FrameReader(LIMITS).push(f), new TextDecoder().decode(f.subarray(8))).toThrow(FrameError);
   });
 
   it("refuse a JSON part or byte values over the reader's limits from the header, before buffering them", () => {
@@ -50,9 +63,13 @@ describe("frames", () => {
       return head;
     };
     const reader = (limits = { json: 64, bytes: 0 }) => new FrameReader(limits);
-    expect(() => reader({ json: 64, bytes: 100 }).push(header(4 + 65, 65))).toThrow(/JSON part of 65 bytes is over the 64-byte limit/);
+    expect(() => reader({ json: 64, bytes: 100 }).push(header(4 + 65, 65))).toThrow(
+      /JSON part of 65 bytes is over the 64-byte limit/,
+    );
     expect(() => reader().push(header(4 + 10 + 1, 10))).toThrow(/byte values of 1 bytes are over the 0-byte limit/);
-    expect(() => reader().push(header(32 * 1024 * 1024, 32 * 1024 * 1024 - 4).subarray(0, 4))).toThrow(/outside 4\.\.68/);
+    expect(() => reader().push(header(32 * 1024 * 1024, 32 * 1024 * 1024 - 4).subarray(0, 4))).toThrow(
+      /outside 4\.\.68/,
+    );
     expect(reader().push(frame('{"type": "ready"}'))).toEqual([{ type: "ready" }]);
     // Without byte values there is no reviver: a {"$bytes"} object stays plain JSON.
     expect(reader().push(frame('{"x": {"$bytes": [0, 0]}}'))).toEqual([{ x: { $bytes: [0, 0] } }]);
@@ -90,7 +107,9 @@ describe("frames", () => {
     const { bytes, length } = framed;
     const [decoded] = new FrameReader({ json: 1024, bytes: 0 }).push(bytes.subarray(0, length));
     expect(decoded).toEqual(msg);
-    expect(JSON.parse(new TextDecoder().decode(bytes.subarray(8, length)))).toEqual(JSON.parse(new TextDecoder().decode(expected.subarray(8)).trim()));
+    expect(JSON.parse(new TextDecoder().decode(bytes.subarray(8, length)))).toEqual(
+      JSON.parse(new TextDecoder().decode(expected.subarray(8)).trim()),
+    );
     expect(() => encodeFlatFrame({ bytes: new Uint8Array(1) } as never)).toThrow(FrameError);
   });
 

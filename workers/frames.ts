@@ -96,7 +96,8 @@ export function encodeFlatFrame(msg: object): { bytes: Uint8Array; length: numbe
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const value = fields[key];
-    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") throw new FrameError(`${key} is not a string, number or boolean`);
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean")
+      throw new FrameError(`${key} is not a string, number or boolean`);
     text += (i ? "," : "") + stringify(key) + ":" + stringify(value);
   }
   text += "}";
@@ -132,12 +133,17 @@ export class FrameReader {
         if (this.buffered < 4) return out;
         const head = new DataView(this.peekHeader().buffer);
         const rest = head.getUint32(0);
-        if (rest < 4 || rest > 4 + this.limits.json + this.limits.bytes) throw new FrameError(`a frame of ${rest} bytes is outside 4..${4 + this.limits.json + this.limits.bytes}`);
+        if (rest < 4 || rest > 4 + this.limits.json + this.limits.bytes)
+          throw new FrameError(`a frame of ${rest} bytes is outside 4..${4 + this.limits.json + this.limits.bytes}`);
         if (this.buffered < HEADER) return out;
         const json = head.getUint32(4);
         if (json > rest - 4) throw new FrameError(`a frame of ${rest} bytes cannot hold ${json} bytes of JSON`);
-        if (json > this.limits.json) throw new FrameError(`a frame's JSON part of ${json} bytes is over the ${this.limits.json}-byte limit`);
-        if (rest - 4 - json > this.limits.bytes) throw new FrameError(`a frame's byte values of ${rest - 4 - json} bytes are over the ${this.limits.bytes}-byte limit`);
+        if (json > this.limits.json)
+          throw new FrameError(`a frame's JSON part of ${json} bytes is over the ${this.limits.json}-byte limit`);
+        if (rest - 4 - json > this.limits.bytes)
+          throw new FrameError(
+            `a frame's byte values of ${rest - 4 - json} bytes are over the ${this.limits.bytes}-byte limit`,
+          );
         this.take(4); // the JSON length stays: byte values are aligned relative to it
         this.need = rest;
       }
@@ -212,7 +218,8 @@ function decodeBody(body: Uint8Array, withBytes: boolean): FrameMessage {
     if (err instanceof FrameError) throw err;
     throw new FrameError(`the JSON part is not valid: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Uint8Array) throw new FrameError("a frame must carry a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Uint8Array)
+    throw new FrameError("a frame must carry a JSON object");
   return value as FrameMessage;
 }
 
@@ -222,6 +229,7 @@ function bytesRef(value: unknown): [number, number] | undefined {
   const keys = Object.keys(value);
   if (keys.length !== 1 || keys[0] !== "$bytes") return undefined;
   const ref = (value as { $bytes: unknown }).$bytes;
-  if (!Array.isArray(ref) || ref.length !== 2 || !ref.every((n) => Number.isSafeInteger(n) && n >= 0)) throw new FrameError("a malformed byte reference");
+  if (!Array.isArray(ref) || ref.length !== 2 || !ref.every((n) => Number.isSafeInteger(n) && n >= 0))
+    throw new FrameError("a malformed byte reference");
   return ref as [number, number];
 }

@@ -5,7 +5,8 @@ import { createHash, createHmac, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { hmacSha256Hex, sha256Hex } from "./hmac-sha256.ts";
 
-const node = (key: string, message: string): string => createHmac("sha256", Buffer.from(key, "hex")).update(message, "utf8").digest("hex");
+const node = (key: string, message: string): string =>
+  createHmac("sha256", Buffer.from(key, "hex")).update(message, "utf8").digest("hex");
 
 describe("hmacSha256Hex", () => {
   it("equals Node's HMAC-SHA256 on block boundaries, long keys and any Unicode", () => {
@@ -13,9 +14,12 @@ describe("hmacSha256Hex", () => {
     for (const n of [55, 56, 63, 64, 65, 119, 120, 1000]) messages.push("x".repeat(n));
     for (const keyBytes of [0, 1, 32, 64, 65, 200]) {
       const key = randomBytes(keyBytes).toString("hex");
-      for (const m of messages) expect(hmacSha256Hex(key, m), `${keyBytes}-byte key, ${m.length} chars`).toBe(node(key, m));
+      for (const m of messages)
+        expect(hmacSha256Hex(key, m), `${keyBytes}-byte key, ${m.length} chars`).toBe(node(key, m));
     }
-    expect(hmacSha256Hex("0B".repeat(20), "Hi There")).toBe("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"); // RFC 4231 case 1
+    expect(hmacSha256Hex("0B".repeat(20), "Hi There")).toBe(
+      "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+    ); // RFC 4231 case 1
   });
 
   it("hashes like Node's SHA-256 on block boundaries", () => {
@@ -28,7 +32,12 @@ describe("hmacSha256Hex", () => {
   it("gives the same answer after the globals and prototypes it could reach were replaced", () => {
     const key = randomBytes(32).toString("hex");
     const expected = node(key, "call_x" + "sha256:ab");
-    const saved = { charCodeAt: String.prototype.charCodeAt, U8: globalThis.Uint8Array, I32: globalThis.Int32Array, call: Function.prototype.call };
+    const saved = {
+      charCodeAt: String.prototype.charCodeAt,
+      U8: globalThis.Uint8Array,
+      I32: globalThis.Int32Array,
+      call: Function.prototype.call,
+    };
     try {
       String.prototype.charCodeAt = () => 0;
       (globalThis as { Uint8Array: unknown }).Uint8Array = function () {

@@ -13,7 +13,9 @@ const api = createLlamaWorkerApi();
 
 /** The page's callbacks arrive as comlink proxies (one message port each): release them when done. */
 function releasing<T>(work: Promise<T>, callback: unknown): Promise<T> {
-  return work.finally(() => (callback as { [Comlink.releaseProxy]?: () => void } | undefined)?.[Comlink.releaseProxy]?.());
+  return work.finally(() =>
+    (callback as { [Comlink.releaseProxy]?: () => void } | undefined)?.[Comlink.releaseProxy]?.(),
+  );
 }
 
 const exposed: LlamaWorkerApi = {

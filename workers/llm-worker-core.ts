@@ -40,7 +40,8 @@ export function countContentTokens(engine: unknown, modelId: string, texts: read
   const pipelines = (engine as { loadedModelIdToPipeline?: unknown } | null)?.loadedModelIdToPipeline;
   if (!(pipelines instanceof Map)) throw new Error("web-llm's engine has no loadedModelIdToPipeline map");
   const tokenizer = (pipelines.get(modelId) as { tokenizer?: { encode?: unknown } } | undefined)?.tokenizer;
-  if (!tokenizer || typeof tokenizer.encode !== "function") throw new Error(`no tokenizer for the loaded model ${modelId}`);
+  if (!tokenizer || typeof tokenizer.encode !== "function")
+    throw new Error(`no tokenizer for the loaded model ${modelId}`);
   const encode = tokenizer.encode as (text: string) => ArrayLike<number>;
   return texts.map((t) => encode.call(tokenizer, t).length);
 }

@@ -23,7 +23,18 @@ describe("parseWorkerToHost", () => {
   });
 
   it("refuses what is not an object or has an unknown type", () => {
-    for (const msg of [null, undefined, "done", 3, [], [{ type: "done" }], {}, { type: "hurry" }, { type: 1 }, { type: "toString" }]) {
+    for (const msg of [
+      null,
+      undefined,
+      "done",
+      3,
+      [],
+      [{ type: "done" }],
+      {},
+      { type: "hurry" },
+      { type: 1 },
+      { type: "toString" },
+    ]) {
       expect(parseWorkerToHost(msg).ok).toBe(false);
     }
   });

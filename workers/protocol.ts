@@ -150,10 +150,17 @@ export type WorkerToHostParse = { ok: true; message: WorkerToHost } | { ok: fals
 
 type FieldKind = "string" | "number" | "boolean" | "bytes";
 /** Each message type's fields (besides `type`) and their kinds; `optional` ones may be absent. */
-const WORKER_TO_HOST_FIELDS: Readonly<Record<WorkerToHost["type"], Readonly<Record<string, { kind: FieldKind; optional?: true }>>>> = {
+const WORKER_TO_HOST_FIELDS: Readonly<
+  Record<WorkerToHost["type"], Readonly<Record<string, { kind: FieldKind; optional?: true }>>>
+> = {
   ready: { bootMs: { kind: "number" }, fromSnapshot: { kind: "boolean" } },
   snapshot: { bytes: { kind: "bytes" }, bootMs: { kind: "number" } },
-  done: { jobId: { kind: "string" }, reply: { kind: "string" }, hmac: { kind: "string", optional: true }, stderr: { kind: "string", optional: true } },
+  done: {
+    jobId: { kind: "string" },
+    reply: { kind: "string" },
+    hmac: { kind: "string", optional: true },
+    stderr: { kind: "string", optional: true },
+  },
   fatal: { message: { kind: "string" } },
 };
 
@@ -167,7 +174,8 @@ function hasKind(value: unknown, kind: FieldKind): boolean {
  * Only the shape: whether a `done` answers this job, and its HMAC, are the verifier's (runner/verify.ts).
  */
 export function parseWorkerToHost(value: unknown): WorkerToHostParse {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "the message is not an object" };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { ok: false, reason: "the message is not an object" };
   const record = value as Record<string, unknown>;
   const type = record.type;
   if (typeof type !== "string" || !Object.hasOwn(WORKER_TO_HOST_FIELDS, type)) {
@@ -175,12 +183,14 @@ export function parseWorkerToHost(value: unknown): WorkerToHostParse {
   }
   const fields = WORKER_TO_HOST_FIELDS[type as WorkerToHost["type"]];
   for (const key of Object.keys(record)) {
-    if (key !== "type" && !Object.hasOwn(fields, key)) return { ok: false, reason: `${type}: unexpected field ${JSON.stringify(key).slice(0, 80)}` };
+    if (key !== "type" && !Object.hasOwn(fields, key))
+      return { ok: false, reason: `${type}: unexpected field ${JSON.stringify(key).slice(0, 80)}` };
   }
   for (const [key, { kind, optional }] of Object.entries(fields)) {
     const field = Object.hasOwn(record, key) ? record[key] : undefined;
     if (field === undefined && optional) continue;
-    if (!hasKind(field, kind)) return { ok: false, reason: `${type}: ${key} is not a ${kind === "bytes" ? "Uint8Array" : kind}` };
+    if (!hasKind(field, kind))
+      return { ok: false, reason: `${type}: ${key} is not a ${kind === "bytes" ? "Uint8Array" : kind}` };
   }
   // Every field was checked against the shape of its type above.
   return { ok: true, message: record as WorkerToHost };

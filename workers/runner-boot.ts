@@ -53,7 +53,13 @@ export interface BootContext {
 export type BootOutcome = { kind: "ready"; bootMs: number; fromSnapshot: boolean } | { kind: "snapshot" };
 
 /** Boot Pyodide for one job (or for a snapshot). Throws when the boot fails. */
-export async function bootPyodide(msg: BootMessage, snapshot: Uint8Array | Promise<Uint8Array> | undefined, loadPyodide: PyodideLoader, started: number, ctx: BootContext): Promise<BootOutcome> {
+export async function bootPyodide(
+  msg: BootMessage,
+  snapshot: Uint8Array | Promise<Uint8Array> | undefined,
+  loadPyodide: PyodideLoader,
+  started: number,
+  ctx: BootContext,
+): Promise<BootOutcome> {
   const { sink, now, settle } = ctx;
   const makeSnapshot = msg.makeSnapshot === true;
   const fromSnapshot = !makeSnapshot && snapshot !== undefined;
@@ -65,7 +71,9 @@ export async function bootPyodide(msg: BootMessage, snapshot: Uint8Array | Promi
   py.setStdout({ batched: sink.line });
   py.setStderr({ batched: sink.line });
   writePythonFiles(py, msg.pythonFiles);
-  py.runPython(`import sys\nif ${JSON.stringify(PYTHON_ROOT)} not in sys.path:\n    sys.path.insert(0, ${JSON.stringify(PYTHON_ROOT)})`);
+  py.runPython(
+    `import sys\nif ${JSON.stringify(PYTHON_ROOT)} not in sys.path:\n    sys.path.insert(0, ${JSON.stringify(PYTHON_ROOT)})`,
+  );
   const mod = py.pyimport("edge_runner") as Record<string, PyCallable | undefined>;
   // From a snapshot, edge_runner and edgestudio come back already imported and preloaded.
   if (!fromSnapshot && typeof mod.preload === "function") callAndDrop(mod.preload);
@@ -77,7 +85,8 @@ export async function bootPyodide(msg: BootMessage, snapshot: Uint8Array | Promi
     return { kind: "snapshot" };
   }
   const toBytes = py.runPython("lambda b: b.to_bytes()") as PyCallable;
-  if (typeof mod.discover !== "function" || typeof mod.call !== "function") throw new Error("edge_runner lacks discover/call");
+  if (typeof mod.discover !== "function" || typeof mod.call !== "function")
+    throw new Error("edge_runner lacks discover/call");
   const runtime: Runtime = { discover: mod.discover, call: mod.call, toBytes, installer: packageInstaller(py) };
   ctx.booted(runtime, py.FS as MemFs);
   releaseBootBytes(py, options, msg);
@@ -117,9 +126,17 @@ function rehearseCall(rt: Runtime): void {
   const bytes = new TextEncoder().encode(REHEARSAL_TOOLS);
   const source = rt.toBytes(bytes) as { destroy?: () => void };
   try {
-    const reply = rt.call(source, `sha256:${sha256Hex(bytes)}`, "<rehearsal>", "rehearse", '{"amount": 120.5, "tier": "b"}', "rehearsal");
+    const reply = rt.call(
+      source,
+      `sha256:${sha256Hex(bytes)}`,
+      "<rehearsal>",
+      "rehearse",
+      '{"amount": 120.5, "tier": "b"}',
+      "rehearsal",
+    );
     const parsed = typeof reply === "string" ? safeParse(JSON.parse, reply) : undefined;
-    if (parsed?.ok !== true || typeof parsed.result_sha256 !== "string") throw new Error(`the rehearsal call failed: ${String(reply).slice(0, 500)}`);
+    if (parsed?.ok !== true || typeof parsed.result_sha256 !== "string")
+      throw new Error(`the rehearsal call failed: ${String(reply).slice(0, 500)}`);
     hmacSha256Hex("00".repeat(32), `rehearsal${parsed.result_sha256}`);
   } finally {
     source.destroy?.();

@@ -11,7 +11,14 @@
 // neither is looked up again. The reply's HMAC is computed in JavaScript (runner-jobs.ts), never in
 // the Python interpreter that runs tool code.
 import { BoundedText } from "./bounded-text.ts";
-import type { BootMessage, CallJobMessage, DiscoverJobMessage, HostToWorker, SnapshotFileRef, WorkerToHost } from "./protocol.ts";
+import type {
+  BootMessage,
+  CallJobMessage,
+  DiscoverJobMessage,
+  HostToWorker,
+  SnapshotFileRef,
+  WorkerToHost,
+} from "./protocol.ts";
 import { bootPyodide, type BootContext, type BootOutcome, type PyodideLoader, type Runtime } from "./runner-boot.ts";
 import { runJob, type JobContext } from "./runner-jobs.ts";
 import type { MemFs } from "./runner-mounts.ts";
@@ -116,8 +123,14 @@ export function startRunnerWorker(port: RunnerPort, loadPyodide: PyodideLoader, 
 
   async function boot(msg: BootMessage): Promise<void> {
     const started = now();
-    if (typeof msg.stderrLimit === "number" && msg.stderrLimit >= 0) sink.limit = Math.min(msg.stderrLimit, MAX_STDERR_LIMIT);
-    const snapshot = msg.snapshot instanceof Uint8Array ? msg.snapshot : msg.snapshotFile ? snapshotFile?.(msg.snapshotFile) : undefined;
+    if (typeof msg.stderrLimit === "number" && msg.stderrLimit >= 0)
+      sink.limit = Math.min(msg.stderrLimit, MAX_STDERR_LIMIT);
+    const snapshot =
+      msg.snapshot instanceof Uint8Array
+        ? msg.snapshot
+        : msg.snapshotFile
+          ? snapshotFile?.(msg.snapshotFile)
+          : undefined;
     let ready: BootOutcome & { kind: "ready" };
     try {
       const outcome = await bootPyodide(msg, snapshot, loadPyodide, started, bootContext);

@@ -11,7 +11,14 @@ import { MAX_REPLY_CHARS, type CallJobMessage, type DiscoverJobMessage, type Wor
 import type { Runtime } from "./runner-boot.ts";
 import { mountProject, mountWorkspace, type MemFs } from "./runner-mounts.ts";
 import { installPackages } from "./runner-packages.ts";
-import { describe, failedCall, failedDiscovery, oversizedDiscovery, oversizedResult, safeParse } from "./runner-replies.ts";
+import {
+  describe,
+  failedCall,
+  failedDiscovery,
+  oversizedDiscovery,
+  oversizedResult,
+  safeParse,
+} from "./runner-replies.ts";
 
 const parseJson = JSON.parse;
 const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty) as (o: object, key: string) => boolean;
@@ -28,7 +35,12 @@ export interface JobContext {
 }
 
 /** Run the job and post its one reply (or a fatal error). */
-export async function runJob(rt: Runtime, fs: MemFs | undefined, job: DiscoverJobMessage | CallJobMessage, ctx: JobContext): Promise<void> {
+export async function runJob(
+  rt: Runtime,
+  fs: MemFs | undefined,
+  job: DiscoverJobMessage | CallJobMessage,
+  ctx: JobContext,
+): Promise<void> {
   const { post, fatal, finish, sink } = ctx;
   const jobId = String(job.jobId);
   let source: unknown;
@@ -37,7 +49,12 @@ export async function runJob(rt: Runtime, fs: MemFs | undefined, job: DiscoverJo
     // installed by Pyodide's own installer into site-packages. A refusal is the job's reply.
     const refused = job.packages?.length ? await installPackages(rt.installer, job.packages) : undefined;
     if (refused) {
-      post({ type: "done", jobId, reply: job.type === "discover" ? failedDiscovery(refused) : failedCall(refused), stderr: sink.text });
+      post({
+        type: "done",
+        jobId,
+        reply: job.type === "discover" ? failedDiscovery(refused) : failedCall(refused),
+        stderr: sink.text,
+      });
       return finish();
     }
     source = rt.toBytes(job.source);
@@ -56,18 +73,36 @@ export async function runJob(rt: Runtime, fs: MemFs | undefined, job: DiscoverJo
       // The person's files, read-only, before the tools file (and its top-level code) loads.
       if (job.workspace) mountWorkspace(fs!, job.workspace);
       const schemaSha = job.expectedSchemaSha256 === undefined ? undefined : String(job.expectedSchemaSha256);
-      reply = rt.call(source, String(job.expectedSha256), String(job.filename), String(job.toolName), String(job.argsJson), callId, project, schemaSha);
+      reply = rt.call(
+        source,
+        String(job.expectedSha256),
+        String(job.filename),
+        String(job.toolName),
+        String(job.argsJson),
+        callId,
+        project,
+        schemaSha,
+      );
       if (typeof reply === "string" && reply.length > MAX_REPLY_CHARS) reply = oversizedResult(reply.length);
       else if (typeof reply === "string") {
         const parsed = safeParse(parseJson, reply);
-        if (parsed && hasOwn(parsed, "ok") && parsed.ok === true && hasOwn(parsed, "result_sha256") && typeof parsed.result_sha256 === "string") {
+        if (
+          parsed &&
+          hasOwn(parsed, "ok") &&
+          parsed.ok === true &&
+          hasOwn(parsed, "result_sha256") &&
+          typeof parsed.result_sha256 === "string"
+        ) {
           hmac = hmacSha256Hex(secret, callId + parsed.result_sha256);
         }
       }
     }
     if (typeof reply !== "string") return fatal("edge_runner returned a non-string reply");
     // One literal, no assignment after: a setter tool code put on Object.prototype never runs.
-    const out: WorkerToHost = hmac === undefined ? { type: "done", jobId, reply, stderr: sink.text } : { type: "done", jobId, reply, hmac, stderr: sink.text };
+    const out: WorkerToHost =
+      hmac === undefined
+        ? { type: "done", jobId, reply, stderr: sink.text }
+        : { type: "done", jobId, reply, hmac, stderr: sink.text };
     post(out);
     finish();
   } catch (err) {

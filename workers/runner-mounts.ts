@@ -47,7 +47,8 @@ export function mountWorkspace(fs: MemFs, mount: WorkspaceMount): void {
  */
 export function mountProject(fs: MemFs, project: ProjectMount): string {
   const root = String(project.root);
-  if (!/^\/[A-Za-z0-9_-]+$/.test(root) || root === WORKSPACE_MOUNT || root === PYTHON_ROOT) throw new Error(`bad project mount point ${JSON.stringify(root)}`);
+  if (!/^\/[A-Za-z0-9_-]+$/.test(root) || root === WORKSPACE_MOUNT || root === PYTHON_ROOT)
+    throw new Error(`bad project mount point ${JSON.stringify(root)}`);
   mountReadOnly(fs, root, { files: project.files, dirs: [] });
   return JSON.stringify({ root, manifest: project.manifest, expected_sha256: String(project.expectedSha256) });
 }
@@ -61,7 +62,13 @@ function mountReadOnly(fs: MemFs, mountpoint: string, mount: WorkspaceMount): vo
   const dirs = new Map<string, FsNode>([["", root]]);
   const files = new Set<string>();
   const split = (rel: string): [string, string] => {
-    if (typeof rel !== "string" || !rel || rel.startsWith("/") || rel.includes("\0") || rel.split("/").some((p) => p === "" || p === "." || p === "..")) {
+    if (
+      typeof rel !== "string" ||
+      !rel ||
+      rel.startsWith("/") ||
+      rel.includes("\0") ||
+      rel.split("/").some((p) => p === "" || p === "." || p === "..")
+    ) {
       throw new Error(`bad path ${JSON.stringify(rel)} under ${mountpoint}`);
     }
     const i = rel.lastIndexOf("/");

@@ -15,7 +15,15 @@ export interface JobError {
 }
 
 export function failedDiscovery(error: JobError): string {
-  return stringify({ ok: false, tools_file_sha256: "", schema_generator_version: "", tools: [], warnings: [], stderr: "", errors: [error] });
+  return stringify({
+    ok: false,
+    tools_file_sha256: "",
+    schema_generator_version: "",
+    tools: [],
+    warnings: [],
+    stderr: "",
+    errors: [error],
+  });
 }
 
 export function failedCall(error: JobError): string {
@@ -34,12 +42,26 @@ export function safeParse(parse: typeof JSON.parse, text: string): Record<string
 /** A reply too long to send, replaced by what it means (no tool result is that large). */
 export function oversizedResult(chars: number): string {
   const message = `The tool's reply is ${chars} characters of JSON, more than a runner sends (${MAX_REPLY_CHARS}); its result is far over the result limit. Return a bounded dict.`;
-  return stringify({ ok: false, stderr: "", tools_file_sha256_verified: true, error: { code: "tool_result_oversized", message }, diagnostics: { reply_chars: chars } });
+  return stringify({
+    ok: false,
+    stderr: "",
+    tools_file_sha256_verified: true,
+    error: { code: "tool_result_oversized", message },
+    diagnostics: { reply_chars: chars },
+  });
 }
 
 export function oversizedDiscovery(chars: number): string {
   const message = `The tools' schemas are ${chars} characters of JSON, more than a runner sends (${MAX_REPLY_CHARS}); shorten the descriptions or split the file.`;
-  return stringify({ ok: false, tools_file_sha256: "", schema_generator_version: "", tools: [], warnings: [], stderr: "", errors: [{ code: "runner_reply_oversized", message }] });
+  return stringify({
+    ok: false,
+    tools_file_sha256: "",
+    schema_generator_version: "",
+    tools: [],
+    warnings: [],
+    stderr: "",
+    errors: [{ code: "runner_reply_oversized", message }],
+  });
 }
 
 export function describe(err: unknown): string {

@@ -151,7 +151,8 @@ function readFileBytes(ref: SnapshotFileRef): Promise<Uint8Array> {
     const next = (done: number): void => {
       if (done === ref.size) {
         closeSync(fd);
-        if (hash && hash.digest("hex") !== ref.sha256) return reject(new Error(`the snapshot file ${ref.path} does not match the signed index`));
+        if (hash && hash.digest("hex") !== ref.sha256)
+          return reject(new Error(`the snapshot file ${ref.path} does not match the signed index`));
         return resolve(bytes);
       }
       read(fd, bytes, done, Math.min(SNAPSHOT_CHUNK, ref.size - done), done, (err, n) => {
@@ -184,9 +185,15 @@ function writeAll(bytes: Uint8Array, length: number): void {
   }
 }
 
-async function loadPyodideInProcess(assets: { kind: string; indexURL?: string }, options: RunnerLoadOptions): Promise<PyodideAPI> {
-  if (assets.kind !== "indexURL" || typeof assets.indexURL !== "string") throw new Error("the Node runner loads Pyodide from an indexURL");
-  const { loadPyodide } = (await import(pathToFileURL(`${assets.indexURL}pyodide.mjs`).href)) as typeof import("pyodide");
+async function loadPyodideInProcess(
+  assets: { kind: string; indexURL?: string },
+  options: RunnerLoadOptions,
+): Promise<PyodideAPI> {
+  if (assets.kind !== "indexURL" || typeof assets.indexURL !== "string")
+    throw new Error("the Node runner loads Pyodide from an indexURL");
+  const { loadPyodide } = (await import(
+    pathToFileURL(`${assets.indexURL}pyodide.mjs`).href
+  )) as typeof import("pyodide");
   // Pyodide's NODEFS asks process.binding("constants") for the fs flags at start-up; under the
   // permission model process.binding is denied. Answer that one question for the duration of the
   // load (no tool code exists yet); closeNetwork then removes process.binding altogether.
@@ -202,7 +209,8 @@ async function loadPyodideInProcess(assets: { kind: string; indexURL?: string },
   return py;
 }
 
-const denied = (what: string): Error => Object.assign(new Error(`${what} is not allowed in an Edge runner`), { code: "ERR_ACCESS_DENIED" });
+const denied = (what: string): Error =>
+  Object.assign(new Error(`${what} is not allowed in an Edge runner`), { code: "ERR_ACCESS_DENIED" });
 
 function lock(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: false, configurable: false, enumerable: true });
@@ -256,7 +264,10 @@ function confine(): void {
     lock(fs, key, replacement);
   }
   refuse(fs.promises, "realpath", "fs.promises.realpath");
-  for (const [name, fd] of [["stdout", 1], ["stderr", 2]] as const) {
+  for (const [name, fd] of [
+    ["stdout", 1],
+    ["stderr", 2],
+  ] as const) {
     const stream = new Writable({
       write(chunk: Uint8Array, _encoding, callback) {
         try {
@@ -274,7 +285,21 @@ function confine(): void {
 }
 
 /** Node modules that reach the network, load other modules, or run JavaScript from strings. */
-const NETWORK_MODULES = new Set(["net", "tls", "dgram", "http", "https", "http2", "dns", "dns/promises", "tty", "cluster", "module", "vm", "repl"]);
+const NETWORK_MODULES = new Set([
+  "net",
+  "tls",
+  "dgram",
+  "http",
+  "https",
+  "http2",
+  "dns",
+  "dns/promises",
+  "tty",
+  "cluster",
+  "module",
+  "vm",
+  "repl",
+]);
 
 /**
  * The network, as far as this JavaScript world offers it, removed before any tool code runs: NOT a
@@ -290,7 +315,8 @@ function closeNetwork(py: PyodideAPI): void {
   const getBuiltinModule = process.getBuiltinModule.bind(process);
   lock(process, "getBuiltinModule", (id: string) => {
     const name = String(id).replace(/^node:/, "");
-    if (NETWORK_MODULES.has(name) || name.startsWith("_http") || name.startsWith("_tls")) throw denied(`The module ${name}`);
+    if (NETWORK_MODULES.has(name) || name.startsWith("_http") || name.startsWith("_tls"))
+      throw denied(`The module ${name}`);
     return getBuiltinModule(id);
   });
   for (const key of ["fetch", "WebSocket", "EventSource"]) {

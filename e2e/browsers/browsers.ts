@@ -18,13 +18,15 @@ export interface BrowserEntry {
 export const BROWSERS: Record<BrowserName, BrowserEntry> = {
   firefox: {
     launch: launchFirefox,
-    missing: () => (existsSync(FIREFOX_PATH) ? undefined : `no Firefox at ${FIREFOX_PATH} (Debian: apt-get install firefox-esr)`),
+    missing: () =>
+      existsSync(FIREFOX_PATH) ? undefined : `no Firefox at ${FIREFOX_PATH} (Debian: apt-get install firefox-esr)`,
     pace: { boot: 180_000, model: 240_000, realRun: 600_000 },
   },
   webkit: {
     launch: launchWebKit,
     missing: () =>
-      !existsSync(MINIBROWSER_PATH) || spawnSync("sh", ["-c", "command -v WebKitWebDriver && command -v xvfb-run"]).status !== 0
+      !existsSync(MINIBROWSER_PATH) ||
+      spawnSync("sh", ["-c", "command -v WebKitWebDriver && command -v xvfb-run"]).status !== 0
         ? "no WebKitWebDriver/MiniBrowser or xvfb-run (Debian: apt-get install webkit2gtk-driver xvfb)"
         : undefined,
     pace: { boot: 300_000, model: 420_000, realRun: 1_200_000 },

@@ -9,5 +9,9 @@ import { launchPuppeteer } from "./puppeteer-driver.ts";
 export const CHROMIUM_PATH: string | undefined = findChromium();
 
 export function launchChromium(): Promise<Driver> {
-  return launchPuppeteer("chromium", { browser: "chrome", ...(CHROMIUM_PATH ? { executablePath: CHROMIUM_PATH } : {}), args: CHROMIUM_ARGS });
+  return launchPuppeteer("chromium", {
+    browser: "chrome",
+    ...(CHROMIUM_PATH ? { executablePath: CHROMIUM_PATH } : {}),
+    args: CHROMIUM_ARGS,
+  });
 }

@@ -39,7 +39,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Poll `fn(arg)` in the page until it returns a truthy value (returned), or fail after `timeoutMs`
  *  naming `what` and the last value seen. A condition, never a fixed wait. */
-export async function until<A, R>(driver: Driver, what: string, fn: (arg: A) => R | Promise<R>, arg: A, timeoutMs = 60_000): Promise<NonNullable<R>> {
+export async function until<A, R>(
+  driver: Driver,
+  what: string,
+  fn: (arg: A) => R | Promise<R>,
+  arg: A,
+  timeoutMs = 60_000,
+): Promise<NonNullable<R>> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -49,14 +55,22 @@ export async function until<A, R>(driver: Driver, what: string, fn: (arg: A) => 
     } catch (e) {
       last = `error: ${(e as Error).message.split("\n")[0]}`;
     }
-    if (Date.now() > end) throw new Error(`${driver.name}: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 400)})`);
+    if (Date.now() > end)
+      throw new Error(
+        `${driver.name}: timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 400)})`,
+      );
     await sleep(250);
   }
 }
 
 /** The text of the element matching `css` contains `text` (or matches it, as a regex source).
  *  A timeout names the text the element showed last. */
-export async function untilText(driver: Driver, css: string, text: string | RegExp, timeoutMs?: number): Promise<string> {
+export async function untilText(
+  driver: Driver,
+  css: string,
+  text: string | RegExp,
+  timeoutMs?: number,
+): Promise<string> {
   const pattern = typeof text === "string" ? { s: text } : { r: text.source };
   try {
     return await until(
@@ -70,7 +84,11 @@ export async function untilText(driver: Driver, css: string, text: string | RegE
       timeoutMs,
     );
   } catch (e) {
-    const shown = await evaluate(driver, (css) => document.querySelector(css)?.textContent ?? "(no such element)", css).catch((err: Error) => `(unreadable: ${err.message.split("\n")[0]})`);
+    const shown = await evaluate(
+      driver,
+      (css) => document.querySelector(css)?.textContent ?? "(no such element)",
+      css,
+    ).catch((err: Error) => `(unreadable: ${err.message.split("\n")[0]})`);
     throw new Error(`${(e as Error).message}; it showed: ${JSON.stringify(shown.slice(0, 400))}`);
   }
 }

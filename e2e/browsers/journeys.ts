@@ -23,7 +23,18 @@ import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
 import { loadLoopJourney } from "./load-journey.ts";
 import { pypiPlaygroundJourney, pypiWidgetJourney } from "./pypi-journey.ts";
 import { realModelJourney } from "./real-model-journey.ts";
-import { bootPlayground, expectEqual, expectIsolated, loadModel, noConsoleErrors, send, startAppServer, workFile, type Journey, type Pace } from "./steps.ts";
+import {
+  bootPlayground,
+  expectEqual,
+  expectIsolated,
+  loadModel,
+  noConsoleErrors,
+  send,
+  startAppServer,
+  workFile,
+  type Journey,
+  type Pace,
+} from "./steps.ts";
 
 const ADD_TOOLS = `from edgestudio.tools import edge_tool
 
@@ -46,19 +57,37 @@ async function askAdd(driver: Driver, pace: Pace): Promise<void> {
       const cards = document.querySelectorAll(".tool-card[data-tool=add]");
       const card = cards[cards.length - 1];
       if (card?.getAttribute("data-state") !== "ok") return null;
-      return { args: card.querySelector("[data-testid=tool-args]")?.textContent ?? "", result: card.querySelector("[data-testid=tool-result]")?.textContent ?? "" };
+      return {
+        args: card.querySelector("[data-testid=tool-args]")?.textContent ?? "",
+        result: card.querySelector("[data-testid=tool-result]")?.textContent ?? "",
+      };
     },
     null,
     pace.model,
   );
   const args = JSON.parse(card.args) as { a: number; b: number };
-  if (!card.result.includes(`"sum": ${args.a + args.b}`)) throw new Error(`add's result ${card.result} is not the sum of ${card.args}`);
-  await until(driver, "the run's receipt line", () => /(answered|failed_closed).* · receipt #\d+/.test([...document.querySelectorAll(".entry .receipt-line")].pop()?.textContent ?? ""), null, pace.model);
+  if (!card.result.includes(`"sum": ${args.a + args.b}`))
+    throw new Error(`add's result ${card.result} is not the sum of ${card.args}`);
+  await until(
+    driver,
+    "the run's receipt line",
+    () =>
+      /(answered|failed_closed).* · receipt #\d+/.test(
+        [...document.querySelectorAll(".entry .receipt-line")].pop()?.textContent ?? "",
+      ),
+    null,
+    pace.model,
+  );
 }
 
 async function scriptedPart(driver: Driver, pace: Pace, log: (step: string) => void): Promise<void> {
   await untilText(driver, "#tools-status", "Inspected tools.py: 5 tool(s)", pace.boot);
-  const advice = await evaluate(driver, () => `${document.querySelector("#gpu-status")?.textContent} ${document.querySelector("#gpu-explain")?.textContent}`, null);
+  const advice = await evaluate(
+    driver,
+    () =>
+      `${document.querySelector("#gpu-status")?.textContent} ${document.querySelector("#gpu-explain")?.textContent}`,
+    null,
+  );
   if (CHROME_WORDS.test(advice)) throw new Error(`Chrome advice in ${driver.name}: ${advice}`);
   log("inspected; WebGPU advice fits the browser");
 
@@ -67,15 +96,32 @@ async function scriptedPart(driver: Driver, pace: Pace, log: (step: string) => v
   await fill(driver, "#try-form input[data-field=amount]", "250");
   await driver.click("#try-run");
   await untilText(driver, "[data-testid=try-outcome]", "ok", pace.boot);
-  const result = await evaluate(driver, () => JSON.parse(document.querySelector("#try-result")?.textContent ?? "{}") as unknown, null);
+  const result = await evaluate(
+    driver,
+    () => JSON.parse(document.querySelector("#try-result")?.textContent ?? "{}") as unknown,
+    null,
+  );
   expectEqual(result, { amount: 250, tier: "basic", rate: 0.003, fee: 0.75 }, "fee_quote's result");
   await untilText(driver, "#try-output", "runner secret (HMAC) verified: yes");
   log("tried fee_quote in the sandboxed runner");
 
   await driver.click("#tab-chat");
-  await fill(driver, "#script", JSON.stringify([{ tool_name: "fee_quote", arguments: { amount: 250 } }, "The fee for 250 is {{tool_result.fee}} EUR."]));
+  await fill(
+    driver,
+    "#script",
+    JSON.stringify([
+      { tool_name: "fee_quote", arguments: { amount: 250 } },
+      "The fee for 250 is {{tool_result.fee}} EUR.",
+    ]),
+  );
   await send(driver, "What is the fee for 250?");
-  await until(driver, "the fee_quote card", () => document.querySelector(".tool-card[data-tool=fee_quote]")?.getAttribute("data-state") === "ok", null, pace.boot);
+  await until(
+    driver,
+    "the fee_quote card",
+    () => document.querySelector(".tool-card[data-tool=fee_quote]")?.getAttribute("data-state") === "ok",
+    null,
+    pace.boot,
+  );
   await untilText(driver, ".entry.answer .text", "The fee for 250 is 0.75 EUR.");
   log("scripted chat called a tool and answered");
 
@@ -84,7 +130,14 @@ async function scriptedPart(driver: Driver, pace: Pace, log: (step: string) => v
   await untilText(driver, ".confirm-card [data-testid=pending-args]", '"draft_id": "D-KB-42-3X"', pace.boot);
   await driver.click(".confirm-card button[data-action=confirm]");
   await untilText(driver, ".confirm-card [data-testid=confirm-result]", '"order_id": "O-KB-42-3X"', pace.boot);
-  await until(driver, "Confirm to be disabled after one confirmation", () => (document.querySelector(".confirm-card button[data-action=confirm]") as HTMLButtonElement | null)?.disabled === true, null);
+  await until(
+    driver,
+    "Confirm to be disabled after one confirmation",
+    () =>
+      (document.querySelector(".confirm-card button[data-action=confirm]") as HTMLButtonElement | null)?.disabled ===
+      true,
+    null,
+  );
   log("commit confirmed once");
 
   await driver.reload();
@@ -98,7 +151,14 @@ async function scriptedPart(driver: Driver, pace: Pace, log: (step: string) => v
   await driver.click("#tab-chat");
 }
 
-async function llamaPart(driver: Driver, pace: Pace, log: (step: string) => void, servers: { close(): Promise<void> }[], modelUrl: (p: string) => string, modelFile: string): Promise<void> {
+async function llamaPart(
+  driver: Driver,
+  pace: Pace,
+  log: (step: string) => void,
+  servers: { close(): Promise<void> }[],
+  modelUrl: (p: string) => string,
+  modelFile: string,
+): Promise<void> {
   await driver.chooseFile("#file-input", workFile("tools.py", ADD_TOOLS));
   await untilText(driver, "#tools-status", "Inspected tools.py: 1 tool(s)", pace.boot);
 
@@ -148,7 +208,13 @@ const playground: Journey = {
       await driver.goto(app.url("/"));
       await bootPlayground(driver, pace);
       await expectIsolated(driver);
-      await until(driver, "the service worker to have precached the app", () => document.body.dataset.offlineReady === "1", null, pace.boot);
+      await until(
+        driver,
+        "the service worker to have precached the app",
+        () => document.body.dataset.offlineReady === "1",
+        null,
+        pace.boot,
+      );
       await scriptedPart(driver, pace, log);
       await llamaPart(driver, pace, log, [app, models], (p) => models.url(p), workFile("model.gguf", model));
       await noConsoleErrors(driver);
@@ -181,7 +247,13 @@ async function widgetAsk(driver: Driver, text: string): Promise<void> {
 }
 
 function widgetText(driver: Driver, what: string, needle: string, timeoutMs?: number): Promise<string> {
-  return until(driver, what, (needle) => ((document.querySelector("edge-chat")?.shadowRoot?.textContent ?? "").includes(needle) ? needle : ""), needle, timeoutMs);
+  return until(
+    driver,
+    what,
+    (needle) => ((document.querySelector("edge-chat")?.shadowRoot?.textContent ?? "").includes(needle) ? needle : ""),
+    needle,
+    timeoutMs,
+  );
 }
 
 async function widgetClick(driver: Driver, what: string, text: string): Promise<void> {
@@ -189,7 +261,9 @@ async function widgetClick(driver: Driver, what: string, text: string): Promise<
     driver,
     what,
     (text) => {
-      const button = [...(document.querySelector("edge-chat")?.shadowRoot?.querySelectorAll("button") ?? [])].find((b) => b.textContent?.trim() === text);
+      const button = [...(document.querySelector("edge-chat")?.shadowRoot?.querySelectorAll("button") ?? [])].find(
+        (b) => b.textContent?.trim() === text,
+      );
       button?.click();
       return Boolean(button);
     },
@@ -211,31 +285,57 @@ async function widgetAddOk(driver: Driver, what: string, n: number, pace: Pace):
       const root = document.querySelector("edge-chat")!.shadowRoot!;
       if (root.querySelectorAll('article[aria-label="Tool call add"]')[n - 1]?.querySelector(".status.ok")) return "ok";
       const status = root.querySelector("[role=status]")?.textContent ?? "";
-      return n === 1 && /^Failed/.test(status) ? `${status} — the widget showed: ${(root.textContent ?? "").replace(/\s+/g, " ").slice(-600)}` : "";
+      return n === 1 && /^Failed/.test(status)
+        ? `${status} — the widget showed: ${(root.textContent ?? "").replace(/\s+/g, " ").slice(-600)}`
+        : "";
     },
     n,
     pace.model,
   );
   if (seen !== "ok") throw new Error(`${what}: the run ended without it: ${seen}`);
-  const status = await until(driver, `${what}: the run to end`, () => /^(Answered|Failed)/.exec(document.querySelector("edge-chat")!.shadowRoot!.querySelector("[role=status]")?.textContent ?? "")?.input ?? "", null, pace.model);
+  const status = await until(
+    driver,
+    `${what}: the run to end`,
+    () =>
+      /^(Answered|Failed)/.exec(
+        document.querySelector("edge-chat")!.shadowRoot!.querySelector("[role=status]")?.textContent ?? "",
+      )?.input ?? "",
+    null,
+    pace.model,
+  );
   if (status.startsWith("Answered")) return;
   const shown = await evaluate(driver, () => document.querySelector("edge-chat")!.shadowRoot!.textContent ?? "", null);
-  if (status.startsWith("Failed: generation_failed") && shown.includes("The model produced bytes that are not valid UTF-8")) return;
+  if (
+    status.startsWith("Failed: generation_failed") &&
+    shown.includes("The model produced bytes that are not valid UTF-8")
+  )
+    return;
   throw new Error(`${what}: the run after the tool call ended with "${status}"`);
 }
 
 /** The visitor picks the generated model as a file: ready with its sha256, then a tool call. */
 async function widgetModelFile(driver: Driver, pace: Pace, file: string, sha: string): Promise<void> {
-  const label = await evaluate(driver, () => {
-    const input = document.querySelector("edge-chat")!.shadowRoot!.querySelector("input[part=model-file-input]") as HTMLInputElement | null;
-    return input?.labels?.[0]?.textContent ?? "";
-  }, null);
+  const label = await evaluate(
+    driver,
+    () => {
+      const input = document
+        .querySelector("edge-chat")!
+        .shadowRoot!.querySelector("input[part=model-file-input]") as HTMLInputElement | null;
+      return input?.labels?.[0]?.textContent ?? "";
+    },
+    null,
+  );
   expectEqual(label, "Use a GGUF model file from this device", "the model file input's label");
   await driver.chooseFile("input[part=model-file-input]", file, "edge-chat");
   // Loaded: its sha256 is shown. The status line says "picked.gguf (llama.cpp, CPU) is ready; ask a
   // question." at the same moment, and at once how reading the tools ahead goes (half a second on
   // this model): too short a time to be sure to see it.
-  await widgetText(driver, "the picked file's sha256", `sha256:${sha}: read here, never uploaded, never stored.`, pace.model);
+  await widgetText(
+    driver,
+    "the picked file's sha256",
+    `sha256:${sha}: read here, never uploaded, never stored.`,
+    pace.model,
+  );
   await widgetText(driver, "the badge of the picked file", "picked.gguf · on-device model (llama.cpp, CPU)");
   await widgetAsk(driver, "Add 2 and 3.");
   await widgetAddOk(driver, "a second add card ok, with the picked file", 2, pace);
@@ -245,18 +345,39 @@ const widget: Journey = {
   name: "widget: the sample page's scripted demo with a confirmed commit; the generated model from a URL (engine auto), stored, and from a file",
   async run(driver, pace, log) {
     const model = buildTestModel();
-    const sites = await startWidgetSites({ widgetDir: ensureWidgetBuild(), lifetimeMs: 30 * 60_000, headScript: driver.pageScript });
+    const sites = await startWidgetSites({
+      widgetDir: ensureWidgetBuild(),
+      lifetimeMs: 30 * 60_000,
+      headScript: driver.pageScript,
+    });
     const docs = await startStaticServer({ lifetimeMs: 30 * 60_000, headScript: driver.pageScript });
     const models = await startModelServer(model);
     try {
       await driver.goto(sites.docs.url("/widget.html"));
       await widgetText(driver, "the CPU notice", "runs on this device's CPU (llama.cpp)", pace.boot);
-      const notice = await evaluate(driver, () => document.querySelector("edge-chat")!.shadowRoot!.querySelector("[part=notice]")?.textContent ?? "", null);
+      const notice = await evaluate(
+        driver,
+        () => document.querySelector("edge-chat")!.shadowRoot!.querySelector("[part=notice]")?.textContent ?? "",
+        null,
+      );
       if (CHROME_WORDS.test(notice)) throw new Error(`Chrome advice in the widget: ${notice}`);
       await widgetClick(driver, "the scripted demo button", "Use the Scripted demo (no model)");
       await widgetAsk(driver, "Where is order A-1001?");
-      await widgetText(driver, "the scripted answer", "Order A-1001 has shipped with DHL: 2 items, 129.90 in total.", pace.boot);
-      await until(driver, "the order_status card ok", () => document.querySelector("edge-chat")!.shadowRoot!.querySelector('article[aria-label="Tool call order_status"] .status.ok') !== null, null);
+      await widgetText(
+        driver,
+        "the scripted answer",
+        "Order A-1001 has shipped with DHL: 2 items, 129.90 in total.",
+        pace.boot,
+      );
+      await until(
+        driver,
+        "the order_status card ok",
+        () =>
+          document
+            .querySelector("edge-chat")!
+            .shadowRoot!.querySelector('article[aria-label="Tool call order_status"] .status.ok') !== null,
+        null,
+      );
       await widgetAsk(driver, "Submit draft D-SKU-7-1");
       await widgetText(driver, "the confirmation card", "Confirm submit_order?", pace.boot);
       await widgetClick(driver, "Confirm", "Confirm");
@@ -264,25 +385,51 @@ const widget: Journey = {
       log("scripted widget: a tool call, then a confirmed commit");
 
       docs.route("/tools.py", ADD_TOOLS);
-      docs.route("/page.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./tools.py" model="${models.url("/model.gguf")}" tool-choice="required"` }));
+      docs.route(
+        "/page.html",
+        docsPage({
+          widgetUrl: sites.assets.url("/edge-chat.js"),
+          attrs: `tools-src="./tools.py" model="${models.url("/model.gguf")}" tool-choice="required"`,
+        }),
+      );
       await driver.goto(docs.url("/page.html"));
       await widgetText(driver, "the model's badge", "model.gguf · on-device model (llama.cpp, CPU)", pace.boot);
       // Stored here (OPFS in Firefox, IndexedDB in WebKit): said so, and no offline promise (the
       // page and its tools file come from the site).
-      await widgetText(driver, "what storing the model means here", "once; later visits use the stored copy.", pace.boot);
-      const words = await evaluate(driver, () => document.querySelector("edge-chat")!.shadowRoot!.textContent ?? "", null);
-      if (/offline/i.test(words)) throw new Error(`the widget promises offline use in ${driver.name}: ${words.replace(/\s+/g, " ")}`);
+      await widgetText(
+        driver,
+        "what storing the model means here",
+        "once; later visits use the stored copy.",
+        pace.boot,
+      );
+      const words = await evaluate(
+        driver,
+        () => document.querySelector("edge-chat")!.shadowRoot!.textContent ?? "",
+        null,
+      );
+      if (/offline/i.test(words))
+        throw new Error(`the widget promises offline use in ${driver.name}: ${words.replace(/\s+/g, " ")}`);
       await widgetAsk(driver, "Add 2 and 3.");
       await widgetAddOk(driver, "the add card ok", 1, pace);
       expectEqual(models.hits("/model.gguf"), 1, "model downloads");
       log("widget: the model from a URL called add");
       await driver.reload();
-      await widgetText(driver, "the model's badge after the reload", "model.gguf · on-device model (llama.cpp, CPU)", pace.boot);
+      await widgetText(
+        driver,
+        "the model's badge after the reload",
+        "model.gguf · on-device model (llama.cpp, CPU)",
+        pace.boot,
+      );
       await widgetAsk(driver, "Add 2 and 3.");
       await widgetAddOk(driver, "the add card ok again", 1, pace);
       expectEqual(models.hits("/model.gguf"), 1, "model downloads after a reload");
       log("widget: after a reload the stored model answered without a download");
-      await widgetModelFile(driver, pace, workFile("picked.gguf", model), createHash("sha256").update(model).digest("hex"));
+      await widgetModelFile(
+        driver,
+        pace,
+        workFile("picked.gguf", model),
+        createHash("sha256").update(model).digest("hex"),
+      );
       expectEqual(models.hits("/model.gguf"), 1, "model downloads with a picked file");
       log("widget: the model from a file the visitor picked called add");
       await noConsoleErrors(driver);
@@ -318,7 +465,8 @@ const consoleProbe: Journey = {
       }
       const errors = await driver.errors();
       const missing = PROBES.filter((p) => errors.filter((e) => e.includes(p)).length < 2);
-      if (missing.length) throw new Error(`${driver.name}: not seen twice: ${missing.join(", ")}; seen:\n  ${errors.join("\n  ")}`);
+      if (missing.length)
+        throw new Error(`${driver.name}: not seen twice: ${missing.join(", ")}; seen:\n  ${errors.join("\n  ")}`);
       log(`saw ${errors.length} console errors, each probe twice`);
     } finally {
       await site.close();
@@ -328,4 +476,12 @@ const consoleProbe: Journey = {
 
 /** In the order run.ts queues them: the console probe first, then the real-weight journey (the
  *  longest by far, so the others fill the other lane meanwhile); the load loop (Firefox only) last. */
-export const JOURNEYS: Journey[] = [consoleProbe, realModelJourney, playground, widget, pypiPlaygroundJourney, pypiWidgetJourney, loadLoopJourney];
+export const JOURNEYS: Journey[] = [
+  consoleProbe,
+  realModelJourney,
+  playground,
+  widget,
+  pypiPlaygroundJourney,
+  pypiWidgetJourney,
+  loadLoopJourney,
+];

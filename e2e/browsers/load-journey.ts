@@ -58,23 +58,52 @@ async function serveModel(model: LoopModel): Promise<{ url: string; file: string
 async function controlledPlayground(driver: Driver, pace: Pace, url: string): Promise<void> {
   await driver.goto(url);
   await bootPlayground(driver, pace);
-  await until(driver, "the service worker to have precached the app", () => document.body.dataset.offlineReady === "1", null, pace.boot);
+  await until(
+    driver,
+    "the service worker to have precached the app",
+    () => document.body.dataset.offlineReady === "1",
+    null,
+    pace.boot,
+  );
   await driver.reload();
   await bootPlayground(driver, pace);
-  await until(driver, "the page to be controlled by the service worker", () => navigator.serviceWorker.controller !== null, null, pace.boot);
+  await until(
+    driver,
+    "the page to be controlled by the service worker",
+    () => navigator.serviceWorker.controller !== null,
+    null,
+    pace.boot,
+  );
 }
 
 /** The load's end, once the status says ready or failed and the backend has measured its last
  *  attempt (one more follows a first stall). */
-function loadEnd({ before, measure, done }: { before: number; measure: string; done: string }): { status: string; attempts: Attempt[] } | null {
-  const attempts = performance.getEntriesByName(measure).slice(before).map((e) => ({ ms: Math.round(e.duration), ...((e as PerformanceMeasure).detail as LoadMeasureDetail) }));
+function loadEnd({
+  before,
+  measure,
+  done,
+}: {
+  before: number;
+  measure: string;
+  done: string;
+}): { status: string; attempts: Attempt[] } | null {
+  const attempts = performance
+    .getEntriesByName(measure)
+    .slice(before)
+    .map((e) => ({ ms: Math.round(e.duration), ...((e as PerformanceMeasure).detail as LoadMeasureDetail) }));
   const status = document.querySelector("#engine-status")?.textContent ?? "";
   const last = attempts[attempts.length - 1];
   const final = last !== undefined && (last.outcome !== "stalled" || attempts.length >= 2);
   return final && new RegExp(done).test(status) ? { status, attempts } : null;
 }
 
-async function oneLoad(driver: Driver, pace: Pace, n: number, model: { url: string; file: string }, from: LoopOptions["from"]): Promise<LoadRecord> {
+async function oneLoad(
+  driver: Driver,
+  pace: Pace,
+  n: number,
+  model: { url: string; file: string },
+  from: LoopOptions["from"],
+): Promise<LoadRecord> {
   const before = await evaluate(driver, (measure) => performance.getEntriesByName(measure).length, MEASURE);
   const start = Date.now();
   if (from === "url") {
@@ -83,23 +112,45 @@ async function oneLoad(driver: Driver, pace: Pace, n: number, model: { url: stri
   } else {
     await driver.chooseFile("#llama-file-input", model.file);
   }
-  const end = await until(driver, `load ${n} to end`, loadEnd, { before, measure: MEASURE, done: DONE.source }, 2 * pace.model);
-  return { n, ms: Date.now() - start, ok: !end.status.startsWith("Could not load"), status: end.status, attempts: end.attempts };
+  const end = await until(
+    driver,
+    `load ${n} to end`,
+    loadEnd,
+    { before, measure: MEASURE, done: DONE.source },
+    2 * pace.model,
+  );
+  return {
+    n,
+    ms: Date.now() - start,
+    ok: !end.status.startsWith("Could not load"),
+    status: end.status,
+    attempts: end.attempts,
+  };
 }
 
 /** One line for a load: its time, and each attempt's outcome and longest silence. */
 function loadLine(r: LoadRecord, of: number): string {
-  const attempts = r.attempts.map((a) => `${a.outcome} in ${(a.ms / 1000).toFixed(1)} s, longest silence ${(a.longestSilenceMs / 1000).toFixed(1)} s after “${a.silentAfter.slice(0, 70)}” before “${a.silentBefore.slice(0, 70)}”`);
+  const attempts = r.attempts.map(
+    (a) =>
+      `${a.outcome} in ${(a.ms / 1000).toFixed(1)} s, longest silence ${(a.longestSilenceMs / 1000).toFixed(1)} s after “${a.silentAfter.slice(0, 70)}” before “${a.silentBefore.slice(0, 70)}”`,
+  );
   return `load ${r.n}/${of}: ${(r.ms / 1000).toFixed(1)} s ${r.ok ? "ready" : `FAILED (${r.status.slice(0, 300)})`}; ${attempts.join("; ")}`;
 }
 
 /** `options.loads` loads, one after another (each frees the model before); every record. */
-export async function loadLoop(driver: Driver, pace: Pace, options: LoopOptions, log: (line: string) => void): Promise<LoadRecord[]> {
+export async function loadLoop(
+  driver: Driver,
+  pace: Pace,
+  options: LoopOptions,
+  log: (line: string) => void,
+): Promise<LoadRecord[]> {
   const app = await startAppServer(driver, 24 * 60 * 60_000, options.dist);
   const model = await serveModel(options.model);
   try {
     await controlledPlayground(driver, pace, app.url("/"));
-    log(`the playground is controlled by its service worker; ${options.loads} loads of ${options.model} from a ${options.from}`);
+    log(
+      `the playground is controlled by its service worker; ${options.loads} loads of ${options.model} from a ${options.from}`,
+    );
     const records: LoadRecord[] = [];
     for (let n = 1; n <= options.loads; n++) {
       records.push(await oneLoad(driver, pace, n, model, options.from));
@@ -114,7 +165,12 @@ export async function loadLoop(driver: Driver, pace: Pace, options: LoopOptions,
 
 /** What went wrong in a loop, if anything: failed loads, stalled attempts. */
 export function loopProblems(records: readonly LoadRecord[]): string[] {
-  return records.flatMap((r) => [...(r.ok ? [] : [`load ${r.n} failed: ${r.status}`]), ...r.attempts.filter((a) => a.outcome === "stalled").map(() => `load ${r.n} stalled (then ${r.attempts.length > 1 ? "retried" : "gave up"})`)]);
+  return records.flatMap((r) => [
+    ...(r.ok ? [] : [`load ${r.n} failed: ${r.status}`]),
+    ...r.attempts
+      .filter((a) => a.outcome === "stalled")
+      .map(() => `load ${r.n} stalled (then ${r.attempts.length > 1 ? "retried" : "gave up"})`),
+  ]);
 }
 
 export const loadLoopJourney: Journey = {

@@ -34,7 +34,9 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 function summary(records: readonly LoadRecord[]): string {
   const times = records.map((r) => r.ms).sort((a, b) => a - b);
-  const silences = records.flatMap((r) => r.attempts.filter((a) => a.outcome !== "stalled").map((a) => a.longestSilenceMs));
+  const silences = records.flatMap((r) =>
+    r.attempts.filter((a) => a.outcome !== "stalled").map((a) => a.longestSilenceMs),
+  );
   const median = times[Math.floor(times.length / 2)] ?? 0;
   const stalls = records.filter((r) => r.attempts.some((a) => a.outcome === "stalled")).length;
   return [
@@ -47,12 +49,21 @@ function summary(records: readonly LoadRecord[]): string {
 const driver = await BROWSERS[name].launch();
 let records: LoadRecord[] = [];
 try {
-  records = await loadLoop(driver, BROWSERS[name].pace, { loads: Number(values.loads), model: values.model as LoopModel, from: values.from, dist: values.dist }, (line) => console.log(line));
+  records = await loadLoop(
+    driver,
+    BROWSERS[name].pace,
+    { loads: Number(values.loads), model: values.model as LoopModel, from: values.from, dist: values.dist },
+    (line) => console.log(line),
+  );
 } finally {
   await driver.close().catch(() => undefined);
 }
 console.log(`\n${summary(records)}`);
-if (values.json) writeFileSync(values.json, JSON.stringify({ browser: name, model: values.model, from: values.from, records }, null, 1));
+if (values.json)
+  writeFileSync(
+    values.json,
+    JSON.stringify({ browser: name, model: values.model, from: values.from, records }, null, 1),
+  );
 const problems = loopProblems(records);
 if (problems.length) console.log(problems.join("\n"));
 process.exit(problems.length ? 1 : 0);

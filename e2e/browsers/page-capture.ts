@@ -17,7 +17,18 @@ export const CAPTURE_KEY = "__edgeConsoleErrors";
 function capture(key: string): void {
   const seen: string[] = [];
   Object.defineProperty(window, key, { value: seen, enumerable: false });
-  const text = (v: unknown): string => (v instanceof Error ? `${v.name}: ${v.message}` : typeof v === "string" ? v : (() => { try { return JSON.stringify(v); } catch { return String(v); } })());
+  const text = (v: unknown): string =>
+    v instanceof Error
+      ? `${v.name}: ${v.message}`
+      : typeof v === "string"
+        ? v
+        : (() => {
+            try {
+              return JSON.stringify(v);
+            } catch {
+              return String(v);
+            }
+          })();
   const original = console.error.bind(console);
   console.error = (...args: unknown[]) => {
     seen.push(`console: ${args.map(text).join(" ")}`);
@@ -27,14 +38,18 @@ function capture(key: string): void {
     if (e instanceof ErrorEvent) seen.push(`uncaught: ${e.message} (${e.filename}:${e.lineno})`);
   });
   addEventListener("unhandledrejection", (e) => seen.push(`unhandled rejection: ${text(e.reason)}`));
-  document.addEventListener("securitypolicyviolation", (e) => seen.push(`CSP: ${e.violatedDirective} refused ${e.blockedURI || "inline code"} (${e.sourceFile}:${e.lineNumber})`));
+  document.addEventListener("securitypolicyviolation", (e) =>
+    seen.push(`CSP: ${e.violatedDirective} refused ${e.blockedURI || "inline code"} (${e.sourceFile}:${e.lineNumber})`),
+  );
   const NativeWorker = window.Worker;
   window.Worker = class extends NativeWorker {
     constructor(url: string | URL, options?: WorkerOptions) {
       super(url, options);
       const where = `${options?.name ?? ""} ${String(url)}`.trim();
       // After the page's own listeners: only an error nobody handled reaches the console.
-      this.addEventListener("error", (e) => setTimeout(() => e.defaultPrevented || seen.push(`worker ${where}: ${e.message || "error"}`)));
+      this.addEventListener("error", (e) =>
+        setTimeout(() => e.defaultPrevented || seen.push(`worker ${where}: ${e.message || "error"}`)),
+      );
     }
   };
 }

@@ -12,14 +12,15 @@ export async function launchPuppeteer(name: BrowserName, options: LaunchOptions)
   page.setDefaultTimeout(180_000);
   const errors: string[] = [];
   page.on("console", (m) => {
-    if (m.type() === "error") errors.push(`console: ${m.text()} (${m.location().url ?? "?"}:${m.location().lineNumber ?? "?"})`);
+    if (m.type() === "error")
+      errors.push(`console: ${m.text()} (${m.location().url ?? "?"}:${m.location().lineNumber ?? "?"})`);
   });
   page.on("pageerror", (e) => errors.push(`uncaught: ${e instanceof Error ? e.message : String(e)}`));
   return {
     name,
     goto: async (url) => void (await page.goto(url, { waitUntil: "load", timeout: 180_000 })),
     reload: async () => void (await page.reload({ waitUntil: "load", timeout: 180_000 })),
-    run: <R,>(expression: string) => page.evaluate(expression) as Promise<R>,
+    run: <R>(expression: string) => page.evaluate(expression) as Promise<R>,
     async click(css) {
       const el = await page.waitForSelector(css, { visible: true, timeout: 60_000 });
       await el!.click();

@@ -11,18 +11,30 @@
 // unless EDGE_REQUIRE_PYPI=1 (CI) makes that a failure.
 import { zipSync } from "fflate";
 import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
-import { bootPlayground, expectEqual, expectIsolated, noConsoleErrors, startAppServer, workFile, type Journey, type Pace } from "./steps.ts";
+import {
+  bootPlayground,
+  expectEqual,
+  expectIsolated,
+  noConsoleErrors,
+  startAppServer,
+  workFile,
+  type Journey,
+  type Pace,
+} from "./steps.ts";
 import { lockInMemory, PypiMirror } from "../../test/pypi-mirror.ts";
 import { docsPage, ensureWidgetBuild, startWidgetSites } from "../widget-servers.ts";
 import { PYPI_TABLE, PYPI_TOOLS } from "../../test/fixtures/pypi-tools.ts";
-
 
 async function runStock(driver: Driver, timeoutMs: number): Promise<void> {
   await driver.click("#tab-try");
   await fill(driver, "#try-tool-select", "stock");
   await driver.click("#try-run");
   await untilText(driver, "[data-testid=try-outcome]", "ok", timeoutMs);
-  const result = await evaluate(driver, () => JSON.parse(document.querySelector("#try-result")?.textContent ?? "{}") as { table?: string; py3?: boolean }, null);
+  const result = await evaluate(
+    driver,
+    () => JSON.parse(document.querySelector("#try-result")?.textContent ?? "{}") as { table?: string; py3?: boolean },
+    null,
+  );
   expectEqual(result.table?.split("\n"), PYPI_TABLE, `${driver.name}: stock's table`);
   expectEqual(result.py3, true, `${driver.name}: six.PY3`);
 }
@@ -49,7 +61,13 @@ async function playgroundPart(driver: Driver, pace: Pace, mirror: PypiMirror, lo
   log("downloaded, inspected, ran stock (tabulate + six) in the sandbox");
 
   // Offline: the app's server and the index gone; the service worker serves the app, Cache Storage the wheels.
-  await until(driver, "the service worker to be active", () => navigator.serviceWorker.ready.then((r) => Boolean(r.active)), null, pace.boot);
+  await until(
+    driver,
+    "the service worker to be active",
+    () => navigator.serviceWorker.ready.then((r) => Boolean(r.active)),
+    null,
+    pace.boot,
+  );
   await app.close();
   mirror.online = false;
   const seen = mirror.requests.length;
@@ -57,11 +75,15 @@ async function playgroundPart(driver: Driver, pace: Pace, mirror: PypiMirror, lo
     await driver.reload();
     await bootPlayground(driver, pace);
     await expectIsolated(driver);
-    const zip = zipSync({ "fruit/tools.py": new TextEncoder().encode(PYPI_TOOLS), "fruit/pylock.toml": new TextEncoder().encode(lock) });
+    const zip = zipSync({
+      "fruit/tools.py": new TextEncoder().encode(PYPI_TOOLS),
+      "fruit/pylock.toml": new TextEncoder().encode(lock),
+    });
     await driver.chooseFile("#zip-input", workFile("fruit.zip", zip));
     await untilText(driver, "#tools-status", "Inspected fruit/tools.py: 1 tool(s)", pace.boot);
     await runStock(driver, pace.boot);
-    if (mirror.requests.length !== seen) throw new Error(`the index was asked offline: ${mirror.requests.slice(seen).join(", ")}`);
+    if (mirror.requests.length !== seen)
+      throw new Error(`the index was asked offline: ${mirror.requests.slice(seen).join(", ")}`);
     log("offline reload: the project with its pylock.toml ran from the stored wheels");
   } finally {
     mirror.online = true;
@@ -71,18 +93,37 @@ async function playgroundPart(driver: Driver, pace: Pace, mirror: PypiMirror, lo
 
 /** The widget on a docs page: a tools-src zip with its pylock.toml; the pinned wheels fetched once,
  *  then (the index gone) a new visit works from this page's storage. */
-async function widgetPart(driver: Driver, mirror: PypiMirror, timeoutMs: number, log: (s: string) => void): Promise<void> {
+async function widgetPart(
+  driver: Driver,
+  mirror: PypiMirror,
+  timeoutMs: number,
+  log: (s: string) => void,
+): Promise<void> {
   const lock = await cliLock(mirror);
   mirror.requests.length = 0;
   const sites = await startWidgetSites({ widgetDir: ensureWidgetBuild(), headScript: driver.pageScript });
   try {
     const enc = new TextEncoder();
-    const script = JSON.stringify([JSON.stringify({ tool_name: "stock", arguments: {} }), "Here is the stock."]).replace(/'/g, "&#39;");
-    sites.docs.route("/fruit.zip", { body: zipSync({ "fruit/tools.py": enc.encode(PYPI_TOOLS), "fruit/pylock.toml": enc.encode(lock) }), type: "application/zip" });
-    sites.docs.route("/fruit.html", docsPage({ widgetUrl: sites.assets.url("/edge-chat.js"), attrs: `tools-src="./fruit.zip" engine="scripted" script='${script}'` }));
+    const script = JSON.stringify([
+      JSON.stringify({ tool_name: "stock", arguments: {} }),
+      "Here is the stock.",
+    ]).replace(/'/g, "&#39;");
+    sites.docs.route("/fruit.zip", {
+      body: zipSync({ "fruit/tools.py": enc.encode(PYPI_TOOLS), "fruit/pylock.toml": enc.encode(lock) }),
+      type: "application/zip",
+    });
+    sites.docs.route(
+      "/fruit.html",
+      docsPage({
+        widgetUrl: sites.assets.url("/edge-chat.js"),
+        attrs: `tools-src="./fruit.zip" engine="scripted" script='${script}'`,
+      }),
+    );
     for (const visit of ["first visit", "the index gone"]) {
       if (visit === "the index gone" && !(await cacheKeepsRecords(driver))) {
-        log(`widget, the index gone: not checked — this ${driver.name} keeps no Cache Storage record across a reload of a page without a service worker (a 3-byte probe; localStorage is kept), so the wheels are fetched again on each visit`);
+        log(
+          `widget, the index gone: not checked — this ${driver.name} keeps no Cache Storage record across a reload of a page without a service worker (a 3-byte probe; localStorage is kept), so the wheels are fetched again on each visit`,
+        );
         continue;
       }
       const wheels = mirror.wheelGets().length;
@@ -105,11 +146,20 @@ async function widgetPart(driver: Driver, mirror: PypiMirror, timeoutMs: number,
           null,
           timeoutMs,
         );
-        const shown = await until(driver, "the widget's answer", () => {
-          const text = document.querySelector("edge-chat")?.shadowRoot?.textContent ?? "";
-          return text.includes("Here is the stock.") || text.includes("Not answered") ? text.replace(/\s+/g, " ") : "";
-        }, null, timeoutMs);
-        if (!shown.includes("Here is the stock.") || !shown.includes("apples         3".replace(/\s+/g, " "))) throw new Error(`${visit}: the widget showed ${shown.slice(-600)}`);
+        const shown = await until(
+          driver,
+          "the widget's answer",
+          () => {
+            const text = document.querySelector("edge-chat")?.shadowRoot?.textContent ?? "";
+            return text.includes("Here is the stock.") || text.includes("Not answered")
+              ? text.replace(/\s+/g, " ")
+              : "";
+          },
+          null,
+          timeoutMs,
+        );
+        if (!shown.includes("Here is the stock.") || !shown.includes("apples         3".replace(/\s+/g, " ")))
+          throw new Error(`${visit}: the widget showed ${shown.slice(-600)}`);
         const fetched = mirror.wheelGets().length - wheels;
         if (fetched !== (visit === "first visit" ? 2 : 0)) throw new Error(`${visit}: ${fetched} wheel(s) fetched`);
         log(`widget, ${visit}: answered through stock (${fetched} wheel(s) fetched)`);
@@ -125,14 +175,24 @@ async function widgetPart(driver: Driver, mirror: PypiMirror, timeoutMs: number,
 /** Whether this browser keeps a Cache Storage record across a reload of the page it is on (WebKitGTK
  *  under WebKitWebDriver here does not, for a page no service worker controls). */
 async function cacheKeepsRecords(driver: Driver): Promise<boolean> {
-  await driver.run<void>(`caches.open("edge-probe").then((c) => c.put(location.origin + "/__edge/probe", new Response(new Uint8Array([1, 2, 3]))))`);
+  await driver.run<void>(
+    `caches.open("edge-probe").then((c) => c.put(location.origin + "/__edge/probe", new Response(new Uint8Array([1, 2, 3]))))`,
+  );
   await driver.reload();
-  return driver.run<boolean>(`caches.open("edge-probe").then(async (c) => { const kept = (await c.keys()).length === 1; await caches.delete("edge-probe"); return kept; })`);
+  return driver.run<boolean>(
+    `caches.open("edge-probe").then(async (c) => { const kept = (await c.keys()).length === 1; await caches.delete("edge-probe"); return kept; })`,
+  );
 }
 
 /** The lock `edge packages lock` writes for PYPI_TOOLS against the mirror (the page writes the same). */
 async function cliLock(mirror: PypiMirror): Promise<string> {
-  return (await lockInMemory({ files: { "tools.py": new TextEncoder().encode(PYPI_TOOLS) }, entry: "tools.py" }, mirror.url, false)).outcome.text!;
+  return (
+    await lockInMemory(
+      { files: { "tools.py": new TextEncoder().encode(PYPI_TOOLS) }, entry: "tools.py" },
+      mirror.url,
+      false,
+    )
+  ).outcome.text!;
 }
 
 const reachable = await PypiMirror.reachable();
@@ -140,7 +200,8 @@ const reachable = await PypiMirror.reachable();
 /** Why the PyPI journeys cannot run here, or undefined; under EDGE_REQUIRE_PYPI=1 it throws instead. */
 function pypiMissing(): string | undefined {
   if (reachable) return undefined;
-  if (process.env.EDGE_REQUIRE_PYPI === "1") throw new Error("EDGE_REQUIRE_PYPI=1 but pypi.org cannot be reached from this machine");
+  if (process.env.EDGE_REQUIRE_PYPI === "1")
+    throw new Error("EDGE_REQUIRE_PYPI=1 but pypi.org cannot be reached from this machine");
   return "pypi.org cannot be reached from this machine";
 }
 

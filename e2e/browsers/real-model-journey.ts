@@ -9,10 +9,34 @@
 // ends by itself. What the model chooses and says is never asserted. The Chromium spec
 // (e2e/real-model.spec.ts) makes the same journey with Playwright, with a question after each load.
 import { realModel, type RealModel } from "../../test/real-models.ts";
-import { checkRealRun, runSummary, REAL_MODEL, REAL_MODEL_PATH, REAL_QUESTION, REAL_TOOL_COUNT, REAL_TOOLS, serveRealModel } from "../real-model-checks.ts";
-import { readPlaygroundRun, readPlaygroundSchemas, readStoredReceipts, watchPlaygroundStream } from "../real-model-page.ts";
+import {
+  checkRealRun,
+  runSummary,
+  REAL_MODEL,
+  REAL_MODEL_PATH,
+  REAL_QUESTION,
+  REAL_TOOL_COUNT,
+  REAL_TOOLS,
+  serveRealModel,
+} from "../real-model-checks.ts";
+import {
+  readPlaygroundRun,
+  readPlaygroundSchemas,
+  readStoredReceipts,
+  watchPlaygroundStream,
+} from "../real-model-page.ts";
 import { evaluate, fill, until, untilText, type Driver } from "./driver.ts";
-import { bootPlayground, expectEqual, loadModel, noConsoleErrors, send, startAppServer, workFile, type Journey, type Pace } from "./steps.ts";
+import {
+  bootPlayground,
+  expectEqual,
+  loadModel,
+  noConsoleErrors,
+  send,
+  startAppServer,
+  workFile,
+  type Journey,
+  type Pace,
+} from "./steps.ts";
 
 /** The question's turn in SmolLM2's template (~20 tokens), far below the tool contract (~170). */
 const WARM_QUESTION_TOKENS = 40;
@@ -36,9 +60,16 @@ async function ask(driver: Driver, pace: Pace): Promise<string> {
   const start = await evaluate(driver, watchPlaygroundStream, null);
   await send(driver, REAL_QUESTION);
   const seen = await until(driver, "the run with the real model to end", readPlaygroundRun, start, pace.realRun);
-  const receipt = await checkRealRun(seen, await evaluate(driver, readStoredReceipts, null), await evaluate(driver, readPlaygroundSchemas, null));
+  const receipt = await checkRealRun(
+    seen,
+    await evaluate(driver, readStoredReceipts, null),
+    await evaluate(driver, readPlaygroundSchemas, null),
+  );
   const evaluated = receipt.engine_stats?.first_prompt_tokens_evaluated;
-  if (evaluated === undefined || evaluated >= WARM_QUESTION_TOKENS) throw new Error(`${driver.name}: the first generation evaluated ${evaluated} prompt tokens: the contract read ahead was not reused`);
+  if (evaluated === undefined || evaluated >= WARM_QUESTION_TOKENS)
+    throw new Error(
+      `${driver.name}: the first generation evaluated ${evaluated} prompt tokens: the contract read ahead was not reused`,
+    );
   return `${warm} ${runSummary(receipt)}`;
 }
 
@@ -54,7 +85,13 @@ async function journey(driver: Driver, pace: Pace, log: (step: string) => void, 
   try {
     await driver.goto(app.url("/"));
     await bootPlayground(driver, pace);
-    await until(driver, "the service worker to have precached the app", () => document.body.dataset.offlineReady === "1", null, pace.boot);
+    await until(
+      driver,
+      "the service worker to have precached the app",
+      () => document.body.dataset.offlineReady === "1",
+      null,
+      pace.boot,
+    );
     await openTools(driver, pace);
 
     await loadReal(driver, pace, { file: real.path });
@@ -97,6 +134,9 @@ async function journey(driver: Driver, pace: Pace, log: (step: string) => void, 
 
 export const realModelJourney: Journey = {
   name: "real weights: SmolLM2 in the playground from a file, from a URL, offline from the store",
-  skip: () => (realModel("smollm2-135m-instruct-q4_1") ? undefined : "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)"),
+  skip: () =>
+    realModel("smollm2-135m-instruct-q4_1")
+      ? undefined
+      : "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)",
   run: (driver, pace, log) => journey(driver, pace, log, realModel("smollm2-135m-instruct-q4_1")!),
 };

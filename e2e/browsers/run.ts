@@ -15,10 +15,18 @@ import type { BrowserName, Driver } from "./driver.ts";
 import { JOURNEYS } from "./journeys.ts";
 import type { Journey } from "./steps.ts";
 
-const { values } = parseArgs({ options: { browser: { type: "string", multiple: true }, only: { type: "string" }, json: { type: "string" } } });
+const { values } = parseArgs({
+  options: { browser: { type: "string", multiple: true }, only: { type: "string" }, json: { type: "string" } },
+});
 const browsers = (values.browser ?? ["firefox", "webkit"]) as BrowserName[];
 const required = process.env.CI === "true" || process.env.EDGE_REQUIRE_BROWSERS === "1";
-const results: Array<{ browser: BrowserName; journey: string; status: "passed" | "failed" | "skipped"; seconds: number; error?: string }> = [];
+const results: Array<{
+  browser: BrowserName;
+  journey: string;
+  status: "passed" | "failed" | "skipped";
+  seconds: number;
+  error?: string;
+}> = [];
 
 // dist/ is the Chromium run's build, rebuilt only when missing or older than a source (as
 // `npm start` decides); a build of one's own (EDGE_APP_DIST, steps.ts) is served as it is.
@@ -52,7 +60,9 @@ async function runJourney(name: BrowserName, journey: Journey): Promise<void> {
   } catch (e) {
     // What the visitor saw at that moment (the page's text, and the widget's), for the report.
     const seen = await driver
-      ?.run<string>(`[document.body.innerText, ...[...document.querySelectorAll("edge-chat")].map((w) => w.shadowRoot?.textContent ?? "")].join("\\n---\\n").replace(/\\s+/g, " ").slice(-3000)`)
+      ?.run<string>(
+        `[document.body.innerText, ...[...document.querySelectorAll("edge-chat")].map((w) => w.shadowRoot?.textContent ?? "")].join("\\n---\\n").replace(/\\s+/g, " ").slice(-3000)`,
+      )
       .catch(() => "");
     const error = `${e instanceof Error ? (e.stack ?? e.message) : String(e)}${seen ? `\nThe page showed: ${seen}` : ""}`;
     results.push({ browser: name, journey: journey.name, status: "failed", seconds: seconds(), error });
@@ -70,10 +80,18 @@ const journeys = JOURNEYS.filter((j) => !values.only || j.name.startsWith(values
 for (const name of browsers) {
   const missing = BROWSERS[name].missing();
   if (!missing) continue;
-  for (const j of journeys.filter((j) => runsIn(j, name))) results.push({ browser: name, journey: j.name, status: required ? "failed" : "skipped", seconds: 0, error: missing });
+  for (const j of journeys.filter((j) => runsIn(j, name)))
+    results.push({
+      browser: name,
+      journey: j.name,
+      status: required ? "failed" : "skipped",
+      seconds: 0,
+      error: missing,
+    });
   console.log(`${required ? "✘" : "-"} ${name}: ${missing}`);
 }
-for (const journey of journeys) for (const name of browsers) if (!BROWSERS[name].missing() && runsIn(journey, name)) queue.push({ name, journey });
+for (const journey of journeys)
+  for (const name of browsers) if (!BROWSERS[name].missing() && runsIn(journey, name)) queue.push({ name, journey });
 
 // Two lanes take from the queue, one journey each at a time (each its own browser process): on two
 // cores that takes about half the sum. Not one lane per browser: WebKit's journeys take several
@@ -90,5 +108,7 @@ await Promise.all(
 const count = (s: string) => results.filter((r) => r.status === s).length;
 const summary = { passed: count("passed"), failed: count("failed"), skipped: count("skipped"), results };
 if (values.json) writeFileSync(values.json, JSON.stringify(summary, null, 1));
-console.log(`\nFirefox/WebKit journeys: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`);
+console.log(
+  `\nFirefox/WebKit journeys: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`,
+);
 process.exit(summary.failed ? 1 : 0);

@@ -38,7 +38,8 @@ export function workFile(name: string, body: string | Uint8Array): string {
 }
 
 export function expectEqual(actual: unknown, expected: unknown, what: string): void {
-  if (!isDeepStrictEqual(actual, expected)) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  if (!isDeepStrictEqual(actual, expected))
+    throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 
 /** No console or uncaught error so far. */
@@ -60,7 +61,12 @@ export async function send(driver: Driver, text: string): Promise<void> {
 
 /** Load a GGUF model through the llama.cpp row, from a URL or a file; `timeoutMs` for a real-weight
  *  model's download and check (default: the browser's pace for the generated model). */
-export async function loadModel(driver: Driver, pace: Pace, how: { url: string } | { file: string }, timeoutMs = pace.model): Promise<void> {
+export async function loadModel(
+  driver: Driver,
+  pace: Pace,
+  how: { url: string } | { file: string },
+  timeoutMs = pace.model,
+): Promise<void> {
   if ("url" in how) {
     await fill(driver, "#llama-url", how.url);
     await driver.click("#llama-url-load");
@@ -81,5 +87,9 @@ export function startAppServer(driver: Driver, lifetimeMs: number, dir = APP_DIS
 
 /** The page is cross-origin isolated, as the README's command serves it. */
 export async function expectIsolated(driver: Driver): Promise<void> {
-  expectEqual(await driver.run<boolean>("self.crossOriginIsolated"), true, `${driver.name}: the playground is cross-origin isolated`);
+  expectEqual(
+    await driver.run<boolean>("self.crossOriginIsolated"),
+    true,
+    `${driver.name}: the playground is cross-origin isolated`,
+  );
 }

@@ -9,18 +9,24 @@ import type { Driver } from "./driver.ts";
 import { CAPTURE_KEY, PAGE_CAPTURE_SCRIPT } from "./page-capture.ts";
 import { freePort } from "../../test/free-port.ts";
 
-export const MINIBROWSER_PATH = process.env.EDGE_MINIBROWSER_PATH ?? "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
-
+export const MINIBROWSER_PATH =
+  process.env.EDGE_MINIBROWSER_PATH ?? "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser";
 
 async function startDriver(port: number, screen: string): Promise<ChildProcess> {
   // Its own process group, so closing ends Xvfb, the driver and the browser together.
-  const child = spawn("xvfb-run", ["-a", "-s", `-screen 0 ${screen}x24`, "WebKitWebDriver", `--port=${port}`], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  const child = spawn("xvfb-run", ["-a", "-s", `-screen 0 ${screen}x24`, "WebKitWebDriver", `--port=${port}`], {
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const end = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`WebKitWebDriver exited (${child.exitCode}): ${stderr}`);
-    const up = await fetch(`http://127.0.0.1:${port}/status`).then((r) => r.ok, () => false);
+    const up = await fetch(`http://127.0.0.1:${port}/status`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return child;
     if (Date.now() > end) throw new Error(`WebKitWebDriver did not start: ${stderr}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -29,7 +35,11 @@ async function startDriver(port: number, screen: string): Promise<ChildProcess> 
 
 /** A WebDriver session of MiniBrowser on an X screen of `screen` ("WxH"), with `args`; `stop`
  *  ends Xvfb, the driver and the browser (the journeys, scripts/screenshots-webkit.ts). */
-export async function startWebKitSession(screen: string, args: readonly string[], binary = MINIBROWSER_PATH): Promise<{ driver: WebDriver; stop(): void }> {
+export async function startWebKitSession(
+  screen: string,
+  args: readonly string[],
+  binary = MINIBROWSER_PATH,
+): Promise<{ driver: WebDriver; stop(): void }> {
   const port = await freePort();
   const child = await startDriver(port, screen);
   const stop = (): void => {
@@ -42,7 +52,10 @@ export async function startWebKitSession(screen: string, args: readonly string[]
   try {
     const driver = await new Builder()
       .usingServer(`http://127.0.0.1:${port}`)
-      .withCapabilities({ browserName: "MiniBrowser", "webkitgtk:browserOptions": { binary, args: ["--automation", ...args] } })
+      .withCapabilities({
+        browserName: "MiniBrowser",
+        "webkitgtk:browserOptions": { binary, args: ["--automation", ...args] },
+      })
       .build();
     await driver.manage().setTimeouts({ script: 300_000, pageLoad: 300_000 });
     return { driver, stop };
@@ -65,7 +78,11 @@ export async function launchWebKit(): Promise<Driver> {
   const errors: string[] = [];
   /** What the page's capture recorded since the last collection (a page without it: nothing). */
   const collect = async () => {
-    const got = await driver.executeScript<string[] | null>(`const e = window[${JSON.stringify(CAPTURE_KEY)}]; return e ? [location.href, ...e.splice(0)] : null;`).catch(() => null);
+    const got = await driver
+      .executeScript<string[] | null>(
+        `const e = window[${JSON.stringify(CAPTURE_KEY)}]; return e ? [location.href, ...e.splice(0)] : null;`,
+      )
+      .catch(() => null);
     if (got && got.length > 1) errors.push(...got.slice(1).map((e) => `${e} — on ${got[0]}`));
   };
   return {
@@ -90,14 +107,22 @@ export async function launchWebKit(): Promise<Driver> {
     async chooseFile(css, path, shadowHost) {
       if (shadowHost) {
         // An element in a shadow root, handed back by the page (a WebDriver element reference).
-        const el = await driver.executeScript<WebElement>(`return document.querySelector(arguments[0]).shadowRoot.querySelector(arguments[1]);`, shadowHost, css);
+        const el = await driver.executeScript<WebElement>(
+          `return document.querySelector(arguments[0]).shadowRoot.querySelector(arguments[1]);`,
+          shadowHost,
+          css,
+        );
         await el.sendKeys(path);
         return;
       }
       // A hidden input (the page opens it from a button) is shown for the driver to reach it.
-      await driver.executeScript(`const el = document.querySelector(${JSON.stringify(css)}); el.dataset.wasHidden = el.hidden ? "1" : ""; el.hidden = false;`);
+      await driver.executeScript(
+        `const el = document.querySelector(${JSON.stringify(css)}); el.dataset.wasHidden = el.hidden ? "1" : ""; el.hidden = false;`,
+      );
       await (await find(css)).sendKeys(path);
-      await driver.executeScript(`const el = document.querySelector(${JSON.stringify(css)}); if (el && el.dataset.wasHidden) el.hidden = true;`);
+      await driver.executeScript(
+        `const el = document.querySelector(${JSON.stringify(css)}); if (el && el.dataset.wasHidden) el.hidden = true;`,
+      );
     },
     errors: async () => {
       await collect();

@@ -16,7 +16,20 @@ const frames = document.getElementById("frames")!;
 
 /** The widget's config for a scripted demo over a tools file at a URL. */
 function config(toolsUrl: string, script: string, dbName: string): WidgetConfig {
-  return { toolsUrl, factsUrl: null, tool: [], toolTag: [], engine: "scripted", model: null, modelFile: null, toolChoice: "auto", script, pyodideBaseUrl: pyodideBaseUrl(), dbName, builtins: [] };
+  return {
+    toolsUrl,
+    factsUrl: null,
+    tool: [],
+    toolTag: [],
+    engine: "scripted",
+    model: null,
+    modelFile: null,
+    toolChoice: "auto",
+    script,
+    pyodideBaseUrl: pyodideBaseUrl(),
+    dbName,
+    builtins: [],
+  };
 }
 
 const api = {
@@ -30,17 +43,35 @@ const api = {
   },
   /** The same request made to the root: the tools file as the widget reads it (at its URL) or as
    *  the playground does (its bytes in the editor, named tools.py, with the Workspace tab mounted). */
-  async root(toolsUrl: string, script: string, prompt: string, dbName: string, as: "widget" | "playground" = "widget"): Promise<ChatRun> {
-    const edge = createBrowserEdge({ dbName, whenStorageRefused: "memory", runner: { pyodideBaseUrl: pyodideBaseUrl(), container: frames } });
+  async root(
+    toolsUrl: string,
+    script: string,
+    prompt: string,
+    dbName: string,
+    as: "widget" | "playground" = "widget",
+  ): Promise<ChatRun> {
+    const edge = createBrowserEdge({
+      dbName,
+      whenStorageRefused: "memory",
+      runner: { pyodideBaseUrl: pyodideBaseUrl(), container: frames },
+    });
     try {
       const outputs = parseScript(script);
       const { engine, beforePrompt } = await edge.engine({ kind: "scripted", outputs: () => outputs });
       await engine.load();
       const url = new URL(toolsUrl, location.href).href;
       const packages = widgetPackages(() => edge.runnerHost()).provider;
-      const source = as === "widget" ? { ...urlToolSource(url), packages } : { ...memorySource("tools.py", await (await fetch(url)).text()), packages };
+      const source =
+        as === "widget"
+          ? { ...urlToolSource(url), packages }
+          : { ...memorySource("tools.py", await (await fetch(url)).text()), packages };
       const workspace = as === "playground" ? { workspace: vfsWorkspaceSource(await edge.workspace()) } : {};
-      const session = await edge.session({ engine, toolChoice: "auto", tools: { kind: "python", source, selection: { tool: [], toolTag: [] } }, ...workspace });
+      const session = await edge.session({
+        engine,
+        toolChoice: "auto",
+        tools: { kind: "python", source, selection: { tool: [], toolTag: [] } },
+        ...workspace,
+      });
       beforePrompt();
       return await session.chat(prompt);
     } finally {

@@ -6,7 +6,11 @@
 // the same code as for its own entry. Nothing runs on load: the bench calls window.__bench.
 import { sha256Bytes, type Sha256 } from "../../src/contract/hash.ts";
 import type { JsonObject } from "../../src/contract/types.ts";
-import { createBrowserRunnerHost, type BrowserRunnerHost, type BrowserRunnerHostOptions } from "../../src/runner/browser/index.ts";
+import {
+  createBrowserRunnerHost,
+  type BrowserRunnerHost,
+  type BrowserRunnerHostOptions,
+} from "../../src/runner/browser/index.ts";
 import { DEFAULT_SPARES, type RunnerHostStats } from "../../src/runner/pool.ts";
 import { openEdgeDb } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
@@ -40,7 +44,14 @@ async function prepare(c: BenchCase): Promise<Prepared> {
 /** One call from "validated call" to "validated result", checked like the Node bench does. */
 async function timedCall(host: BrowserRunnerHost, p: Prepared): Promise<number> {
   const t = performance.now();
-  const out = await host.call({ bytes: p.bytes, expectedSha256: p.sha, filename: "tools.py", toolName: p.c.toolName, args: p.c.args, outputSchema: null });
+  const out = await host.call({
+    bytes: p.bytes,
+    expectedSha256: p.sha,
+    filename: "tools.py",
+    toolName: p.c.toolName,
+    args: p.c.args,
+    outputSchema: null,
+  });
   const ms = performance.now() - t;
   if (!out.ok || !out.runner_secret_verified || JSON.stringify(out.result) !== JSON.stringify(p.c.expected)) {
     throw new Error(`bench call failed: ${JSON.stringify(out)}`);
@@ -104,7 +115,10 @@ const api = {
   },
 
   /** Warm calls: a spare is booted and idle when each call starts. */
-  async warm(c: BenchCase, n: number): Promise<{ calls: number[]; boots: number[]; sandbox: { fetchMs: number; frameMs: number; compileMs: number } }> {
+  async warm(
+    c: BenchCase,
+    n: number,
+  ): Promise<{ calls: number[]; boots: number[]; sandbox: { fetchMs: number; frameMs: number; compileMs: number } }> {
     const p = await prepare(c);
     return withHost({ spares: 1 }, async (host) => {
       const calls: number[] = [];
@@ -179,7 +193,14 @@ const api = {
       for (let i = 0; i < n; i++) {
         await host.warm();
         const t = performance.now();
-        const r = await host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: "fee_quote", args: { amount: 100 + i }, outputSchema: null });
+        const r = await host.call({
+          bytes,
+          expectedSha256: sha,
+          filename: "tools.py",
+          toolName: "fee_quote",
+          args: { amount: 100 + i },
+          outputSchema: null,
+        });
         out.push(performance.now() - t);
         if (!r.ok) throw new Error(`runner call failed: ${JSON.stringify(r.error)}`);
       }

@@ -72,7 +72,9 @@ const api = {
     return "ready";
   },
   async chat(draftId: string) {
-    const engine = new ScriptedEngine([JSON.stringify({ tool_name: "submit_order", arguments: { draft_id: draftId } })]);
+    const engine = new ScriptedEngine([
+      JSON.stringify({ tool_name: "submit_order", arguments: { draft_id: draftId } }),
+    ]);
     await engine.load();
     const session = await createChatSession({
       engine,

@@ -1,7 +1,13 @@
 // Test page for e2e/engine.spec.ts: exposes the real WebLLMEngine to Playwright. The import
 // below is the public engines module; it must not pull web-llm into this page's initial chunk.
 import { EdgeError } from "../../src/contract/errors.ts";
-import { WebLLMEngine, listModels, type EngineInfo, type LoadProgress, type WebLLMEngineOptions } from "../../src/engines/index.ts";
+import {
+  WebLLMEngine,
+  listModels,
+  type EngineInfo,
+  type LoadProgress,
+  type WebLLMEngineOptions,
+} from "../../src/engines/index.ts";
 
 export interface LoadOutcome {
   ok: boolean;

@@ -5,7 +5,11 @@ import { openIdbVfs } from "../../src/builtins/vfs/store-idb.ts";
 import type { ToolRuntime } from "../../src/runtime/index.ts";
 import type { EdgeDb } from "../../src/idb/schema.ts";
 
-export async function createBuiltins(db: EdgeDb, runtime: ToolRuntime, allowWrites: boolean): Promise<{ vfs: EdgeVfs }> {
+export async function createBuiltins(
+  db: EdgeDb,
+  runtime: ToolRuntime,
+  allowWrites: boolean,
+): Promise<{ vfs: EdgeVfs }> {
   const vfs = await openIdbVfs(db, { limits: { maxTotalBytes: 2 * 1024 * 1024 } });
   await registerBuiltins(runtime, { vfs, allowWrites, sessionId: "e2e" });
   return { vfs };

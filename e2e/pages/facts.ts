@@ -12,13 +12,21 @@ import { openEdgeDb } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import type { EdgeDb } from "../../src/idb/schema.ts";
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; message: string; details: Record<string, unknown> };
+type Outcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: string; message: string; details: Record<string, unknown> };
 
 async function outcome<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (err) {
-    if (err instanceof EdgeError) return { ok: false, code: err.code, message: err.message, details: JSON.parse(JSON.stringify(err.details)) as Record<string, unknown> };
+    if (err instanceof EdgeError)
+      return {
+        ok: false,
+        code: err.code,
+        message: err.message,
+        details: JSON.parse(JSON.stringify(err.details)) as Record<string, unknown>,
+      };
     return { ok: false, code: "raw_error", message: String(err), details: {} };
   }
 }
@@ -48,7 +56,9 @@ const api = {
     outcome(async () => {
       const facts = createIdbFactsStore(await database());
       const surface =
-        "store" in source ? await factsStoreSurface(facts, source.store) : await toolsManifestSurface(facts, new Uint8Array(await (await fetch(source.manifestUrl)).arrayBuffer()));
+        "store" in source
+          ? await factsStoreSurface(facts, source.store)
+          : await toolsManifestSurface(facts, new Uint8Array(await (await fetch(source.manifestUrl)).arrayBuffer()));
       const session = await createChatSession({
         tools: { kind: "surface", surface },
         engine: await scripted(outputs),
@@ -63,9 +73,15 @@ const api = {
     outcome(async () => {
       const runtime = createToolRuntime();
       const { vfs } = await createBuiltins(await database(), runtime, allowWrites);
-      const session = await createChatSession({ engine: await scripted(outputs), runtime, store: createIdbReceiptStore(await database()) });
+      const session = await createChatSession({
+        engine: await scripted(outputs),
+        runtime,
+        store: createIdbReceiptStore(await database()),
+      });
       const results: unknown[] = [];
-      const run = await session.chat(prompt, { onEvent: (e) => e.type === "tool_result" && results.push(e.result ?? e.error) });
+      const run = await session.chat(prompt, {
+        onEvent: (e) => e.type === "tool_result" && results.push(e.result ?? e.error),
+      });
       await vfs.flush();
       return { outcome: run.outcome, answer: run.answer, code: run.receipt.code, calls: run.receipt.calls, results };
     }),
@@ -75,7 +91,14 @@ const api = {
       const { vfs } = await createBuiltins(await database(), createToolRuntime(), false);
       return vfs.readFile(path);
     }),
-  receipts: () => outcome(async () => (await createIdbReceiptStore(await database()).list()).map((r) => ({ id: r.id, outcome: r.outcome, calls: r.calls.map((c) => [c.tool_name, c.status, c.rows ?? null]) }))),
+  receipts: () =>
+    outcome(async () =>
+      (await createIdbReceiptStore(await database()).list()).map((r) => ({
+        id: r.id,
+        outcome: r.outcome,
+        calls: r.calls.map((c) => [c.tool_name, c.status, c.rows ?? null]),
+      })),
+    ),
 };
 
 declare global {

@@ -6,7 +6,15 @@ import type { Receipt, ReceiptBody } from "../../src/receipts/types.ts";
 import { EdgeError } from "../../src/contract/errors.ts";
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
 import { createIdbImprintStore } from "../../src/imprint/store-idb.ts";
-import { exportImprint, importImprint, imprintBinding, learn, parseLearnSampleText, type ImprintEvaluation, type ImprintListing } from "../../src/imprint/index.ts";
+import {
+  exportImprint,
+  importImprint,
+  imprintBinding,
+  learn,
+  parseLearnSampleText,
+  type ImprintEvaluation,
+  type ImprintListing,
+} from "../../src/imprint/index.ts";
 import { createBrowserRunnerHost, type BrowserRunnerHost } from "../../src/runner/browser/index.ts";
 import { openEdgeDb } from "../../src/idb/open.ts";
 import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
@@ -14,12 +22,15 @@ import type { EdgeDb } from "../../src/idb/schema.ts";
 import { freezeToolset } from "../../src/toolset/freeze.ts";
 import { memorySource } from "../../src/toolset/inspect.ts";
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; message: string; details: Record<string, unknown> };
+type Outcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: string; message: string; details: Record<string, unknown> };
 async function outcome<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (err) {
-    if (err instanceof EdgeError) return { ok: false, code: err.code, message: err.message, details: JSON.parse(JSON.stringify(err.details)) };
+    if (err instanceof EdgeError)
+      return { ok: false, code: err.code, message: err.message, details: JSON.parse(JSON.stringify(err.details)) };
     return { ok: false, code: "raw_error", message: String(err), details: {} };
   }
 }
@@ -48,12 +59,32 @@ const api = {
       const d = await database(dbName);
       const toolset = await freezeToolset(memorySource("tools.py", await text("/examples/tools.py")), await runner());
       const sample = parseLearnSampleText(await text("/examples/learn_sample.json"));
-      const r = await learn({ sample, toolset, engine: await engine(evalScript), store: createIdbImprintStore(d), receipts: createIdbReceiptStore(d) });
-      return { imprint_id: r.imprint_id, prefix_sha256: r.prefix_sha256, active_set_sha256: r.active_set_sha256, evaluation: r.evaluation as ImprintEvaluation, warnings: r.warnings.map((w) => w.code), receipt: r.receipt as Receipt };
+      const r = await learn({
+        sample,
+        toolset,
+        engine: await engine(evalScript),
+        store: createIdbImprintStore(d),
+        receipts: createIdbReceiptStore(d),
+      });
+      return {
+        imprint_id: r.imprint_id,
+        prefix_sha256: r.prefix_sha256,
+        active_set_sha256: r.active_set_sha256,
+        evaluation: r.evaluation as ImprintEvaluation,
+        warnings: r.warnings.map((w) => w.code),
+        receipt: r.receipt as Receipt,
+      };
     }),
-  list: (dbName: string): Promise<Outcome<ImprintListing[]>> => outcome(async () => createIdbImprintStore(await database(dbName)).list()),
+  list: (dbName: string): Promise<Outcome<ImprintListing[]>> =>
+    outcome(async () => createIdbImprintStore(await database(dbName)).list()),
   /** Restore by id from IndexedDB and chat once. `edit` rewrites tools.py first (from → to). */
-  chat: (dbName: string, id: string, prompt: string, script: string[], opts: { edit?: [string, string]; modelId?: string; noTools?: boolean } = {}) =>
+  chat: (
+    dbName: string,
+    id: string,
+    prompt: string,
+    script: string[],
+    opts: { edit?: [string, string]; modelId?: string; noTools?: boolean } = {},
+  ) =>
     outcome(async () => {
       const d = await database(dbName);
       const imprint = await createIdbImprintStore(d).get(id);
@@ -65,12 +96,21 @@ const api = {
       const e = await engine(script, opts.modelId);
       const session = await createChatSession({
         engine: e,
-        ...(opts.noTools ? {} : { host: await runner(), tools: { kind: "file", source: memorySource("tools.py", tools) } }),
+        ...(opts.noTools
+          ? {}
+          : { host: await runner(), tools: { kind: "file", source: memorySource("tools.py", tools) } }),
         store: createIdbReceiptStore(d),
         imprint: imprintBinding(imprint),
       });
       const run = await session.chat(prompt);
-      return { ok: run.ok, outcome: run.outcome, answer: run.answer, receipt: run.receipt as Receipt | ReceiptBody, system: e.calls[0]!.messages[0]!, prefix: imprint.prefix };
+      return {
+        ok: run.ok,
+        outcome: run.outcome,
+        answer: run.answer,
+        receipt: run.receipt as Receipt | ReceiptBody,
+        system: e.calls[0]!.messages[0]!,
+        prefix: imprint.prefix,
+      };
     }),
   /** Damage the stored record in place (what a bad extension or disk error would do). */
   tamper: (dbName: string, id: string) =>

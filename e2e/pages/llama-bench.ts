@@ -6,7 +6,15 @@ import { Wllama } from "@wllama/wllama";
 import { createBrowserLlamaBackend } from "../../src/engines/llamacpp/browser/backend.ts";
 import { WLLAMA_ASSETS } from "../../src/engines/llamacpp/browser/page-assets.ts";
 import { LlamaCppEngine } from "../../src/engines/llamacpp/engine.ts";
-import { adapterSample, GRAMMAR, prefixReuse, promptFor, TOKENS, type GenSample, type PrefixReuse } from "../../bench/engine-core.ts";
+import {
+  adapterSample,
+  GRAMMAR,
+  prefixReuse,
+  promptFor,
+  TOKENS,
+  type GenSample,
+  type PrefixReuse,
+} from "../../bench/engine-core.ts";
 
 async function bareSample(w: Wllama, i: number): Promise<GenSample> {
   const t = performance.now();
@@ -28,11 +36,22 @@ async function bareSample(w: Wllama, i: number): Promise<GenSample> {
   return { ttftMs: (first ?? end) - t, totalMs: end - t, tokens };
 }
 
-export async function llamaEngineBench(modelUrl: string, runs: number): Promise<{ adapter: GenSample[]; bare: GenSample[]; prefix: PrefixReuse; runtime: string }> {
-  const engine = new LlamaCppEngine({ backend: createBrowserLlamaBackend({ device: "cpu" }), model: { kind: "url", url: modelUrl } });
+export async function llamaEngineBench(
+  modelUrl: string,
+  runs: number,
+): Promise<{ adapter: GenSample[]; bare: GenSample[]; prefix: PrefixReuse; runtime: string }> {
+  const engine = new LlamaCppEngine({
+    backend: createBrowserLlamaBackend({ device: "cpu" }),
+    model: { kind: "url", url: modelUrl },
+  });
   await engine.load();
   const bare = new Wllama({ default: WLLAMA_ASSETS.wasm }, { suppressNativeLog: true });
-  await bare.loadModel([await (await fetch(modelUrl)).blob()], { n_ctx: 4096, n_threads: 1, n_parallel: 1, n_gpu_layers: 0 });
+  await bare.loadModel([await (await fetch(modelUrl)).blob()], {
+    n_ctx: 4096,
+    n_threads: 1,
+    n_parallel: 1,
+    n_gpu_layers: 0,
+  });
   const out = { adapter: [] as GenSample[], bare: [] as GenSample[] };
   await adapterSample(engine, -1); // warm-up: first generations compile the grammar and warm caches
   await bareSample(bare, -1);

@@ -20,7 +20,15 @@ const api = {
   async open(id: string, script: string[]): Promise<void> {
     const engine = new ScriptedEngine(script);
     await engine.load();
-    sessions.set(id, await createChatSession({ engine, host, store: receipts, tools: { kind: "file", source: memorySource("tools.py", () => toolsText) } }));
+    sessions.set(
+      id,
+      await createChatSession({
+        engine,
+        host,
+        store: receipts,
+        tools: { kind: "file", source: memorySource("tools.py", () => toolsText) },
+      }),
+    );
   },
   chat: (id: string, prompt: string): Promise<ChatRun> => sessions.get(id)!.chat(prompt),
   editTools(find: string, replace: string): void {

@@ -6,7 +6,13 @@
 // warmed. bench/session-core.ts does the turns.
 import { createBrowserLlamaBackend } from "../../src/engines/llamacpp/browser/backend.ts";
 import { LlamaCppEngine } from "../../src/engines/llamacpp/engine.ts";
-import { afterReload, sessionTurns, type Reloaded, type SessionPlan, type SessionSamples } from "../../bench/session-core.ts";
+import {
+  afterReload,
+  sessionTurns,
+  type Reloaded,
+  type SessionPlan,
+  type SessionSamples,
+} from "../../bench/session-core.ts";
 
 export interface SessionModel {
   url: string;
@@ -18,17 +24,29 @@ export interface SessionModel {
 
 async function loaded(m: SessionModel): Promise<{ engine: LlamaCppEngine; loadMs: number }> {
   const backend = createBrowserLlamaBackend({ device: "cpu", ...(m.compat ? { wllamaBuild: "compat" as const } : {}) });
-  const engine = new LlamaCppEngine({ backend, model: { kind: "url", url: m.url, sha256: m.sha256 }, threads: m.threads });
+  const engine = new LlamaCppEngine({
+    backend,
+    model: { kind: "url", url: m.url, sha256: m.sha256 },
+    threads: m.threads,
+  });
   const t = performance.now();
   await engine.load();
   return { engine, loadMs: performance.now() - t };
 }
 
-export async function llamaSession(m: SessionModel, plan: SessionPlan): Promise<SessionSamples & { runtime: string; isolated: boolean; userAgent: string }> {
+export async function llamaSession(
+  m: SessionModel,
+  plan: SessionPlan,
+): Promise<SessionSamples & { runtime: string; isolated: boolean; userAgent: string }> {
   const { engine, loadMs } = await loaded(m);
   try {
     const s = await sessionTurns(engine, plan, loadMs);
-    return { ...s, runtime: engine.info().fingerprint?.runtime ?? "", isolated: crossOriginIsolated, userAgent: navigator.userAgent };
+    return {
+      ...s,
+      runtime: engine.info().fingerprint?.runtime ?? "",
+      isolated: crossOriginIsolated,
+      userAgent: navigator.userAgent,
+    };
   } finally {
     await engine.unload();
   }
@@ -36,7 +54,11 @@ export async function llamaSession(m: SessionModel, plan: SessionPlan): Promise<
 
 /** On a freshly reloaded page: the model from the device's store, then the first turn asked at
  *  once ("cold": the returning visitor) or after Engine.warmPrefix ("warm"). */
-export async function llamaReturning(m: SessionModel, plan: SessionPlan, start: "cold" | "warm" = "cold"): Promise<Reloaded> {
+export async function llamaReturning(
+  m: SessionModel,
+  plan: SessionPlan,
+  start: "cold" | "warm" = "cold",
+): Promise<Reloaded> {
   const { engine, loadMs } = await loaded(m);
   try {
     return await afterReload(engine, plan, start, loadMs);

@@ -8,7 +8,9 @@ import { createIdbReceiptStore } from "../../src/receipts/store-idb.ts";
 import type { EdgeDb } from "../../src/idb/schema.ts";
 import { sampleReceiptBody } from "../../test/fixtures/receipt.ts";
 
-type Outcome<T> = { ok: true; value: T } | { ok: false; code: string; details: Record<string, unknown>; message: string };
+type Outcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: string; details: Record<string, unknown>; message: string };
 
 async function outcome<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
   try {
@@ -39,7 +41,8 @@ const api = {
     }),
   list: (): Promise<Outcome<Receipt[]>> => outcome(() => createIdbReceiptStore(db!).list()),
   get: (id: string) => outcome(() => createIdbReceiptStore(db!).get(id)),
-  verify: (): Promise<Outcome<VerifyResult>> => outcome(async () => verifyReceipts(await createIdbReceiptStore(db!).list())),
+  verify: (): Promise<Outcome<VerifyResult>> =>
+    outcome(async () => verifyReceipts(await createIdbReceiptStore(db!).list())),
   stores: () => [...db!.objectStoreNames].sort(),
 };
 

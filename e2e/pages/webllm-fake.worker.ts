@@ -20,7 +20,8 @@ export interface FakeWorkerConfig {
 /** The fake model: asks for the report tool, then summarizes its result; plain prompts get echoes. */
 function reply(messages: readonly { role: string; content: string }[]): string {
   const last = messages.at(-1)!.content;
-  if (last.startsWith("Result of report:")) return `Here is the summary of ${(last.match(/"id":/g) ?? []).length} rows.`;
+  if (last.startsWith("Result of report:"))
+    return `Here is the summary of ${(last.match(/"id":/g) ?? []).length} rows.`;
   if (last.startsWith("Report")) return JSON.stringify({ tool_name: "report", arguments: { kb: 20 } });
   return `You said: ${last.slice(0, 40)}. ${"More words follow here. ".repeat(40)}`;
 }

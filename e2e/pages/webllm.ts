@@ -36,7 +36,8 @@ def report(kb: int) -> dict:
 let runnerHost: Promise<BrowserRunnerHost> | undefined;
 const host = (): Promise<BrowserRunnerHost> => (runnerHost ??= createBrowserRunnerHost());
 let frozen: Promise<FrozenToolset> | undefined;
-const toolset = async (): Promise<FrozenToolset> => (frozen ??= freezeToolset(memorySource("tools.py", TOOLS), await host()));
+const toolset = async (): Promise<FrozenToolset> =>
+  (frozen ??= freezeToolset(memorySource("tools.py", TOOLS), await host()));
 let engine: WebLLMEngine | undefined;
 let session: ChatSession | undefined;
 
@@ -65,7 +66,9 @@ export interface RunSummary {
 async function appConfigWith(wrongIntegrity: boolean): Promise<AppConfig> {
   const { prebuiltAppConfig } = await importWebLLM();
   const integrity = { config: "sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" };
-  const model_list = prebuiltAppConfig.model_list.map((r): ModelRecord => (r.model_id === MODEL && wrongIntegrity ? { ...r, integrity } : r));
+  const model_list = prebuiltAppConfig.model_list.map(
+    (r): ModelRecord => (r.model_id === MODEL && wrongIntegrity ? { ...r, integrity } : r),
+  );
   return { ...prebuiltAppConfig, model_list };
 }
 
@@ -78,7 +81,10 @@ async function open(o: OpenOptions = {}): Promise<{ ok: boolean; code?: string; 
     appConfig: await appConfigWith(o.wrongIntegrity === true),
     ...(o.contextWindow ? { chatOptions: { context_window_size: o.contextWindow } } : {}),
     createWorker: () => {
-      const w = new Worker(new URL("./webllm-fake.worker.ts", import.meta.url), { type: "module", name: "edge-llm-fake" });
+      const w = new Worker(new URL("./webllm-fake.worker.ts", import.meta.url), {
+        type: "module",
+        name: "edge-llm-fake",
+      });
       w.postMessage(config);
       return w;
     },
@@ -89,7 +95,14 @@ async function open(o: OpenOptions = {}): Promise<{ ok: boolean; code?: string; 
     return { ok: false, code: e instanceof EdgeError ? e.code : String(e) };
   }
   const limits = o.maxTokens ? { maxTokens: o.maxTokens } : {};
-  session = o.tools ? await createChatSession({ engine, host: await host(), tools: { kind: "toolset", toolset: await toolset() }, ...limits }) : await createChatSession({ engine, ...limits });
+  session = o.tools
+    ? await createChatSession({
+        engine,
+        host: await host(),
+        tools: { kind: "toolset", toolset: await toolset() },
+        ...limits,
+      })
+    : await createChatSession({ engine, ...limits });
   return { ok: true, ...(engine.info().contextWindow ? { contextWindow: engine.info().contextWindow } : {}) };
 }
 

@@ -20,7 +20,13 @@ import type { BrowserRunnerHost } from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
 import type { WorkspaceSource } from "../toolset/workspace.ts";
 import type { EdgeDb } from "../idb/schema.ts";
-import { analyzeToolset, freezeReport, type FrozenTool, type FrozenToolset, type ToolsetReport } from "../toolset/freeze.ts";
+import {
+  analyzeToolset,
+  freezeReport,
+  type FrozenTool,
+  type FrozenToolset,
+  type ToolsetReport,
+} from "../toolset/freeze.ts";
 import type { ToolsEditor } from "./editor.ts";
 import { toolSourceFor } from "./source.ts";
 import { AppState, type SessionInfo } from "./state.ts";
@@ -56,7 +62,12 @@ export class App extends AppState {
   /** The root's stores (the playground needs IndexedDB: its records outlive the page). */
   static async openStores(edge: BrowserEdge): Promise<Stores> {
     const { db, receipts, pending } = await edge.storage();
-    if (!db) throw new EdgeError("storage_failed", {}, "The playground keeps its records in IndexedDB, which this browser refuses here. Leave private mode, or let this site store data.");
+    if (!db)
+      throw new EdgeError(
+        "storage_failed",
+        {},
+        "The playground keeps its records in IndexedDB, which this browser refuses here. Leave private mode, or let this site store data.",
+      );
     return { db, receipts, pending, imprints: edge.imprints, facts: edge.facts, workspace: edge.workspace };
   }
 
@@ -74,7 +85,11 @@ export class App extends AppState {
     if (this.sourceMode.kind === "project") this.writeProjectFile(path, bytes);
     else {
       const snapshot = await readProjectSnapshot(this.toolSource());
-      this.setSourceMode({ kind: "project", project: { name: "project", entry: snapshot.entry, files: { ...snapshot.files, [path]: bytes }, skipped: [] }, open: snapshot.entry });
+      this.setSourceMode({
+        kind: "project",
+        project: { name: "project", entry: snapshot.entry, files: { ...snapshot.files, [path]: bytes }, skipped: [] },
+        open: snapshot.entry,
+      });
       this.editor.setReadOnly(false);
     }
     this.markSourceChanged();
@@ -114,14 +129,18 @@ export class App extends AppState {
   /** The Workspace tab's files as read_local tools see them (the VFS is opened on first use). */
   readonly workspace: WorkspaceSource = {
     snapshot: async (limits) => {
-      const [{ vfsWorkspaceSource }, vfs] = await Promise.all([import("../builtins/workspace/source.ts"), this.stores.workspace()]);
+      const [{ vfsWorkspaceSource }, vfs] = await Promise.all([
+        import("../builtins/workspace/source.ts"),
+        this.stores.workspace(),
+      ]);
       return vfsWorkspaceSource(vfs).snapshot(limits);
     },
   };
 
   /** Freeze the last report's bytes under the selection (no second discovery). */
   async freezeFromReport(): Promise<FrozenToolset> {
-    if (!this.report) throw new EdgeError("tools_file_import_failed", {}, "Inspect the tools file first, then try again.");
+    if (!this.report)
+      throw new EdgeError("tools_file_import_failed", {}, "Inspect the tools file first, then try again.");
     return freezeReport(this.report, this.toolSource(), this.selection);
   }
 
@@ -155,7 +174,8 @@ export class App extends AppState {
    */
   async newSession(cause?: "edited"): Promise<SessionInfo> {
     const engine = this.engine;
-    if (!engine) throw new EdgeError("engine_not_loaded", {}, "Pick an engine first (the scripted demo works without a GPU).");
+    if (!engine)
+      throw new EdgeError("engine_not_loaded", {}, "Pick an engine first (the scripted demo works without a GPU).");
     const mode = this.toolMode;
     let toolset: FrozenToolset | null = null;
     let surface: FactsSurface | null = null;
@@ -168,7 +188,10 @@ export class App extends AppState {
     } else {
       const facts = await this.stores.facts();
       const { factsStoreSurface, toolsManifestSurface } = await import("../facts/surface.ts");
-      surface = mode.kind === "facts" ? await factsStoreSurface(facts, mode.store) : await toolsManifestSurface(facts, mode.bytes);
+      surface =
+        mode.kind === "facts"
+          ? await factsStoreSurface(facts, mode.store)
+          : await toolsManifestSurface(facts, mode.bytes);
       tools = { kind: "surface", surface };
     }
     const imprint = this.imprint ? (await import("../imprint/gate.ts")).imprintBinding(this.imprint) : undefined;
@@ -187,7 +210,19 @@ export class App extends AppState {
       onPending: (record, ticket) => this.tickets.set(record.id, ticket),
     });
     const source = toolset?.source ?? null;
-    this.current = { id, session, source, toolset, surface, mode, imprint: this.imprint, engine, selection, createdAt: Date.now(), ...(cause ? { cause } : {}) };
+    this.current = {
+      id,
+      session,
+      source,
+      toolset,
+      surface,
+      mode,
+      imprint: this.imprint,
+      engine,
+      selection,
+      createdAt: Date.now(),
+      ...(cause ? { cause } : {}),
+    };
     this.sourceChanged = false;
     this.emit("session");
     return this.current;

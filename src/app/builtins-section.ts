@@ -9,10 +9,22 @@ import type { App } from "./app.ts";
 import { h, hashCode, pretty, replace } from "./dom.ts";
 
 /** What the playground offers (web_search needs a provider, which the playground does not have). */
-const OFFERED: readonly BuiltinToolName[] = ["read_file", "write_file", "edit_file", "read_image", "bash", "create_goal", "get_goal", "update_goal"];
+const OFFERED: readonly BuiltinToolName[] = [
+  "read_file",
+  "write_file",
+  "edit_file",
+  "read_image",
+  "bash",
+  "create_goal",
+  "get_goal",
+  "update_goal",
+];
 
 async function builtinSchemas(): Promise<{ schema: ToolSchema; sha: string }[]> {
-  const [{ builtinToolDefinitions }, { openVfs }] = await Promise.all([import("../builtins/index.ts"), import("../builtins/vfs/core.ts")]);
+  const [{ builtinToolDefinitions }, { openVfs }] = await Promise.all([
+    import("../builtins/index.ts"),
+    import("../builtins/vfs/core.ts"),
+  ]);
   // Definitions on a throwaway VFS: only their schemas are read here.
   const defs = builtinToolDefinitions({ vfs: await openVfs(), tools: OFFERED });
   return Promise.all(
@@ -40,9 +52,18 @@ export function mountBuiltinsSection(app: App, root: HTMLElement): void {
   replace(
     root,
     h("h3", { id: "builtins-h" }, "Built-in tools (the workspace)"),
-    h("p", { class: "small muted" }, "They work on the files of the Workspace tab and count toward the same limit of 8 tools. Writes (write_file, edit_file, bash that changes files) show their diff and wait for your approval."),
+    h(
+      "p",
+      { class: "small muted" },
+      "They work on the files of the Workspace tab and count toward the same limit of 8 tools. Writes (write_file, edit_file, bash that changes files) show their diff and wait for your approval.",
+    ),
     list,
-    h("p", { class: "chip" }, allow, h("label", { for: "allow-writes" }, "Allow writes for this session (no approval card)")),
+    h(
+      "p",
+      { class: "chip" },
+      allow,
+      h("label", { for: "allow-writes" }, "Allow writes for this session (no approval card)"),
+    ),
   );
   void builtinSchemas().then((tools) => {
     for (const { schema: s, sha } of tools) {
@@ -59,7 +80,14 @@ export function mountBuiltinsSection(app: App, root: HTMLElement): void {
         h(
           "li",
           { class: "tool", "data-tool": s.name },
-          h("div", { class: "tool-head" }, box, h("label", { for: id, class: "tool-name" }, s.name), h("span", { class: `badge level-${s.execution_level}` }, s.execution_level), h("span", { class: "tag" }, "built-in")),
+          h(
+            "div",
+            { class: "tool-head" },
+            box,
+            h("label", { for: id, class: "tool-name" }, s.name),
+            h("span", { class: `badge level-${s.execution_level}` }, s.execution_level),
+            h("span", { class: "tag" }, "built-in"),
+          ),
           h("p", { id: `${id}-desc`, class: "tool-desc" }, s.description),
           h("p", { class: "tool-meta" }, "schema_sha256 ", hashCode(sha)),
           h("details", {}, h("summary", {}, "Schema (what the model sees)"), h("pre", { class: "json" }, pretty(s))),

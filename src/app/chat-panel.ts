@@ -18,14 +18,23 @@ export interface ChatPanel {
   send(prompt: string): Promise<ChatRun | null>;
 }
 
-export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLElement, openReceipt: (id: string) => void): ChatPanel {
+export function mountChatPanel(
+  app: App,
+  script: PlaygroundScript,
+  root: HTMLElement,
+  openReceipt: (id: string) => void,
+): ChatPanel {
   const view = mountChatView(root);
   const { sendBtn, stopBtn, status, entry, scrollLogToEnd } = view;
   let running: AbortController | undefined;
   let renewing = false;
 
   const renderInfo = infoAndScript(app, script, view);
-  const transcript = chatTranscript({ entry, openReceipt, confirmationCard: (run) => confirmationCard(app, run, openReceipt, scrollLogToEnd) });
+  const transcript = chatTranscript({
+    entry,
+    openReceipt,
+    confirmationCard: (run) => confirmationCard(app, run, openReceipt, scrollLogToEnd),
+  });
   // Each new session's tool contract is read into the model's prompt cache before the question.
   const warmer = new StartWarmer((s) => {
     view.warm.textContent = warmStatusText(s, app.current?.session.runtime.schemas().length ?? 0);
@@ -58,7 +67,11 @@ export function mountChatPanel(app: App, script: PlaygroundScript, root: HTMLEle
     stopBtn.disabled = false;
     setStatus(status, "Generating…", "busy");
     try {
-      const run = await cur.session.chat(text, { signal: running.signal, onToken: (delta) => transcript.apply({ type: "token", delta }), onEvent: transcript.apply });
+      const run = await cur.session.chat(text, {
+        signal: running.signal,
+        onToken: (delta) => transcript.apply({ type: "token", delta }),
+        onEvent: transcript.apply,
+      });
       transcript.apply({ type: "run", run });
       setStatus(status, ...runStatus(run));
       app.storeChanged("receipts");
@@ -99,7 +112,14 @@ async function renewIfEdited(app: App, view: ChatView, text: string): Promise<bo
     await app.newSession("edited");
     return true;
   } catch (err) {
-    view.entry("error", h("p", { class: "error" }, `tools.py changed, and the edited file cannot start a session: ${errorText(toErrorJson(err))} This session keeps the file it froze; fix the file and send again.`));
+    view.entry(
+      "error",
+      h(
+        "p",
+        { class: "error" },
+        `tools.py changed, and the edited file cannot start a session: ${errorText(toErrorJson(err))} This session keeps the file it froze; fix the file and send again.`,
+      ),
+    );
     view.prompt.value = text;
     return false;
   }
@@ -107,7 +127,13 @@ async function renewIfEdited(app: App, view: ChatView, text: string): Promise<bo
 
 /** The form's controls: Enter or Send sends the message, Stop aborts the run (`abortRun`) and the
  *  engine's generation, Clear forgets the conversation but keeps the session's frozen tools. */
-function wireControls(app: App, view: ChatView, transcript: ChatTranscript, send: (text: string) => Promise<unknown>, abortRun: () => void): void {
+function wireControls(
+  app: App,
+  view: ChatView,
+  transcript: ChatTranscript,
+  send: (text: string) => Promise<unknown>,
+  abortRun: () => void,
+): void {
   const { log, prompt, stopBtn, newBtn, status, formEl } = view;
   formEl.addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -137,16 +163,30 @@ function wireControls(app: App, view: ChatView, transcript: ChatTranscript, send
 /** The divider a new session puts in the conversation: its engine, tools and imprint, and, when
  *  an edit of tools.py started it, that the session now runs the edited file. */
 function announceSession(view: ChatView, cur: Readonly<SessionInfo>): void {
-  const label = cur.toolset ? `${cur.toolset.active.length} tool(s), active set ${cur.toolset.active_set_sha256.slice(0, 19)}…` : `${cur.mode.kind}`;
-  const why = cur.cause === "edited" && cur.toolset ? `tools.py changed: new session with the edited file (tools_file_sha256 ${cur.toolset.tools_file_sha256.slice(0, 19)}…) · ` : "";
-  view.entry(cur.cause === "edited" ? "divider edited" : "divider", h("p", {}, `${why}New session · ${cur.engine.info().label} · ${label}${cur.imprint ? ` · imprint ${cur.imprint.id}` : ""}`));
+  const label = cur.toolset
+    ? `${cur.toolset.active.length} tool(s), active set ${cur.toolset.active_set_sha256.slice(0, 19)}…`
+    : `${cur.mode.kind}`;
+  const why =
+    cur.cause === "edited" && cur.toolset
+      ? `tools.py changed: new session with the edited file (tools_file_sha256 ${cur.toolset.tools_file_sha256.slice(0, 19)}…) · `
+      : "";
+  view.entry(
+    cur.cause === "edited" ? "divider edited" : "divider",
+    h(
+      "p",
+      {},
+      `${why}New session · ${cur.engine.info().label} · ${label}${cur.imprint ? ` · imprint ${cur.imprint.id}` : ""}`,
+    ),
+  );
 }
 
 /** The status line once a run ended, in words and colour: a run that waits on the person is not
  *  "done", and one that stopped is not green. */
 function runStatus(run: ChatRun): [string, "ok" | "warn" | "error"] {
-  if (run.outcome === "pending_confirmation") return ["Waiting for you: confirm or reject the action in the card above.", "warn"];
-  if (run.outcome === "failed_closed") return [`Stopped: ${run.error?.code ?? run.receipt.code ?? "failed_closed"} (the conversation says why).`, "error"];
+  if (run.outcome === "pending_confirmation")
+    return ["Waiting for you: confirm or reject the action in the card above.", "warn"];
+  if (run.outcome === "failed_closed")
+    return [`Stopped: ${run.error?.code ?? run.receipt.code ?? "failed_closed"} (the conversation says why).`, "error"];
   return [`Done: ${run.outcome}.`, "ok"];
 }
 

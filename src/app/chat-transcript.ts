@@ -4,7 +4,13 @@
 // notices, the answer with its notes and receipt line, a direct result, the confirmation card, a
 // failure. Each entry is one list item, updated in place as its entry changes. All output is text.
 import type { ChatRun } from "../chat/types.ts";
-import { changedEntries, reduce, type ToolEntry, type TranscriptEntry, type TranscriptEvent } from "../chat/transcript.ts";
+import {
+  changedEntries,
+  reduce,
+  type ToolEntry,
+  type TranscriptEntry,
+  type TranscriptEvent,
+} from "../chat/transcript.ts";
 import type { Receipt, ReceiptBody } from "../receipts/types.ts";
 import { errorText, h, hashCode, ms, pretty, replace } from "./dom.ts";
 import { runNotes } from "./run-notes.ts";
@@ -46,7 +52,8 @@ export function chatTranscript(view: ChatTranscriptView): ChatTranscript {
       case "prompt":
         return view.entry("user", h("p", { class: "who" }, "You"), h("p", { class: "text" }, e.text));
       case "model": {
-        if (!li) return view.entry("assistant", h("p", { class: "who" }, "Model"), h("p", { class: "text stream" }, e.text));
+        if (!li)
+          return view.entry("assistant", h("p", { class: "who" }, "Model"), h("p", { class: "text stream" }, e.text));
         const stream = li.querySelector(".stream");
         if (stream && stream.textContent !== e.text) stream.textContent = e.text;
         return li;
@@ -57,7 +64,14 @@ export function chatTranscript(view: ChatTranscriptView): ChatTranscript {
         return view.entry("notice", h("p", {}, `Repair turn: ${e.code} — ${e.message}`));
       case "answer": {
         const run = e.run;
-        if (!li) return view.entry("assistant answer", h("p", { class: "who" }, "Model"), h("p", { class: "text" }, e.text), ...runNotes(run), receiptLine(run.receipt));
+        if (!li)
+          return view.entry(
+            "assistant answer",
+            h("p", { class: "who" }, "Model"),
+            h("p", { class: "text" }, e.text),
+            ...runNotes(run),
+            receiptLine(run.receipt),
+          );
         const p = li.querySelector(".stream");
         if (p) p.textContent = e.text;
         li.classList.add("answer");
@@ -65,12 +79,22 @@ export function chatTranscript(view: ChatTranscriptView): ChatTranscript {
         return li;
       }
       case "direct":
-        return view.entry("assistant direct", h("p", { class: "who" }, "Returned directly by the tool"), h("pre", { class: "json", "data-testid": "direct-result" }, pretty(e.result)), ...runNotes(e.run), receiptLine(e.run.receipt));
+        return view.entry(
+          "assistant direct",
+          h("p", { class: "who" }, "Returned directly by the tool"),
+          h("pre", { class: "json", "data-testid": "direct-result" }, pretty(e.result)),
+          ...runNotes(e.run),
+          receiptLine(e.run.receipt),
+        );
       case "pending":
         return view.entry("confirm", view.confirmationCard(e.run), receiptLine(e.run.receipt));
       case "failure":
         return e.run
-          ? view.entry("error", h("p", { class: "error" }, `Failed closed: ${errorText(e.error)}`), receiptLine(e.run.receipt))
+          ? view.entry(
+              "error",
+              h("p", { class: "error" }, `Failed closed: ${errorText(e.error)}`),
+              receiptLine(e.run.receipt),
+            )
           : view.entry("error", h("p", { class: "error" }, errorText(e.error)));
     }
   }
@@ -91,12 +115,24 @@ export function chatTranscript(view: ChatTranscriptView): ChatTranscript {
 }
 
 /** A tool call's card: it takes the place of the call's streamed text; its result fills it. */
-function toolItem(view: ChatTranscriptView, was: TranscriptEntry | undefined, e: ToolEntry, li: HTMLLIElement | undefined): HTMLLIElement {
+function toolItem(
+  view: ChatTranscriptView,
+  was: TranscriptEntry | undefined,
+  e: ToolEntry,
+  li: HTMLLIElement | undefined,
+): HTMLLIElement {
   if (was?.kind !== "tool") {
     const card = h(
       "div",
       { class: "tool-card", "data-tool": e.tool_name, "data-state": "running" },
-      h("p", { class: "who" }, "Tool call ", h("strong", {}, e.tool_name), " ", h("span", { class: "tool-state" }, "running…")),
+      h(
+        "p",
+        { class: "who" },
+        "Tool call ",
+        h("strong", {}, e.tool_name),
+        " ",
+        h("span", { class: "tool-state" }, "running…"),
+      ),
       h("p", { class: "small muted" }, "Arguments"),
       h("pre", { class: "json small", "data-testid": "tool-args" }, pretty(e.arguments)),
     );
@@ -111,8 +147,19 @@ function toolItem(view: ChatTranscriptView, was: TranscriptEntry | undefined, e:
   card.dataset.state = c.status;
   const state = card.querySelector(".tool-state");
   if (state) state.textContent = `${c.status}${c.code ? ` · ${c.code}` : ""} · ${ms(c.duration_ms)}`;
-  if (e.result !== undefined) card.append(h("p", { class: "small muted" }, "Result"), h("pre", { class: "json small", "data-testid": "tool-result" }, pretty(e.result)));
-  if (e.error) card.append(h("p", { class: `${e.error.code === "tool_confirmation_required" ? "warn-text" : "error"} small` }, errorText(e.error)));
+  if (e.result !== undefined)
+    card.append(
+      h("p", { class: "small muted" }, "Result"),
+      h("pre", { class: "json small", "data-testid": "tool-result" }, pretty(e.result)),
+    );
+  if (e.error)
+    card.append(
+      h(
+        "p",
+        { class: `${e.error.code === "tool_confirmation_required" ? "warn-text" : "error"} small` },
+        errorText(e.error),
+      ),
+    );
   if (e.stderr) card.append(h("details", {}, h("summary", {}, "stderr"), h("pre", { class: "json small" }, e.stderr)));
   card.append(
     h(
@@ -122,7 +169,14 @@ function toolItem(view: ChatTranscriptView, was: TranscriptEntry | undefined, e:
         ? "not run yet: it runs in a fresh runner once you confirm · args "
         : `runner secret verified: ${c.runner_secret_verified ? "yes" : "no"} · tools file verified: ${c.tools_file_sha256_verified ? "yes" : "no"} · args `,
       hashCode(c.args_sha256),
-      c.workspace_sha256 ? h("span", { "data-testid": "workspace-sha", "data-sha": c.workspace_sha256 }, " · read the workspace ", hashCode(c.workspace_sha256)) : null,
+      c.workspace_sha256
+        ? h(
+            "span",
+            { "data-testid": "workspace-sha", "data-sha": c.workspace_sha256 },
+            " · read the workspace ",
+            hashCode(c.workspace_sha256),
+          )
+        : null,
     ),
   );
   return li;

@@ -8,7 +8,11 @@ export type ChatView = ReturnType<typeof mountChatView>;
 export function mountChatView(root: HTMLElement) {
   const info = h("p", { id: "chat-info", class: "muted" });
   const scriptArea = h("textarea", { id: "script", rows: 6, spellcheck: "false", "aria-describedby": "script-help" });
-  const scriptReset = h("button", { type: "button", class: "secondary", id: "script-reset" }, "Default script for the active tools");
+  const scriptReset = h(
+    "button",
+    { type: "button", class: "secondary", id: "script-reset" },
+    "Default script for the active tools",
+  );
   // Open where there is room; on a phone one line, so the question box is on the first screen.
   const scriptBox = h(
     "details",
@@ -17,15 +21,23 @@ export function mountChatView(root: HTMLElement) {
     h(
       "p",
       { id: "script-help", class: "muted small" },
-      "No model runs with the scripted demo. Each prompt replays this JSON array from the start, one item per model turn: a string is the model's text, an object {\"tool_name\", \"arguments\"} is a tool call. {{tool_result}} or {{tool_result.KEY}} quotes the last tool result.",
+      'No model runs with the scripted demo. Each prompt replays this JSON array from the start, one item per model turn: a string is the model\'s text, an object {"tool_name", "arguments"} is a tool call. {{tool_result}} or {{tool_result.KEY}} quotes the last tool result.',
     ),
     h("label", { for: "script", class: "visually-hidden" }, "Script (JSON array of model outputs)"),
     scriptArea,
     h("div", { class: "button-row" }, scriptReset),
   );
   const log = h("ol", { id: "chat-log", class: "chat-log" });
-  const logRegion = h("div", { role: "log", "aria-live": "polite", "aria-label": "Conversation", class: "chat-log-region" }, log);
-  const prompt = h("textarea", { id: "prompt", rows: 2, placeholder: "Ask something… (Enter sends, Shift+Enter for a new line)" });
+  const logRegion = h(
+    "div",
+    { role: "log", "aria-live": "polite", "aria-label": "Conversation", class: "chat-log-region" },
+    log,
+  );
+  const prompt = h("textarea", {
+    id: "prompt",
+    rows: 2,
+    placeholder: "Ask something… (Enter sends, Shift+Enter for a new line)",
+  });
   const sendBtn = h("button", { type: "submit", id: "send", class: "primary" }, "Send");
   const stopBtn = h("button", { type: "button", id: "stop", class: "danger", disabled: true }, "Stop");
   const newBtn = h("button", { type: "button", id: "chat-new", class: "secondary" }, "Clear conversation");
@@ -68,5 +80,20 @@ export function mountChatView(root: HTMLElement) {
     else logHeight = log.scrollHeight;
   }).observe(log, { childList: true, subtree: true, characterData: true });
 
-  return { info, scriptArea, scriptReset, scriptBox, log, prompt, sendBtn, stopBtn, newBtn, status, warm, formEl, entry, scrollLogToEnd };
+  return {
+    info,
+    scriptArea,
+    scriptReset,
+    scriptBox,
+    log,
+    prompt,
+    sendBtn,
+    stopBtn,
+    newBtn,
+    status,
+    warm,
+    formEl,
+    entry,
+    scrollLogToEnd,
+  };
 }

@@ -8,9 +8,19 @@ import { viewOf } from "../confirm/pending.ts";
 import type { App } from "./app.ts";
 import { errorText, h, hashCode, pretty, replace, setStatus } from "./dom.ts";
 
-export function confirmationCard(app: App, run: ChatRun, openReceipt: (id: string) => void, scrollLogToEnd: () => void): HTMLElement {
+export function confirmationCard(
+  app: App,
+  run: ChatRun,
+  openReceipt: (id: string) => void,
+  scrollLogToEnd: () => void,
+): HTMLElement {
   const ticket = run.pending_action!;
-  const card = h("div", { class: "confirm-card", role: "group", "aria-label": "Confirmation needed", "data-pending-id": ticket.id });
+  const card = h("div", {
+    class: "confirm-card",
+    role: "group",
+    "aria-label": "Confirmation needed",
+    "data-pending-id": ticket.id,
+  });
   const countdown = h("span", { class: "countdown", "aria-live": "off" });
   const result = h("div", { class: "confirm-result", role: "status", "aria-live": "polite" });
   const confirmBtn = h("button", { type: "button", class: "primary", "data-action": "confirm" }, "Confirm");
@@ -42,7 +52,18 @@ export function confirmationCard(app: App, run: ChatRun, openReceipt: (id: strin
         result,
         h("p", { class: "ok" }, `${verb}: ${out.status}.`),
         out.result ? h("pre", { class: "json", "data-testid": "confirm-result" }, pretty(out.result)) : null,
-        out.receipt_id ? h("p", {}, "Receipt ", h("button", { type: "button", class: "link", onclick: () => openReceipt(out.receipt_id!) }, out.receipt_id)) : null,
+        out.receipt_id
+          ? h(
+              "p",
+              {},
+              "Receipt ",
+              h(
+                "button",
+                { type: "button", class: "link", onclick: () => openReceipt(out.receipt_id!) },
+                out.receipt_id,
+              ),
+            )
+          : null,
       );
     } else {
       replace(result, h("p", { class: "error" }, `${verb} refused: ${errorText(out.error)}`));
@@ -59,7 +80,10 @@ export function confirmationCard(app: App, run: ChatRun, openReceipt: (id: strin
       return;
     }
     try {
-      show(await app.edge.confirm(ticket.id, ticket.confirmation_token, source, { workspace: app.workspace }), "Confirmed");
+      show(
+        await app.edge.confirm(ticket.id, ticket.confirmation_token, source, { workspace: app.workspace }),
+        "Confirmed",
+      );
     } catch (err) {
       replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
     }
@@ -71,7 +95,12 @@ export function confirmationCard(app: App, run: ChatRun, openReceipt: (id: strin
       replace(result, h("p", { class: "error" }, errorText(toErrorJson(err))));
     }
   });
-  card.append(h("h3", {}, "Confirmation needed ", countdown), details, h("div", { class: "button-row" }, confirmBtn, rejectBtn), result);
+  card.append(
+    h("h3", {}, "Confirmation needed ", countdown),
+    details,
+    h("div", { class: "button-row" }, confirmBtn, rejectBtn),
+    result,
+  );
   return card;
 }
 

@@ -5,7 +5,11 @@ type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 
 /** `h("button", { type: "button", onclick: fn, "aria-label": "…" }, "text", child)`. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
@@ -26,7 +30,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
 function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child);
+    parent.appendChild(
+      typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child,
+    );
   }
 }
 
@@ -75,7 +81,11 @@ export function bytes(n: number): string {
 }
 
 /** Offer text or bytes as a file download (receipts, imprints, facts exports, workspace files). */
-export function download(filename: string, data: string | Uint8Array<ArrayBuffer>, type = "application/octet-stream"): void {
+export function download(
+  filename: string,
+  data: string | Uint8Array<ArrayBuffer>,
+  type = "application/octet-stream",
+): void {
   const url = URL.createObjectURL(new Blob([data], { type }));
   const a = h("a", { href: url, download: filename });
   document.body.appendChild(a);

@@ -2,9 +2,23 @@
 // A lean extension set (no autocomplete, search or lint panels) keeps the chunk small.
 import { python } from "@codemirror/lang-python";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { bracketMatching, foldGutter, foldKeymap, HighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import {
+  bracketMatching,
+  foldGutter,
+  foldKeymap,
+  HighlightStyle,
+  indentOnInput,
+  syntaxHighlighting,
+} from "@codemirror/language";
 import { Compartment, EditorState } from "@codemirror/state";
-import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from "@codemirror/view";
+import {
+  drawSelection,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+} from "@codemirror/view";
 import { tags as t } from "@lezer/highlight";
 import type { ToolsEditor } from "./editor.ts";
 
@@ -14,7 +28,10 @@ const highlight = HighlightStyle.define([
   { tag: [t.string, t.special(t.string)], color: "var(--syn-string)" },
   { tag: [t.comment, t.lineComment, t.blockComment], color: "var(--syn-comment)", fontStyle: "italic" },
   { tag: [t.number, t.bool, t.null], color: "var(--syn-number)" },
-  { tag: [t.function(t.variableName), t.function(t.propertyName), t.definition(t.function(t.variableName))], color: "var(--syn-function)" },
+  {
+    tag: [t.function(t.variableName), t.function(t.propertyName), t.definition(t.function(t.variableName))],
+    color: "var(--syn-function)",
+  },
   { tag: [t.className, t.definition(t.className)], color: "var(--syn-type)" },
   { tag: [t.meta, t.annotation], color: "var(--syn-decorator)" },
   { tag: [t.operator, t.punctuation], color: "var(--syn-punct)" },
@@ -28,7 +45,9 @@ const theme = EditorView.theme({
   ".cm-activeLine": { backgroundColor: "var(--code-active)" },
   ".cm-activeLineGutter": { backgroundColor: "var(--code-active)" },
   ".cm-cursor": { borderLeftColor: "var(--fg)" },
-  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "var(--code-selection) !important" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": {
+    backgroundColor: "var(--code-selection) !important",
+  },
   "&.cm-focused": { outline: "2px solid var(--focus)", outlineOffset: "-2px" },
 });
 

@@ -12,9 +12,25 @@ import { isUsableWebGPU, probeWebGPU, type WebGPUProbe } from "../engines/webgpu
 import type { Engine } from "../engines/engine.ts";
 import { toErrorJson, type EdgeError } from "../contract/errors.ts";
 import { cpuDefaultModel } from "../engines/llamacpp/catalog.ts";
-import { LLAMA_PREFIX, llamaCatalogSource, modelStorageHere, mountLlamaPanel, storageSentence, type EngineFactory, type LlamaPanel } from "./llama-panel.ts";
+import {
+  LLAMA_PREFIX,
+  llamaCatalogSource,
+  modelStorageHere,
+  mountLlamaPanel,
+  storageSentence,
+  type EngineFactory,
+  type LlamaPanel,
+} from "./llama-panel.ts";
 import { switchEngine } from "./engine-switch.ts";
-import { AUTO_VALUE, explainNoGpu, LOAD_LABEL, mountEngineView, SCRIPTED_VALUE, showGpu, type EngineView } from "./engine-view.ts";
+import {
+  AUTO_VALUE,
+  explainNoGpu,
+  LOAD_LABEL,
+  mountEngineView,
+  SCRIPTED_VALUE,
+  showGpu,
+  type EngineView,
+} from "./engine-view.ts";
 import { isCorsOrNetwork, showLoadError } from "./load-error.ts";
 import { aboutSelected, SCRIPTED_ABOUT } from "./model-about.ts";
 
@@ -83,7 +99,9 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       showChoice();
       const e = toErrorJson(err);
       // One action: a server that will not share the file → the file from disk; else try again.
-      const action = isCorsOrNetwork(e) ? { label: "Choose a GGUF file…", run: () => llama.pickFile() } : { label: "Try again", run: () => void loadEngine(label, create, value) };
+      const action = isCorsOrNetwork(e)
+        ? { label: "Choose a GGUF file…", run: () => llama.pickFile() }
+        : { label: "Try again", run: () => void loadEngine(label, create, value) };
       showLoadError(status, label, e, app.engine?.info().label ?? SCRIPTED_LABEL, action);
     } finally {
       view.showLoadEnded();
@@ -105,7 +123,8 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       await useScripted();
       return;
     }
-    if (value === AUTO_VALUE && isUsableWebGPU(panel.probe)) return loadEngine("web-llm's default model for this GPU", webllmEngine(app));
+    if (value === AUTO_VALUE && isUsableWebGPU(panel.probe))
+      return loadEngine("web-llm's default model for this GPU", webllmEngine(app));
     const llamaValue = value === AUTO_VALUE ? `${LLAMA_PREFIX}${cpuDefaultModel().id}` : value;
     const source = llamaValue.startsWith(LLAMA_PREFIX) ? llamaCatalogSource(llamaValue) : undefined;
     if (source) {
@@ -114,7 +133,11 @@ export function mountEnginePanel(app: App, script: PlaygroundScript, root: HTMLE
       return;
     }
     if (!panel.probe?.available) {
-      setStatus(status, `This model needs WebGPU, which is not available here. ${panel.probe && !panel.probe.available ? panel.probe.message : ""}`, "error");
+      setStatus(
+        status,
+        `This model needs WebGPU, which is not available here. ${panel.probe && !panel.probe.available ? panel.probe.message : ""}`,
+        "error",
+      );
       return;
     }
     await loadEngine(value, webllmEngine(app, value), value);
@@ -150,7 +173,11 @@ async function listModels(view: EngineView, probe: WebGPUProbe | null): Promise<
     const rows = await list(probe?.available ? { shaderF16: probe.shaderF16 } : {});
     view.showModels(rows);
     const rec = rows.find((r) => r.recommended);
-    setStatus(view.status, `${rows.length} models listed${rec ? `; recommended for this GPU: ${rec.id}` : ""}. Pick one and press “${LOAD_LABEL}” to download it.`, "idle");
+    setStatus(
+      view.status,
+      `${rows.length} models listed${rec ? `; recommended for this GPU: ${rec.id}` : ""}. Pick one and press “${LOAD_LABEL}” to download it.`,
+      "idle",
+    );
   } catch (err) {
     setStatus(view.status, `Could not list models: ${errorText(toErrorJson(err))}`, "error");
     view.listBtn.disabled = false;
@@ -184,7 +211,13 @@ function offerReload(view: EngineView, engine: Engine, e: EdgeError): void {
 }
 
 /** Probe WebGPU and say what it found, offer the llama.cpp models, and start on the scripted demo. */
-async function start(app: App, script: PlaygroundScript, view: EngineView, llama: LlamaPanel, panel: EnginePanel): Promise<void> {
+async function start(
+  app: App,
+  script: PlaygroundScript,
+  view: EngineView,
+  llama: LlamaPanel,
+  panel: EnginePanel,
+): Promise<void> {
   const probe = await probeWebGPU();
   panel.probe = probe;
   if (probe.available) {
@@ -197,7 +230,8 @@ async function start(app: App, script: PlaygroundScript, view: EngineView, llama
   view.select.appendChild(models);
   if (isUsableWebGPU(panel.probe)) {
     view.autoOption.textContent = "Auto: web-llm on this GPU";
-    view.autoOption.dataset.about = "web-llm's default model for this GPU: a download of about 1–2 GB once, then it works offline; answers stream from the GPU.";
+    view.autoOption.dataset.about =
+      "web-llm's default model for this GPU: a download of about 1–2 GB once, then it works offline; answers stream from the GPU.";
   } else {
     const fallback = cpuDefaultModel();
     view.autoOption.textContent = `Auto: llama.cpp on this CPU — ${fallback.label}`;

@@ -20,7 +20,10 @@ export type EngineView = ReturnType<typeof mountEngineView>;
 
 function sizeLabel(m: ModelOption): string {
   const parts: string[] = [];
-  if (m.estimatedDownloadMB !== undefined) parts.push(`~${m.estimatedDownloadMB >= 1000 ? `${(m.estimatedDownloadMB / 1000).toFixed(1)} GB` : `${m.estimatedDownloadMB} MB`} download`);
+  if (m.estimatedDownloadMB !== undefined)
+    parts.push(
+      `~${m.estimatedDownloadMB >= 1000 ? `${(m.estimatedDownloadMB / 1000).toFixed(1)} GB` : `${m.estimatedDownloadMB} MB`} download`,
+    );
   if (m.vramMB !== undefined) parts.push(`${(m.vramMB / 1000).toFixed(1)} GB GPU memory`);
   parts.push(m.precision);
   if (m.recommended) parts.push("recommended");
@@ -29,7 +32,11 @@ function sizeLabel(m: ModelOption): string {
 }
 
 export function mountEngineView(root: HTMLElement) {
-  const gpuStatus = h("span", { id: "gpu-status", class: "pill", role: "status", "data-state": "busy" }, "WebGPU: checking…");
+  const gpuStatus = h(
+    "span",
+    { id: "gpu-status", class: "pill", role: "status", "data-state": "busy" },
+    "WebGPU: checking…",
+  );
   const { gpuText, gpuExplain, explain } = gpuExplainer();
   const select = h("select", { id: "engine-select", "aria-describedby": "model-about engine-status" });
   const autoOption = h("option", { value: AUTO_VALUE }, "Auto: the best engine for this device");
@@ -38,7 +45,13 @@ export function mountEngineView(root: HTMLElement) {
   const loadBtn = h("button", { type: "button", id: "load-engine", class: "primary" }, LOAD_LABEL);
   const cancelBtn = h("button", { type: "button", id: "cancel-load", class: "secondary", hidden: true }, "Cancel");
   const reloadBtn = h("button", { type: "button", id: "reload-engine", hidden: true }, "Reload model");
-  const progress = h("progress", { id: "load-progress", max: 1, value: 0, hidden: true, "aria-label": "Model download and compile progress" });
+  const progress = h("progress", {
+    id: "load-progress",
+    max: 1,
+    value: 0,
+    hidden: true,
+    "aria-label": "Model download and compile progress",
+  });
   // What the picked option is: its download size and what to expect (model-about.ts).
   const about = h("p", { id: "model-about", class: "model-about" });
   const status = h("div", { id: "engine-status", class: "status model-status", role: "status", "aria-live": "polite" });
@@ -46,7 +59,14 @@ export function mountEngineView(root: HTMLElement) {
   const llamaRow = h("div", { class: "model-sources", id: "llama-panel" });
   const more = moreSources(llamaRow, listBtn);
   const { showModels, pick } = pickerOptions(select, listBtn);
-  const { showLoading, showLoadEnded, showProgress } = loadDisplay({ select, loadBtn, cancelBtn, reloadBtn, progress, status });
+  const { showLoading, showLoadEnded, showProgress } = loadDisplay({
+    select,
+    loadBtn,
+    cancelBtn,
+    reloadBtn,
+    progress,
+    status,
+  });
 
   // The WebGPU pill sits in the page's header where it has a place for it (index.html).
   const pillSlot = document.getElementById("gpu-slot");
@@ -72,7 +92,29 @@ export function mountEngineView(root: HTMLElement) {
     gpuExplain,
   );
 
-  return { gpuStatus, gpuText, gpuExplain, explain, select, autoOption, listBtn, loadBtn, cancelBtn, reloadBtn, progress, about, status, toolChoiceSlot, llamaRow, more, showModels, showLoading, showLoadEnded, showProgress, pick };
+  return {
+    gpuStatus,
+    gpuText,
+    gpuExplain,
+    explain,
+    select,
+    autoOption,
+    listBtn,
+    loadBtn,
+    cancelBtn,
+    reloadBtn,
+    progress,
+    about,
+    status,
+    toolChoiceSlot,
+    llamaRow,
+    more,
+    showModels,
+    showLoading,
+    showLoadEnded,
+    showProgress,
+    pick,
+  };
 }
 
 /** Why no GPU model runs, and what runs instead: one line, the full text on a click (it used to be
@@ -92,7 +134,12 @@ function gpuExplainer() {
 /** More ways to get a model (a GGUF file or URL, web-llm's list, the stored models): one line on a
  *  wide screen; behind "More model sources" on a phone, where the question box comes first. */
 function moreSources(llamaRow: HTMLElement, listBtn: HTMLButtonElement): HTMLDetailsElement {
-  const more = h("details", { id: "model-more", class: "model-more" }, h("summary", {}, "More model sources: a GGUF file or URL, web-llm, stored models"), h("div", { class: "model-more-body" }, llamaRow, listBtn));
+  const more = h(
+    "details",
+    { id: "model-more", class: "model-more" },
+    h("summary", {}, "More model sources: a GGUF file or URL, web-llm, stored models"),
+    h("div", { class: "model-more-body" }, llamaRow, listBtn),
+  );
   const wide = window.matchMedia("(min-width: 601px)");
   const followWidth = (): void => void (more.open = wide.matches || more.open);
   followWidth();
@@ -167,7 +214,11 @@ function loadDisplay({ select, loadBtn, cancelBtn, reloadBtn, progress, status }
   function showProgress(p: { progress: number; phase: string; text: string }): void {
     progress.value = p.progress;
     progress.setAttribute("aria-valuetext", `${p.phase} ${Math.round(p.progress * 100)}%`);
-    setStatus(status, `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Loading" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`, "busy");
+    setStatus(
+      status,
+      `${p.phase === "download" ? "Downloading" : p.phase === "compile" ? "Loading" : "Ready"} ${Math.round(p.progress * 100)}% — ${p.text}`,
+      "busy",
+    );
   }
 
   return { showLoading, showLoadEnded, showProgress };
@@ -181,7 +232,10 @@ export function showGpu(view: EngineView, probe: Extract<WebGPUProbe, { availabl
   setStatus(view.gpuStatus, `WebGPU: ${name}${usable ? "" : " (software)"}`, usable ? "ok" : "warn");
   view.gpuStatus.title = `shader-f16: ${probe.shaderF16 ? "yes" : "no (f32 models only)"}`;
   if (!usable) {
-    view.explain("Software WebGPU only: models would run very slowly.", "This WebGPU adapter is a software fallback: models will run very slowly. The scripted demo shows the tool loop without a model.");
+    view.explain(
+      "Software WebGPU only: models would run very slowly.",
+      "This WebGPU adapter is a software fallback: models will run very slowly. The scripted demo shows the tool loop without a model.",
+    );
   }
 }
 

@@ -39,7 +39,11 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
   async function doImport(raw: string | Uint8Array, name: string): Promise<void> {
     try {
       const r = await importFacts(await app.stores.facts(), raw);
-      setStatus(status, `Imported ${name} into “${r.store}”: ${r.inserted} new, ${r.updated} updated, ${r.total} in the store.`, "ok");
+      setStatus(
+        status,
+        `Imported ${name} into “${r.store}”: ${r.inserted} new, ${r.updated} updated, ${r.total} in the store.`,
+        "ok",
+      );
     } catch (err) {
       setStatus(status, `Import refused (nothing changed): ${errorText(toErrorJson(err))}`, "error");
     }
@@ -62,7 +66,11 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
 
   async function exportStore(store: string): Promise<void> {
     try {
-      download(`${store}.facts.json`, `${JSON.stringify(await (await app.stores.facts()).export(store), null, 2)}\n`, "application/json");
+      download(
+        `${store}.facts.json`,
+        `${JSON.stringify(await (await app.stores.facts()).export(store), null, 2)}\n`,
+        "application/json",
+      );
     } catch (err) {
       setStatus(status, errorText(toErrorJson(err)), "error");
     }
@@ -83,7 +91,13 @@ export function mountFactsPanel(app: App, root: HTMLElement): void {
     void refresh();
   }
 
-  wireSourceButtons(view, doImport, (bytes, name) => useToolMode({ kind: "manifest", name, bytes }, `Chat tools: the lookups declared in ${name}.`, "Manifest refused: "));
+  wireSourceButtons(view, doImport, (bytes, name) =>
+    useToolMode(
+      { kind: "manifest", name, bytes },
+      `Chat tools: the lookups declared in ${name}.`,
+      "Manifest refused: ",
+    ),
+  );
   app.on((change) => {
     if (change === "facts" || change === "session") void refresh();
   });
@@ -132,11 +146,18 @@ function wirePageImport(app: App, status: HTMLElement, view: PageImportView): vo
     };
   }
 
-  async function run(what: string, job: (mod: typeof import("../facts/url-import.ts")) => Promise<UrlImportReport>): Promise<void> {
+  async function run(
+    what: string,
+    job: (mod: typeof import("../facts/url-import.ts")) => Promise<UrlImportReport>,
+  ): Promise<void> {
     setStatus(status, `Importing ${what}…`, "busy");
     try {
       const r = await job(await import("../facts/url-import.ts"));
-      setStatus(status, `Imported ${r.imported} facts from ${what} into “${r.store}”: ${r.inserted} new, ${r.updated} updated, ${r.total} in the store.`, "ok");
+      setStatus(
+        status,
+        `Imported ${r.imported} facts from ${what} into “${r.store}”: ${r.inserted} new, ${r.updated} updated, ${r.total} in the store.`,
+        "ok",
+      );
       app.storeChanged("facts");
     } catch (err) {
       setStatus(status, `Import refused (nothing changed): ${errorText(toErrorJson(err))}`, "error");
@@ -147,7 +168,15 @@ function wirePageImport(app: App, status: HTMLElement, view: PageImportView): vo
     const opts = options();
     if (!opts) return;
     if (!url.value.trim()) return setStatus(status, "Give the page's URL (or import a saved HTML page).", "error");
-    void run(url.value.trim(), async (mod) => mod.importUrl(await app.stores.facts(), url.value.trim(), { ...opts, maxBytes: 2_000_000, timeoutMs: 30_000, redirects: "follow", browser: true }));
+    void run(url.value.trim(), async (mod) =>
+      mod.importUrl(await app.stores.facts(), url.value.trim(), {
+        ...opts,
+        maxBytes: 2_000_000,
+        timeoutMs: 30_000,
+        redirects: "follow",
+        browser: true,
+      }),
+    );
   });
   fromFile.addEventListener("click", async () => {
     const opts = options();

@@ -26,7 +26,11 @@ export function mountImprintsPanel(app: App, root: HTMLElement): void {
       return;
     }
     stopUsing.hidden = !app.imprint;
-    renderImprints(list, rows, app.imprint?.id, { use: (id) => void use(id), exportOne: (id) => void exportOne(id), remove: (id) => void remove(id) });
+    renderImprints(list, rows, app.imprint?.id, {
+      use: (id) => void use(id),
+      exportOne: (id) => void exportOne(id),
+      remove: (id) => void remove(id),
+    });
   }
 
   async function use(id: string): Promise<void> {
@@ -85,8 +89,19 @@ function wireLearn(app: App, view: ImprintsView): void {
       const sample = parseLearnSampleText(text);
       const scripted = engine.info().kind === "scripted";
       // The scripted demo has no model to evaluate: say so rather than score replayed text.
-      const r = await learn({ sample, toolset, engine, store: await app.stores.imprints(), receipts: app.stores.receipts, evaluate: !scripted });
-      setStatus(status, `Learned ${r.imprint_id}${scripted ? " (evaluation skipped: the scripted demo has no model to evaluate)" : ""}.`, "ok");
+      const r = await learn({
+        sample,
+        toolset,
+        engine,
+        store: await app.stores.imprints(),
+        receipts: app.stores.receipts,
+        evaluate: !scripted,
+      });
+      setStatus(
+        status,
+        `Learned ${r.imprint_id}${scripted ? " (evaluation skipped: the scripted demo has no model to evaluate)" : ""}.`,
+        "ok",
+      );
       renderLearnResult(view.lastLearn, r);
       app.storeChanged("imprints");
       app.storeChanged("receipts");

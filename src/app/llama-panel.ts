@@ -24,7 +24,8 @@ export type EngineFactory = (onLost: (e: EdgeError) => void) => Promise<Engine>;
 export type EngineLoader = (label: string, create: EngineFactory) => Promise<void>;
 
 /** What the file button's row says about a GGUF from disk: it is read where it is, never copied. */
-const FILE_NOT_STORED = "A GGUF file from disk is read where it is, not copied into this browser: after a reload, choose it again.";
+const FILE_NOT_STORED =
+  "A GGUF file from disk is read where it is, not copied into this browser: after a reload, choose it again.";
 
 /** Where downloaded models are kept in this browser (opfs, idb, or none), for what the panel says. */
 export async function modelStorageHere(): Promise<ModelStorage> {
@@ -56,15 +57,40 @@ export interface LlamaPanel {
 }
 
 export function mountLlamaPanel(app: App, root: HTMLElement, toolSlot: HTMLElement, load: EngineLoader): LlamaPanel {
-  const fileBtn = h("button", { type: "button", id: "llama-file", class: "secondary", title: FILE_NOT_STORED }, "GGUF from file…");
-  const fileInput = h("input", { type: "file", id: "llama-file-input", accept: ".gguf", hidden: true, "aria-label": "GGUF model file" });
-  const urlInput = h("input", { type: "url", id: "llama-url", placeholder: "https://…/model.gguf", "aria-label": "GGUF model URL", size: 28 });
+  const fileBtn = h(
+    "button",
+    { type: "button", id: "llama-file", class: "secondary", title: FILE_NOT_STORED },
+    "GGUF from file…",
+  );
+  const fileInput = h("input", {
+    type: "file",
+    id: "llama-file-input",
+    accept: ".gguf",
+    hidden: true,
+    "aria-label": "GGUF model file",
+  });
+  const urlInput = h("input", {
+    type: "url",
+    id: "llama-url",
+    placeholder: "https://…/model.gguf",
+    "aria-label": "GGUF model URL",
+    size: 28,
+  });
   const urlBtn = h("button", { type: "button", id: "llama-url-load", class: "secondary" }, "Load URL");
   const choice = toolChoiceSelect(app);
   const stored = h("details", { id: "stored-models", class: "stored-models" });
   const note = h("span", { id: "llama-status", class: "status", role: "status", "aria-live": "polite" });
 
-  replace(root, h("span", { class: "muted small" }, "GGUF (llama.cpp):"), fileBtn, fileInput, urlInput, urlBtn, stored, note);
+  replace(
+    root,
+    h("span", { class: "muted small" }, "GGUF (llama.cpp):"),
+    fileBtn,
+    fileInput,
+    urlInput,
+    urlBtn,
+    stored,
+    note,
+  );
   // The label right before its control (it used to sit a row away from it).
   replace(toolSlot, h("label", { for: "tool-choice" }, "Tool choice"), choice);
 
@@ -76,7 +102,8 @@ export function mountLlamaPanel(app: App, root: HTMLElement, toolSlot: HTMLEleme
     const answer = await askPersistence();
     setStatus(note, persistenceText(answer), answer === "persisted" ? "ok" : "idle");
   }
-  const loadSource = (label: string, source: ModelSource) => load(label, () => panel.engine(source)).finally(() => void panel.refresh());
+  const loadSource = (label: string, source: ModelSource) =>
+    load(label, () => panel.engine(source)).finally(() => void panel.refresh());
 
   wireSourceInputs({ fileBtn, fileInput, urlInput, urlBtn, note }, loadSource);
 
@@ -120,7 +147,18 @@ export function mountLlamaPanel(app: App, root: HTMLElement, toolSlot: HTMLEleme
  *  a new session with it. */
 function toolChoiceSelect(app: App): HTMLSelectElement {
   const choice = h("select", { id: "tool-choice", "aria-label": "Tool choice" });
-  for (const c of TOOL_CHOICES) choice.appendChild(h("option", { value: c }, c === "auto" ? "auto: a call or an answer" : c === "required" ? "required: call a tool first" : "none: free text"));
+  for (const c of TOOL_CHOICES)
+    choice.appendChild(
+      h(
+        "option",
+        { value: c },
+        c === "auto"
+          ? "auto: a call or an answer"
+          : c === "required"
+            ? "required: call a tool first"
+            : "none: free text",
+      ),
+    );
   choice.addEventListener("change", () => {
     if (isToolChoice(choice.value)) app.setToolChoice(choice.value);
     void app.newSession().catch(() => undefined);
@@ -139,7 +177,10 @@ interface SourceInputs {
 
 /** A GGUF file from disk (read where it is, never copied) or the URL the person typed, each loaded
  *  with `loadSource`; a URL that is not http(s) is refused before anything loads. */
-function wireSourceInputs({ fileBtn, fileInput, urlInput, urlBtn, note }: SourceInputs, loadSource: (label: string, source: ModelSource) => Promise<void>): void {
+function wireSourceInputs(
+  { fileBtn, fileInput, urlInput, urlBtn, note }: SourceInputs,
+  loadSource: (label: string, source: ModelSource) => Promise<void>,
+): void {
   fileBtn.addEventListener("click", () => fileInput.click());
   fileInput.addEventListener("change", () => {
     const file = fileInput.files?.[0];
@@ -176,13 +217,22 @@ function catalogGroup(have: ReadonlySet<string>, here: ModelStorage): HTMLOptGro
   const group = h("optgroup", { label: "llama.cpp models (CPU, any browser)" });
   for (const m of LLAMACPP_CATALOG) {
     const isStored = have.has(m.url);
-    group.appendChild(h("option", { value: `${LLAMA_PREFIX}${m.id}`, "data-about": catalogAbout(m, isStored, here), title: m.measured ?? "" }, catalogOptionLabel(m, isStored)));
+    group.appendChild(
+      h(
+        "option",
+        { value: `${LLAMA_PREFIX}${m.id}`, "data-about": catalogAbout(m, isStored, here), title: m.measured ?? "" },
+        catalogOptionLabel(m, isStored),
+      ),
+    );
   }
   return group;
 }
 
 /** The models stored on this device, each with its size and a Delete button. */
-function storedList(rows: readonly StoredRow[], remove: (key: string, name: string) => Promise<void>): HTMLUListElement {
+function storedList(
+  rows: readonly StoredRow[],
+  remove: (key: string, name: string) => Promise<void>,
+): HTMLUListElement {
   return h(
     "ul",
     {},
@@ -191,7 +241,16 @@ function storedList(rows: readonly StoredRow[], remove: (key: string, name: stri
         "li",
         { "data-key": r.key },
         `${r.name} — ${sizeText(r.size)} `,
-        h("button", { type: "button", class: "link", "aria-label": `Delete ${r.name}`, onclick: () => void remove(r.key, r.name) }, "Delete"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "link",
+            "aria-label": `Delete ${r.name}`,
+            onclick: () => void remove(r.key, r.name),
+          },
+          "Delete",
+        ),
       ),
     ),
   );

@@ -18,7 +18,10 @@ function shortName(label: string): string {
 
 /** True when the download failed before any answer (no CORS header, or the server is down). */
 export function isCorsOrNetwork(e: ErrorJson): boolean {
-  return e.code === "model_fetch_failed" && /Access-Control-Allow-Origin|Failed to fetch|NetworkError|Load failed/i.test(e.message);
+  return (
+    e.code === "model_fetch_failed" &&
+    /Access-Control-Allow-Origin|Failed to fetch|NetworkError|Load failed/i.test(e.message)
+  );
 }
 
 /** Why, in a few words: the server's answer, CORS, stopped, else the message's first clause, with
@@ -34,11 +37,28 @@ function shortReason(e: ErrorJson, name = ""): string {
 }
 
 /** Show a failed load in the status line: one line, one action, the whole message on a click. */
-export function showLoadError(status: HTMLElement, what: string, e: ErrorJson, inUse: string, action?: LoadAction): void {
+export function showLoadError(
+  status: HTMLElement,
+  what: string,
+  e: ErrorJson,
+  inUse: string,
+  action?: LoadAction,
+): void {
   const name = shortName(what);
-  const line = h("span", { class: "failed-line" }, `Could not load ${name}: ${shortReason(e, name)} (${e.code}). The chat uses ${inUse}.`);
-  const button = action ? h("button", { type: "button", class: "small", id: "load-error-action", onclick: action.run }, action.label) : null;
-  const details = h("details", { class: "failed-details" }, h("summary", {}, "Details"), h("p", {}, `${what} — ${errorText(e)}`));
+  const line = h(
+    "span",
+    { class: "failed-line" },
+    `Could not load ${name}: ${shortReason(e, name)} (${e.code}). The chat uses ${inUse}.`,
+  );
+  const button = action
+    ? h("button", { type: "button", class: "small", id: "load-error-action", onclick: action.run }, action.label)
+    : null;
+  const details = h(
+    "details",
+    { class: "failed-details" },
+    h("summary", {}, "Details"),
+    h("p", {}, `${what} — ${errorText(e)}`),
+  );
   replace(status, line, " ", button, details);
   status.dataset.state = "error";
 }

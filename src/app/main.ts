@@ -36,7 +36,8 @@ async function main(): Promise<void> {
   await tools.inspect();
   if (app.report?.ok) await tools.freeze();
   document.body.dataset.ready = "1";
-  byId("boot-time").textContent = `Ready in ${Math.round(performance.now() - t0)} ms (runner sandbox ${Math.round(host.timings.frameMs)} ms, first discovery ${Math.round(app.reportMs)} ms).`;
+  byId("boot-time").textContent =
+    `Ready in ${Math.round(performance.now() - t0)} ms (runner sandbox ${Math.round(host.timings.frameMs)} ms, first discovery ${Math.round(app.reportMs)} ms).`;
 }
 
 /** Start the sandboxed runner (fetches Pyodide, compiles it in the frame) while the example loads
@@ -81,13 +82,16 @@ function mountPanels(app: App, script: PlaygroundScript): { engine: EnginePanel;
   const lazyPanels: Record<string, () => Promise<void>> = {
     "tab-imprints": async () => (await import("./imprints-panel.ts")).mountImprintsPanel(app, byId("panel-imprints")),
     "tab-facts": async () => (await import("./facts-panel.ts")).mountFactsPanel(app, byId("panel-facts")),
-    "tab-workspace": async () => (await import("./workspace-panel.ts")).mountWorkspacePanel(app, byId("panel-workspace")),
+    "tab-workspace": async () =>
+      (await import("./workspace-panel.ts")).mountWorkspacePanel(app, byId("panel-workspace")),
   };
   const tabs = mountTabs(byId("tablist"), (id) => {
     const mount = lazyPanels[id];
     if (!mount) return;
     delete lazyPanels[id];
-    mount().catch((err: unknown) => setStatus(byId(id.replace("tab-", "panel-")), `Could not load this panel: ${String(err)}`, "error"));
+    mount().catch((err: unknown) =>
+      setStatus(byId(id.replace("tab-", "panel-")), `Could not load this panel: ${String(err)}`, "error"),
+    );
   });
   const receipts = mountReceiptsPanel(app, byId("panel-receipts"));
   const openReceipt = (id: string): void => {
@@ -103,7 +107,8 @@ function mountPanels(app: App, script: PlaygroundScript): { engine: EnginePanel;
 
 window.__edgeReady = main().catch((err: unknown) => {
   const node = document.getElementById("tools-status-boot") ?? document.getElementById("tools-status");
-  if (node) setStatus(node, `The playground could not start: ${err instanceof Error ? err.message : String(err)}`, "error");
+  if (node)
+    setStatus(node, `The playground could not start: ${err instanceof Error ? err.message : String(err)}`, "error");
   document.body.dataset.ready = "error";
   console.error(err);
 });

@@ -5,13 +5,17 @@
 import type { CatalogModel } from "../engines/llamacpp/catalog.ts";
 import type { ModelStorage } from "../engines/llamacpp/browser/model-store.ts";
 
-export const sizeText = (bytes: number): string => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 0 : 1)} MB`);
+export const sizeText = (bytes: number): string =>
+  bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 0 : 1)} MB`;
 
-export const SCRIPTED_ABOUT = "Nothing to download: it replays a script you can edit through the real tools, sandboxed runner and receipts.";
+export const SCRIPTED_ABOUT =
+  "Nothing to download: it replays a script you can edit through the real tools, sandboxed runner and receipts.";
 
 /** A catalog model: its download and where it is kept, that it runs on the CPU, what to expect. */
 export function catalogAbout(m: CatalogModel, stored: boolean, storage: ModelStorage): string {
-  const download = stored ? "Stored on this device (no download)" : `${sizeText(m.sizeMB * 1e6)} download, ${storage === "none" ? "again on every load (this browser cannot store it)" : "once; then it works offline"}`;
+  const download = stored
+    ? "Stored on this device (no download)"
+    : `${sizeText(m.sizeMB * 1e6)} download, ${storage === "none" ? "again on every load (this browser cannot store it)" : "once; then it works offline"}`;
   const expect = m.firstAnswer ? ` · ${m.firstAnswer[0]!.toUpperCase()}${m.firstAnswer.slice(1)}` : "";
   // The eval's score in a few words; the whole sentence is the option's title.
   const score = m.measured ? ` · tool calls: ${m.measured.split(": ")[0]}` : "";

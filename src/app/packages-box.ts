@@ -51,7 +51,15 @@ export function mountPackagesBox(app: App, root: HTMLElement, inspect: () => Pro
     if (!error) return hide(ask);
     const status = statusLine();
     ask.hidden = false;
-    replace(ask, h("p", {}, "This tools project needs Python packages that are not in this browser yet. Working out what to download…"), status);
+    replace(
+      ask,
+      h(
+        "p",
+        {},
+        "This tools project needs Python packages that are not in this browser yet. Working out what to download…",
+      ),
+      status,
+    );
     try {
       // The project's lock first (a freeze checks its pins first too), then Pyodide's packages.
       const pinned = await app.packages.pinned(await readSnapshot(app.toolSource())).catch(() => undefined);
@@ -91,7 +99,12 @@ function statusLine(): HTMLElement {
 }
 
 /** Download: fetch (each wheel checked before it is stored), then inspect again; an error keeps the button. */
-async function downloadWith(ctx: AskContext, run: () => Promise<number>, button: HTMLButtonElement, status: HTMLElement): Promise<void> {
+async function downloadWith(
+  ctx: AskContext,
+  run: () => Promise<number>,
+  button: HTMLButtonElement,
+  status: HTMLElement,
+): Promise<void> {
   button.disabled = true;
   setStatus(status, "Downloading and checking each wheel against its sha256…", "busy");
   try {
@@ -108,8 +121,15 @@ async function downloadWith(ctx: AskContext, run: () => Promise<number>, button:
 function showPinned(ctx: AskContext, plan: PinnedPlan): void {
   const { app, ask } = ctx;
   const status = statusLine();
-  const button = h("button", { type: "button", id: "packages-download", class: "primary" }, `Download ${planText(plan.missing.length, plan.bytes)}`);
-  button.addEventListener("click", () => void downloadWith(ctx, async () => (await app.packages.addPinned(plan)).length, button, status));
+  const button = h(
+    "button",
+    { type: "button", id: "packages-download", class: "primary" },
+    `Download ${planText(plan.missing.length, plan.bytes)}`,
+  );
+  button.addEventListener(
+    "click",
+    () => void downloadWith(ctx, async () => (await app.packages.addPinned(plan)).length, button, status),
+  );
   const fromPyodide = plan.missing.some((p) => p.source === "pyodide-lock");
   replace(
     ask,
@@ -117,7 +137,14 @@ function showPinned(ctx: AskContext, plan: PinnedPlan): void {
     h(
       "ul",
       { id: "packages-plan" },
-      ...plan.missing.map((p) => h("li", { "data-package": p.name, "data-source": p.source }, `${p.name} ${p.version}`, h("span", { class: "muted" }, ` · ${p.bytes !== undefined ? bytes(p.bytes) : "size unknown"} · ${p.source}`))),
+      ...plan.missing.map((p) =>
+        h(
+          "li",
+          { "data-package": p.name, "data-source": p.source },
+          `${p.name} ${p.version}`,
+          h("span", { class: "muted" }, ` · ${p.bytes !== undefined ? bytes(p.bytes) : "size unknown"} · ${p.source}`),
+        ),
+      ),
     ),
     h(
       "p",
@@ -134,8 +161,21 @@ function showPyodide(ctx: AskContext, names: string[], plan: DownloadPlan): void
   const { app, ask } = ctx;
   const status = statusLine();
   const fetched = plan.packages.filter((p) => !p.stored);
-  const button = h("button", { type: "button", id: "packages-download", class: "primary" }, `Download ${planText(fetched.length, plan.bytes)}`);
-  button.addEventListener("click", () => void downloadWith(ctx, async () => (await app.packages.add(names)).filter((p) => p.status === "added").length, button, status));
+  const button = h(
+    "button",
+    { type: "button", id: "packages-download", class: "primary" },
+    `Download ${planText(fetched.length, plan.bytes)}`,
+  );
+  button.addEventListener(
+    "click",
+    () =>
+      void downloadWith(
+        ctx,
+        async () => (await app.packages.add(names)).filter((p) => p.status === "added").length,
+        button,
+        status,
+      ),
+  );
   replace(
     ask,
     h("p", {}, "This tools project needs Python packages that are not in this browser yet:"),
@@ -143,10 +183,25 @@ function showPyodide(ctx: AskContext, names: string[], plan: DownloadPlan): void
       "ul",
       { id: "packages-plan" },
       ...plan.packages.map((p) =>
-        h("li", { "data-package": p.name }, `${p.name} ${p.version}`, h("span", { class: "muted" }, p.stored ? " · already stored" : ` · ${p.bytes !== undefined ? bytes(p.bytes) : "size unknown"}${names.includes(p.name) ? "" : " · a dependency"}`)),
+        h(
+          "li",
+          { "data-package": p.name },
+          `${p.name} ${p.version}`,
+          h(
+            "span",
+            { class: "muted" },
+            p.stored
+              ? " · already stored"
+              : ` · ${p.bytes !== undefined ? bytes(p.bytes) : "size unknown"}${names.includes(p.name) ? "" : " · a dependency"}`,
+          ),
+        ),
       ),
     ),
-    h("p", { class: "muted" }, `From ${plan.source}. Each wheel is checked against ${app.packages.provider.lockName} before it is stored in this browser; the tools then run with it in the sandbox, which has no network.`),
+    h(
+      "p",
+      { class: "muted" },
+      `From ${plan.source}. Each wheel is checked against ${app.packages.provider.lockName} before it is stored in this browser; the tools then run with it in the sandbox, which has no network.`,
+    ),
     button,
     status,
   );
@@ -154,7 +209,13 @@ function showPyodide(ctx: AskContext, names: string[], plan: DownloadPlan): void
 
 /** "Python packages in this browser": every stored wheel (Pyodide's and pinned ones), with Remove.
  *  `mine`/`latest`: a slower, older listing is not shown over a newer one. */
-async function renderStoredList(app: App, stored: HTMLElement, mine: number, latest: () => number, again: () => Promise<void>): Promise<void> {
+async function renderStoredList(
+  app: App,
+  stored: HTMLElement,
+  mine: number,
+  latest: () => number,
+  again: () => Promise<void>,
+): Promise<void> {
   let rows: StoredWheelRow[];
   try {
     rows = await app.packages.stored();
@@ -172,12 +233,21 @@ async function renderStoredList(app: App, stored: HTMLElement, mine: number, lat
       "ul",
       { class: "packages-list" },
       ...rows.map((p) => {
-        const remove = h("button", { type: "button", class: "link", "aria-label": `Remove ${p.name} ${p.version} (${p.source})` }, "Remove");
+        const remove = h(
+          "button",
+          { type: "button", class: "link", "aria-label": `Remove ${p.name} ${p.version} (${p.source})` },
+          "Remove",
+        );
         remove.addEventListener("click", () => {
           remove.disabled = true;
           void app.packages.removeStored(p).then(again, () => (remove.disabled = false));
         });
-        return h("li", { "data-package": p.name, "data-source": p.source }, `${p.name} ${p.version} · ${bytes(p.bytes)} · ${p.source} `, remove);
+        return h(
+          "li",
+          { "data-package": p.name, "data-source": p.source },
+          `${p.name} ${p.version} · ${bytes(p.bytes)} · ${p.source} `,
+          remove,
+        );
       }),
     ),
   );

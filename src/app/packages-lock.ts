@@ -9,7 +9,11 @@ import { readSnapshot } from "../toolset/freeze.ts";
 import type { App } from "./app.ts";
 import { download, errorText, h, replace, setStatus } from "./dom.ts";
 
-export const LOCK_CODES: ReadonlySet<string> = new Set(["python_lock_missing", "python_lock_stale", "python_lock_invalid"]);
+export const LOCK_CODES: ReadonlySet<string> = new Set([
+  "python_lock_missing",
+  "python_lock_stale",
+  "python_lock_invalid",
+]);
 
 /** A lock this page wrote, while the project still holds it. */
 interface Written {
@@ -23,7 +27,12 @@ export interface LockSection {
   render(error: ErrorJson | undefined): void;
 }
 
-export function mountLockSection(app: App, lockBox: HTMLElement, lockFile: HTMLElement, inspect: () => Promise<void>): LockSection {
+export function mountLockSection(
+  app: App,
+  lockBox: HTMLElement,
+  lockFile: HTMLElement,
+  inspect: () => Promise<void>,
+): LockSection {
   let written: Written | null = null;
   const hide = (node: HTMLElement): void => {
     node.hidden = true;

@@ -17,10 +17,15 @@ export interface ProjectFilesHooks {
   loaded(project: PickedProject): Promise<void>;
 }
 
-export function mountProjectFiles(app: App, nav: HTMLElement, hooks: ProjectFilesHooks): { render(): void; dropped(data: DataTransfer): boolean } {
+export function mountProjectFiles(
+  app: App,
+  nav: HTMLElement,
+  hooks: ProjectFilesHooks,
+): { render(): void; dropped(data: DataTransfer): boolean } {
   const folderInput = byId<HTMLInputElement>("folder-input");
   const zipInput = byId<HTMLInputElement>("zip-input");
-  const fail = (err: unknown): void => setStatus(byId("tools-status"), `Could not open the project: ${errorText(toErrorJson(err))}`, "error");
+  const fail = (err: unknown): void =>
+    setStatus(byId("tools-status"), `Could not open the project: ${errorText(toErrorJson(err))}`, "error");
 
   byId("open-folder").addEventListener("click", () => folderInput.click());
   byId("open-zip").addEventListener("click", () => zipInput.click());
@@ -69,7 +74,10 @@ export function mountProjectFiles(app: App, nav: HTMLElement, hooks: ProjectFile
     const data = m.kind === "project" ? m.project.files[path] : undefined;
     if (!data) return;
     const text = textOf(data);
-    hooks.showText(text ?? `# ${path} is not text (${fmtBytes(data.byteLength)}); it is mounted as it is at /tools/${path}.\n`, text === null);
+    hooks.showText(
+      text ?? `# ${path} is not text (${fmtBytes(data.byteLength)}); it is mounted as it is at /tools/${path}.\n`,
+      text === null,
+    );
     app.openProjectFile(path);
   }
 
@@ -86,14 +94,26 @@ export function mountProjectFiles(app: App, nav: HTMLElement, hooks: ProjectFile
           {},
           h(
             "button",
-            { type: "button", class: `link project-file${path === m.open ? " open" : ""}`, "data-path": path, ...(path === m.open ? { "aria-current": "true" } : {}), onclick: () => open(path) },
+            {
+              type: "button",
+              class: `link project-file${path === m.open ? " open" : ""}`,
+              "data-path": path,
+              ...(path === m.open ? { "aria-current": "true" } : {}),
+              onclick: () => open(path),
+            },
             path,
           ),
           path === entry ? h("span", { class: "badge", title: "The tools file" }, "tools") : null,
           h("span", { class: "muted small" }, ` ${fmtBytes(files[path]!.byteLength)}`),
         ),
       );
-    const skippedNote = skipped.length ? h("p", { class: "muted small", id: "project-skipped" }, `Not mounted: ${skipped.map((s) => `${s.path} (${s.reason})`).join(", ")}.`) : null;
+    const skippedNote = skipped.length
+      ? h(
+          "p",
+          { class: "muted small", id: "project-skipped" },
+          `Not mounted: ${skipped.map((s) => `${s.path} (${s.reason})`).join(", ")}.`,
+        )
+      : null;
     replace(nav, h("ul", { class: "project-file-list" }, ...items), skippedNote);
   }
 

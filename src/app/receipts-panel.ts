@@ -15,14 +15,27 @@ export function mountReceiptsPanel(app: App, root: HTMLElement): ReceiptsPanel {
   const refreshBtn = h("button", { type: "button", id: "receipts-refresh", class: "secondary" }, "Refresh");
   const exportBtn = h("button", { type: "button", id: "receipts-export" }, "Export JSON Lines");
   const verifyBtn = h("button", { type: "button", id: "receipts-verify" }, "Verify chain");
-  const verifyFileBtn = h("button", { type: "button", id: "receipts-verify-file", class: "secondary" }, "Verify a file…");
+  const verifyFileBtn = h(
+    "button",
+    { type: "button", id: "receipts-verify-file", class: "secondary" },
+    "Verify a file…",
+  );
   const verdict = h("p", { id: "receipts-verdict", class: "status", role: "status", "aria-live": "polite" });
   const table = h("table", { id: "receipts-table", class: "receipts" });
-  const detail = h("section", { id: "receipt-detail", class: "receipt-detail", "aria-label": "Receipt detail", tabindex: -1 });
+  const detail = h("section", {
+    id: "receipt-detail",
+    class: "receipt-detail",
+    "aria-label": "Receipt detail",
+    tabindex: -1,
+  });
   replace(
     root,
     h("h2", {}, "Receipts"),
-    h("p", { class: "muted" }, "Every chat run, tool call, confirmation and learn run appends one hash-first receipt; each holds the previous one's hash, so an edit shows."),
+    h(
+      "p",
+      { class: "muted" },
+      "Every chat run, tool call, confirmation and learn run appends one hash-first receipt; each holds the previous one's hash, so an edit shows.",
+    ),
     h("div", { class: "button-row" }, refreshBtn, exportBtn, verifyBtn, verifyFileBtn),
     verdict,
     h("div", { class: "table-wrap" }, table),
@@ -64,7 +77,11 @@ export function mountReceiptsPanel(app: App, root: HTMLElement): ReceiptsPanel {
   refreshBtn.addEventListener("click", () => void refresh());
   exportBtn.addEventListener("click", async () => {
     await refresh();
-    download(`edge-receipts-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`, toJsonLines(receipts), "application/x-ndjson");
+    download(
+      `edge-receipts-${new Date().toISOString().replace(/[:.]/g, "-")}.jsonl`,
+      toJsonLines(receipts),
+      "application/x-ndjson",
+    );
     setStatus(verdict, `Exported ${receipts.length} receipt(s) as JSON Lines.`, "ok");
   });
   verifyBtn.addEventListener("click", async () => {
@@ -88,7 +105,11 @@ function showVerdict(verdict: HTMLElement, v: VerifyResult, what: string): void 
   if (v.ok) setStatus(verdict, `${what}: chain OK — ${v.count} receipt(s), every hash and link holds.`, "ok");
   else {
     const b = v.firstBroken!;
-    setStatus(verdict, `${what}: chain BROKEN at ${b.line !== undefined ? `line ${b.line}` : `receipt ${b.index + 1}`} (${b.reason}): ${b.message}`, "error");
+    setStatus(
+      verdict,
+      `${what}: chain BROKEN at ${b.line !== undefined ? `line ${b.line}` : `receipt ${b.index + 1}`} (${b.reason}): ${b.message}`,
+      "error",
+    );
   }
 }
 
@@ -97,7 +118,11 @@ function renderTable(table: HTMLTableElement, receipts: readonly Receipt[], show
   replace(
     table,
     h("caption", { class: "visually-hidden" }, "Stored receipts, newest first"),
-    h("thead", {}, h("tr", {}, ...["#", "Kind", "Outcome", "Calls", "Time", ""].map((c) => h("th", { scope: "col" }, c)))),
+    h(
+      "thead",
+      {},
+      h("tr", {}, ...["#", "Kind", "Outcome", "Calls", "Time", ""].map((c) => h("th", { scope: "col" }, c))),
+    ),
     h(
       "tbody",
       {},
@@ -107,13 +132,32 @@ function renderTable(table: HTMLTableElement, receipts: readonly Receipt[], show
           { "data-receipt-id": r.id },
           h("td", {}, String(r.seq)),
           h("td", {}, r.kind),
-          h("td", { "data-state": r.outcome === "failed_closed" ? "error" : "ok" }, r.outcome, r.code ? ` (${r.code})` : ""),
+          h(
+            "td",
+            { "data-state": r.outcome === "failed_closed" ? "error" : "ok" },
+            r.outcome,
+            r.code ? ` (${r.code})` : "",
+          ),
           h("td", {}, r.calls.map((c) => `${c.tool_name}: ${c.status}${c.code ? ` ${c.code}` : ""}`).join("; ") || "—"),
           h("td", {}, new Date(r.created_at).toLocaleTimeString()),
-          h("td", {}, h("button", { type: "button", class: "link", onclick: () => void show(r.id), "aria-label": `Details of receipt ${r.seq}` }, "Details")),
+          h(
+            "td",
+            {},
+            h(
+              "button",
+              {
+                type: "button",
+                class: "link",
+                onclick: () => void show(r.id),
+                "aria-label": `Details of receipt ${r.seq}`,
+              },
+              "Details",
+            ),
+          ),
         ),
       ),
     ),
   );
-  if (!receipts.length) table.appendChild(h("tbody", {}, h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No receipts yet."))));
+  if (!receipts.length)
+    table.appendChild(h("tbody", {}, h("tr", {}, h("td", { colspan: 6, class: "muted" }, "No receipts yet."))));
 }

@@ -6,7 +6,13 @@ import { h, ms } from "./dom.ts";
 export function runNotes(run: Pick<ChatRun, "truncated" | "engine_stats">): HTMLElement[] {
   const notes: HTMLElement[] = [];
   if (run.truncated) {
-    notes.push(h("p", { class: "warn-text small", "data-testid": "truncated", role: "note" }, "Incomplete: the answer was cut off at the token limit (finish_reason: length)."));
+    notes.push(
+      h(
+        "p",
+        { class: "warn-text small", "data-testid": "truncated", role: "note" },
+        "Incomplete: the answer was cut off at the token limit (finish_reason: length).",
+      ),
+    );
   }
   const st = run.engine_stats;
   if (st) {

@@ -33,7 +33,9 @@ export function kindOf(schema: PropSchema): Kind {
 export function typeLabel(schema: PropSchema): string {
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
   const ts = types(schema);
-  const base = ts.filter((x) => x !== "null").map((x) => (x === "array" && schema.items ? `list of ${typeLabel(schema.items)}` : x));
+  const base = ts
+    .filter((x) => x !== "null")
+    .map((x) => (x === "array" && schema.items ? `list of ${typeLabel(schema.items)}` : x));
   return base.join(" | ") + (ts.includes("null") ? " or null" : "");
 }
 
@@ -56,7 +58,10 @@ export interface FieldControl {
 }
 
 /** The control's attributes: its id and name first, what `middle` adds, then its hint and field name. */
-function attrs(f: FieldContext, middle: Record<string, string | number | boolean> = {}): Record<string, string | number | boolean> {
+function attrs(
+  f: FieldContext,
+  middle: Record<string, string | number | boolean> = {},
+): Record<string, string | number | boolean> {
   return { id: f.id, name: f.name, ...middle, "aria-describedby": f.hintId, "data-field": f.name };
 }
 
@@ -87,7 +92,14 @@ function enumField(f: FieldContext): FieldControl {
   const { schema } = f;
   const values = schema.enum ?? [];
   const select = h("select", attrs(f));
-  if (!f.isRequired) select.appendChild(h("option", { value: "" }, schema.default !== undefined ? `(default: ${JSON.stringify(schema.default)})` : "(omit)"));
+  if (!f.isRequired)
+    select.appendChild(
+      h(
+        "option",
+        { value: "" },
+        schema.default !== undefined ? `(default: ${JSON.stringify(schema.default)})` : "(omit)",
+      ),
+    );
   values.forEach((v, i) => select.appendChild(h("option", { value: String(i) }, v === null ? "null" : String(v))));
   select.addEventListener("change", f.fire);
   return { control: select, read: () => (select.value === "" ? undefined : values[Number(select.value)]) };
@@ -108,7 +120,16 @@ function numberField(f: FieldContext): FieldControl {
   const { name, isRequired, schema } = f;
   const integer = f.kind === "integer";
   const placeholder = schema.default !== undefined ? String(schema.default) : "";
-  const input = h("input", attrs(f, { type: "number", step: integer ? "1" : "any", inputmode: integer ? "numeric" : "decimal", placeholder, required: isRequired }));
+  const input = h(
+    "input",
+    attrs(f, {
+      type: "number",
+      step: integer ? "1" : "any",
+      inputmode: integer ? "numeric" : "decimal",
+      placeholder,
+      required: isRequired,
+    }),
+  );
   input.addEventListener("input", f.fire);
   const read = (): JsonValue | undefined => {
     const raw = input.value.trim();
@@ -125,7 +146,10 @@ function numberField(f: FieldContext): FieldControl {
 
 /** A text input (a string, or an array's items) that tells the form of every keystroke. */
 function textInput(f: FieldContext, placeholder: string, required: Record<string, boolean>): HTMLInputElement {
-  const input = h("input", attrs(f, { type: "text", autocomplete: "off", spellcheck: "false", placeholder, ...required }));
+  const input = h(
+    "input",
+    attrs(f, { type: "text", autocomplete: "off", spellcheck: "false", placeholder, ...required }),
+  );
   input.addEventListener("input", f.fire);
   return input;
 }
@@ -138,7 +162,7 @@ function stringField(f: FieldContext): FieldControl {
 
 function arrayField(f: FieldContext): FieldControl {
   const { name, isRequired, schema } = f;
-  const input = textInput(f, "a, b, c  or  JSON [\"a\", \"b\"]", {});
+  const input = textInput(f, 'a, b, c  or  JSON ["a", "b"]', {});
   const read = (): JsonValue | undefined => {
     const raw = input.value.trim();
     if (raw === "") {

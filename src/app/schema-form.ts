@@ -41,7 +41,11 @@ export function createSchemaForm(toolName: string, parameters: JsonObject): Sche
     rows.push(fieldRow(id, name, kind, schema, isRequired, control));
   }
 
-  const element = h("div", { class: "schema-form" }, ...(rows.length ? rows : [h("p", { class: "muted" }, "This tool takes no arguments.")]));
+  const element = h(
+    "div",
+    { class: "schema-form" },
+    ...(rows.length ? rows : [h("p", { class: "muted" }, "This tool takes no arguments.")]),
+  );
   return {
     element,
     collect: () => collectArgs(fields),
@@ -53,7 +57,14 @@ export function createSchemaForm(toolName: string, parameters: JsonObject): Sche
 
 /** One field's row: its label (a star when required), its control and its hint (type, whether it
  *  is required or its default, the description). */
-function fieldRow(id: string, name: string, kind: Kind, schema: PropSchema, isRequired: boolean, control: HTMLElement): HTMLElement {
+function fieldRow(
+  id: string,
+  name: string,
+  kind: Kind,
+  schema: PropSchema,
+  isRequired: boolean,
+  control: HTMLElement,
+): HTMLElement {
   const hint = `${typeLabel(schema)}${isRequired ? ", required" : schema.default !== undefined ? `, optional (default ${JSON.stringify(schema.default)})` : ", optional"}`;
   return h(
     "div",

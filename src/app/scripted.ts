@@ -36,7 +36,11 @@ export class PlaygroundScript {
  *  (else the first tool) with example arguments, then answer by quoting its result. */
 export function defaultScript(active: readonly FrozenTool[]): string {
   const pick =
-    active.find((t) => t.schema.execution_level === "read" && Object.keys((t.schema.parameters["properties"] ?? {}) as object).length > 0) ??
+    active.find(
+      (t) =>
+        t.schema.execution_level === "read" &&
+        Object.keys((t.schema.parameters["properties"] ?? {}) as object).length > 0,
+    ) ??
     active.find((t) => t.schema.execution_level === "read") ??
     active[0];
   if (!pick) return JSON.stringify(["Hello! No tools are active, so this is a plain scripted answer."], null, 2);

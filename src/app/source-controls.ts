@@ -33,7 +33,8 @@ function sourceLoader(app: App, editor: ToolsEditor, tools: ToolsPanel) {
   const writes = { applying: false };
   const show = (): void => {
     const m = app.sourceMode;
-    fileName.textContent = m.kind === "disk" ? m.handle.name : m.kind === "project" ? `${m.project.name}/${m.open}` : m.name;
+    fileName.textContent =
+      m.kind === "disk" ? m.handle.name : m.kind === "project" ? `${m.project.name}/${m.open}` : m.name;
     reloadDisk.hidden = detachDisk.hidden = m.kind !== "disk";
     sourceNote.textContent =
       m.kind === "disk"

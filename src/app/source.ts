@@ -14,7 +14,10 @@ export interface FileHandleLike {
 }
 
 interface PickerWindow {
-  showOpenFilePicker?: (options?: { multiple?: boolean; types?: { description: string; accept: Record<string, string[]> }[] }) => Promise<FileHandleLike[]>;
+  showOpenFilePicker?: (options?: {
+    multiple?: boolean;
+    types?: { description: string; accept: Record<string, string[]> }[];
+  }) => Promise<FileHandleLike[]>;
 }
 
 export function hasFileSystemAccess(): boolean {
@@ -26,7 +29,10 @@ export async function pickPythonFileHandle(): Promise<FileHandleLike | null> {
   const picker = (window as Window & PickerWindow).showOpenFilePicker;
   if (!picker) return null;
   try {
-    const [handle] = await picker({ multiple: false, types: [{ description: "Python tools file", accept: { "text/x-python": [".py"] } }] });
+    const [handle] = await picker({
+      multiple: false,
+      types: [{ description: "Python tools file", accept: { "text/x-python": [".py"] } }],
+    });
     return handle ?? null;
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") return null;
@@ -36,7 +42,8 @@ export async function pickPythonFileHandle(): Promise<FileHandleLike | null> {
 
 /** A dropped item as a live handle when the browser offers one (Chromium), else null. */
 export async function handleFromDrop(item: DataTransferItem): Promise<FileHandleLike | null> {
-  const get = (item as DataTransferItem & { getAsFileSystemHandle?: () => Promise<{ kind: string } | null> }).getAsFileSystemHandle;
+  const get = (item as DataTransferItem & { getAsFileSystemHandle?: () => Promise<{ kind: string } | null> })
+    .getAsFileSystemHandle;
   if (typeof get !== "function") return null;
   try {
     const handle = await get.call(item);
@@ -59,7 +66,10 @@ export function textOf(data: Uint8Array): string | null {
 }
 
 /** `project`: a folder or zip held in memory; `open` is the file the editor shows (edits go to it). */
-export type SourceMode = { kind: "buffer"; name: string } | { kind: "disk"; handle: FileHandleLike } | { kind: "project"; project: PickedProject; open: string };
+export type SourceMode =
+  | { kind: "buffer"; name: string }
+  | { kind: "disk"; handle: FileHandleLike }
+  | { kind: "project"; project: PickedProject; open: string };
 
 /** The ToolSource for a mode. Buffer: the editor's text at the moment of each read. */
 export function toolSourceFor(mode: SourceMode, bufferText: () => string): ToolSource {

@@ -17,9 +17,24 @@ const FIELDS = new Set(
     .filter(([, d]) => d.get)
     .map(([name]) => name),
 );
-const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse", "fill", "copyWithin", "set", "add", "delete", "clear"]);
+const MUTATORS = new Set([
+  "push",
+  "pop",
+  "shift",
+  "unshift",
+  "splice",
+  "sort",
+  "reverse",
+  "fill",
+  "copyWithin",
+  "set",
+  "add",
+  "delete",
+  "clear",
+]);
 
-const unwrap = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) ? unwrap(e.expression) : e);
+const unwrap = (e: ts.Expression): ts.Expression =>
+  ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) ? unwrap(e.expression) : e;
 
 /** Whether `e` reaches into the state: `app.<field>…`, or `<alias>.…` for a local name of a part of it. */
 function inState(e: ts.Expression, aliases: ReadonlySet<string>, steps = 0): boolean {
@@ -36,7 +51,8 @@ function inState(e: ts.Expression, aliases: ReadonlySet<string>, steps = 0): boo
 /** The names a file gives to parts of the state (`const m = app.sourceMode`, `const { files } = m.project`). */
 function aliasesIn(sf: ts.SourceFile): Set<string> {
   const aliases = new Set<string>();
-  const names = (n: ts.BindingName): string[] => (ts.isIdentifier(n) ? [n.text] : n.elements.flatMap((el) => (ts.isOmittedExpression(el) ? [] : names(el.name))));
+  const names = (n: ts.BindingName): string[] =>
+    ts.isIdentifier(n) ? [n.text] : n.elements.flatMap((el) => (ts.isOmittedExpression(el) ? [] : names(el.name)));
   for (let size = -1; size !== aliases.size; ) {
     size = aliases.size;
     const visit = (node: ts.Node): void => {
@@ -61,16 +77,38 @@ function stateWrites(file: string, source: string): string[] {
     found.push(`${file}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}: ${node.getText(sf)}`);
   };
   const visit = (node: ts.Node): void => {
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment && inState(node.left, aliases)) hit(node);
-    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken) && inState(node.operand, aliases)) hit(node);
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
+      inState(node.left, aliases)
+    )
+      hit(node);
+    if (
+      (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken) &&
+      inState(node.operand, aliases)
+    )
+      hit(node);
     if (ts.isDeleteExpression(node) && inState(node.expression, aliases)) hit(node);
     if (ts.isCallExpression(node)) {
       const callee = unwrap(node.expression);
-      const mutates = ts.isPropertyAccessExpression(callee) && MUTATORS.has(callee.name.text) && inState(callee.expression, aliases);
-      const assigns = callee.getText(sf) === "Object.assign" && node.arguments[0] !== undefined && inState(node.arguments[0], aliases);
+      const mutates =
+        ts.isPropertyAccessExpression(callee) && MUTATORS.has(callee.name.text) && inState(callee.expression, aliases);
+      const assigns =
+        callee.getText(sf) === "Object.assign" &&
+        node.arguments[0] !== undefined &&
+        inState(node.arguments[0], aliases);
       if (mutates || assigns) hit(node);
     }
-    if (ts.isParameter(node) && node.type && ts.isTypeReferenceNode(node.type) && node.type.typeName.getText(sf) === "App" && node.name.getText(sf) !== "app") hit(node);
+    if (
+      ts.isParameter(node) &&
+      node.type &&
+      ts.isTypeReferenceNode(node.type) &&
+      node.type.typeName.getText(sf) === "App" &&
+      node.name.getText(sf) !== "app"
+    )
+      hit(node);
     ts.forEachChild(node, visit);
   };
   visit(sf);
@@ -109,7 +147,9 @@ describe("no panel writes the playground's state", () => {
   });
 
   it("src/app: no file but state.ts writes into the state", () => {
-    const files = readdirSync(HERE).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts") && f !== "state.ts");
+    const files = readdirSync(HERE).filter(
+      (f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts") && f !== "state.ts",
+    );
     expect(files.length).toBeGreaterThan(30);
     expect(files.flatMap((f) => stateWrites(f, readFileSync(path.join(HERE, f), "utf8")))).toEqual([]);
   });

@@ -16,7 +16,10 @@ class Recorded extends AppState {
   }
   started(toolset: boolean): void {
     // Only what the actions read of a session: whether it froze tools.
-    this.current = { id: "session_1", toolset: toolset ? ({ tools_bundle_sha256: `sha256:${"a".repeat(64)}` } as FrozenToolset) : null } as SessionInfo;
+    this.current = {
+      id: "session_1",
+      toolset: toolset ? ({ tools_bundle_sha256: `sha256:${"a".repeat(64)}` } as FrozenToolset) : null,
+    } as SessionInfo;
     this.sourceChanged = false;
   }
   /** The changes since the last call. */
@@ -26,14 +29,31 @@ class Recorded extends AppState {
 }
 
 const enc = (text: string): Uint8Array => new TextEncoder().encode(text);
-const project = (): PickedProject => ({ name: "p", entry: "tools.py", files: { "tools.py": enc("x = 1\n"), "util.py": enc("y = 2\n"), "logo.png": new Uint8Array([0x89, 0x50, 0, 0xff]) }, skipped: [] });
+const project = (): PickedProject => ({
+  name: "p",
+  entry: "tools.py",
+  files: { "tools.py": enc("x = 1\n"), "util.py": enc("y = 2\n"), "logo.png": new Uint8Array([0x89, 0x50, 0, 0xff]) },
+  skipped: [],
+});
 /** A report of tools by name and intent tags (only what setReport reads of it). */
-const report = (tools: Array<[string, string[]]>): ToolsetReport => ({ tools: tools.map(([name, intent_tags]) => ({ schema: { name }, intent_tags })) }) as ToolsetReport;
+const report = (tools: Array<[string, string[]]>): ToolsetReport =>
+  ({ tools: tools.map(([name, intent_tags]) => ({ schema: { name }, intent_tags })) }) as ToolsetReport;
 
 describe("the playground state's actions", () => {
   it("starts empty: the editor's buffer, Python tools, no engine, report or session", () => {
     const s = new Recorded();
-    expect([s.sourceMode, s.toolMode, s.engine, s.report, s.current, s.imprint, s.toolChoice, s.builtins, s.allowWrites, s.sourceChanged]).toEqual([
+    expect([
+      s.sourceMode,
+      s.toolMode,
+      s.engine,
+      s.report,
+      s.current,
+      s.imprint,
+      s.toolChoice,
+      s.builtins,
+      s.allowWrites,
+      s.sourceChanged,
+    ]).toEqual([
       { kind: "buffer", name: "tools.py" },
       { kind: "python" },
       null,
@@ -54,14 +74,29 @@ describe("the playground state's actions", () => {
     const approver = async (): Promise<boolean> => true;
     const cases: Array<[() => void, () => unknown, unknown, AppChange]> = [
       [() => s.setEngine(engine), () => s.engine, engine, "engine"],
-      [() => s.setSelection({ tool: ["a"], toolTag: ["t"] }), () => s.selection, { tool: ["a"], toolTag: ["t"] }, "selection"],
+      [
+        () => s.setSelection({ tool: ["a"], toolTag: ["t"] }),
+        () => s.selection,
+        { tool: ["a"], toolTag: ["t"] },
+        "selection",
+      ],
       [() => s.setBuiltins(["read_file"]), () => s.builtins, ["read_file"], "selection"],
-      [() => s.setToolMode({ kind: "facts", store: "kb" }), () => s.toolMode, { kind: "facts", store: "kb" }, "settings"],
+      [
+        () => s.setToolMode({ kind: "facts", store: "kb" }),
+        () => s.toolMode,
+        { kind: "facts", store: "kb" },
+        "settings",
+      ],
       [() => s.setImprint(imprint), () => s.imprint, imprint, "settings"],
       [() => s.setToolChoice("required"), () => s.toolChoice, "required", "settings"],
       [() => s.setAllowWrites(true), () => s.allowWrites, true, "settings"],
       [() => s.setWriteApprover(approver), () => s.writeApprover, approver, "settings"],
-      [() => s.setSourceMode({ kind: "buffer", name: "mine.py" }), () => s.sourceMode, { kind: "buffer", name: "mine.py" }, "source"],
+      [
+        () => s.setSourceMode({ kind: "buffer", name: "mine.py" }),
+        () => s.sourceMode,
+        { kind: "buffer", name: "mine.py" },
+        "source",
+      ],
       [() => s.notify("kept the file"), () => s.notice, "kept the file", "notice"],
     ];
     for (const [act, read, value, change] of cases) {

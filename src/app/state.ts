@@ -16,7 +16,10 @@ import type { FrozenToolset, ToolsetReport } from "../toolset/freeze.ts";
 import { textOf, type SourceMode } from "./source.ts";
 
 /** What the chat's tools are: the Python file, a facts store's lookup, or a tools manifest. */
-export type ToolMode = { kind: "python" } | { kind: "facts"; store: string } | { kind: "manifest"; name: string; bytes: Uint8Array };
+export type ToolMode =
+  | { kind: "python" }
+  | { kind: "facts"; store: string }
+  | { kind: "manifest"; name: string; bytes: Uint8Array };
 
 /**
  * What changed. The state's own: "report" (an inspect), "selection" (tools, tags, built-ins),
@@ -249,7 +252,8 @@ export class AppState {
   editSource(text: string): void {
     const m = this.#s.sourceMode;
     const open = m.kind === "project" ? m.project.files[m.open] : undefined;
-    if (m.kind === "project" && open && textOf(open) !== null) this.writeProjectFile(m.open, new TextEncoder().encode(text));
+    if (m.kind === "project" && open && textOf(open) !== null)
+      this.writeProjectFile(m.open, new TextEncoder().encode(text));
     if (this.#s.current?.toolset && !this.#s.sourceChanged) this.markSourceChanged();
   }
 }

@@ -34,15 +34,39 @@ export function storeCard(key: string, card: StoredCard, actions: CardActions): 
     h(
       "div",
       { class: "button-row" },
-      h("button", { type: "button", class: "small", disabled: card.useDisabled, onclick: () => actions.use(key), "data-action": "use" }, card.useLabel),
-      h("button", { type: "button", class: "small secondary", disabled: card.exportDisabled, onclick: () => actions.exportOne(key) }, "Export"),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "small",
+          disabled: card.useDisabled,
+          onclick: () => actions.use(key),
+          "data-action": "use",
+        },
+        card.useLabel,
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "small secondary",
+          disabled: card.exportDisabled,
+          onclick: () => actions.exportOne(key),
+        },
+        "Export",
+      ),
       h("button", { type: "button", class: "small danger", onclick: () => actions.remove(key) }, "Delete"),
     ),
   );
 }
 
 /** Replace the list's items with one card per item, or the muted `none` line when there is none. */
-export function renderCards<T>(list: HTMLElement, items: readonly T[], none: string, card: (item: T) => HTMLLIElement): void {
+export function renderCards<T>(
+  list: HTMLElement,
+  items: readonly T[],
+  none: string,
+  card: (item: T) => HTMLLIElement,
+): void {
   replace(list);
   if (!items.length) list.appendChild(h("li", { class: "muted" }, none));
   for (const item of items) list.appendChild(card(item));

@@ -22,8 +22,10 @@ export interface ToolsPanel {
 export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
   const view = mountToolsView(root, {
     goToLine: (line) => app.editor.goToLine(line),
-    toggleTag: (tag, checked) => app.setSelection({ tool: app.selection.tool, toolTag: toggled(app.selection.toolTag, tag, checked).sort() }),
-    toggleTool: (name, checked) => app.setSelection({ tool: toggled(app.selection.tool, name, checked), toolTag: app.selection.toolTag }),
+    toggleTag: (tag, checked) =>
+      app.setSelection({ tool: app.selection.tool, toolTag: toggled(app.selection.toolTag, tag, checked).sort() }),
+    toggleTool: (name, checked) =>
+      app.setSelection({ tool: toggled(app.selection.tool, name, checked), toolTag: app.selection.toolTag }),
     backToPython: () => {
       app.setToolMode({ kind: "python" });
       void freeze();
@@ -45,7 +47,11 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
     }
     const { active, errors: selErrors } = app.activeSelection();
     const sel = app.selection;
-    view.showTags([...new Set(report.tools.flatMap((t) => t.intent_tags))].sort(), sel.toolTag, sel.tool.length > 0 || sel.toolTag.length > 0);
+    view.showTags(
+      [...new Set(report.tools.flatMap((t) => t.intent_tags))].sort(),
+      sel.toolTag,
+      sel.tool.length > 0 || sel.toolTag.length > 0,
+    );
     view.showTools(report.tools, sel.tool, new Set(active.map((t) => t.schema.name)));
     renderActiveLine(view, app, active, selErrors, report.tools.length, shaRender);
   }
@@ -91,7 +97,8 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
     if (change === "report") renderReport();
     if (change === "selection") {
       renderSelection();
-      if (app.current?.toolset) view.showChanged("The selection changed: press “Freeze / new session” to chat with the new active set.");
+      if (app.current?.toolset)
+        view.showChanged("The selection changed: press “Freeze / new session” to chat with the new active set.");
     }
     if (change === "session") {
       changed.textContent = "";
@@ -109,13 +116,24 @@ export function mountToolsPanel(app: App, root: HTMLElement): ToolsPanel {
 }
 
 /** The active-set line: the selection's problems, the limit exceeded, or the set and its hash. */
-function renderActiveLine(view: ToolsView, app: App, active: readonly FrozenTool[], selErrors: readonly ErrorJson[], toolCount: number, shaRender: { token: number }): void {
+function renderActiveLine(
+  view: ToolsView,
+  app: App,
+  active: readonly FrozenTool[],
+  selErrors: readonly ErrorJson[],
+  toolCount: number,
+  shaRender: { token: number },
+): void {
   const total = active.length + app.builtins.length;
-  const withBuiltins = app.builtins.length ? ` + ${app.builtins.length} built-in(s) = ${total} of ${ACTIVE_TOOL_LIMIT}` : "";
+  const withBuiltins = app.builtins.length
+    ? ` + ${app.builtins.length} built-in(s) = ${total} of ${ACTIVE_TOOL_LIMIT}`
+    : "";
   if (selErrors.length) {
     view.showActiveProblem(selErrors.map((e) => errorText(e)).join(" "));
   } else if (total > ACTIVE_TOOL_LIMIT) {
-    view.showActiveProblem(`active_tool_limit_exceeded: ${active.length} Python tool(s)${withBuiltins}; at most ${ACTIVE_TOOL_LIMIT} tools can be active. Narrow the Python tools or switch built-ins off.`);
+    view.showActiveProblem(
+      `active_tool_limit_exceeded: ${active.length} Python tool(s)${withBuiltins}; at most ${ACTIVE_TOOL_LIMIT} tools can be active. Narrow the Python tools or switch built-ins off.`,
+    );
   } else {
     view.activeLine.dataset.state = "ok";
     const token = ++shaRender.token;
@@ -143,10 +161,18 @@ function toggled(values: readonly string[], value: string, checked: boolean): st
 function editedAndClean(app: App): boolean {
   const cur = app.current;
   const report = app.report;
-  if (!cur?.toolset || app.toolMode.kind !== "python" || !report || report.tools_bundle_sha256 === cur.toolset.tools_bundle_sha256) return false;
+  if (
+    !cur?.toolset ||
+    app.toolMode.kind !== "python" ||
+    !report ||
+    report.tools_bundle_sha256 === cur.toolset.tools_bundle_sha256
+  )
+    return false;
   const problems = report.file_ok ? app.activeSelection().errors : report.errors;
   if (problems.length) {
-    app.notify(`tools.py changed, but the edited file has ${problems.length} problem(s) (${problems.map((e) => e.code).join(", ")}): this session keeps the file it froze. Fix them and press Inspect again.`);
+    app.notify(
+      `tools.py changed, but the edited file has ${problems.length} problem(s) (${problems.map((e) => e.code).join(", ")}): this session keeps the file it froze. Fix them and press Inspect again.`,
+    );
     return false;
   }
   return true;

@@ -26,7 +26,11 @@ function levelBadge(level: string): HTMLElement {
 }
 
 export function mountToolsView(root: HTMLElement, actions: ToolsViewActions) {
-  const status = h("p", { id: "tools-status", class: "status", role: "status", "aria-live": "polite", "data-state": "busy" }, "Starting the Python runner…");
+  const status = h(
+    "p",
+    { id: "tools-status", class: "status", role: "status", "aria-live": "polite", "data-state": "busy" },
+    "Starting the Python runner…",
+  );
   const errors = h("div", { id: "tools-errors" });
   const packagesRoot = h("div", { id: "python-packages" });
   const tagBox = h("fieldset", { id: "tag-select", class: "chips" });
@@ -37,7 +41,16 @@ export function mountToolsView(root: HTMLElement, actions: ToolsViewActions) {
   const changed = h("p", { id: "source-changed", class: "notice warn", hidden: true });
   const builtins = h("section", { id: "builtins", class: "builtins", "aria-labelledby": "builtins-h" });
 
-  replace(root, status, errors, packagesRoot, h("div", { class: "selection" }, tagBox, list, builtins, activeLine), h("div", { class: "freeze-row" }, freezeBtn), changed, sessionLine);
+  replace(
+    root,
+    status,
+    errors,
+    packagesRoot,
+    h("div", { class: "selection" }, tagBox, list, builtins, activeLine),
+    h("div", { class: "freeze-row" }, freezeBtn),
+    changed,
+    sessionLine,
+  );
 
   function renderErrors(problems: readonly ErrorJson[], warnings: readonly ErrorJson[]): void {
     const items = [...problems.map((e) => ({ e, kind: "error" })), ...warnings.map((e) => ({ e, kind: "warning" }))];
@@ -45,7 +58,14 @@ export function mountToolsView(root: HTMLElement, actions: ToolsViewActions) {
       replace(errors);
       return;
     }
-    replace(errors, h("ul", { class: "problems", "aria-label": "Problems in the tools file" }, ...items.map(({ e, kind }) => problemItem(e, kind, actions))));
+    replace(
+      errors,
+      h(
+        "ul",
+        { class: "problems", "aria-label": "Problems in the tools file" },
+        ...items.map(({ e, kind }) => problemItem(e, kind, actions)),
+      ),
+    );
   }
 
   /** Empty the tag and tool checkboxes before the selection is drawn again. */
@@ -56,7 +76,18 @@ export function mountToolsView(root: HTMLElement, actions: ToolsViewActions) {
 
   /** The tag checkboxes (`checked`: the selection's tags; `filtered`: anything checked at all). */
   function showTags(tags: readonly string[], checked: readonly string[], filtered: boolean): void {
-    tagBox.appendChild(h("legend", {}, "Narrow the active set by tag or tool ", h("span", { class: "muted" }, filtered ? "(union of the checked)" : `(nothing checked: all tools, at most ${ACTIVE_TOOL_LIMIT})`)));
+    tagBox.appendChild(
+      h(
+        "legend",
+        {},
+        "Narrow the active set by tag or tool ",
+        h(
+          "span",
+          { class: "muted" },
+          filtered ? "(union of the checked)" : `(nothing checked: all tools, at most ${ACTIVE_TOOL_LIMIT})`,
+        ),
+      ),
+    );
     for (const tag of tags) {
       const id = `tag-${tag}`;
       const box = h("input", { type: "checkbox", id, "data-tag": tag });
@@ -69,7 +100,8 @@ export function mountToolsView(root: HTMLElement, actions: ToolsViewActions) {
 
   /** One item per tool of the file: its checkbox, badges, description, hashes and schema. */
   function showTools(tools: readonly FrozenTool[], checked: readonly string[], activeNames: ReadonlySet<string>): void {
-    for (const tool of tools) list.appendChild(toolItem(tool, checked.includes(tool.schema.name), activeNames.has(tool.schema.name), actions));
+    for (const tool of tools)
+      list.appendChild(toolItem(tool, checked.includes(tool.schema.name), activeNames.has(tool.schema.name), actions));
   }
 
   function showActiveProblem(text: string): void {
@@ -122,14 +154,25 @@ function problemItem(e: ErrorJson, kind: string, actions: ToolsViewActions): HTM
     e.tool ? h("span", { class: "muted" }, ` (${e.tool}${e.parameter ? `.${e.parameter}` : ""})`) : null,
     " ",
     typeof e.line === "number"
-      ? h("button", { type: "button", class: "link line-jump", "data-line": e.line, onclick: () => actions.goToLine(e.line as number), "aria-label": `Go to line ${e.line}` }, `line ${e.line}`)
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "link line-jump",
+            "data-line": e.line,
+            onclick: () => actions.goToLine(e.line as number),
+            "aria-label": `Go to line ${e.line}`,
+          },
+          `line ${e.line}`,
+        )
       : null,
     h("div", { class: "problem-message" }, e.message),
   );
 }
 
 /** Said on a tool without a description: discovery accepts it, but a model can hardly choose it. */
-const NO_DESCRIPTION = 'No description: a model chooses tools by their descriptions, so it may never call this one. Add a docstring (its first line is the description) or description="…" to @edge_tool.';
+const NO_DESCRIPTION =
+  'No description: a model chooses tools by their descriptions, so it may never call this one. Add a docstring (its first line is the description) or description="…" to @edge_tool.';
 
 function toolItem(tool: FrozenTool, checked: boolean, isActive: boolean, actions: ToolsViewActions): HTMLLIElement {
   const s = tool.schema;
@@ -146,19 +189,32 @@ function toolItem(tool: FrozenTool, checked: boolean, isActive: boolean, actions
       box,
       h("label", { for: id, class: "tool-name" }, s.name),
       levelBadge(s.execution_level),
-      s.return_direct ? h("span", { class: "badge", title: "return_direct: the result goes straight to the caller" }, "direct") : null,
+      s.return_direct
+        ? h("span", { class: "badge", title: "return_direct: the result goes straight to the caller" }, "direct")
+        : null,
       ...tool.intent_tags.map((t) => h("span", { class: "tag" }, `#${t}`)),
       h("span", { class: isActive ? "state on" : "state off" }, isActive ? "active" : "not active"),
     ),
     h("p", { id: `${id}-desc`, class: "tool-desc" }, s.description || "(no description)"),
-    (s.description ?? "").trim() ? null : h("p", { class: "tool-warn", "data-warning": "no_description" }, NO_DESCRIPTION),
+    (s.description ?? "").trim()
+      ? null
+      : h("p", { class: "tool-warn", "data-warning": "no_description" }, NO_DESCRIPTION),
     h(
       "p",
       { class: "tool-meta" },
       "schema_sha256 ",
       hashCode(tool.schema_sha256),
       typeof tool.line === "number"
-        ? h("button", { type: "button", class: "link line-jump", onclick: () => actions.goToLine(tool.line as number), "aria-label": `Go to ${s.name}, line ${tool.line}` }, ` line ${tool.line}`)
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "link line-jump",
+              onclick: () => actions.goToLine(tool.line as number),
+              "aria-label": `Go to ${s.name}, line ${tool.line}`,
+            },
+            ` line ${tool.line}`,
+          )
         : null,
     ),
     h("details", {}, h("summary", {}, "Schema (what the model sees)"), h("pre", { class: "json" }, pretty(s))),
@@ -168,8 +224,15 @@ function toolItem(tool: FrozenTool, checked: boolean, isActive: boolean, actions
 /** The status line and the page's `data-inspected` after an inspect. */
 function showInspected(status: HTMLElement, report: ToolsetReport, reportMs: number): void {
   if (report.file_ok) {
-    const files = report.project && report.project.files.length > 1 ? ` · ${report.project.files.length} project files, tools_bundle_sha256 ${report.tools_bundle_sha256}` : "";
-    setStatus(status, `Inspected ${report.filename}: ${report.tools.length} tool(s) in ${ms(reportMs)} · tools_file_sha256 ${report.tools_file_sha256 ?? ""}${files}`, "ok");
+    const files =
+      report.project && report.project.files.length > 1
+        ? ` · ${report.project.files.length} project files, tools_bundle_sha256 ${report.tools_bundle_sha256}`
+        : "";
+    setStatus(
+      status,
+      `Inspected ${report.filename}: ${report.tools.length} tool(s) in ${ms(reportMs)} · tools_file_sha256 ${report.tools_file_sha256 ?? ""}${files}`,
+      "ok",
+    );
     document.body.dataset.inspected = "ok";
   } else {
     setStatus(status, `${report.filename} did not validate: ${report.errors.length} problem(s).`, "error");
@@ -189,8 +252,21 @@ function renderSessionLine(sessionLine: HTMLElement, cur: SessionInfo, actions: 
       ` · engine: ${cur.engine.info().label}`,
     );
   } else if (cur.surface) {
-    const what = cur.mode.kind === "facts" ? `facts store “${cur.mode.store}” (local_facts_lookup)` : `tools manifest ${cur.mode.kind === "manifest" ? cur.mode.name : ""}`;
-    const back = h("button", { type: "button", class: "link", id: "back-to-python", onclick: () => actions.backToPython() }, "Use tools.py again");
-    replace(sessionLine, `Session at ${time}: chat tools come from the ${what}, not tools.py · `, hashCode(cur.surface.active_set_sha256), " ", back);
+    const what =
+      cur.mode.kind === "facts"
+        ? `facts store “${cur.mode.store}” (local_facts_lookup)`
+        : `tools manifest ${cur.mode.kind === "manifest" ? cur.mode.name : ""}`;
+    const back = h(
+      "button",
+      { type: "button", class: "link", id: "back-to-python", onclick: () => actions.backToPython() },
+      "Use tools.py again",
+    );
+    replace(
+      sessionLine,
+      `Session at ${time}: chat tools come from the ${what}, not tools.py · `,
+      hashCode(cur.surface.active_set_sha256),
+      " ",
+      back,
+    );
   }
 }

@@ -83,7 +83,10 @@ export function mountTryTool(app: App, root: HTMLElement, openReceipt: (id: stri
     runBtn.disabled = true;
     setStatus(status, `Running ${name} in a fresh sandboxed runner…`, "busy");
     try {
-      const report = await callTool(toolset, app.host, name, collected.args, { signal: running.signal, workspace: app.workspace });
+      const report = await callTool(toolset, app.host, name, collected.args, {
+        signal: running.signal,
+        workspace: app.workspace,
+      });
       let receipt: Receipt | null = null;
       let receiptError: string | null = null;
       try {
@@ -92,7 +95,11 @@ export function mountTryTool(app: App, root: HTMLElement, openReceipt: (id: stri
       } catch (err) {
         receiptError = errorText(toErrorJson(err));
       }
-      setStatus(status, report.ok ? `${name} ran in ${ms(report.duration_ms)}.` : `${name} failed closed: ${errorText(report.error)}`, report.ok ? "ok" : "error");
+      setStatus(
+        status,
+        report.ok ? `${name} ran in ${ms(report.duration_ms)}.` : `${name} failed closed: ${errorText(report.error)}`,
+        report.ok ? "ok" : "error",
+      );
       renderOutcome(output, report, receipt, receiptError, openReceipt);
     } catch (err) {
       setStatus(status, errorText(toErrorJson(err)), "error");

@@ -20,7 +20,11 @@ export function mountTryView(root: HTMLElement) {
   replace(
     root,
     h("h2", { id: "try-h" }, "Try a tool"),
-    h("p", { class: "muted" }, "Runs one tool of the frozen session directly, in a fresh sandboxed Python runner — no model involved."),
+    h(
+      "p",
+      { class: "muted" },
+      "Runs one tool of the frozen session directly, in a fresh sandboxed Python runner — no model involved.",
+    ),
     h("div", { class: "field" }, h("label", { for: "try-tool-select" }, "Tool"), select),
     desc,
     note,
@@ -34,7 +38,8 @@ export function mountTryView(root: HTMLElement) {
   /** The picker's options: the frozen active set's tools. */
   function showTools(tools: readonly FrozenTool[]): void {
     replace(select);
-    for (const t of tools) select.appendChild(h("option", { value: t.schema.name }, `${t.schema.name} (${t.schema.execution_level})`));
+    for (const t of tools)
+      select.appendChild(h("option", { value: t.schema.name }, `${t.schema.name} (${t.schema.execution_level})`));
   }
 
   /** Empty the form host, the outcome and the status line for the picked tool. */
@@ -59,14 +64,24 @@ export function mountTryView(root: HTMLElement) {
 }
 
 /** A call's outcome: status, duration, checks, hashes, the result, the traceback, stderr, the receipt. */
-export function renderOutcome(output: HTMLElement, report: ToolCallReport, receipt: Receipt | null, receiptError: string | null, openReceipt: (id: string) => void): void {
+export function renderOutcome(
+  output: HTMLElement,
+  report: ToolCallReport,
+  receipt: Receipt | null,
+  receiptError: string | null,
+  openReceipt: (id: string) => void,
+): void {
   replace(
     output,
     h(
       "dl",
       { class: "facts-grid" },
       h("dt", {}, "Status"),
-      h("dd", { "data-testid": "try-outcome", "data-state": report.ok ? "ok" : "error" }, report.ok ? "ok" : errorText(report.error)),
+      h(
+        "dd",
+        { "data-testid": "try-outcome", "data-state": report.ok ? "ok" : "error" },
+        report.ok ? "ok" : errorText(report.error),
+      ),
       h("dt", {}, "Duration"),
       h("dd", { id: "try-duration" }, ms(report.duration_ms)),
       h("dt", {}, "Checks"),
@@ -82,7 +97,14 @@ export function renderOutcome(output: HTMLElement, report: ToolCallReport, recei
     ),
     report.ok ? h("h3", {}, "Result") : null,
     report.ok ? h("pre", { id: "try-result", class: "json" }, pretty(report.result)) : null,
-    report.diagnostics ? h("details", {}, h("summary", {}, "Diagnostics (traceback)"), h("pre", { class: "json" }, pretty(report.diagnostics))) : null,
+    report.diagnostics
+      ? h(
+          "details",
+          {},
+          h("summary", {}, "Diagnostics (traceback)"),
+          h("pre", { class: "json" }, pretty(report.diagnostics)),
+        )
+      : null,
     h("h3", {}, "stderr"),
     h("pre", { id: "try-stderr", class: "json small" }, report.stderr || "(empty)"),
     receipt

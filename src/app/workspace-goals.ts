@@ -32,6 +32,10 @@ export function renderGoals(root: HTMLElement, vfs: EdgeVfs, sessionId: string |
             ),
           ),
         )
-      : h("p", { class: "muted" }, "No goals yet. With the goal built-ins on, the model records them here (create_goal, update_goal)."),
+      : h(
+          "p",
+          { class: "muted" },
+          "No goals yet. With the goal built-ins on, the model records them here (create_goal, update_goal).",
+        ),
   );
 }

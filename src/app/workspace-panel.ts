@@ -12,7 +12,13 @@ import type { App } from "./app.ts";
 import { bytes as fmtBytes, download, errorText, h, replace, setStatus, shortHash } from "./dom.ts";
 import { renderGoals } from "./workspace-goals.ts";
 import { renderPreview } from "./workspace-preview.ts";
-import { browserStorageEstimate, itemsFromDrop, itemsFromInput, uploadItems, type UploadItem } from "./workspace-upload.ts";
+import {
+  browserStorageEstimate,
+  itemsFromDrop,
+  itemsFromInput,
+  uploadItems,
+  type UploadItem,
+} from "./workspace-upload.ts";
 
 const shaCache = new WeakMap<Uint8Array, string>();
 
@@ -35,14 +41,21 @@ export async function mountWorkspacePanel(app: App, root: HTMLElement): Promise<
   const upload = (items: UploadItem[]): Promise<void> =>
     run(`Checking ${items.length} file(s)…`, async () => `Uploaded ${(await uploadItems(vfs, items)).length} file(s).`);
 
-  ui.filesInput.addEventListener("change", () => void upload(itemsFromInput(ui.filesInput.files)).finally(() => (ui.filesInput.value = "")));
-  ui.folderInput.addEventListener("change", () => void upload(itemsFromInput(ui.folderInput.files)).finally(() => (ui.folderInput.value = "")));
+  ui.filesInput.addEventListener(
+    "change",
+    () => void upload(itemsFromInput(ui.filesInput.files)).finally(() => (ui.filesInput.value = "")),
+  );
+  ui.folderInput.addEventListener(
+    "change",
+    () => void upload(itemsFromInput(ui.folderInput.files)).finally(() => (ui.folderInput.value = "")),
+  );
   wireZip(ui, vfs, run);
   const create = (kind: "file" | "folder"): void => {
     const name = ui.nameInput.value.trim();
     void run(`Creating ${name}…`, async () => {
       const path = importPath(name);
-      if (await vfs.exists(path)) throw new EdgeError("vfs_exists", { path }, `${path} already exists; pick another name.`);
+      if (await vfs.exists(path))
+        throw new EdgeError("vfs_exists", { path }, `${path} already exists; pick another name.`);
       if (kind === "folder") await vfs.mkdir(path, { recursive: true });
       else await vfs.writeBatch([{ path, data: new Uint8Array(0) }]);
       ui.nameInput.value = "";
@@ -55,11 +68,15 @@ export async function mountWorkspacePanel(app: App, root: HTMLElement): Promise<
   wireDrop(ui, upload);
 
   const rename = (path: string): void => {
-    const next = window.prompt(`New name for ${relativeTo(WORKSPACE_DIR, path)} (a path inside the workspace):`, relativeTo(WORKSPACE_DIR, path));
+    const next = window.prompt(
+      `New name for ${relativeTo(WORKSPACE_DIR, path)} (a path inside the workspace):`,
+      relativeTo(WORKSPACE_DIR, path),
+    );
     if (next === null || next.trim() === "") return;
     void run("Renaming…", async () => {
       const dest = importPath(next.trim());
-      if (await vfs.exists(dest)) throw new EdgeError("vfs_exists", { path: dest }, `${dest} already exists; pick another name.`);
+      if (await vfs.exists(dest))
+        throw new EdgeError("vfs_exists", { path: dest }, `${dest} already exists; pick another name.`);
       await vfs.mkdir(dest.slice(0, dest.lastIndexOf("/")), { recursive: true });
       await vfs.mv(path, dest);
       if (selected === path) selected = dest;
@@ -101,7 +118,13 @@ export async function mountWorkspacePanel(app: App, root: HTMLElement): Promise<
 
 function workspaceUi() {
   const filesInput = h("input", { type: "file", id: "ws-files", multiple: true, hidden: true });
-  const folderInput = h("input", { type: "file", id: "ws-folder", multiple: true, hidden: true, webkitdirectory: true });
+  const folderInput = h("input", {
+    type: "file",
+    id: "ws-folder",
+    multiple: true,
+    hidden: true,
+    webkitdirectory: true,
+  });
   const zipInput = h("input", { type: "file", id: "ws-zip", accept: ".zip,application/zip", hidden: true });
   const pick = (input: HTMLInputElement) => () => input.click();
   const exportBtn = h("button", { type: "button", id: "ws-export", class: "secondary" }, "Download all as zip");
@@ -121,12 +144,31 @@ function workspaceUi() {
       "div",
       { class: "button-row" },
       h("button", { type: "button", id: "ws-upload", class: "primary", onclick: pick(filesInput) }, "Upload files…"),
-      h("button", { type: "button", id: "ws-upload-folder", class: "secondary", onclick: pick(folderInput) }, "Upload a folder…"),
-      h("button", { type: "button", id: "ws-import-zip", class: "secondary", onclick: pick(zipInput) }, "Import a zip…"),
+      h(
+        "button",
+        { type: "button", id: "ws-upload-folder", class: "secondary", onclick: pick(folderInput) },
+        "Upload a folder…",
+      ),
+      h(
+        "button",
+        { type: "button", id: "ws-import-zip", class: "secondary", onclick: pick(zipInput) },
+        "Import a zip…",
+      ),
       exportBtn,
     ),
-    h("p", { class: "muted small" }, "Or drop files and folders here. Files go into /workspace, where the built-in tools and read_local Python tools see them."),
-    h("div", { class: "button-row" }, h("label", { for: "ws-name" }, "New file or folder name"), nameInput, newFile, newFolder),
+    h(
+      "p",
+      { class: "muted small" },
+      "Or drop files and folders here. Files go into /workspace, where the built-in tools and read_local Python tools see them.",
+    ),
+    h(
+      "div",
+      { class: "button-row" },
+      h("label", { for: "ws-name" }, "New file or folder name"),
+      nameInput,
+      newFile,
+      newFolder,
+    ),
   );
   const nodes = [
     h("h2", {}, "Workspace"),
@@ -140,7 +182,23 @@ function workspaceUi() {
     preview,
     goals,
   ];
-  return { nodes, filesInput, folderInput, zipInput, exportBtn, nameInput, newFile, newFolder, meter, meterText, status, table, preview, goals, drop };
+  return {
+    nodes,
+    filesInput,
+    folderInput,
+    zipInput,
+    exportBtn,
+    nameInput,
+    newFile,
+    newFolder,
+    meter,
+    meterText,
+    status,
+    table,
+    preview,
+    goals,
+    drop,
+  };
 }
 
 type Ui = ReturnType<typeof workspaceUi>;
@@ -159,13 +217,15 @@ function wireZip(ui: Ui, vfs: EdgeVfs, run: Run): void {
       return `Imported ${r.files} file(s), ${fmtBytes(r.bytes)}, from ${file.name}.`;
     });
   });
-  ui.exportBtn.addEventListener("click", () =>
-    void run("Zipping the workspace…", async () => {
-      const { exportZip } = await import("../builtins/workspace/zip.ts");
-      const zip = exportZip(vfs);
-      download("workspace.zip", zip as Uint8Array<ArrayBuffer>, "application/zip");
-      return `Downloaded workspace.zip (${fmtBytes(zip.byteLength)}).`;
-    }),
+  ui.exportBtn.addEventListener(
+    "click",
+    () =>
+      void run("Zipping the workspace…", async () => {
+        const { exportZip } = await import("../builtins/workspace/zip.ts");
+        const zip = exportZip(vfs);
+        download("workspace.zip", zip as Uint8Array<ArrayBuffer>, "application/zip");
+        return `Downloaded workspace.zip (${fmtBytes(zip.byteLength)}).`;
+      }),
   );
 }
 
@@ -180,7 +240,8 @@ function wireDrop(ui: Ui, upload: (items: UploadItem[]) => Promise<void>): void 
   ui.drop.addEventListener("drop", (ev) => {
     ev.preventDefault();
     ui.drop.classList.remove("dragging");
-    if (ev.dataTransfer) void itemsFromDrop(ev.dataTransfer).then(upload, (err: unknown) => setStatus(ui.status, String(err), "error"));
+    if (ev.dataTransfer)
+      void itemsFromDrop(ev.dataTransfer).then(upload, (err: unknown) => setStatus(ui.status, String(err), "error"));
   });
 }
 
@@ -191,7 +252,10 @@ interface RowActions {
 }
 
 function renderTable(table: HTMLTableElement, vfs: EdgeVfs, selected: string | null, actions: RowActions): void {
-  const paths = vfs.getAllPaths().filter((p) => p.startsWith(`${WORKSPACE_DIR}/`)).sort();
+  const paths = vfs
+    .getAllPaths()
+    .filter((p) => p.startsWith(`${WORKSPACE_DIR}/`))
+    .sort();
   const rows = paths.map((path) => {
     const data = vfs.readBytesIfFile(path);
     const rel = relativeTo(WORKSPACE_DIR, path);
@@ -215,23 +279,79 @@ function renderTable(table: HTMLTableElement, vfs: EdgeVfs, selected: string | n
       h(
         "th",
         { scope: "row", style: `padding-left: ${0.4 + depth * 1.1}rem` },
-        data ? h("button", { type: "button", class: "link", "aria-pressed": String(path === selected), onclick: () => actions.select(path) }, label) : h("span", {}, label),
+        data
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "link",
+                "aria-pressed": String(path === selected),
+                onclick: () => actions.select(path),
+              },
+              label,
+            )
+          : h("span", {}, label),
       ),
       h("td", {}, data ? fmtBytes(data.byteLength) : "folder"),
       h("td", {}, sha),
       h(
         "td",
         { class: "button-row" },
-        h("button", { type: "button", class: "small secondary", "aria-label": `Rename ${rel}`, onclick: () => actions.rename(path) }, "Rename"),
-        h("button", { type: "button", class: "small danger", "aria-label": `Delete ${rel}`, onclick: () => actions.remove(path, !data) }, "Delete"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "small secondary",
+            "aria-label": `Rename ${rel}`,
+            onclick: () => actions.rename(path),
+          },
+          "Rename",
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "small danger",
+            "aria-label": `Delete ${rel}`,
+            onclick: () => actions.remove(path, !data),
+          },
+          "Delete",
+        ),
       ),
     );
   });
   replace(
     table,
     h("caption", { class: "visually-hidden" }, "Workspace files"),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Name"), h("th", { scope: "col" }, "Size"), h("th", { scope: "col" }, "sha256"), h("th", { scope: "col" }, "Actions"))),
-    h("tbody", {}, ...(rows.length ? rows : [h("tr", {}, h("td", { colspan: 4, class: "muted" }, "The workspace is empty: upload files, or let a built-in tool write some."))])),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", { scope: "col" }, "Name"),
+        h("th", { scope: "col" }, "Size"),
+        h("th", { scope: "col" }, "sha256"),
+        h("th", { scope: "col" }, "Actions"),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      ...(rows.length
+        ? rows
+        : [
+            h(
+              "tr",
+              {},
+              h(
+                "td",
+                { colspan: 4, class: "muted" },
+                "The workspace is empty: upload files, or let a built-in tool write some.",
+              ),
+            ),
+          ]),
+    ),
   );
 }
 
@@ -243,5 +363,7 @@ async function renderMeter(meter: HTMLMeterElement, text: HTMLElement, vfs: Edge
   const estimate = await browserStorageEstimate();
   text.textContent =
     `${fmtBytes(u.bytes)} of ${fmtBytes(u.limits.maxTotalBytes)} · ${u.entries} of ${u.limits.maxEntries} entries · at most ${fmtBytes(u.limits.maxFileBytes)} per file` +
-    (estimate ? ` · browser storage for this site: ${fmtBytes(estimate.usage)} used of ${fmtBytes(estimate.quota)}` : "");
+    (estimate
+      ? ` · browser storage for this site: ${fmtBytes(estimate.usage)} used of ${fmtBytes(estimate.quota)}`
+      : "");
 }

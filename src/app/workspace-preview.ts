@@ -43,17 +43,42 @@ export function renderPreview(root: HTMLElement, vfs: EdgeVfs, path: string, hoo
         setStatus(status, errorText(toErrorJson(err)), "error");
       }
     });
-    body = h("div", {}, h("label", { for: "ws-edit" }, `Contents of ${name}`), area, h("div", { class: "button-row" }, save));
+    body = h(
+      "div",
+      {},
+      h("label", { for: "ws-edit" }, `Contents of ${name}`),
+      area,
+      h("div", { class: "button-row" }, save),
+    );
   } else if (text !== null) {
-    body = h("pre", { class: "json small" }, `${text.slice(0, 64 * 1024)}\n… (${fmtBytes(data.byteLength)}: too large to edit here)`);
+    body = h(
+      "pre",
+      { class: "json small" },
+      `${text.slice(0, 64 * 1024)}\n… (${fmtBytes(data.byteLength)}: too large to edit here)`,
+    );
   } else {
     body = h("p", { class: "muted" }, `Binary file (${fmtBytes(data.byteLength)}); no preview.`);
   }
   replace(
     root,
     h("h3", { id: "ws-preview-h" }, path),
-    h("dl", { class: "facts-grid small" }, h("dt", {}, "size"), h("dd", {}, `${data.byteLength} bytes`), h("dt", {}, "sha256"), h("dd", {}, sha)),
-    h("div", { class: "button-row" }, h("button", { type: "button", class: "secondary small", onclick: () => download(name, data as Uint8Array<ArrayBuffer>) }, `Download ${name}`)),
+    h(
+      "dl",
+      { class: "facts-grid small" },
+      h("dt", {}, "size"),
+      h("dd", {}, `${data.byteLength} bytes`),
+      h("dt", {}, "sha256"),
+      h("dd", {}, sha),
+    ),
+    h(
+      "div",
+      { class: "button-row" },
+      h(
+        "button",
+        { type: "button", class: "secondary small", onclick: () => download(name, data as Uint8Array<ArrayBuffer>) },
+        `Download ${name}`,
+      ),
+    ),
     body,
     status,
   );

@@ -61,7 +61,11 @@ async function checkFits(vfs: EdgeVfs, paths: readonly string[], sizes: readonly
   sizes.forEach((size, i) => {
     const path = paths[i]!;
     if (size > limits.maxFileBytes) {
-      throw EdgeError.withTableFix("vfs_quota_exceeded", { path, bytes: size, limit: limits.maxFileBytes }, `${path} is ${fmtBytes(size)}, over the workspace's ${fmtBytes(limits.maxFileBytes)} limit for one file; nothing was written.`);
+      throw EdgeError.withTableFix(
+        "vfs_quota_exceeded",
+        { path, bytes: size, limit: limits.maxFileBytes },
+        `${path} is ${fmtBytes(size)}, over the workspace's ${fmtBytes(limits.maxFileBytes)} limit for one file; nothing was written.`,
+      );
     }
     adding += size;
     const old = vfs.readBytesIfFile(path);
@@ -70,14 +74,26 @@ async function checkFits(vfs: EdgeVfs, paths: readonly string[], sizes: readonly
   });
   const after = bytes - replaced + adding;
   if (after > limits.maxTotalBytes) {
-    throw new EdgeError("vfs_quota_exceeded", { bytes: after, limit: limits.maxTotalBytes }, `The workspace would hold ${fmtBytes(after)}, over its ${fmtBytes(limits.maxTotalBytes)} limit; nothing was written. Delete files first.`);
+    throw new EdgeError(
+      "vfs_quota_exceeded",
+      { bytes: after, limit: limits.maxTotalBytes },
+      `The workspace would hold ${fmtBytes(after)}, over its ${fmtBytes(limits.maxTotalBytes)} limit; nothing was written. Delete files first.`,
+    );
   }
   if (entries + newEntries > limits.maxEntries) {
-    throw EdgeError.withTableFix("vfs_quota_exceeded", { entries: entries + newEntries, limit: limits.maxEntries }, `The workspace would hold more than ${limits.maxEntries} files and folders; nothing was written.`);
+    throw EdgeError.withTableFix(
+      "vfs_quota_exceeded",
+      { entries: entries + newEntries, limit: limits.maxEntries },
+      `The workspace would hold more than ${limits.maxEntries} files and folders; nothing was written.`,
+    );
   }
   const estimate = await browserStorageEstimate();
   if (estimate && adding > estimate.quota - estimate.usage) {
-    throw EdgeError.withTableFix("storage_quota_exceeded", { ...estimate, adding }, `The browser lets this site store ${fmtBytes(estimate.quota - estimate.usage)} more, but the upload is ${fmtBytes(adding)}; nothing was written.`);
+    throw EdgeError.withTableFix(
+      "storage_quota_exceeded",
+      { ...estimate, adding },
+      `The browser lets this site store ${fmtBytes(estimate.quota - estimate.usage)} more, but the upload is ${fmtBytes(adding)}; nothing was written.`,
+    );
   }
 }
 
@@ -85,7 +101,11 @@ async function checkFits(vfs: EdgeVfs, paths: readonly string[], sizes: readonly
 export async function uploadItems(vfs: EdgeVfs, items: readonly UploadItem[], dir = WORKSPACE_DIR): Promise<string[]> {
   if (!items.length) return [];
   const paths = items.map((i) => importPath(i.rel, dir));
-  await checkFits(vfs, paths, items.map((i) => i.file.size));
+  await checkFits(
+    vfs,
+    paths,
+    items.map((i) => i.file.size),
+  );
   const data = await Promise.all(items.map(async (i) => new Uint8Array(await i.file.arrayBuffer())));
   await vfs.writeBatch(paths.map((path, i) => ({ path, data: data[i]! })));
   return paths;

@@ -11,7 +11,14 @@ async function diffOf(c: FileChange): Promise<HTMLElement | null> {
   if (!d) return null;
   if (d.binary) return h("p", { class: "small muted" }, "Binary content: no line diff.");
   const pre = h("pre", { class: "write-diff", "data-testid": "write-diff" });
-  for (const line of d.lines) pre.append(h("span", { class: line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "muted" : "" }, `${line}\n`));
+  for (const line of d.lines)
+    pre.append(
+      h(
+        "span",
+        { class: line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "muted" : "" },
+        `${line}\n`,
+      ),
+    );
   if (d.cut) pre.append(h("span", { class: "muted" }, `… ${d.cut} more lines not shown\n`));
   return pre;
 }
@@ -24,15 +31,28 @@ export function writeApprovalCard(entry: HTMLElement, plan: WritePlan, signal: A
   const list = h("ul", { class: "card-list" });
   const card = h(
     "div",
-    { class: "confirm-card write-card", role: "group", "aria-label": "Approve a change to the workspace", "data-tool": plan.tool },
+    {
+      class: "confirm-card write-card",
+      role: "group",
+      "aria-label": "Approve a change to the workspace",
+      "data-tool": plan.tool,
+    },
     h("h3", {}, `Approve this change to the workspace? (${plan.tool})`),
-    h("p", { class: "small muted" }, "Nothing has been written yet. Approve applies exactly this diff; Reject writes nothing."),
+    h(
+      "p",
+      { class: "small muted" },
+      "Nothing has been written yet. Approve applies exactly this diff; Reject writes nothing.",
+    ),
     list,
     h("div", { class: "button-row" }, approve, reject),
     outcome,
   );
   for (const c of plan.changes) {
-    const item = h("li", { class: "card", "data-path": c.path }, h("p", {}, h("code", {}, c.path), " ", h("span", { class: "muted small" }, describeChange(c))));
+    const item = h(
+      "li",
+      { class: "card", "data-path": c.path },
+      h("p", {}, h("code", {}, c.path), " ", h("span", { class: "muted small" }, describeChange(c))),
+    );
     list.append(item);
     void diffOf(c).then((d) => d && item.append(d));
   }

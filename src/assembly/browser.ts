@@ -24,7 +24,11 @@ import type { ImprintStore } from "../imprint/store.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
 import { createIdbReceiptStore } from "../receipts/store-idb.ts";
 import { createMemoryReceiptStore } from "../receipts/store-memory.ts";
-import { createBrowserRunnerHost, type BrowserRunnerHost, type BrowserRunnerHostOptions } from "../runner/browser/index.ts";
+import {
+  createBrowserRunnerHost,
+  type BrowserRunnerHost,
+  type BrowserRunnerHostOptions,
+} from "../runner/browser/index.ts";
 import type { ToolSource } from "../runner/host.ts";
 import { openEdgeDb } from "../idb/open.ts";
 import type { EdgeDb } from "../idb/schema.ts";
@@ -92,7 +96,12 @@ export interface BrowserEdge {
   engine(choice: BrowserEngineChoice): Promise<BrowserEngine>;
   session(request: BrowserSessionRequest): Promise<ChatSession>;
   /** Run a pending action once, re-reading `source` (its token, binding, expiry, a fresh runner). */
-  confirm(id: string, token: string, source: ToolSource, options?: Pick<ConfirmContext, "signal" | "workspace" | "timeoutMs">): Promise<ConfirmOutcome>;
+  confirm(
+    id: string,
+    token: string,
+    source: ToolSource,
+    options?: Pick<ConfirmContext, "signal" | "workspace" | "timeoutMs">,
+  ): Promise<ConfirmOutcome>;
   reject(id: string): Promise<ConfirmOutcome>;
   close(): Promise<void>;
 }
@@ -103,12 +112,22 @@ export function createBrowserEdge(options: BrowserEdgeOptions = {}): BrowserEdge
   let stopPurging: (() => void) | undefined;
 
   const openStorage = (): Promise<BrowserStorage> =>
-    (storage ??= openEdgeDb({ ...(options.dbName ? { name: options.dbName } : {}), ...(options.onDbClose ? { onClose: options.onDbClose } : {}) }).then(
-      (db): BrowserStorage => purged({ kind: "indexeddb", db, receipts: createIdbReceiptStore(db), pending: createIdbPendingStore(db) }),
+    (storage ??= openEdgeDb({
+      ...(options.dbName ? { name: options.dbName } : {}),
+      ...(options.onDbClose ? { onClose: options.onDbClose } : {}),
+    }).then(
+      (db): BrowserStorage =>
+        purged({ kind: "indexeddb", db, receipts: createIdbReceiptStore(db), pending: createIdbPendingStore(db) }),
       (err: unknown): BrowserStorage => {
         if (options.whenStorageRefused !== "memory") throw err;
         const reason = (err as Error)?.message ?? String(err);
-        return purged({ kind: "memory", db: null, receipts: createMemoryReceiptStore(), pending: createMemoryPendingStore(), reason });
+        return purged({
+          kind: "memory",
+          db: null,
+          receipts: createMemoryReceiptStore(),
+          pending: createMemoryPendingStore(),
+          reason,
+        });
       },
     ));
   const purged = (s: BrowserStorage): BrowserStorage => {
@@ -119,22 +138,37 @@ export function createBrowserEdge(options: BrowserEdgeOptions = {}): BrowserEdge
   const runnerHost = (): Promise<BrowserRunnerHost> =>
     (host ??= createBrowserRunnerHost(options.runner ?? {}).catch((err: unknown) => {
       host = undefined;
-      throw new EdgeError("runner_boot_failed", { reason: String(err) }, `The Python runner could not start: ${(err as Error)?.message ?? String(err)}`);
+      throw new EdgeError(
+        "runner_boot_failed",
+        { reason: String(err) },
+        `The Python runner could not start: ${(err as Error)?.message ?? String(err)}`,
+      );
     }));
 
   /** The database, for a store that has no memory fallback. */
   const database = async (what: string): Promise<EdgeDb> => {
     const s = await openStorage();
-    if (!s.db) throw new EdgeError("storage_failed", { reason: s.reason }, `${what} need IndexedDB, which this browser refuses here (${s.reason ?? "unavailable"}). Leave private mode, or let this site store data, to use them.`);
+    if (!s.db)
+      throw new EdgeError(
+        "storage_failed",
+        { reason: s.reason },
+        `${what} need IndexedDB, which this browser refuses here (${s.reason ?? "unavailable"}). Leave private mode, or let this site store data, to use them.`,
+      );
     return s.db;
   };
   const lazy = <T>(load: () => Promise<T>): (() => Promise<T>) => {
     let value: Promise<T> | undefined;
     return () => (value ??= load());
   };
-  const factsStore = lazy(async () => (await import("../facts/store-idb.ts")).createIdbFactsStore(await database("Local facts")));
-  const imprints = lazy(async () => (await import("../imprint/store-idb.ts")).createIdbImprintStore(await database("Imprints")));
-  const workspace = lazy(async () => (await import("../builtins/vfs/store-idb.ts")).openIdbVfs(await database("Workspace files")));
+  const factsStore = lazy(async () =>
+    (await import("../facts/store-idb.ts")).createIdbFactsStore(await database("Local facts")),
+  );
+  const imprints = lazy(async () =>
+    (await import("../imprint/store-idb.ts")).createIdbImprintStore(await database("Imprints")),
+  );
+  const workspace = lazy(async () =>
+    (await import("../builtins/vfs/store-idb.ts")).openIdbVfs(await database("Workspace files")),
+  );
 
   const toolsOf = async (tools: BrowserTools): Promise<SessionTools> => {
     if (tools.kind !== "facts") return tools;
@@ -156,14 +190,27 @@ export function createBrowserEdge(options: BrowserEdgeOptions = {}): BrowserEdge
         {
           receipts: s.receipts,
           runnerHost,
-          broker: (source, selection) => createConfirmationBroker({ store: s.pending, toolsFile: source.name, ...(selection ? { selection } : {}), ...(onPending ? { onCreated: onPending } : {}) }),
+          broker: (source, selection) =>
+            createConfirmationBroker({
+              store: s.pending,
+              toolsFile: source.name,
+              ...(selection ? { selection } : {}),
+              ...(onPending ? { onCreated: onPending } : {}),
+            }),
         },
         { ...rest, ...(tools ? { tools: await toolsOf(tools) } : {}) },
       );
     },
     async confirm(id, token, source, o = {}) {
       const s = await openStorage();
-      return confirm(id, token, { ...o, store: s.pending, host: await runnerHost(), source, receipts: s.receipts, confirmedVia: "page" });
+      return confirm(id, token, {
+        ...o,
+        store: s.pending,
+        host: await runnerHost(),
+        source,
+        receipts: s.receipts,
+        confirmedVia: "page",
+      });
     },
     async reject(id) {
       return reject(id, { store: (await openStorage()).pending });
@@ -179,14 +226,26 @@ export function createBrowserEdge(options: BrowserEdgeOptions = {}): BrowserEdge
 }
 
 async function browserEngine(choice: BrowserEngineChoice): Promise<BrowserEngine> {
-  const plain = (engine: Engine & { readonly loaded: boolean }): BrowserEngine => ({ engine, beforePrompt: () => undefined, loaded: () => engine.loaded });
+  const plain = (engine: Engine & { readonly loaded: boolean }): BrowserEngine => ({
+    engine,
+    beforePrompt: () => undefined,
+    loaded: () => engine.loaded,
+  });
   if (choice.kind === "scripted") {
     const player = new ScriptPlayer(choice.outputs, choice.options);
     return { engine: player.engine, beforePrompt: () => player.startPrompt(), loaded: () => true };
   }
   if (choice.kind === "llamacpp") {
-    const [{ LlamaCppEngine }, { createBrowserLlamaBackend }] = await Promise.all([import("../engines/llamacpp/engine.ts"), import("../engines/llamacpp/browser/backend.ts")]);
-    return plain(new LlamaCppEngine({ backend: createBrowserLlamaBackend(choice.createWorker ? { createWorker: choice.createWorker } : {}), model: choice.model }));
+    const [{ LlamaCppEngine }, { createBrowserLlamaBackend }] = await Promise.all([
+      import("../engines/llamacpp/engine.ts"),
+      import("../engines/llamacpp/browser/backend.ts"),
+    ]);
+    return plain(
+      new LlamaCppEngine({
+        backend: createBrowserLlamaBackend(choice.createWorker ? { createWorker: choice.createWorker } : {}),
+        model: choice.model,
+      }),
+    );
   }
   const { kind: _kind, ...webllm } = choice;
   const { WebLLMEngine } = await import("../engines/webllm.ts");

@@ -79,7 +79,11 @@ export interface NodeEdge {
   freeze(tools: NodeToolsFile): Promise<FrozenToolset>;
   session(request: NodeSessionRequest): Promise<ChatSession>;
   /** Run a pending action once (its token, binding, expiry, the re-frozen tools file). */
-  confirm(id: string, token: string, options: Pick<ConfirmContext, "signal" | "workspace" | "timeoutMs" | "origin" | "confirmedVia">): Promise<ConfirmOutcome>;
+  confirm(
+    id: string,
+    token: string,
+    options: Pick<ConfirmContext, "signal" | "workspace" | "timeoutMs" | "origin" | "confirmedVia">,
+  ): Promise<ConfirmOutcome>;
   reject(id: string): Promise<ConfirmOutcome>;
   /** The tools an MCP server offers: the file frozen now, each call through this root's parts. */
   toolService(options: NodeToolService): Promise<McpToolService>;
@@ -92,22 +96,27 @@ export function createNodeEdge(options: NodeEdgeOptions = {}): NodeEdge {
   const pending = createNodePendingStore();
   // Imported on first use, like the engines: `edge mcp serve` loads no facts or engine code.
   let facts: Promise<FactsStore> | undefined;
-  const factsStore = (): Promise<FactsStore> => (facts ??= import("../facts/store-node.ts").then((m) => m.createNodeFactsStore()));
+  const factsStore = (): Promise<FactsStore> =>
+    (facts ??= import("../facts/store-node.ts").then((m) => m.createNodeFactsStore()));
   const toolsSource = (t: NodeToolsFile): ToolSource => toolsFileSource(t.file, t.root);
   const freeze = (t: NodeToolsFile): Promise<FrozenToolset> => freezeToolset(toolsSource(t), host, t.selection ?? {});
-  const sourceOfRecord = (record: { tools_file: string; tools_root?: string }) => toolsFileSource(record.tools_file, record.tools_root);
+  const sourceOfRecord = (record: { tools_file: string; tools_root?: string }) =>
+    toolsFileSource(record.tools_file, record.tools_root);
 
   const parts = (file: NodeToolsFile | null): SessionParts => ({
     receipts,
     runnerHost: async () => host,
     // The CLI's broker: the record names the tools file by absolute path and the ticket carries the
     // exact `edge tools confirm` command for this installation.
-    broker: (source, selection) => nodeConfirmationBroker(file?.file ?? source.name, selection ?? {}, pending, file?.root),
+    broker: (source, selection) =>
+      nodeConfirmationBroker(file?.file ?? source.name, selection ?? {}, pending, file?.root),
   });
 
   const surfaceOf = async (tools: NodeTools): Promise<SessionTools> => {
-    if (tools.kind === "file") return { kind: "python", source: toolsSource(tools), ...(tools.selection ? { selection: tools.selection } : {}) };
-    if (tools.kind === "facts" || tools.kind === "manifest") return { kind: "surface", surface: await nodeFactsSurface(tools, await factsStore()) };
+    if (tools.kind === "file")
+      return { kind: "python", source: toolsSource(tools), ...(tools.selection ? { selection: tools.selection } : {}) };
+    if (tools.kind === "facts" || tools.kind === "manifest")
+      return { kind: "surface", surface: await nodeFactsSurface(tools, await factsStore()) };
     return tools;
   };
 
@@ -147,14 +156,24 @@ export function createNodeEdge(options: NodeEdgeOptions = {}): NodeEdge {
 }
 
 /** A local facts store's lookup, or a tools manifest's lookups (the manifest read from its file). */
-export async function nodeFactsSurface(tools: { kind: "facts"; store: string } | { kind: "manifest"; path: string }, store?: FactsStore): Promise<FactsSurface> {
-  const [{ factsStoreSurface, toolsManifestSurface }, facts] = await Promise.all([import("../facts/surface.ts"), store ?? import("../facts/store-node.ts").then((m) => m.createNodeFactsStore())]);
+export async function nodeFactsSurface(
+  tools: { kind: "facts"; store: string } | { kind: "manifest"; path: string },
+  store?: FactsStore,
+): Promise<FactsSurface> {
+  const [{ factsStoreSurface, toolsManifestSurface }, facts] = await Promise.all([
+    import("../facts/surface.ts"),
+    store ?? import("../facts/store-node.ts").then((m) => m.createNodeFactsStore()),
+  ]);
   if (tools.kind === "facts") return factsStoreSurface(facts, tools.store);
   let raw: Uint8Array;
   try {
     raw = await readFile(tools.path);
   } catch (err) {
-    throw new EdgeError("invalid_tools_manifest", { path: tools.path }, `The tools manifest ${tools.path} could not be read: ${(err as Error).message}. Check the path and its permissions.`);
+    throw new EdgeError(
+      "invalid_tools_manifest",
+      { path: tools.path },
+      `The tools manifest ${tools.path} could not be read: ${(err as Error).message}. Check the path and its permissions.`,
+    );
   }
   return toolsManifestSurface(facts, raw);
 }
@@ -164,7 +183,10 @@ export async function makeNodeEngine(choice: NodeEngineChoice): Promise<NodeEngi
   if (choice.kind === "scripted") {
     const { outputs } = choice;
     const { ScriptPlayer } = await import("../chat/script.ts");
-    const player = new ScriptPlayer(() => outputs, choice.contextWindow !== undefined ? { contextWindow: choice.contextWindow } : {});
+    const player = new ScriptPlayer(
+      () => outputs,
+      choice.contextWindow !== undefined ? { contextWindow: choice.contextWindow } : {},
+    );
     return { engine: player.engine, beforePrompt: () => player.startPrompt() };
   }
   const { createNodeLlamaCppEngine } = await import("../engines/llamacpp/node/index.ts");

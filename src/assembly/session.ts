@@ -24,7 +24,8 @@ export interface SessionBuiltins {
 }
 
 /** What a front door asks for; the stores, the runner host and the broker come from the root. */
-export interface SessionRequest extends Omit<ChatSessionOptions, "tools" | "host" | "store" | "confirmations" | "runtime" | "approval"> {
+export interface SessionRequest
+  extends Omit<ChatSessionOptions, "tools" | "host" | "store" | "confirmations" | "runtime" | "approval"> {
   tools?: SessionTools;
   builtins?: Partial<SessionBuiltins>;
 }
@@ -39,7 +40,8 @@ export interface SessionParts {
 }
 
 function chatTools(tools: SessionTools): ChatTools {
-  if (tools.kind === "python") return { kind: "file", source: tools.source, ...(tools.selection ? { selection: tools.selection } : {}) };
+  if (tools.kind === "python")
+    return { kind: "file", source: tools.source, ...(tools.selection ? { selection: tools.selection } : {}) };
   if (tools.kind === "frozen") return { kind: "toolset", toolset: tools.toolset };
   return { kind: "surface", surface: tools.surface };
 }

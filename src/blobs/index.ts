@@ -19,7 +19,10 @@ export interface BlobStoreOptions {
 /** Every store that keeps entries here, the one new entries go to first ([] where none can). */
 export async function persistentBlobStores<M extends BlobMeta>(options: BlobStoreOptions): Promise<BlobStore<M>[]> {
   const [opfs, idb] = await Promise.all([opfsWritable(), idbUsable(options.name)]);
-  return [...(opfs ? [createOpfsBlobStore<M>(options.name, options.ext)] : []), ...(idb ? [createIdbBlobStore<M>(options.name)] : [])];
+  return [
+    ...(opfs ? [createOpfsBlobStore<M>(options.name, options.ext)] : []),
+    ...(idb ? [createIdbBlobStore<M>(options.name)] : []),
+  ];
 }
 
 export { createMemoryBlobStore };

@@ -26,7 +26,10 @@ interface BlobDbSchema<M> extends DBSchema {
 /** IndexedDB here (page or worker), and willing to open a database. */
 export async function idbUsable(name: string): Promise<boolean> {
   if (typeof indexedDB === "undefined") return false;
-  return openBlobDb(name).then((db) => (db.close(), true), () => false);
+  return openBlobDb(name).then(
+    (db) => (db.close(), true),
+    () => false,
+  );
 }
 
 function openBlobDb<M>(name: string): Promise<IDBPDatabase<BlobDbSchema<M>>> {
@@ -52,7 +55,11 @@ export function createIdbBlobStore<M extends BlobMeta>(name: string): BlobStore<
 
   async function drop(key: string): Promise<void> {
     const tx = (await db()).transaction(["entries", "chunks"], "readwrite");
-    await Promise.all([tx.objectStore("entries").delete(key), tx.objectStore("chunks").delete(chunkRange(key)), tx.done]);
+    await Promise.all([
+      tx.objectStore("entries").delete(key),
+      tx.objectStore("chunks").delete(chunkRange(key)),
+      tx.done,
+    ]);
   }
 
   async function bytesOf(record: EntryRecord<M>): Promise<Blob | undefined> {
@@ -80,7 +87,7 @@ export function createIdbBlobStore<M extends BlobMeta>(name: string): BlobStore<
         const parts = pending;
         pending = [];
         pendingBytes = 0;
-        const bytes = async () => (await new Blob(parts).arrayBuffer());
+        const bytes = async () => await new Blob(parts).arrayBuffer();
         const put = async (value: Blob | ArrayBuffer) => (await db()).put("chunks", value, [key, chunks]);
         if (asBytes) await put(await bytes());
         else {
@@ -142,7 +149,9 @@ export function createIdbBlobStore<M extends BlobMeta>(name: string): BlobStore<
     },
     async list() {
       const records = await (await db()).getAll("entries");
-      return records.filter((r) => r.complete && r.meta).map((r): BlobEntry<M> => ({ key: r.key, size: r.size, meta: r.meta as M }));
+      return records
+        .filter((r) => r.complete && r.meta)
+        .map((r): BlobEntry<M> => ({ key: r.key, size: r.size, meta: r.meta as M }));
     },
     delete: drop,
   };

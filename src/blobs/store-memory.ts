@@ -17,7 +17,12 @@ export function createMemoryBlobStore<M extends BlobMeta>(): BlobStore<M> {
       const staged = async () => (blob ??= new Blob(parts.splice(0)));
       return {
         async write(chunk) {
-          if (blob) throw new EdgeError("storage_failed", { op: "write", reason: "write after staged()" }, "A chunk was written after staged(), so the file would not match what was staged; write every chunk before staged() or commit(), then save the file again.");
+          if (blob)
+            throw new EdgeError(
+              "storage_failed",
+              { op: "write", reason: "write after staged()" },
+              "A chunk was written after staged(), so the file would not match what was staged; write every chunk before staged() or commit(), then save the file again.",
+            );
           parts.push(chunk as Uint8Array<ArrayBuffer>); // a download's chunks are fresh buffers: kept, not copied
           size += chunk.length;
         },

@@ -17,9 +17,13 @@ type MovableHandle = FileSystemFileHandle & { move(name: string): Promise<void> 
 export async function opfsWritable(): Promise<boolean> {
   const storage = (globalThis.navigator as Navigator | undefined)?.storage;
   if (typeof storage?.getDirectory !== "function" || typeof FileSystemFileHandle === "undefined") return false;
-  if (typeof (FileSystemFileHandle.prototype as { createWritable?: unknown }).createWritable !== "function") return false;
+  if (typeof (FileSystemFileHandle.prototype as { createWritable?: unknown }).createWritable !== "function")
+    return false;
   // Private windows may refuse the directory itself.
-  return storage.getDirectory().then(() => true, () => false);
+  return storage.getDirectory().then(
+    () => true,
+    () => false,
+  );
 }
 
 async function remove(dir: FileSystemDirectoryHandle, name: string): Promise<void> {
@@ -28,12 +32,18 @@ async function remove(dir: FileSystemDirectoryHandle, name: string): Promise<voi
 
 export function createOpfsBlobStore<M extends BlobMeta>(name: string, ext = ".bin"): BlobStore<M> {
   const folder = async () => (await navigator.storage.getDirectory()).getDirectoryHandle(name, { create: true });
-  const file = (dir: FileSystemDirectoryHandle, key: string) => dir.getFileHandle(`${key}${ext}`).then((h) => h.getFile(), () => undefined);
+  const file = (dir: FileSystemDirectoryHandle, key: string) =>
+    dir.getFileHandle(`${key}${ext}`).then(
+      (h) => h.getFile(),
+      () => undefined,
+    );
 
   async function readRecord(dir: FileSystemDirectoryHandle, key: string): Promise<EntryFile<M> | undefined> {
     try {
       // Entries written before this store existed hold the meta itself (it has the size).
-      const raw = JSON.parse(await (await (await dir.getFileHandle(`${key}.json`)).getFile()).text()) as EntryFile<M> | (M & { size?: number });
+      const raw = JSON.parse(await (await (await dir.getFileHandle(`${key}.json`)).getFile()).text()) as
+        | EntryFile<M>
+        | (M & { size?: number });
       return "meta" in raw ? (raw as EntryFile<M>) : { size: Number(raw.size), meta: raw };
     } catch {
       return undefined;
@@ -98,7 +108,9 @@ export function createOpfsBlobStore<M extends BlobMeta>(name: string, ext = ".bi
       const dir = await folder();
       const record = await readRecord(dir, key);
       const bytes = record ? await file(dir, key) : undefined;
-      return record && bytes?.size === record.size ? { entry: { key, size: record.size, meta: record.meta }, blob: bytes } : undefined;
+      return record && bytes?.size === record.size
+        ? { entry: { key, size: record.size, meta: record.meta }, blob: bytes }
+        : undefined;
     },
     async list() {
       const dir = await folder();

@@ -57,7 +57,11 @@ export function writeError(err: unknown, op: string): EdgeError {
   if (err instanceof EdgeError) return err;
   const name = (err as { name?: unknown } | null)?.name;
   if (isQuota(err)) {
-    return new EdgeError("storage_failed", { op, name, reason: "quota" }, "This site has no room left to store the file on this device: delete stored models or free disk space. Nothing was kept.");
+    return new EdgeError(
+      "storage_failed",
+      { op, name, reason: "quota" },
+      "This site has no room left to store the file on this device: delete stored models or free disk space. Nothing was kept.",
+    );
   }
   return toStorageError(err, op);
 }

@@ -39,7 +39,8 @@ export interface BashToolOptions {
 
 // How just-bash words its limit errors
 // (exit code 126), and its wall-time deadline (exit code 124, like timeout(1)).
-const LIMIT_RE = /executionLimits|too many|maximum|limit exceeded|exceeded maximum|size exceeded|iteration limit|execution deadline/i;
+const LIMIT_RE =
+  /executionLimits|too many|maximum|limit exceeded|exceeded maximum|size exceeded|iteration limit|execution deadline/i;
 
 export function bashTool(vfs: EdgeVfs, options: BashToolOptions = {}): AnyToolDefinition {
   const limits = { ...DEFAULT_BASH_LIMITS, ...options.limits };
@@ -48,9 +49,17 @@ export function bashTool(vfs: EdgeVfs, options: BashToolOptions = {}): AnyToolDe
     name: "bash",
     description:
       "Run a bash script in the workspace (cwd /workspace) with common Unix tools (ls, cat, grep, sed, awk, sort, uniq, wc, head, tail, jq, find, …). No network, no host access; loops and output are limited.",
-    parameters: { type: "object", properties: { command: { type: "string", minLength: 1, maxLength: 16_384 } }, required: ["command"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { command: { type: "string", minLength: 1, maxLength: 16_384 } },
+      required: ["command"],
+      additionalProperties: false,
+    },
     executionLevel: "commit",
-    outputSchema: closedOutputSchema({ exit_code: { type: "integer" }, stdout: { type: "string" }, stderr: { type: "string" } }, { spill: true }),
+    outputSchema: closedOutputSchema(
+      { exit_code: { type: "integer" }, stdout: { type: "string" }, stderr: { type: "string" } },
+      { spill: true },
+    ),
     timeoutMs: options.timeoutMs ?? (limits.maxExecutionTimeMs ?? 10_000) + 2_000,
     meta,
     async execute({ command }, ctx) {
@@ -68,10 +77,18 @@ export function bashTool(vfs: EdgeVfs, options: BashToolOptions = {}): AnyToolDe
       if (ctx.signal.aborted) throw ctx.signal.reason ?? new EdgeError("aborted");
       if (quota.length) {
         const q = quota[0]!;
-        throw EdgeError.withTableFix("vfs_quota_exceeded", { ...q.details, stderr: tail(r.stderr) }, `bash: ${q.message}. The workspace is full; nothing more was written.`);
+        throw EdgeError.withTableFix(
+          "vfs_quota_exceeded",
+          { ...q.details, stderr: tail(r.stderr) },
+          `bash: ${q.message}. The workspace is full; nothing more was written.`,
+        );
       }
       if ((r.exitCode === 126 || r.exitCode === 124) && LIMIT_RE.test(r.stderr)) {
-        throw EdgeError.withTableFix("bash_limit_exceeded", { stderr: tail(r.stderr), exit_code: r.exitCode }, `bash stopped at an execution limit: ${lastLine(r.stderr)}.`);
+        throw EdgeError.withTableFix(
+          "bash_limit_exceeded",
+          { stderr: tail(r.stderr), exit_code: r.exitCode },
+          `bash stopped at an execution limit: ${lastLine(r.stderr)}.`,
+        );
       }
       return { exit_code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
     },

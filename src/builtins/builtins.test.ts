@@ -24,7 +24,8 @@ async function setup(options: Partial<BuiltinsOptions> = {}, limits = {}) {
   runtime.onAroundDispatch(timeoutPolicy({}));
   await registerBuiltins(runtime, { vfs, ...options });
   let n = 0;
-  const call = (name: string, args: Record<string, unknown>) => runtime.execute({ id: `c${n++}`, name, args: args as never });
+  const call = (name: string, args: Record<string, unknown>) =>
+    runtime.execute({ id: `c${n++}`, name, args: args as never });
   return { vfs, runtime, call };
 }
 
@@ -41,7 +42,10 @@ describe("workspace VFS", () => {
     await expect(vfs.rm("/a")).rejects.toMatchObject({ code: "vfs_not_empty" });
     await vfs.rm("/a", { recursive: true });
     expect(await vfs.exists("/a/b/x.txt")).toBe(false);
-    await expect(vfs.readFile("/nope")).rejects.toMatchObject({ code: "vfs_not_found", message: "ENOENT: no such file or directory, open '/nope'" });
+    await expect(vfs.readFile("/nope")).rejects.toMatchObject({
+      code: "vfs_not_found",
+      message: "ENOENT: no such file or directory, open '/nope'",
+    });
     await expect(vfs.writeFile("/c/y.txt/z", "x")).rejects.toMatchObject({ code: "vfs_not_directory" });
     await expect(vfs.symlink("/c", "/l")).rejects.toMatchObject({ code: "vfs_not_supported" });
     // `..` cannot climb out: there is nothing above the root.
@@ -52,7 +56,10 @@ describe("workspace VFS", () => {
     const vfs = await openVfs({ limits: { maxTotalBytes: 1000, maxFileBytes: 600, maxEntries: 5 } });
     await vfs.writeFile("/a", "x".repeat(500));
     await expect(vfs.writeFile("/b", "x".repeat(700))).rejects.toMatchObject({ code: "vfs_quota_exceeded" });
-    await expect(vfs.writeFile("/b", "x".repeat(501))).rejects.toMatchObject({ code: "vfs_quota_exceeded", details: { limit: 1000 } });
+    await expect(vfs.writeFile("/b", "x".repeat(501))).rejects.toMatchObject({
+      code: "vfs_quota_exceeded",
+      details: { limit: 1000 },
+    });
     expect(await vfs.exists("/b")).toBe(false);
     // Replacing a file only counts the difference.
     await vfs.writeFile("/a", "y".repeat(600));
@@ -70,7 +77,10 @@ describe("workspace VFS", () => {
     expect(await again.readFile("/workspace/notes/a.txt")).toBe("one");
     expect([...(await again.readFileBuffer("/workspace/bin.dat"))]).toEqual([0, 255, 7]);
 
-    const failing: VfsPersistence = { load: async () => [], commit: async () => Promise.reject(new Error("disk full")) };
+    const failing: VfsPersistence = {
+      load: async () => [],
+      commit: async () => Promise.reject(new Error("disk full")),
+    };
     const broken = await openVfs({ persistence: failing });
     await expect(broken.writeFile("/x", "data")).rejects.toMatchObject({ code: "storage_failed" });
     expect(await broken.exists("/x")).toBe(false);
@@ -83,8 +93,14 @@ describe("file tools", () => {
     const { call } = await setup();
     const w = await call("write_file", { path: "docs/a.txt", content: "l1\nl2\nl3\n" });
     expect(w.result).toEqual({ path: "/workspace/docs/a.txt", bytes: 9, created: true });
-    expect((await call("read_file", { path: "/workspace/docs/a.txt" })).result).toMatchObject({ content: "l1\nl2\nl3\n", total_lines: 3 });
-    expect((await call("read_file", { path: "docs/a.txt", offset: 2, limit: 1 })).result).toMatchObject({ content: "l2", from_line: 2 });
+    expect((await call("read_file", { path: "/workspace/docs/a.txt" })).result).toMatchObject({
+      content: "l1\nl2\nl3\n",
+      total_lines: 3,
+    });
+    expect((await call("read_file", { path: "docs/a.txt", offset: 2, limit: 1 })).result).toMatchObject({
+      content: "l2",
+      from_line: 2,
+    });
     expect((await call("read_file", { path: "missing.txt" })).error).toMatchObject({ code: "vfs_not_found" });
   });
 
@@ -94,9 +110,13 @@ describe("file tools", () => {
     const twice = await call("edit_file", { path: "f.txt", old_string: "alpha", new_string: "x" });
     expect(twice).toMatchObject({ status: "failed", error: { code: "edit_not_unique" } });
     expect(twice.error!.message).toMatch(/occurs 2 times/);
-    expect((await call("edit_file", { path: "f.txt", old_string: "gamma", new_string: "x" })).error).toMatchObject({ code: "edit_not_found" });
+    expect((await call("edit_file", { path: "f.txt", old_string: "gamma", new_string: "x" })).error).toMatchObject({
+      code: "edit_not_found",
+    });
     expect(await vfs.readFile("/workspace/f.txt")).toBe("alpha beta alpha");
-    expect((await call("edit_file", { path: "f.txt", old_string: "alpha beta", new_string: "omega" })).result).toMatchObject({ replacements: 1 });
+    expect(
+      (await call("edit_file", { path: "f.txt", old_string: "alpha beta", new_string: "omega" })).result,
+    ).toMatchObject({ replacements: 1 });
     expect(await vfs.readFile("/workspace/f.txt")).toBe("omega alpha");
   });
 
@@ -118,15 +138,27 @@ describe("file tools", () => {
 describe("goals", () => {
   it("create, get, update per session; stored in the workspace so they survive reopening", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edge-goals-"));
-    const { call } = await setup({ vfs: await openNodeVfs({ dir }), tools: ["create_goal", "get_goal", "update_goal"], sessionId: "s1" });
-    const created = (await call("create_goal", { objective: "Summarise the logs", success_criteria: "a 3-line summary" })).result as { goal: { goal_id: string; status: string } };
+    const { call } = await setup({
+      vfs: await openNodeVfs({ dir }),
+      tools: ["create_goal", "get_goal", "update_goal"],
+      sessionId: "s1",
+    });
+    const created = (
+      await call("create_goal", { objective: "Summarise the logs", success_criteria: "a 3-line summary" })
+    ).result as { goal: { goal_id: string; status: string } };
     expect(created.goal.status).toBe("active");
     expect((await call("get_goal", {})).result).toMatchObject({ goal: { goal_id: created.goal.goal_id } });
-    expect((await call("update_goal", { goal_id: created.goal.goal_id, status: "completed", note: "done" })).result).toMatchObject({ goal: { status: "completed", notes: ["done"] } });
-    expect((await call("update_goal", { goal_id: "goal_nope", status: "blocked" })).error).toMatchObject({ code: "goal_not_found" });
+    expect(
+      (await call("update_goal", { goal_id: created.goal.goal_id, status: "completed", note: "done" })).result,
+    ).toMatchObject({ goal: { status: "completed", notes: ["done"] } });
+    expect((await call("update_goal", { goal_id: "goal_nope", status: "blocked" })).error).toMatchObject({
+      code: "goal_not_found",
+    });
 
     const reopened = await setup({ vfs: await openNodeVfs({ dir }), tools: ["get_goal"], sessionId: "s1" });
-    expect((await reopened.call("get_goal", { goal_id: created.goal.goal_id })).result).toMatchObject({ goal: { status: "completed" } });
+    expect((await reopened.call("get_goal", { goal_id: created.goal.goal_id })).result).toMatchObject({
+      goal: { status: "completed" },
+    });
     const other = await setup({ vfs: await openNodeVfs({ dir }), tools: ["get_goal"], sessionId: "s2" });
     expect((await other.call("get_goal", {})).result).toEqual({ goal: null, goals: 0 });
     expect(goalsPath("s1")).toBe("/.edge/goals/s1.json");
@@ -147,10 +179,16 @@ describe("web_search", () => {
     const { call } = await setup({
       webSearch: async (q, { maxResults }) => {
         seen.push(q);
-        return Array.from({ length: 20 }, (_, i) => ({ title: `t${i}`, url: `https://e.x/${i}`, snippet: "s".repeat(5000) })).slice(0, maxResults + 5);
+        return Array.from({ length: 20 }, (_, i) => ({
+          title: `t${i}`,
+          url: `https://e.x/${i}`,
+          snippet: "s".repeat(5000),
+        })).slice(0, maxResults + 5);
       },
     });
-    const r = (await call("web_search", { query: "edge web", max_results: 3 })).result as { results: { snippet: string }[] };
+    const r = (await call("web_search", { query: "edge web", max_results: 3 })).result as {
+      results: { snippet: string }[];
+    };
     expect(seen).toEqual(["edge web"]);
     expect(r.results).toHaveLength(3);
     expect(r.results[0]!.snippet).toHaveLength(1000);
@@ -164,10 +202,14 @@ describe("bash (just-bash on the VFS)", () => {
     const { call } = await setup();
     await call("write_file", { path: "logs/a.log", content: "ERROR disk\nINFO ok\nERROR net\n" });
     await call("write_file", { path: "logs/b.log", content: "ERROR disk\nWARN slow\n" });
-    const r = await call("bash", { command: "cat logs/*.log | grep ERROR | sort | uniq -c | sort -rn > summary.txt && cat summary.txt" });
+    const r = await call("bash", {
+      command: "cat logs/*.log | grep ERROR | sort | uniq -c | sort -rn > summary.txt && cat summary.txt",
+    });
     expect(r.status).toBe("ok");
     expect(r.result).toEqual({ exit_code: 0, stdout: "   2 ERROR disk\n   1 ERROR net\n", stderr: "" });
-    expect((await call("read_file", { path: "summary.txt" })).result).toMatchObject({ content: "   2 ERROR disk\n   1 ERROR net\n" });
+    expect((await call("read_file", { path: "summary.txt" })).result).toMatchObject({
+      content: "   2 ERROR disk\n   1 ERROR net\n",
+    });
   });
 
   it("stops an infinite loop and a fork-bomb-style recursion at their limits (bash_limit_exceeded)", async () => {
@@ -203,7 +245,10 @@ describe("bash (just-bash on the VFS)", () => {
   });
 
   it("writing 1 GB with a raised output limit fills the workspace and fails closed with vfs_quota_exceeded", async () => {
-    const { call, vfs } = await setup({ bashLimits: { maxOutputSize: 2 * 1024 * 1024 * 1024 } }, { maxTotalBytes: 4 * 1024 * 1024 });
+    const { call, vfs } = await setup(
+      { bashLimits: { maxOutputSize: 2 * 1024 * 1024 * 1024 } },
+      { maxTotalBytes: 4 * 1024 * 1024 },
+    );
     await call("write_file", { path: "chunk", content: "x".repeat(1024 * 1024) });
     // 1024 appends of 1 MiB = 1 GiB; the quota stops it after a few.
     const r = await call("bash", { command: "for i in $(seq 1 1024); do cat chunk >> big; done" });
@@ -212,7 +257,9 @@ describe("bash (just-bash on the VFS)", () => {
   });
 
   it("a script that runs past the time limit is stopped", async () => {
-    const { call } = await setup({ bashLimits: { maxExecutionTimeMs: 300, maxLoopIterations: 1e9, maxCommandCount: 1e9 } });
+    const { call } = await setup({
+      bashLimits: { maxExecutionTimeMs: 300, maxLoopIterations: 1e9, maxCommandCount: 1e9 },
+    });
     const t = Date.now();
     const r = await call("bash", { command: "while true; do echo x > /dev/null; done" });
     expect(r).toMatchObject({ status: "failed", error: { code: "bash_limit_exceeded" } });
@@ -241,9 +288,16 @@ describe("spill", () => {
 describe("registration and confirmation", () => {
   it("built-ins count toward the 8 active tools", async () => {
     const runtime = createToolRuntime();
-    for (let i = 0; i < 4; i++) runtime.register(defineTool({ name: `t${i}`, description: "", parameters: { type: "object" }, execute: () => ({}) }));
-    await expect(registerBuiltins(runtime, { vfs: await openVfs() })).rejects.toMatchObject({ code: "active_tool_limit_exceeded" });
-    await expect(registerBuiltins(runtime, { vfs: await openVfs(), tools: ["read_file", "nope" as never] })).rejects.toBeInstanceOf(EdgeError);
+    for (let i = 0; i < 4; i++)
+      runtime.register(
+        defineTool({ name: `t${i}`, description: "", parameters: { type: "object" }, execute: () => ({}) }),
+      );
+    await expect(registerBuiltins(runtime, { vfs: await openVfs() })).rejects.toMatchObject({
+      code: "active_tool_limit_exceeded",
+    });
+    await expect(
+      registerBuiltins(runtime, { vfs: await openVfs(), tools: ["read_file", "nope" as never] }),
+    ).rejects.toBeInstanceOf(EdgeError);
     expect(runtime.list()).toHaveLength(4);
   });
 
@@ -265,7 +319,12 @@ describe("registration and confirmation", () => {
     await registerBuiltins(runtime, { vfs });
     const run = await chatWith(runtime, script);
     expect(run.outcome).toBe("failed_closed");
-    expect(run.receipt.calls[0]).toMatchObject({ tool_name: "write_file", execution_level: "commit", status: "failed_closed", code: "tool_denied" });
+    expect(run.receipt.calls[0]).toMatchObject({
+      tool_name: "write_file",
+      execution_level: "commit",
+      status: "failed_closed",
+      code: "tool_denied",
+    });
     expect(await vfs.exists("/workspace/e.log")).toBe(false);
   });
 
@@ -305,6 +364,8 @@ describe("VFS full during a chat", () => {
     const vfs: EdgeVfs = await openVfs({ limits: { maxTotalBytes: 64 } });
     const { call } = await setup({ vfs });
     expect((await call("write_file", { path: "a", content: "x".repeat(60) })).status).toBe("ok");
-    expect((await call("write_file", { path: "b", content: "x".repeat(10) })).error).toMatchObject({ code: "vfs_quota_exceeded" });
+    expect((await call("write_file", { path: "b", content: "x".repeat(10) })).error).toMatchObject({
+      code: "vfs_quota_exceeded",
+    });
   });
 });

@@ -14,7 +14,15 @@ import { ERRORS } from "../contract/error-table.ts";
 import { EdgeError, toErrorJson } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
 import { ACTIVE_TOOL_LIMIT, type JsonObject } from "../contract/types.ts";
-import { createToolRuntime, defineTool, spillPolicy, type AnyToolDefinition, type ApprovalHandler, type Disposer, type ToolRuntime } from "../runtime/index.ts";
+import {
+  createToolRuntime,
+  defineTool,
+  spillPolicy,
+  type AnyToolDefinition,
+  type ApprovalHandler,
+  type Disposer,
+  type ToolRuntime,
+} from "../runtime/index.ts";
 import { bashTool, type ExecutionLimits } from "./bash.ts";
 import { editFileTool, readFileTool, readImageTool, writeFileTool } from "./fs-tools.ts";
 import { goalTools } from "./goals.ts";
@@ -45,7 +53,9 @@ export interface BuiltinsOptions {
 }
 
 export function builtinToolDefinitions(options: BuiltinsOptions): AnyToolDefinition[] {
-  const names = checkBuiltinNames(options.tools ?? [...DEFAULT_BUILTINS, ...(options.webSearch ? (["web_search"] as const) : [])]);
+  const names = checkBuiltinNames(
+    options.tools ?? [...DEFAULT_BUILTINS, ...(options.webSearch ? (["web_search"] as const) : [])],
+  );
   const vfs = options.vfs;
   const sessionId = options.sessionId ?? `session_${randomHex(8)}`;
   const goals = names.some((n) => n.endsWith("_goal")) ? goalTools(vfs, sessionId) : [];
@@ -90,11 +100,17 @@ function appliesPlans(def: AnyToolDefinition, planner: WritePlanner): AnyToolDef
  * tool options (bash limits), so the plan is what the real call would do.
  */
 export function createBuiltinWritePlanner(options: Omit<BuiltinsOptions, "planner" | "tools">): WritePlanner {
-  const planFn = (tool: BuiltinToolName): PlanFn => async (fork, args, ctx) => {
-    const [def] = builtinToolDefinitions({ ...options, vfs: fork, tools: [tool], spill: false });
-    return (await def!.execute(args as never, ctx)) as JsonObject;
-  };
-  return createWritePlanner(options.vfs, { write_file: planFn("write_file"), edit_file: planFn("edit_file"), bash: planFn("bash") });
+  const planFn =
+    (tool: BuiltinToolName): PlanFn =>
+    async (fork, args, ctx) => {
+      const [def] = builtinToolDefinitions({ ...options, vfs: fork, tools: [tool], spill: false });
+      return (await def!.execute(args as never, ctx)) as JsonObject;
+    };
+  return createWritePlanner(options.vfs, {
+    write_file: planFn("write_file"),
+    edit_file: planFn("edit_file"),
+    bash: planFn("bash"),
+  });
 }
 
 /**
@@ -109,7 +125,15 @@ export async function builtinsForSession(
   const planner = createBuiltinWritePlanner(builtins);
   const runtime = createToolRuntime();
   await registerBuiltins(runtime, { ...builtins, planner });
-  return { runtime, approval: writeApproval({ planner, ...(allowWrites ? { allowWrites } : {}), ...(ask ? { ask } : {}), ...(next ? { next } : {}) }) };
+  return {
+    runtime,
+    approval: writeApproval({
+      planner,
+      ...(allowWrites ? { allowWrites } : {}),
+      ...(ask ? { ask } : {}),
+      ...(next ? { next } : {}),
+    }),
+  };
 }
 
 export interface WriteApprovalOptions {
@@ -132,7 +156,9 @@ export function writeApproval(options: WriteApprovalOptions): ApprovalHandler {
   return async (request) => {
     const { tool, call, signal } = request;
     if (tool.meta["kind"] !== BUILTIN_KIND || tool.meta["writes"] !== true) {
-      return options.next ? options.next(request) : { decision: "deny", reason: "only built-in workspace writes are approved here", code: "tool_denied" };
+      return options.next
+        ? options.next(request)
+        : { decision: "deny", reason: "only built-in workspace writes are approved here", code: "tool_denied" };
     }
     if (options.allowWrites?.()) return { decision: "allow" };
     let plan: WritePlan;
@@ -150,7 +176,11 @@ export function writeApproval(options: WriteApprovalOptions): ApprovalHandler {
     const yes = await options.ask(plan, signal).catch(() => false);
     if (yes && !signal.aborted) return { decision: "allow" };
     options.planner.take(call.id);
-    return { decision: "deny", reason: ERRORS.builtin_write_rejected, code: signal.aborted ? "aborted" : "builtin_write_rejected" };
+    return {
+      decision: "deny",
+      reason: ERRORS.builtin_write_rejected,
+      code: signal.aborted ? "aborted" : "builtin_write_rejected",
+    };
   };
 }
 
@@ -163,7 +193,11 @@ export async function registerBuiltins(runtime: ToolRuntime, options: BuiltinsOp
   const defs = builtinToolDefinitions(options);
   const total = runtime.list().length + defs.length;
   if (total > ACTIVE_TOOL_LIMIT) {
-    throw new EdgeError("active_tool_limit_exceeded", { count: total }, `${total} tools would be active but at most ${ACTIVE_TOOL_LIMIT} are allowed; pass fewer built-ins with tools: [...].`);
+    throw new EdgeError(
+      "active_tool_limit_exceeded",
+      { count: total },
+      `${total} tools would be active but at most ${ACTIVE_TOOL_LIMIT} are allowed; pass fewer built-ins with tools: [...].`,
+    );
   }
   if (!(await options.vfs.exists(WORKSPACE_DIR))) await options.vfs.mkdir(WORKSPACE_DIR, { recursive: true });
   const disposers: Disposer[] = [];
@@ -173,7 +207,8 @@ export async function registerBuiltins(runtime: ToolRuntime, options: BuiltinsOp
     for (const d of disposers) d();
     throw err;
   }
-  if (options.spill !== false) disposers.push(runtime.onPostExecute(builtinSpillPolicy(options.vfs, options.spill ?? {})));
+  if (options.spill !== false)
+    disposers.push(runtime.onPostExecute(builtinSpillPolicy(options.vfs, options.spill ?? {})));
   if (options.allowWrites) disposers.push(runtime.setApprovalHandler(allowBuiltinWrites()));
   return () => {
     for (const d of disposers.reverse()) d();
@@ -195,9 +230,14 @@ function builtinSpillPolicy(vfs: EdgeVfs, options: { inlineLimitBytes?: number; 
 /** Approves the built-in workspace writes; everything else goes to `next` (or is denied). */
 function allowBuiltinWrites(next?: ApprovalHandler): ApprovalHandler {
   return (request) => {
-    if (request.tool.meta["kind"] === BUILTIN_KIND && request.tool.meta["writes"] === true) return { decision: "allow" };
+    if (request.tool.meta["kind"] === BUILTIN_KIND && request.tool.meta["writes"] === true)
+      return { decision: "allow" };
     if (next) return next(request);
-    return { decision: "deny", reason: "only built-in workspace writes are allowed without confirmation", code: "tool_denied" };
+    return {
+      decision: "deny",
+      reason: "only built-in workspace writes are allowed without confirmation",
+      code: "tool_denied",
+    };
   };
 }
 

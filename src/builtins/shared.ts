@@ -36,5 +36,9 @@ const SPILL_PROPERTIES: JsonObject = {
  * are listed so either validates).
  */
 export function closedOutputSchema(properties: JsonObject, options: { spill?: boolean } = {}): JsonObject {
-  return { type: "object", properties: { ...(options.spill ? SPILL_PROPERTIES : {}), ...properties }, additionalProperties: false };
+  return {
+    type: "object",
+    properties: { ...(options.spill ? SPILL_PROPERTIES : {}), ...properties },
+    additionalProperties: false,
+  };
 }

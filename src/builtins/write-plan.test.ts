@@ -31,10 +31,16 @@ describe("built-in writes approved by their diff", () => {
   it("write_file: the person sees before/after and the approved content is written", async () => {
     const vfs = await openVfs();
     await vfs.writeBatch([{ path: "/workspace/notes.txt", data: new TextEncoder().encode("old\n") }]);
-    const { run, asked } = await chatWith(vfs, [call("write_file", { path: "notes.txt", content: "new\n" }), "Done."], () => true);
+    const { run, asked } = await chatWith(
+      vfs,
+      [call("write_file", { path: "notes.txt", content: "new\n" }), "Done."],
+      () => true,
+    );
     expect(run.outcome).toBe("answered");
     expect(asked).toHaveLength(1);
-    expect(asked[0]!.changes.map((c) => [c.path, text(c.before), text(c.after)])).toEqual([["/workspace/notes.txt", "old\n", "new\n"]]);
+    expect(asked[0]!.changes.map((c) => [c.path, text(c.before), text(c.after)])).toEqual([
+      ["/workspace/notes.txt", "old\n", "new\n"],
+    ]);
     expect(text(vfs.readBytesIfFile("/workspace/notes.txt"))).toBe("new\n");
     const c = run.receipt.calls[0]!;
     expect(c).toMatchObject({ tool_name: "write_file", execution_level: "commit", status: "ok" });
@@ -46,9 +52,17 @@ describe("built-in writes approved by their diff", () => {
   it("a rejected edit_file writes nothing and fails closed with builtin_write_rejected", async () => {
     const vfs = await openVfs();
     await vfs.writeBatch([{ path: "/workspace/a.txt", data: new TextEncoder().encode("alpha beta") }]);
-    const { run } = await chatWith(vfs, [call("edit_file", { path: "a.txt", old_string: "beta", new_string: "gamma" })], () => false);
+    const { run } = await chatWith(
+      vfs,
+      [call("edit_file", { path: "a.txt", old_string: "beta", new_string: "gamma" })],
+      () => false,
+    );
     expect(run).toMatchObject({ outcome: "failed_closed", error: { code: "builtin_write_rejected" } });
-    expect(run.receipt.calls[0]).toMatchObject({ tool_name: "edit_file", status: "failed_closed", code: "builtin_write_rejected" });
+    expect(run.receipt.calls[0]).toMatchObject({
+      tool_name: "edit_file",
+      status: "failed_closed",
+      code: "builtin_write_rejected",
+    });
     expect(text(vfs.readBytesIfFile("/workspace/a.txt"))).toBe("alpha beta");
   });
 
@@ -59,7 +73,11 @@ describe("built-in writes approved by their diff", () => {
     expect(ro.asked).toHaveLength(0);
     expect(ro.run.outcome).toBe("answered");
     // $RANDOM differs per run: the file must hold what the person approved, not a second run's value.
-    const rw = await chatWith(vfs, [call("bash", { command: "mkdir -p out && echo $RANDOM$RANDOM > out/r.txt && rm data.csv" }), "ok"], () => true);
+    const rw = await chatWith(
+      vfs,
+      [call("bash", { command: "mkdir -p out && echo $RANDOM$RANDOM > out/r.txt && rm data.csv" }), "ok"],
+      () => true,
+    );
     expect(rw.run.outcome).toBe("answered");
     const plan = rw.asked[0]!;
     expect(plan.changes.map((c) => [c.path, c.type])).toEqual([

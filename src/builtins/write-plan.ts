@@ -47,7 +47,10 @@ export function createWritePlanner(vfs: EdgeVfs, tools: Readonly<Record<string, 
       let p = plans.get(callId);
       if (!p) {
         const fn = tools[tool];
-        if (!fn) return Promise.reject(EdgeError.withTableFix("unknown_tool", { tool }, `${tool} is not a built-in write tool.`));
+        if (!fn)
+          return Promise.reject(
+            EdgeError.withTableFix("unknown_tool", { tool }, `${tool} is not a built-in write tool.`),
+          );
         p = (async () => {
           const fork = vfs.fork();
           const result = await fn(fork, args, { signal, callId, toolName: tool, meta: {} });
@@ -68,9 +71,19 @@ export function createWritePlanner(vfs: EdgeVfs, tools: Readonly<Record<string, 
     },
     async apply(plan) {
       for (const c of plan.changes) {
-        if (!sameState(stateOf(vfs, c.path), c.before)) throw new EdgeError("write_preview_stale", { path: c.path, tool: plan.tool });
+        if (!sameState(stateOf(vfs, c.path), c.before))
+          throw new EdgeError("write_preview_stale", { path: c.path, tool: plan.tool });
       }
-      await vfs.writeBatch(plan.changes.map((c): VfsBatchItem => (c.after === null ? { path: c.path, data: null } : c.after === DIR ? { path: c.path, mkdir: true } : { path: c.path, data: c.after })));
+      await vfs.writeBatch(
+        plan.changes.map(
+          (c): VfsBatchItem =>
+            c.after === null
+              ? { path: c.path, data: null }
+              : c.after === DIR
+                ? { path: c.path, mkdir: true }
+                : { path: c.path, data: c.after },
+        ),
+      );
     },
   };
 }
@@ -90,7 +103,8 @@ function changesBetween(base: EdgeVfs, next: EdgeVfs): FileChange[] {
   for (const path of [...paths].sort()) {
     const before = stateOf(base, path);
     const after = stateOf(next, path);
-    if (!sameState(before, after)) out.push({ path, type: before === DIR || after === DIR ? "directory" : "file", before, after });
+    if (!sameState(before, after))
+      out.push({ path, type: before === DIR || after === DIR ? "directory" : "file", before, after });
   }
   return out;
 }

@@ -16,7 +16,9 @@ describe("counting", () => {
   it("uses the engine's count, and falls back to the estimate when the engine cannot count", async () => {
     const counting = { countTokens: async () => 7 } as Partial<Engine> as Engine;
     expect(await tokenCounter(counting).count([m("x")])).toBe(7);
-    const failing = { countTokens: async () => Promise.reject(new Error("internals changed")) } as Partial<Engine> as Engine;
+    const failing = {
+      countTokens: async () => Promise.reject(new Error("internals changed")),
+    } as Partial<Engine> as Engine;
     const c = tokenCounter(failing);
     expect(await c.count([m("x")])).toBe(estimateTokens([m("x")]));
     expect(c.method).toBe("estimate");
@@ -25,7 +27,9 @@ describe("counting", () => {
   });
 
   it("max_tokens: the caller's, else 1024 but at most a quarter of the window", () => {
-    expect([answerBudget(undefined), answerBudget(4096), answerBudget(2048), answerBudget(4096, 77)]).toEqual([1024, 1024, 512, 77]);
+    expect([answerBudget(undefined), answerBudget(4096), answerBudget(2048), answerBudget(4096, 77)]).toEqual([
+      1024, 1024, 512, 77,
+    ]);
   });
 });
 
@@ -34,19 +38,49 @@ describe("fitToWindow", () => {
   const count = async (ms: readonly ChatMessage[]) => ms.length * 10;
 
   it("without a known window nothing is counted or dropped", async () => {
-    const r = await fitToWindow({ system: null, turns, firstTurn: 1, current: [m("now")], window: undefined, reserve: 5, count, modelId: "x" });
+    const r = await fitToWindow({
+      system: null,
+      turns,
+      firstTurn: 1,
+      current: [m("now")],
+      window: undefined,
+      reserve: 5,
+      count,
+      modelId: "x",
+    });
     expect(r).toEqual({ messages: [m("c"), m("d"), m("now")], firstTurn: 1 });
   });
 
   it("drops the oldest whole turns until the prompt and the answer budget fit; the system message stays", async () => {
     const sys: ChatMessage = { role: "system", content: "contract" };
-    const r = await fitToWindow({ system: sys, turns, firstTurn: 0, current: [m("now")], window: 45, reserve: 5, count, modelId: "x" });
+    const r = await fitToWindow({
+      system: sys,
+      turns,
+      firstTurn: 0,
+      current: [m("now")],
+      window: 45,
+      reserve: 5,
+      count,
+      modelId: "x",
+    });
     expect(r).toEqual({ messages: [sys, m("c"), m("d"), m("now")], firstTurn: 1, promptTokens: 40 });
   });
 
   it("a current turn that cannot fit alone is context_window_exceeded, with what it needed", async () => {
-    const e = await fitToWindow({ system: null, turns, firstTurn: 0, current: [m("1"), m("2"), m("3")], window: 30, reserve: 5, count, modelId: "Qwen" }).catch((x: EdgeError) => x);
-    expect(e).toMatchObject({ code: "context_window_exceeded", details: { window: 30, promptTokens: 30, reserve: 5, droppedTurns: 3 } });
+    const e = await fitToWindow({
+      system: null,
+      turns,
+      firstTurn: 0,
+      current: [m("1"), m("2"), m("3")],
+      window: 30,
+      reserve: 5,
+      count,
+      modelId: "Qwen",
+    }).catch((x: EdgeError) => x);
+    expect(e).toMatchObject({
+      code: "context_window_exceeded",
+      details: { window: 30, promptTokens: 30, reserve: 5, droppedTurns: 3 },
+    });
     expect((e as EdgeError).message).toMatch(/Qwen's context window is 30 tokens/);
   });
 });

@@ -22,7 +22,10 @@ export function estimateTokens(messages: readonly ChatMessage[]): number {
 }
 
 /** How the loop counts: the engine's own tokenizer when it has one, else the estimate. */
-export function tokenCounter(engine: Engine): { count(messages: readonly ChatMessage[]): Promise<number>; readonly method: "engine" | "estimate" } {
+export function tokenCounter(engine: Engine): {
+  count(messages: readonly ChatMessage[]): Promise<number>;
+  readonly method: "engine" | "estimate";
+} {
   let method: "engine" | "estimate" = engine.countTokens ? "engine" : "estimate";
   return {
     get method() {

@@ -7,7 +7,12 @@ const tool = (name: string, description: string, extra: Partial<ToolSchema> = {}
   ({
     name,
     description,
-    parameters: { type: "object", properties: { amount: { type: "number" }, tier: { type: "string", enum: ["basic", "pro"], default: "basic" } }, required: ["amount"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { amount: { type: "number" }, tier: { type: "string", enum: ["basic", "pro"], default: "basic" } },
+      required: ["amount"],
+      additionalProperties: false,
+    },
     execution_level: "commit",
     return_direct: true,
     output_schema: { type: "object", properties: { fee: { type: "number" } } },
@@ -20,19 +25,39 @@ describe("the tool contract", () => {
 
   it("names every tool as a signature with its description, sorted, one per line", () => {
     const lines = text.split("\n");
-    expect(lines.filter((l) => l.startsWith("- ")).map((l) => l.slice(2, l.indexOf("(")))).toEqual(["alpha", "blank", "zeta"]);
+    expect(lines.filter((l) => l.startsWith("- ")).map((l) => l.slice(2, l.indexOf("(")))).toEqual([
+      "alpha",
+      "blank",
+      "zeta",
+    ]);
     expect(contractLine(tool("zeta", "Last."))).toBe('- zeta(amount: number, tier: "basic" | "pro" = "basic"): Last.');
     expect(contractLine(tool("blank", ""))).toBe('- blank(amount: number, tier: "basic" | "pro" = "basic")');
   });
 
   it("gives a parameter's own description on an indented line under its tool", () => {
-    const described = tool("fee", "A fee.", { parameters: { type: "object", properties: { amount: { type: "number", description: "In cents." } }, required: ["amount"], additionalProperties: false } });
+    const described = tool("fee", "A fee.", {
+      parameters: {
+        type: "object",
+        properties: { amount: { type: "number", description: "In cents." } },
+        required: ["amount"],
+        additionalProperties: false,
+      },
+    });
     expect(contractLine(described)).toBe("- fee(amount: number): A fee.\n    amount: In cents.");
   });
 
   it("says in JSON Schema what a signature cannot say, never dropping it", () => {
-    const patterned = tool("code", "", { parameters: { type: "object", properties: { id: { type: "string", pattern: "^[a-z]+$" } }, required: ["id"], additionalProperties: false } });
-    expect(contractLine(patterned)).toBe(`- code(id: JSON Schema ${canonicalJson({ type: "string", pattern: "^[a-z]+$" })})`);
+    const patterned = tool("code", "", {
+      parameters: {
+        type: "object",
+        properties: { id: { type: "string", pattern: "^[a-z]+$" } },
+        required: ["id"],
+        additionalProperties: false,
+      },
+    });
+    expect(contractLine(patterned)).toBe(
+      `- code(id: JSON Schema ${canonicalJson({ type: "string", pattern: "^[a-z]+$" })})`,
+    );
   });
 
   it("states the call format, when to answer instead, the call budget, and carries its version", () => {

@@ -73,7 +73,8 @@ function firstSentence(description: string): string {
  */
 export function renderCallCheck(prompt: string, afterResult: boolean, tool?: ToolSchema): string {
   const request = JSON.stringify(prompt);
-  if (afterResult) return `Check: do the results above already answer all of my request ${request}? Answer with one word, yes or no.`;
+  if (afterResult)
+    return `Check: do the results above already answer all of my request ${request}? Answer with one word, yes or no.`;
   const what = tool?.description ? `that call (${tool.name}: ${firstSentence(tool.description)})` : "that call";
   return `Check: does ${what} match my request ${request}? Answer with one word, yes or no.`;
 }

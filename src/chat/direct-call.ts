@@ -39,7 +39,13 @@ export interface DirectCallOutcome {
   receiptError?: ErrorJson;
 }
 
-export async function directCall(toolset: FrozenToolset, host: RunnerHost, name: string, args: unknown, options: DirectCallOptions): Promise<DirectCallOutcome> {
+export async function directCall(
+  toolset: FrozenToolset,
+  host: RunnerHost,
+  name: string,
+  args: unknown,
+  options: DirectCallOptions,
+): Promise<DirectCallOutcome> {
   const level = toolset.active.find((t) => t.schema.name === name)?.schema.execution_level ?? null;
   const receiptId = options.receiptId ?? `try_${randomHex(12)}`;
   const { report, pending } =
@@ -71,7 +77,15 @@ async function requestConfirmation(
 ): Promise<{ report: ToolCallReport; pending?: PendingTicket }> {
   const tool = findActiveTool(toolset, name);
   const callId = `call_${randomHex(12)}`;
-  const base = { tool_name: name, call_id: callId, tool_schema_sha256: tool.schema_sha256, tools_file_sha256_verified: false, runner_secret_verified: false, duration_ms: 0, stderr: "" };
+  const base = {
+    tool_name: name,
+    call_id: callId,
+    tool_schema_sha256: tool.schema_sha256,
+    tools_file_sha256_verified: false,
+    runner_secret_verified: false,
+    duration_ms: 0,
+    stderr: "",
+  };
   let valid: JsonObject;
   try {
     valid = checkToolArgs(tool, args);
@@ -89,6 +103,9 @@ async function requestConfirmation(
     tools_bundle: { sha256: toolset.tools_bundle_sha256, files: manifestOf(toolset.project).files },
     active_set_sha256: toolset.active_set_sha256,
   });
-  const error = errorJson("tool_confirmation_required", { message: `${name} is a commit tool: it runs only after you confirm pending action ${pending.id}.`, tool: name });
+  const error = errorJson("tool_confirmation_required", {
+    message: `${name} is a commit tool: it runs only after you confirm pending action ${pending.id}.`,
+    tool: name,
+  });
   return { report: { ...base, ok: false, args_sha256: await sha256Json(valid), error }, pending };
 }

@@ -8,7 +8,10 @@ import type { EngineStats } from "../receipts/types.ts";
 
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
-export function createStatsAccumulator(): { add(usage: ChatUsage | undefined): void; result(): EngineStats | undefined } {
+export function createStatsAccumulator(): {
+  add(usage: ChatUsage | undefined): void;
+  result(): EngineStats | undefined;
+} {
   const usages: ChatUsage[] = [];
   return {
     add(usage) {
@@ -19,7 +22,8 @@ export function createStatsAccumulator(): { add(usage: ChatUsage | undefined): v
       const first = usages[0]!;
       const stats: EngineStats = { generations: usages.length };
       if (first.timeToFirstTokenMs !== undefined) stats.time_to_first_token_ms = Math.round(first.timeToFirstTokenMs);
-      if (first.prefillTokensPerS !== undefined && Number.isFinite(first.prefillTokensPerS)) stats.prefill_tokens_per_s = round1(first.prefillTokensPerS);
+      if (first.prefillTokensPerS !== undefined && Number.isFinite(first.prefillTokensPerS))
+        stats.prefill_tokens_per_s = round1(first.prefillTokensPerS);
       if (first.promptTokensEvaluated !== undefined) stats.first_prompt_tokens_evaluated = first.promptTokensEvaluated;
       // Decode time per generation is tokens / speed; the run's speed is total tokens / total time.
       let tokens = 0;

@@ -21,17 +21,28 @@ export interface ImprintRestore {
   detail: PrefixStartReceipt;
 }
 
-export async function restoreImprintPrefix(engine: Engine, system: string, restoreState?: StateRestorer): Promise<ImprintRestore> {
+export async function restoreImprintPrefix(
+  engine: Engine,
+  system: string,
+  restoreState?: StateRestorer,
+): Promise<ImprintRestore> {
   let fallback: PrefixStartReceipt["state_fallback"];
   if (restoreState) {
     const r = await restoreState(engine, system);
-    if (r.loaded) return { mode: "state", detail: { prefix_cache: "state_file", prefix_tokens: r.tokens, prefix_tokens_evaluated: 0 } };
+    if (r.loaded)
+      return {
+        mode: "state",
+        detail: { prefix_cache: "state_file", prefix_tokens: r.tokens, prefix_tokens_evaluated: 0 },
+      };
     fallback = { code: r.code, reason: r.reason };
   }
   const why = fallback ? { state_fallback: fallback } : {};
   if (engine.warmPrefix) {
     const warm = await engine.warmPrefix([{ role: "system", content: system }]);
-    return { mode: "prefix", detail: { prefix_cache: "engine", prefix_tokens: warm.tokens, prefix_tokens_evaluated: warm.evaluated, ...why } };
+    return {
+      mode: "prefix",
+      detail: { prefix_cache: "engine", prefix_tokens: warm.tokens, prefix_tokens_evaluated: warm.evaluated, ...why },
+    };
   }
   return { mode: "prefix", detail: { prefix_cache: "none", ...why } };
 }

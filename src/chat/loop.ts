@@ -21,7 +21,14 @@ import { fitToWindow, tokenCounter } from "./context.ts";
 import { checkedTurn, checksCalls, type CheckedTurn, type TurnKind } from "./model-turn.ts";
 import { createStatsAccumulator } from "./engine-stats.ts";
 import { parseModelOutput, type ParsedOutput } from "./parse.ts";
-import { appendReceipt, callReceipt, receiptBody, refusedCall, type RunReceiptExtras, type SessionReceiptFields } from "./receipt-body.ts";
+import {
+  appendReceipt,
+  callReceipt,
+  receiptBody,
+  refusedCall,
+  type RunReceiptExtras,
+  type SessionReceiptFields,
+} from "./receipt-body.ts";
 import { newRun, type RunState } from "./run-state.ts";
 import { startSession, type SessionStart } from "./session-start.ts";
 import { splitThink, withoutThinkBlock } from "./think.ts";
@@ -69,7 +76,12 @@ export function createLoop(setup: LoopSetup): Pick<ChatSession, "chat" | "reset"
   };
 }
 
-async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: string, turn: ChatTurnOptions): Promise<ChatRun> {
+async function runPrompt(
+  setup: LoopSetup,
+  conversation: Conversation,
+  prompt: string,
+  turn: ChatTurnOptions,
+): Promise<ChatRun> {
   if (typeof prompt !== "string" || prompt.trim() === "") throw new EdgeError("empty_prompt");
   const { engine, schemas, contract, imprint } = setup;
   const runId = `run_${randomHex(12)}`;
@@ -95,20 +107,51 @@ async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: s
     if (contract && !conversation.start) conversation.start = await startSession(engine, contract, imprint);
     for (let modelTurn = 0; ; modelTurn++) {
       // Fit before every generation: a tool result may have grown this turn past the window.
-      const fit = await fitToWindow({ system, turns: conversation.history, firstTurn: conversation.firstTurn, current: run.current, window: info.contextWindow, reserve: maxTokens, count: counter.count, modelId: info.modelId, trained: info.trainedContextWindow });
+      const fit = await fitToWindow({
+        system,
+        turns: conversation.history,
+        firstTurn: conversation.firstTurn,
+        current: run.current,
+        window: info.contextWindow,
+        reserve: maxTokens,
+        count: counter.count,
+        modelId: info.modelId,
+        trained: info.trainedContextWindow,
+      });
       sentFirstTurn = fit.firstTurn;
       promptTokens = fit.promptTokens;
-      const generation = { messages: fit.messages, signal: turn.signal, maxTokens, ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}) };
+      const generation = {
+        messages: fit.messages,
+        signal: turn.signal,
+        maxTokens,
+        ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
+      };
       const generated = checked
-        ? await checkedTurn({ ...generation, engine, prompt, schemas, kind: checkedTurnKind(setup, run, modelTurn), ranCalls: run.ran, onToken: turn.onToken })
-        : await singleTurn(engine, { ...generation, onToken: withoutThinkBlock(turn.onToken) }, turnFormatNow(turnFormat, setup, run, modelTurn));
+        ? await checkedTurn({
+            ...generation,
+            engine,
+            prompt,
+            schemas,
+            kind: checkedTurnKind(setup, run, modelTurn),
+            ranCalls: run.ran,
+            onToken: turn.onToken,
+          })
+        : await singleTurn(
+            engine,
+            { ...generation, onToken: withoutThinkBlock(turn.onToken) },
+            turnFormatNow(turnFormat, setup, run, modelTurn),
+          );
       for (const usage of generated.usages) stats.add(usage);
       if (modelTurn === 0) firstUsage = generated.usages[0];
       if (generated.check) run.checks.push({ turn: modelTurn, ...generated.check });
       if (await step(setup, run, generated, modelTurn, turn)) break;
     }
   } catch (err) {
-    if (err instanceof EdgeError && err.code === "context_window_exceeded" && typeof err.details["droppedTurns"] === "number") {
+    if (
+      err instanceof EdgeError &&
+      err.code === "context_window_exceeded" &&
+      typeof err.details["droppedTurns"] === "number"
+    ) {
       sentFirstTurn = err.details["droppedTurns"];
       promptTokens = err.details["promptTokens"] as number;
     }
@@ -124,7 +167,14 @@ async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: s
     conversation.firstTurn = sentFirstTurn;
   }
   const context: ContextReceipt | undefined = info.contextWindow
-    ? { window: info.contextWindow, ...(info.trainedContextWindow !== undefined ? { trained_window: info.trainedContextWindow } : {}), max_tokens: maxTokens, ...(promptTokens !== undefined ? { prompt_tokens: promptTokens } : {}), turns_dropped: sentFirstTurn, counted_by: counter.method }
+    ? {
+        window: info.contextWindow,
+        ...(info.trainedContextWindow !== undefined ? { trained_window: info.trainedContextWindow } : {}),
+        max_tokens: maxTokens,
+        ...(promptTokens !== undefined ? { prompt_tokens: promptTokens } : {}),
+        turns_dropped: sentFirstTurn,
+        counted_by: counter.method,
+      }
     : undefined;
   return finishRun(setup, run, info, { engineStats: stats.result(), context, firstUsage, start: conversation.start });
 }
@@ -136,9 +186,16 @@ async function runPrompt(setup: LoopSetup, conversation: Conversation, prompt: s
  * is refused, and a run whose calls all ran never gets its answer. Unguided engines (the scripted
  * demo, --tool-choice none) get no format either way; step() refuses their extra call.
  */
-function turnFormatNow(turnFormat: TurnFormat | undefined, setup: LoopSetup, run: RunState, modelTurn: number): ResponseFormat | undefined {
+function turnFormatNow(
+  turnFormat: TurnFormat | undefined,
+  setup: LoopSetup,
+  run: RunState,
+  modelTurn: number,
+): ResponseFormat | undefined {
   if (!turnFormat) return undefined;
-  return run.calls.length >= setup.maxCalls ? textAnswerResponseFormat() : turnFormat(setup.schemas, { index: modelTurn });
+  return run.calls.length >= setup.maxCalls
+    ? textAnswerResponseFormat()
+    : turnFormat(setup.schemas, { index: modelTurn });
 }
 
 /** A checked turn's kind: an answer once the budget is spent (as turnFormatNow), a bare call for
@@ -149,13 +206,23 @@ function checkedTurnKind(setup: LoopSetup, run: RunState, modelTurn: number): Tu
 }
 
 /** One plain generation (engines without checked turns), in the checked turn's shape. */
-async function singleTurn(engine: Engine, request: Omit<ChatRequest, "responseFormat">, responseFormat: ResponseFormat | undefined): Promise<CheckedTurn> {
+async function singleTurn(
+  engine: Engine,
+  request: Omit<ChatRequest, "responseFormat">,
+  responseFormat: ResponseFormat | undefined,
+): Promise<CheckedTurn> {
   const result = await engine.chat({ ...request, ...(responseFormat ? { responseFormat } : {}) });
   return { result, answerOnly: false, usages: [result.usage] };
 }
 
 /** One generation's output: answer, repair, call (then continue) or failure. True when the run ends. */
-async function step(setup: LoopSetup, run: RunState, turnOutput: CheckedTurn, modelTurn: number, turn: ChatTurnOptions): Promise<boolean> {
+async function step(
+  setup: LoopSetup,
+  run: RunState,
+  turnOutput: CheckedTurn,
+  modelTurn: number,
+  turn: ChatTurnOptions,
+): Promise<boolean> {
   const { runtime, schemas, maxCalls } = setup;
   const generated = turnOutput.result;
   const raw = generated.text;
@@ -164,23 +231,37 @@ async function step(setup: LoopSetup, run: RunState, turnOutput: CheckedTurn, mo
   const { visible, reasoning } = splitThink(raw);
   turn.onEvent?.({ type: "model_output", text: visible, turn: modelTurn, ...(reasoning ? { reasoning } : {}) });
   // An answer-only generation is the answer, whatever it holds (its grammar cannot open a call).
-  const parsed: ParsedOutput = turnOutput.answerOnly ? { kind: "answer", text: visible.trim() } : parseModelOutput(visible);
+  const parsed: ParsedOutput = turnOutput.answerOnly
+    ? { kind: "answer", text: visible.trim() }
+    : parseModelOutput(visible);
   if (parsed.kind === "answer") {
     if (parsed.text === "") return run.fail({ code: "model_output_empty", message: ERRORS.model_output_empty });
     run.outcome = "answered";
     run.answer = parsed.text;
     return true;
   }
-  if (parsed.kind === "oversized") return run.fail({ code: "invalid_tool_call", message: `The model's output is ${parsed.chars} characters, beyond the limit; it was not used.` });
+  if (parsed.kind === "oversized")
+    return run.fail({
+      code: "invalid_tool_call",
+      message: `The model's output is ${parsed.chars} characters, beyond the limit; it was not used.`,
+    });
   if (run.calls.length >= maxCalls) {
     // No call can run any more, so an attempt at one (well-formed or not) gets no repair turn: a
     // repaired call could not run either. A guided web-llm model was offered only an answer here
     // (turnFormatNow), but its text is parsed and may still hold a call (a checked turn's is not).
-    return run.fail({ code: "tool_call_limit_exceeded", message: `The model asked for call ${run.calls.length + 1}; at most ${maxCalls} tool calls run per prompt.`, ...(parsed.kind === "call" ? { tool: parsed.toolName } : {}) });
+    return run.fail({
+      code: "tool_call_limit_exceeded",
+      message: `The model asked for call ${run.calls.length + 1}; at most ${maxCalls} tool calls run per prompt.`,
+      ...(parsed.kind === "call" ? { tool: parsed.toolName } : {}),
+    });
   }
   if (generated.finishReason === "length") {
     // A call cut off at max_tokens would be cut off again on a repair turn.
-    return run.fail({ code: "invalid_tool_call", message: "The model's reply was cut off at its token limit (max_tokens) before the tool call was complete; nothing ran." });
+    return run.fail({
+      code: "invalid_tool_call",
+      message:
+        "The model's reply was cut off at its token limit (max_tokens) before the tool call was complete; nothing ran.",
+    });
   }
   const problem = callProblem(parsed, runtime, schemas);
   if (problem) {
@@ -189,7 +270,17 @@ async function step(setup: LoopSetup, run: RunState, turnOutput: CheckedTurn, mo
     if (!repair) return run.fail(problem);
     run.repaired = true;
     turn.onEvent?.({ type: "repair", code: problem.code, message: problem.message });
-    run.current.push({ role: "assistant", content: raw }, { role: "user", content: renderRepair(problem.code, problem.message, schemas.map((s) => s.name)) });
+    run.current.push(
+      { role: "assistant", content: raw },
+      {
+        role: "user",
+        content: renderRepair(
+          problem.code,
+          problem.message,
+          schemas.map((s) => s.name),
+        ),
+      },
+    );
     return false;
   }
   if (parsed.kind !== "call") return true; // unreachable: narrowed by callProblem
@@ -197,11 +288,20 @@ async function step(setup: LoopSetup, run: RunState, turnOutput: CheckedTurn, mo
 }
 
 /** Runs a checked call through the runtime's pipeline; true when the run ends (failure, return_direct). */
-async function executeCall(setup: LoopSetup, run: RunState, parsed: Call, raw: string, turn: ChatTurnOptions): Promise<boolean> {
+async function executeCall(
+  setup: LoopSetup,
+  run: RunState,
+  parsed: Call,
+  raw: string,
+  turn: ChatTurnOptions,
+): Promise<boolean> {
   const { runtime, reports } = setup;
   const callId = `call_${randomHex(12)}`;
   turn.onEvent?.({ type: "tool_call", call_id: callId, tool_name: parsed.toolName, arguments: parsed.args });
-  const execution = await runtime.execute({ id: callId, name: parsed.toolName, args: parsed.args }, { signal: turn.signal, meta: { runId: run.id } });
+  const execution = await runtime.execute(
+    { id: callId, name: parsed.toolName, args: parsed.args },
+    { signal: turn.signal, meta: { runId: run.id } },
+  );
   const receipt = await callReceipt(runtime, execution, parsed.args, reports.get(callId), setup.receipt.includeText);
   run.calls.push(receipt);
   run.ran.push({ tool_name: parsed.toolName, arguments: parsed.args });
@@ -224,24 +324,47 @@ async function executeCall(setup: LoopSetup, run: RunState, parsed: Call, raw: s
     run.answer = JSON.stringify(execution.result);
     return true;
   }
-  run.current.push({ role: "assistant", content: raw }, { role: "tool", content: renderToolResult(parsed.toolName, execution.content ?? execution.result) });
+  run.current.push(
+    { role: "assistant", content: raw },
+    { role: "tool", content: renderToolResult(parsed.toolName, execution.content ?? execution.result) },
+  );
   return false;
 }
 
 /** The checks before any execution (docs/contract.md §4 step 4): shape, name, arguments. */
-function callProblem(parsed: Exclude<ParsedOutput, { kind: "answer" | "oversized" }>, runtime: ToolRuntime, schemas: readonly ToolSchema[]): ErrorJson | null {
-  if (parsed.kind === "invalid") return { code: "invalid_tool_call", message: `${ERRORS.invalid_tool_call} Problem: ${parsed.reason}.` };
+function callProblem(
+  parsed: Exclude<ParsedOutput, { kind: "answer" | "oversized" }>,
+  runtime: ToolRuntime,
+  schemas: readonly ToolSchema[],
+): ErrorJson | null {
+  if (parsed.kind === "invalid")
+    return { code: "invalid_tool_call", message: `${ERRORS.invalid_tool_call} Problem: ${parsed.reason}.` };
   const schema = schemas.find((s) => s.name === parsed.toolName);
   if (!runtime.get(parsed.toolName) || !schema) {
     const names = schemas.map((s) => s.name);
-    return { code: "unknown_tool", message: `No tool named "${parsed.toolName}" is available.${didYouMean(parsed.toolName, names)} The tools are: ${names.join(", ") || "none"}.`, tool: parsed.toolName };
+    return {
+      code: "unknown_tool",
+      message: `No tool named "${parsed.toolName}" is available.${didYouMean(parsed.toolName, names)} The tools are: ${names.join(", ") || "none"}.`,
+      tool: parsed.toolName,
+    };
   }
   const bad = argsProblem(schema.parameters, parsed.args);
-  return bad ? { code: "invalid_tool_args", message: `Arguments for "${schema.name}" do not match its schema: ${bad.detail}.`, tool: schema.name } : null;
+  return bad
+    ? {
+        code: "invalid_tool_args",
+        message: `Arguments for "${schema.name}" do not match its schema: ${bad.detail}.`,
+        tool: schema.name,
+      }
+    : null;
 }
 
 /** The run's receipt (appended when the session has a store) and what the caller gets. */
-async function finishRun(setup: LoopSetup, run: RunState, info: EngineInfo, extras: RunReceiptExtras): Promise<ChatRun> {
+async function finishRun(
+  setup: LoopSetup,
+  run: RunState,
+  info: EngineInfo,
+  extras: RunReceiptExtras,
+): Promise<ChatRun> {
   const { outcome, answer, result, error, pending } = run;
   const truncated = outcome === "answered" && run.finishReason === "length";
   const receipt = await appendReceipt(setup.store, await receiptBody(setup.receipt, run, info, extras));

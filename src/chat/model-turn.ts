@@ -70,23 +70,38 @@ const callKey = (schemas: readonly ToolSchema[], toolName: string, args: JsonObj
 
 export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn> {
   const { engine, messages, signal } = req;
-  const sampling = { maxTokens: req.maxTokens, signal, ...(req.temperature !== undefined ? { temperature: req.temperature } : {}) };
+  const sampling = {
+    maxTokens: req.maxTokens,
+    signal,
+    ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+  };
   const usages: (ChatUsage | undefined)[] = [];
   const answer = async (check?: Omit<CallCheck, "turn">): Promise<CheckedTurn> => {
-    const r = await engine.chat({ messages, ...sampling, responseFormat: textAnswerResponseFormat(), onToken: withoutThinkBlock(req.onToken) });
+    const r = await engine.chat({
+      messages,
+      ...sampling,
+      responseFormat: textAnswerResponseFormat(),
+      onToken: withoutThinkBlock(req.onToken),
+    });
     usages.push(r.usage);
     return { result: r, answerOnly: true, ...(check ? { check } : {}), usages };
   };
   if (req.kind === "answer") return answer();
   // A required call streams as it is written; a proposal that may yet be declined does not.
   const streamCall = req.kind === "call" ? { onToken: withoutThinkBlock(req.onToken) } : {};
-  const proposal = await engine.chat({ messages, ...sampling, responseFormat: toolCallResponseFormat(req.schemas), ...streamCall });
+  const proposal = await engine.chat({
+    messages,
+    ...sampling,
+    responseFormat: toolCallResponseFormat(req.schemas),
+    ...streamCall,
+  });
   usages.push(proposal.usage);
   if (req.kind === "call") return { result: proposal, answerOnly: false, usages };
   const parsed = parseModelOutput(splitThink(proposal.text).visible);
   const ran = new Set(req.ranCalls.map((c) => callKey(req.schemas, c.tool_name, c.arguments)));
   // A call that already ran in this prompt, defaults aside, is declined outright: its result is above.
-  if (parsed.kind === "call" && ran.has(callKey(req.schemas, parsed.toolName, parsed.args))) return answer({ tool_name: parsed.toolName, verdict: "repeat" });
+  if (parsed.kind === "call" && ran.has(callKey(req.schemas, parsed.toolName, parsed.args)))
+    return answer({ tool_name: parsed.toolName, verdict: "repeat" });
   // A proposal cut off at the token limit is no call (a string argument that never ends: seen with
   // SmolLM2-135M and random weights); the model answers instead of the run failing on it.
   if (proposal.finishReason === "length") return answer({ tool_name: proposedName(proposal.text), verdict: "cut_off" });
@@ -94,9 +109,22 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
   if (parsed.kind !== "call") return { result: proposal, answerOnly: false, usages };
   const tool_name = parsed.toolName;
   const afterResult = req.ranCalls.length > 0;
-  const question = renderCallCheck(req.prompt, afterResult, req.schemas.find((s) => s.name === tool_name));
-  const asked: ChatMessage[] = [...messages, { role: "assistant", content: proposal.text }, { role: "user", content: question }];
-  const verdict = await engine.chat({ messages: asked, ...sampling, maxTokens: 2, responseFormat: checkResponseFormat() });
+  const question = renderCallCheck(
+    req.prompt,
+    afterResult,
+    req.schemas.find((s) => s.name === tool_name),
+  );
+  const asked: ChatMessage[] = [
+    ...messages,
+    { role: "assistant", content: proposal.text },
+    { role: "user", content: question },
+  ];
+  const verdict = await engine.chat({
+    messages: asked,
+    ...sampling,
+    maxTokens: 2,
+    responseFormat: checkResponseFormat(),
+  });
   usages.push(verdict.usage);
   // Before a result the question is whether the call matches the request; after one, whether the
   // results already answer it: "yes" then declines the call.

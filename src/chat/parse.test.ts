@@ -12,14 +12,27 @@ describe("parseModelOutput", () => {
 
   it("Qwen's <tool_call> markup around one exact call is that call (the template's own call format, quirk of Qwen2.5/Qwen3)", () => {
     const call = '{"tool_name": "fee_quote", "arguments": {"amount": 250}}';
-    expect(parseModelOutput(`<tool_call>\n${call}\n</tool_call>`)).toEqual({ kind: "call", toolName: "fee_quote", args: { amount: 250 } });
-    expect(parseModelOutput(`\n<tool_call>${call}</tool_call>\n`)).toMatchObject({ kind: "call", toolName: "fee_quote" });
+    expect(parseModelOutput(`<tool_call>\n${call}\n</tool_call>`)).toEqual({
+      kind: "call",
+      toolName: "fee_quote",
+      args: { amount: 250 },
+    });
+    expect(parseModelOutput(`\n<tool_call>${call}</tool_call>\n`)).toMatchObject({
+      kind: "call",
+      toolName: "fee_quote",
+    });
     // The markup is always an attempt, which must be exact: Qwen's native object, text around it,
     // two calls, an unclosed tag.
     const cases: [string, RegExp][] = [
-      ['<tool_call>\n{"name": "fee_quote", "arguments": {"amount": 250}}\n</tool_call>', /exactly the keys "tool_name" and "arguments" \(found: "name", "arguments"\)/],
+      [
+        '<tool_call>\n{"name": "fee_quote", "arguments": {"amount": 250}}\n</tool_call>',
+        /exactly the keys "tool_name" and "arguments" \(found: "name", "arguments"\)/,
+      ],
       [`Let me check.\n<tool_call>\n${call}\n</tool_call>`, /<tool_call> markup must hold exactly one JSON object/],
-      [`<tool_call>\n${call}\n</tool_call>\n<tool_call>\n${call}\n</tool_call>`, /<tool_call> markup must hold exactly one/],
+      [
+        `<tool_call>\n${call}\n</tool_call>\n<tool_call>\n${call}\n</tool_call>`,
+        /<tool_call> markup must hold exactly one/,
+      ],
       [`<tool_call>\n${call}`, /<tool_call> markup must hold exactly one/],
       ["<tool_call>\nfee_quote(250)\n</tool_call>", /<tool_call> markup must hold exactly one/],
     ];
@@ -64,6 +77,9 @@ describe("parseModelOutput", () => {
   });
 
   it("outputs beyond the limit are refused before parsing", () => {
-    expect(parseModelOutput("x".repeat(MAX_MODEL_OUTPUT_CHARS + 1))).toEqual({ kind: "oversized", chars: MAX_MODEL_OUTPUT_CHARS + 1 });
+    expect(parseModelOutput("x".repeat(MAX_MODEL_OUTPUT_CHARS + 1))).toEqual({
+      kind: "oversized",
+      chars: MAX_MODEL_OUTPUT_CHARS + 1,
+    });
   });
 });

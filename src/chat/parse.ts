@@ -30,7 +30,12 @@ export function parseModelOutput(raw: string): ParsedOutput {
   const attempt = body.startsWith("{") || /\{\s*"tool_name"\s*:/.test(text) || markup;
   if (!attempt) return { kind: "answer", text };
   if (!body.startsWith("{") || body.includes(TOOL_CALL_MARKUP)) {
-    return { kind: "invalid", reason: markup ? "<tool_call> markup must hold exactly one JSON object and nothing else around it" : "text around the JSON object; a call must be the JSON object alone" };
+    return {
+      kind: "invalid",
+      reason: markup
+        ? "<tool_call> markup must hold exactly one JSON object and nothing else around it"
+        : "text around the JSON object; a call must be the JSON object alone",
+    };
   }
   let value: unknown;
   try {
@@ -43,10 +48,14 @@ export function parseModelOutput(raw: string): ParsedOutput {
   }
   const keys = Object.keys(value);
   if (keys.length !== 2 || !keys.includes("tool_name") || !keys.includes("arguments")) {
-    return { kind: "invalid", reason: `the object must have exactly the keys "tool_name" and "arguments" (found: ${keys.map((k) => JSON.stringify(k)).join(", ") || "none"})` };
+    return {
+      kind: "invalid",
+      reason: `the object must have exactly the keys "tool_name" and "arguments" (found: ${keys.map((k) => JSON.stringify(k)).join(", ") || "none"})`,
+    };
   }
   const { tool_name: toolName, arguments: args } = value;
-  if (typeof toolName !== "string" || toolName.length === 0) return { kind: "invalid", reason: '"tool_name" must be a non-empty string' };
+  if (typeof toolName !== "string" || toolName.length === 0)
+    return { kind: "invalid", reason: '"tool_name" must be a non-empty string' };
   if (!isObj(args)) {
     return { kind: "invalid", reason: '"arguments" must be a JSON object' };
   }

@@ -45,7 +45,11 @@ export function pythonToolDefinitions(toolset: FrozenToolset, options: PythonToo
         options.onReport?.(report);
         if (!report.ok || !report.result) {
           const e = report.error;
-          throw new EdgeError(e?.code ?? "runner_crashed", { tool: tool.schema.name, ...(report.diagnostics ?? {}) }, e?.message);
+          throw new EdgeError(
+            e?.code ?? "runner_crashed",
+            { tool: tool.schema.name, ...(report.diagnostics ?? {}) },
+            e?.message,
+          );
         }
         return report.result;
       },

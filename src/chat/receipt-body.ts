@@ -9,7 +9,17 @@ import type { ToolExecution, ToolRuntime } from "../runtime/index.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
-import { RECEIPT_VERSION, type CallReceipt, type CallStatus, type ContextReceipt, type EngineStats, type Receipt, type ReceiptBody, type RefusedCall, type ToolInstructionMode } from "../receipts/types.ts";
+import {
+  RECEIPT_VERSION,
+  type CallReceipt,
+  type CallStatus,
+  type ContextReceipt,
+  type EngineStats,
+  type Receipt,
+  type ReceiptBody,
+  type RefusedCall,
+  type ToolInstructionMode,
+} from "../receipts/types.ts";
 import { startReceiptFields, type SessionStart } from "./session-start.ts";
 import type { ParsedOutput } from "./parse.ts";
 import type { RunState } from "./run-state.ts";
@@ -34,7 +44,12 @@ export interface RunReceiptExtras {
   start?: SessionStart;
 }
 
-export async function receiptBody(session: SessionReceiptFields, run: RunState, info: EngineInfo, extras: RunReceiptExtras): Promise<ReceiptBody> {
+export async function receiptBody(
+  session: SessionReceiptFields,
+  run: RunState,
+  info: EngineInfo,
+  extras: RunReceiptExtras,
+): Promise<ReceiptBody> {
   const { toolset, surface } = session;
   const { outcome, answer, result, pending } = run;
   const toolSurface = toolset ? ("tools_file" as const) : (surface?.kind ?? null);
@@ -47,7 +62,8 @@ export async function receiptBody(session: SessionReceiptFields, run: RunState, 
     engine: info.kind,
     ...(info.fingerprint ? { model_fingerprint: info.fingerprint } : {}),
     prompt_sha256: await sha256Text(run.prompt),
-    answer_sha256: outcome === "return_direct" ? await sha256Json(result) : answer !== undefined ? await sha256Text(answer) : null,
+    answer_sha256:
+      outcome === "return_direct" ? await sha256Json(result) : answer !== undefined ? await sha256Text(answer) : null,
     tools_file_sha256: toolset?.tools_file_sha256 ?? null,
     ...(toolset ? { tools_bundle_sha256: toolset.tools_bundle_sha256 } : {}),
     ...(toolset?.packages.packages.length ? { python_packages: toolset.packages.packages } : {}),
@@ -76,7 +92,13 @@ export async function receiptBody(session: SessionReceiptFields, run: RunState, 
 }
 
 /** The receipt entry of a call the checks refused (it never ran). */
-export async function refusedCall(parsed: Exclude<ParsedOutput, { kind: "answer" | "oversized" }>, problem: ErrorJson, turn: number, repair: boolean, includeText: boolean): Promise<RefusedCall> {
+export async function refusedCall(
+  parsed: Exclude<ParsedOutput, { kind: "answer" | "oversized" }>,
+  problem: ErrorJson,
+  turn: number,
+  repair: boolean,
+  includeText: boolean,
+): Promise<RefusedCall> {
   const call = parsed.kind === "call" ? parsed : null;
   return {
     tool_name: call?.toolName ?? null,
@@ -113,14 +135,17 @@ export async function callReceipt(
     execution_level: def?.executionLevel ?? null,
     args_sha256: report?.args_sha256 ?? (await safeHash(args)),
     result_sha256: report?.result_sha256 ?? (execution.status === "ok" ? await safeHash(execution.result) : null),
-    tool_schema_sha256: (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) || (await registeredSchemaSha(runtime, execution.name)),
+    tool_schema_sha256:
+      (report?.tool_schema_sha256 ?? (def?.meta["schema_sha256"] as Sha256 | undefined)) ||
+      (await registeredSchemaSha(runtime, execution.name)),
     tools_file_sha256_verified: report?.tools_file_sha256_verified ?? false,
     runner_secret_verified: report?.runner_secret_verified ?? false,
     network_used_by_edge: false,
     status,
     ...(code ? { code } : {}),
     duration_ms: Math.round(execution.duration_ms),
-    ...(def?.meta["reportsRows"] === true && typeof (execution.result as { rows?: unknown } | undefined)?.rows === "number"
+    ...(def?.meta["reportsRows"] === true &&
+    typeof (execution.result as { rows?: unknown } | undefined)?.rows === "number"
       ? { rows: (execution.result as { rows: number }).rows }
       : {}),
     ...(report?.workspace_sha256 ? { workspace_sha256: report.workspace_sha256 } : {}),
@@ -143,7 +168,10 @@ async function safeHash(value: unknown): Promise<Sha256 | null> {
 }
 
 /** The body chained into the store, or the bare body without one; a store's own failure is storage_failed. */
-export async function appendReceipt(store: ReceiptStore | undefined, body: ReceiptBody): Promise<Receipt | ReceiptBody> {
+export async function appendReceipt(
+  store: ReceiptStore | undefined,
+  body: ReceiptBody,
+): Promise<Receipt | ReceiptBody> {
   if (!store) return body;
   try {
     return await store.append(body);

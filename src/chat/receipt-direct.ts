@@ -4,7 +4,13 @@ import { randomHex } from "../contract/hash.ts";
 import type { ExecutionLevel } from "../contract/types.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import type { FrozenToolset } from "../toolset/freeze.ts";
-import { RECEIPT_VERSION, type CallReceipt, type CallStatus, type ReceiptBody, type ReceiptOrigin } from "../receipts/types.ts";
+import {
+  RECEIPT_VERSION,
+  type CallReceipt,
+  type CallStatus,
+  type ReceiptBody,
+  type ReceiptOrigin,
+} from "../receipts/types.ts";
 
 function callReceiptOf(report: ToolCallReport, executionLevel: ExecutionLevel | null, pending = false): CallReceipt {
   return {
@@ -44,10 +50,16 @@ export interface DirectReceiptOptions {
   origin?: ReceiptOrigin;
 }
 
-export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallReport, options: DirectReceiptOptions): ReceiptBody {
+export function directCallReceiptBody(
+  toolset: FrozenToolset,
+  report: ToolCallReport,
+  options: DirectReceiptOptions,
+): ReceiptBody {
   const pending = options.pending;
   // The same extra fields a chat run that ended pending carries.
-  const extra = pending ? { ...options.extra, pending_action_id: pending.id, pending_expires_at: pending.expires_at } : options.extra;
+  const extra = pending
+    ? { ...options.extra, pending_action_id: pending.id, pending_expires_at: pending.expires_at }
+    : options.extra;
   return {
     receipt_version: RECEIPT_VERSION,
     id: options.id ?? `${options.kind === "confirm" ? "confirm" : "try"}_${randomHex(12)}`,
@@ -71,6 +83,11 @@ export function directCallReceiptBody(toolset: FrozenToolset, report: ToolCallRe
     network_used_by_edge: false,
     calls: [callReceiptOf(report, options.executionLevel, pending !== undefined)],
     ...(extra ? { extra } : {}),
-    ...(options.origin ? { surface: options.origin.surface, client: { name: options.origin.client.name, version: options.origin.client.version } } : {}),
+    ...(options.origin
+      ? {
+          surface: options.origin.surface,
+          client: { name: options.origin.client.name, version: options.origin.client.version },
+        }
+      : {}),
   };
 }

@@ -11,7 +11,11 @@ const ask = (content: string): ChatMessage[] => [
   { role: "system", content: "s" },
   { role: "user", content },
 ];
-const afterTool = (result: unknown): ChatMessage[] => [...ask("q"), { role: "assistant", content: "{}" }, { role: "tool", content: renderToolResult("fee_quote", result) }];
+const afterTool = (result: unknown): ChatMessage[] => [
+  ...ask("q"),
+  { role: "assistant", content: "{}" },
+  { role: "tool", content: renderToolResult("fee_quote", result) },
+];
 
 async function play(player: ScriptPlayer, messages: ChatMessage[]): Promise<string> {
   return (await player.engine.chat({ messages })).text;
@@ -19,10 +23,9 @@ async function play(player: ScriptPlayer, messages: ChatMessage[]): Promise<stri
 
 describe("the script format", () => {
   it("takes strings as they are and any other JSON value (a tool call object) as its JSON text", () => {
-    expect(parseScript('[{"tool_name": "fee_quote", "arguments": {"amount": 250}}, "The fee is {{tool_result.fee}}."]')).toEqual([
-      '{"tool_name":"fee_quote","arguments":{"amount":250}}',
-      "The fee is {{tool_result.fee}}.",
-    ]);
+    expect(
+      parseScript('[{"tool_name": "fee_quote", "arguments": {"amount": 250}}, "The fee is {{tool_result.fee}}."]'),
+    ).toEqual(['{"tool_name":"fee_quote","arguments":{"amount":250}}', "The fee is {{tool_result.fee}}."]);
   });
 
   it("refuses what is not a JSON array, with script_invalid naming the script", () => {
@@ -39,9 +42,12 @@ describe("the script format", () => {
 
   it("puts the last tool result in for {{tool_result}} and {{tool_result.KEY}}", () => {
     const messages = afterTool({ fee: 0.75, tier: "basic", nested: { a: 1 } });
-    expect(substituteToolResult("{{tool_result.fee}} EUR ({{tool_result.tier}}), {{tool_result.nested}}, {{tool_result.none}}", messages)).toBe(
-      '0.75 EUR (basic), {"a":1}, (no tool result)',
-    );
+    expect(
+      substituteToolResult(
+        "{{tool_result.fee}} EUR ({{tool_result.tier}}), {{tool_result.nested}}, {{tool_result.none}}",
+        messages,
+      ),
+    ).toBe('0.75 EUR (basic), {"a":1}, (no tool result)');
     expect(substituteToolResult("got {{tool_result}}", afterTool("plain"))).toBe("got plain");
     expect(substituteToolResult("{{tool_result.fee}}", ask("q"))).toBe("(no tool result)");
   });
@@ -49,7 +55,9 @@ describe("the script format", () => {
 
 describe("ScriptPlayer", () => {
   it("replays a one-prompt script (call, answer) for every prompt, substituting each prompt's result", async () => {
-    const player = new ScriptPlayer(() => parseScript('[{"tool_name": "fee_quote", "arguments": {}}, "Fee {{tool_result.fee}}."]'));
+    const player = new ScriptPlayer(() =>
+      parseScript('[{"tool_name": "fee_quote", "arguments": {}}, "Fee {{tool_result.fee}}."]'),
+    );
     await player.engine.load();
     for (const fee of [1, 2, 3]) {
       player.startPrompt();

@@ -29,7 +29,11 @@ export function parseScript(text: string, what = "The script"): string[] {
 /** The outputs of an already parsed script. */
 function scriptOutputs(value: unknown, what = "The script"): string[] {
   if (!Array.isArray(value)) {
-    throw EdgeError.withTableFix("script_invalid", {}, `${what} must be a JSON array of the model's outputs (strings, or tool calls as objects), not ${value === null ? "null" : typeof value}.`);
+    throw EdgeError.withTableFix(
+      "script_invalid",
+      {},
+      `${what} must be a JSON array of the model's outputs (strings, or tool calls as objects), not ${value === null ? "null" : typeof value}.`,
+    );
   }
   return value.map((item) => (typeof item === "string" ? item : JSON.stringify(item)));
 }
@@ -47,7 +51,12 @@ export function substituteToolResult(text: string, messages: readonly ChatMessag
   if (!text.includes("{{tool_result")) return text;
   const result = lastToolResult(messages);
   return text.replace(/\{\{tool_result(?:\.([A-Za-z0-9_]+))?\}\}/g, (_m, key: string | undefined) => {
-    const value = key === undefined ? result : result && typeof result === "object" ? (result as Record<string, unknown>)[key] : undefined;
+    const value =
+      key === undefined
+        ? result
+        : result && typeof result === "object"
+          ? (result as Record<string, unknown>)[key]
+          : undefined;
     if (value === undefined) return "(no tool result)";
     return typeof value === "string" ? value : canonicalJson(value);
   });

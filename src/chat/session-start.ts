@@ -11,7 +11,11 @@ import type { ImprintBinding } from "./types.ts";
 
 export type SessionStart = { imprint: ImprintRestore } | { contract: PrefixStartReceipt } | { plain: true };
 
-export async function startSession(engine: Engine, system: string, imprint: ImprintBinding | undefined): Promise<SessionStart> {
+export async function startSession(
+  engine: Engine,
+  system: string,
+  imprint: ImprintBinding | undefined,
+): Promise<SessionStart> {
   if (imprint) return { imprint: await restoreImprintPrefix(engine, system, imprint.restoreState) };
   if (engine.startStates) return { contract: contractPrefix(await engine.startStates.prime(system)) };
   return { plain: true };
@@ -27,7 +31,10 @@ function contractPrefix(p: StartPrimed): PrefixStartReceipt {
 }
 
 /** The receipt fields of one run: how its session's start reached the engine, with the run's first generation's counts. */
-export function startReceiptFields(start: SessionStart | undefined, first: ChatUsage | undefined): Pick<ReceiptBody, "imprint_restore" | "imprint_prefix" | "contract_prefix"> {
+export function startReceiptFields(
+  start: SessionStart | undefined,
+  first: ChatUsage | undefined,
+): Pick<ReceiptBody, "imprint_restore" | "imprint_prefix" | "contract_prefix"> {
   if (!start || "plain" in start) return {};
   if ("contract" in start) return { contract_prefix: withFirstUsage(start.contract, first) };
   return { imprint_restore: start.imprint.mode, imprint_prefix: withFirstUsage(start.imprint.detail, first) };

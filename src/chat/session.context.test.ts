@@ -18,7 +18,12 @@ function runtime() {
     defineTool({
       name: "blob",
       description: "Return a text of the given size.",
-      parameters: { type: "object", properties: { size: { type: "integer" } }, required: ["size"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { size: { type: "integer" } },
+        required: ["size"],
+        additionalProperties: false,
+      },
       execute: (args: { size: number }) => ({ text: "x".repeat(args.size) }),
     }),
   );
@@ -39,7 +44,10 @@ describe("think blocks", () => {
     const { s, engine } = await session([think + call("blob", { size: 3 }), `${think}It is xxx.`, `${think}Again.`]);
     const streamed: string[] = [];
     const outputs: string[] = [];
-    const run = await s.chat("blob please", { onToken: (d) => streamed.push(d), onEvent: (e) => e.type === "model_output" && outputs.push(e.text) });
+    const run = await s.chat("blob please", {
+      onToken: (d) => streamed.push(d),
+      onEvent: (e) => e.type === "model_output" && outputs.push(e.text),
+    });
     expect(run).toMatchObject({ ok: true, outcome: "answered", answer: "It is xxx." });
     expect(run.receipt.calls[0]).toMatchObject({ tool_name: "blob", status: "ok" });
     expect(streamed.join("")).not.toContain("<think>");
@@ -48,7 +56,10 @@ describe("think blocks", () => {
     await s.chat("again");
     // The next prompt extends the previous one byte for byte: the raw replies, think blocks and all.
     const next = engine.calls[2]!.messages;
-    expect(next.slice(0, -1)).toEqual([...engine.calls[1]!.messages, { role: "assistant", content: `${think}It is xxx.` }]);
+    expect(next.slice(0, -1)).toEqual([
+      ...engine.calls[1]!.messages,
+      { role: "assistant", content: `${think}It is xxx.` },
+    ]);
   });
 
   it("a non-empty reasoning block is stripped before parsing and reported in the event", async () => {
@@ -65,7 +76,9 @@ describe("think blocks", () => {
     expect(run).toMatchObject({ ok: false, outcome: "failed_closed", error: { code: "model_output_empty" } });
     expect(run.receipt).toMatchObject({ outcome: "failed_closed", code: "model_output_empty", answer_sha256: null });
     await s.chat("hello again");
-    expect(engine.calls[1]!.messages.filter((m) => m.role !== "system")).toEqual([{ role: "user", content: "hello again" }]);
+    expect(engine.calls[1]!.messages.filter((m) => m.role !== "system")).toEqual([
+      { role: "user", content: "hello again" },
+    ]);
   });
 
   it("an unclosed think block (cut off while reasoning) is not an answer either", async () => {
@@ -109,7 +122,10 @@ describe("the context window", () => {
     const run = await s.chat("y".repeat(5000));
     expect(run).toMatchObject({ ok: false, outcome: "failed_closed", error: { code: "context_window_exceeded" } });
     expect(run.error!.message).toMatch(/context window is 3000 tokens/);
-    expect(run.receipt).toMatchObject({ code: "context_window_exceeded", context: { window: 3000, max_tokens: 200, turns_dropped: 1 } });
+    expect(run.receipt).toMatchObject({
+      code: "context_window_exceeded",
+      context: { window: 3000, max_tokens: 200, turns_dropped: 1 },
+    });
     expect(engine.calls.length).toBe(asked);
     // Nothing of the refused turn entered the history; the conversation goes on.
     const next = await s.chat("and now?");
@@ -142,7 +158,11 @@ describe("return_direct and history", () => {
     expect(run).toMatchObject({ outcome: "return_direct", result: { draft: "HI" } });
     await s.chat("thanks");
     const [first, second] = engine.calls;
-    expect(second!.messages).toEqual([...first!.messages, { role: "assistant", content: call("draft", { x: "hi" }) }, { role: "user", content: "thanks" }]);
+    expect(second!.messages).toEqual([
+      ...first!.messages,
+      { role: "assistant", content: call("draft", { x: "hi" }) },
+      { role: "user", content: "thanks" },
+    ]);
     expect(second!.messages.some((m) => m.role === "tool")).toBe(false);
   });
 });

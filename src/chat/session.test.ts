@@ -19,7 +19,12 @@ function harness(): Harness {
     defineTool({
       name: "add",
       description: "Add two integers.",
-      parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { a: { type: "integer" }, b: { type: "integer" } },
+        required: ["a", "b"],
+        additionalProperties: false,
+      },
       execute: (args: { a: number; b: number }) => {
         ran.push({ name: "add", args });
         return { sum: args.a + args.b };
@@ -34,7 +39,12 @@ function harness(): Harness {
       parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
       executionLevel: "commit",
       returnDirect: true,
-      outputSchema: { type: "object", properties: { sent: { type: "boolean" } }, required: ["sent"], additionalProperties: false },
+      outputSchema: {
+        type: "object",
+        properties: { sent: { type: "boolean" } },
+        required: ["sent"],
+        additionalProperties: false,
+      },
       execute: () => {
         ran.push({ name: "send", args: {} });
         return { sent: true };
@@ -64,7 +74,12 @@ describe("the tool loop", () => {
     expect(second[0]!.role).toBe("system");
     expect(second[0]!.content).toContain("- add(");
     expect(second.at(-1)).toEqual({ role: "tool", content: 'Result of add: {"sum":5}' });
-    expect(run.receipt).toMatchObject({ outcome: "answered", code: null, tool_instruction_mode: "contract", network_used_by_edge: false });
+    expect(run.receipt).toMatchObject({
+      outcome: "answered",
+      code: null,
+      tool_instruction_mode: "contract",
+      network_used_by_edge: false,
+    });
     expect(run.receipt.calls).toHaveLength(1);
     expect(run.receipt.calls[0]).toMatchObject({ tool_name: "add", status: "ok", execution_level: "read" });
     expect(run.receipt.calls[0]!.args_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -126,12 +141,20 @@ describe("the tool loop", () => {
     expect(run.outcome).toBe("failed_closed");
     expect(run.error?.code).toBe("tool_denied");
     expect(ran).toEqual([]);
-    expect(run.receipt.calls[0]).toMatchObject({ tool_name: "send", status: "failed_closed", execution_level: "commit" });
+    expect(run.receipt.calls[0]).toMatchObject({
+      tool_name: "send",
+      status: "failed_closed",
+      execution_level: "commit",
+    });
   });
 
   it("an approval handler that asks for confirmation ends the turn pending", async () => {
     const h = harness();
-    h.runtime.setApprovalHandler(() => ({ decision: "deny", reason: "needs a person", code: "tool_confirmation_required" }));
+    h.runtime.setApprovalHandler(() => ({
+      decision: "deny",
+      reason: "needs a person",
+      code: "tool_confirmation_required",
+    }));
     const { s } = await session([call("send", {})], h);
     const run = await s.chat("send it");
     expect(run.outcome).toBe("pending_confirmation");
@@ -168,13 +191,23 @@ describe("the tool loop", () => {
   it("tool sources are mutually exclusive", async () => {
     const engine = new ScriptedEngine(["x"]);
     const src = { name: "t.py", read: async () => new Uint8Array() };
-    const facts: ToolSurface = { kind: "facts_store", register: () => undefined, active_set_sha256: `sha256:${"0".repeat(64)}`, schema_generator_version: "x" };
+    const facts: ToolSurface = {
+      kind: "facts_store",
+      register: () => undefined,
+      active_set_sha256: `sha256:${"0".repeat(64)}`,
+      schema_generator_version: "x",
+    };
     // `tools` is one source and a selection belongs to a tools file: neither of these type-checks,
     // and a plain-JS caller passing them the old way is refused.
+    const file = { kind: "file", source: src } as const;
     // @ts-expect-error a second source under the retired key factsStore
-    await expect(createChatSession({ engine, tools: { kind: "file", source: src }, factsStore: facts })).rejects.toMatchObject({ code: "conflicting_tool_options" });
+    await expect(createChatSession({ engine, tools: file, factsStore: facts })).rejects.toMatchObject({
+      code: "conflicting_tool_options",
+    });
     // @ts-expect-error a selection without a tools file
-    await expect(createChatSession({ engine, selection: { tool: ["a"] } })).rejects.toMatchObject({ code: "conflicting_tool_options" });
+    await expect(createChatSession({ engine, selection: { tool: ["a"] } })).rejects.toMatchObject({
+      code: "conflicting_tool_options",
+    });
   });
 });
 
@@ -189,7 +222,29 @@ describe("fuzz: no tool runs unless its call is exactly valid", () => {
       return (x >>> 0) / 2 ** 32;
     };
   }
-  const pieces = ['{', '}', '"tool_name"', '"arguments"', ":", ",", '"add"', '"nope"', '{"a":1,"b":2}', '{"a":1}', '{"a":"x","b":2}', '[]', "null", "```json\n", "\n```", " ", "hello", '"__proto__"', "1", '{"a":1,"b":2,"c":3}', "\ud800"];
+  const pieces = [
+    "{",
+    "}",
+    '"tool_name"',
+    '"arguments"',
+    ":",
+    ",",
+    '"add"',
+    '"nope"',
+    '{"a":1,"b":2}',
+    '{"a":1}',
+    '{"a":"x","b":2}',
+    "[]",
+    "null",
+    "```json\n",
+    "\n```",
+    " ",
+    "hello",
+    '"__proto__"',
+    "1",
+    '{"a":1,"b":2,"c":3}',
+    "\ud800",
+  ];
 
   it("10,000 generated outputs", async () => {
     const next = rng(42);
@@ -211,8 +266,14 @@ describe("fuzz: no tool runs unless its call is exactly valid", () => {
         const keys = Object.keys(v);
         const a = v.arguments;
         return (
-          keys.length === 2 && v.tool_name === "add" && a && typeof a === "object" && !Array.isArray(a) &&
-          Object.keys(a).length === 2 && Number.isInteger(a.a) && Number.isInteger(a.b)
+          keys.length === 2 &&
+          v.tool_name === "add" &&
+          a &&
+          typeof a === "object" &&
+          !Array.isArray(a) &&
+          Object.keys(a).length === 2 &&
+          Number.isInteger(a.a) &&
+          Number.isInteger(a.b)
         );
       } catch {
         return false;
@@ -242,7 +303,12 @@ describe("fuzz: no tool runs unless its call is exactly valid", () => {
       defineTool({
         name: "add",
         description: "Add two integers.",
-        parameters: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"], additionalProperties: false },
+        parameters: {
+          type: "object",
+          properties: { a: { type: "integer" }, b: { type: "integer" } },
+          required: ["a", "b"],
+          additionalProperties: false,
+        },
         execute: (args: { a: number; b: number }) => {
           h.ran.push({ name: "add", args });
           return { sum: args.a + args.b };
@@ -257,7 +323,14 @@ describe("the 8-tool limit counts every tool the model sees", () => {
   it("Python tools plus built-ins beyond 8 are refused before any generation", async () => {
     const runtime = createToolRuntime();
     for (let i = 0; i < 9; i++) {
-      runtime.register(defineTool({ name: `t${i}`, description: "", parameters: { type: "object", properties: {}, additionalProperties: false }, execute: () => ({}) }));
+      runtime.register(
+        defineTool({
+          name: `t${i}`,
+          description: "",
+          parameters: { type: "object", properties: {}, additionalProperties: false },
+          execute: () => ({}),
+        }),
+      );
     }
     const engine = new ScriptedEngine(["never"]);
     await engine.load();
@@ -271,7 +344,11 @@ describe("guided decoding", () => {
     const { toolCallOrTextResponseFormat } = await import("../engines/grammar.ts");
     const engine = new ScriptedEngine([call("add", { a: 1, b: 2 }), "3"]);
     await engine.load();
-    const s = await createChatSession({ engine, runtime: harness().runtime, responseFormat: toolCallOrTextResponseFormat });
+    const s = await createChatSession({
+      engine,
+      runtime: harness().runtime,
+      responseFormat: toolCallOrTextResponseFormat,
+    });
     await s.chat("1+2?");
     const expected = toolCallOrTextResponseFormat(s.runtime.schemas());
     expect(engine.calls.map((c) => c.responseFormat)).toEqual([expected, expected]);
@@ -279,7 +356,8 @@ describe("guided decoding", () => {
   });
 
   it("once the call budget is spent, a generating engine's next turn may only answer (a model that keeps calling still finishes)", async () => {
-    const { checkResponseFormat, textAnswerResponseFormat, toolCallOrTextResponseFormat, toolCallResponseFormat } = await import("../engines/grammar.ts");
+    const { checkResponseFormat, textAnswerResponseFormat, toolCallOrTextResponseFormat, toolCallResponseFormat } =
+      await import("../engines/grammar.ts");
     /** Replays its script, but the loop treats it as a model it guides (the policy keys on info()). */
     class Generating extends ScriptedEngine {
       constructor(
@@ -292,7 +370,10 @@ describe("guided decoding", () => {
         return { ...super.info(), kind: this.kind, modelId: "SmolLM2-135M-Instruct.Q4_1.gguf" };
       }
     }
-    for (const [maxCalls, toolChoice] of [[1, "required"], [2, "auto"]] as const) {
+    for (const [maxCalls, toolChoice] of [
+      [1, "required"],
+      [2, "auto"],
+    ] as const) {
       // web-llm: one generation per turn; llama.cpp: checked turns (a proposal, then its check).
       for (const kind of ["webllm", "llamacpp"] as const) {
         const h = harness();
@@ -300,15 +381,26 @@ describe("guided decoding", () => {
         const checked = kind === "llamacpp" && toolChoice === "auto";
         // A check before any result asks whether the call matches ("yes" runs it); after one, whether
         // the results already answer the request ("no" runs it).
-        const engine = new Generating([...calls.flatMap((c, i) => (checked ? [c, i === 0 ? "yes" : "no"] : [c])), "Done."], kind);
+        const engine = new Generating(
+          [...calls.flatMap((c, i) => (checked ? [c, i === 0 ? "yes" : "no"] : [c])), "Done."],
+          kind,
+        );
         await engine.load();
         const s = await createChatSession({ engine, runtime: h.runtime, maxCalls, toolChoice });
         const run = await s.chat("Add.");
         expect(run).toMatchObject({ ok: true, outcome: "answered", answer: "Done." });
         expect(h.ran).toHaveLength(maxCalls);
         const schemas = s.runtime.schemas();
-        const single = [toolChoice === "required" ? toolCallResponseFormat(schemas) : toolCallOrTextResponseFormat(schemas), ...Array.from({ length: maxCalls - 1 }, () => toolCallOrTextResponseFormat(schemas))];
-        const turns = kind === "webllm" ? single : checked ? calls.flatMap(() => [toolCallResponseFormat(schemas), checkResponseFormat()]) : [toolCallResponseFormat(schemas)];
+        const single = [
+          toolChoice === "required" ? toolCallResponseFormat(schemas) : toolCallOrTextResponseFormat(schemas),
+          ...Array.from({ length: maxCalls - 1 }, () => toolCallOrTextResponseFormat(schemas)),
+        ];
+        const turns =
+          kind === "webllm"
+            ? single
+            : checked
+              ? calls.flatMap(() => [toolCallResponseFormat(schemas), checkResponseFormat()])
+              : [toolCallResponseFormat(schemas)];
         expect(engine.calls.map((c) => c.responseFormat)).toEqual([...turns, textAnswerResponseFormat()]);
       }
     }

@@ -2,12 +2,22 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../contract/hash.ts";
 import { parameterNotes, schemaType, toolSignature } from "./signature.ts";
 
-const object = (properties: Record<string, unknown>, required: string[] = []) => ({ type: "object", properties, required, additionalProperties: false });
+const object = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: "object",
+  properties,
+  required,
+  additionalProperties: false,
+});
 
 describe("a tool's signature", () => {
   it("keeps the function's parameter order and says required, defaulted and optional apart", () => {
-    const params = object({ sku: { type: "string" }, quantity: { type: "integer", default: 1 }, note: { type: "string" } }, ["sku"]);
-    expect(toolSignature("prepare_order", params)).toBe("prepare_order(sku: string, quantity: integer = 1, note?: string)");
+    const params = object(
+      { sku: { type: "string" }, quantity: { type: "integer", default: 1 }, note: { type: "string" } },
+      ["sku"],
+    );
+    expect(toolSignature("prepare_order", params)).toBe(
+      "prepare_order(sku: string, quantity: integer = 1, note?: string)",
+    );
     expect(toolSignature("hello_world", object({}))).toBe("hello_world()");
   });
 
@@ -26,7 +36,9 @@ describe("a tool's signature", () => {
   });
 
   it("writes a closed object as its fields, and an open one as JSON Schema (a signature cannot say other keys are allowed)", () => {
-    expect(schemaType(object({ x: { type: "number" }, y: { type: "number", default: 0 } }, ["x"]))).toBe("{x: number, y: number = 0}");
+    expect(schemaType(object({ x: { type: "number" }, y: { type: "number", default: 0 } }, ["x"]))).toBe(
+      "{x: number, y: number = 0}",
+    );
     const open = { type: "object", properties: { x: { type: "number" } } };
     expect(schemaType(open)).toBe(`JSON Schema ${canonicalJson(open)}`);
     expect(schemaType({ type: "object" })).toBe("object");
@@ -37,13 +49,19 @@ describe("a tool's signature", () => {
     expect(schemaType(pattern)).toBe(`JSON Schema ${canonicalJson(pattern)}`);
     // A description is a parameter's own note (parameterNotes), but deeper down it is part of the schema.
     expect(schemaType({ type: "string", description: "x" }, true)).toBe("string");
-    expect(schemaType({ type: "array", items: { type: "string", description: "x" } })).toBe(`(JSON Schema ${canonicalJson({ type: "string", description: "x" })})[]`);
+    expect(schemaType({ type: "array", items: { type: "string", description: "x" } })).toBe(
+      `(JSON Schema ${canonicalJson({ type: "string", description: "x" })})[]`,
+    );
     const odd = { type: "object", properties: { a: { type: "string" } }, patternProperties: { "^x": {} } };
     expect(toolSignature("t", odd)).toBe(`t(arguments: JSON Schema ${canonicalJson(odd)})`);
   });
 
   it("lists the parameters' own descriptions for the lines under it, in order", () => {
-    const params = object({ city: { type: "string", description: "A city name." }, days: { type: "integer" }, unit: { type: "string", description: "" } });
+    const params = object({
+      city: { type: "string", description: "A city name." },
+      days: { type: "integer" },
+      unit: { type: "string", description: "" },
+    });
     expect(parameterNotes(params)).toEqual(["city: A city name."]);
   });
 });

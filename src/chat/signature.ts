@@ -13,7 +13,25 @@ type Schema = Readonly<Record<string, unknown>>;
 /** Keywords a signature renders (anything else in a sub-schema sends it to JSON Schema). A
  *  parameter's own description goes under the signature (parameterNotes); one deeper down is not
  *  rendered, so such a sub-schema is given as JSON Schema too. */
-const RENDERED = new Set(["type", "enum", "const", "items", "properties", "required", "additionalProperties", "default", "title", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "anyOf", "oneOf"]);
+const RENDERED = new Set([
+  "type",
+  "enum",
+  "const",
+  "items",
+  "properties",
+  "required",
+  "additionalProperties",
+  "default",
+  "title",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "anyOf",
+  "oneOf",
+]);
 
 function literal(value: unknown): string {
   return canonicalJson(value);
@@ -62,7 +80,8 @@ function objectType(s: Schema): string {
 /** The type of one schema: `string`, `"a" | "b"`, `integer ≥ 1`, `string | null`, `T[]`, or its
  *  JSON Schema when it uses a keyword a signature cannot say. */
 export function schemaType(s: Schema, parameter = false): string {
-  if (Object.keys(s).some((k) => !RENDERED.has(k) && !(parameter && k === "description"))) return `JSON Schema ${canonicalJson(s)}`;
+  if (Object.keys(s).some((k) => !RENDERED.has(k) && !(parameter && k === "description")))
+    return `JSON Schema ${canonicalJson(s)}`;
   if ("const" in s) return literal(s["const"]);
   if (Array.isArray(s["enum"])) return s["enum"].map(literal).join(" | ");
   const union = Array.isArray(s["anyOf"]) ? s["anyOf"] : Array.isArray(s["oneOf"]) ? s["oneOf"] : undefined;
@@ -91,13 +110,19 @@ function paramList(s: Schema, top = true): string {
 /** The descriptions a schema gives its parameters (`name: text`), for the lines under a signature. */
 export function parameterNotes(parameters: Schema): string[] {
   const properties = isObj(parameters["properties"]) ? Object.entries(parameters["properties"]) : [];
-  return properties.filter(([, p]) => isObj(p) && typeof p["description"] === "string" && p["description"]).map(([name, p]) => `${name}: ${(p as Schema)["description"] as string}`);
+  return properties
+    .filter(([, p]) => isObj(p) && typeof p["description"] === "string" && p["description"])
+    .map(([name, p]) => `${name}: ${(p as Schema)["description"] as string}`);
 }
 
 /** `name(params)`: the call's parameters as a signature; a parameters schema that is not a plain
  *  object of properties is given whole, as JSON Schema. */
 export function toolSignature(name: string, parameters: Schema): string {
-  const plain = parameters["type"] === "object" && Object.keys(parameters).every((k) => ["type", "properties", "required", "additionalProperties", "description", "title"].includes(k));
+  const plain =
+    parameters["type"] === "object" &&
+    Object.keys(parameters).every((k) =>
+      ["type", "properties", "required", "additionalProperties", "description", "title"].includes(k),
+    );
   if (!plain) return `${name}(arguments: JSON Schema ${canonicalJson(parameters)})`;
   return `${name}(${paramList(parameters)})`;
 }

@@ -4,9 +4,15 @@ import { splitThink, withoutThinkBlock } from "./think.ts";
 
 describe("splitThink", () => {
   it("strips one leading block, empty or not; keeps everything else", () => {
-    expect(splitThink("<think>\n\n</think>\n\n{\"a\":1}")).toEqual({ visible: '{"a":1}', reasoning: "" });
-    expect(splitThink("  <think>plan: call x</think>Answer.")).toEqual({ visible: "Answer.", reasoning: "plan: call x" });
-    expect(splitThink("Plain answer about <think> tags.")).toEqual({ visible: "Plain answer about <think> tags.", reasoning: null });
+    expect(splitThink('<think>\n\n</think>\n\n{"a":1}')).toEqual({ visible: '{"a":1}', reasoning: "" });
+    expect(splitThink("  <think>plan: call x</think>Answer.")).toEqual({
+      visible: "Answer.",
+      reasoning: "plan: call x",
+    });
+    expect(splitThink("Plain answer about <think> tags.")).toEqual({
+      visible: "Plain answer about <think> tags.",
+      reasoning: null,
+    });
     expect(splitThink("<think>a</think><think>b</think>x").visible).toBe("<think>b</think>x");
     expect(splitThink("<think>never closed")).toEqual({ visible: "", reasoning: "never closed" });
   });

@@ -30,7 +30,9 @@ export function splitThink(raw: string): SplitReply {
  * while it could still be the start of a block (leading whitespace, a prefix of "<think>", or an
  * open block); once the reply clearly has no block, or the block closed, pieces pass through.
  */
-export function withoutThinkBlock(onToken: ((delta: string) => void) | undefined): ((delta: string) => void) | undefined {
+export function withoutThinkBlock(
+  onToken: ((delta: string) => void) | undefined,
+): ((delta: string) => void) | undefined {
   if (!onToken) return undefined;
   let held = "";
   let passing = false;

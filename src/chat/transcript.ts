@@ -9,7 +9,9 @@ import type { CallReceipt } from "../receipts/types.ts";
 import type { ChatEvent, ChatRun } from "./types.ts";
 
 /** What the transcript needs of a finished run (the widget's run carries its own pending action). */
-export type TranscriptRun = Pick<ChatRun, "outcome" | "answer" | "result" | "error" | "receipt"> & { pending_action?: object };
+export type TranscriptRun = Pick<ChatRun, "outcome" | "answer" | "result" | "error" | "receipt"> & {
+  pending_action?: object;
+};
 
 /** Streamed text so far: a tool call's start ("{", a ``` fence), prose, or too short to tell. */
 export type CallStart = "undecided" | "call" | "prose";
@@ -93,13 +95,20 @@ function at<T>(entries: readonly T[], index: number, entry: T): T[] {
 }
 
 /** The open generation replaced by `entry`, or `entry` appended. */
-function replaceOpen<R extends TranscriptRun, X extends Own>(entries: List<R, X>, entry: TranscriptEntry<R>): (TranscriptEntry<R> | X)[] {
+function replaceOpen<R extends TranscriptRun, X extends Own>(
+  entries: List<R, X>,
+  entry: TranscriptEntry<R>,
+): (TranscriptEntry<R> | X)[] {
   const i = openModel(entries);
   return i >= 0 ? at<TranscriptEntry<R> | X>(entries, i, entry) : [...entries, entry];
 }
 
 /** The open generation marked (refused, failed), then `entry` appended. */
-function closeOpen<R extends TranscriptRun, X extends Own>(entries: List<R, X>, state: "refused" | "failed", entry: TranscriptEntry<R>): (TranscriptEntry<R> | X)[] {
+function closeOpen<R extends TranscriptRun, X extends Own>(
+  entries: List<R, X>,
+  state: "refused" | "failed",
+  entry: TranscriptEntry<R>,
+): (TranscriptEntry<R> | X)[] {
   const i = openModel(entries);
   const e = entries[i];
   const marked = e && isModel(e) ? at<TranscriptEntry<R> | X>(entries, i, { ...e, state }) : entries;
@@ -107,7 +116,10 @@ function closeOpen<R extends TranscriptRun, X extends Own>(entries: List<R, X>, 
 }
 
 /** The entries after one event. Unchanged entries stay the same objects (renderers compare them). */
-export function reduce<R extends TranscriptRun = ChatRun, X extends Own = never>(entries: List<R, X>, event: TranscriptEvent<R>): (TranscriptEntry<R> | X)[] {
+export function reduce<R extends TranscriptRun = ChatRun, X extends Own = never>(
+  entries: List<R, X>,
+  event: TranscriptEvent<R>,
+): (TranscriptEntry<R> | X)[] {
   switch (event.type) {
     case "prompt":
       return [...entries, { kind: "prompt", text: event.text }];
@@ -124,10 +136,20 @@ export function reduce<R extends TranscriptRun = ChatRun, X extends Own = never>
       const i = openModel(entries);
       const e = entries[i];
       if (!e || !isModel(e) || e.state !== "streaming") return [...entries];
-      return at<TranscriptEntry<R> | X>(entries, i, { ...e, state: "done", ...(event.reasoning !== undefined ? { reasoning: event.reasoning } : {}) });
+      return at<TranscriptEntry<R> | X>(entries, i, {
+        ...e,
+        state: "done",
+        ...(event.reasoning !== undefined ? { reasoning: event.reasoning } : {}),
+      });
     }
     case "tool_call":
-      return replaceOpen(entries, { kind: "tool", call_id: event.call_id, tool_name: event.tool_name, arguments: event.arguments, hasResult: false });
+      return replaceOpen(entries, {
+        kind: "tool",
+        call_id: event.call_id,
+        tool_name: event.tool_name,
+        arguments: event.arguments,
+        hasResult: false,
+      });
     case "tool_result": {
       const i = entries.findLastIndex((e) => isTool(e) && e.call_id === event.call.call_id);
       const e = entries[i];
@@ -147,10 +169,23 @@ export function reduce<R extends TranscriptRun = ChatRun, X extends Own = never>
 function ended<R extends TranscriptRun, X extends Own>(entries: List<R, X>, run: R): (TranscriptEntry<R> | X)[] {
   if (run.outcome === "answered") {
     const e = entries[openModel(entries)];
-    return replaceOpen(entries, { kind: "answer", text: run.answer ?? "", stream: e && isModel(e) ? e.start : null, run });
+    return replaceOpen(entries, {
+      kind: "answer",
+      text: run.answer ?? "",
+      stream: e && isModel(e) ? e.start : null,
+      run,
+    });
   }
   if (run.outcome === "return_direct") {
-    return [...entries, { kind: "direct", tool_name: run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "", result: run.result, run }];
+    return [
+      ...entries,
+      {
+        kind: "direct",
+        tool_name: run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "",
+        result: run.result,
+        run,
+      },
+    ];
   }
   const action: R["pending_action"] = run.pending_action;
   if (run.outcome === "pending_confirmation" && action) return [...entries, { kind: "pending", action, run }];

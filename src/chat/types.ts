@@ -77,7 +77,12 @@ export interface ImprintBinding {
    *  facts surface the session then injects the contract before the prefix. Default true. */
   readonly toolContract?: boolean;
   /** Throws the imprint_* EdgeError when the imprint does not fit this session (docs/contract.md §7). */
-  check(context: { schemas: readonly ToolSchema[]; toolset: FrozenToolset | null; engine: EngineInfo; surface?: ToolSurface | null }): Promise<void> | void;
+  check(context: {
+    schemas: readonly ToolSchema[];
+    toolset: FrozenToolset | null;
+    engine: EngineInfo;
+    surface?: ToolSurface | null;
+  }): Promise<void> | void;
   /** Loads the imprint's saved model state, when it has one this environment can load (Node). */
   readonly restoreState?: StateRestorer;
 }

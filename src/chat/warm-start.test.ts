@@ -111,7 +111,9 @@ describe("StartWarmer", () => {
     warms[0]!.reject(new EdgeError("context_window_exceeded", {}, "The tools do not fit."));
     await flush();
     expect(seen.at(-1)).toMatchObject({ state: "failed", error: { code: "context_window_exceeded" } });
-    expect(warmStatusText(seen.at(-1)!, 1)).toBe("The model could not read your tool ahead (The tools do not fit.); your first question will read it.");
+    expect(warmStatusText(seen.at(-1)!, 1)).toBe(
+      "The model could not read your tool ahead (The tools do not fit.); your first question will read it.",
+    );
   });
 
   it("an engine without a prompt cache: nothing shown", async () => {

@@ -72,10 +72,22 @@ export class StartWarmer {
     const current = () => this.session === session && this.controller === controller && !controller.signal.aborted;
     this.onStatus({ state: "warming", processed: 0, total: 0 });
     try {
-      const warm = await session.warm({ signal: controller.signal, onProgress: (p) => current() && this.onStatus({ state: "warming", ...p }) });
+      const warm = await session.warm({
+        signal: controller.signal,
+        onProgress: (p) => current() && this.onStatus({ state: "warming", ...p }),
+      });
       if (!current()) return;
       this.ready = true;
-      this.onStatus(warm ? { state: "ready", tokens: warm.tokens, evaluated: warm.evaluated, ms: Math.round(performance.now() - started) } : { state: "idle" });
+      this.onStatus(
+        warm
+          ? {
+              state: "ready",
+              tokens: warm.tokens,
+              evaluated: warm.evaluated,
+              ms: Math.round(performance.now() - started),
+            }
+          : { state: "idle" },
+      );
     } catch (e) {
       if (current()) this.onStatus({ state: "failed", error: toErrorJson(e) });
     }
@@ -110,7 +122,9 @@ export function warmStatusText(status: WarmStatus, tools: number): string {
       return `Reading ${what}…${pct} You can type your question meanwhile.`;
     }
     case "ready":
-      return status.evaluated > 0 ? `Ready: the model has read ${what} (${status.tokens} tokens in ${(status.ms / 1000).toFixed(1)} s).` : `Ready: the model has read ${what}.`;
+      return status.evaluated > 0
+        ? `Ready: the model has read ${what} (${status.tokens} tokens in ${(status.ms / 1000).toFixed(1)} s).`
+        : `Ready: the model has read ${what}.`;
     case "paused":
       return `Reading ${what} paused while this tab is hidden; it goes on when you come back.`;
     case "failed":

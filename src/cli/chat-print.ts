@@ -19,36 +19,57 @@ export function runJson(run: ChatRun, ws: CliWorkspace): Record<string, unknown>
     run_id: run.run_id,
     receipt: run.receipt,
     // The CLI's one failure shape (io.ts failureJson): error, and errors listing it.
-    ...(run.error ? { error: { code: run.error.code, message: run.error.message }, errors: [{ code: run.error.code, message: run.error.message }] } : {}),
+    ...(run.error
+      ? {
+          error: { code: run.error.code, message: run.error.message },
+          errors: [{ code: run.error.code, message: run.error.message }],
+        }
+      : {}),
     ...(run.pending_action ? { pending_action: pendingJson(run.pending_action) } : {}),
     ...(ws.info ? { workspace: ws.info } : {}),
   };
 }
 
 export function printWorkspaceNotes(io: CliIO, ws: CliWorkspace): void {
-  for (const s of ws.info?.skipped ?? []) io.err(`workspace: skipped ${s.path} (a symbolic link to ${s.target ?? "a missing target"}, outside or duplicating the folder: ${s.code})\n`);
+  for (const s of ws.info?.skipped ?? [])
+    io.err(
+      `workspace: skipped ${s.path} (a symbolic link to ${s.target ?? "a missing target"}, outside or duplicating the folder: ${s.code})\n`,
+    );
 }
 
 /**
  * One run for people. `answerShown`: the answer was already streamed (interactive), so only the
  * notes follow. `pending`: false when the caller settles the pending action itself (inline y/N).
  */
-export function printRunText(io: CliIO, run: ChatRun, options: { answerShown?: boolean; pending?: boolean } = {}): void {
+export function printRunText(
+  io: CliIO,
+  run: ChatRun,
+  options: { answerShown?: boolean; pending?: boolean } = {},
+): void {
   if (run.outcome === "answered" && !options.answerShown) io.out(`${run.answer ?? ""}\n`);
-  if (run.truncated) io.err("note: the answer was cut off at the token limit (finish_reason: length); it is incomplete.\n");
+  if (run.truncated)
+    io.err("note: the answer was cut off at the token limit (finish_reason: length); it is incomplete.\n");
   else if (run.outcome === "return_direct") io.out(`${JSON.stringify(run.result, null, 2)}\n`);
   const restore = imprintRestoreLine(run.receipt) ?? contractStartLine(run.receipt);
   if (restore) io.err(restore);
   if (run.pending_action) {
     if (options.pending !== false) {
-      io.out(`${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`);
+      io.out(
+        `${run.pending_action.id} needs confirmation before it runs (expires ${run.pending_action.expires_at}):\n  ${String(run.pending_action.confirm_command)}\n`,
+      );
     }
   } else if (run.error) io.err(`failed closed: ${formatError(run.error).trim()}\n`);
   const st = run.engine_stats;
-  const speed = st ? `${st.time_to_first_token_ms !== undefined ? `, first token ${st.time_to_first_token_ms} ms` : ""}${st.decode_tokens_per_s !== undefined ? `, ${st.decode_tokens_per_s} tokens/s` : ""}` : "";
-  const refused = (run.receipt.refused_calls ?? []).map((r) => `${r.code}${r.tool_name ? ` ${r.tool_name}` : ""} → ${r.then.replace("_", " ")}`);
+  const speed = st
+    ? `${st.time_to_first_token_ms !== undefined ? `, first token ${st.time_to_first_token_ms} ms` : ""}${st.decode_tokens_per_s !== undefined ? `, ${st.decode_tokens_per_s} tokens/s` : ""}`
+    : "";
+  const refused = (run.receipt.refused_calls ?? []).map(
+    (r) => `${r.code}${r.tool_name ? ` ${r.tool_name}` : ""} → ${r.then.replace("_", " ")}`,
+  );
   const refusedText = refused.length ? `, refused calls: ${refused.length} (${refused.join("; ")})` : "";
-  io.err(`outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}${refusedText}${speed}, receipt: ${run.run_id}\n`);
+  io.err(
+    `outcome: ${run.outcome}, tool calls: ${run.receipt.calls.length}${refusedText}${speed}, receipt: ${run.run_id}\n`,
+  );
 }
 
 /** One line for people: how a restored imprint's prefix reached the model, and why not from its state. */
@@ -68,8 +89,12 @@ function imprintRestoreLine(receipt: ChatRun["receipt"]): string | null {
 /** One line when the saved conversation start could not be used or kept (nothing when it was). */
 function contractStartLine(receipt: ChatRun["receipt"]): string | null {
   const p = receipt.contract_prefix;
-  const notUsed = p?.state_fallback ? `saved conversation start not used: ${p.state_fallback.code} (${p.state_fallback.reason})` : null;
-  const notSaved = p?.state_save_failed ? `conversation start not saved: ${p.state_save_failed.code} (${p.state_save_failed.reason})` : null;
+  const notUsed = p?.state_fallback
+    ? `saved conversation start not used: ${p.state_fallback.code} (${p.state_fallback.reason})`
+    : null;
+  const notSaved = p?.state_save_failed
+    ? `conversation start not saved: ${p.state_save_failed.code} (${p.state_save_failed.reason})`
+    : null;
   const parts = [notUsed, notSaved].filter((t) => t !== null);
   return parts.length ? `${parts.join("; ")}\n` : null;
 }

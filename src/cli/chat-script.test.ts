@@ -19,11 +19,16 @@ const SCRIPT = [{ tool_name: "fee_quote", arguments: { amount: 250 } }, "The fee
 const bash = (command: string, env: NodeJS.ProcessEnv) => runShell(command, { shell: "bash", env });
 
 describe("edge chat --engine scripted: one script format and behaviour with the playground", () => {
-  it("--script <(…) reads the pipe; tool calls as objects; {{tool_result.KEY}} is the tool's real result", { timeout: 90_000 }, async () => {
-    const r = await bash(`exec "${process.execPath}" "${BIN}" chat --tools "${TOOLS}" --tool fee_quote --engine scripted --script <(printf %s "$SCRIPT") --prompt "Fee for 250?" --json`, {
-      ...ENV,
-      SCRIPT: JSON.stringify(SCRIPT),
-    });
+  it("--script <(…) reads the pipe; tool calls as objects; {{tool_result.KEY}} is the tool's real result", {
+    timeout: 90_000,
+  }, async () => {
+    const r = await bash(
+      `exec "${process.execPath}" "${BIN}" chat --tools "${TOOLS}" --tool fee_quote --engine scripted --script <(printf %s "$SCRIPT") --prompt "Fee for 250?" --json`,
+      {
+        ...ENV,
+        SCRIPT: JSON.stringify(SCRIPT),
+      },
+    );
     expect(r.code, r.out + r.err).toBe(0);
     const run = JSON.parse(r.out);
     expect(run).toMatchObject({ ok: true, outcome: "answered", answer: "The fee for 250 is 0.75 EUR." });
@@ -32,7 +37,10 @@ describe("edge chat --engine scripted: one script format and behaviour with the 
 
   it("a script that is not an array of outputs is script_invalid, naming the file", async () => {
     const bad = writeTestFile(tmp, "bad.json", { outputs: ["x"] });
-    const r = await bash(`exec "${process.execPath}" "${BIN}" chat --engine scripted --script "${bad}" --prompt q --json`, ENV);
+    const r = await bash(
+      `exec "${process.execPath}" "${BIN}" chat --engine scripted --script "${bad}" --prompt q --json`,
+      ENV,
+    );
     expect(r.code).toBe(1);
     expect(JSON.parse(r.out).error).toMatchObject({ code: "script_invalid" });
     expect(JSON.parse(r.out).error.message).toContain(`--script ${bad} must be a JSON array of the model's outputs`);
@@ -40,15 +48,36 @@ describe("edge chat --engine scripted: one script format and behaviour with the 
 
   it("chat -i replays a one-prompt script for every prompt, as the playground does", { timeout: 120_000 }, async () => {
     const script = writeTestFile(tmp, "fee.json", SCRIPT);
-    const s = startEdgeSession(["chat", "--interactive", "--tools", TOOLS, "--tool", "fee_quote", "--engine", "scripted", "--script", script, "--json"], { env: ENV, waitMs: 60_000 });
+    const s = startEdgeSession(
+      [
+        "chat",
+        "--interactive",
+        "--tools",
+        TOOLS,
+        "--tool",
+        "fee_quote",
+        "--engine",
+        "scripted",
+        "--script",
+        script,
+        "--json",
+      ],
+      { env: ENV, waitMs: 60_000 },
+    );
     s.child.stdin.end("Fee for 250?\nAnd once more?\nA third time?\n");
     expect(await s.exit, s.err()).toBe(0);
-    const turns = s.out().trim().split("\n").map((l) => JSON.parse(l));
+    const turns = s
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(turns.map((t) => t.answer)).toEqual(Array(3).fill("The fee for 250 is 0.75 EUR."));
     for (const t of turns) expect(t.receipt.calls).toMatchObject([{ tool_name: "fee_quote", status: "ok" }]);
   });
 
-  it("a descriptor named as the script is read through a close-on-exec copy: no runner can inherit it", { timeout: 30_000 }, async () => {
+  it("a descriptor named as the script is read through a close-on-exec copy: no runner can inherit it", {
+    timeout: 30_000,
+  }, async () => {
     const file = writeTestFile(tmp, "by-fd.json", ["from fd 97"]);
     const fd = openSync(file, "r");
     const probe = `
@@ -59,7 +88,9 @@ describe("edge chat --engine scripted: one script format and behaviour with the 
       const text = require("node:fs").readFileSync(argv[1], "utf8");
       console.log(JSON.stringify({ argv, left: inheritableDescriptors(), text }));`;
     try {
-      const r = await startNode(["--import", "tsx", "--input-type=commonjs", "-e", `(async () => {${probe}})()`], ENV, { 97: fd }).done;
+      const r = await startNode(["--import", "tsx", "--input-type=commonjs", "-e", `(async () => {${probe}})()`], ENV, {
+        97: fd,
+      }).done;
       expect(r.code, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout);
       expect(out.argv[0]).toBe("--script");
@@ -75,7 +106,11 @@ describe("edge chat --engine scripted: one script format and behaviour with the 
     // And through the real CLI.
     const fd2 = openSync(file, "r");
     try {
-      const r = await startNode([BIN, "chat", "--engine", "scripted", "--script", "/dev/fd/97", "--prompt", "q", "--json"], ENV, { 97: fd2 }).done;
+      const r = await startNode(
+        [BIN, "chat", "--engine", "scripted", "--script", "/dev/fd/97", "--prompt", "q", "--json"],
+        ENV,
+        { 97: fd2 },
+      ).done;
       expect(JSON.parse(r.stdout), r.stderr).toMatchObject({ ok: true, answer: "from fd 97" });
     } finally {
       closeSync(fd2);

@@ -11,7 +11,16 @@ import { printRunText, printWorkspaceNotes, runJson } from "./chat-print.ts";
 import { interactiveChat } from "./interactive.ts";
 import { readScript } from "./script-file.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, UsageError, type CliIO } from "./io.ts";
-import { contextSizeOf, engineKind, keepStartStates, maxTokensOf, modelChoiceOf, MODEL_OPTIONS, printProgress, toolChoiceOf } from "./model.ts";
+import {
+  contextSizeOf,
+  engineKind,
+  keepStartStates,
+  maxTokensOf,
+  modelChoiceOf,
+  MODEL_OPTIONS,
+  printProgress,
+  toolChoiceOf,
+} from "./model.ts";
 import { cliWorkspace } from "./workspace-session.ts";
 
 export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
@@ -45,14 +54,19 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   if (!values.prompt && !values.interactive) throw new UsageError("chat needs --prompt TEXT (or --interactive).");
   const sources = [values.tools, values["tools-manifest"], values["facts-store"]].filter((v) => v !== undefined);
   if (sources.length > 1) throw new EdgeError("conflicting_tool_options");
-  if ((values.tool || values["tool-tag"] || values["tools-root"]) && !values.tools) throw new UsageError("--tool / --tool-tag / --tools-root must be used with --tools.");
+  if ((values.tool || values["tool-tag"] || values["tools-root"]) && !values.tools)
+    throw new UsageError("--tool / --tool-tag / --tools-root must be used with --tools.");
   const maxCalls = optionalInt(values["max-calls"], "--max-calls", 0);
   const timeoutMs = optionalInt(values["timeout-ms"], "--timeout-ms", 1);
 
   const kind = engineKind(values);
   if (kind === "webllm") await refuseWebLLM();
-  if (kind !== "llamacpp" && kind !== "scripted") throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
-  if (kind === "scripted" && !values.script) throw new UsageError("--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs: strings, or tool calls as objects).");
+  if (kind !== "llamacpp" && kind !== "scripted")
+    throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
+  if (kind === "scripted" && !values.script)
+    throw new UsageError(
+      "--engine scripted needs --script OUTPUTS.json (a JSON array of the model's outputs: strings, or tool calls as objects).",
+    );
   // Guided decoding for generating engines (the scripted replay has none): src/engines/tool-turn.ts.
   const toolChoice = toolChoiceOf(values["tool-choice"]);
   const maxTokens = maxTokensOf(values);
@@ -62,7 +76,15 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
   try {
     // --ctx-size gives the scripted demo a context window: the loop then fits the history to it
     // and receipts record the prompt's size (counted by the loop's byte estimate).
-    loaded = await edge.engine(kind === "llamacpp" ? modelChoiceOf(values) : { kind: "scripted", outputs: await readScript(values.script!), ...optional("contextWindow", contextSizeOf(values)) });
+    loaded = await edge.engine(
+      kind === "llamacpp"
+        ? modelChoiceOf(values)
+        : {
+            kind: "scripted",
+            outputs: await readScript(values.script!),
+            ...optional("contextWindow", contextSizeOf(values)),
+          },
+    );
     await loaded.engine.load(printProgress(io, values.json === true));
     if (kind === "llamacpp") keepStartStates(loaded.engine, values["no-start-state"] === true);
     const selection = { tool: values.tool, toolTag: values["tool-tag"] };
@@ -89,7 +111,16 @@ export async function chatCommand(argv: string[], io: CliIO): Promise<number> {
     });
     const beforeTurn = loaded.beforePrompt;
     if (values.interactive) {
-      return await interactiveChat({ session, io, json: values.json === true, ws, edge, beforeTurn, ...(values.tools ? { toolsFile: values.tools } : {}), ...(values.prompt ? { firstPrompt: values.prompt } : {}) });
+      return await interactiveChat({
+        session,
+        io,
+        json: values.json === true,
+        ws,
+        edge,
+        beforeTurn,
+        ...(values.tools ? { toolsFile: values.tools } : {}),
+        ...(values.prompt ? { firstPrompt: values.prompt } : {}),
+      });
     }
     beforeTurn();
     const run = await session.chat(values.prompt!);
@@ -115,7 +146,11 @@ async function refuseWebLLM(): Promise<never> {
       "The web-llm engine needs WebGPU, which Node does not have: run a GGUF model here with --model FILE.gguf (once: npm run setup:llama), run the model in the browser (npm start opens the playground), or replay outputs with --engine scripted --script OUTPUTS.json.",
     );
   }
-  throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine runs in the browser only; use the playground, --model FILE.gguf, or --engine scripted here.");
+  throw new EdgeError(
+    "webgpu_unavailable",
+    {},
+    "The web-llm engine runs in the browser only; use the playground, --model FILE.gguf, or --engine scripted here.",
+  );
 }
 
 /** `{ [key]: value }` when the value is given, else nothing (for optional options). */

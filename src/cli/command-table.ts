@@ -18,7 +18,8 @@ export function lazy<M>(load: () => Promise<M>, pick: (m: M) => Command["run"]):
   return async (argv, io) => pick(await load())(argv, io);
 }
 
-export const SELECT = "--tool NAME (repeatable) and --tool-tag TAG (repeatable) narrow a tools.py's active set (at most 8 tools).";
+export const SELECT =
+  "--tool NAME (repeatable) and --tool-tag TAG (repeatable) narrow a tools.py's active set (at most 8 tools).";
 export const MODEL = `--model runs a GGUF model with llama.cpp (needs \`npm run setup:llama\` once): a file path, an
 http(s) URL (downloaded once into $EDGE_DATA_DIR/models) or a catalog name
 (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}). MODEL OPTIONS:

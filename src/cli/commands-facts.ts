@@ -10,7 +10,10 @@ export const FACTS_COMMANDS: readonly Command[] = [
 
 The whole file is validated first; a bad file changes nothing and every problem is listed.
 --store imports into another store than the one the file names. ${JSON_OUT}`,
-    run: lazy(() => import("./facts.ts"), (m) => m.factsImport),
+    run: lazy(
+      () => import("./facts.ts"),
+      (m) => m.factsImport,
+    ),
   },
   {
     path: ["facts", "import-url"],
@@ -24,7 +27,10 @@ split at paragraph boundaries into facts of at most 4,000 characters; --split ht
 one fact per table row, its links made absolute. Each fact records source_url and the page's
 sha256 in its provenance. Defaults: --max-bytes 2000000, --timeout 30 (their ceilings: 8 MiB, 300 s).
 The facts are validated as one file before anything is written. ${JSON_OUT}`,
-    run: lazy(() => import("./facts-url.ts"), (m) => m.factsImportUrl),
+    run: lazy(
+      () => import("./facts-url.ts"),
+      (m) => m.factsImportUrl,
+    ),
   },
   {
     path: ["facts", "crawl-url"],
@@ -40,7 +46,10 @@ in seconds (ceiling 300). Same origin only, always: other origins' links are not
 redirect to another origin fails the crawl. Static HTML only (no JavaScript); robots.txt is not
 consulted, so point it only at pages you may fetch. Nothing is written unless every fetched page
 passes; pages that are not HTML or answer an HTTP error are skipped and listed. ${JSON_OUT}`,
-    run: lazy(() => import("./facts-url.ts"), (m) => m.factsCrawlUrl),
+    run: lazy(
+      () => import("./facts-url.ts"),
+      (m) => m.factsCrawlUrl,
+    ),
   },
   {
     path: ["facts", "list"],
@@ -49,7 +58,10 @@ passes; pages that are not HTML or answer an HTTP error are skipped and listed. 
 edge facts list [--json]                  without --store: the stores (as edge facts stores)
 
 Output is hash-first: each fact's text_sha256 and length; its text only with --include-text. ${JSON_OUT}`,
-    run: lazy(() => import("./facts.ts"), (m) => m.factsList),
+    run: lazy(
+      () => import("./facts.ts"),
+      (m) => m.factsList,
+    ),
   },
   {
     path: ["facts", "inspect"],
@@ -58,15 +70,37 @@ Output is hash-first: each fact's text_sha256 and length; its text only with --i
 edge facts inspect --store STORE [--json]       the store: facts, topics, tags, revision
 
 ${JSON_OUT}`,
-    run: lazy(() => import("./facts.ts"), (m) => m.factsInspect),
+    run: lazy(
+      () => import("./facts.ts"),
+      (m) => m.factsInspect,
+    ),
   },
-  { path: ["facts", "stores"], summary: "list the facts stores", usage: `edge facts stores [--json]`, run: lazy(() => import("./facts.ts"), (m) => m.factsStores) },
-  { path: ["facts", "delete"], summary: "delete a facts store", usage: `edge facts delete --store STORE [--json]   (or: edge facts delete STORE)`, run: lazy(() => import("./facts.ts"), (m) => m.factsDelete) },
+  {
+    path: ["facts", "stores"],
+    summary: "list the facts stores",
+    usage: `edge facts stores [--json]`,
+    run: lazy(
+      () => import("./facts.ts"),
+      (m) => m.factsStores,
+    ),
+  },
+  {
+    path: ["facts", "delete"],
+    summary: "delete a facts store",
+    usage: `edge facts delete --store STORE [--json]   (or: edge facts delete STORE)`,
+    run: lazy(
+      () => import("./facts.ts"),
+      (m) => m.factsDelete,
+    ),
+  },
   {
     path: ["facts", "export"],
     summary: "a store as an importable edge.demo.facts.v1 file on stdout",
     usage: `edge facts export --store STORE   (or: edge facts export STORE)`,
-    run: lazy(() => import("./facts.ts"), (m) => m.factsExport),
+    run: lazy(
+      () => import("./facts.ts"),
+      (m) => m.factsExport,
+    ),
   },
   {
     path: ["learn", "validate"],
@@ -75,7 +109,10 @@ ${JSON_OUT}`,
 
 Prints counts and hashes, never the sample's text; warnings (e.g. tool_schema_export_name_mismatch,
 fact_correction_unstable) never refuse. ${JSON_OUT}`,
-    run: lazy(() => import("./learn.ts"), (m) => m.validateSample),
+    run: lazy(
+      () => import("./learn.ts"),
+      (m) => m.validateSample,
+    ),
   },
   {
     path: ["learn", "run"],
@@ -98,7 +135,10 @@ scored question, the output without the prefix, then the output with it.
 what would be scored, the prefix hash) without running a model or writing anything.
 --include-text adds the question texts (dry run) and the prefix's text; output is hash-first
 without it. ${JSON_OUT}`,
-    run: lazy(() => import("./learn.ts"), (m) => m.run),
+    run: lazy(
+      () => import("./learn.ts"),
+      (m) => m.run,
+    ),
   },
   {
     path: ["learn", "sample", "init"],
@@ -109,12 +149,18 @@ without it. ${JSON_OUT}`,
 Writes a sample that validates with no warnings against the given tool surface (or without
 tools); each record and correction carries a "note" saying what to put there (notes are kept,
 never rendered). Without --output it is printed; an existing --output file is never replaced.`,
-    run: lazy(() => import("./learn-sample.ts"), (m) => m.learnSampleInit),
+    run: lazy(
+      () => import("./learn-sample.ts"),
+      (m) => m.learnSampleInit,
+    ),
   },
   {
     path: ["learn", "sample", "validate"],
     summary: "the same as edge learn validate",
     usage: `edge learn sample validate SAMPLE.json [--tools FILE] [--json]`,
-    run: lazy(() => import("./learn.ts"), (m) => m.validateSample),
+    run: lazy(
+      () => import("./learn.ts"),
+      (m) => m.validateSample,
+    ),
   },
 ];

@@ -15,7 +15,10 @@ A .json file (or one starting with "{") is validated as a tools manifest, withou
 Discovery imports FILE inside an isolated Pyodide runner: its top-level code runs.
 Only point edge at tool files you trust. ${PROJECT}
 ${JSON_OUT}`,
-    run: lazy(() => import("./tools.ts"), (m) => m.toolsValidate),
+    run: lazy(
+      () => import("./tools.ts"),
+      (m) => m.toolsValidate,
+    ),
   },
   {
     path: ["tools", "inspect"],
@@ -26,7 +29,10 @@ edge tools inspect tools.manifest.json [--json]
 ${SELECT}
 ${PROJECT}
 ${JSON_OUT}`,
-    run: lazy(() => import("./tools.ts"), (m) => m.toolsInspect),
+    run: lazy(
+      () => import("./tools.ts"),
+      (m) => m.toolsInspect,
+    ),
   },
   {
     path: ["tools", "call"],
@@ -41,7 +47,10 @@ created and the exact \`edge tools confirm\` command is printed. Every call writ
 (kind tool_call), chained with chat receipts. Exit 0 ok, 1 failed closed or pending.
 ${PROJECT}
 ${JSON_OUT}`,
-    run: lazy(() => import("./tools.ts"), (m) => m.toolsCall),
+    run: lazy(
+      () => import("./tools.ts"),
+      (m) => m.toolsCall,
+    ),
   },
   {
     path: ["tools", "confirm"],
@@ -51,12 +60,47 @@ ${JSON_OUT}`,
 Chat (and edge tools call) print this exact command when a commit tool asks. The action is bound
 to the tools file, the active set, the tool's schema and the arguments; any change, a wrong or
 expired token, or a second confirmation fails closed. ${JSON_OUT}`,
-    run: lazy(() => import("./confirm.ts"), (m) => m.confirmCommandCli),
+    run: lazy(
+      () => import("./confirm.ts"),
+      (m) => m.confirmCommandCli,
+    ),
   },
-  { path: ["tools", "pending", "list"], summary: "list pending actions", usage: `edge tools pending list [--json]`, run: lazy(() => import("./confirm.ts"), (m) => m.pendingList) },
-  { path: ["tools", "pending", "show"], summary: "show one pending action", usage: `edge tools pending show ID [--json]`, run: lazy(() => import("./confirm.ts"), (m) => m.pendingShow) },
-  { path: ["tools", "pending", "reject"], summary: "reject a pending action (it can no longer run)", usage: `edge tools pending reject ID [--json]`, run: lazy(() => import("./confirm.ts"), (m) => m.pendingReject) },
-  { path: ["tools", "pending", "purge"], summary: "wipe and delete expired pending actions", usage: `edge tools pending purge [--json]`, run: lazy(() => import("./confirm.ts"), (m) => m.pendingPurge) },
+  {
+    path: ["tools", "pending", "list"],
+    summary: "list pending actions",
+    usage: `edge tools pending list [--json]`,
+    run: lazy(
+      () => import("./confirm.ts"),
+      (m) => m.pendingList,
+    ),
+  },
+  {
+    path: ["tools", "pending", "show"],
+    summary: "show one pending action",
+    usage: `edge tools pending show ID [--json]`,
+    run: lazy(
+      () => import("./confirm.ts"),
+      (m) => m.pendingShow,
+    ),
+  },
+  {
+    path: ["tools", "pending", "reject"],
+    summary: "reject a pending action (it can no longer run)",
+    usage: `edge tools pending reject ID [--json]`,
+    run: lazy(
+      () => import("./confirm.ts"),
+      (m) => m.pendingReject,
+    ),
+  },
+  {
+    path: ["tools", "pending", "purge"],
+    summary: "wipe and delete expired pending actions",
+    usage: `edge tools pending purge [--json]`,
+    run: lazy(
+      () => import("./confirm.ts"),
+      (m) => m.pendingPurge,
+    ),
+  },
   {
     path: ["chat"],
     summary: "the tool loop: one prompt (or --interactive: a session), with a tools.py, a facts store or a manifest",
@@ -92,7 +136,10 @@ the conversation, /help lists the commands, /exit or end of input (Ctrl-D) leave
 With --json, one JSON document per turn, one per line. --ctx-size also applies to the scripted
 engine (a context window for the history, counted by estimate).
 Exit 0 answered, 1 failed closed or pending confirmation, 2 usage error. ${JSON_OUT}`,
-    run: lazy(() => import("./chat.ts"), (m) => m.chatCommand),
+    run: lazy(
+      () => import("./chat.ts"),
+      (m) => m.chatCommand,
+    ),
   },
   {
     path: ["mcp", "serve"],
@@ -112,6 +159,9 @@ token on stderr that every request must send; --max-sessions (100) and --session
 sessions. Logs go to stderr. Ctrl-C (SIGINT/SIGTERM) or the client leaving stops it; a running call is aborted.
 A read_local tool sees --workspace DIR, or without it the stored workspace, read-only at /workspace.
 ${PROJECT}`,
-    run: lazy(() => import("./mcp.ts"), (m) => m.mcpServe),
+    run: lazy(
+      () => import("./mcp.ts"),
+      (m) => m.mcpServe,
+    ),
   },
 ];

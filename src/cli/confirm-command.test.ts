@@ -27,7 +27,11 @@ function printedCommand(out: string): { command: string; id: string } {
 
 async function confirmsAsPrinted(out: string, draft: string): Promise<void> {
   const { id, command } = printedCommand(out);
-  expect(command).toMatch(new RegExp(`^EDGE_DATA_DIR=${escapeRe(shellQuote(DATA))} ${escapeRe(shellQuote(process.execPath))} ${escapeRe(shellQuote(BIN))} tools confirm ${id} --token [A-Za-z0-9_-]+$`));
+  expect(command).toMatch(
+    new RegExp(
+      `^EDGE_DATA_DIR=${escapeRe(shellQuote(DATA))} ${escapeRe(shellQuote(process.execPath))} ${escapeRe(shellQuote(BIN))} tools confirm ${id} --token [A-Za-z0-9_-]+$`,
+    ),
+  );
   const ran = await runAsPrinted(command);
   expect(ran.code, ran.err).toBe(0);
   expect(ran.out).toContain(`"order_id": "O-${draft.slice(2)}"`);
@@ -40,7 +44,8 @@ async function confirmsAsPrinted(out: string, draft: string): Promise<void> {
 
 const escapeRe = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-const submit = (draft: string): string => writeTestFile(tmp, `submit-${draft}.json`, [{ tool_name: "submit_order", arguments: { draft_id: draft } }]);
+const submit = (draft: string): string =>
+  writeTestFile(tmp, `submit-${draft}.json`, [{ tool_name: "submit_order", arguments: { draft_id: draft } }]);
 
 describe("the printed confirm command runs as printed from any folder", () => {
   it("edge tools call", { timeout: 120_000 }, async () => {
@@ -50,22 +55,64 @@ describe("the printed confirm command runs as printed from any folder", () => {
   });
 
   it("edge chat", { timeout: 120_000 }, async () => {
-    const r = await edgeCliIn(CWD, ENV, "chat", "--tools", TOOLS, "--engine", "scripted", "--script", submit("D-PC-2-1"), "--prompt", "Submit D-PC-2-1.");
+    const r = await edgeCliIn(
+      CWD,
+      ENV,
+      "chat",
+      "--tools",
+      TOOLS,
+      "--engine",
+      "scripted",
+      "--script",
+      submit("D-PC-2-1"),
+      "--prompt",
+      "Submit D-PC-2-1.",
+    );
     expect(r.code, r.err).toBe(1);
     await confirmsAsPrinted(r.out, "D-PC-2-1");
   });
 
-  it("edge chat --interactive (input not a terminal: the command is printed, nothing asked)", { timeout: 120_000 }, async () => {
-    const r = await edgeCliIn(CWD, ENV, "chat", "--interactive", "--tools", TOOLS, "--engine", "scripted", "--script", submit("D-PC-3-1"), "--prompt", "Submit D-PC-3-1.");
+  it("edge chat --interactive (input not a terminal: the command is printed, nothing asked)", {
+    timeout: 120_000,
+  }, async () => {
+    const r = await edgeCliIn(
+      CWD,
+      ENV,
+      "chat",
+      "--interactive",
+      "--tools",
+      TOOLS,
+      "--engine",
+      "scripted",
+      "--script",
+      submit("D-PC-3-1"),
+      "--prompt",
+      "Submit D-PC-3-1.",
+    );
     expect(r.code, r.err).toBe(0);
     expect(r.err).not.toContain("[y/N]");
     await confirmsAsPrinted(r.out, "D-PC-3-1");
   });
 
   it("edge chat --json gives the same command in pending_action.confirm_command", { timeout: 120_000 }, async () => {
-    const r = await edgeCliIn(CWD, ENV, "chat", "--tools", TOOLS, "--engine", "scripted", "--script", submit("D-PC-4-1"), "--prompt", "Submit D-PC-4-1.", "--json");
+    const r = await edgeCliIn(
+      CWD,
+      ENV,
+      "chat",
+      "--tools",
+      TOOLS,
+      "--engine",
+      "scripted",
+      "--script",
+      submit("D-PC-4-1"),
+      "--prompt",
+      "Submit D-PC-4-1.",
+      "--json",
+    );
     const p = r.json.pending_action;
-    expect(p.confirm_command).toBe(`EDGE_DATA_DIR=${shellQuote(DATA)} ${shellQuote(process.execPath)} ${shellQuote(BIN)} tools confirm ${p.id} --token ${p.confirmation_token}`);
+    expect(p.confirm_command).toBe(
+      `EDGE_DATA_DIR=${shellQuote(DATA)} ${shellQuote(process.execPath)} ${shellQuote(BIN)} tools confirm ${p.id} --token ${p.confirmation_token}`,
+    );
     const ran = await runAsPrinted(p.confirm_command);
     expect(ran.code, ran.err).toBe(0);
   });

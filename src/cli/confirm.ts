@@ -32,7 +32,12 @@ function printOutcome(io: CliIO, out: ConfirmOutcome, json: boolean): number {
       status: out.status,
       ...(out.result !== undefined ? { result: out.result } : {}),
       ...(out.receipt_id ? { receipt_id: out.receipt_id } : {}),
-      ...(out.error ? { error: { code: out.error.code, message: out.error.message }, errors: [{ code: out.error.code, message: out.error.message }] } : {}),
+      ...(out.error
+        ? {
+            error: { code: out.error.code, message: out.error.message },
+            errors: [{ code: out.error.code, message: out.error.message }],
+          }
+        : {}),
     });
   } else {
     if (out.result !== undefined) io.out(`${JSON.stringify(out.result, null, 2)}\n`);
@@ -45,25 +50,35 @@ function printOutcome(io: CliIO, out: ConfirmOutcome, json: boolean): number {
 /** The last line a confirm prints: the action's status, or why it has none — an action refused
  *  before it ran (a wrong token) still exists and is still pending. */
 export function outcomeLine(out: ConfirmOutcome): string {
-  const status = out.status ?? (out.error?.code === "pending_action_not_found" ? "no such action" : "not run, still pending");
+  const status =
+    out.status ?? (out.error?.code === "pending_action_not_found" ? "no such action" : "not run, still pending");
   return `${out.id}: ${status}${out.receipt_id ? `, receipt ${out.receipt_id}` : ""}\n`;
 }
 
 export async function confirmCommandCli(argv: string[], io: CliIO): Promise<number> {
   // A token given as a separate word is always the token (older tokens may start with "-").
-  const args = argv.flatMap((a, i) => (a === "--token" && i + 1 < argv.length ? [] : argv[i - 1] === "--token" && i > 0 ? [`--token=${a}`] : [a]));
+  const args = argv.flatMap((a, i) =>
+    a === "--token" && i + 1 < argv.length ? [] : argv[i - 1] === "--token" && i > 0 ? [`--token=${a}`] : [a],
+  );
   const { values, positionals } = parseArgs({
     args,
-    options: { token: { type: "string" }, "timeout-ms": { type: "string" }, workspace: { type: "string" }, json: { type: "boolean" } },
+    options: {
+      token: { type: "string" },
+      "timeout-ms": { type: "string" },
+      workspace: { type: "string" },
+      json: { type: "boolean" },
+    },
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length !== 1) throw new UsageError("tools confirm needs exactly one pending action ID (or its file path).");
+  if (positionals.length !== 1)
+    throw new UsageError("tools confirm needs exactly one pending action ID (or its file path).");
   if (!values.token) throw new UsageError("tools confirm needs --token TOKEN (printed with the pending action).");
   let timeoutMs: number | undefined;
   if (values["timeout-ms"] !== undefined) {
     timeoutMs = Number(values["timeout-ms"]);
-    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError("--timeout-ms must be a positive integer.");
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError("--timeout-ms must be a positive integer.");
   }
   const store = await startUp(io);
   // Loaded on use, as in tools.ts: the workspace code only when a confirmation runs.
@@ -89,8 +104,16 @@ export async function confirmCommandCli(argv: string[], io: CliIO): Promise<numb
 }
 
 function parsePending(sub: string, argv: string[], positionals: number) {
-  const { values, positionals: got } = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
-  if (got.length !== positionals) throw new UsageError(positionals ? `tools pending ${sub} needs one ID.` : `tools pending ${sub} takes no arguments.`);
+  const { values, positionals: got } = parseArgs({
+    args: argv,
+    options: { json: { type: "boolean" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (got.length !== positionals)
+    throw new UsageError(
+      positionals ? `tools pending ${sub} needs one ID.` : `tools pending ${sub} takes no arguments.`,
+    );
   return { json: values.json === true, arg: got[0] ?? "" };
 }
 
@@ -102,7 +125,15 @@ export async function pendingList(argv: string[], io: CliIO): Promise<number> {
   else if (!views.length) io.out("no pending actions\n");
   else {
     const rows = [["ID", "STATUS", "TOOL", "LEVEL", "EXPIRES_AT", "ARGUMENTS"]];
-    for (const v of views) rows.push([v.id, v.status, v.tool_name, v.execution_level, v.expires_at, v.arguments ? JSON.stringify(v.arguments) : "(wiped)"]);
+    for (const v of views)
+      rows.push([
+        v.id,
+        v.status,
+        v.tool_name,
+        v.execution_level,
+        v.expires_at,
+        v.arguments ? JSON.stringify(v.arguments) : "(wiped)",
+      ]);
     io.out(table(rows));
   }
   return EXIT_OK;
@@ -113,7 +144,8 @@ export async function pendingShow(argv: string[], io: CliIO): Promise<number> {
   const store = await startUp(io);
   const id = pendingIdFromArgument(arg);
   const rec = id ? await store.get(id) : undefined;
-  if (!rec) return printOutcome(io, { ok: false, id: arg, status: null, error: errorJson("pending_action_not_found") }, json);
+  if (!rec)
+    return printOutcome(io, { ok: false, id: arg, status: null, error: errorJson("pending_action_not_found") }, json);
   printJson(io, json ? { ok: true, pending: viewOf(rec) } : viewOf(rec));
   return EXIT_OK;
 }
@@ -129,6 +161,9 @@ export async function pendingPurge(argv: string[], io: CliIO): Promise<number> {
   const { json } = parsePending("purge", argv, 0);
   const report = await purgeExpired(createNodePendingStore());
   if (json) printJson(io, { ok: true, ...report });
-  else io.out(`expired: ${report.expired.length}, arguments wiped: ${report.wiped.length}, deleted: ${report.deleted.length}\n`);
+  else
+    io.out(
+      `expired: ${report.expired.length}, arguments wiped: ${report.wiped.length}, deleted: ${report.deleted.length}\n`,
+    );
   return EXIT_OK;
 }

@@ -20,7 +20,13 @@ const RUNTIME = join(tmp, "runtime");
 mkdirSync(RUNTIME, { mode: 0o700 });
 // Removing the runtime folder removes the keepers' sockets: they end within seconds.
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-const ENV = { ...process.env, EDGE_DATA_DIR: DATA, XDG_CONFIG_HOME: CONFIG, XDG_RUNTIME_DIR: RUNTIME, EDGE_RUNNER_KEEPER: "1" };
+const ENV = {
+  ...process.env,
+  EDGE_DATA_DIR: DATA,
+  XDG_CONFIG_HOME: CONFIG,
+  XDG_RUNTIME_DIR: RUNTIME,
+  EDGE_RUNNER_KEEPER: "1",
+};
 const TOOLS_DIR = join(tmp, "tools");
 mkdirSync(TOOLS_DIR);
 
@@ -44,7 +50,8 @@ def read(path: str) -> str:
 `,
 );
 
-const call = (tool: string, args: unknown, env = ENV) => edgeProcess(["tools", "call", READER, tool, "--args", JSON.stringify(args), "--json"], env);
+const call = (tool: string, args: unknown, env = ENV) =>
+  edgeProcess(["tools", "call", READER, tool, "--args", JSON.stringify(args), "--json"], env);
 
 const keeperTokens = (): string[] | undefined => {
   const found = readdirSync(join(RUNTIME, "edge-web")).filter((n) => n.endsWith(".token"));
@@ -84,7 +91,9 @@ describe("a symlink planted in the snapshot cache", () => {
       }
     }
     // The keeper's runners were among them, booted from its own copy of the snapshot.
-    const status = await keeperStatus(keeperPathsOf(join(RUNTIME, "edge-web", tokens[0]!.replace(/\.token$/, ".sock"))));
+    const status = await keeperStatus(
+      keeperPathsOf(join(RUNTIME, "edge-web", tokens[0]!.replace(/\.token$/, ".sock"))),
+    );
     expect(status?.served).toBeGreaterThan(0);
     expect(status?.bootsFailed).toBe(0);
   }, 240_000);
@@ -93,7 +102,8 @@ describe("a symlink planted in the snapshot cache", () => {
 describe("a keeper started from a PATH without util-linux", () => {
   it("never serves its weaker runners to a command whose PATH has unshare and setpriv; the weaker boundary is announced", async () => {
     const launch = await runnerLaunch();
-    if (launch.network !== "namespace" || !launch.parentDeath) return void console.warn(`skipped: no network namespace or parent-death signal here (${launch.reason})`);
+    if (launch.network !== "namespace" || !launch.parentDeath)
+      return void console.warn(`skipped: no network namespace or parent-death signal here (${launch.reason})`);
     const bare = join(tmp, "bare-path");
     mkdirSync(bare);
     const WEAK = { ...ENV, PATH: bare };
@@ -104,7 +114,9 @@ describe("a keeper started from a PATH without util-linux", () => {
       const weak = await call("interfaces", {}, WEAK);
       expect(weak.code, weak.stderr).toBe(0);
       expect(JSON.parse(weak.stdout).result.result.length).toBeGreaterThan(0); // the host's network
-      expect(weak.stderr).toMatch(/^edge: runners start without their own network namespace \(tool code can reach the network\) or the parent-death signal: no `unshare`/);
+      expect(weak.stderr).toMatch(
+        /^edge: runners start without their own network namespace \(tool code can reach the network\) or the parent-death signal: no `unshare`/,
+      );
     }
     // The keeper the weak calls started, once it has a runner. On a loaded machine a keeper may end
     // before that (a second keeper for the same socket gives way to the first, which then ends as
@@ -122,9 +134,18 @@ describe("a keeper started from a PATH without util-linux", () => {
         last = await keeperStatus(candidate);
         return (last?.sparesReady ?? 0) > 0 || undefined;
       };
-      if (await waitFor("its runners", ready, 60_000).then(() => true, () => false)) paths = candidate;
+      if (
+        await waitFor("its runners", ready, 60_000).then(
+          () => true,
+          () => false,
+        )
+      )
+        paths = candidate;
     }
-    if (!paths) throw new Error(`no keeper got a runner ready in 3 attempts; the last one's status: ${JSON.stringify(last ?? "no keeper on its socket")}`);
+    if (!paths)
+      throw new Error(
+        `no keeper got a runner ready in 3 attempts; the last one's status: ${JSON.stringify(last ?? "no keeper on its socket")}`,
+      );
     // Its own PATH's next command is served by it, and told again.
     const servedBefore = (await keeperStatus(paths))?.served ?? 0;
     const again = await call("interfaces", {}, WEAK);

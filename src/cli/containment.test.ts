@@ -3,7 +3,18 @@
 // in its environment: each would have reached the CLI when runners were threads of it.
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,7 +43,11 @@ const SENTINEL = `sentinel-${randomBytes(12).toString("hex")}`;
 const ENV = { ...process.env, EDGE_DATA_DIR: DATA, EDGE_TEST_SENTINEL: SENTINEL };
 
 function script(name: string, calls: unknown[]): string {
-  return writeTestFile(tmp, name, calls.map((c) => JSON.stringify(c)));
+  return writeTestFile(
+    tmp,
+    name,
+    calls.map((c) => JSON.stringify(c)),
+  );
 }
 
 describe("tool code in the runner cannot reach the CLI", () => {
@@ -52,41 +67,87 @@ describe("tool code in the runner cannot reach the CLI", () => {
     expect(r.stdout).not.toContain(SENTINEL);
     expect(out.result.env_keys).toEqual([]);
     const refused = [
-      "environ_node", "environ_mount", "environ_python", "child_process", "worker", "write_file", "inspector_connect",
-      "inspector_main_thread", "inspector_open", "signal_cli", "debug_cli", "renice_cli", "trace_events", "v8_flags",
-      "read_cache", "poison_cache",
+      "environ_node",
+      "environ_mount",
+      "environ_python",
+      "child_process",
+      "worker",
+      "write_file",
+      "inspector_connect",
+      "inspector_main_thread",
+      "inspector_open",
+      "signal_cli",
+      "debug_cli",
+      "renice_cli",
+      "trace_events",
+      "v8_flags",
+      "read_cache",
+      "poison_cache",
     ];
     for (const probe of refused) expect(out.result[probe], probe).toMatch(/^refused/);
     // Refused by Node's permission model itself (its message), not by anything tool code could undo.
-    for (const probe of ["environ_node", "child_process", "worker", "write_file", "inspector_connect", "inspector_open"]) {
+    for (const probe of [
+      "environ_node",
+      "child_process",
+      "worker",
+      "write_file",
+      "inspector_connect",
+      "inspector_open",
+    ]) {
       expect(out.result[probe], probe).toContain("Access to this API has been restricted");
     }
     // Mounting a host folder into Python: the permission model hides every path outside the reads.
-    for (const probe of ["environ_mount", "read_cache", "poison_cache"]) expect(out.result[probe], probe).toContain("does not exist");
+    for (const probe of ["environ_mount", "read_cache", "poison_cache"])
+      expect(out.result[probe], probe).toContain("does not exist");
     expect(existsSync(scratch)).toBe(false);
     expect(readdirSync(CACHE).filter((f) => f.includes("poison"))).toEqual([]);
   }, 120_000); // the first run in a fresh data folder makes the snapshot
 
   it("a runner that kills itself ends only itself: the CLI prints its JSON and the receipt (runner_crashed)", async () => {
     const s = script("suicide.json", [{ tool_name: "suicide", arguments: {} }]);
-    const r = await edgeProcess(["chat", "--tools", HOSTILE, "--tool", "suicide", "--engine", "scripted", "--script", s, "--prompt", "go", "--json"], ENV);
+    const r = await edgeProcess(
+      [
+        "chat",
+        "--tools",
+        HOSTILE,
+        "--tool",
+        "suicide",
+        "--engine",
+        "scripted",
+        "--script",
+        s,
+        "--prompt",
+        "go",
+        "--json",
+      ],
+      ENV,
+    );
     expect(r.signal).toBeNull();
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ ok: false, outcome: "failed_closed", error: { code: "runner_crashed" } });
-    expect(out.receipt.calls[0]).toMatchObject({ tool_name: "suicide", status: "failed_closed", code: "runner_crashed" });
+    expect(out.receipt.calls[0]).toMatchObject({
+      tool_name: "suicide",
+      status: "failed_closed",
+      code: "runner_crashed",
+    });
     const stored = await cli("receipts", "show", out.run_id, "--json");
     expect(stored.code).toBe(0);
   });
 
   it("a commit tool cannot confirm its own pending action through the inspector", async () => {
     const s = script("submit.json", [{ tool_name: "submit", arguments: { order: "O-1" } }]);
-    const r = await edgeProcess(["chat", "--tools", SELF_CONFIRM, "--engine", "scripted", "--script", s, "--prompt", "Submit O-1.", "--json"], ENV);
+    const r = await edgeProcess(
+      ["chat", "--tools", SELF_CONFIRM, "--engine", "scripted", "--script", s, "--prompt", "Submit O-1.", "--json"],
+      ENV,
+    );
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ outcome: "pending_confirmation", error: { code: "tool_confirmation_required" } });
     const listed = await cli("tools", "pending", "list", "--json");
-    expect(listed.json.pending.find((p: { id: string }) => p.id === out.pending_action.id)).toMatchObject({ status: "pending" });
+    expect(listed.json.pending.find((p: { id: string }) => p.id === out.pending_action.id)).toMatchObject({
+      status: "pending",
+    });
     const attempts = await cli("tools", "call", SELF_CONFIRM, "attempts", "--json");
     expect(attempts.json.result.connectToMainThread).toMatch(/^refused/);
     expect(attempts.json.result.connect).toMatch(/^refused/);
@@ -98,7 +159,10 @@ describe("tool code in the runner cannot reach the CLI", () => {
     const forgedRoot = join(tmp, "forged-runner");
     cpSync(new URL("../../runner-pyodide/", import.meta.url), forgedRoot, { recursive: true });
     const runnerPy = join(forgedRoot, "edge_runner", "schema.py");
-    writeFileSync(runnerPy, readFileSync(runnerPy, "utf8").replace(SCHEMA_GENERATOR_VERSION, "edge.tools.schema.forged"));
+    writeFileSync(
+      runnerPy,
+      readFileSync(runnerPy, "utf8").replace(SCHEMA_GENERATOR_VERSION, "edge.tools.schema.forged"),
+    );
     const forgedCache = join(tmp, "forged-cache");
     const maker = createNodeRunnerHost({ pythonRoot: forgedRoot, cacheDir: forgedCache, spares: 0 });
     await maker.warm();
@@ -109,7 +173,10 @@ describe("tool code in the runner cannot reach the CLI", () => {
     const cached = readdirSync(CACHE).find((f) => f.endsWith(".snapshot"))!;
     const forgedSha = createHash("sha256").update(forged).digest("hex");
     writeFileSync(join(CACHE, cached), forged);
-    writeFileSync(join(CACHE, cached.replace(/\.snapshot$/, ".json")), JSON.stringify({ sha256: forgedSha, size: forged.byteLength }));
+    writeFileSync(
+      join(CACHE, cached.replace(/\.snapshot$/, ".json")),
+      JSON.stringify({ sha256: forgedSha, size: forged.byteLength }),
+    );
 
     const r = await edgeProcess(["tools", "inspect", HOSTILE, "--json"], ENV);
     expect(r.code).toBe(0);
@@ -117,7 +184,11 @@ describe("tool code in the runner cannot reach the CLI", () => {
     // Rebuilt: the cache holds one snapshot again, the one the index (outside the folder) names.
     const index = JSON.parse(readFileSync(snapshotIndexFile(CACHE), "utf8"));
     expect(readdirSync(CACHE)).toEqual([index.file]);
-    expect(createHash("sha256").update(readFileSync(join(CACHE, index.file))).digest("hex")).toBe(index.sha256);
+    expect(
+      createHash("sha256")
+        .update(readFileSync(join(CACHE, index.file)))
+        .digest("hex"),
+    ).toBe(index.sha256);
     expect(index.sha256).not.toBe(forgedSha);
   }, 120_000);
 });
@@ -168,7 +239,11 @@ describe("round two: what the permission model leaves open around a runner proce
     try {
       const cli = startEdge(["tools", "call", ROUND_TWO, "descriptors", "--json"], ENV, fds);
       // The CLI itself let go of them (bin/edge.cjs) before it started any runner.
-      await waitFor("the CLI's first runner", () => childrenOf(cli.child.pid!).find((pid) => /permission/.test(commandLine(pid))), 60_000);
+      await waitFor(
+        "the CLI's first runner",
+        () => childrenOf(cli.child.pid!).find((pid) => /permission/.test(commandLine(pid))),
+        60_000,
+      );
       expect(readdirSync(`/proc/${cli.child.pid}/fd`)).not.toContain("97");
       const viaCli = await cli.done;
       const viaHost = await startNode(["--import", "tsx", HOST_CALL, ROUND_TWO, "descriptors"], ENV, fds).done;
@@ -176,7 +251,8 @@ describe("round two: what the permission model leaves open around a runner proce
         expect(r.stdout).not.toContain(FD_SECRET);
         const out = JSON.parse(r.stdout);
         expect(out).toMatchObject({ ok: true, runner_secret_verified: true });
-        for (const probe of ["read_97", "write_99", "truncate_99"]) expect(out.result[probe], probe).toMatch(/^refused: .*EBADF/);
+        for (const probe of ["read_97", "write_99", "truncate_99"])
+          expect(out.result[probe], probe).toMatch(/^refused: .*EBADF/);
       }
       expect(readFileSync(outFile, "utf8")).toBe("kept\n");
     } finally {
@@ -197,7 +273,8 @@ describe("round two: what the permission model leaves open around a runner proce
 
   it("the network namespace holds even for code that has `net` in hand (plain Node in a runner's launch)", async () => {
     const launch = await runnerLaunch();
-    if (launch.network !== "namespace") return void console.warn(`skipped: runners get no network namespace here (${launch.reason})`);
+    if (launch.network !== "namespace")
+      return void console.warn(`skipped: runners get no network namespace here (${launch.reason})`);
     const probe = `const net = require("node:net"); const s = net.connect(${port}, "127.0.0.1");
       s.on("connect", () => { console.log("connected"); s.destroy(); }); s.on("error", (e) => console.log(e.code));
       require("node:dgram").createSocket("udp4").send("x", ${port}, "127.0.0.1", (e) => { console.log(e ? e.code : "sent"); process.exit(0); });`;
@@ -225,23 +302,34 @@ describe("round two: what the permission model leaves open around a runner proce
     expect(out.diagnostics.reason).toMatch(/frame/);
   }, 180_000);
 
-  it.each(["SIGTERM", "SIGHUP", "SIGKILL"] as const)("%s to the CLI while a tool loops leaves no runner process", async (signal) => {
-    const tag = `edge-spin-${randomBytes(6).toString("hex")}`;
-    const { child, done } = startEdge(["tools", "call", ROUND_TWO, "spin", "--args", JSON.stringify({ tag }), "--timeout-ms", "600000"], ENV);
-    const isRunner = (pid: number): boolean => /^edge-spin-|--(experimental-)?permission/.test(commandLine(pid));
-    let runners: number[] = [];
-    try {
-      const spinning = await waitFor("the looping runner", () => childrenOf(child.pid!).find((pid) => commandLine(pid).startsWith(tag)), 120_000);
-      runners = childrenOf(child.pid!).filter(isRunner);
-      expect(runners).toContain(spinning);
-      child.kill(signal);
-      expect((await done).signal).toBe(signal);
-      await waitFor("every runner to end", () => (runners.some(isAlive) ? undefined : true), 15_000);
-    } finally {
-      for (const pid of runners.filter(isAlive)) process.kill(pid, "SIGKILL");
-      child.kill("SIGKILL");
-    }
-  }, 180_000);
+  it.each(["SIGTERM", "SIGHUP", "SIGKILL"] as const)(
+    "%s to the CLI while a tool loops leaves no runner process",
+    async (signal) => {
+      const tag = `edge-spin-${randomBytes(6).toString("hex")}`;
+      const { child, done } = startEdge(
+        ["tools", "call", ROUND_TWO, "spin", "--args", JSON.stringify({ tag }), "--timeout-ms", "600000"],
+        ENV,
+      );
+      const isRunner = (pid: number): boolean => /^edge-spin-|--(experimental-)?permission/.test(commandLine(pid));
+      let runners: number[] = [];
+      try {
+        const spinning = await waitFor(
+          "the looping runner",
+          () => childrenOf(child.pid!).find((pid) => commandLine(pid).startsWith(tag)),
+          120_000,
+        );
+        runners = childrenOf(child.pid!).filter(isRunner);
+        expect(runners).toContain(spinning);
+        child.kill(signal);
+        expect((await done).signal).toBe(signal);
+        await waitFor("every runner to end", () => (runners.some(isAlive) ? undefined : true), 15_000);
+      } finally {
+        for (const pid of runners.filter(isAlive)) process.kill(pid, "SIGKILL");
+        child.kill("SIGKILL");
+      }
+    },
+    180_000,
+  );
 
   it("path APIs the permission model does not check (fs.realpathSync) are refused: nothing tells what exists", async () => {
     const paths = ["/etc/shadow", secretFile, sock, join(tmp, "no-such-file")];
@@ -259,7 +347,10 @@ describe("round two: what the permission model leaves open around a runner proce
     const MARKS = "a\u200eb\u200fc\u061cd\u200be\ufefff\u2060g\u180eh\u{e0041}i";
     const ESCAPED = "a\\u200eb\\u200fc\\u061cd\\u200be\\ufefff\\u2060g\\u180eh\\udb40\\udc41i";
     const RAW = /[\u061c\u180e\u200b\u200e\u200f\u2060\ufeff]|\u{e0041}/u;
-    const text = await edgeProcess(["tools", "call", ROUND_TWO, "marks", "--args", JSON.stringify({ text: `${MARKS} می\u200cخواهم 👩\u200d💻` })], ENV);
+    const text = await edgeProcess(
+      ["tools", "call", ROUND_TWO, "marks", "--args", JSON.stringify({ text: `${MARKS} می\u200cخواهم 👩\u200d💻` })],
+      ENV,
+    );
     expect(text.code).toBe(0);
     expect(text.stdout).not.toMatch(RAW);
     expect(text.stdout).toContain(ESCAPED);
@@ -269,7 +360,10 @@ describe("round two: what the permission model leaves open around a runner proce
     expect(pending.json).toMatchObject({ outcome: "pending_confirmation" });
     const shown = await cli("tools", "pending", "show", pending.json.pending_action.id, "--json");
     expect(shown.json.pending.arguments.note).toBe(MARKS); // JSON output stays valid and means the same
-    for (const argv of [["tools", "pending", "list"], ["tools", "pending", "show", pending.json.pending_action.id]]) {
+    for (const argv of [
+      ["tools", "pending", "list"],
+      ["tools", "pending", "show", pending.json.pending_action.id],
+    ]) {
       const r = await edgeProcess(argv, ENV);
       expect(r.stdout, argv.join(" ")).not.toMatch(RAW);
       expect(r.stdout, argv.join(" ")).toContain(ESCAPED);
@@ -298,11 +392,29 @@ describe("round two: what the permission model leaves open around a runner proce
     mkdirSync(CACHE, { recursive: true });
     writeFileSync(join(CACHE, file), forged);
     const indexFile = snapshotIndexFile(CACHE);
-    const before = existsSync(indexFile) ? JSON.parse(readFileSync(indexFile, "utf8")) : { format: "edge-runner-snapshot-index.v1" };
+    const before = existsSync(indexFile)
+      ? JSON.parse(readFileSync(indexFile, "utf8"))
+      : { format: "edge-runner-snapshot-index.v1" };
     writeFileSync(indexFile, JSON.stringify({ ...before, key, file, sha256, size: forged.byteLength }));
 
     const s = script("order.json", [{ tool_name: "order", arguments: { note: "n" } }]);
-    const r = await edgeProcess(["chat", "--tools", ROUND_TWO, "--tool", "order", "--engine", "scripted", "--script", s, "--prompt", "Order.", "--json"], ENV);
+    const r = await edgeProcess(
+      [
+        "chat",
+        "--tools",
+        ROUND_TWO,
+        "--tool",
+        "order",
+        "--engine",
+        "scripted",
+        "--script",
+        s,
+        "--prompt",
+        "Order.",
+        "--json",
+      ],
+      ENV,
+    );
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ outcome: "pending_confirmation", error: { code: "tool_confirmation_required" } });
     // The forged snapshot was not booted: the cache holds a fresh one.

@@ -59,14 +59,26 @@ function printReport(io: CliIO, json: boolean, report: UrlImportReport): number 
     printJson(io, { ok: true, ...report });
     return EXIT_OK;
   }
-  io.out(`imported ${report.imported} facts from ${report.pages.length} page(s) into "${report.store}" (${report.inserted} new, ${report.updated} updated; ${report.total} in the store)\n`);
-  io.out(table([["PAGE", "FACTS", "BYTES", "PAGE_SHA256"], ...report.pages.map((p) => [p.final_url, String(p.facts), String(p.bytes), p.page_sha256])]));
+  io.out(
+    `imported ${report.imported} facts from ${report.pages.length} page(s) into "${report.store}" (${report.inserted} new, ${report.updated} updated; ${report.total} in the store)\n`,
+  );
+  io.out(
+    table([
+      ["PAGE", "FACTS", "BYTES", "PAGE_SHA256"],
+      ...report.pages.map((p) => [p.final_url, String(p.facts), String(p.bytes), p.page_sha256]),
+    ]),
+  );
   for (const s of report.skipped) io.out(`skipped ${s.url}: ${s.code}${s.status ? ` (HTTP ${s.status})` : ""}\n`);
   return EXIT_OK;
 }
 
 export async function factsImportUrl(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: FACT_OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: FACT_OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   const url = oneUrl("import-url", positionals);
   const options = factOptions("import-url", values);
   const json = values.json === true;
@@ -86,13 +98,20 @@ export async function factsImportUrl(argv: string[], io: CliIO): Promise<number>
 export async function factsCrawlUrl(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { ...FACT_OPTIONS, "max-depth": { type: "string" }, "max-urls": { type: "string" }, "max-pages": { type: "string" }, "max-bytes-total": { type: "string" } },
+    options: {
+      ...FACT_OPTIONS,
+      "max-depth": { type: "string" },
+      "max-urls": { type: "string" },
+      "max-pages": { type: "string" },
+      "max-bytes-total": { type: "string" },
+    },
     allowPositionals: true,
     strict: true,
   });
   const url = oneUrl("crawl-url", positionals);
   const options = factOptions("crawl-url", values);
-  if (values["max-urls"] !== undefined && values["max-pages"] !== undefined) throw new UsageError("Give --max-urls or --max-pages, not both.");
+  if (values["max-urls"] !== undefined && values["max-pages"] !== undefined)
+    throw new UsageError("Give --max-urls or --max-pages, not both.");
   const bounds = {
     maxDepth: integer(values["max-depth"], "--max-depth"),
     maxUrls: integer(values["max-urls"] ?? values["max-pages"], "--max-urls"),
@@ -100,10 +119,18 @@ export async function factsCrawlUrl(argv: string[], io: CliIO): Promise<number> 
     maxBytesTotal: integer(values["max-bytes-total"], "--max-bytes-total"),
     timeoutMs: values.timeout === undefined ? undefined : integer(values.timeout, "--timeout")! * 1000,
   };
-  const flags: Record<keyof typeof bounds, string> = { maxDepth: "--max-depth N", maxUrls: "--max-urls N", maxBytes: "--max-bytes N", maxBytesTotal: "--max-bytes-total N", timeoutMs: "--timeout SECONDS" };
+  const flags: Record<keyof typeof bounds, string> = {
+    maxDepth: "--max-depth N",
+    maxUrls: "--max-urls N",
+    maxBytes: "--max-bytes N",
+    maxBytesTotal: "--max-bytes-total N",
+    timeoutMs: "--timeout SECONDS",
+  };
   const missing = (Object.keys(bounds) as (keyof typeof bounds)[]).filter((k) => bounds[k] === undefined);
   if (missing.length) {
-    throw new UsageError(`facts crawl-url needs every bound given explicitly (there are no defaults); missing: ${missing.map((k) => flags[k]).join(", ")}.`);
+    throw new UsageError(
+      `facts crawl-url needs every bound given explicitly (there are no defaults); missing: ${missing.map((k) => flags[k]).join(", ")}.`,
+    );
   }
   const json = values.json === true;
   try {

@@ -21,7 +21,11 @@ describe("edge --help on every command of the table", () => {
 
   it("prints each command's own usage, exit 0, for --help and -h, with and without `demo`", async () => {
     for (const c of COMMANDS) {
-      for (const argv of [[...c.path, "--help"], ["demo", ...c.path, "-h"], [...c.path, "SOMETHING", "--json", "--help"]]) {
+      for (const argv of [
+        [...c.path, "--help"],
+        ["demo", ...c.path, "-h"],
+        [...c.path, "SOMETHING", "--json", "--help"],
+      ]) {
         const r = await cli(...argv);
         expect(r.code, argv.join(" ")).toBe(0);
         expect(r.out, argv.join(" ")).toContain(c.usage.split("\n")[0]!);
@@ -34,7 +38,8 @@ describe("edge --help on every command of the table", () => {
     for (const g of groupsOf()) {
       const r = await cli(...g, "--help");
       expect(r.code, g.join(" ")).toBe(0);
-      for (const c of COMMANDS.filter((c) => g.every((w, i) => c.path[i] === w))) expect(r.out).toContain(commandName(c.path));
+      for (const c of COMMANDS.filter((c) => g.every((w, i) => c.path[i] === w)))
+        expect(r.out).toContain(commandName(c.path));
     }
     const top = await cli("--help");
     expect(top.code).toBe(0);

@@ -5,7 +5,17 @@
 // record bound to another model file or runtime — detects it before loading and re-prefills the
 // prefix, saying why in the receipt; `edge imprints export/import` carry the state.
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -27,13 +37,40 @@ const available = await nodeLlamaAvailable();
 const imprintsDir = () => join(process.env.EDGE_DATA_DIR!, "imprints");
 const sha = (file: string) => `sha256:${createHash("sha256").update(readFileSync(file)).digest("hex")}`;
 const learnWith = async (modelPath: string) => {
-  const r = await cli("learn", "run", "--sample-file", SAMPLE, "--model", modelPath, "--threads", "1", "--no-evaluate", "--json");
+  const r = await cli(
+    "learn",
+    "run",
+    "--sample-file",
+    SAMPLE,
+    "--model",
+    modelPath,
+    "--threads",
+    "1",
+    "--no-evaluate",
+    "--json",
+  );
   expect(r.code, r.err).toBe(0);
   return r.json as { imprint_id: string; prefix_sha256: string; state: NonNullable<Imprint["state"]> };
 };
 /** One chat turn with free text (no tools), a short greedy answer. */
 const chat = (imprint: string, ...extra: string[]) =>
-  cli("chat", "--with-imprint", imprint, "--model", model.path, "--threads", "1", "--tool-choice", "none", "--max-tokens", "8", "--prompt", "Hi, what can you do?", "--json", ...extra);
+  cli(
+    "chat",
+    "--with-imprint",
+    imprint,
+    "--model",
+    model.path,
+    "--threads",
+    "1",
+    "--tool-choice",
+    "none",
+    "--max-tokens",
+    "8",
+    "--prompt",
+    "Hi, what can you do?",
+    "--json",
+    ...extra,
+  );
 
 let A: Awaited<ReturnType<typeof learnWith>>;
 beforeAll(async () => {
@@ -59,7 +96,11 @@ describe.skipIf(!available)("an imprint's saved model state (llama.cpp, generate
     expect(restored.code, restored.err).toBe(0);
     const r = restored.json.receipt;
     expect(r).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: A.imprint_id, imprint_restore: "state" });
-    expect(r.imprint_prefix).toMatchObject({ prefix_cache: "state_file", prefix_tokens: A.state.prefix_tokens, prefix_tokens_evaluated: 0 });
+    expect(r.imprint_prefix).toMatchObject({
+      prefix_cache: "state_file",
+      prefix_tokens: A.state.prefix_tokens,
+      prefix_tokens_evaluated: 0,
+    });
     // The first turn evaluated exactly the tokens after the restored prefix: the question and the template around it.
     const p = r.imprint_prefix;
     expect(p.prompt_tokens_evaluated).toBe(p.prompt_tokens - A.state.prefix_tokens);
@@ -85,16 +126,43 @@ describe.skipIf(!available)("an imprint's saved model state (llama.cpp, generate
     /** Re-seal the record with another binding (a record edited and re-hashed by hand). */
     const forged = async (change: Partial<NonNullable<Imprint["state"]>>) => {
       const record = JSON.parse(original.record) as Imprint;
-      writeFileSync(recordFile, JSON.stringify(await sealImprint({ ...record, state: { ...record.state!, ...change } })));
+      writeFileSync(
+        recordFile,
+        JSON.stringify(await sealImprint({ ...record, state: { ...record.state!, ...change } })),
+      );
     };
     const cases: Array<[string, () => void | Promise<void>, string[], string, string]> = [
       ["another context size", () => undefined, ["--ctx-size", "2048"], "imprint_state_mismatch", "context_size"],
       ["a truncated state file", () => truncateSync(stateFile, 5000), [], "imprint_state_corrupted", "truncated"],
-      ["an edited state file", () => writeFileSync(stateFile, Buffer.from(original.state).fill(7, 60_000, 60_001)), [], "imprint_state_corrupted", "sha256"],
-      ["another model's state file", () => copyFileSync(join(dir, `${B.imprint_id}.state`), stateFile), [], "imprint_state_corrupted", "sha256"],
+      [
+        "an edited state file",
+        () => writeFileSync(stateFile, Buffer.from(original.state).fill(7, 60_000, 60_001)),
+        [],
+        "imprint_state_corrupted",
+        "sha256",
+      ],
+      [
+        "another model's state file",
+        () => copyFileSync(join(dir, `${B.imprint_id}.state`), stateFile),
+        [],
+        "imprint_state_corrupted",
+        "sha256",
+      ],
       ["a missing state file", () => rmSync(stateFile), [], "imprint_state_corrupted", "missing"],
-      ["a record bound to another model file", () => forged({ model_sha256: `sha256:${other.sha256}` }), [], "imprint_state_mismatch", "model_sha256"],
-      ["a record bound to another runtime", () => forged({ runtime: "node-llama-cpp 9.9.9" }), [], "imprint_state_mismatch", "runtime"],
+      [
+        "a record bound to another model file",
+        () => forged({ model_sha256: `sha256:${other.sha256}` }),
+        [],
+        "imprint_state_mismatch",
+        "model_sha256",
+      ],
+      [
+        "a record bound to another runtime",
+        () => forged({ runtime: "node-llama-cpp 9.9.9" }),
+        [],
+        "imprint_state_mismatch",
+        "runtime",
+      ],
     ];
     for (const [what, damage, flags, code, reason] of cases) {
       await damage();
@@ -102,7 +170,11 @@ describe.skipIf(!available)("an imprint's saved model state (llama.cpp, generate
       writeFileSync(stateFile, original.state, { mode: 0o600 });
       writeFileSync(recordFile, original.record);
       expect([what, r.code], r.err).toEqual([what, 0]);
-      expect([what, r.json.receipt.imprint_restore, r.json.receipt.imprint_prefix.state_fallback]).toEqual([what, "prefix", { code, reason }]);
+      expect([what, r.json.receipt.imprint_restore, r.json.receipt.imprint_prefix.state_fallback]).toEqual([
+        what,
+        "prefix",
+        { code, reason },
+      ]);
       // Nothing was loaded: the whole prefix was evaluated for this chat.
       expect([what, r.json.receipt.imprint_prefix.prefix_tokens_evaluated]).toEqual([what, A.state.prefix_tokens]);
     }
@@ -113,7 +185,10 @@ describe.skipIf(!available)("an imprint's saved model state (llama.cpp, generate
 
   it("export and import carry the state (checked by its hash); a tampered or damaged state is refused; delete removes it", async () => {
     const file = join(tmp, "a.imprint.json");
-    expect(await cli("imprints", "export", A.imprint_id, "-o", file, "--json")).toMatchObject({ code: 0, json: { state: true } });
+    expect(await cli("imprints", "export", A.imprint_id, "-o", file, "--json")).toMatchObject({
+      code: 0,
+      json: { state: true },
+    });
     const bundle = JSON.parse(readFileSync(file, "utf8"));
     expect(bundle.export_version).toBe("edge.imprint.export.v2");
     expect(bundle.imprint.state.artifact_sha256).toBe(A.state.artifact_sha256);
@@ -123,14 +198,20 @@ describe.skipIf(!available)("an imprint's saved model state (llama.cpp, generate
     // Into another data folder: the state lands beside the record, private, byte for byte.
     process.env.EDGE_DATA_DIR = join(tmp, "elsewhere");
     try {
-      const tampered = { ...bundle, state_base64: `${bundle.state_base64.slice(0, 1000)}AAAA${bundle.state_base64.slice(1004)}` };
+      const tampered = {
+        ...bundle,
+        state_base64: `${bundle.state_base64.slice(0, 1000)}AAAA${bundle.state_base64.slice(1004)}`,
+      };
       const tamperedFile = join(tmp, "tampered.json");
       writeFileSync(tamperedFile, JSON.stringify(tampered));
       const refused = await cli("imprints", "import", tamperedFile, "--json");
       expect(refused).toMatchObject({ code: 1, json: { error: { code: "imprint_state_corrupted" } } });
       expect(existsSync(imprintsDir()) ? readdirSync(imprintsDir()) : []).toEqual([]);
 
-      expect(await cli("imprints", "import", file, "--json")).toMatchObject({ code: 0, json: { imprint_id: A.imprint_id, state: true } });
+      expect(await cli("imprints", "import", file, "--json")).toMatchObject({
+        code: 0,
+        json: { imprint_id: A.imprint_id, state: true },
+      });
       const imported = join(imprintsDir(), `${A.imprint_id}.state`);
       expect([sha(imported), statSync(imported).mode & 0o777]).toEqual([A.state.artifact_sha256, 0o600]);
       expect((await chat(A.imprint_id)).json.receipt.imprint_restore).toBe("state");
@@ -138,13 +219,22 @@ describe.skipIf(!available)("an imprint's saved model state (llama.cpp, generate
 
       // A damaged state is never passed on; --without-state exports the imprint alone.
       truncateSync(imported, 100);
-      expect((await cli("imprints", "show", A.imprint_id, "--json")).json.state).toMatchObject({ intact: false, problem: { code: "imprint_state_corrupted", reason: "truncated" } });
+      expect((await cli("imprints", "show", A.imprint_id, "--json")).json.state).toMatchObject({
+        intact: false,
+        problem: { code: "imprint_state_corrupted", reason: "truncated" },
+      });
       const damaged = await cli("imprints", "export", A.imprint_id, "--json");
       expect(damaged).toMatchObject({ code: 1, json: { error: { code: "imprint_state_corrupted" } } });
       const alone = join(tmp, "alone.json");
-      expect(await cli("imprints", "export", A.imprint_id, "--without-state", "-o", alone, "--json")).toMatchObject({ code: 0, json: { state: false } });
+      expect(await cli("imprints", "export", A.imprint_id, "--without-state", "-o", alone, "--json")).toMatchObject({
+        code: 0,
+        json: { state: false },
+      });
       const withoutState = await chat(alone);
-      expect(withoutState.json.receipt.imprint_prefix.state_fallback).toEqual({ code: "imprint_state_corrupted", reason: "missing" });
+      expect(withoutState.json.receipt.imprint_prefix.state_fallback).toEqual({
+        code: "imprint_state_corrupted",
+        reason: "missing",
+      });
 
       expect((await cli("imprints", "delete", A.imprint_id, "--json")).code).toBe(0);
       expect(readdirSync(imprintsDir())).toEqual([]);

@@ -5,7 +5,13 @@ import { EdgeError } from "../contract/errors.ts";
 import type { ImprintBinding } from "../chat/types.ts";
 import { receiptSha256 } from "../receipts/chain.ts";
 import { RECEIPT_VERSION, type Receipt } from "../receipts/types.ts";
-import { imprintBinding, isImprintId, parseImprintExport, renderImprintExport, type Imprint } from "../imprint/index.ts";
+import {
+  imprintBinding,
+  isImprintId,
+  parseImprintExport,
+  renderImprintExport,
+  type Imprint,
+} from "../imprint/index.ts";
 import { createNodeImprintStore, type NodeImprintStore } from "../imprint/store-node.ts";
 import { importWithState, nodeStateRestorer, storedState } from "../imprint/node-state.ts";
 import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
@@ -13,15 +19,27 @@ import { EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "
 function parse(sub: string, argv: string[], positionals: number, what = "") {
   const parsed = parseArgs({
     args: argv,
-    options: { json: { type: "boolean" }, output: { type: "string", short: "o" }, "without-state": { type: "boolean" } },
+    options: {
+      json: { type: "boolean" },
+      output: { type: "string", short: "o" },
+      "without-state": { type: "boolean" },
+    },
     allowPositionals: true,
     strict: true,
   });
   if (parsed.positionals.length !== positionals) {
-    throw new UsageError(positionals ? `imprints ${sub} takes exactly one ${what}.` : `imprints ${sub} takes no arguments.`);
+    throw new UsageError(
+      positionals ? `imprints ${sub} takes exactly one ${what}.` : `imprints ${sub} takes no arguments.`,
+    );
   }
-  if ((parsed.values.output !== undefined || parsed.values["without-state"]) && sub !== "export") throw new UsageError("-o/--output and --without-state are only for imprints export.");
-  return { json: parsed.values.json === true, output: parsed.values.output, withoutState: parsed.values["without-state"] === true, arg: parsed.positionals[0] ?? "" };
+  if ((parsed.values.output !== undefined || parsed.values["without-state"]) && sub !== "export")
+    throw new UsageError("-o/--output and --without-state are only for imprints export.");
+  return {
+    json: parsed.values.json === true,
+    output: parsed.values.output,
+    withoutState: parsed.values["without-state"] === true,
+    arg: parsed.positionals[0] ?? "",
+  };
 }
 
 export async function imprintsList(argv: string[], io: CliIO): Promise<number> {
@@ -33,7 +51,13 @@ export async function imprintsList(argv: string[], io: CliIO): Promise<number> {
     io.out(
       table([
         ["id", "created", "model", "sample", "tools"],
-        ...rows.map((r) => [r.id, r.created_at ?? "-", r.model_id ?? "-", r.sample_id ?? "-", r.corrupted ? "CORRUPTED" : r.tools ? r.tools.join(",") || "-" : "(none)"]),
+        ...rows.map((r) => [
+          r.id,
+          r.created_at ?? "-",
+          r.model_id ?? "-",
+          r.sample_id ?? "-",
+          r.corrupted ? "CORRUPTED" : r.tools ? r.tools.join(",") || "-" : "(none)",
+        ]),
       ]),
     );
   }
@@ -46,16 +70,28 @@ export async function imprintsShow(argv: string[], io: CliIO): Promise<number> {
   const imprint = await store.get(arg);
   const stored = await storedState(store, imprint);
   const problem = stored && "problem" in stored ? stored.problem : null;
-  const state = imprint.state ? { file: store.stateFile(imprint.id), intact: problem === null, ...(problem ? { problem } : {}) } : null;
+  const state = imprint.state
+    ? { file: store.stateFile(imprint.id), intact: problem === null, ...(problem ? { problem } : {}) }
+    : null;
   if (json) printJson(io, { ok: true, imprint, state });
   else {
     io.out(`${imprint.id}  learned ${imprint.created_at} with ${imprint.model.model_id} (${imprint.model.engine})\n`);
     io.out(`  sample ${imprint.sample.sample_id} ${imprint.sample.sample_sha256}\n`);
-    io.out(`  tools: ${imprint.tools ? `${Object.keys(imprint.tools.tool_schema_sha256).join(", ")} (${imprint.tools.surface ?? "tools_file"})` : "(none)"}\n`);
-    io.out(`  prefix: ${imprint.prefix.length} chars, ${imprint.prefix_sha256}\n  imprint_sha256: ${imprint.imprint_sha256}\n`);
-    io.out(`  evaluation: with prefix ${imprint.evaluation.matched_with_prefix}/${imprint.evaluation.scored}, without ${imprint.evaluation.matched_without_prefix}/${imprint.evaluation.scored}\n`);
+    io.out(
+      `  tools: ${imprint.tools ? `${Object.keys(imprint.tools.tool_schema_sha256).join(", ")} (${imprint.tools.surface ?? "tools_file"})` : "(none)"}\n`,
+    );
+    io.out(
+      `  prefix: ${imprint.prefix.length} chars, ${imprint.prefix_sha256}\n  imprint_sha256: ${imprint.imprint_sha256}\n`,
+    );
+    io.out(
+      `  evaluation: with prefix ${imprint.evaluation.matched_with_prefix}/${imprint.evaluation.scored}, without ${imprint.evaluation.matched_without_prefix}/${imprint.evaluation.scored}\n`,
+    );
     const s = imprint.state;
-    io.out(s ? `  model state: ${s.prefix_tokens} tokens, ${s.artifact_bytes} bytes (${s.runtime}, ${s.context_size}-token context), ${problem ? `NOT USABLE: ${problem.code} (${problem.reason})` : "intact"}\n` : "  model state: none\n");
+    io.out(
+      s
+        ? `  model state: ${s.prefix_tokens} tokens, ${s.artifact_bytes} bytes (${s.runtime}, ${s.context_size}-token context), ${problem ? `NOT USABLE: ${problem.code} (${problem.reason})` : "intact"}\n`
+        : "  model state: none\n",
+    );
   }
   return EXIT_OK;
 }
@@ -68,14 +104,22 @@ export async function imprintsExport(argv: string[], io: CliIO): Promise<number>
   const stored = withoutState ? null : await storedState(store, imprint);
   if (stored && "problem" in stored) {
     const { code, reason } = stored.problem;
-    throw new EdgeError(code, { id: imprint.id, reason }, `The saved model state of ${imprint.id} is not intact (${reason}), so nothing was exported. Export the imprint without it (--without-state: chats then evaluate the prefix), or learn it again.`);
+    throw new EdgeError(
+      code,
+      { id: imprint.id, reason },
+      `The saved model state of ${imprint.id} is not intact (${reason}), so nothing was exported. Export the imprint without it (--without-state: chats then evaluate the prefix), or learn it again.`,
+    );
   }
   const text = renderImprintExport(imprint, stored?.bytes ?? null);
   if (output) {
     try {
       await writeFile(output, text, { flag: "wx", mode: 0o600 });
     } catch (err) {
-      throw new EdgeError("storage_failed", { path: output, reason: String(err) }, `Could not write ${output}: ${(err as Error).message} (an existing file is never replaced). Pick another output path, or check its folder's permissions.`);
+      throw new EdgeError(
+        "storage_failed",
+        { path: output, reason: String(err) },
+        `Could not write ${output}: ${(err as Error).message} (an existing file is never replaced). Pick another output path, or check its folder's permissions.`,
+      );
     }
     if (json) printJson(io, { ok: true, file: output, state: stored !== null });
   } else io.out(text);
@@ -88,7 +132,11 @@ export async function imprintsImport(argv: string[], io: CliIO): Promise<number>
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new EdgeError("imprint_corrupted", { path: file, reason: "unreadable" }, `The imprint file ${file} could not be read: ${(err as Error).message}. Check the path and its permissions.`);
+    throw new EdgeError(
+      "imprint_corrupted",
+      { path: file, reason: "unreadable" },
+      `The imprint file ${file} could not be read: ${(err as Error).message}. Check the path and its permissions.`,
+    );
   }
   const { imprint, state } = await parseImprintExport(text);
   const store = createNodeImprintStore();
@@ -116,13 +164,18 @@ export async function imprintsDelete(argv: string[], io: CliIO): Promise<number>
 export async function imprintBindingFor(value: string): Promise<ImprintBinding> {
   const store = createNodeImprintStore();
   // A stored imprint restores from the state file beside it; an exported one from the bytes it carries.
-  const fromStore = (imprint: Imprint) => imprintBinding(imprint, nodeStateRestorer(imprint, { file: store.stateFile(imprint.id) }, store));
+  const fromStore = (imprint: Imprint) =>
+    imprintBinding(imprint, nodeStateRestorer(imprint, { file: store.stateFile(imprint.id) }, store));
   if (isImprintId(value)) return fromStore(await store.get(value));
   let text: string;
   try {
     text = await readFile(value, "utf8");
   } catch {
-    throw new EdgeError("imprint_not_found", { id: value }, `No imprint "${value}": it is neither a stored imprint id (imp_…), an exported imprint file, nor a learn receipt.`);
+    throw new EdgeError(
+      "imprint_not_found",
+      { id: value },
+      `No imprint "${value}": it is neither a stored imprint id (imp_…), an exported imprint file, nor a learn receipt.`,
+    );
   }
   const receipt = learnReceiptOf(text);
   if (receipt) return fromStore(await imprintOfReceipt(store, receipt, value));
@@ -147,11 +200,19 @@ async function imprintOfReceipt(store: NodeImprintStore, receipt: Receipt, file:
     sealed = null;
   }
   if (sealed !== receipt.receipt_sha256 || !isImprintId(receipt.imprint_id)) {
-    throw new EdgeError("imprint_corrupted", { path: file, reason: "receipt" }, `The learn receipt ${file} does not match its own receipt_sha256 (it was edited or damaged); it was not used.`);
+    throw new EdgeError(
+      "imprint_corrupted",
+      { path: file, reason: "receipt" },
+      `The learn receipt ${file} does not match its own receipt_sha256 (it was edited or damaged); it was not used.`,
+    );
   }
   const imprint = await store.get(receipt.imprint_id);
   if (imprint.imprint_sha256 !== receipt.extra?.["imprint_sha256"]) {
-    throw new EdgeError("imprint_corrupted", { path: file, imprint_id: imprint.id, reason: "receipt_mismatch" }, `The stored imprint ${imprint.id} is not the one the learn receipt ${file} sealed; it was not used.`);
+    throw new EdgeError(
+      "imprint_corrupted",
+      { path: file, imprint_id: imprint.id, reason: "receipt_mismatch" },
+      `The stored imprint ${imprint.id} is not the one the learn receipt ${file} sealed; it was not used.`,
+    );
   }
   return imprint;
 }

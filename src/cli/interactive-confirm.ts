@@ -26,10 +26,18 @@ export async function settleInline({ io, term, edge, ws, ticket, call, signal }:
   const answer = await term.read(`Run ${call.tool_name} now? [y/N] `);
   if (answer.kind !== "line" || !/^y(es)?$/i.test(answer.text.trim())) {
     const out = await edge.reject(ticket.id);
-    io.err(out.ok ? `not run: pending action ${ticket.id} rejected.\n` : `pending action ${ticket.id}: ${out.status ?? "not found"}\n`);
+    io.err(
+      out.ok
+        ? `not run: pending action ${ticket.id} rejected.\n`
+        : `pending action ${ticket.id}: ${out.status ?? "not found"}\n`,
+    );
     return;
   }
-  const out = await edge.confirm(ticket.id, ticket.confirmation_token, { confirmedVia: "terminal", signal, ...(ws.workspace ? { workspace: ws.workspace } : {}) });
+  const out = await edge.confirm(ticket.id, ticket.confirmation_token, {
+    confirmedVia: "terminal",
+    signal,
+    ...(ws.workspace ? { workspace: ws.workspace } : {}),
+  });
   if (out.result !== undefined) io.out(`${JSON.stringify(out.result, null, 2)}\n`);
   if (out.error) io.err(`failed closed: ${formatError(out.error).trim()}\n`);
   io.err(outcomeLine(out));

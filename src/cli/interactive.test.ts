@@ -43,11 +43,21 @@ const call = (tool_name: string, args: object): string => JSON.stringify({ tool_
 /** `tty`: run edge on a pseudo-terminal, as a person at a terminal does. */
 function start(args: string[], outputs: string[], tty = false): EdgeSession {
   const script = writeTestFile(tmp, `script-${Math.random().toString(36).slice(2)}.json`, outputs);
-  return startEdgeSession(["chat", "--interactive", "--engine", "scripted", "--script", script, ...args], { env: { ...process.env, EDGE_DATA_DIR: DATA }, waitMs: WAIT_MS, tty });
+  return startEdgeSession(["chat", "--interactive", "--engine", "scripted", "--script", script, ...args], {
+    env: { ...process.env, EDGE_DATA_DIR: DATA },
+    waitMs: WAIT_MS,
+    tty,
+  });
 }
 
 /** The JSON Lines of a --json session, one document per turn. */
-const turns = (s: EdgeSession): any[] => s.out().trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const turns = (s: EdgeSession): any[] =>
+  s
+    .out()
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe("edge chat --interactive", () => {
   it("keeps the history across turns, /reset forgets it, /help lists the commands, EOF exits 0", async () => {
@@ -58,7 +68,11 @@ describe("edge chat --interactive", () => {
     s.child.stdin.end();
     expect(await s.exit).toBe(0);
     const [first, second, afterReset] = turns(s);
-    expect([first.answer, second.answer, afterReset.answer]).toEqual(["Hello, Ada.", "Your name is Ada.", "I do not know your name."]);
+    expect([first.answer, second.answer, afterReset.answer]).toEqual([
+      "Hello, Ada.",
+      "Your name is Ada.",
+      "I do not know your name.",
+    ]);
     // The model saw the first turn in the second prompt (the loop counts what it sends), and
     // nothing of it after /reset: the same question costs what a first question costs.
     const tokens = [first, second, afterReset].map((t) => t.receipt.context.prompt_tokens);
@@ -67,7 +81,8 @@ describe("edge chat --interactive", () => {
     expect(tokens[2] - tokens[0]).toBeLessThan(8);
     expect(s.err()).toMatch(/\/reset +forget the conversation/);
     expect(s.err()).toContain("history cleared");
-    for (const t of [first, second, afterReset]) expect(t.receipt).toMatchObject({ kind: "chat", outcome: "answered", id: t.run_id });
+    for (const t of [first, second, afterReset])
+      expect(t.receipt).toMatchObject({ kind: "chat", outcome: "answered", id: t.run_id });
   });
 
   it("/exit leaves at once with exit 0 (later lines are not run); --prompt is the first turn", async () => {
@@ -92,13 +107,17 @@ describe("edge chat --interactive", () => {
     s.child.stdin.write("Spin.\n");
     await s.waitFor(/→ spin/);
     s.child.kill("SIGINT");
-    await s.waitFor(/outcome: failed_closed, tool calls: 1, receipt: run_\w+\n(?![\s\S]*outcome: answered, tool calls: 1)/);
+    await s.waitFor(
+      /outcome: failed_closed, tool calls: 1, receipt: run_\w+\n(?![\s\S]*outcome: answered, tool calls: 1)/,
+    );
     expect(s.err()).toMatch(/stopping this turn[\s\S]*← spin: aborted \(aborted\)[\s\S]*failed closed: +aborted/);
 
     // The session goes on after the abort; a commit tool's call becomes a pending action, printed
     // (stdin is not a terminal: nothing is asked).
     s.child.stdin.write("Send a note.\n");
-    await s.waitFor(/needs confirmation before it runs[\s\S]*EDGE_DATA_DIR='[^']+' '[^']+' '[^']+\/bin\/edge\.cjs' tools confirm pa_\w+ --token \S+\n/);
+    await s.waitFor(
+      /needs confirmation before it runs[\s\S]*EDGE_DATA_DIR='[^']+' '[^']+' '[^']+\/bin\/edge\.cjs' tools confirm pa_\w+ --token \S+\n/,
+    );
     expect(s.err()).toMatch(/→ send_note \{"text":"hi"\}\n← send_note: pending_confirmation/);
     expect(s.err()).not.toContain("[y/N]");
 
@@ -128,7 +147,11 @@ describe("edge chat --interactive", () => {
   }, 240_000); // several runner boots and the first snapshot, one after another, on a loaded machine
 
   it("on a terminal: a commit tool's pending action is asked y/N inline (no rejects it, yes runs it once); Ctrl-C twice at the prompt leaves", async () => {
-    const s = start(["--tools", toolsFile("tty_tools.py")], [call("send_note", { text: "no" }), call("send_note", { text: "yes" }), "Bye."], true);
+    const s = start(
+      ["--tools", toolsFile("tty_tools.py")],
+      [call("send_note", { text: "no" }), call("send_note", { text: "yes" }), "Bye."],
+      true,
+    );
     await s.waitFor(/you> /);
     s.child.stdin.write("Send no.\r");
     await s.waitFor(/Run send_note now\? \[y\/N\] /);
@@ -139,7 +162,10 @@ describe("edge chat --interactive", () => {
     s.child.stdin.write("y\r");
     await s.waitFor(/"sent": "yes"[\s\S]*pa_\w+: done, receipt (confirm_\w+)/);
     const confirmId = /pa_\w+: done, receipt (confirm_\w+)/.exec(s.out())![1]!;
-    expect((await cli("receipts", "show", confirmId, "--json")).json).toMatchObject({ kind: "confirm", outcome: "return_direct" });
+    expect((await cli("receipts", "show", confirmId, "--json")).json).toMatchObject({
+      kind: "confirm",
+      outcome: "return_direct",
+    });
     s.child.stdin.write("Bye?\r");
     await s.waitFor(/Bye\.[\s\S]*outcome: answered[\s\S]*you> /);
     // Ctrl-C as a keypress (readline in raw mode), not a signal.

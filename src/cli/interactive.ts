@@ -92,7 +92,9 @@ function slashCommand(text: string, o: InteractiveOptions): boolean {
   if (word === "/exit" || word === "/quit") return true;
   if (word === "/reset") {
     o.session.reset();
-    o.io.err(`history cleared: the next prompt starts a new conversation${o.session.runtime.schemas().length ? " (the tools stay frozen)" : ""}.\n`);
+    o.io.err(
+      `history cleared: the next prompt starts a new conversation${o.session.runtime.schemas().length ? " (the tools stay frozen)" : ""}.\n`,
+    );
   } else if (word === "/help") o.io.err(HELP);
   else o.io.err(`unknown command ${word ?? ""}; the commands are:\n${HELP}`);
   return false;
@@ -104,7 +106,11 @@ async function oneTurn(o: InteractiveOptions, term: Terminal, prompt: string, si
   let run: ChatRun;
   try {
     o.beforeTurn?.();
-    run = await o.session.chat(prompt, { signal, onToken: (delta) => view.apply({ type: "token", delta }), onEvent: view.apply });
+    run = await o.session.chat(prompt, {
+      signal,
+      onToken: (delta) => view.apply({ type: "token", delta }),
+      onEvent: view.apply,
+    });
   } catch (err) {
     // The session could not even run (e.g. the receipt could not be stored): say so, keep going.
     const e = toErrorJson(err);
@@ -116,7 +122,8 @@ async function oneTurn(o: InteractiveOptions, term: Terminal, prompt: string, si
   const lastCall = view.lastCall();
   const inline = run.pending_action !== undefined && term.tty && lastCall !== undefined;
   printRunText(io, run, { answerShown: view.answerShown(), pending: !inline });
-  if (inline) await settleInline({ io, term, edge: o.edge, ws: o.ws, ticket: run.pending_action!, call: lastCall!, signal });
+  if (inline)
+    await settleInline({ io, term, edge: o.edge, ws: o.ws, ticket: run.pending_action!, call: lastCall!, signal });
 }
 
 /**
@@ -137,12 +144,15 @@ function transcriptPrinter(io: CliIO, quiet: boolean) {
         printed.set(i, text.length);
       }
       // The generation ended (or was stopped): finish its line.
-      if (e.start === "prose" && e.state !== "streaming" && was?.kind === "model" && was.state === "streaming") io.out("\n");
+      if (e.start === "prose" && e.state !== "streaming" && was?.kind === "model" && was.state === "streaming")
+        io.out("\n");
     } else if (e.kind === "tool") {
       if (was?.kind !== "tool") io.err(`→ ${e.tool_name} ${JSON.stringify(e.arguments)}\n`);
       const c = e.receipt;
-      if (c && !(was?.kind === "tool" && was.receipt)) io.err(`← ${c.tool_name}: ${c.status}${c.code ? ` (${c.code})` : ""}, ${c.duration_ms} ms\n`);
-    } else if (e.kind === "repair" && was === undefined) io.err(`(the model's tool call was refused: ${e.code}; it gets one chance to repair it)\n`);
+      if (c && !(was?.kind === "tool" && was.receipt))
+        io.err(`← ${c.tool_name}: ${c.status}${c.code ? ` (${c.code})` : ""}, ${c.duration_ms} ms\n`);
+    } else if (e.kind === "repair" && was === undefined)
+      io.err(`(the model's tool call was refused: ${e.code}; it gets one chance to repair it)\n`);
   };
   return {
     apply(event: TranscriptEvent): void {
@@ -152,7 +162,8 @@ function transcriptPrinter(io: CliIO, quiet: boolean) {
     },
     /** The answer streamed as prose (so it is not printed again). */
     answerShown: (): boolean => entries.some((e) => e.kind === "answer" && e.stream === "prose"),
-    lastCall: (): { tool_name: string; arguments: JsonObject } | undefined => entries.findLast((e) => e.kind === "tool"),
+    lastCall: (): { tool_name: string; arguments: JsonObject } | undefined =>
+      entries.findLast((e) => e.kind === "tool"),
   };
 }
 
@@ -165,7 +176,9 @@ function printBanner(o: InteractiveOptions): void {
     : names.length
       ? `tools for this session: ${names.join(", ")}`
       : "no tools";
-  io.err(`edge chat — interactive; ${frozen}.\n/help lists the commands; Ctrl-C stops a turn; /exit or Ctrl-D leaves.\n`);
+  io.err(
+    `edge chat — interactive; ${frozen}.\n/help lists the commands; Ctrl-C stops a turn; /exit or Ctrl-D leaves.\n`,
+  );
 }
 
 /** Before each turn: has the frozen tools file changed on disk? Said once per change. */
@@ -177,10 +190,17 @@ function toolsFileWatch(o: InteractiveOptions, io: CliIO): () => Promise<void> {
     if (!toolset || !file) return;
     // The whole tools project, as the runner will check it (the tools file and the files beside it).
     const now = await readProjectSnapshot(toolset.source).then(freezeProject, () => null);
-    const changed = now === null ? file : now.tools_bundle_sha256 !== toolset.tools_bundle_sha256 ? (firstChangedFile(manifestOf(toolset.project).files, manifestOf(now).files) ?? file) : null;
+    const changed =
+      now === null
+        ? file
+        : now.tools_bundle_sha256 !== toolset.tools_bundle_sha256
+          ? (firstChangedFile(manifestOf(toolset.project).files, manifestOf(now).files) ?? file)
+          : null;
     if (changed && !differs) {
       const what = changed === file || changed === toolset.project.entry ? file : `${changed} (beside ${file})`;
-      io.err(`note: ${what} changed on disk since this session started. The session keeps the tools it froze at start (the active set does not change); calls to them now fail closed (tools_file_changed). Start a new session to use the new file.\n`);
+      io.err(
+        `note: ${what} changed on disk since this session started. The session keeps the tools it froze at start (the active set does not change); calls to them now fail closed (tools_file_changed). Start a new session to use the new file.\n`,
+      );
     } else if (!changed && differs) io.err(`note: ${file} matches the frozen tools again.\n`);
     differs = changed !== null;
   };

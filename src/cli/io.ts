@@ -78,7 +78,11 @@ export function sentences(...parts: string[]): string {
  * (`error` first). Commands that find several problems (validate, inspect, an import) list them
  * all; the others list the one. Successful output has `ok: true` and no `error`.
  */
-export function failureJson(error: ErrorJson, errors: readonly ErrorJson[] = [error], rest: Record<string, unknown> = {}): Record<string, unknown> {
+export function failureJson(
+  error: ErrorJson,
+  errors: readonly ErrorJson[] = [error],
+  rest: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { ok: false, ...rest, error, errors: errors.length ? errors : [error] };
 }
 
@@ -87,7 +91,11 @@ export function printJson(io: CliIO, value: unknown): void {
 }
 
 export function formatError(e: ErrorJson): string {
-  const where = [e.tool ? `tool ${e.tool}` : "", e.parameter ? `parameter ${e.parameter}` : "", e.line ? `line ${e.line}` : ""]
+  const where = [
+    e.tool ? `tool ${e.tool}` : "",
+    e.parameter ? `parameter ${e.parameter}` : "",
+    e.line ? `line ${e.line}` : "",
+  ]
     .filter(Boolean)
     .join(", ");
   return `  ${e.code}${where ? ` (${where})` : ""}: ${e.message}`;
@@ -97,5 +105,9 @@ export function formatError(e: ErrorJson): string {
 export function table(rows: string[][]): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n";
+  return (
+    rows
+      .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "))
+      .join("\n") + "\n"
+  );
 }

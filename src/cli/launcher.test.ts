@@ -45,7 +45,16 @@ describe("the edge command runs from a build of its current sources", () => {
     expect(first).toEqual({ code: 0, stdout: "edge 0.1.0\n", stderr: "" });
     const built = current();
     // The key covers the CLI's sources, the runner's, the bundled packages and the build scripts.
-    for (const file of ["src/cli/main.ts", "src/cli/run.ts", "src/contract/version.ts", "workers/runner.node-process.ts", "workers/runner-core.ts", "scripts/build-cli.mjs", "scripts/cli-cache.cjs", "tsconfig.json"]) {
+    for (const file of [
+      "src/cli/main.ts",
+      "src/cli/run.ts",
+      "src/contract/version.ts",
+      "workers/runner.node-process.ts",
+      "workers/runner-core.ts",
+      "scripts/build-cli.mjs",
+      "scripts/cli-cache.cjs",
+      "tsconfig.json",
+    ]) {
       expect(built.inputs).toContain(file);
     }
     expect(built.inputs.some((f) => /(^|\/)node_modules\/ajv\//.test(f))).toBe(true);
@@ -73,7 +82,10 @@ describe("the edge command runs from a build of its current sources", () => {
   it("a reader that stops reading (`edge … | head -1`) ends the command quietly, exit 0", async () => {
     await edge("--version"); // built
     const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, [join(PKG, "bin", "edge.cjs"), "--help"], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(PKG, "bin", "edge.cjs"), "--help"], {
+      env: ENV,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child.stdout.destroy(); // closed before the command writes anything: its first write is EPIPE
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -97,13 +109,22 @@ describe("the edge command runs from a build of its current sources", () => {
 });
 
 interface Meta {
-  outputs: Record<string, { entryPoint?: string; imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, unknown> }>;
+  outputs: Record<
+    string,
+    {
+      entryPoint?: string;
+      imports: Array<{ path: string; kind: string; external?: boolean }>;
+      inputs: Record<string, unknown>;
+    }
+  >;
 }
 
 /** The sources and run-time package imports a command loads: the static closure of the main chunk
  *  plus the chunk of the command's module (each command's module is loaded on use). */
 function loadedBy(meta: Meta, commandModule?: string): { sources: string[]; packages: string[] } {
-  const byName = new Map(Object.entries(meta.outputs).map(([name, out]) => [name.split("/").slice(-2).join("/"), { name, out }]));
+  const byName = new Map(
+    Object.entries(meta.outputs).map(([name, out]) => [name.split("/").slice(-2).join("/"), { name, out }]),
+  );
   const sources = new Set<string>();
   const packages = new Set<string>();
   const seen = new Set<string>();
@@ -133,7 +154,23 @@ describe("each command loads only what it uses", () => {
     // The catalog's model names appear in the usage text (a list of data, no engine code); a
     // mistyped command gets a did-you-mean (suggest.ts); inherited descriptors are closed first of
     // all (descriptors.ts, docs/security.md), those the command line names reopened first (named-descriptors.ts).
-    expect(sources).toEqual(["src/cli/command-table.ts", "src/cli/commands-facts.ts", "src/cli/commands-stores.ts", "src/cli/commands-tools.ts", "src/cli/commands.ts", "src/cli/io.ts", "src/cli/main.ts", "src/cli/named-descriptors.ts", "src/cli/run.ts", "src/contract/error-table.ts", "src/contract/errors.ts", "src/contract/suggest.ts", "src/contract/version.ts", "src/engines/llamacpp/catalog.ts", "src/runner/descriptors.ts"]);
+    expect(sources).toEqual([
+      "src/cli/command-table.ts",
+      "src/cli/commands-facts.ts",
+      "src/cli/commands-stores.ts",
+      "src/cli/commands-tools.ts",
+      "src/cli/commands.ts",
+      "src/cli/io.ts",
+      "src/cli/main.ts",
+      "src/cli/named-descriptors.ts",
+      "src/cli/run.ts",
+      "src/contract/error-table.ts",
+      "src/contract/errors.ts",
+      "src/contract/suggest.ts",
+      "src/contract/version.ts",
+      "src/engines/llamacpp/catalog.ts",
+      "src/runner/descriptors.ts",
+    ]);
     expect(packages).toEqual([]);
   });
 
@@ -141,12 +178,22 @@ describe("each command loads only what it uses", () => {
     const { sources, packages } = loadedBy(meta(), "src/cli/tools.ts");
     expect(sources).toContain("src/runner/pool.ts");
     expect(sources).toContain("src/toolset/inspect.ts");
-    const foreign = sources.filter((s) => /^src\/(engines|facts|imprint|builtins|app|widget)\//.test(s) && s !== "src/engines/llamacpp/catalog.ts");
+    const foreign = sources.filter(
+      (s) => /^src\/(engines|facts|imprint|builtins|app|widget)\//.test(s) && s !== "src/engines/llamacpp/catalog.ts",
+    );
     expect(foreign).toEqual([]);
     expect(sources.filter((s) => /^src\/chat\/(session|loop|contract)/.test(s))).toEqual([]);
     // ajv and canonicalize are bundled; nothing is imported from node_modules at run time.
     expect(packages).toEqual([]);
-    expect(sources.filter((s) => s.includes("node_modules/")).every((s) => /node_modules\/(ajv|canonicalize|fast-deep-equal|fast-uri|json-schema-traverse|require-from-string)\//.test(s))).toBe(true);
+    expect(
+      sources
+        .filter((s) => s.includes("node_modules/"))
+        .every((s) =>
+          /node_modules\/(ajv|canonicalize|fast-deep-equal|fast-uri|json-schema-traverse|require-from-string)\//.test(
+            s,
+          ),
+        ),
+    ).toBe(true);
   });
 
   it("tools call's workspace loads no built-in tool or just-bash unless built-ins are asked for", async () => {
@@ -161,7 +208,9 @@ describe("each command loads only what it uses", () => {
     expect(sources).toContain("src/mcp/server.ts");
     expect(sources).toContain("src/chat/direct-call.ts");
     expect(packages.filter((p) => p.startsWith("@modelcontextprotocol/sdk/")).length).toBeGreaterThan(0);
-    const foreign = sources.filter((s) => /^src\/(engines|facts|imprint|app|widget)\//.test(s) && s !== "src/engines/llamacpp/catalog.ts");
+    const foreign = sources.filter(
+      (s) => /^src\/(engines|facts|imprint|app|widget)\//.test(s) && s !== "src/engines/llamacpp/catalog.ts",
+    );
     expect(foreign).toEqual([]);
   });
 });

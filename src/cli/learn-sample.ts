@@ -7,7 +7,13 @@ import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { EdgeError } from "../contract/errors.ts";
 import type { ToolSchema } from "../contract/types.ts";
-import { LEARN_SAMPLE_SCHEMA, parseLearnSample, sampleWarnings, TOOL_SCHEMA_EXPORT_SCHEMA, type LearnSample } from "../imprint/index.ts";
+import {
+  LEARN_SAMPLE_SCHEMA,
+  parseLearnSample,
+  sampleWarnings,
+  TOOL_SCHEMA_EXPORT_SCHEMA,
+  type LearnSample,
+} from "../imprint/index.ts";
 import { EXIT_OK, printJson, UsageError, type CliIO } from "./io.ts";
 import { openToolSurface, SURFACE_OPTIONS, surfaceToolSchemas } from "./tool-surface.ts";
 
@@ -39,7 +45,9 @@ export function starterSample(schemas: readonly ToolSchema[]): LearnSample {
       {
         record_id: "boundary-001",
         kind: "trust_boundary",
-        text: tools.length ? "Never guess a value a tool can look up; call the tool and report its result." : "Never invent numbers the user did not give.",
+        text: tools.length
+          ? "Never guess a value a tool can look up; call the tool and report its result."
+          : "Never invent numbers the user did not give.",
         tags: ["boundary"],
         note: "Boundaries the assistant must keep. Facts that change belong in a facts store (edge facts import), not in records.",
       },
@@ -56,11 +64,20 @@ export function starterSample(schemas: readonly ToolSchema[]): LearnSample {
       },
     ],
     tool_schema_export: tools.length
-      ? { schema_version: TOOL_SCHEMA_EXPORT_SCHEMA, tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }
+      ? {
+          schema_version: TOOL_SCHEMA_EXPORT_SCHEMA,
+          tools: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+        }
       : null,
     expected_tool_policy: {
-      description: tools.length ? "Use the local tools for every question they answer; answer general questions directly." : "Answer directly; no tools are available.",
-      tools_available: tools.map((t) => ({ name: t.name, when: `The user asks something ${t.name} answers.`, args_constraint: "Only values the user gave." })),
+      description: tools.length
+        ? "Use the local tools for every question they answer; answer general questions directly."
+        : "Answer directly; no tools are available.",
+      tools_available: tools.map((t) => ({
+        name: t.name,
+        when: `The user asks something ${t.name} answers.`,
+        args_constraint: "Only values the user gave.",
+      })),
       negative_policy: ["Do not call tools that need the network.", "Do not invent values a tool should provide."],
     },
   };
@@ -68,8 +85,14 @@ export function starterSample(schemas: readonly ToolSchema[]): LearnSample {
 }
 
 export async function learnSampleInit(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { ...SURFACE_OPTIONS, output: { type: "string", short: "o" }, json: { type: "boolean" } }, allowPositionals: true, strict: true });
-  if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}" (the file goes after --output).`);
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...SURFACE_OPTIONS, output: { type: "string", short: "o" }, json: { type: "boolean" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length)
+    throw new UsageError(`Unexpected argument "${positionals[0]}" (the file goes after --output).`);
   const opened = await openToolSurface(values, (line) => io.err(line));
   await opened.close();
   const active = surfaceToolSchemas(opened);
@@ -84,9 +107,23 @@ export async function learnSampleInit(argv: string[], io: CliIO): Promise<number
   try {
     await writeFile(values.output, text, { flag: "wx" });
   } catch (err) {
-    throw new EdgeError("storage_failed", { path: values.output, reason: String(err) }, `Could not write ${values.output}: ${(err as Error).message} (an existing file is never replaced). Pick another output path, or check its folder's permissions.`);
+    throw new EdgeError(
+      "storage_failed",
+      { path: values.output, reason: String(err) },
+      `Could not write ${values.output}: ${(err as Error).message} (an existing file is never replaced). Pick another output path, or check its folder's permissions.`,
+    );
   }
-  if (values.json) printJson(io, { ok: true, file: values.output, sample_id: sample.sample_id, tools: schemas.map((s) => s.name), warnings });
-  else io.out(`wrote ${values.output}: a starting sample for ${schemas.length ? schemas.map((s) => s.name).join(", ") : "no tools"}\nnext: edit it, then edge learn sample validate ${values.output}\n`);
+  if (values.json)
+    printJson(io, {
+      ok: true,
+      file: values.output,
+      sample_id: sample.sample_id,
+      tools: schemas.map((s) => s.name),
+      warnings,
+    });
+  else
+    io.out(
+      `wrote ${values.output}: a starting sample for ${schemas.length ? schemas.map((s) => s.name).join(", ") : "no tools"}\nnext: edit it, then edge learn sample validate ${values.output}\n`,
+    );
   return EXIT_OK;
 }

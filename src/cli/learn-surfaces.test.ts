@@ -40,85 +40,284 @@ beforeAll(async () => {
 describe("imprints learned with a facts store or a tools manifest", () => {
   it("--facts-store: learn binds the lookup; chat restores it with the same store, refuses other surfaces", async () => {
     const script = file("eval-facts.json", ["It depends.", LOOKUP("local_facts_lookup")]);
-    const learned = await cli("learn", "run", "--sample-file", factsSample("local_facts_lookup"), "--facts-store", "support", "--engine", "scripted", "--script", script, "--json");
+    const learned = await cli(
+      "learn",
+      "run",
+      "--sample-file",
+      factsSample("local_facts_lookup"),
+      "--facts-store",
+      "support",
+      "--engine",
+      "scripted",
+      "--script",
+      script,
+      "--json",
+    );
     expect(learned.code, learned.out + learned.err).toBe(0);
-    expect(learned.json).toMatchObject({ ok: true, tool_surface: "facts_store", evaluation: { scored: 1, matched_with_prefix: 1 }, warnings: [] });
+    expect(learned.json).toMatchObject({
+      ok: true,
+      tool_surface: "facts_store",
+      evaluation: { scored: 1, matched_with_prefix: 1 },
+      warnings: [],
+    });
     const id: string = learned.json.imprint_id;
     const show = await cli("imprints", "show", id, "--json");
-    expect(show.json.imprint.tools).toMatchObject({ surface: "facts_store", facts_store: "support", schema_generator_version: "edge.facts.lookup.v1", tools_file_sha256: null });
+    expect(show.json.imprint.tools).toMatchObject({
+      surface: "facts_store",
+      facts_store: "support",
+      schema_generator_version: "edge.facts.lookup.v1",
+      tools_file_sha256: null,
+    });
     expect(Object.keys(show.json.imprint.tools.tool_schema_sha256)).toEqual(["local_facts_lookup"]);
 
     const chatScript = file("chat-facts.json", [LOOKUP("local_facts_lookup"), "Within 30 days."]);
-    const chat = await cli("chat", "--with-imprint", id, "--facts-store", "support", "--engine", "scripted", "--script", chatScript, "--prompt", "Can I still get a refund?", "--json");
+    const chat = await cli(
+      "chat",
+      "--with-imprint",
+      id,
+      "--facts-store",
+      "support",
+      "--engine",
+      "scripted",
+      "--script",
+      chatScript,
+      "--prompt",
+      "Can I still get a refund?",
+      "--json",
+    );
     expect(chat.code, chat.out).toBe(0);
-    expect(chat.json.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: id, tool_surface: "facts_store", facts_store: "support", tool_instruction_sha256: learned.json.prefix_sha256 });
+    expect(chat.json.receipt).toMatchObject({
+      tool_instruction_mode: "imprint",
+      imprint_id: id,
+      tool_surface: "facts_store",
+      facts_store: "support",
+      tool_instruction_sha256: learned.json.prefix_sha256,
+    });
     expect(chat.json.receipt.calls[0]).toMatchObject({ tool_name: "local_facts_lookup", status: "ok" });
     expect(chat.json.receipt.calls[0].rows).toBeGreaterThan(0);
 
     // The same imprint with no tools, or with a manifest (another surface, other names), fails closed.
-    const bare = await cli("chat", "--with-imprint", id, "--engine", "scripted", "--script", chatScript, "--prompt", "x", "--json");
+    const bare = await cli(
+      "chat",
+      "--with-imprint",
+      id,
+      "--engine",
+      "scripted",
+      "--script",
+      chatScript,
+      "--prompt",
+      "x",
+      "--json",
+    );
     expect(bare.json.error.code).toBe("imprint_requires_tools");
     expect(bare.json.error.message).toContain("--facts-store");
-    const other = await cli("chat", "--with-imprint", id, "--tools-manifest", MANIFEST, "--engine", "scripted", "--script", chatScript, "--prompt", "x", "--json");
+    const other = await cli(
+      "chat",
+      "--with-imprint",
+      id,
+      "--tools-manifest",
+      MANIFEST,
+      "--engine",
+      "scripted",
+      "--script",
+      chatScript,
+      "--prompt",
+      "x",
+      "--json",
+    );
     expect(other.json.error.code).toBe("imprint_tool_active_set_mismatch");
     expect(other.json.error.message).toContain("facts store");
 
     // Another store has another lookup description, so another schema.
     expect((await cli("facts", "import", join(EXAMPLES, "facts.json"), "--store", "support2", "--json")).code).toBe(0);
-    const otherStore = await cli("chat", "--with-imprint", id, "--facts-store", "support2", "--engine", "scripted", "--script", chatScript, "--prompt", "x", "--json");
+    const otherStore = await cli(
+      "chat",
+      "--with-imprint",
+      id,
+      "--facts-store",
+      "support2",
+      "--engine",
+      "scripted",
+      "--script",
+      chatScript,
+      "--prompt",
+      "x",
+      "--json",
+    );
     expect(otherStore.json.error.code).toBe("imprint_tool_schema_mismatch");
   });
 
   it("--tools-manifest: learn and restore under the manifest's name; a learn receipt path works as --with-imprint", async () => {
     const script = file("eval-manifest.json", ["It depends.", LOOKUP("support_kb")]);
-    const learned = await cli("learn", "run", "--sample-file", factsSample("support_kb"), "--tools-manifest", MANIFEST, "--engine", "scripted", "--script", script, "--include-text", "--json");
+    const learned = await cli(
+      "learn",
+      "run",
+      "--sample-file",
+      factsSample("support_kb"),
+      "--tools-manifest",
+      MANIFEST,
+      "--engine",
+      "scripted",
+      "--script",
+      script,
+      "--include-text",
+      "--json",
+    );
     expect(learned.code, learned.out + learned.err).toBe(0);
     expect(learned.json.tool_surface).toBe("tools_manifest");
     expect(learned.json.prefix).toContain("support_kb");
     expect(existsSync(learned.json.receipt_path)).toBe(true);
     const receipt = JSON.parse(readFileSync(learned.json.receipt_path, "utf8"));
-    expect(receipt).toMatchObject({ kind: "learn", imprint_id: learned.json.imprint_id, tool_surface: "tools_manifest", tools_manifest_sha256: expect.stringMatching(/^sha256:/) });
+    expect(receipt).toMatchObject({
+      kind: "learn",
+      imprint_id: learned.json.imprint_id,
+      tool_surface: "tools_manifest",
+      tools_manifest_sha256: expect.stringMatching(/^sha256:/),
+    });
 
     const chatScript = file("chat-manifest.json", [LOOKUP("support_kb"), "Within 30 days."]);
-    const chat = await cli("chat", "--with-imprint", learned.json.receipt_path, "--tools-manifest", MANIFEST, "--engine", "scripted", "--script", chatScript, "--prompt", "Refund?", "--json");
+    const chat = await cli(
+      "chat",
+      "--with-imprint",
+      learned.json.receipt_path,
+      "--tools-manifest",
+      MANIFEST,
+      "--engine",
+      "scripted",
+      "--script",
+      chatScript,
+      "--prompt",
+      "Refund?",
+      "--json",
+    );
     expect(chat.code, chat.out).toBe(0);
-    expect(chat.json.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: learned.json.imprint_id, tool_surface: "tools_manifest" });
+    expect(chat.json.receipt).toMatchObject({
+      tool_instruction_mode: "imprint",
+      imprint_id: learned.json.imprint_id,
+      tool_surface: "tools_manifest",
+    });
 
     // A receipt whose imprint id was edited no longer matches its own hash.
     const edited = file("edited-receipt.json", { ...receipt, imprint_id: "imp_000000000000000000000000" });
-    const refused = await cli("chat", "--with-imprint", edited, "--tools-manifest", MANIFEST, "--engine", "scripted", "--script", chatScript, "--prompt", "x", "--json");
+    const refused = await cli(
+      "chat",
+      "--with-imprint",
+      edited,
+      "--tools-manifest",
+      MANIFEST,
+      "--engine",
+      "scripted",
+      "--script",
+      chatScript,
+      "--prompt",
+      "x",
+      "--json",
+    );
     expect(refused.json.error.code).toBe("imprint_corrupted");
   });
 
   it("a profile-only imprint joins a facts store: the lookup's contract is injected and the receipt says so", async () => {
     const sample = factsSample("none", { questions: [], tool_schema_export: null, expected_tool_policy: null });
-    const learned = await cli("learn", "run", "--sample-file", sample, "--engine", "scripted", "--no-evaluate", "--json");
+    const learned = await cli(
+      "learn",
+      "run",
+      "--sample-file",
+      sample,
+      "--engine",
+      "scripted",
+      "--no-evaluate",
+      "--json",
+    );
     expect(learned.code, learned.out + learned.err).toBe(0);
     expect(learned.json.tool_surface).toBeNull();
     const chatScript = file("chat-combined.json", [LOOKUP("local_facts_lookup"), "Within 30 days."]);
-    const chat = await cli("chat", "--with-imprint", learned.json.imprint_id, "--facts-store", "support", "--engine", "scripted", "--script", chatScript, "--prompt", "Refund?", "--json");
+    const chat = await cli(
+      "chat",
+      "--with-imprint",
+      learned.json.imprint_id,
+      "--facts-store",
+      "support",
+      "--engine",
+      "scripted",
+      "--script",
+      chatScript,
+      "--prompt",
+      "Refund?",
+      "--json",
+    );
     expect(chat.code, chat.out).toBe(0);
-    expect(chat.json.receipt).toMatchObject({ tool_instruction_mode: "imprint_with_contract", imprint_id: learned.json.imprint_id, tool_surface: "facts_store", facts_store: "support" });
+    expect(chat.json.receipt).toMatchObject({
+      tool_instruction_mode: "imprint_with_contract",
+      imprint_id: learned.json.imprint_id,
+      tool_surface: "facts_store",
+      facts_store: "support",
+    });
     expect(chat.json.receipt.tool_instruction_sha256).not.toBe(learned.json.prefix_sha256);
     expect(chat.json.receipt.calls[0]).toMatchObject({ tool_name: "local_facts_lookup", status: "ok" });
     // …and a manifest.
-    const viaManifest = await cli("chat", "--with-imprint", learned.json.imprint_id, "--tools-manifest", MANIFEST, "--engine", "scripted", "--script", file("c2.json", [LOOKUP("support_kb"), "ok"]), "--prompt", "Refund?", "--json");
-    expect(viaManifest.json.receipt).toMatchObject({ tool_instruction_mode: "imprint_with_contract", tool_surface: "tools_manifest" });
+    const viaManifest = await cli(
+      "chat",
+      "--with-imprint",
+      learned.json.imprint_id,
+      "--tools-manifest",
+      MANIFEST,
+      "--engine",
+      "scripted",
+      "--script",
+      file("c2.json", [LOOKUP("support_kb"), "ok"]),
+      "--prompt",
+      "Refund?",
+      "--json",
+    );
+    expect(viaManifest.json.receipt).toMatchObject({
+      tool_instruction_mode: "imprint_with_contract",
+      tool_surface: "tools_manifest",
+    });
   });
 });
 
 describe("learn-sample tooling", () => {
   it("run --dry-run prints the plan without a model and writes nothing; an unstable fact_correction is skipped", async () => {
     const corrections = [
-      { peer_id: "support-peer", correction_type: "fact_correction", target: { fact_id: "refund-window" }, correction: { days: 30 } },
-      { peer_id: "support-peer", correction_type: "fact_correction", target: { fact_id: "support-hours" }, correction: { hours: "9-17" } },
-      { peer_id: "support-peer", correction_type: "fact_correction", target: { fact_id: "support-hours" }, correction: { hours: "9-17" } },
-      { peer_id: "support-peer", correction_type: "profile_correction", target: { profile_field: "tone" }, correction: { tone: "brief" } },
+      {
+        peer_id: "support-peer",
+        correction_type: "fact_correction",
+        target: { fact_id: "refund-window" },
+        correction: { days: 30 },
+      },
+      {
+        peer_id: "support-peer",
+        correction_type: "fact_correction",
+        target: { fact_id: "support-hours" },
+        correction: { hours: "9-17" },
+      },
+      {
+        peer_id: "support-peer",
+        correction_type: "fact_correction",
+        target: { fact_id: "support-hours" },
+        correction: { hours: "9-17" },
+      },
+      {
+        peer_id: "support-peer",
+        correction_type: "profile_correction",
+        target: { profile_field: "tone" },
+        correction: { tone: "brief" },
+      },
     ];
     const sample = factsSample("local_facts_lookup", { corrections });
     const before = readdirSync(join(tmp, "data", "imprints")).length;
     const receiptsBefore = (await cli("receipts", "list", "--json")).json.count;
-    const plan = await cli("learn", "run", "--dry-run", "--sample-file", sample, "--facts-store", "support", "--include-text", "--json");
+    const plan = await cli(
+      "learn",
+      "run",
+      "--dry-run",
+      "--sample-file",
+      sample,
+      "--facts-store",
+      "support",
+      "--include-text",
+      "--json",
+    );
     expect(plan.code, plan.out + plan.err).toBe(0);
     expect(plan.json).toMatchObject({
       ok: true,
@@ -127,14 +326,26 @@ describe("learn-sample tooling", () => {
       tools: ["local_facts_lookup"],
       generations: 2,
       questions: [{ question: "Can I still get a refund?", expected_tool: "local_facts_lookup", scored: true }],
-      corrections: { applied: [{ index: 1 }, { index: 3 }], skipped: [{ index: 0, fact_id: "refund-window", supporting: 1, reason: "single_example" }] },
+      corrections: {
+        applied: [{ index: 1 }, { index: 3 }],
+        skipped: [{ index: 0, fact_id: "refund-window", supporting: 1, reason: "single_example" }],
+      },
     });
     expect(plan.json.warnings.map((w: { code: string }) => w.code)).toEqual(["fact_correction_unstable"]);
     expect(plan.json.prefix).toContain('fact_correction {"fact_id":"support-hours"}');
     expect(plan.json.prefix).not.toContain("refund-window");
     expect(plan.json.prefix.match(/support-hours/g)).toHaveLength(1);
     // Hash-first without --include-text.
-    const hashed = await cli("learn", "run", "--dry-run", "--sample-file", sample, "--facts-store", "support", "--json");
+    const hashed = await cli(
+      "learn",
+      "run",
+      "--dry-run",
+      "--sample-file",
+      sample,
+      "--facts-store",
+      "support",
+      "--json",
+    );
     expect(hashed.json.questions[0]).not.toHaveProperty("question");
     expect(hashed.json).not.toHaveProperty("prefix");
     expect(readdirSync(join(tmp, "data", "imprints")).length).toBe(before);
@@ -168,7 +379,16 @@ describe("learn-sample tooling", () => {
     const init = await cli("learn", "sample", "init", "--tools", join(EXAMPLES, "tools.py"), "--tool-tag", "orders");
     expect(init.code, init.err).toBe(0);
     const sample = JSON.parse(init.out);
-    expect(sample.tool_schema_export.tools.map((t: { name: string }) => t.name)).toEqual(["order_status", "prepare_order", "submit_order"]);
-    expect(sample.questions.map((q: { expected_tool: string | null }) => q.expected_tool)).toEqual(["order_status", "prepare_order", "submit_order", null]);
+    expect(sample.tool_schema_export.tools.map((t: { name: string }) => t.name)).toEqual([
+      "order_status",
+      "prepare_order",
+      "submit_order",
+    ]);
+    expect(sample.questions.map((q: { expected_tool: string | null }) => q.expected_tool)).toEqual([
+      "order_status",
+      "prepare_order",
+      "submit_order",
+      null,
+    ]);
   });
 });

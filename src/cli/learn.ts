@@ -9,13 +9,26 @@ import type { Receipt } from "../receipts/types.ts";
 import { EdgeError } from "../contract/errors.ts";
 import type { Engine } from "../engines/engine.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
-import { learn, parseLearnSampleText, planLearn, sampleWarnings, summarizeSample, type LearnSample } from "../imprint/index.ts";
+import {
+  learn,
+  parseLearnSampleText,
+  planLearn,
+  sampleWarnings,
+  summarizeSample,
+  type LearnSample,
+} from "../imprint/index.ts";
 import { createNodeImprintStore } from "../imprint/store-node.ts";
 import { nodeStateSaver } from "../imprint/node-state.ts";
 import { createNodeReceiptStore, receiptFileName } from "../receipts/store-node.ts";
 import { readScript } from "./script-file.ts";
 import { EXIT_OK, formatError, printJson, UsageError, type CliIO } from "./io.ts";
-import { openToolSurface, SURFACE_OPTIONS, surfaceFlag, surfaceToolSchemas, type SurfaceValues } from "./tool-surface.ts";
+import {
+  openToolSurface,
+  SURFACE_OPTIONS,
+  surfaceFlag,
+  surfaceToolSchemas,
+  type SurfaceValues,
+} from "./tool-surface.ts";
 import { engineKind, loadModelEngine, maxTokensOf, MODEL_OPTIONS, toolChoiceOf } from "./model.ts";
 
 export async function readSampleFile(file: string): Promise<LearnSample> {
@@ -23,7 +36,11 @@ export async function readSampleFile(file: string): Promise<LearnSample> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new EdgeError("invalid_learn_sample", { field: "(file)", path: file }, `Invalid learn sample: ${file} could not be read (${(err as Error).message}); check the path, or write one with edge learn sample init.`);
+    throw new EdgeError(
+      "invalid_learn_sample",
+      { field: "(file)", path: file },
+      `Invalid learn sample: ${file} could not be read (${(err as Error).message}); check the path, or write one with edge learn sample init.`,
+    );
   }
   return parseLearnSampleText(text);
 }
@@ -42,10 +59,20 @@ export async function validateSample(argv: string[], io: CliIO): Promise<number>
   const active = surfaceToolSchemas(opened)?.map((s) => s.name) ?? null;
   const summary = await summarizeSample(sample);
   const warnings = sampleWarnings(sample, active, null);
-  if (values.json) printJson(io, { ok: true, status: "valid", sample_id: sample.sample_id, sample: summary, warnings, warning_count: warnings.length });
+  if (values.json)
+    printJson(io, {
+      ok: true,
+      status: "valid",
+      sample_id: sample.sample_id,
+      sample: summary,
+      warnings,
+      warning_count: warnings.length,
+    });
   else {
     io.out(`valid: ${positionals[0]}\n`);
-    io.out(`  sample ${summary.sample_id}: ${summary.record_count} records (${summary.record_kinds.join(", ") || "-"}), ${summary.correction_count} corrections, ${summary.question_count} questions (${summary.scored_question_count} scored)\n`);
+    io.out(
+      `  sample ${summary.sample_id}: ${summary.record_count} records (${summary.record_kinds.join(", ") || "-"}), ${summary.correction_count} corrections, ${summary.question_count} questions (${summary.scored_question_count} scored)\n`,
+    );
     io.out(`  sample_sha256: ${summary.sample_sha256}\n`);
     for (const w of warnings) io.out(`warning:${formatError(w).slice(1)}\n`);
   }
@@ -77,14 +104,22 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new UsageError("--max-calls must be an integer ≥ 0.");
   }
   const sample = await readSampleFile(values["sample-file"]);
-  if (values["dry-run"]) return dryRun(sample, values, maxCalls, values["include-text"] === true, values.json === true, io);
+  if (values["dry-run"])
+    return dryRun(sample, values, maxCalls, values["include-text"] === true, values.json === true, io);
   const kind = engineKind(values);
   if (kind === "webllm") {
-    throw new EdgeError("webgpu_unavailable", {}, "The web-llm engine needs WebGPU, which Node does not have: learn with a GGUF model here (--model FILE.gguf), in the browser playground, or with --engine scripted --script OUTPUTS.json.");
+    throw new EdgeError(
+      "webgpu_unavailable",
+      {},
+      "The web-llm engine needs WebGPU, which Node does not have: learn with a GGUF model here (--model FILE.gguf), in the browser playground, or with --engine scripted --script OUTPUTS.json.",
+    );
   }
-  if (kind !== "scripted" && kind !== "llamacpp") throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
+  if (kind !== "scripted" && kind !== "llamacpp")
+    throw new UsageError(`Unknown engine "${kind}" (use llamacpp with --model, webllm or scripted).`);
   if (kind === "scripted" && !values.script && !values["no-evaluate"]) {
-    throw new UsageError("--engine scripted needs --script OUTPUTS.json: for each scored question, the output without the imprint prefix, then the output with it (or pass --no-evaluate).");
+    throw new UsageError(
+      "--engine scripted needs --script OUTPUTS.json: for each scored question, the output without the imprint prefix, then the output with it (or pass --no-evaluate).",
+    );
   }
   let engine: Engine;
   if (kind === "llamacpp") engine = await loadModelEngine(values, io, values.json === true);
@@ -132,9 +167,17 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     } else {
       const e = result.evaluation;
       io.out(`imprint: ${result.imprint_id}\n`);
-      io.out(`  prefix_sha256: ${result.prefix_sha256}\n  active_set_sha256: ${result.active_set_sha256 ?? "- (no tools)"}\n`);
-      io.out(`  evaluation (${e.engine}, ${e.model_id}): ${e.scored} scored; expected behaviour without prefix ${e.matched_without_prefix}/${e.scored}, with prefix ${e.matched_with_prefix}/${e.scored}\n`);
-      io.out(state ? `  model state: ${state.prefix_tokens} prefix tokens, ${state.artifact_bytes} bytes (${state.runtime}, ${state.context_size}-token context), ${state.artifact_sha256}\n` : "  model state: none (this engine cannot save one; chats evaluate the prefix)\n");
+      io.out(
+        `  prefix_sha256: ${result.prefix_sha256}\n  active_set_sha256: ${result.active_set_sha256 ?? "- (no tools)"}\n`,
+      );
+      io.out(
+        `  evaluation (${e.engine}, ${e.model_id}): ${e.scored} scored; expected behaviour without prefix ${e.matched_without_prefix}/${e.scored}, with prefix ${e.matched_with_prefix}/${e.scored}\n`,
+      );
+      io.out(
+        state
+          ? `  model state: ${state.prefix_tokens} prefix tokens, ${state.artifact_bytes} bytes (${state.runtime}, ${state.context_size}-token context), ${state.artifact_sha256}\n`
+          : "  model state: none (this engine cannot save one; chats evaluate the prefix)\n",
+      );
       for (const w of result.warnings) io.out(`warning:${formatError(w).slice(1)}\n`);
       io.out(`  learn receipt: ${receiptPath}\n`);
       io.out(`next: edge chat --with-imprint ${result.imprint_id}${surfaceFlag(values)} --prompt "..."\n`);
@@ -146,17 +189,32 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function dryRun(sample: LearnSample, values: SurfaceValues, maxCalls: number | undefined, includeText: boolean, json: boolean, io: CliIO): Promise<number> {
+async function dryRun(
+  sample: LearnSample,
+  values: SurfaceValues,
+  maxCalls: number | undefined,
+  includeText: boolean,
+  json: boolean,
+  io: CliIO,
+): Promise<number> {
   const opened = await openToolSurface(values, (line) => io.err(line));
   try {
-    const plan = await planLearn({ sample, toolset: opened.toolset, surface: opened.surface, ...(maxCalls !== undefined ? { maxCalls } : {}), includeText });
+    const plan = await planLearn({
+      sample,
+      toolset: opened.toolset,
+      surface: opened.surface,
+      ...(maxCalls !== undefined ? { maxCalls } : {}),
+      includeText,
+    });
     if (json) printJson(io, { ok: true, ...plan });
     else {
       const scored = plan.questions.filter((q) => q.scored);
       io.out(`dry run (no model runs, nothing is written): sample ${plan.sample.sample_id}\n`);
       io.out(`  tools: ${plan.tools.join(", ") || "(none)"}${plan.tool_surface ? ` (${plan.tool_surface})` : ""}\n`);
       io.out(`  prefix: ${plan.prefix_chars} chars, ${plan.prefix_sha256}\n`);
-      io.out(`  questions: ${plan.questions.length}, scored: ${scored.length} (${scored.map((q) => q.expected_tool ?? "no tool").join(", ") || "-"}); ${plan.generations} model generations\n`);
+      io.out(
+        `  questions: ${plan.questions.length}, scored: ${scored.length} (${scored.map((q) => q.expected_tool ?? "no tool").join(", ") || "-"}); ${plan.generations} model generations\n`,
+      );
       io.out(`  corrections: ${plan.corrections.applied.length} applied, ${plan.corrections.skipped.length} skipped\n`);
       for (const w of plan.warnings) io.out(`warning:${formatError(w).slice(1)}\n`);
       if (plan.prefix !== undefined) io.out(`\n${plan.prefix}\n`);
@@ -166,4 +224,3 @@ async function dryRun(sample: LearnSample, values: SurfaceValues, maxCalls: numb
     await opened.close();
   }
 }
-

@@ -21,8 +21,24 @@ let token = "";
 beforeAll(async () => {
   // A descriptor limit a flood of half-open connections would exceed without the bounds.
   const script = 'ulimit -n 512 && exec "$0" "$@"';
-  const args = [BIN, "mcp", "serve", p.file, "--tool", "fee_quote", "--http", "127.0.0.1:0", "--max-sessions", "3", "--session-idle-ms", String(IDLE_MS)];
-  child = spawn("/bin/sh", ["-c", script, process.execPath, ...args], { env: { ...process.env, EDGE_DATA_DIR: p.dataDir }, stdio: ["ignore", "ignore", "pipe"] });
+  const args = [
+    BIN,
+    "mcp",
+    "serve",
+    p.file,
+    "--tool",
+    "fee_quote",
+    "--http",
+    "127.0.0.1:0",
+    "--max-sessions",
+    "3",
+    "--session-idle-ms",
+    String(IDLE_MS),
+  ];
+  child = spawn("/bin/sh", ["-c", script, process.execPath, ...args], {
+    env: { ...process.env, EDGE_DATA_DIR: p.dataDir },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   child.stderr!.setEncoding("utf8").on("data", (t: string) => void (stderr += t));
   await until(() => /bearer token: [0-9a-f]+/.test(stderr) || child.exitCode !== null);
   url = /serving Streamable HTTP at (\S+)/.exec(stderr)![1]!;
@@ -42,20 +58,33 @@ const headers = (sid?: string): Record<string, string> => ({
   ...(sid ? { "mcp-session-id": sid } : {}),
 });
 
-const initialize = (name: string) => ({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name, version: "0" } } });
+const initialize = (name: string) => ({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name, version: "0" } },
+});
 
 async function open(name: string): Promise<string> {
   const res = await fetch(url, { method: "POST", headers: headers(), body: JSON.stringify(initialize(name)) });
   await res.text();
   expect(res.status).toBe(200);
   const sid = res.headers.get("mcp-session-id")!;
-  const ack = await fetch(url, { method: "POST", headers: headers(sid), body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  const ack = await fetch(url, {
+    method: "POST",
+    headers: headers(sid),
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
   await ack.text();
   return sid;
 }
 
 async function listWith(sid: string): Promise<number> {
-  const res = await fetch(url, { method: "POST", headers: headers(sid), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: headers(sid),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+  });
   await res.text();
   return res.status;
 }
@@ -76,7 +105,13 @@ describe("edge mcp serve --http bounds what a client or another local user can h
     expect(body.error.message).toContain("--max-sessions");
     // What the official SDK client sees: its connect fails, naming the code.
     const sdk = newClient("e", "0");
-    await expect(sdk.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }))).rejects.toThrow(/mcp_session_limit/);
+    await expect(
+      sdk.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      ),
+    ).rejects.toThrow(/mcp_session_limit/);
     expect(stderr).toContain("refused a new session: 3 are open (mcp_session_limit)");
     await close(sids[0]!);
     const again = await open("f");
@@ -112,7 +147,11 @@ describe("edge mcp serve --http bounds what a client or another local user can h
     // 60 s in Node by default), so the descriptors are free while the flood is still held.
     await until(() => flood.filter((s) => !s.closed).length <= 64, 5000);
     const client = newClient("the-person", "1.0.0");
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
     const r = (await client.callTool({ name: "fee_quote", arguments: { amount: 100 } })) as CallToolResult;
     expect(r.structuredContent).toEqual({ fee: 0.3, tier: "basic" });
     await client.close();

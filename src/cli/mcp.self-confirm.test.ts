@@ -33,7 +33,13 @@ describe("an MCP client cannot confirm a commit tool by itself", { timeout: 180_
     const r = (await s.client.callTool({ name: "submit_order", arguments: { draft_id: "D-self" } })) as CallToolResult;
     expect(errorOf(r).code).toBe("tool_confirmation_required");
     const pending = (r._meta as Record<string, { id: string }>)["edge-web/pending_action"]!;
-    const seen = harvest(r, listed, s.client.getInstructions(), s.client.getServerVersion(), s.client.getServerCapabilities());
+    const seen = harvest(
+      r,
+      listed,
+      s.client.getInstructions(),
+      s.client.getServerVersion(),
+      s.client.getServerCapabilities(),
+    );
     expect(seen.text).not.toMatch(/--token|tools confirm/);
     // What the client is told instead: the id, and that the person confirms where the server runs.
     expect(seen.text).toContain(pending.id);

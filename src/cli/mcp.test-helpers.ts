@@ -69,7 +69,10 @@ export function makeProject(prefix: string, source = TOOLS_PY, dataDir?: string)
   return { dir, file, dataDir: dataDir ?? join(root, "data") };
 }
 
-export type ElicitHandler = (request: ElicitRequest["params"]) => { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+export type ElicitHandler = (request: ElicitRequest["params"]) => {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
+};
 
 export function newClient(name: string, version: string, elicit?: ElicitHandler): Client {
   const client = new Client({ name, version }, elicit ? { capabilities: { elicitation: { form: {} } } } : {});
@@ -131,21 +134,31 @@ export async function verifiedReceipts(p: Project): Promise<Receipt[]> {
   const verified = await edgeCli(p.dataDir, "receipts", "verify", file, "--json");
   expect(verified.code, verified.out + verified.err).toBe(0);
   expect(verified.json).toMatchObject({ ok: true });
-  return exported.out.trim().split("\n").map((l) => JSON.parse(l) as Receipt);
+  return exported.out
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Receipt);
 }
 
-const INSPECTOR_BUILD = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/inspector-cli/build/", import.meta.url));
+const INSPECTOR_BUILD = fileURLToPath(
+  new URL("../../node_modules/@modelcontextprotocol/inspector-cli/build/", import.meta.url),
+);
 
 /** The inspector's own bin, from its own folder (it reads its package.json relative to the working directory). */
 export function inspector(dataDir: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(INSPECTOR_BUILD, "cli.js"), "--cli", ...args], { cwd: INSPECTOR_BUILD, env: { ...process.env, EDGE_DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(INSPECTOR_BUILD, "cli.js"), "--cli", ...args], {
+      cwd: INSPECTOR_BUILD,
+      env: { ...process.env, EDGE_DATA_DIR: dataDir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => void (out += c.toString("utf8")));
     child.stderr.on("data", (c: Buffer) => void (err += c.toString("utf8")));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`inspector-cli exited ${code}: ${err}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`inspector-cli exited ${code}: ${err}`)),
+    );
   });
 }
-

@@ -42,10 +42,20 @@ function parse(argv: string[]): ServeOptions {
   const timeoutMs = positiveInteger(values["timeout-ms"], "--timeout-ms");
   const maxSessions = positiveInteger(values["max-sessions"], "--max-sessions");
   const sessionIdleMs = positiveInteger(values["session-idle-ms"], "--session-idle-ms");
-  if ((maxSessions ?? sessionIdleMs) !== undefined && values.http === undefined) throw new UsageError("--max-sessions and --session-idle-ms bound the sessions of --http; over stdio there is one client.");
-  const limits: Partial<HttpLimits> = { ...(maxSessions !== undefined ? { maxSessions } : {}), ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}) };
+  if ((maxSessions ?? sessionIdleMs) !== undefined && values.http === undefined)
+    throw new UsageError(
+      "--max-sessions and --session-idle-ms bound the sessions of --http; over stdio there is one client.",
+    );
+  const limits: Partial<HttpLimits> = {
+    ...(maxSessions !== undefined ? { maxSessions } : {}),
+    ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}),
+  };
   const root = values["tools-root"];
-  const tools = { file: positionals[0]!, ...(root !== undefined ? { root } : {}), selection: { tool: values.tool, toolTag: values["tool-tag"] } };
+  const tools = {
+    file: positionals[0]!,
+    ...(root !== undefined ? { root } : {}),
+    selection: { tool: values.tool, toolTag: values["tool-tag"] },
+  };
   return { tools, http: values.http, timeoutMs, workspace: values.workspace, limits };
 }
 
@@ -70,10 +80,17 @@ export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
     const ws = await cliWorkspace(o.workspace, undefined, false);
     await edge.purgeExpired((err) => log(`could not purge expired pending actions: ${String(err)}`));
     // The confirm command goes only to stderr (service.ts); it names this installation by path.
-    const service = await edge.toolService({ tools: o.tools, log, ...(ws.workspace ? { workspace: ws.workspace } : {}), ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) });
+    const service = await edge.toolService({
+      tools: o.tools,
+      log,
+      ...(ws.workspace ? { workspace: ws.workspace } : {}),
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    });
     const toolset = service.toolset();
     const names = toolset.active.map((t) => `${t.schema.name} (${t.schema.execution_level})`).join(", ");
-    log(`froze ${o.tools.file}: ${toolset.active.length} tool(s): ${names}; tools_file_sha256 ${toolset.tools_file_sha256}, active_set_sha256 ${toolset.active_set_sha256}`);
+    log(
+      `froze ${o.tools.file}: ${toolset.active.length} tool(s): ${names}; tools_file_sha256 ${toolset.tools_file_sha256}, active_set_sha256 ${toolset.active_set_sha256}`,
+    );
     const stopRefreeze = onSighup(() => refreeze(service, edge, o, log));
     try {
       if (address) {
@@ -103,13 +120,22 @@ export async function mcpServe(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** Re-freeze on the person's explicit request: a file that fails to freeze keeps the old set. */
-async function refreeze(service: McpToolService, edge: NodeEdge, o: ServeOptions, log: (line: string) => void): Promise<void> {
+async function refreeze(
+  service: McpToolService,
+  edge: NodeEdge,
+  o: ServeOptions,
+  log: (line: string) => void,
+): Promise<void> {
   try {
     const next = await edge.freeze(o.tools);
     service.replace(next);
-    log(`re-froze ${o.tools.file} (SIGHUP): ${next.active.length} tool(s), tools_file_sha256 ${next.tools_file_sha256}; clients were told the tool list changed`);
+    log(
+      `re-froze ${o.tools.file} (SIGHUP): ${next.active.length} tool(s), tools_file_sha256 ${next.tools_file_sha256}; clients were told the tool list changed`,
+    );
   } catch (err) {
-    log(`re-freezing ${o.tools.file} failed, the tools frozen before stay in use: ${toErrorJson(err).code}: ${toErrorJson(err).message}`);
+    log(
+      `re-freezing ${o.tools.file} failed, the tools frozen before stay in use: ${toErrorJson(err).code}: ${toErrorJson(err).message}`,
+    );
   }
 }
 

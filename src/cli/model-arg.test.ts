@@ -17,8 +17,14 @@ function refusal(value: string, catalog?: string[]): EdgeError {
 describe("resolveModelArg", () => {
   it("accepts GGUF files, GGUF URLs and catalog names", () => {
     expect(resolveModelArg("./models/tiny.gguf")).toEqual({ kind: "gguf_file", path: "./models/tiny.gguf" });
-    expect(resolveModelArg("/abs/Qwen2.5-1.5B-Instruct-Q4_K_M.GGUF")).toEqual({ kind: "gguf_file", path: "/abs/Qwen2.5-1.5B-Instruct-Q4_K_M.GGUF" });
-    expect(resolveModelArg("https://example.org/m/model.gguf?download=true")).toEqual({ kind: "gguf_url", url: "https://example.org/m/model.gguf?download=true" });
+    expect(resolveModelArg("/abs/Qwen2.5-1.5B-Instruct-Q4_K_M.GGUF")).toEqual({
+      kind: "gguf_file",
+      path: "/abs/Qwen2.5-1.5B-Instruct-Q4_K_M.GGUF",
+    });
+    expect(resolveModelArg("https://example.org/m/model.gguf?download=true")).toEqual({
+      kind: "gguf_url",
+      url: "https://example.org/m/model.gguf?download=true",
+    });
     expect(resolveModelArg("tiny-test", { catalog: ["tiny-test"] })).toEqual({ kind: "catalog", id: "tiny-test" });
   });
 

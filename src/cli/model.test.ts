@@ -41,38 +41,95 @@ describe("edge chat --model: command line", () => {
 });
 
 // Slow on a busy machine: the first command builds this data dir's runner snapshot.
-describe.skipIf(!available)("edge chat --model / edge learn run --model (generated model, node-llama-cpp)", { timeout: 180_000 }, () => {
-  it("runs the real model through the loop: a guided call runs the real tool, and the receipt names the model file", async () => {
-    const r = await cli("chat", "--model", model.path, "--threads", "1", "--tools", TOOLS, "--tool-choice", "required", "--prompt", "Quote the fee for 120.", "--include-text", "--json");
-    expect(r.code, r.err).toBe(0);
-    expect(r.json).toMatchObject({ ok: true, outcome: "return_direct", receipt: { engine: "llamacpp", model_fingerprint: { sha256: `sha256:${model.sha256}`, runtime: "node-llama-cpp 3.22.1" } } });
-    const call = r.json.receipt.calls[0];
-    expect(call).toMatchObject({ tool_name: "fee_quote", status: "ok", runner_secret_verified: true });
-    expect(r.json.result).toEqual(expectedFeeQuote(call.arguments));
-  });
+describe.skipIf(!available)(
+  "edge chat --model / edge learn run --model (generated model, node-llama-cpp)",
+  { timeout: 180_000 },
+  () => {
+    it("runs the real model through the loop: a guided call runs the real tool, and the receipt names the model file", async () => {
+      const r = await cli(
+        "chat",
+        "--model",
+        model.path,
+        "--threads",
+        "1",
+        "--tools",
+        TOOLS,
+        "--tool-choice",
+        "required",
+        "--prompt",
+        "Quote the fee for 120.",
+        "--include-text",
+        "--json",
+      );
+      expect(r.code, r.err).toBe(0);
+      expect(r.json).toMatchObject({
+        ok: true,
+        outcome: "return_direct",
+        receipt: {
+          engine: "llamacpp",
+          model_fingerprint: { sha256: `sha256:${model.sha256}`, runtime: "node-llama-cpp 3.22.1" },
+        },
+      });
+      const call = r.json.receipt.calls[0];
+      expect(call).toMatchObject({ tool_name: "fee_quote", status: "ok", runner_secret_verified: true });
+      expect(r.json.result).toEqual(expectedFeeQuote(call.arguments));
+    });
 
-  it("a URL is downloaded once into $EDGE_DATA_DIR/models, checked against --model-sha256, and reused", async () => {
-    const url = server.url("/model.gguf");
-    const args = ["chat", "--model", url, "--model-sha256", model.sha256, "--threads", "1", "--tools", TOOLS, "--tool-choice", "required", "--prompt", "fee for 3?"];
-    const first = await cli(...args);
-    expect(first.code, first.err).toBe(0);
-    expect(first.err).toMatch(/model: Downloading the model/);
-    expect((await cli(...args, "--json")).code).toBe(0);
-    expect(server.hits("/model.gguf")).toBe(1);
-    expect(readdirSync(join(tmp, "data", "models")).sort()).toEqual([expect.stringMatching(/\.gguf$/), expect.stringMatching(/\.json$/)]);
-    const wrong = await cli("chat", "--model", server.url("/truncated.gguf"), "--prompt", "x", "--json");
-    expect(wrong.json.error.code).toBe("model_truncated");
-  });
+    it("a URL is downloaded once into $EDGE_DATA_DIR/models, checked against --model-sha256, and reused", async () => {
+      const url = server.url("/model.gguf");
+      const args = [
+        "chat",
+        "--model",
+        url,
+        "--model-sha256",
+        model.sha256,
+        "--threads",
+        "1",
+        "--tools",
+        TOOLS,
+        "--tool-choice",
+        "required",
+        "--prompt",
+        "fee for 3?",
+      ];
+      const first = await cli(...args);
+      expect(first.code, first.err).toBe(0);
+      expect(first.err).toMatch(/model: Downloading the model/);
+      expect((await cli(...args, "--json")).code).toBe(0);
+      expect(server.hits("/model.gguf")).toBe(1);
+      expect(readdirSync(join(tmp, "data", "models")).sort()).toEqual([
+        expect.stringMatching(/\.gguf$/),
+        expect.stringMatching(/\.json$/),
+      ]);
+      const wrong = await cli("chat", "--model", server.url("/truncated.gguf"), "--prompt", "x", "--json");
+      expect(wrong.json.error.code).toBe("model_truncated");
+    });
 
-  it("edge learn run --model learns an imprint bound to the model file, evaluating with the real model", async () => {
-    const r = await cli("learn", "run", "--sample-file", join(EXAMPLES, "learn_sample.json"), "--model", model.path, "--threads", "1", "--max-tokens", "24", "--json");
-    expect(r.code, r.err).toBe(0);
-    expect(r.json.evaluation).toMatchObject({ engine: "llamacpp", model_id: model.path.split("/").pop() });
-    expect(r.json.evaluation.scored).toBeGreaterThan(0);
-    const shown = await cli("imprints", "show", r.json.imprint_id, "--json");
-    expect(JSON.stringify(shown.json)).toContain(`sha256:${model.sha256}`);
-    // The learn receipt names the model by its bytes, as a chat receipt does.
-    const receipt = await cli("receipts", "show", r.json.receipt_id, "--json");
-    expect(receipt.json).toMatchObject({ kind: "learn", model_fingerprint: { sha256: `sha256:${model.sha256}`, runtime: "node-llama-cpp 3.22.1" } });
-  });
-});
+    it("edge learn run --model learns an imprint bound to the model file, evaluating with the real model", async () => {
+      const r = await cli(
+        "learn",
+        "run",
+        "--sample-file",
+        join(EXAMPLES, "learn_sample.json"),
+        "--model",
+        model.path,
+        "--threads",
+        "1",
+        "--max-tokens",
+        "24",
+        "--json",
+      );
+      expect(r.code, r.err).toBe(0);
+      expect(r.json.evaluation).toMatchObject({ engine: "llamacpp", model_id: model.path.split("/").pop() });
+      expect(r.json.evaluation.scored).toBeGreaterThan(0);
+      const shown = await cli("imprints", "show", r.json.imprint_id, "--json");
+      expect(JSON.stringify(shown.json)).toContain(`sha256:${model.sha256}`);
+      // The learn receipt names the model by its bytes, as a chat receipt does.
+      const receipt = await cli("receipts", "show", r.json.receipt_id, "--json");
+      expect(receipt.json).toMatchObject({
+        kind: "learn",
+        model_fingerprint: { sha256: `sha256:${model.sha256}`, runtime: "node-llama-cpp 3.22.1" },
+      });
+    });
+  },
+);

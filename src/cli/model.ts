@@ -40,8 +40,10 @@ function positiveInt(text: string | undefined, flag: string): number | undefined
 /** The engine the command runs: llama.cpp whenever --model is given. */
 export function engineKind(values: ModelValues & { engine?: string }): string {
   const kind = values.engine ?? (values.model !== undefined ? "llamacpp" : "webllm");
-  if (kind === "llamacpp" && values.model === undefined) throw new UsageError("--engine llamacpp needs --model FILE.gguf|URL|NAME.");
-  if (kind !== "llamacpp" && values.model !== undefined) throw new UsageError(`--model runs the llama.cpp engine; drop --engine ${kind}.`);
+  if (kind === "llamacpp" && values.model === undefined)
+    throw new UsageError("--engine llamacpp needs --model FILE.gguf|URL|NAME.");
+  if (kind !== "llamacpp" && values.model !== undefined)
+    throw new UsageError(`--model runs the llama.cpp engine; drop --engine ${kind}.`);
   return kind;
 }
 
@@ -63,10 +65,13 @@ function modelSourceOf(value: string, sha256: string | undefined): ModelSource {
   const arg = resolveModelArg(value, { catalog: LLAMACPP_CATALOG.map((m) => m.id) });
   const pin = sha256 !== undefined ? { sha256 } : {};
   if (arg.kind === "catalog") {
-    if (sha256 !== undefined) throw new UsageError("--model-sha256 pins a file or a URL; a catalog model is pinned already.");
+    if (sha256 !== undefined)
+      throw new UsageError("--model-sha256 pins a file or a URL; a catalog model is pinned already.");
     return catalogSource(catalogModel(arg.id)!);
   }
-  return arg.kind === "gguf_url" ? { kind: "url", url: arg.url, ...pin } : { kind: "file", path: path.resolve(arg.path), ...pin };
+  return arg.kind === "gguf_url"
+    ? { kind: "url", url: arg.url, ...pin }
+    : { kind: "file", path: path.resolve(arg.path), ...pin };
 }
 
 /** --ctx-size, when given. */
@@ -112,7 +117,10 @@ export function keepStartStates(engine: Engine, off: boolean, env: NodeJS.Proces
   if (off || switchedOff(env.EDGE_START_STATE)) return;
   const mb = env.EDGE_START_STATE_MAX_MB;
   const maxBytes = mb === undefined || mb === "" ? START_STATES_MAX_BYTES : Number(mb) * 1024 * 1024;
-  if (!Number.isFinite(maxBytes) || maxBytes < 0) throw new UsageError(`EDGE_START_STATE_MAX_MB must be a number of MiB ≥ 0 (got "${mb}"); unset it for the default, ${START_STATES_MAX_BYTES / 1024 / 1024}.`);
+  if (!Number.isFinite(maxBytes) || maxBytes < 0)
+    throw new UsageError(
+      `EDGE_START_STATE_MAX_MB must be a number of MiB ≥ 0 (got "${mb}"); unset it for the default, ${START_STATES_MAX_BYTES / 1024 / 1024}.`,
+    );
   const store = nodeStartStates(engine, { maxBytes });
   if (store) engine.startStates = store;
 }

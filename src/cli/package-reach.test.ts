@@ -16,7 +16,14 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 // Pyodide's lock has no tabulate; a test wheel of that name stands in for it (this machine cannot
 // download Pyodide's wheels, docs/packages.md).
-writeTestLock(LOCK, WHEELS, [{ name: "tabulate", version: "0.9.0", imports: ["tabulate"], files: { "tabulate.py": "def tabulate(rows):\n    return '|'.join(str(r) for r in rows)\n" } }]);
+writeTestLock(LOCK, WHEELS, [
+  {
+    name: "tabulate",
+    version: "0.9.0",
+    imports: ["tabulate"],
+    files: { "tabulate.py": "def tabulate(rows):\n    return '|'.join(str(r) for r in rows)\n" },
+  },
+]);
 
 function edge(env: Record<string, string>, ...argv: string[]): Promise<CliResult> {
   return edgeCliWithEnv({ ...process.env, EDGE_DATA_DIR: join(tmp, "data"), EDGE_PACKAGE_SOURCE: "", ...env }, ...argv);
@@ -30,9 +37,12 @@ function folder(name: string, files: Record<string, string>): string {
 }
 
 describe("the imports that count are the ones the tools file reaches", () => {
-  it("an unrelated other.py that imports numpy never blocks seed_a.py; it is still mounted and hashed", { timeout: 120_000 }, async () => {
+  it("an unrelated other.py that imports numpy never blocks seed_a.py; it is still mounted and hashed", {
+    timeout: 120_000,
+  }, async () => {
     const dir = folder("seeds", {
-      "seed_a.py": 'import json\nfrom edgestudio.tools import edge_tool\n\n@edge_tool(description="Echo text as JSON.")\ndef echo(text: str) -> str:\n    return json.dumps(text)\n',
+      "seed_a.py":
+        'import json\nfrom edgestudio.tools import edge_tool\n\n@edge_tool(description="Echo text as JSON.")\ndef echo(text: str) -> str:\n    return json.dumps(text)\n',
       "other.py": "import numpy\nprint(numpy.zeros(3))\n",
     });
     const r = await edge({ EDGE_PACKAGE_LOCK: "" }, "tools", "inspect", join(dir, "seed_a.py"), "--json");
@@ -46,9 +56,12 @@ describe("the imports that count are the ones the tools file reaches", () => {
     expect(other.json.errors[0].message).toContain("numpy");
   });
 
-  it("tools.py → helpers.py → import tabulate: reported missing, then added, sent and imported", { timeout: 180_000 }, async () => {
+  it("tools.py → helpers.py → import tabulate: reported missing, then added, sent and imported", {
+    timeout: 180_000,
+  }, async () => {
     const dir = folder("chain", {
-      "tools.py": 'from edgestudio.tools import edge_tool\nimport helpers\n\n@edge_tool(description="Render rows as a table.")\ndef table(n: int) -> str:\n    return helpers.render(list(range(n)))\n',
+      "tools.py":
+        'from edgestudio.tools import edge_tool\nimport helpers\n\n@edge_tool(description="Render rows as a table.")\ndef table(n: int) -> str:\n    return helpers.render(list(range(n)))\n',
       "helpers.py": "from tabulate import tabulate\n\ndef render(rows):\n    return tabulate(rows)\n",
     });
     const env = { EDGE_PACKAGE_LOCK: LOCK };

@@ -22,7 +22,8 @@ const DATA = join(tmp, "data");
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const pypi = await PypiMirror.reachable();
-if (!pypi && process.env.EDGE_REQUIRE_PYPI === "1") throw new Error("EDGE_REQUIRE_PYPI=1 but https://pypi.org/simple/ cannot be reached from this machine.");
+if (!pypi && process.env.EDGE_REQUIRE_PYPI === "1")
+  throw new Error("EDGE_REQUIRE_PYPI=1 but https://pypi.org/simple/ cannot be reached from this machine.");
 
 // PyPI's pages as this machine receives them (no core-metadata: the resolver reads each wheel's METADATA).
 const index = new PypiMirror({ metadataApart: false });
@@ -30,7 +31,16 @@ beforeAll(() => (pypi ? index.start() : undefined));
 afterAll(() => index.close());
 
 function edge(...argv: string[]): Promise<CliResult> {
-  return edgeCliWithEnv({ ...process.env, EDGE_DATA_DIR: DATA, EDGE_PACKAGE_INDEX: index.url, EDGE_PACKAGE_LOCK: "", EDGE_PACKAGE_SOURCE: "" }, ...argv);
+  return edgeCliWithEnv(
+    {
+      ...process.env,
+      EDGE_DATA_DIR: DATA,
+      EDGE_PACKAGE_INDEX: index.url,
+      EDGE_PACKAGE_LOCK: "",
+      EDGE_PACKAGE_SOURCE: "",
+    },
+    ...argv,
+  );
 }
 
 let n = 0;
@@ -83,12 +93,16 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     expect(r.json.status).toBe("written");
-    const names = r.json.packages.map((p: { name: string; source: string; status: string }) => `${p.name}:${p.source}:${p.status}`);
+    const names = r.json.packages.map(
+      (p: { name: string; source: string; status: string }) => `${p.name}:${p.source}:${p.status}`,
+    );
     expect(names).toEqual(["six:pypi:added", "python-dateutil:pypi:added", "tabulate:pypi:added"]);
     const text = readFileSync(lockFile, "utf8");
     expect(text).toMatch(/^lock-version = "1\.0"$/m);
     expect(text).toContain('name = "python_dateutil-2.9.0.post0-py2.py3-none-any.whl"');
-    expect(readdirSync(join(DATA, "packages", "pypi")).sort()).toEqual(r.json.packages.map((p: { file_name: string }) => p.file_name).sort());
+    expect(readdirSync(join(DATA, "packages", "pypi")).sort()).toEqual(
+      r.json.packages.map((p: { file_name: string }) => p.file_name).sort(),
+    );
   }, 120_000);
 
   it("calls the tools in a runner with the pinned wheels, records them and the lock's sha256 in the receipt, and works with the index switched off", async () => {
@@ -101,9 +115,15 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
     expect(r.json.result.where).toMatch(/site-packages\/tabulate/);
     expect(index.requests.length).toBe(before);
     const receipt = (await createNodeReceiptStore({ dir: DATA }).list()).find((x) => x.id === r.json.receipt_id)!;
-    expect(receipt.python_packages!.map((p) => `${p.name} ${p.version} ${p.source}`)).toEqual(["six 1.17.0 pypi", "python-dateutil 2.9.0.post0 pypi", "tabulate 0.10.0 pypi"]);
+    expect(receipt.python_packages!.map((p) => `${p.name} ${p.version} ${p.source}`)).toEqual([
+      "six 1.17.0 pypi",
+      "python-dateutil 2.9.0.post0 pypi",
+      "tabulate 0.10.0 pypi",
+    ]);
     const { createHash } = await import("node:crypto");
-    expect(receipt.python_lock_sha256).toBe(`sha256:${createHash("sha256").update(readFileSync(lockFile)).digest("hex")}`);
+    expect(receipt.python_lock_sha256).toBe(
+      `sha256:${createHash("sha256").update(readFileSync(lockFile)).digest("hex")}`,
+    );
     // Locking again offline: the lock is current and every wheel is stored, so nothing is asked.
     const again = await edge("packages", "lock", tools, "--json");
     expect(again.json).toMatchObject({ ok: true, status: "current" });
@@ -114,7 +134,10 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
   it("serves the same tools over MCP (stdio, the SDK's client), offline", async () => {
     index.online = false;
     const before = index.requests.length;
-    const s = await stdioServer({ dir: join(tools, ".."), file: tools, dataDir: DATA }, newClient("edge-lock-test", "1.0.0"));
+    const s = await stdioServer(
+      { dir: join(tools, ".."), file: tools, dataDir: DATA },
+      newClient("edge-lock-test", "1.0.0"),
+    );
     try {
       const r = (await s.client.callTool({ name: "weekday", arguments: { date: "2026-12-07" } })) as CallToolResult;
       expect(r.isError).toBeFalsy();
@@ -122,10 +145,16 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
       // The lock is part of the frozen project: changing it ends the session, as a changed tools file does.
       const text = readFileSync(lockFile, "utf8");
       writeFileSync(lockFile, `${text}# a note\n`);
-      const changed = (await s.client.callTool({ name: "weekday", arguments: { date: "2026-12-07" } })) as CallToolResult;
+      const changed = (await s.client.callTool({
+        name: "weekday",
+        arguments: { date: "2026-12-07" },
+      })) as CallToolResult;
       writeFileSync(lockFile, text);
       expect(changed.isError).toBe(true);
-      expect(JSON.parse((changed.content[0] as { text: string }).text).error).toMatchObject({ code: "tools_file_changed", message: expect.stringContaining("pylock.toml") });
+      expect(JSON.parse((changed.content[0] as { text: string }).text).error).toMatchObject({
+        code: "tools_file_changed",
+        message: expect.stringContaining("pylock.toml"),
+      });
     } finally {
       await s.client.close();
       index.online = true;
@@ -146,7 +175,9 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
     index.tamper.clear();
     expect(tampered.json.error.code).toBe("python_package_hash_mismatch");
     expect(existsSync(stored)).toBe(false);
-    expect((await edge("packages", "lock", tools, "--json")).json.packages.map((p: { status: string }) => p.status)).toEqual(["cached", "cached", "added"]);
+    expect(
+      (await edge("packages", "lock", tools, "--json")).json.packages.map((p: { status: string }) => p.status),
+    ).toEqual(["cached", "cached", "added"]);
     expect(readFileSync(stored)).toEqual(good);
     const text = readFileSync(lockFile, "utf8");
     writeFileSync(lockFile, text.replace('version = "0.10.0"', 'version = "0.9.0"'));
@@ -164,18 +195,40 @@ describe.skipIf(!pypi)("edge packages lock: declared dependencies from PyPI, pin
     const r = await edge("tools", "call", stale, "echo", "--args", '{"text": "x"}', "--json");
     expect(r.json.error.code).toBe("python_lock_stale");
     expect((await edge("packages", "lock", stale)).code).toBe(0);
-    expect((await edge("tools", "call", stale, "echo", "--args", '{"text": "x"}', "--json")).json.result).toEqual({ result: "x" });
+    expect((await edge("tools", "call", stale, "echo", "--args", '{"text": "x"}', "--json")).json.result).toEqual({
+      result: "x",
+    });
     expect(existsSync(join(dir, "requirements.txt"))).toBe(false);
   }, 120_000);
 
   it("says why a package cannot be installed: Requires-Python, platform wheels only, a requirements line it cannot honour", async () => {
-    const old = await edge("packages", "lock", project({ "tools.py": PLAIN("json"), "requirements.txt": "dataclasses==0.8\n" }), "--json");
+    const old = await edge(
+      "packages",
+      "lock",
+      project({ "tools.py": PLAIN("json"), "requirements.txt": "dataclasses==0.8\n" }),
+      "--json",
+    );
     expect(old.json.error.code).toBe("python_package_unavailable");
     expect(old.json.error.message).toContain("0.8 needs Python >=3.6, <3.7");
-    const native = await edge("packages", "lock", project({ "tools.py": PLAIN("json"), "requirements.txt": "psutil\n" }), "--json");
+    const native = await edge(
+      "packages",
+      "lock",
+      project({ "tools.py": PLAIN("json"), "requirements.txt": "psutil\n" }),
+      "--json",
+    );
     expect(native.json.error.code).toBe("python_package_unavailable");
-    expect(native.json.error.message).toMatch(/wheels for other platforms only.*Pyodide's lock does not have it either/);
-    const option = await edge("packages", "lock", project({ "tools.py": PLAIN("json"), "requirements.txt": "# tools\ntabulate\n--index-url https://example.org/simple\n" }), "--json");
+    expect(native.json.error.message).toMatch(
+      /wheels for other platforms only.*Pyodide's lock does not have it either/,
+    );
+    const option = await edge(
+      "packages",
+      "lock",
+      project({
+        "tools.py": PLAIN("json"),
+        "requirements.txt": "# tools\ntabulate\n--index-url https://example.org/simple\n",
+      }),
+      "--json",
+    );
     expect(option.json.error.code).toBe("python_requirement_invalid");
     expect(option.json.error.message).toContain("requirements.txt line 3");
   }, 120_000);
@@ -192,7 +245,14 @@ def digest(text: str) -> str:
       "requirements.txt": "xxhash==4.1.0\n",
     });
     const r = await edge("packages", "lock", xx, "--json");
-    expect(r.json.packages).toEqual([expect.objectContaining({ name: "xxhash", source: "pypi", file_name: "xxhash-4.1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl", status: "added" })]);
+    expect(r.json.packages).toEqual([
+      expect.objectContaining({
+        name: "xxhash",
+        source: "pypi",
+        file_name: "xxhash-4.1.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl",
+        status: "added",
+      }),
+    ]);
     const call = await edge("tools", "call", xx, "digest", "--args", '{"text": "abc"}', "--json");
     expect(call.json.result).toEqual({ result: "44bc2cf5ad770999" }); // XXH64("abc"), seed 0
   }, 120_000);
@@ -200,7 +260,9 @@ def digest(text: str) -> str:
   it("pins a package that only Pyodide builds (numpy) from Pyodide's lock, and says where its wheel must come from", async () => {
     const np = project({ "tools.py": PLAIN("numpy"), "requirements.txt": "numpy\n" });
     const r = await edge("packages", "lock", np, "--json", "--package-source", join(tmp, "no-wheels-here"));
-    expect(r.json.packages).toEqual([expect.objectContaining({ name: "numpy", source: "pyodide-lock", status: "failed" })]);
+    expect(r.json.packages).toEqual([
+      expect.objectContaining({ name: "numpy", source: "pyodide-lock", status: "failed" }),
+    ]);
     expect(r.json.error.code).toBe("python_package_fetch_failed");
     expect(readFileSync(join(np, "..", "pylock.toml"), "utf8")).toMatch(/source = "pyodide-lock"/);
     const call = await edge("tools", "call", np, "echo", "--args", '{"text": "x"}', "--json");

@@ -29,17 +29,26 @@ export function humanBytes(n: number): string {
 /** `edge packages add NAME... [--package-source DIR|URL]`. */
 export async function packagesAdd(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parse(argv);
-  if (!positionals.length) throw new UsageError("packages add needs at least one package NAME (a package of Pyodide's lock, e.g. numpy).");
+  if (!positionals.length)
+    throw new UsageError("packages add needs at least one package NAME (a package of Pyodide's lock, e.g. numpy).");
   if (values.available) throw new UsageError("--available belongs to edge packages list.");
   const { lock, file } = await nodeLock();
   const store = createNodePackageStore();
   const source = packageSourceFor(values["package-source"], installedPyodideVersion());
   const added = await addPackages(positionals, lock, store, source);
-  if (values.json) printJson(io, { ok: true, source: source.location, lock: file, store: store.location, packages: added });
+  if (values.json)
+    printJson(io, { ok: true, source: source.location, lock: file, store: store.location, packages: added });
   else {
-    for (const p of added) io.out(`${p.status === "added" ? "added " : "cached"} ${p.name} ${p.version} (${humanBytes(p.bytes)}${p.requested ? "" : ", a dependency"}) ${p.sha256}\n`);
+    for (const p of added)
+      io.out(
+        `${p.status === "added" ? "added " : "cached"} ${p.name} ${p.version} (${humanBytes(p.bytes)}${p.requested ? "" : ", a dependency"}) ${p.sha256}\n`,
+      );
     const fetched = added.filter((p) => p.status === "added").length;
-    io.out(fetched ? `${fetched} wheel(s) fetched from ${source.location}, each checked against the lock, into ${store.location}\n` : `nothing fetched: every wheel was already in ${store.location}\n`);
+    io.out(
+      fetched
+        ? `${fetched} wheel(s) fetched from ${source.location}, each checked against the lock, into ${store.location}\n`
+        : `nothing fetched: every wheel was already in ${store.location}\n`,
+    );
   }
   return EXIT_OK;
 }
@@ -50,18 +59,41 @@ export async function packagesList(argv: string[], io: CliIO): Promise<number> {
   if (positionals.length) throw new UsageError("packages list takes no NAME.");
   const { lock, file } = await nodeLock();
   if (values.available) {
-    const all = Object.values(lock.packages).filter((p) => p.package_type !== "shared_library" && !p.name.endsWith("-tests")).sort((a, b) => (a.name < b.name ? -1 : 1));
-    if (values.json) printJson(io, { ok: true, lock: file, available: all.map((p) => ({ name: p.name, version: p.version, imports: p.imports, depends: p.depends })) });
-    else io.out(table([["PACKAGE", "VERSION", "IMPORTS", "DEPENDS"], ...all.map((p) => [p.name, p.version, p.imports.join(",") || "-", p.depends.join(",") || "-"])]));
+    const all = Object.values(lock.packages)
+      .filter((p) => p.package_type !== "shared_library" && !p.name.endsWith("-tests"))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
+    if (values.json)
+      printJson(io, {
+        ok: true,
+        lock: file,
+        available: all.map((p) => ({ name: p.name, version: p.version, imports: p.imports, depends: p.depends })),
+      });
+    else
+      io.out(
+        table([
+          ["PACKAGE", "VERSION", "IMPORTS", "DEPENDS"],
+          ...all.map((p) => [p.name, p.version, p.imports.join(",") || "-", p.depends.join(",") || "-"]),
+        ]),
+      );
     return EXIT_OK;
   }
   const store = createNodePackageStore();
   const listing = await listPackages(lock, store);
   if (values.json) printJson(io, { ok: true, lock: file, store: store.location, ...listing });
   else {
-    if (!listing.packages.length) io.out(`no packages in ${store.location} (add one with \`edge packages add NAME\`)\n`);
-    else io.out(table([["PACKAGE", "VERSION", "SIZE", "SHA256"], ...listing.packages.map((p) => [p.name, p.version, humanBytes(p.bytes), p.sha256])]));
-    for (const u of listing.unknown) io.out(`not in the lock: ${u.file_name} (${humanBytes(u.bytes)}; another Pyodide version's wheel? \`edge packages verify\` names it)\n`);
+    if (!listing.packages.length)
+      io.out(`no packages in ${store.location} (add one with \`edge packages add NAME\`)\n`);
+    else
+      io.out(
+        table([
+          ["PACKAGE", "VERSION", "SIZE", "SHA256"],
+          ...listing.packages.map((p) => [p.name, p.version, humanBytes(p.bytes), p.sha256]),
+        ]),
+      );
+    for (const u of listing.unknown)
+      io.out(
+        `not in the lock: ${u.file_name} (${humanBytes(u.bytes)}; another Pyodide version's wheel? \`edge packages verify\` names it)\n`,
+      );
   }
   return EXIT_OK;
 }
@@ -85,8 +117,10 @@ export async function packagesVerify(argv: string[], io: CliIO): Promise<number>
     const rest = { lock: file, store: store.location, packages: listing.packages, unknown: listing.unknown };
     printJson(io, errors.length ? failureJson(errors[0]!, errors, rest) : { ok: true, ...rest });
   } else {
-    for (const p of listing.packages) io.out(`${p.verified ? "ok      " : "MISMATCH"} ${p.name} ${p.version} ${p.file_name}\n`);
-    for (const u of listing.unknown) io.out(`unknown  ${u.file_name} (no package of the lock names it; remove it by hand if it is not needed)\n`);
+    for (const p of listing.packages)
+      io.out(`${p.verified ? "ok      " : "MISMATCH"} ${p.name} ${p.version} ${p.file_name}\n`);
+    for (const u of listing.unknown)
+      io.out(`unknown  ${u.file_name} (no package of the lock names it; remove it by hand if it is not needed)\n`);
     for (const e of errors) io.err(`edge: ${e.code}: ${e.message}\n`);
     if (!listing.packages.length && !listing.unknown.length) io.out(`no packages in ${store.location}\n`);
   }

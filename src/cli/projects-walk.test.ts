@@ -106,7 +106,8 @@ describe("what the walk opens is what it reads", () => {
         const walked = await Promise.race([
           source.readProject!(DEFAULT_PROJECT_LIMITS).then(
             (p) => {
-              for (const bytes of Object.values(p.files)) expect(Buffer.from(bytes).toString()).not.toContain("OUTSIDE-SECRET");
+              for (const bytes of Object.values(p.files))
+                expect(Buffer.from(bytes).toString()).not.toContain("OUTSIDE-SECRET");
               for (const path of Object.keys(p.files)) expect(path.startsWith("sub/")).toBe(false); // sub/ is empty or a link
               return "walked";
             },
@@ -133,7 +134,9 @@ describe("folders count toward the project's bounds", () => {
       for (let i = 0; i < 1500 && at.length < 3800; i++) mkdirSync((at = join(at, "d")));
     });
     const started = Date.now();
-    const r = await edgeProcess(["tools", "call", join(deep, "tools.py"), "hello", "--timeout-ms", "1000", "--json"], { ...process.env });
+    const r = await edgeProcess(["tools", "call", join(deep, "tools.py"), "hello", "--timeout-ms", "1000", "--json"], {
+      ...process.env,
+    });
     const took = Date.now() - started;
     expect(JSON.parse(r.stdout).error.code).toBe("tools_project_too_large");
     expect(JSON.parse(r.stdout).error.message).toContain("folders more than 32 deep");
@@ -151,9 +154,10 @@ describe("folders count toward the project's bounds", () => {
 
   it("a walk past its deadline stops with tools_project_too_large", async () => {
     const dir = project((d) => mkdirSync(join(d, "a")));
-    const err = await projectFileSource(join(dir, "tools.py"))
-      .readProject!({ ...DEFAULT_PROJECT_LIMITS, deadline: Date.now() - 1 })
-      .catch((e: EdgeError) => e);
+    const err = await projectFileSource(join(dir, "tools.py")).readProject!({
+      ...DEFAULT_PROJECT_LIMITS,
+      deadline: Date.now() - 1,
+    }).catch((e: EdgeError) => e);
     expect((err as EdgeError).code).toBe("tools_project_too_large");
     expect((err as EdgeError).message).toContain("within the call's time limit");
   });

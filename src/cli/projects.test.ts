@@ -72,11 +72,20 @@ function project(extra: (dir: string) => void = () => undefined): string {
 const sha = (data: string | Buffer): string => `sha256:${createHash("sha256").update(data).digest("hex")}`;
 
 describe("a tools project through edge tools", () => {
-  it("inspect --json lists every mounted file with its hash, what was skipped, and the bundle hash", { timeout: 180_000 }, async () => {
+  it("inspect --json lists every mounted file with its hash, what was skipped, and the bundle hash", {
+    timeout: 180_000,
+  }, async () => {
     const dir = project();
     const r = await cli("tools", "inspect", join(dir, "tools.py"), "--json");
     expect(r.code, r.out + r.err).toBe(0);
-    expect(r.json.tools_files.map((f: { path: string }) => f.path)).toEqual(["data/note.txt", "helpers.py", "pkg/__init__.py", "pkg/units.py", "rates.json", "tools.py"]);
+    expect(r.json.tools_files.map((f: { path: string }) => f.path)).toEqual([
+      "data/note.txt",
+      "helpers.py",
+      "pkg/__init__.py",
+      "pkg/units.py",
+      "rates.json",
+      "tools.py",
+    ]);
     const helpers = r.json.tools_files.find((f: { path: string }) => f.path === "helpers.py");
     expect(helpers).toEqual({ path: "helpers.py", sha256: sha("RATE = 2\n"), bytes: 9 });
     expect(r.json.tools_skipped).toEqual([
@@ -88,17 +97,37 @@ describe("a tools project through edge tools", () => {
     ]);
     expect(r.json.tools_root).toBe(dir);
     // tools_bundle_sha256 is sha256(JCS({bundle_version, entry, files: {path: sha256}})), recomputed here.
-    const files = Object.fromEntries(r.json.tools_files.map((f: { path: string; sha256: string }) => [f.path, f.sha256]));
-    expect(r.json.tools_bundle_sha256).toBe(sha(canonicalize({ bundle_version: "edge.tools.bundle.v1", entry: "tools.py", files })!));
+    const files = Object.fromEntries(
+      r.json.tools_files.map((f: { path: string; sha256: string }) => [f.path, f.sha256]),
+    );
+    expect(r.json.tools_bundle_sha256).toBe(
+      sha(canonicalize({ bundle_version: "edge.tools.bundle.v1", entry: "tools.py", files })!),
+    );
     expect(r.json.tools_file_sha256).toBe(sha(TOOLS));
   });
 
-  it("a call imports the sibling module and reads the data files, in a read-only /tools; its receipt carries tools_bundle_sha256", { timeout: 180_000 }, async () => {
+  it("a call imports the sibling module and reads the data files, in a read-only /tools; its receipt carries tools_bundle_sha256", {
+    timeout: 180_000,
+  }, async () => {
     const dir = project();
     const inspected = await cli("tools", "inspect", join(dir, "tools.py"), "--json");
-    const r = await cli("tools", "call", join(dir, "tools.py"), "quote", "--args", '{"amount": 10, "tier": "pro"}', "--json");
+    const r = await cli(
+      "tools",
+      "call",
+      join(dir, "tools.py"),
+      "quote",
+      "--args",
+      '{"amount": 10, "tier": "pro"}',
+      "--json",
+    );
     expect(r.code, r.out + r.err).toBe(0);
-    expect(r.json.result).toEqual({ total: 60, unit: "EUR", note: "beside tools.py", cwd: "/tools", file: "/tools/tools.py" });
+    expect(r.json.result).toEqual({
+      total: 60,
+      unit: "EUR",
+      note: "beside tools.py",
+      cwd: "/tools",
+      file: "/tools/tools.py",
+    });
     const receipt = await createNodeReceiptStore().get(r.json.receipt_id);
     expect(receipt?.tools_bundle_sha256).toBe(inspected.json.tools_bundle_sha256);
     expect(receipt?.calls[0]?.tools_file_sha256_verified).toBe(true);
@@ -106,10 +135,15 @@ describe("a tools project through edge tools", () => {
     const probe = await cli("tools", "call", join(dir, "tools.py"), "probe", "--json");
     expect(probe.code, probe.out + probe.err).toBe(0);
     // Only the mounted files exist for the tool; none of the skipped ones, and nothing is writable.
-    expect(probe.json.result).toEqual({ wrote: "PermissionError", seen: ["data/note.txt", "helpers.py", "pkg/__init__.py", "pkg/units.py", "rates.json", "tools.py"] });
+    expect(probe.json.result).toEqual({
+      wrote: "PermissionError",
+      seen: ["data/note.txt", "helpers.py", "pkg/__init__.py", "pkg/units.py", "rates.json", "tools.py"],
+    });
   });
 
-  it("--tools-root names a wider folder: the tools file's folder and the root are on sys.path, the root is the working directory", { timeout: 180_000 }, async () => {
+  it("--tools-root names a wider folder: the tools file's folder and the root are on sys.path, the root is the working directory", {
+    timeout: 180_000,
+  }, async () => {
     const root = join(tmp, `root${n++}`);
     mkdirSync(join(root, "app"), { recursive: true });
     writeFileSync(join(root, "shared.py"), "NAME = 'shared'\n");
@@ -122,7 +156,14 @@ describe("a tools project through edge tools", () => {
     const r = await cli("tools", "call", join(root, "app", "tools.py"), "where", "--tools-root", root, "--json");
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.json.result).toEqual({ cwd: "/tools", names: ["shared", "local"], x: 1, file: "/tools/app/tools.py" });
-    const outside = await cli("tools", "inspect", join(root, "app", "tools.py"), "--tools-root", join(root, "app", "nowhere"), "--json");
+    const outside = await cli(
+      "tools",
+      "inspect",
+      join(root, "app", "tools.py"),
+      "--tools-root",
+      join(root, "app", "nowhere"),
+      "--json",
+    );
     expect(outside.code).toBe(1);
     expect(outside.json.error.code).toBe("tools_root_invalid");
   });
@@ -145,7 +186,9 @@ describe("a tools project through edge tools", () => {
 });
 
 describe("refused projects", () => {
-  it("more files than the limit, or more bytes: tools_project_too_large, nothing imported", { timeout: 180_000 }, async () => {
+  it("more files than the limit, or more bytes: tools_project_too_large, nothing imported", {
+    timeout: 180_000,
+  }, async () => {
     const many = project((dir) => {
       mkdirSync(join(dir, "many"));
       for (let i = 0; i < 1000; i++) writeFileSync(join(dir, "many", `f${i}.txt`), "x");
@@ -170,7 +213,9 @@ describe("refused projects", () => {
     expect(alone.json.error.message).toContain("put the module's .py files into the tools project");
   });
 
-  it("a symlink out of the folder (or to a folder) is refused; one to a file inside is mounted as that file", { timeout: 180_000 }, async () => {
+  it("a symlink out of the folder (or to a folder) is refused; one to a file inside is mounted as that file", {
+    timeout: 180_000,
+  }, async () => {
     const out = project((dir) => symlinkSync("/etc/hostname", join(dir, "leak.txt")));
     const r = await cli("tools", "inspect", join(out, "tools.py"), "--json");
     expect(r.code).toBe(1);
@@ -191,7 +236,9 @@ describe("refused projects", () => {
 });
 
 describe("editing the project after the freeze fails closed, naming the file", () => {
-  it("an edited sibling module, an edited data file, an added and a removed file: tools_file_changed in the runner", { timeout: 300_000 }, async () => {
+  it("an edited sibling module, an edited data file, an added and a removed file: tools_file_changed in the runner", {
+    timeout: 300_000,
+  }, async () => {
     const dir = project();
     const host = createNodeRunnerHost({ spares: 1 });
     try {
@@ -232,7 +279,9 @@ describe("editing the project after the freeze fails closed, naming the file", (
     }
   });
 
-  it("edge tools confirm refuses a commit tool whose sibling module changed after the action was created", { timeout: 180_000 }, async () => {
+  it("edge tools confirm refuses a commit tool whose sibling module changed after the action was created", {
+    timeout: 180_000,
+  }, async () => {
     const dir = project((d) =>
       writeFileSync(
         join(d, "tools.py"),

@@ -22,13 +22,21 @@ afterEach(async () => {
 async function seed(n: number): Promise<void> {
   const store = createNodeReceiptStore(); // reads $EDGE_DATA_DIR, like the CLI
   for (let i = 1; i <= n; i++) {
-    await store.append(sampleReceiptBody(`run-${i}`, i === 2 ? { outcome: "failed_closed", code: "tool_raised", text: { prompt: "hi" } } : {}));
+    await store.append(
+      sampleReceiptBody(
+        `run-${i}`,
+        i === 2 ? { outcome: "failed_closed", code: "tool_raised", text: { prompt: "hi" } } : {},
+      ),
+    );
   }
 }
 
 describe("edge receipts", () => {
   it("list on an empty data dir says so; --json gives count 0", async () => {
-    expect(await cli("receipts", "list")).toMatchObject({ code: 0, out: expect.stringContaining("No receipts stored") });
+    expect(await cli("receipts", "list")).toMatchObject({
+      code: 0,
+      out: expect.stringContaining("No receipts stored"),
+    });
     const r = await cli("receipts", "list", "--json");
     expect(JSON.parse(r.out)).toEqual({ ok: true, count: 0, receipts: [] });
   });
@@ -89,7 +97,12 @@ describe("edge receipts", () => {
 
     await writeFile(file, [lines[0], lines[1], lines[3]].join("\n"));
     const j = JSON.parse((await cli("receipts", "verify", file, "--json")).out);
-    expect(j).toMatchObject({ ok: false, count: 3, first_broken: { seq: 4, id: "run-4", reason: "seq_mismatch" }, error: { code: "receipt_chain_broken" } });
+    expect(j).toMatchObject({
+      ok: false,
+      count: 3,
+      first_broken: { seq: 4, id: "run-4", reason: "seq_mismatch" },
+      error: { code: "receipt_chain_broken" },
+    });
   });
 
   it("verify of a file from elsewhere: a line break in a receipt's id cannot forge the verdict line", async () => {

@@ -11,8 +11,14 @@ import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { escapeLine, EXIT_FAILED, EXIT_OK, printJson, table, UsageError, type CliIO } from "./io.ts";
 
 function parse(argv: string[], positionals: number, what: string) {
-  const parsed = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
-  if (parsed.positionals.length !== positionals) throw new UsageError(positionals ? `Expected exactly one ${what}.` : `receipts ${what} takes no arguments.`);
+  const parsed = parseArgs({
+    args: argv,
+    options: { json: { type: "boolean" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (parsed.positionals.length !== positionals)
+    throw new UsageError(positionals ? `Expected exactly one ${what}.` : `receipts ${what} takes no arguments.`);
   return { json: parsed.values.json === true, positionals: parsed.positionals };
 }
 
@@ -30,7 +36,16 @@ export async function receiptsList(argv: string[], io: CliIO): Promise<number> {
   }
   const rows = [["SEQ", "ID", "CREATED", "KIND", "OUTCOME", "CODE", "CALLS", "RECEIPT_SHA256"]];
   for (const r of receipts) {
-    rows.push([String(r.seq), r.id, r.created_at, r.kind, r.outcome, r.code ?? "-", String(r.calls?.length ?? 0), r.receipt_sha256]);
+    rows.push([
+      String(r.seq),
+      r.id,
+      r.created_at,
+      r.kind,
+      r.outcome,
+      r.code ?? "-",
+      String(r.calls?.length ?? 0),
+      r.receipt_sha256,
+    ]);
   }
   io.out(table(rows));
   return EXIT_OK;
@@ -52,7 +67,9 @@ function formatReceipt(r: Receipt): string {
   const width = Math.max(...keys.map((k) => k.length));
   let out = keys.map((k) => `${k.padEnd(width)}  ${fields[k] === null ? "-" : String(fields[k])}\n`).join("");
   if (calls?.length) {
-    const rows = [["CALL", "TOOL", "LEVEL", "STATUS", "CODE", "MS", "FILE_OK", "SECRET_OK", "ARGS_SHA256", "RESULT_SHA256"]];
+    const rows = [
+      ["CALL", "TOOL", "LEVEL", "STATUS", "CODE", "MS", "FILE_OK", "SECRET_OK", "ARGS_SHA256", "RESULT_SHA256"],
+    ];
     for (const c of calls) {
       rows.push([
         c.call_id,
@@ -88,7 +105,11 @@ export async function receiptsVerify(argv: string[], io: CliIO): Promise<number>
     text = await readFile(file, "utf8");
   } catch (err) {
     const e = err as { code?: string; message?: string };
-    throw new EdgeError("receipts_file_unreadable", { path: file, fs_code: e.code, reason: e.message }, `${ERRORS.receipts_file_unreadable} (${file}: ${e.code ?? e.message})`);
+    throw new EdgeError(
+      "receipts_file_unreadable",
+      { path: file, fs_code: e.code, reason: e.message },
+      `${ERRORS.receipts_file_unreadable} (${file}: ${e.code ?? e.message})`,
+    );
   }
   const result = await verifyReceipts(text);
   const b = result.firstBroken;
@@ -102,9 +123,13 @@ export async function receiptsVerify(argv: string[], io: CliIO): Promise<number>
       ...(b ? { first_broken: b, error: errorJson(code), errors: [errorJson(code)] } : {}),
     });
   } else if (b) {
-    const where = [`seq ${b.seq ?? "?"}`, `id ${b.id ?? "?"}`, b.line !== undefined ? `line ${b.line}` : ""].filter(Boolean).join(", ");
+    const where = [`seq ${b.seq ?? "?"}`, `id ${b.id ?? "?"}`, b.line !== undefined ? `line ${b.line}` : ""]
+      .filter(Boolean)
+      .join(", ");
     // Ids and messages come from the file, which may come from anyone: each stays on its line.
-    io.out(`BROKEN: ${escapeLine(file)}\n  ${code} at receipt #${b.index + 1} (${escapeLine(where)}): ${b.reason}: ${escapeLine(b.message)}\n`);
+    io.out(
+      `BROKEN: ${escapeLine(file)}\n  ${code} at receipt #${b.index + 1} (${escapeLine(where)}): ${b.reason}: ${escapeLine(b.message)}\n`,
+    );
     io.out(`  ${b.index} receipt(s) before it hold.\n`);
   } else {
     io.out(`ok: ${escapeLine(file)}: ${result.count} receipt(s), chain intact\n`);

@@ -5,7 +5,17 @@ import { didYouMean } from "../contract/suggest.ts";
 import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import type { Command } from "./command-table.ts";
 import { COMMANDS, commandHelp, commandName, commandsUnder, groupHelp, topHelp } from "./commands.ts";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, failureJson, printJson, sentences, terminalSafe, UsageError, type CliIO } from "./io.ts";
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_USAGE,
+  failureJson,
+  printJson,
+  sentences,
+  terminalSafe,
+  UsageError,
+  type CliIO,
+} from "./io.ts";
 
 const HELP_FLAGS = new Set(["--help", "-h"]);
 
@@ -21,7 +31,12 @@ interface Resolved {
 function resolve(words: string[]): Resolved {
   let best: Command | undefined;
   for (const c of COMMANDS) {
-    if (c.path.length <= words.length && c.path.every((w, i) => words[i] === w) && (!best || c.path.length > best.path.length)) best = c;
+    if (
+      c.path.length <= words.length &&
+      c.path.every((w, i) => words[i] === w) &&
+      (!best || c.path.length > best.path.length)
+    )
+      best = c;
   }
   if (best) return { command: best, prefix: [...best.path], rest: words.slice(best.path.length) };
   let prefix: string[] = [];
@@ -73,14 +88,25 @@ export async function runCli(argv: string[], rawIo: CliIO): Promise<number> {
       const known = new Set(commandsUnder(target.prefix).map((c) => c.path[target.prefix.length]!));
       const hint = next ? didYouMean(next, known, (w) => `\`${commandName([...target.prefix, w])}\``) : "";
       if (!target.prefix.length) throw new UsageError(`Unknown command "${next}".${hint}`);
-      throw new UsageError(next ? `Unknown subcommand "${commandName(target.prefix)} ${next}".${hint}` : `Missing subcommand: ${commandName(target.prefix)} …`);
+      throw new UsageError(
+        next
+          ? `Unknown subcommand "${commandName(target.prefix)} ${next}".${hint}`
+          : `Missing subcommand: ${commandName(target.prefix)} …`,
+      );
     }
     return await target.command.run(target.rest, io);
   } catch (err) {
-    if (err instanceof UsageError || (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS"))) {
+    if (
+      err instanceof UsageError ||
+      (err instanceof TypeError && "code" in err && String(err.code).startsWith("ERR_PARSE_ARGS"))
+    ) {
       const hint = optionHint(err, target.command);
       // Node's advice about positionals that start with "-" is noise when the option is a typo.
-      const message = sentences(hint ? err.message.replace(/^(Unknown option '[^']+')\..*$/s, "$1") : err.message, hint, helpHint(target.prefix));
+      const message = sentences(
+        hint ? err.message.replace(/^(Unknown option '[^']+')\..*$/s, "$1") : err.message,
+        hint,
+        helpHint(target.prefix),
+      );
       if (json) printJson(io, failureJson({ code: "usage_error", message }));
       else io.err(`edge: ${message}\n`);
       return EXIT_USAGE;

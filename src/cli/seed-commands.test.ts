@@ -145,51 +145,132 @@ describe("Edge Studio's commands, as written", () => {
 
   // Slow on a busy machine: the first command builds this data dir's runner snapshot (≈ 25 s).
   it("each one runs, in order, in a project folder with ./tools.py", { timeout: 180_000 }, async () => {
-    const [chat250, confirm, validate, inspect, chat400, learnRun, chatImprint] = SEED_COMMANDS as [string, string, string, string, string, string, string];
+    const [chat250, confirm, validate, inspect, chat400, learnRun, chatImprint] = SEED_COMMANDS as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
 
-    const first = await run(asWritten(chat250, {}, script("chat250", [call("calculate_fee", { amount: 250 }), "The fee is 0.75."])));
+    const first = await run(
+      asWritten(chat250, {}, script("chat250", [call("calculate_fee", { amount: 250 }), "The fee is 0.75."])),
+    );
     expect(first.out).toBe("The fee is 0.75.\n");
 
     // A commit tool's pending action (created the way chat does), then the seed's confirm command.
-    const pending = await cli("chat", "--tools", "./tools.py", "--engine", "scripted", "--script", script("commit", [call("place_order", { order_id: "A-1" })]), "--prompt", "Place order A-1.", "--json");
+    const pending = await cli(
+      "chat",
+      "--tools",
+      "./tools.py",
+      "--engine",
+      "scripted",
+      "--script",
+      script("commit", [call("place_order", { order_id: "A-1" })]),
+      "--prompt",
+      "Place order A-1.",
+      "--json",
+    );
     expect(pending.json.outcome).toBe("pending_confirmation");
-    const confirmed = await run(asWritten(confirm, { "<pending_action_path>": pending.json.pending_action.pending_action_path, "<confirmation_token>": pending.json.pending_action.confirmation_token }));
+    const confirmed = await run(
+      asWritten(confirm, {
+        "<pending_action_path>": pending.json.pending_action.pending_action_path,
+        "<confirmation_token>": pending.json.pending_action.confirmation_token,
+      }),
+    );
     expect(confirmed.json).toMatchObject({ ok: true, status: "done", result: { order_id: "A-1", status: "placed" } });
 
     expect((await run(asWritten(validate, {}))).json).toMatchObject({ ok: true, tool_count: 6, active_count: 6 });
     const inspected = (await run(asWritten(inspect, {}))).json;
     expect(inspected.schema_generator_version).toBe("edge.tools.schema_gen.v1");
-    expect(inspected.active_tools).toEqual(["hello_world", "calculate_fee", "order_status", "fee_quote", "prepare_order", "place_order"]);
+    expect(inspected.active_tools).toEqual([
+      "hello_world",
+      "calculate_fee",
+      "order_status",
+      "fee_quote",
+      "prepare_order",
+      "place_order",
+    ]);
 
-    const quote = await run(asWritten(chat400, {}, script("chat400", [call("fee_quote", { amount: 400, tier: "pro" }), "The fee is 0.80."])));
+    const quote = await run(
+      asWritten(chat400, {}, script("chat400", [call("fee_quote", { amount: 400, tier: "pro" }), "The fee is 0.80."])),
+    );
     expect(quote.json).toMatchObject({ ok: true, outcome: "answered", answer: "The fee is 0.80." });
     expect(quote.json.receipt.calls[0]).toMatchObject({ tool_name: "fee_quote", status: "ok" });
 
     // ./learn_sample.json: the starting sample `edge learn sample init` writes for these tools.
     await run(["learn", "sample", "init", "--tools", "./tools.py", "--output", "./learn_sample.json"]);
     const sample = JSON.parse(readFileSync(join(work, "learn_sample.json"), "utf8"));
-    const args: Record<string, object> = { calculate_fee: { amount: 1 }, fee_quote: { amount: 1 }, order_status: { order_id: "A-1" }, prepare_order: { order_id: "A-1" }, place_order: { order_id: "A-1" } };
-    const evaluation = sample.questions.flatMap((q: { expected_tool: string | null }) => (q.expected_tool ? ["Not sure.", call(q.expected_tool, args[q.expected_tool] ?? {})] : [call("hello_world", {}), "I quote fees and look up orders."]));
+    const args: Record<string, object> = {
+      calculate_fee: { amount: 1 },
+      fee_quote: { amount: 1 },
+      order_status: { order_id: "A-1" },
+      prepare_order: { order_id: "A-1" },
+      place_order: { order_id: "A-1" },
+    };
+    const evaluation = sample.questions.flatMap((q: { expected_tool: string | null }) =>
+      q.expected_tool
+        ? ["Not sure.", call(q.expected_tool, args[q.expected_tool] ?? {})]
+        : [call("hello_world", {}), "I quote fees and look up orders."],
+    );
     const learned = await run(asWritten(learnRun, {}, script("learn", evaluation)));
-    expect(learned.json).toMatchObject({ ok: true, tool_surface: "tools_file", evaluation: { scored: 7, matched_with_prefix: 7 } });
+    expect(learned.json).toMatchObject({
+      ok: true,
+      tool_surface: "tools_file",
+      evaluation: { scored: 7, matched_with_prefix: 7 },
+    });
 
-    const restored = await runModel(asWritten(chatImprint, { "<artifact-or-receipt-path>": learned.json.receipt_path }, script("chat100", [call("fee_quote", { amount: 100 }), "The fee is 0.30."])));
-    expect(restored.json.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: learned.json.imprint_id });
+    const restored = await runModel(
+      asWritten(
+        chatImprint,
+        { "<artifact-or-receipt-path>": learned.json.receipt_path },
+        script("chat100", [call("fee_quote", { amount: 100 }), "The fee is 0.30."]),
+      ),
+    );
+    expect(restored.json.receipt).toMatchObject({
+      tool_instruction_mode: "imprint",
+      imprint_id: learned.json.imprint_id,
+    });
   });
 
   // With a real model: the generated GGUF in llama.cpp (random weights: the run's outcome is
   // whatever the model does, within the loop's rules; here every one answers or calls and ends 0).
-  it.skipIf(!llama)("the --model commands run with a real GGUF model (llama.cpp, the generated test model)", { timeout: 300_000 }, async () => {
-    const gguf = writeTestModel(LARGER_TEST_MODEL).path;
-    const [chat250, , , , chat400, learnRun, chatImprint] = SEED_COMMANDS as [string, string, string, string, string, string, string];
-    const first = await runModel(asWritten(chat250, {}, undefined, gguf));
-    // A real model's speed is part of the line (engine_stats).
-    expect(first.err).toMatch(/outcome: (answered|return_direct|pending_confirmation), tool calls: \d+, first token \d+ ms, [\d.]+ tokens\/s, receipt: run_/);
-    const quote = await runModel(asWritten(chat400, {}, undefined, gguf));
-    expect(quote.json.receipt).toMatchObject({ engine: "llamacpp", model_fingerprint: { runtime: "node-llama-cpp 3.22.1" } });
-    const learned = await run(asWritten(learnRun, {}, undefined, gguf));
-    expect(learned.json).toMatchObject({ ok: true, evaluation: { engine: "llamacpp" } });
-    const restored = await runModel(asWritten(chatImprint, { "<artifact-or-receipt-path>": learned.json.receipt_path }, undefined, gguf));
-    expect(restored.json.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: learned.json.imprint_id, engine: "llamacpp" });
-  });
+  it.skipIf(!llama)(
+    "the --model commands run with a real GGUF model (llama.cpp, the generated test model)",
+    { timeout: 300_000 },
+    async () => {
+      const gguf = writeTestModel(LARGER_TEST_MODEL).path;
+      const [chat250, , , , chat400, learnRun, chatImprint] = SEED_COMMANDS as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      const first = await runModel(asWritten(chat250, {}, undefined, gguf));
+      // A real model's speed is part of the line (engine_stats).
+      expect(first.err).toMatch(
+        /outcome: (answered|return_direct|pending_confirmation), tool calls: \d+, first token \d+ ms, [\d.]+ tokens\/s, receipt: run_/,
+      );
+      const quote = await runModel(asWritten(chat400, {}, undefined, gguf));
+      expect(quote.json.receipt).toMatchObject({
+        engine: "llamacpp",
+        model_fingerprint: { runtime: "node-llama-cpp 3.22.1" },
+      });
+      const learned = await run(asWritten(learnRun, {}, undefined, gguf));
+      expect(learned.json).toMatchObject({ ok: true, evaluation: { engine: "llamacpp" } });
+      const restored = await runModel(
+        asWritten(chatImprint, { "<artifact-or-receipt-path>": learned.json.receipt_path }, undefined, gguf),
+      );
+      expect(restored.json.receipt).toMatchObject({
+        tool_instruction_mode: "imprint",
+        imprint_id: learned.json.imprint_id,
+        engine: "llamacpp",
+      });
+    },
+  );
 });

@@ -18,7 +18,10 @@ export interface Terminal {
   close(): void;
 }
 
-export function openTerminal(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stdout): Terminal {
+export function openTerminal(
+  input: NodeJS.ReadStream = process.stdin,
+  output: NodeJS.WriteStream = process.stdout,
+): Terminal {
   const tty = input.isTTY === true;
   const rl = createInterface(tty ? { input, output, terminal: true } : { input, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
@@ -48,7 +51,10 @@ export function openTerminal(input: NodeJS.ReadStream = process.stdin, output: N
       }
       nextLine ??= lines.next();
       const woken = new Promise<TerminalInput>((resolve) => (wake = resolve));
-      const got = await Promise.race([nextLine.then((r): TerminalInput => (r.done ? { kind: "eof" } : { kind: "line", text: r.value })), woken]);
+      const got = await Promise.race([
+        nextLine.then((r): TerminalInput => (r.done ? { kind: "eof" } : { kind: "line", text: r.value })),
+        woken,
+      ]);
       wake = undefined;
       if (got.kind !== "interrupt") nextLine = undefined;
       return got;

@@ -38,16 +38,25 @@ export interface OpenSurface {
 export async function openToolSurface(values: SurfaceValues, notice: (line: string) => void): Promise<OpenSurface> {
   const given = [values.tools, values["tools-manifest"], values["facts-store"]].filter((v) => v !== undefined);
   if (given.length > 1) throw new EdgeError("conflicting_tool_options");
-  if ((values.tool || values["tool-tag"] || values["tools-root"]) && !values.tools) throw new UsageError("--tool / --tool-tag / --tools-root must be used with --tools.");
+  if ((values.tool || values["tool-tag"] || values["tools-root"]) && !values.tools)
+    throw new UsageError("--tool / --tool-tag / --tools-root must be used with --tools.");
   if (values.tools === undefined) {
     const store = values["facts-store"];
     const manifest = values["tools-manifest"];
-    const surface = store !== undefined ? await nodeFactsSurface({ kind: "facts", store }) : manifest !== undefined ? await nodeFactsSurface({ kind: "manifest", path: manifest }) : null;
+    const surface =
+      store !== undefined
+        ? await nodeFactsSurface({ kind: "facts", store })
+        : manifest !== undefined
+          ? await nodeFactsSurface({ kind: "manifest", path: manifest })
+          : null;
     return { toolset: null, surface, close: async () => undefined };
   }
   const host = oneShotRunnerHost({ discoveries: "use", call: false }, notice);
   try {
-    const toolset = await freezeToolset(toolsFileSource(values.tools, values["tools-root"]), host, { tool: values.tool, toolTag: values["tool-tag"] });
+    const toolset = await freezeToolset(toolsFileSource(values.tools, values["tools-root"]), host, {
+      tool: values.tool,
+      toolTag: values["tool-tag"],
+    });
     return { toolset, surface: null, close: () => host.close() };
   } catch (err) {
     await host.close();
@@ -63,7 +72,8 @@ export function surfaceToolSchemas(opened: OpenSurface): ToolSchema[] | null {
 
 /** The flag that gives chat the same surface (for the "next:" hint). */
 export function surfaceFlag(values: SurfaceValues): string {
-  if (values.tools !== undefined) return ` --tools ${values.tools}${values["tools-root"] !== undefined ? ` --tools-root ${values["tools-root"]}` : ""}`;
+  if (values.tools !== undefined)
+    return ` --tools ${values.tools}${values["tools-root"] !== undefined ? ` --tools-root ${values["tools-root"]}` : ""}`;
   if (values["facts-store"] !== undefined) return ` --facts-store ${values["facts-store"]}`;
   if (values["tools-manifest"] !== undefined) return ` --tools-manifest ${values["tools-manifest"]}`;
   return "";

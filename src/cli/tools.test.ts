@@ -12,16 +12,33 @@ import { confirmCommand, thisInstallation } from "../confirm/node-broker.ts";
 const tmp = mkdtempSync(join(tmpdir(), "edge-cli-"));
 process.env.EDGE_DATA_DIR = join(tmp, "data");
 
-
 describe("edge tools inspect / validate", () => {
   it("inspect --json prints schemas and hashes of the example (exit 0)", async () => {
     const r = await cli("tools", "inspect", join(EXAMPLES, "tools.py"), "--json");
     expect(r.code).toBe(0);
     expect(Object.keys(r.json).sort()).toEqual(
-      ["ok", "tools_file", "tools_file_sha256", "tools_bundle_sha256", "tools_root", "tools_files", "tools_skipped", "python_packages", "python_lock_sha256", "schema_generator_version", "active_set_sha256", "active_tools", "tools", "errors", "warnings"].sort(),
+      [
+        "ok",
+        "tools_file",
+        "tools_file_sha256",
+        "tools_bundle_sha256",
+        "tools_root",
+        "tools_files",
+        "tools_skipped",
+        "python_packages",
+        "python_lock_sha256",
+        "schema_generator_version",
+        "active_set_sha256",
+        "active_tools",
+        "tools",
+        "errors",
+        "warnings",
+      ].sort(),
     );
     // The examples folder is the tools project: tools.py with the files beside it, hashed.
-    expect(r.json.tools_files.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(["tools.py", "facts.json", "tools_invalid.py"]));
+    expect(r.json.tools_files.map((f: { path: string }) => f.path)).toEqual(
+      expect.arrayContaining(["tools.py", "facts.json", "tools_invalid.py"]),
+    );
     expect(r.json.tools_bundle_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(r.json.python_packages).toEqual([]); // the examples import the standard library only
     expect(r.json.ok).toBe(true);
@@ -51,7 +68,16 @@ describe("edge tools inspect / validate", () => {
     const r = await cli("tools", "validate", join(EXAMPLES, "tools_invalid.py"), "--json");
     expect(r.code).toBe(1);
     // The CLI's one failure shape: `error` (the first problem) beside every problem in `errors`.
-    expect(Object.keys(r.json).sort()).toEqual(["active_count", "error", "errors", "ok", "tool_count", "tools_bundle_sha256", "tools_file_sha256", "warnings"]);
+    expect(Object.keys(r.json).sort()).toEqual([
+      "active_count",
+      "error",
+      "errors",
+      "ok",
+      "tool_count",
+      "tools_bundle_sha256",
+      "tools_file_sha256",
+      "warnings",
+    ]);
     expect(r.json.error).toEqual(r.json.errors[0]);
     const codes = new Set(r.json.errors.map((e: { code: string }) => e.code));
     for (const code of [
@@ -91,37 +117,98 @@ describe("edge tools inspect / validate", () => {
 
 describe("edge tools call", () => {
   it("runs one tool with every check and prints the documented shape", async () => {
-    const r = await cli("tools", "call", join(EXAMPLES, "tools.py"), "fee_quote", "--args", '{"amount": 250}', "--json");
+    const r = await cli(
+      "tools",
+      "call",
+      join(EXAMPLES, "tools.py"),
+      "fee_quote",
+      "--args",
+      '{"amount": 250}',
+      "--json",
+    );
     expect(r.code).toBe(0);
-    expect(r.json).toMatchObject({ ok: true, tool_name: "fee_quote", result: { fee: 0.75, tier: "basic" }, runner_secret_verified: true, stderr: "" });
+    expect(r.json).toMatchObject({
+      ok: true,
+      tool_name: "fee_quote",
+      result: { fee: 0.75, tier: "basic" },
+      runner_secret_verified: true,
+      stderr: "",
+    });
     for (const k of ["result_sha256", "args_sha256", "tool_schema_sha256"]) expect(r.json[k]).toMatch(/^sha256:/);
     expect(typeof r.json.duration_ms).toBe("number");
     expect(r.json).not.toHaveProperty("error");
   });
 
   it("writes a receipt for every call (kind tool_call), like the playground's Try a tool", async () => {
-    const r = await cli("tools", "call", join(EXAMPLES, "tools.py"), "order_status", "--args", '{"order_id": "A-1001"}', "--json");
+    const r = await cli(
+      "tools",
+      "call",
+      join(EXAMPLES, "tools.py"),
+      "order_status",
+      "--args",
+      '{"order_id": "A-1001"}',
+      "--json",
+    );
     expect(r.code).toBe(0);
     const receipt = await cli("receipts", "show", r.json.receipt_id, "--json");
-    expect(receipt.json).toMatchObject({ kind: "tool_call", outcome: "return_direct", receipt_sha256: r.json.receipt_sha256, extra: { via: "cli_tools_call" } });
-    expect(receipt.json.calls[0]).toMatchObject({ tool_name: "order_status", status: "ok", result_sha256: r.json.result_sha256, runner_secret_verified: true });
+    expect(receipt.json).toMatchObject({
+      kind: "tool_call",
+      outcome: "return_direct",
+      receipt_sha256: r.json.receipt_sha256,
+      extra: { via: "cli_tools_call" },
+    });
+    expect(receipt.json.calls[0]).toMatchObject({
+      tool_name: "order_status",
+      status: "ok",
+      result_sha256: r.json.result_sha256,
+      runner_secret_verified: true,
+    });
     const bad = await cli("tools", "call", join(EXAMPLES, "tools.py"), "order_status", "--args", "{}", "--json");
-    expect((await cli("receipts", "show", bad.json.receipt_id, "--json")).json).toMatchObject({ outcome: "failed_closed", code: "invalid_tool_args" });
+    expect((await cli("receipts", "show", bad.json.receipt_id, "--json")).json).toMatchObject({
+      outcome: "failed_closed",
+      code: "invalid_tool_args",
+    });
   });
 
   it("a commit tool does not run: it becomes a pending action, confirmed once with the printed command", async () => {
-    const r = await cli("tools", "call", join(EXAMPLES, "tools.py"), "submit_order", "--args", '{"draft_id": "D-KB-42-3"}', "--json");
+    const r = await cli(
+      "tools",
+      "call",
+      join(EXAMPLES, "tools.py"),
+      "submit_order",
+      "--args",
+      '{"draft_id": "D-KB-42-3"}',
+      "--json",
+    );
     expect(r.code).toBe(1);
-    expect(r.json).toMatchObject({ ok: false, outcome: "pending_confirmation", error: { code: "tool_confirmation_required" } });
+    expect(r.json).toMatchObject({
+      ok: false,
+      outcome: "pending_confirmation",
+      error: { code: "tool_confirmation_required" },
+    });
     expect(r.json).not.toHaveProperty("result");
     const p = r.json.pending_action;
     // The command as it runs from any folder: src/cli/confirm-command.test.ts.
     expect(p.confirm_command).toBe(confirmCommand(p.id, p.confirmation_token, thisInstallation(join(tmp, "data"))));
     const receipt = await cli("receipts", "show", r.json.receipt_id, "--json");
-    expect(receipt.json).toMatchObject({ kind: "tool_call", outcome: "pending_confirmation", code: "tool_confirmation_required", extra: { pending_action_id: p.id } });
-    expect(receipt.json.calls[0]).toMatchObject({ tool_name: "submit_order", execution_level: "commit", status: "pending_confirmation", result_sha256: null });
+    expect(receipt.json).toMatchObject({
+      kind: "tool_call",
+      outcome: "pending_confirmation",
+      code: "tool_confirmation_required",
+      extra: { pending_action_id: p.id },
+    });
+    expect(receipt.json.calls[0]).toMatchObject({
+      tool_name: "submit_order",
+      execution_level: "commit",
+      status: "pending_confirmation",
+      result_sha256: null,
+    });
     const confirmed = await cli("tools", "confirm", p.id, "--token", p.confirmation_token, "--json");
-    expect(confirmed.json).toMatchObject({ ok: true, status: "done", result: { draft_id: "D-KB-42-3", status: "submitted" } });
+    expect(confirmed.json).toMatchObject({
+      ok: true,
+      status: "done",
+      result: { draft_id: "D-KB-42-3", status: "submitted" },
+    });
     // Invalid arguments never create an action.
     const invalid = await cli("tools", "call", join(EXAMPLES, "tools.py"), "submit_order", "--args", "{}", "--json");
     expect(invalid.json).toMatchObject({ ok: false, error: { code: "invalid_tool_args" } });
@@ -130,7 +217,18 @@ describe("edge tools call", () => {
 
   it("a JSON manifest given as --tools is refused with tools_file_is_json, not read as Python with no tools", async () => {
     const manifest = join(EXAMPLES, "tools.manifest.json");
-    const r = await cli("chat", "--tools", manifest, "--prompt", "hi", "--engine", "scripted", "--script", join(EXAMPLES, "widget-demo.script.json"), "--json");
+    const r = await cli(
+      "chat",
+      "--tools",
+      manifest,
+      "--prompt",
+      "hi",
+      "--engine",
+      "scripted",
+      "--script",
+      join(EXAMPLES, "widget-demo.script.json"),
+      "--json",
+    );
     expect(r.code).toBe(1);
     expect(r.json.error.code).toBe("tools_file_is_json");
     expect(r.json.error.message).toContain("--tools-manifest");
@@ -142,21 +240,49 @@ describe("edge tools call", () => {
   });
 
   it("bad arguments fail closed (exit 1); bad --args JSON is a usage error (exit 2)", async () => {
-    const bad = await cli("tools", "call", join(EXAMPLES, "tools.py"), "fee_quote", "--args", '{"amount": "lots"}', "--json");
+    const bad = await cli(
+      "tools",
+      "call",
+      join(EXAMPLES, "tools.py"),
+      "fee_quote",
+      "--args",
+      '{"amount": "lots"}',
+      "--json",
+    );
     expect(bad.code).toBe(1);
     expect(bad.json).toMatchObject({ ok: false, error: { code: "invalid_tool_args" } });
-    expect((await cli("tools", "call", join(EXAMPLES, "tools.py"), "fee_quote", "--args", "{nope", "--json")).code).toBe(2);
+    expect(
+      (await cli("tools", "call", join(EXAMPLES, "tools.py"), "fee_quote", "--args", "{nope", "--json")).code,
+    ).toBe(2);
   });
 });
 
 describe("edge chat", () => {
   it("runs the loop with the scripted engine and stores a chained receipt", async () => {
     const script = join(tmp, "out.json");
-    writeFileSync(script, JSON.stringify([JSON.stringify({ tool_name: "fee_quote", arguments: { amount: 100 } }), "The fee is 0.5."]));
-    const r = await cli("chat", "--tools", join(EXAMPLES, "tools.py"), "--prompt", "Quote the fee for amount 100.", "--engine", "scripted", "--script", script, "--json");
+    writeFileSync(
+      script,
+      JSON.stringify([JSON.stringify({ tool_name: "fee_quote", arguments: { amount: 100 } }), "The fee is 0.5."]),
+    );
+    const r = await cli(
+      "chat",
+      "--tools",
+      join(EXAMPLES, "tools.py"),
+      "--prompt",
+      "Quote the fee for amount 100.",
+      "--engine",
+      "scripted",
+      "--script",
+      script,
+      "--json",
+    );
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ ok: true, outcome: "answered", answer: "The fee is 0.5." });
-    expect(r.json.receipt.calls[0]).toMatchObject({ tool_name: "fee_quote", status: "ok", runner_secret_verified: true });
+    expect(r.json.receipt.calls[0]).toMatchObject({
+      tool_name: "fee_quote",
+      status: "ok",
+      runner_secret_verified: true,
+    });
     expect(r.json.receipt.receipt_sha256).toMatch(/^sha256:/);
     const shown = await cli("receipts", "show", r.json.run_id, "--json");
     expect(shown.code).toBe(0);
@@ -164,7 +290,16 @@ describe("edge chat", () => {
   });
 
   it("--engine webllm in Node fails with webgpu_unavailable and points to the browser", async () => {
-    const r = await cli("chat", "--tools", join(EXAMPLES, "tools.py"), "--prompt", "hi", "--engine", "webllm", "--json");
+    const r = await cli(
+      "chat",
+      "--tools",
+      join(EXAMPLES, "tools.py"),
+      "--prompt",
+      "hi",
+      "--engine",
+      "webllm",
+      "--json",
+    );
     expect(r.code).toBe(1);
     expect(r.json.error.code).toBe("webgpu_unavailable");
     expect(r.json.error.message).toMatch(/browser/);
@@ -176,7 +311,12 @@ describe("edge chat", () => {
 describe("the installed `edge` command", () => {
   it("bin/edge.cjs runs the CLI as a separate process; so does its former name, bin/edge.mjs (MCP configs, npx caches)", async () => {
     for (const bin of ["edge.cjs", "edge.mjs"]) {
-      const { stdout } = await promisify(execFile)(new URL(`../../bin/${bin}`, import.meta.url).pathname, ["tools", "validate", join(EXAMPLES, "tools.py"), "--json"]);
+      const { stdout } = await promisify(execFile)(new URL(`../../bin/${bin}`, import.meta.url).pathname, [
+        "tools",
+        "validate",
+        join(EXAMPLES, "tools.py"),
+        "--json",
+      ]);
       expect(JSON.parse(stdout)).toMatchObject({ ok: true, tool_count: 5, active_count: 5 });
     }
   });
@@ -196,23 +336,56 @@ describe("hostile inputs", () => {
     writeFileSync(big, "");
     truncateSync(big, 2 * 1024 * 1024);
     const r = await cli("tools", "validate", big, "--json");
-    expect(r.json.errors[0]).toMatchObject({ code: "tools_file_too_large", message: expect.stringContaining("2097152 bytes") });
+    expect(r.json.errors[0]).toMatchObject({
+      code: "tools_file_too_large",
+      message: expect.stringContaining("2097152 bytes"),
+    });
   });
 
   it("an int parameter refuses integers JSON cannot carry exactly; its schema stays the contract's", async () => {
-    const file = writeTestFile(tmp, "int_tools.py", "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef same(n: int) -> dict:\n    return {'n': n, 'type': type(n).__name__}\n");
+    const file = writeTestFile(
+      tmp,
+      "int_tools.py",
+      "from edgestudio.tools import edge_tool\n\n@edge_tool\ndef same(n: int) -> dict:\n    return {'n': n, 'type': type(n).__name__}\n",
+    );
     const inspected = await cli("tools", "inspect", file, "--json");
     expect(inspected.json.tools[0].schema.parameters.properties.n).toEqual({ type: "integer" });
     // 1e300 passes for an integer in JSON Schema (the tool got a float), and 9007199254740993
     // parses as 2^53: the host refuses both, the second after the one repair turn.
     const script = join(tmp, "big_ints.json");
-    writeFileSync(script, JSON.stringify(['{"tool_name": "same", "arguments": {"n": 1e300}}', '{"tool_name": "same", "arguments": {"n": 9007199254740993}}']));
-    const chat = await cli("chat", "--tools", file, "--engine", "scripted", "--script", script, "--prompt", "go", "--json");
+    writeFileSync(
+      script,
+      JSON.stringify([
+        '{"tool_name": "same", "arguments": {"n": 1e300}}',
+        '{"tool_name": "same", "arguments": {"n": 9007199254740993}}',
+      ]),
+    );
+    const chat = await cli(
+      "chat",
+      "--tools",
+      file,
+      "--engine",
+      "scripted",
+      "--script",
+      script,
+      "--prompt",
+      "go",
+      "--json",
+    );
     expect(chat.code).toBe(1);
-    expect(chat.json).toMatchObject({ outcome: "failed_closed", error: { code: "invalid_tool_args", message: expect.stringContaining('parameter "n" must be an integer within ±(2^53−1)') } });
+    expect(chat.json).toMatchObject({
+      outcome: "failed_closed",
+      error: {
+        code: "invalid_tool_args",
+        message: expect.stringContaining('parameter "n" must be an integer within ±(2^53−1)'),
+      },
+    });
     expect(chat.json.receipt.calls).toEqual([]);
     const refused = await cli("tools", "call", file, "same", "--args", '{"n": 1e300}', "--json");
-    expect(refused.json.error).toMatchObject({ code: "invalid_tool_args", message: expect.stringContaining("±(2^53−1)") });
+    expect(refused.json.error).toMatchObject({
+      code: "invalid_tool_args",
+      message: expect.stringContaining("±(2^53−1)"),
+    });
     const edge = await cli("tools", "call", file, "same", "--args", '{"n": 9007199254740991}', "--json");
     expect(edge.json.result).toEqual({ n: 9007199254740991, type: "int" });
   }, 180_000);
@@ -231,7 +404,8 @@ describe("hostile inputs", () => {
     const chat = await cli("chat", "--engine", "scripted", "--script", script, "--prompt", "hi");
     expect(chat.code).toBe(0);
     expect(chat.out).toBe("\\u001b[31mred\\u001b[0m \\u202eevil\nline two\n");
-    for (const text of [call.out, call.err, chat.out, chat.err]) expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    for (const text of [call.out, call.err, chat.out, chat.err])
+      expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
   });
 
   it("an answer with a lone surrogate does not hash like U+FFFD", async () => {

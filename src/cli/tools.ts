@@ -13,7 +13,17 @@ import { freezeToolset } from "../toolset/freeze.ts";
 import { inspect, validate, type InspectReport } from "../toolset/inspect.ts";
 import { pendingJson } from "./chat-print.ts";
 import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
-import { escapeLine, EXIT_FAILED, EXIT_OK, failureJson, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
+import {
+  escapeLine,
+  EXIT_FAILED,
+  EXIT_OK,
+  failureJson,
+  formatError,
+  printJson,
+  table,
+  UsageError,
+  type CliIO,
+} from "./io.ts";
 import { readIfManifest } from "./manifest-file.ts";
 import { oneShotRunnerHost } from "./runners.ts";
 
@@ -28,12 +38,29 @@ export const toolsValidate = (argv: string[], io: CliIO): Promise<number> => ins
 export const toolsInspect = (argv: string[], io: CliIO): Promise<number> => inspectOrValidate("inspect", argv, io);
 
 async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { ...selectionOptions, "learn-sample": { type: "string" } }, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { ...selectionOptions, "learn-sample": { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
   const file = onePositional(positionals, "FILE");
   // A tools manifest (JSON) is validated without any runner: it names built-in lookups only.
   const manifest = await readIfManifest(file);
-  if (manifest) return (await import("./facts.ts")).manifestCommand(sub, file, manifest, { learnSample: values["learn-sample"], json: values.json === true, selection: values.tool !== undefined || values["tool-tag"] !== undefined }, io);
-  if (values["learn-sample"] !== undefined) throw new UsageError("--learn-sample is checked against a tools manifest (a .json file).");
+  if (manifest)
+    return (await import("./facts.ts")).manifestCommand(
+      sub,
+      file,
+      manifest,
+      {
+        learnSample: values["learn-sample"],
+        json: values.json === true,
+        selection: values.tool !== undefined || values["tool-tag"] !== undefined,
+      },
+      io,
+    );
+  if (values["learn-sample"] !== undefined)
+    throw new UsageError("--learn-sample is checked against a tools manifest (a .json file).");
   // The discovery's runner starts booting now, while the file is read and hashed.
   const host = oneShotRunnerHost({ discoveries: "refresh", call: false }, (line) => io.err(line));
   try {
@@ -44,7 +71,9 @@ async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io
       if (values.json) printJson(io, reportJson(report));
       else {
         io.out(`${report.ok ? "valid" : "INVALID"}: ${file}\n`);
-        io.out(`  tools: ${report.tool_count}, active: ${report.active_count}, tools_file_sha256: ${report.tools_file_sha256 ?? "-"}, tools_bundle_sha256: ${report.tools_bundle_sha256 ?? "-"}\n`);
+        io.out(
+          `  tools: ${report.tool_count}, active: ${report.active_count}, tools_file_sha256: ${report.tools_file_sha256 ?? "-"}, tools_bundle_sha256: ${report.tools_bundle_sha256 ?? "-"}\n`,
+        );
         printProblems(io, report.errors, report.warnings);
       }
       return report.ok ? EXIT_OK : EXIT_FAILED;
@@ -55,13 +84,23 @@ async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io
       io.out(`${report.ok ? "valid" : "INVALID"}: ${file}\n`);
       io.out(`  tools_file_sha256:        ${report.tools_file_sha256 ?? "-"}\n`);
       io.out(`  tools_bundle_sha256:      ${report.tools_bundle_sha256 ?? "-"} (${projectLine(report)})\n`);
-      if (report.python_packages.length) io.out(`  python_packages:          ${report.python_packages.map((p) => `${p.name} ${p.version}`).join(", ")}\n`);
+      if (report.python_packages.length)
+        io.out(
+          `  python_packages:          ${report.python_packages.map((p) => `${p.name} ${p.version}`).join(", ")}\n`,
+        );
       io.out(`  schema_generator_version: ${report.schema_generator_version ?? "-"}\n`);
       io.out(`  active_set_sha256:        ${report.active_set_sha256 ?? "-"}\n\n`);
       const rows = [["TOOL", "ACTIVE", "LEVEL", "PARAMETERS", "TAGS", "SCHEMA_SHA256"]];
       for (const t of report.tools) {
         const params = Object.keys((t.schema.parameters.properties ?? {}) as object).join(",") || "-";
-        rows.push([t.name, report.active_tools.includes(t.name) ? "yes" : "no", t.schema.execution_level, params, t.intent_tags.join(",") || "-", t.schema_sha256]);
+        rows.push([
+          t.name,
+          report.active_tools.includes(t.name) ? "yes" : "no",
+          t.schema.execution_level,
+          params,
+          t.intent_tags.join(",") || "-",
+          t.schema_sha256,
+        ]);
       }
       if (report.tools.length) io.out(table(rows));
       printProblems(io, report.errors, report.warnings);
@@ -75,7 +114,13 @@ async function inspectOrValidate(sub: "validate" | "inspect", argv: string[], io
 export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { args: { type: "string" }, "timeout-ms": { type: "string" }, workspace: { type: "string" }, "tools-root": { type: "string" }, json: { type: "boolean" } },
+    options: {
+      args: { type: "string" },
+      "timeout-ms": { type: "string" },
+      workspace: { type: "string" },
+      "tools-root": { type: "string" },
+      json: { type: "boolean" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -92,7 +137,8 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
   let timeoutMs: number | undefined;
   if (values["timeout-ms"] !== undefined) {
     timeoutMs = Number(values["timeout-ms"]);
-    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError("--timeout-ms must be a positive integer.");
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError("--timeout-ms must be a positive integer.");
   }
   // A runner starts booting now, while the file is read and hashed: the call's, when a kept
   // discovery of these bytes answers; else the discovery's, and the call's starts beside it.
@@ -101,7 +147,8 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
     // A read_local tool sees the workspace: --workspace DIR (opened first: a folder that is not
     // there is refused before anything runs), else the stored workspace (as chat), opened only for
     // a read_local tool. Loaded on use: no other call loads the workspace code.
-    const openWorkspace = async (dir: string | undefined) => (await import("./workspace-session.ts")).cliWorkspace(dir, undefined, false);
+    const openWorkspace = async (dir: string | undefined) =>
+      (await import("./workspace-session.ts")).cliWorkspace(dir, undefined, false);
     const given = values.workspace !== undefined ? await openWorkspace(values.workspace) : undefined;
     const selection = { tool: [toolName] };
     const root = values["tools-root"];
@@ -124,8 +171,17 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-function printCall(io: CliIO, json: boolean, report: ToolCallReport, pending: PendingTicket | undefined, receipt: Receipt | undefined, receiptError: ErrorJson | undefined): void {
-  const receiptFields = receipt ? { receipt_id: receipt.id, receipt_sha256: receipt.receipt_sha256 } : { receipt_error: receiptError };
+function printCall(
+  io: CliIO,
+  json: boolean,
+  report: ToolCallReport,
+  pending: PendingTicket | undefined,
+  receipt: Receipt | undefined,
+  receiptError: ErrorJson | undefined,
+): void {
+  const receiptFields = receipt
+    ? { receipt_id: receipt.id, receipt_sha256: receipt.receipt_sha256 }
+    : { receipt_error: receiptError };
   if (json) {
     const { call_id: _callId, tools_file_sha256_verified: _verified, diagnostics, ...rest } = report;
     const doc = {
@@ -138,10 +194,14 @@ function printCall(io: CliIO, json: boolean, report: ToolCallReport, pending: Pe
     return;
   }
   if (pending) {
-    io.out(`${pending.id} needs confirmation before it runs (expires ${pending.expires_at}):\n  ${String(pending.confirm_command)}\n`);
+    io.out(
+      `${pending.id} needs confirmation before it runs (expires ${pending.expires_at}):\n  ${String(pending.confirm_command)}\n`,
+    );
   } else if (report.ok) {
     io.out(`${JSON.stringify(report.result, null, 2)}\n`);
-    io.err(`ok: ${report.tool_name} in ${report.duration_ms} ms, result_sha256 ${report.result_sha256}, runner_secret_verified ${report.runner_secret_verified}\n`);
+    io.err(
+      `ok: ${report.tool_name} in ${report.duration_ms} ms, result_sha256 ${report.result_sha256}, runner_secret_verified ${report.runner_secret_verified}\n`,
+    );
   } else {
     io.err(`failed closed: ${formatError(report.error!).trim()}\n`);
     const tb = report.diagnostics?.traceback;
@@ -154,7 +214,12 @@ function printCall(io: CliIO, json: boolean, report: ToolCallReport, pending: Pe
 /** "3 files, 2 skipped (.git, __pycache__) in /home/me/proj". */
 function projectLine(report: InspectReport): string {
   // File names are the project writer's text: a line break in one must not print a line of its own.
-  const skipped = report.tools_skipped.length ? `, ${report.tools_skipped.length} skipped (${report.tools_skipped.slice(0, 4).map((s) => escapeLine(s.path)).join(", ")}${report.tools_skipped.length > 4 ? ", …" : ""})` : "";
+  const skipped = report.tools_skipped.length
+    ? `, ${report.tools_skipped.length} skipped (${report.tools_skipped
+        .slice(0, 4)
+        .map((s) => escapeLine(s.path))
+        .join(", ")}${report.tools_skipped.length > 4 ? ", …" : ""})`
+    : "";
   return `${report.tools_files.length} file(s)${skipped}${report.tools_root ? ` in ${escapeLine(report.tools_root)}` : ""}`;
 }
 

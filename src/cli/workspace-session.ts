@@ -35,9 +35,21 @@ export interface CliWorkspace {
   info?: CliWorkspaceInfo;
 }
 
-export async function cliWorkspace(dir: string | undefined, builtins: string | undefined, allowWrites: boolean): Promise<CliWorkspace> {
-  const names = checkBuiltinNames((builtins ?? "").split(",").map((n) => n.trim()).filter(Boolean));
-  if (allowWrites && !names.length) throw new UsageError("--allow-writes lets built-in tools write: name them with --builtins (e.g. --builtins write_file,bash).");
+export async function cliWorkspace(
+  dir: string | undefined,
+  builtins: string | undefined,
+  allowWrites: boolean,
+): Promise<CliWorkspace> {
+  const names = checkBuiltinNames(
+    (builtins ?? "")
+      .split(",")
+      .map((n) => n.trim())
+      .filter(Boolean),
+  );
+  if (allowWrites && !names.length)
+    throw new UsageError(
+      "--allow-writes lets built-in tools write: name them with --builtins (e.g. --builtins write_file,bash).",
+    );
   let vfs: EdgeVfs;
   let info: CliWorkspaceInfo;
   if (dir !== undefined) {

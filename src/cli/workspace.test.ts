@@ -32,17 +32,30 @@ beforeEach(() => {
 
 const call = (tool: string, args: object) => JSON.stringify({ tool_name: tool, arguments: args });
 const script = (outputs: string[]) => writeTestFile(tmp, `script-${Math.random().toString(36).slice(2)}.json`, outputs);
-const chat = (outputs: string[], ...flags: string[]) => cli("chat", "--prompt", "go", "--engine", "scripted", "--script", script(outputs), "--json", ...flags);
+const chat = (outputs: string[], ...flags: string[]) =>
+  cli("chat", "--prompt", "go", "--engine", "scripted", "--script", script(outputs), "--json", ...flags);
 
 // Several CLI runs with real Pyodide runners per test: a minute apiece on a loaded machine.
 describe("edge chat --workspace DIR", { timeout: 240_000 }, () => {
   it("read_local tools read DIR at /workspace; the receipt records workspace_sha256", async () => {
-    const r = await chat([call("summarize_csv", {}), "ok"], "--tools", join(EXAMPLES, "workspace_tools.py"), "--workspace", dir);
+    const r = await chat(
+      [call("summarize_csv", {}), "ok"],
+      "--tools",
+      join(EXAMPLES, "workspace_tools.py"),
+      "--workspace",
+      dir,
+    );
     expect(r.json).toMatchObject({ ok: true, outcome: "answered" });
     expect(r.json.receipt.calls[0]).toMatchObject({ tool_name: "summarize_csv", status: "ok" });
     expect(r.json.receipt.calls[0].workspace_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(r.json.workspace.skipped.map((s: { path: string }) => s.path).sort()).toEqual(["leak.txt", "sub/out"]);
-    const write = await chat([call("write_report", { text: "x" })], "--tools", join(EXAMPLES, "workspace_tools.py"), "--workspace", dir);
+    const write = await chat(
+      [call("write_report", { text: "x" })],
+      "--tools",
+      join(EXAMPLES, "workspace_tools.py"),
+      "--workspace",
+      dir,
+    );
     expect(write.json).toMatchObject({ ok: false, error: { code: "tool_raised" } });
     expect(existsSync(join(dir, "report.txt"))).toBe(false);
   });
@@ -50,14 +63,25 @@ describe("edge chat --workspace DIR", { timeout: 240_000 }, () => {
   it("built-ins read inside DIR only: ../ and links out of it are refused", async () => {
     const flags = ["--workspace", dir, "--builtins", "read_file,bash"];
     expect((await chat([call("read_file", { path: "data.csv" }), "ok"], ...flags)).json.outcome).toBe("answered");
-    for (const path of ["../secret/key.txt", "../../../../../../" + join(outside, "key.txt"), "leak.txt", "sub/out/key.txt"]) {
+    for (const path of [
+      "../secret/key.txt",
+      "../../../../../../" + join(outside, "key.txt"),
+      "leak.txt",
+      "sub/out/key.txt",
+    ]) {
       const r = await chat([call("read_file", { path })], ...flags);
       expect(r.json, path).toMatchObject({ ok: false, error: { code: "vfs_not_found" } });
     }
   });
 
   it("writes need --allow-writes, land in DIR, and never through a planted link", async () => {
-    const denied = await chat([call("write_file", { path: "notes.txt", content: "hi" })], "--workspace", dir, "--builtins", "write_file");
+    const denied = await chat(
+      [call("write_file", { path: "notes.txt", content: "hi" })],
+      "--workspace",
+      dir,
+      "--builtins",
+      "write_file",
+    );
     expect(denied.json).toMatchObject({ ok: false, error: { code: "builtin_writes_not_allowed" } });
     expect(denied.json.error.message).toContain("--allow-writes");
     expect(existsSync(join(dir, "notes.txt"))).toBe(false);
@@ -82,10 +106,13 @@ describe("edge chat --workspace DIR", { timeout: 240_000 }, () => {
 // Through the real CLI (node bin/edge.cjs): what `edge workspace import` stores is what chat and
 // tools call see without --workspace, and --workspace DIR is the other source of the same thing.
 describe("the stored workspace and --workspace DIR: two sources of one workspace", () => {
-  it("import, then tools call and chat (read_local tools, --builtins) see the stored files; --workspace DIR wins", { timeout: 300_000 }, async () => {
+  it("import, then tools call and chat (read_local tools, --builtins) see the stored files; --workspace DIR wins", {
+    timeout: 300_000,
+  }, async () => {
     const data = join(tmp, "real-data");
     const tools = join(EXAMPLES, "workspace_tools.py");
-    const files = (r: { json: { result: { files: Array<{ path: string }> } } }) => r.json.result.files.map((f) => f.path);
+    const files = (r: { json: { result: { files: Array<{ path: string }> } } }) =>
+      r.json.result.files.map((f) => f.path);
     // Nothing stored yet: no /workspace at all (and no hash), rather than an empty one that looks real.
     const before = await edgeCli(data, "tools", "call", tools, "list_workspace", "--json");
     expect(files(before)).toEqual([]);
@@ -100,33 +127,79 @@ describe("the stored workspace and --workspace DIR: two sources of one workspace
     const other = join(tmp, "other");
     mkdirSync(other);
     writeFileSync(join(other, "notes.txt"), "hello");
-    expect(files(await edgeCli(data, "tools", "call", tools, "list_workspace", "--workspace", other, "--json"))).toEqual(["notes.txt"]);
+    expect(
+      files(await edgeCli(data, "tools", "call", tools, "list_workspace", "--workspace", other, "--json")),
+    ).toEqual(["notes.txt"]);
     // --builtins without --workspace: the built-in tools work on the stored workspace.
-    const r = await edgeCli(data, "chat", "--tools", tools, "--builtins", "read_file", "--prompt", "go", "--engine", "scripted", "--script", script([call("read_file", { path: "/workspace/data.csv" }), "ok"]), "--json");
-    expect(r.json, r.out + r.err).toMatchObject({ ok: true, outcome: "answered", workspace: { source: "stored", builtins: ["read_file"] } });
+    const r = await edgeCli(
+      data,
+      "chat",
+      "--tools",
+      tools,
+      "--builtins",
+      "read_file",
+      "--prompt",
+      "go",
+      "--engine",
+      "scripted",
+      "--script",
+      script([call("read_file", { path: "/workspace/data.csv" }), "ok"]),
+      "--json",
+    );
+    expect(r.json, r.out + r.err).toMatchObject({
+      ok: true,
+      outcome: "answered",
+      workspace: { source: "stored", builtins: ["read_file"] },
+    });
     expect(r.json.receipt.calls).toMatchObject([{ tool_name: "read_file", status: "ok" }]);
   });
 });
 
 // The generated test model (random weights) runs the one parameterless read_local tool: plumbing, not judgement.
-describe.skipIf(!llamaAvailable)("edge chat --workspace DIR with a real model (generated GGUF, node-llama-cpp)", { timeout: 240_000 }, () => {
-  it("the model's guided call runs the read_local tool on DIR; same workspace and result hashes as a scripted run", async () => {
-    // In a folder of its own: the tools file's folder is its tools project (docs/tools-projects.md),
-    // and tmp holds the workspace folder with its links out.
-    mkdirSync(join(tmp, "tools"), { recursive: true });
-    const tools = writeTestFile(join(tmp, "tools"), "total_tools.py", TOTAL_TOOL);
-    const model = writeTestModel();
-    const flags = ["--tools", tools, "--workspace", dir, "--prompt", "What is the total?", "--json"];
-    const real = await cli("chat", "--model", model.path, "--threads", "1", "--tool-choice", "required", "--max-tokens", "96", ...flags);
-    expect(real.code, real.out + real.err).toBe(0);
-    expect(real.json.receipt).toMatchObject({ engine: "llamacpp", model_fingerprint: { sha256: `sha256:${model.sha256}` } });
-    const [call0] = real.json.receipt.calls;
-    expect(call0).toMatchObject({ tool_name: "workspace_total", status: "ok" });
-    const scripted = await cli("chat", "--engine", "scripted", "--script", script([call("workspace_total", {}), "ok"]), ...flags);
-    const expected = scripted.json.receipt.calls[0];
-    for (const hash of ["args_sha256", "workspace_sha256", "result_sha256"]) expect(call0[hash], hash).toBe(expected[hash]);
-  });
-});
+describe.skipIf(!llamaAvailable)(
+  "edge chat --workspace DIR with a real model (generated GGUF, node-llama-cpp)",
+  { timeout: 240_000 },
+  () => {
+    it("the model's guided call runs the read_local tool on DIR; same workspace and result hashes as a scripted run", async () => {
+      // In a folder of its own: the tools file's folder is its tools project (docs/tools-projects.md),
+      // and tmp holds the workspace folder with its links out.
+      mkdirSync(join(tmp, "tools"), { recursive: true });
+      const tools = writeTestFile(join(tmp, "tools"), "total_tools.py", TOTAL_TOOL);
+      const model = writeTestModel();
+      const flags = ["--tools", tools, "--workspace", dir, "--prompt", "What is the total?", "--json"];
+      const real = await cli(
+        "chat",
+        "--model",
+        model.path,
+        "--threads",
+        "1",
+        "--tool-choice",
+        "required",
+        "--max-tokens",
+        "96",
+        ...flags,
+      );
+      expect(real.code, real.out + real.err).toBe(0);
+      expect(real.json.receipt).toMatchObject({
+        engine: "llamacpp",
+        model_fingerprint: { sha256: `sha256:${model.sha256}` },
+      });
+      const [call0] = real.json.receipt.calls;
+      expect(call0).toMatchObject({ tool_name: "workspace_total", status: "ok" });
+      const scripted = await cli(
+        "chat",
+        "--engine",
+        "scripted",
+        "--script",
+        script([call("workspace_total", {}), "ok"]),
+        ...flags,
+      );
+      const expected = scripted.json.receipt.calls[0];
+      for (const hash of ["args_sha256", "workspace_sha256", "result_sha256"])
+        expect(call0[hash], hash).toBe(expected[hash]);
+    });
+  },
+);
 
 describe("edge workspace ls|import|export", () => {
   it("imports a folder and a zip, lists sizes and hashes, exports a zip; bad input changes nothing", async () => {

@@ -54,32 +54,61 @@ async function ls(vfs: EdgeVfs, io: CliIO, json: boolean): Promise<number> {
   const files = [];
   for (const p of vfs.getAllPaths().sort()) {
     const data = p.startsWith(`${WORKSPACE_DIR}/`) ? vfs.readBytesIfFile(p) : null;
-    if (data) files.push({ path: relativeTo(WORKSPACE_DIR, p), bytes: data.byteLength, sha256: await sha256Bytes(data) });
+    if (data)
+      files.push({ path: relativeTo(WORKSPACE_DIR, p), bytes: data.byteLength, sha256: await sha256Bytes(data) });
   }
   const usage = vfs.usage();
   if (json) printJson(io, { ok: true, files, usage });
-  else io.out(table([["PATH", "BYTES", "SHA256"], ...files.map((f) => [f.path, String(f.bytes), f.sha256])]) + `${usage.bytes} of ${usage.limits.maxTotalBytes} bytes used\n`);
+  else
+    io.out(
+      table([["PATH", "BYTES", "SHA256"], ...files.map((f) => [f.path, String(f.bytes), f.sha256])]) +
+        `${usage.bytes} of ${usage.limits.maxTotalBytes} bytes used\n`,
+    );
   return EXIT_OK;
 }
 
 /** A zip, a folder (its regular files; links are refused) or one file, as one change. */
-async function importSource(vfs: EdgeVfs, source: string, into: string): Promise<{ files: number; bytes: number; paths: string[] }> {
+async function importSource(
+  vfs: EdgeVfs,
+  source: string,
+  into: string,
+): Promise<{ files: number; bytes: number; paths: string[] }> {
   const st = await lstat(source).catch(() => null);
-  if (!st) throw new EdgeError("path_unreadable", { path: source }, `${source} does not exist; check the path (a folder, a .zip or one file).`);
-  if (st.isFile() && source.toLowerCase().endsWith(".zip")) return importZip(vfs, new Uint8Array(await readFile(source)), into);
+  if (!st)
+    throw new EdgeError(
+      "path_unreadable",
+      { path: source },
+      `${source} does not exist; check the path (a folder, a .zip or one file).`,
+    );
+  if (st.isFile() && source.toLowerCase().endsWith(".zip"))
+    return importZip(vfs, new Uint8Array(await readFile(source)), into);
   const items: { path: string; data: Uint8Array }[] = [];
   const add = async (full: string, rel: string): Promise<void> => {
     const s = await lstat(full);
-    if (s.isSymbolicLink()) throw new EdgeError("workspace_path_escape", { path: rel }, `${full} is a symbolic link; import the files themselves. Nothing was imported.`);
+    if (s.isSymbolicLink())
+      throw new EdgeError(
+        "workspace_path_escape",
+        { path: rel },
+        `${full} is a symbolic link; import the files themselves. Nothing was imported.`,
+      );
     if (s.isDirectory()) {
       for (const name of await readdir(full)) await add(path.join(full, name), rel ? `${rel}/${name}` : name);
     } else if (s.isFile()) {
       const limit = vfs.limits.maxTotalBytes;
-      if (s.size > limit) throw EdgeError.withTableFix("vfs_quota_exceeded", { path: rel, bytes: s.size }, `${full} is ${s.size} bytes, over the ${limit}-byte workspace; nothing was imported.`);
+      if (s.size > limit)
+        throw EdgeError.withTableFix(
+          "vfs_quota_exceeded",
+          { path: rel, bytes: s.size },
+          `${full} is ${s.size} bytes, over the ${limit}-byte workspace; nothing was imported.`,
+        );
       items.push({ path: importPath(rel, into), data: new Uint8Array(await readFile(full)) });
     }
   };
   await add(path.resolve(source), st.isDirectory() ? "" : path.basename(source));
   await vfs.writeBatch(items);
-  return { files: items.length, bytes: items.reduce((n, i) => n + i.data.byteLength, 0), paths: items.map((i) => i.path) };
+  return {
+    files: items.length,
+    bytes: items.reduce((n, i) => n + i.data.byteLength, 0),
+    paths: items.map((i) => i.path),
+  };
 }

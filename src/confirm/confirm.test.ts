@@ -50,10 +50,22 @@ function setup(text: () => string = () => EXAMPLE, t0 = T0) {
   const store = createNodePendingStore({ dir });
   const receipts = createNodeReceiptStore({ dir });
   const source = memorySource("tools.py", text);
-  return { dir, clock, now, store, receipts, source, ctx: { store, host, source, receipts, now, confirmedVia: "terminal" as const } };
+  return {
+    dir,
+    clock,
+    now,
+    store,
+    receipts,
+    source,
+    ctx: { store, host, source, receipts, now, confirmedVia: "terminal" as const },
+  };
 }
 
-async function pendingFromChat(env: ReturnType<typeof setup>, tool = "submit_order", args: object = { draft_id: "D-AB-1-2" }) {
+async function pendingFromChat(
+  env: ReturnType<typeof setup>,
+  tool = "submit_order",
+  args: object = { draft_id: "D-AB-1-2" },
+) {
   const engine = new ScriptedEngine([call(tool, args)]);
   await engine.load();
   const session = await createChatSession({
@@ -78,8 +90,16 @@ describe("commit tools in chat", () => {
     const before = executions;
     const { run, ticket } = await pendingFromChat(env);
     expect(executions).toBe(before);
-    expect(run).toMatchObject({ ok: false, outcome: "pending_confirmation", error: { code: "tool_confirmation_required" } });
-    expect(run.receipt.calls[0]).toMatchObject({ tool_name: "submit_order", status: "pending_confirmation", execution_level: "commit" });
+    expect(run).toMatchObject({
+      ok: false,
+      outcome: "pending_confirmation",
+      error: { code: "tool_confirmation_required" },
+    });
+    expect(run.receipt.calls[0]).toMatchObject({
+      tool_name: "submit_order",
+      status: "pending_confirmation",
+      execution_level: "commit",
+    });
     expect(ticket.id).toMatch(/^pa_[0-9a-f]{32}$/);
     expect(ticket.confirmation_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(Date.parse(ticket.expires_at) - T0).toBe(10 * 60 * 1000);
@@ -89,7 +109,13 @@ describe("commit tools in chat", () => {
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain(ticket.confirmation_token);
     const rec = JSON.parse(text) as PendingAction;
-    expect(rec).toMatchObject({ status: "pending", tool_name: "submit_order", execution_level: "commit", arguments: { draft_id: "D-AB-1-2" }, run_id: run.run_id });
+    expect(rec).toMatchObject({
+      status: "pending",
+      tool_name: "submit_order",
+      execution_level: "commit",
+      arguments: { draft_id: "D-AB-1-2" },
+      run_id: run.run_id,
+    });
     expect(rec.tools_file_sha256).toBe(run.receipt.tools_file_sha256);
     expect(rec.args_sha256).toBe(run.receipt.calls[0]!.args_sha256);
     expect(rec.binding_sha256).toBe(await bindingSha256(rec));
@@ -115,13 +141,32 @@ describe("confirm", () => {
     const { ticket } = await pendingFromChat(env);
     const before = executions;
     const out = await confirm(ticket.id, ticket.confirmation_token, env.ctx);
-    expect(out).toMatchObject({ ok: true, status: "done", result: { order_id: "O-AB-1-2", draft_id: "D-AB-1-2", status: "submitted" } });
+    expect(out).toMatchObject({
+      ok: true,
+      status: "done",
+      result: { order_id: "O-AB-1-2", draft_id: "D-AB-1-2", status: "submitted" },
+    });
     expect(executions).toBe(before + 1);
     const receipt = await env.receipts.get(out.receipt_id!);
-    expect(receipt).toMatchObject({ kind: "confirm", outcome: "return_direct", code: null, extra: { pending_action_id: ticket.id } });
-    expect(receipt!.calls[0]).toMatchObject({ tool_name: "submit_order", execution_level: "commit", status: "ok", runner_secret_verified: true, tools_file_sha256_verified: true });
+    expect(receipt).toMatchObject({
+      kind: "confirm",
+      outcome: "return_direct",
+      code: null,
+      extra: { pending_action_id: ticket.id },
+    });
+    expect(receipt!.calls[0]).toMatchObject({
+      tool_name: "submit_order",
+      execution_level: "commit",
+      status: "ok",
+      runner_secret_verified: true,
+      tools_file_sha256_verified: true,
+    });
     const rec = await env.store.get(ticket.id);
-    expect(rec).toMatchObject({ status: "done", receipt_id: out.receipt_id, result_sha256: receipt!.calls[0]!.result_sha256 });
+    expect(rec).toMatchObject({
+      status: "done",
+      receipt_id: out.receipt_id,
+      result_sha256: receipt!.calls[0]!.result_sha256,
+    });
 
     const again = await confirm(ticket.id, ticket.confirmation_token, env.ctx);
     expect(again).toMatchObject({ ok: false, status: "done", error: { code: "confirmation_already_claimed" } });
@@ -136,10 +181,18 @@ describe("confirm", () => {
     const before = executions;
     const wrong = a.confirmation_token.slice(0, -1) + (a.confirmation_token.endsWith("A") ? "B" : "A");
     for (const token of [wrong, b.confirmation_token, "", "x".repeat(10_000)]) {
-      expect(await confirm(a.id, token, env.ctx)).toMatchObject({ ok: false, status: null, error: { code: "confirmation_token_invalid" } });
+      expect(await confirm(a.id, token, env.ctx)).toMatchObject({
+        ok: false,
+        status: null,
+        error: { code: "confirmation_token_invalid" },
+      });
     }
-    expect(await confirm("pa_" + "0".repeat(32), a.confirmation_token, env.ctx)).toMatchObject({ error: { code: "pending_action_not_found" } });
-    expect(await confirm("../../etc/passwd", a.confirmation_token, env.ctx)).toMatchObject({ error: { code: "pending_action_not_found" } });
+    expect(await confirm("pa_" + "0".repeat(32), a.confirmation_token, env.ctx)).toMatchObject({
+      error: { code: "pending_action_not_found" },
+    });
+    expect(await confirm("../../etc/passwd", a.confirmation_token, env.ctx)).toMatchObject({
+      error: { code: "pending_action_not_found" },
+    });
     expect(executions).toBe(before);
     expect((await env.store.get(a.id))!.status).toBe("pending");
     expect(await confirm(a.id, a.confirmation_token, env.ctx)).toMatchObject({ ok: true, status: "done" });
@@ -150,10 +203,16 @@ describe("confirm", () => {
     const { ticket } = await pendingFromChat(env);
     env.clock.t = T0 + 10 * 60 * 1000; // exactly at expires_at
     const before = executions;
-    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: false, status: "expired", error: { code: "confirmation_expired" } });
+    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+      ok: false,
+      status: "expired",
+      error: { code: "confirmation_expired" },
+    });
     expect(executions).toBe(before);
     expect(await env.store.get(ticket.id)).toMatchObject({ status: "expired", arguments: null, arguments_wiped: true });
-    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ error: { code: "confirmation_expired" } });
+    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+      error: { code: "confirmation_expired" },
+    });
   });
 
   it("arguments changed in storage are refused, even with args_sha256 and binding_sha256 recomputed", async () => {
@@ -161,7 +220,10 @@ describe("confirm", () => {
     const { ticket } = await pendingFromChat(env);
     const before = executions;
     editRecord(env, ticket.id, (r) => ({ ...r, arguments: { draft_id: "D-EVIL-9" } }));
-    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: false, error: { code: "confirmation_binding_mismatch" } });
+    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+      ok: false,
+      error: { code: "confirmation_binding_mismatch" },
+    });
     // Someone with write access to storage but without the token recomputes every hash.
     const { sha256Json } = await import("../contract/hash.ts");
     const args = { draft_id: "D-EVIL-9" };
@@ -172,7 +234,11 @@ describe("confirm", () => {
     forged.binding_sha256 = await bindingSha256(forged);
     writeFileSync(file, JSON.stringify(forged));
     const out = await confirm(ticket.id, ticket.confirmation_token, env.ctx);
-    expect(out).toMatchObject({ ok: false, status: "pending", error: { code: "confirmation_binding_mismatch", reason: expect.stringContaining("token") } });
+    expect(out).toMatchObject({
+      ok: false,
+      status: "pending",
+      error: { code: "confirmation_binding_mismatch", reason: expect.stringContaining("token") },
+    });
     expect(executions).toBe(before);
   });
 
@@ -187,7 +253,10 @@ describe("confirm", () => {
     ]) {
       const saved = readFileSync(env.store.fileOf(ticket.id), "utf8");
       editRecord(env, ticket.id, edit);
-      expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: false, error: { code: "confirmation_binding_mismatch" } });
+      expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+        ok: false,
+        error: { code: "confirmation_binding_mismatch" },
+      });
       writeFileSync(env.store.fileOf(ticket.id), saved);
     }
     expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: true });
@@ -199,9 +268,16 @@ describe("confirm", () => {
     const { ticket } = await pendingFromChat(env);
     const before = executions;
     text = EXAMPLE.replace('"status": "submitted"}', '"status": "submitted", }');
-    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: false, status: "pending", error: { code: "tools_file_changed", tool_schema_changed: false } });
+    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+      ok: false,
+      status: "pending",
+      error: { code: "tools_file_changed", tool_schema_changed: false },
+    });
     text = EXAMPLE.replace("def submit_order(draft_id: str)", "def submit_order(draft_id: str, rush: bool = False)");
-    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: false, error: { code: "tools_file_changed", tool_schema_changed: true } });
+    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+      ok: false,
+      error: { code: "tools_file_changed", tool_schema_changed: true },
+    });
     expect(executions).toBe(before);
     text = EXAMPLE; // restored byte for byte: the binding holds again
     expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: true, status: "done" });
@@ -225,7 +301,10 @@ describe("confirm", () => {
     );
     await env.store.create(record);
     const before = executions;
-    expect(await confirm(record.id, token, env.ctx)).toMatchObject({ ok: false, error: { code: "confirmation_binding_mismatch", reason: "tool_schema" } });
+    expect(await confirm(record.id, token, env.ctx)).toMatchObject({
+      ok: false,
+      error: { code: "confirmation_binding_mismatch", reason: "tool_schema" },
+    });
     expect(executions).toBe(before);
   });
 
@@ -233,9 +312,17 @@ describe("confirm", () => {
     const env = setup();
     const { ticket } = await pendingFromChat(env);
     expect(await reject(ticket.id, env.ctx)).toEqual({ ok: true, id: ticket.id, status: "rejected" });
-    expect(await env.store.get(ticket.id)).toMatchObject({ status: "rejected", arguments: null, arguments_wiped: true });
+    expect(await env.store.get(ticket.id)).toMatchObject({
+      status: "rejected",
+      arguments: null,
+      arguments_wiped: true,
+    });
     const before = executions;
-    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: false, status: "rejected", error: { code: "confirmation_rejected" } });
+    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+      ok: false,
+      status: "rejected",
+      error: { code: "confirmation_rejected" },
+    });
     expect(await reject(ticket.id, env.ctx)).toMatchObject({ ok: false, error: { code: "confirmation_rejected" } });
     expect(executions).toBe(before);
   });
@@ -248,10 +335,20 @@ describe("confirm", () => {
     expect(out.result).toBeUndefined();
     const receipt = await env.receipts.get(out.receipt_id!);
     expect(receipt).toMatchObject({ kind: "confirm", outcome: "failed_closed", code: "tool_result_schema_mismatch" });
-    expect(receipt!.calls[0]).toMatchObject({ status: "failed_closed", code: "tool_result_schema_mismatch", result_sha256: null });
-    expect(await env.store.get(ticket.id)).toMatchObject({ status: "failed", code: "tool_result_schema_mismatch", receipt_id: out.receipt_id });
+    expect(receipt!.calls[0]).toMatchObject({
+      status: "failed_closed",
+      code: "tool_result_schema_mismatch",
+      result_sha256: null,
+    });
+    expect(await env.store.get(ticket.id)).toMatchObject({
+      status: "failed",
+      code: "tool_result_schema_mismatch",
+      receipt_id: out.receipt_id,
+    });
     // Failed is final: never retried.
-    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ error: { code: "confirmation_already_claimed" } });
+    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+      error: { code: "confirmation_already_claimed" },
+    });
   });
 
   it("two confirms at the same time (two store instances, like two processes): exactly one runs", async () => {
@@ -259,7 +356,10 @@ describe("confirm", () => {
     const { ticket } = await pendingFromChat(env);
     const other = { ...env.ctx, store: createNodePendingStore({ dir: env.dir }) };
     const before = executions;
-    const outs = await Promise.all([confirm(ticket.id, ticket.confirmation_token, env.ctx), confirm(ticket.id, ticket.confirmation_token, other)]);
+    const outs = await Promise.all([
+      confirm(ticket.id, ticket.confirmation_token, env.ctx),
+      confirm(ticket.id, ticket.confirmation_token, other),
+    ]);
     expect(executions).toBe(before + 1);
     expect(outs.filter((o) => o.ok)).toHaveLength(1);
     expect(outs.filter((o) => !o.ok).map((o) => o.error!.code)).toEqual(["confirmation_already_claimed"]);
@@ -270,9 +370,17 @@ describe("confirm", () => {
     const env = setup();
     const { ticket } = await pendingFromChat(env);
     // Simulate the crash: the claim was written, then the process died before anything else.
-    await env.store.update(ticket.id, (r) => ({ ...r, status: "claimed", claimed_at: new Date(env.now()).toISOString() }));
+    await env.store.update(ticket.id, (r) => ({
+      ...r,
+      status: "claimed",
+      claimed_at: new Date(env.now()).toISOString(),
+    }));
     const before = executions;
-    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({ ok: false, status: "claimed", error: { code: "confirmation_already_claimed" } });
+    expect(await confirm(ticket.id, ticket.confirmation_token, env.ctx)).toMatchObject({
+      ok: false,
+      status: "claimed",
+      error: { code: "confirmation_already_claimed" },
+    });
     expect(executions).toBe(before);
     // Purging after expiry wipes its arguments but keeps the claimed record (a possible side effect).
     env.clock.t = T0 + 365 * 24 * 3600 * 1000;
@@ -304,7 +412,9 @@ describe("purge", () => {
     expect(await env.store.get(b.id)).toMatchObject({ status: "done", arguments: null });
     expect(readFileSync(env.store.fileOf(a.id), "utf8")).not.toContain("D-AB-1-2");
     env.clock.t += 60_000;
-    expect((await purgeExpired(env.store, { now: env.now, retentionMs: 60_000 })).deleted.sort()).toEqual([a.id, b.id].sort());
+    expect((await purgeExpired(env.store, { now: env.now, retentionMs: 60_000 })).deleted.sort()).toEqual(
+      [a.id, b.id].sort(),
+    );
     expect(await env.store.list()).toEqual([]);
   });
 });

@@ -48,7 +48,13 @@ export interface ConfirmContext {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function refused(id: string, status: PendingStatus | null, code: ErrorCode, message?: string, extra: Record<string, unknown> = {}): ConfirmOutcome {
+function refused(
+  id: string,
+  status: PendingStatus | null,
+  code: ErrorCode,
+  message?: string,
+  extra: Record<string, unknown> = {},
+): ConfirmOutcome {
   return { ok: false, id, status, error: errorJson(code, { ...(message ? { message } : {}), ...extra }) };
 }
 
@@ -70,12 +76,16 @@ async function integrityProblem(record: PendingAction, token: string): Promise<s
   }
   if (argsSha !== record.args_sha256) return "stored arguments do not match args_sha256";
   if ((await bindingSha256(record)) !== record.binding_sha256) return "binding_sha256 does not cover the stored fields";
-  if (!timingSafeEqual(await bindingMac(token, record.binding_sha256), String(record.binding_mac))) return "binding_sha256 was not made with this action's token";
+  if (!timingSafeEqual(await bindingMac(token, record.binding_sha256), String(record.binding_mac)))
+    return "binding_sha256 was not made with this action's token";
   return null;
 }
 
 /** Re-read and re-freeze the tools source; compare with what was bound. */
-async function refreeze(record: PendingAction, ctx: ConfirmContext): Promise<{ toolset: FrozenToolset } | { error: ErrorJson }> {
+async function refreeze(
+  record: PendingAction,
+  ctx: ConfirmContext,
+): Promise<{ toolset: FrozenToolset } | { error: ErrorJson }> {
   const source = typeof ctx.source === "function" ? ctx.source(record) : ctx.source;
   let toolset: FrozenToolset;
   try {
@@ -105,11 +115,20 @@ async function refreeze(record: PendingAction, ctx: ConfirmContext): Promise<{ t
     };
   }
   if (toolset.active_set_sha256 !== record.active_set_sha256) {
-    return { error: errorJson("confirmation_binding_mismatch", { message: `${ERRORS.confirmation_binding_mismatch} (the active tool set differs)`, reason: "active_set" }) };
+    return {
+      error: errorJson("confirmation_binding_mismatch", {
+        message: `${ERRORS.confirmation_binding_mismatch} (the active tool set differs)`,
+        reason: "active_set",
+      }),
+    };
   }
   if (schemaChanged) {
     return {
-      error: errorJson("confirmation_binding_mismatch", { message: `${ERRORS.confirmation_binding_mismatch} (the schema of ${record.tool_name} differs)`, reason: "tool_schema", tool: record.tool_name }),
+      error: errorJson("confirmation_binding_mismatch", {
+        message: `${ERRORS.confirmation_binding_mismatch} (the schema of ${record.tool_name} differs)`,
+        reason: "tool_schema",
+        tool: record.tool_name,
+      }),
     };
   }
   if (tool.schema.execution_level !== record.execution_level) {
@@ -139,7 +158,14 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
     }
     // 4. What storage holds is what was bound, and bound with this token.
     const problem = await integrityProblem(record, token);
-    if (problem) return refused(id, record.status, "confirmation_binding_mismatch", `${ERRORS.confirmation_binding_mismatch} (${problem})`, { reason: problem });
+    if (problem)
+      return refused(
+        id,
+        record.status,
+        "confirmation_binding_mismatch",
+        `${ERRORS.confirmation_binding_mismatch} (${problem})`,
+        { reason: problem },
+      );
     // 5. Not run before: a confirm receipt for this action in the append-only chain outweighs the
     // record's mutable status (a pending file restored from a backup or a sync conflict).
     const replayed = await confirmedBefore(id, ctx.receipts);
@@ -152,7 +178,10 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
     // 7. Claim: one atomic step, re-checking status, expiry and the binding we verified.
     const claimedAt = now();
     const claim = await ctx.store.update(id, (cur) =>
-      cur.status === "pending" && !isExpired(cur, claimedAt) && cur.binding_sha256 === record.binding_sha256 && cur.binding_mac === record.binding_mac
+      cur.status === "pending" &&
+      !isExpired(cur, claimedAt) &&
+      cur.binding_sha256 === record.binding_sha256 &&
+      cur.binding_mac === record.binding_mac
         ? { ...cur, status: "claimed", claimed_at: iso(claimedAt) }
         : null,
     );
@@ -161,13 +190,24 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
       if (!cur) return refused(id, null, "pending_action_not_found");
       if (cur.status !== "pending") return refused(id, cur.status, notPendingCode(cur.status));
       if (isExpired(cur, claimedAt)) return refused(id, cur.status, "confirmation_expired");
-      return refused(id, cur.status, "confirmation_binding_mismatch", `${ERRORS.confirmation_binding_mismatch} (changed while confirming)`, { reason: "changed_while_confirming" });
+      return refused(
+        id,
+        cur.status,
+        "confirmation_binding_mismatch",
+        `${ERRORS.confirmation_binding_mismatch} (changed while confirming)`,
+        { reason: "changed_while_confirming" },
+      );
     }
     ctx.onStep?.("claimed");
 
     // 8. Run once, in a fresh runner; callTool re-validates the arguments and the host checks output_schema.
     const callId = `call_${randomHex(12)}`;
-    const report = await callTool(frozen.toolset, ctx.host, record.tool_name, record.arguments, { callId, timeoutMs: ctx.timeoutMs, signal: ctx.signal, ...(ctx.workspace ? { workspace: ctx.workspace } : {}) });
+    const report = await callTool(frozen.toolset, ctx.host, record.tool_name, record.arguments, {
+      callId,
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+      ...(ctx.workspace ? { workspace: ctx.workspace } : {}),
+    });
     ctx.onStep?.("ran");
 
     // 9. Receipt, then the final status with the receipt id.
@@ -202,7 +242,17 @@ export async function confirm(id: string, token: string, ctx: ConfirmContext): P
       status: final.written?.status ?? final.current?.status ?? status,
       ...(report.ok ? { result: report.result } : {}),
       ...(receiptId ? { receipt_id: receiptId } : {}),
-      ...(error ? { error: receiptError && report.ok ? { ...receiptError, message: `The tool ran, but its receipt could not be saved: ${receiptError.message}` } : error } : {}),
+      ...(error
+        ? {
+            error:
+              receiptError && report.ok
+                ? {
+                    ...receiptError,
+                    message: `The tool ran, but its receipt could not be saved: ${receiptError.message}`,
+                  }
+                : error,
+          }
+        : {}),
     };
   } catch (err) {
     // Storage failures before the claim: nothing ran. After it: the record stays claimed (visible).
@@ -232,12 +282,24 @@ async function confirmedBefore(id: string, receipts: ReceiptStore | undefined): 
 /** The action ran before (its confirm receipt is in the chain): refused, and the record told so. */
 async function refuseReplay(id: string, receipt: Receipt, store: PendingStore): Promise<ConfirmOutcome> {
   const status: PendingStatus = receipt.outcome === "failed_closed" ? "failed" : "done";
-  const healed = await store.update(id, (cur) => (cur.status === "pending" ? { ...cur, status, receipt_id: receipt.id, finished_at: receipt.created_at } : null)).catch(() => undefined);
+  const healed = await store
+    .update(id, (cur) =>
+      cur.status === "pending" ? { ...cur, status, receipt_id: receipt.id, finished_at: receipt.created_at } : null,
+    )
+    .catch(() => undefined);
   const message = `Pending action ${id} already ran at ${receipt.created_at} (confirm receipt ${receipt.id}, seq ${receipt.seq}) although its stored record said pending; it was not run again. ${fixOf("confirmation_replayed")}`;
-  return refused(id, healed?.written?.status ?? healed?.current?.status ?? status, "confirmation_replayed", message, { receipt_id: receipt.id });
+  return refused(id, healed?.written?.status ?? healed?.current?.status ?? status, "confirmation_replayed", message, {
+    receipt_id: receipt.id,
+  });
 }
 
-function confirmReceipt(record: PendingAction, toolset: FrozenToolset, report: ToolCallReport, nowMs: number, ctx: ConfirmContext): ReceiptBody {
+function confirmReceipt(
+  record: PendingAction,
+  toolset: FrozenToolset,
+  report: ToolCallReport,
+  nowMs: number,
+  ctx: ConfirmContext,
+): ReceiptBody {
   const body = directCallReceiptBody(toolset, report, {
     kind: "confirm",
     id: confirmReceiptId(record.id),
@@ -263,7 +325,9 @@ export async function reject(id: string, ctx: { store: PendingStore; now?: () =>
     if (!isPendingId(id)) return refused(String(id), null, "pending_action_not_found");
     const at = now();
     const r = await ctx.store.update(id, (cur) =>
-      cur.status === "pending" ? { ...cur, status: "rejected", rejected_at: iso(at), arguments: null, arguments_wiped: true } : null,
+      cur.status === "pending"
+        ? { ...cur, status: "rejected", rejected_at: iso(at), arguments: null, arguments_wiped: true }
+        : null,
     );
     if (r.written) return { ok: true, id, status: "rejected" };
     if (!r.current) return refused(id, null, "pending_action_not_found");
@@ -287,13 +351,20 @@ export interface PurgeReport {
  * finished/claimed ones keep their status. Records in a final state are deleted `retentionMs`
  * after they expired. A `claimed` record is never deleted: it marks a possible side effect.
  */
-export async function purgeExpired(store: PendingStore, options: { now?: () => number; retentionMs?: number } = {}): Promise<PurgeReport> {
+export async function purgeExpired(
+  store: PendingStore,
+  options: { now?: () => number; retentionMs?: number } = {},
+): Promise<PurgeReport> {
   const now = (options.now ?? Date.now)();
   const retention = options.retentionMs ?? DEFAULT_RETENTION_MS;
   const out: PurgeReport = { expired: [], wiped: [], deleted: [] };
   for (const rec of await store.list()) {
     if (!isExpired(rec, now)) continue;
-    if (rec.status !== "claimed" && rec.status !== "pending" && isExpired({ expires_at: iso(Date.parse(rec.expires_at) + retention) }, now)) {
+    if (
+      rec.status !== "claimed" &&
+      rec.status !== "pending" &&
+      isExpired({ expires_at: iso(Date.parse(rec.expires_at) + retention) }, now)
+    ) {
       await store.delete(rec.id);
       out.deleted.push(rec.id);
       continue;
@@ -314,7 +385,10 @@ export async function purgeExpired(store: PendingStore, options: { now?: () => n
 }
 
 /** Purge now and then every `intervalMs` (default 30 s). Returns a stop function. */
-export function startPurging(store: PendingStore, options: { now?: () => number; retentionMs?: number; intervalMs?: number; onError?: (err: unknown) => void } = {}): () => void {
+export function startPurging(
+  store: PendingStore,
+  options: { now?: () => number; retentionMs?: number; intervalMs?: number; onError?: (err: unknown) => void } = {},
+): () => void {
   const run = (): void => {
     purgeExpired(store, options).catch((err) => options.onError?.(err));
   };
@@ -322,4 +396,3 @@ export function startPurging(store: PendingStore, options: { now?: () => number;
   const timer = setInterval(run, options.intervalMs ?? 30_000);
   return () => clearInterval(timer);
 }
-

@@ -44,7 +44,12 @@ function edgeCommand(at: EdgeInstallation): string {
 
 /** Node file store, absolute tools path, the confirm command (naming the store's data folder) and
  *  the record's file on the ticket. */
-export function nodeConfirmationBroker(toolsFile: string, selection: Selection, store: NodePendingStore = createNodePendingStore(), toolsRoot?: string): ConfirmationBroker {
+export function nodeConfirmationBroker(
+  toolsFile: string,
+  selection: Selection,
+  store: NodePendingStore = createNodePendingStore(),
+  toolsRoot?: string,
+): ConfirmationBroker {
   // store.dir is <data folder>/pending.
   const at = thisInstallation(path.dirname(store.dir));
   return createConfirmationBroker({
@@ -52,6 +57,10 @@ export function nodeConfirmationBroker(toolsFile: string, selection: Selection, 
     toolsFile: path.resolve(toolsFile),
     ...(toolsRoot !== undefined ? { toolsRoot: path.resolve(toolsRoot) } : {}),
     selection,
-    decorate: (record, token) => ({ confirm_command: confirmCommand(record.id, token, at), reject_command: rejectCommand(record.id, at), pending_action_path: store.fileOf(record.id) }),
+    decorate: (record, token) => ({
+      confirm_command: confirmCommand(record.id, token, at),
+      reject_command: rejectCommand(record.id, at),
+      pending_action_path: store.fileOf(record.id),
+    }),
   });
 }

@@ -2,7 +2,15 @@
 // single-use token (32 random bytes, base64url) of which only the sha256 is stored. Pure core:
 // WebCrypto and btoa/atob only, the same in Node 20 and the browser.
 import { EdgeError } from "../contract/errors.ts";
-import { hmacSha256Hex, isSha256, randomHex, sha256Json, sha256Text, timingSafeEqual, type Sha256 } from "../contract/hash.ts";
+import {
+  hmacSha256Hex,
+  isSha256,
+  randomHex,
+  sha256Json,
+  sha256Text,
+  timingSafeEqual,
+  type Sha256,
+} from "../contract/hash.ts";
 import type { ExecutionLevel, JsonObject, Selection } from "../contract/types.ts";
 import {
   BINDING_VERSION,
@@ -149,16 +157,31 @@ function boundSelection(selection: Selection | undefined): BoundSelection {
 }
 
 export function selectionOf(bound: BoundSelection): Selection {
-  return { ...(bound.tool.length ? { tool: bound.tool } : {}), ...(bound.tool_tag.length ? { toolTag: bound.tool_tag } : {}) };
+  return {
+    ...(bound.tool.length ? { tool: bound.tool } : {}),
+    ...(bound.tool_tag.length ? { toolTag: bound.tool_tag } : {}),
+  };
 }
 
 /** Build a pending record and its token. Nothing is stored here. */
-export async function buildPendingAction(input: NewPendingAction, options: CreatePendingOptions = {}): Promise<{ record: PendingAction; token: string }> {
+export async function buildPendingAction(
+  input: NewPendingAction,
+  options: CreatePendingOptions = {},
+): Promise<{ record: PendingAction; token: string }> {
   const ttl = options.ttlMs ?? DEFAULT_PENDING_TTL_MS;
-  if (!Number.isFinite(ttl) || ttl <= 0) throw new EdgeError("invalid_option", {}, "The pending action lifetime must be a positive number of milliseconds. Pass a lifetime above 0.");
+  if (!Number.isFinite(ttl) || ttl <= 0)
+    throw new EdgeError(
+      "invalid_option",
+      {},
+      "The pending action lifetime must be a positive number of milliseconds. Pass a lifetime above 0.",
+    );
   for (const key of ["tools_file_sha256", "active_set_sha256", "tool_schema_sha256"] as const) {
     if (!isSha256(input[key])) {
-      throw new EdgeError("invalid_option", { field: key }, `A pending action needs ${key}: confirmation is only available for tools from a tools file. Use a tool from a tools file to ask for confirmation.`);
+      throw new EdgeError(
+        "invalid_option",
+        { field: key },
+        `A pending action needs ${key}: confirmation is only available for tools from a tools file. Use a tool from a tools file to ask for confirmation.`,
+      );
     }
   }
   const now = (options.now ?? Date.now)();

@@ -62,7 +62,8 @@ export function createIdbPendingStore(db: EdgeDb): PendingStore {
             if (!current) return { current: undefined, written: null };
             const next = fn(current);
             if (!next) return { current, written: null };
-            if (next.id !== id) throw new EdgeError("pending_action_id_changed", {}, "A pending action's id cannot change.");
+            if (next.id !== id)
+              throw new EdgeError("pending_action_id_changed", {}, "A pending action's id cannot change.");
             await tx.store.put(next);
             return { current: next, written: next };
           })();

@@ -7,10 +7,15 @@ import type { PendingAction } from "./types.ts";
 describe("memory pending store", () => {
   it("claims at most once", async () => {
     const store = createMemoryPendingStore();
-    const record = { id: "pa_" + "1".repeat(32), status: "pending", created_at: new Date().toISOString() } as PendingAction;
+    const record = {
+      id: "pa_" + "1".repeat(32),
+      status: "pending",
+      created_at: new Date().toISOString(),
+    } as PendingAction;
     await store.create(record);
     await expect(store.create(record)).rejects.toMatchObject({ code: "storage_failed" });
-    const claim = () => store.update(record.id, (cur) => (cur.status === "pending" ? { ...cur, status: "claimed" } : null));
+    const claim = () =>
+      store.update(record.id, (cur) => (cur.status === "pending" ? { ...cur, status: "claimed" } : null));
     const [a, b] = await Promise.all([claim(), claim()]);
     expect([a.written, b.written].filter(Boolean)).toHaveLength(1);
     expect((await store.get(record.id))!.status).toBe("claimed");

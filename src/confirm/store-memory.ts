@@ -12,7 +12,12 @@ export function createMemoryPendingStore(): PendingStore {
   const records = new Map<string, PendingAction>();
   return {
     async create(record) {
-      if (records.has(record.id)) throw new EdgeError("storage_failed", { id: record.id }, `A pending action with id ${record.id} already exists. Use a new id for the pending action.`);
+      if (records.has(record.id))
+        throw new EdgeError(
+          "storage_failed",
+          { id: record.id },
+          `A pending action with id ${record.id} already exists. Use a new id for the pending action.`,
+        );
       records.set(record.id, clone(record));
     },
     async get(id) {
@@ -20,7 +25,9 @@ export function createMemoryPendingStore(): PendingStore {
       return r ? clone(r) : undefined;
     },
     async list() {
-      return [...records.values()].map(clone).sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+      return [...records.values()]
+        .map(clone)
+        .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
     },
     async update(id, fn) {
       const current = records.get(id);

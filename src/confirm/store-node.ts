@@ -4,7 +4,15 @@
 import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "../platform/node-files.ts";
+import {
+  dataDir,
+  ensurePrivateDir,
+  listDirIfExists,
+  readTextIfExists,
+  withFileLock,
+  writeFileAtomic,
+  type FileLockOptions,
+} from "../platform/node-files.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import { isPendingId } from "./pending.ts";
 import type { PendingAction } from "./types.ts";
@@ -52,7 +60,11 @@ export function createNodePendingStore(options: NodePendingStoreOptions = {}): N
     try {
       return JSON.parse(text) as PendingAction;
     } catch (err) {
-      throw new EdgeError("storage_failed", { op: "read pending action", path: file, reason: "not_json" }, `Saving to local storage failed: ${file} is not JSON (${(err as Error).message}). Restore the file, or move it away to start with an empty store.`);
+      throw new EdgeError(
+        "storage_failed",
+        { op: "read pending action", path: file, reason: "not_json" },
+        `Saving to local storage failed: ${file} is not JSON (${(err as Error).message}). Restore the file, or move it away to start with an empty store.`,
+      );
     }
   }
 
@@ -69,7 +81,9 @@ export function createNodePendingStore(options: NodePendingStoreOptions = {}): N
     get: read,
     async list() {
       const names = (await listDirIfExists(dir, "list pending actions")).filter((f) => FILE_RE.test(f));
-      const all = (await Promise.all(names.map((n) => read(n.slice(0, -5))))).filter((r): r is PendingAction => r !== undefined);
+      const all = (await Promise.all(names.map((n) => read(n.slice(0, -5))))).filter(
+        (r): r is PendingAction => r !== undefined,
+      );
       return all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
     },
     async update(id, fn) {
@@ -82,7 +96,8 @@ export function createNodePendingStore(options: NodePendingStoreOptions = {}): N
           if (!current) return { current: undefined, written: null };
           const next = fn(current);
           if (!next) return { current, written: null };
-          if (next.id !== id) throw new EdgeError("pending_action_id_changed", {}, "A pending action's id cannot change.");
+          if (next.id !== id)
+            throw new EdgeError("pending_action_id_changed", {}, "A pending action's id cannot change.");
           await write(next, false);
           return { current: next, written: next };
         },
@@ -98,7 +113,8 @@ export function createNodePendingStore(options: NodePendingStoreOptions = {}): N
           try {
             await unlink(file);
           } catch (err) {
-            if ((err as { code?: string }).code !== "ENOENT") throw toStorageError(err, "delete pending action", { path: file });
+            if ((err as { code?: string }).code !== "ENOENT")
+              throw toStorageError(err, "delete pending action", { path: file });
           }
         },
         options,

@@ -13,6 +13,9 @@ export interface PendingStore {
   get(id: string): Promise<PendingAction | undefined>;
   /** Oldest first. */
   list(): Promise<PendingAction[]>;
-  update(id: string, fn: (current: PendingAction) => PendingAction | null): Promise<{ current: PendingAction | undefined; written: PendingAction | null }>;
+  update(
+    id: string,
+    fn: (current: PendingAction) => PendingAction | null,
+  ): Promise<{ current: PendingAction | undefined; written: PendingAction | null }>;
   delete(id: string): Promise<void>;
 }

@@ -76,7 +76,10 @@ export function validateAgainst(schema: object, value: unknown): SchemaCheck {
   try {
     validate = compileSchema(schema);
   } catch (err) {
-    return { valid: false, errors: [{ instancePath: "", keyword: "schema", message: String((err as Error).message ?? err), params: {} }] };
+    return {
+      valid: false,
+      errors: [{ instancePath: "", keyword: "schema", message: String((err as Error).message ?? err), params: {} }],
+    };
   }
   if (validate(value)) return { valid: true, errors: [] };
   return { valid: false, errors: (validate.errors ?? []).map(toSchemaError) };
@@ -100,7 +103,12 @@ export function schemaCompileError(schema: object): string | null {
 export function describeSchemaErrors(errors: readonly SchemaError[]): string {
   return errors
     .map((e) => {
-      const p = e.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[]; allowedValue?: unknown };
+      const p = e.params as {
+        additionalProperty?: string;
+        missingProperty?: string;
+        allowedValues?: unknown[];
+        allowedValue?: unknown;
+      };
       // The allowed values are the fix for an enum or const miss: name them.
       const extra = p.additionalProperty
         ? ` (${p.additionalProperty})`
@@ -126,7 +134,9 @@ export function argsProblem(parameters: object, args: unknown): { detail: string
   const check = validateAgainst(parameters, args);
   if (!check.valid) return { detail: describeSchemaErrors(check.errors), problems: check.errors };
   // The schema passed, so a bound error here is the ±(2^53−1) bound (the schema's own were met).
-  const unsafe = validateAgainst(withSafeIntegerBounds(parameters), args).errors.filter((e) => e.keyword === "minimum" || e.keyword === "maximum");
+  const unsafe = validateAgainst(withSafeIntegerBounds(parameters), args).errors.filter(
+    (e) => e.keyword === "minimum" || e.keyword === "maximum",
+  );
   if (unsafe.length > 0) {
     const paths = [...new Set(unsafe.map((e) => e.instancePath))];
     return { detail: paths.map(unsafeIntegerMessage).join("; "), problems: unsafe };

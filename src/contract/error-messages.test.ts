@@ -6,7 +6,6 @@ import { ERRORS } from "./error-table.ts";
 import { EdgeError, type ErrorCode, fixOf } from "./errors.ts";
 import { closest, didYouMean, editDistance } from "./suggest.ts";
 
-
 describe("the error table", () => {
   it.each(Object.entries(ERRORS))("%s says what to do, in whole sentences", (_code, message) => {
     expect(message, "ends as a sentence").toMatch(/[.!?]["'`)\]]*$/);
@@ -35,7 +34,11 @@ describe("fixOf", () => {
   });
 
   it("EdgeError.withTableFix: what happened, then the code's fix", () => {
-    const e = EdgeError.withTableFix("tools_file_not_utf8", { file: "tools.py" }, "tools.py has a byte 0xff at offset 12.");
+    const e = EdgeError.withTableFix(
+      "tools_file_not_utf8",
+      { file: "tools.py" },
+      "tools.py has a byte 0xff at offset 12.",
+    );
     expect(e.message).toBe("tools.py has a byte 0xff at offset 12. Save it as UTF-8.");
     expect(e.toJSON()).toEqual({ code: "tools_file_not_utf8", message: e.message, file: "tools.py" });
   });

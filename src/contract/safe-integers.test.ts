@@ -12,16 +12,25 @@ describe("integers JSON carries exactly", () => {
   const int = obj({ n: { type: "integer" } });
 
   it("an int parameter refuses 1e300 and 9007199254740993, naming the parameter and the range", () => {
-    for (const text of ['{"n": 1e300}', '{"n": 9007199254740993}', '{"n": 9007199254740992}', '{"n": -9007199254740992}', '{"n": -1e300}']) {
+    for (const text of [
+      '{"n": 1e300}',
+      '{"n": 9007199254740993}',
+      '{"n": 9007199254740992}',
+      '{"n": -9007199254740992}',
+      '{"n": -1e300}',
+    ]) {
       const bad = argsProblem(int, args(text));
       expect(bad, text).not.toBeNull();
-      expect(bad!.detail).toBe('parameter "n" must be an integer within ±(2^53−1), from -9007199254740991 to 9007199254740991: JSON does not carry larger integers exactly');
+      expect(bad!.detail).toBe(
+        'parameter "n" must be an integer within ±(2^53−1), from -9007199254740991 to 9007199254740991: JSON does not carry larger integers exactly',
+      );
     }
   });
 
   it("accepts the largest and smallest safe integers, and leaves the schema as it was", () => {
     const before = canonicalJson(int);
-    for (const text of ['{"n": 9007199254740991}', '{"n": -9007199254740991}', '{"n": 0}', '{"n": 1.0}']) expect(argsProblem(int, args(text)), text).toBeNull();
+    for (const text of ['{"n": 9007199254740991}', '{"n": -9007199254740991}', '{"n": 0}', '{"n": 1.0}'])
+      expect(argsProblem(int, args(text)), text).toBeNull();
     expect(canonicalJson(int)).toBe(before);
   });
 
@@ -36,7 +45,12 @@ describe("integers JSON carries exactly", () => {
       }),
       $defs: { coord: { type: "integer" } },
     };
-    expect(argsProblem(schema, args('{"xs": [1, 2], "grid": [[3]], "maybe": null, "maybe_list": [null, 4], "point": {"x": 9007199254740991}}'))).toBeNull();
+    expect(
+      argsProblem(
+        schema,
+        args('{"xs": [1, 2], "grid": [[3]], "maybe": null, "maybe_list": [null, 4], "point": {"x": 9007199254740991}}'),
+      ),
+    ).toBeNull();
     const cases: [string, string][] = [
       ['{"xs": [1, 1e300]}', 'parameter "xs" (at /xs/1)'],
       ['{"grid": [[1], [2, 9007199254740993]]}', 'parameter "grid" (at /grid/1/1)'],
@@ -48,8 +62,12 @@ describe("integers JSON carries exactly", () => {
   });
 
   it("a union decides by its members: integer-or-string refuses 1e300, integer-or-number takes it as a number", () => {
-    expect(argsProblem(obj({ v: { anyOf: [{ type: "integer" }, { type: "string" }] } }), args('{"v": 1e300}'))?.detail).toContain('parameter "v"');
-    expect(argsProblem(obj({ v: { anyOf: [{ type: "integer" }, { type: "number" }] } }), args('{"v": 1e300}'))).toBeNull();
+    expect(
+      argsProblem(obj({ v: { anyOf: [{ type: "integer" }, { type: "string" }] } }), args('{"v": 1e300}'))?.detail,
+    ).toContain('parameter "v"');
+    expect(
+      argsProblem(obj({ v: { anyOf: [{ type: "integer" }, { type: "number" }] } }), args('{"v": 1e300}')),
+    ).toBeNull();
     expect(argsProblem(obj({ v: { type: ["integer", "number"] } }), args('{"v": 1e300}'))).toBeNull();
     expect(argsProblem(obj({ f: { type: "number" } }), args('{"f": 1e300}'))).toBeNull();
   });
@@ -57,6 +75,8 @@ describe("integers JSON carries exactly", () => {
   it("a schema's own bounds still speak for themselves", () => {
     const small = obj({ n: { type: "integer", maximum: 10 } });
     expect(argsProblem(small, args('{"n": 11}'))?.detail).toBe("/n must be <= 10");
-    expect(argsProblem(obj({ n: { type: "integer", minimum: 0 } }), args('{"n": 1e300}'))?.detail).toContain("±(2^53−1)");
+    expect(argsProblem(obj({ n: { type: "integer", minimum: 0 } }), args('{"n": 1e300}'))?.detail).toContain(
+      "±(2^53−1)",
+    );
   });
 });

@@ -8,7 +8,16 @@ type Schema = { [key: string]: unknown };
 
 /** Keywords whose value is one subschema, a list of them, or a map of them. `not` and `if` are
  *  left alone: a bound inside them would change what they exclude or select. */
-const ONE = ["additionalProperties", "items", "additionalItems", "contains", "unevaluatedItems", "unevaluatedProperties", "then", "else"];
+const ONE = [
+  "additionalProperties",
+  "items",
+  "additionalItems",
+  "contains",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "then",
+  "else",
+];
 const LIST = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
 const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 
@@ -30,8 +39,10 @@ function bound(node: unknown): unknown {
   const out: Schema = { ...s };
   const types = Array.isArray(s.type) ? s.type : [s.type];
   if (types.includes("integer") && !types.includes("number")) {
-    out.minimum = typeof s.minimum === "number" ? Math.max(s.minimum, -Number.MAX_SAFE_INTEGER) : -Number.MAX_SAFE_INTEGER;
-    out.maximum = typeof s.maximum === "number" ? Math.min(s.maximum, Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
+    out.minimum =
+      typeof s.minimum === "number" ? Math.max(s.minimum, -Number.MAX_SAFE_INTEGER) : -Number.MAX_SAFE_INTEGER;
+    out.maximum =
+      typeof s.maximum === "number" ? Math.min(s.maximum, Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
   }
   for (const k of ONE) if (k in s && !Array.isArray(s[k])) out[k] = bound(s[k]);
   for (const k of LIST) if (Array.isArray(s[k])) out[k] = (s[k] as unknown[]).map(bound);
@@ -46,7 +57,13 @@ function bound(node: unknown): unknown {
 
 /** The message for an integer beyond the bound at `instancePath` (a JSON pointer, "/n/0"). */
 export function unsafeIntegerMessage(instancePath: string): string {
-  const segments = instancePath.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
-  const where = segments.length === 0 ? "the arguments" : `parameter "${segments[0]}"${segments.length > 1 ? ` (at ${instancePath})` : ""}`;
+  const segments = instancePath
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const where =
+    segments.length === 0
+      ? "the arguments"
+      : `parameter "${segments[0]}"${segments.length > 1 ? ` (at ${instancePath})` : ""}`;
   return `${where} must be an integer within ±(2^53−1), from -9007199254740991 to 9007199254740991: JSON does not carry larger integers exactly`;
 }

@@ -114,7 +114,9 @@ describe("response formats", () => {
     const c = toolCallOrTextResponseFormat(structuredClone([orderStatus, helloWorld, feeQuote]));
     expect(a.structural_tag).toBe(b.structural_tag);
     expect(a.structural_tag).toBe(c.structural_tag);
-    expect(toolCallResponseFormat([feeQuote, orderStatus]).schema).toBe(toolCallResponseFormat([orderStatus, feeQuote]).schema);
+    expect(toolCallResponseFormat([feeQuote, orderStatus]).schema).toBe(
+      toolCallResponseFormat([orderStatus, feeQuote]).schema,
+    );
     // …and different tools give a different string.
     expect(toolCallOrTextResponseFormat([feeQuote]).structural_tag).not.toBe(a.structural_tag);
   });

@@ -27,12 +27,20 @@ export const CHECK_PATTERN = "yes|no";
 
 function sortedTools(tools: readonly GuidedTool[]): GuidedTool[] {
   if (tools.length === 0) {
-    throw new EdgeError("response_format_unsupported", { reason: "no_tools" }, "Guided tool calls need at least one active tool. Pass at least one tool, or leave guided tool calls out.");
+    throw new EdgeError(
+      "response_format_unsupported",
+      { reason: "no_tools" },
+      "Guided tool calls need at least one active tool. Pass at least one tool, or leave guided tool calls out.",
+    );
   }
   const seen = new Set<string>();
   for (const t of tools) {
     if (seen.has(t.name)) {
-      throw new EdgeError("response_format_unsupported", { tool: t.name }, `Tool "${t.name}" appears twice in the guided-call set.`);
+      throw new EdgeError(
+        "response_format_unsupported",
+        { tool: t.name },
+        `Tool "${t.name}" appears twice in the guided-call set.`,
+      );
     }
     seen.add(t.name);
   }
@@ -92,6 +100,8 @@ export function checkResponseFormat(): Extract<ResponseFormat, { type: "structur
 
 /** (b) Either exactly one valid call or a plain-text answer. The tag is passed as a JSON string
  *  (web-llm accepts both) so the same tools give byte-identical request formats. */
-export function toolCallOrTextResponseFormat(tools: readonly GuidedTool[]): Extract<ResponseFormat, { type: "structural_tag" }> {
+export function toolCallOrTextResponseFormat(
+  tools: readonly GuidedTool[],
+): Extract<ResponseFormat, { type: "structural_tag" }> {
   return { type: "structural_tag", structural_tag: JSON.stringify(toolCallOrTextStructuralTag(tools)) };
 }

@@ -15,7 +15,10 @@ interface XGrammarGrammar {
   dispose(): void;
 }
 interface XGrammar {
-  Grammar: { fromStructuralTag(tag: string): Promise<XGrammarGrammar>; fromJSONSchema(schema: string): Promise<XGrammarGrammar> };
+  Grammar: {
+    fromStructuralTag(tag: string): Promise<XGrammarGrammar>;
+    fromJSONSchema(schema: string): Promise<XGrammarGrammar>;
+  };
   Testings: { isGrammarAcceptString(g: XGrammarGrammar, input: string): Promise<boolean> };
 }
 
@@ -83,7 +86,8 @@ describe("guided formats compiled by web-llm's own xgrammar", () => {
   it("(a) json_object schema: calls only", async () => {
     const g = await xg.Grammar.fromJSONSchema(toolCallResponseFormat(tools).schema!);
     for (const s of CALLS) expect([s, await xg.Testings.isGrammarAcceptString(g, s)]).toEqual([s, true]);
-    for (const s of [...TEXTS, ...NEITHER]) expect([s, await xg.Testings.isGrammarAcceptString(g, s)]).toEqual([s, false]);
+    for (const s of [...TEXTS, ...NEITHER])
+      expect([s, await xg.Testings.isGrammarAcceptString(g, s)]).toEqual([s, false]);
     g.dispose();
   });
 });

@@ -87,7 +87,13 @@ describe("picker rows", () => {
     const rows = listModelOptions(list, { shaderF16: false });
     const f32 = rows.find((r) => r.id === "Qwen2.5-1.5B-Instruct-q4f32_1-MLC")!;
     const f16 = rows.find((r) => r.id === "Qwen2.5-1.5B-Instruct-q4f16_1-MLC")!;
-    expect(f32).toMatchObject({ precision: "f32", needsShaderF16: false, supported: true, recommended: true, vramMB: 1888.97 });
+    expect(f32).toMatchObject({
+      precision: "f32",
+      needsShaderF16: false,
+      supported: true,
+      recommended: true,
+      vramMB: 1888.97,
+    });
     expect(f16).toMatchObject({ precision: "f16", needsShaderF16: true, supported: false, recommended: false });
     expect(rows.filter((r) => r.recommended)).toHaveLength(1);
     expect(rows.some((r) => /embed/i.test(r.id))).toBe(false);
@@ -128,7 +134,11 @@ describe("fingerprint", () => {
       modelUrl: "https://models.example.org/qwen/",
       shaderF16: false,
       runtimeVersion: "v0_2_86/base",
-      integrity: { config: "sha256-Y29uZmln", model_lib: "sha256-bGli", tokenizer: { "tokenizer.json": "sha256-dG9r" } },
+      integrity: {
+        config: "sha256-Y29uZmln",
+        model_lib: "sha256-bGli",
+        tokenizer: { "tokenizer.json": "sha256-dG9r" },
+      },
     });
   });
 

@@ -96,10 +96,18 @@ export function resolveModel(
   if (modelId === undefined) return chooseDefaultModel(modelList, adapter);
   const record = modelList.find((r) => r.model_id === modelId);
   if (!record) {
-    throw new EdgeError("unknown_model", { modelId }, `No model "${modelId}" in the model list (appConfig.model_list).`);
+    throw new EdgeError(
+      "unknown_model",
+      { modelId },
+      `No model "${modelId}" in the model list (appConfig.model_list).`,
+    );
   }
   if (!isChatModel(record)) {
-    throw new EdgeError("unknown_model", { modelId }, `"${modelId}" is not a chat model (embedding or vision model). Pick a chat model.`);
+    throw new EdgeError(
+      "unknown_model",
+      { modelId },
+      `"${modelId}" is not a chat model (embedding or vision model). Pick a chat model.`,
+    );
   }
   if (needsShaderF16(record) && !adapter.shaderF16) {
     const sibling = f32VariantId(modelId);

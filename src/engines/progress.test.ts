@@ -9,7 +9,9 @@ describe("init progress → LoadProgress", () => {
   it("reads the phase from web-llm's text", () => {
     expect(stageOf("Start to fetch params")).toBe("fetch");
     expect(stageOf(FETCH(1, 0.05))).toBe("fetch");
-    expect(stageOf("Loading model from cache[3/20]: 120MB loaded. 15% completed, 1 secs elapsed.")).toBe("weights_to_gpu");
+    expect(stageOf("Loading model from cache[3/20]: 120MB loaded. 15% completed, 1 secs elapsed.")).toBe(
+      "weights_to_gpu",
+    );
     expect(stageOf("Loading GPU shader modules[12/40]: 30% completed, 2 secs elapsed.")).toBe("shaders");
     expect(stageOf("Finish loading on WebGPU - swiftshader")).toBe("done");
   });
@@ -36,7 +38,10 @@ describe("init progress → LoadProgress", () => {
 
   it("a cached model starts at the compile slice", () => {
     const m = new ProgressMapper();
-    const p = m.map({ progress: 0.5, text: "Loading model from cache[10/20]: 400MB loaded. 50% completed, 1 secs elapsed." });
+    const p = m.map({
+      progress: 0.5,
+      text: "Loading model from cache[10/20]: 400MB loaded. 50% completed, 1 secs elapsed.",
+    });
     expect(p.phase).toBe("compile");
     expect(p.progress).toBeCloseTo(0.775);
   });

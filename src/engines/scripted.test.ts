@@ -9,7 +9,6 @@ const user = (content: string): ChatMessage[] => [
   { role: "user", content },
 ];
 
-
 async function codeOf(p: Promise<unknown>): Promise<string> {
   return (await rejection(p)).code;
 }
@@ -41,7 +40,9 @@ describe("ScriptedEngine", () => {
     expect(deltas.join("")).toBe(call);
     expect(deltas.length).toBe(Math.ceil(call.length / 5));
     expect(deltas.every((d) => d.length <= 5)).toBe(true);
-    const second = await engine.chat({ messages: [...user("fee?"), { role: "assistant", content: call }, { role: "tool", content: "{}" }] });
+    const second = await engine.chat({
+      messages: [...user("fee?"), { role: "assistant", content: call }, { role: "tool", content: "{}" }],
+    });
     expect(second.text).toBe("The fee is 0.25.");
     expect(engine.turnsUsed).toBe(2);
   });
@@ -55,7 +56,9 @@ describe("ScriptedEngine", () => {
   });
 
   it("a script function sees the conversation and the turn number", async () => {
-    const engine = new ScriptedEngine((messages, turn) => `${turn}:${messages[messages.length - 1]!.content.toUpperCase()}`);
+    const engine = new ScriptedEngine(
+      (messages, turn) => `${turn}:${messages[messages.length - 1]!.content.toUpperCase()}`,
+    );
     await engine.load();
     expect((await engine.chat({ messages: user("abc") })).text).toBe("0:ABC");
     expect((await engine.chat({ messages: user("de") })).text).toBe("1:DE");
@@ -110,11 +113,26 @@ describe("ScriptedEngine", () => {
     await engine.load();
     expect(await codeOf(engine.chat({ messages: [] }))).toBe("invalid_chat_messages");
     expect(
-      await codeOf(engine.chat({ messages: [{ role: "user", content: "q" }, { role: "system", content: "late" }, { role: "user", content: "q" }] })),
+      await codeOf(
+        engine.chat({
+          messages: [
+            { role: "user", content: "q" },
+            { role: "system", content: "late" },
+            { role: "user", content: "q" },
+          ],
+        }),
+      ),
     ).toBe("invalid_chat_messages");
-    expect(await codeOf(engine.chat({ messages: [{ role: "user", content: "q" }, { role: "assistant", content: "a" }] }))).toBe(
-      "invalid_chat_messages",
-    );
+    expect(
+      await codeOf(
+        engine.chat({
+          messages: [
+            { role: "user", content: "q" },
+            { role: "assistant", content: "a" },
+          ],
+        }),
+      ),
+    ).toBe("invalid_chat_messages");
     // Rejected requests do not consume the script.
     expect(engine.turnsUsed).toBe(0);
   });

@@ -81,7 +81,12 @@ export class ScriptedEngine implements Engine {
   }
 
   info(): EngineInfo {
-    return { kind: "scripted", modelId: this.modelId, label: SCRIPTED_LABEL, ...(this.contextWindow ? { contextWindow: this.contextWindow } : {}) };
+    return {
+      kind: "scripted",
+      modelId: this.modelId,
+      label: SCRIPTED_LABEL,
+      ...(this.contextWindow ? { contextWindow: this.contextWindow } : {}),
+    };
   }
 
   async load(onProgress?: ProgressListener, signal?: AbortSignal): Promise<void> {
@@ -94,7 +99,11 @@ export class ScriptedEngine implements Engine {
     if (!this.loaded) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
     if (this.current) {
-      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first, then try again.");
+      throw new EdgeError(
+        "generation_failed",
+        {},
+        "A generation is already running on this engine; await it or abort() it first, then try again.",
+      );
     }
     const controller = new AbortController();
     this.current = controller;

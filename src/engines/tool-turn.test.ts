@@ -5,7 +5,12 @@ import { renderCallCheck } from "../chat/contract.ts";
 import { createChatSession } from "../chat/session.ts";
 import { createToolRuntime, defineTool } from "../runtime/index.ts";
 import type { EngineInfo } from "./engine.ts";
-import { checkResponseFormat, textAnswerResponseFormat, toolCallOrTextResponseFormat, toolCallResponseFormat } from "./grammar.ts";
+import {
+  checkResponseFormat,
+  textAnswerResponseFormat,
+  toolCallOrTextResponseFormat,
+  toolCallResponseFormat,
+} from "./grammar.ts";
 import { ScriptedEngine } from "./scripted.ts";
 import type { ToolChoice } from "./tool-turn.ts";
 
@@ -27,14 +32,30 @@ class GeneratingStandIn extends ScriptedEngine {
 
 const LOOKUP_X = JSON.stringify({ tool_name: "lookup", arguments: { q: "x" } });
 
-async function turnsSeen(choice: ToolChoice | undefined, engine: ScriptedEngine = new GeneratingStandIn([LOOKUP_X, "Found it."])) {
+async function turnsSeen(
+  choice: ToolChoice | undefined,
+  engine: ScriptedEngine = new GeneratingStandIn([LOOKUP_X, "Found it."]),
+) {
   const runtime = createToolRuntime();
-  runtime.register(defineTool({ name: "lookup", description: "Look something up.", parameters: params, execute: ({ q }) => ({ found: q }) }));
+  runtime.register(
+    defineTool({
+      name: "lookup",
+      description: "Look something up.",
+      parameters: params,
+      execute: ({ q }) => ({ found: q }),
+    }),
+  );
   await engine.load();
   const session = await createChatSession({ engine, runtime, ...(choice ? { toolChoice: choice } : {}) });
   const run = await session.chat("Look up x.");
   expect(run.outcome).toBe("answered");
-  return { run, messages: engine.calls.map((c) => c.messages), formats: engine.calls.map((c) => c.responseFormat), temperatures: engine.calls.map((c) => c.temperature), schemas: runtime.schemas() };
+  return {
+    run,
+    messages: engine.calls.map((c) => c.messages),
+    formats: engine.calls.map((c) => c.responseFormat),
+    temperatures: engine.calls.map((c) => c.temperature),
+    schemas: runtime.schemas(),
+  };
 }
 
 describe("tool-turn policy", () => {
@@ -45,7 +66,10 @@ describe("tool-turn policy", () => {
 
   it("auto (the default): every turn a call or an answer, at the model family's temperature; none: no format", async () => {
     const auto = await turnsSeen(undefined);
-    expect(auto.formats).toEqual([toolCallOrTextResponseFormat(auto.schemas), toolCallOrTextResponseFormat(auto.schemas)]);
+    expect(auto.formats).toEqual([
+      toolCallOrTextResponseFormat(auto.schemas),
+      toolCallOrTextResponseFormat(auto.schemas),
+    ]);
     expect(auto.temperatures).toEqual([0.3, 0.3]); // Qwen3: a low temperature, not greedy
     expect((await turnsSeen("none")).formats).toEqual([undefined, undefined]);
   });
@@ -59,23 +83,53 @@ describe("tool-turn policy", () => {
   it("llama.cpp: a turn proposes a call (a call only), checks it (yes or no) and runs it; the same call again is declined and the model answers", async () => {
     const seen = await turnsSeen("auto", new GeneratingStandIn([LOOKUP_X, "yes", LOOKUP_X, "Found it."], "llamacpp"));
     const { schemas } = seen;
-    expect(seen.formats).toEqual([toolCallResponseFormat(schemas), checkResponseFormat(), toolCallResponseFormat(schemas), textAnswerResponseFormat()]);
+    expect(seen.formats).toEqual([
+      toolCallResponseFormat(schemas),
+      checkResponseFormat(),
+      toolCallResponseFormat(schemas),
+      textAnswerResponseFormat(),
+    ]);
     expect(seen.temperatures).toEqual([0.3, 0.3, 0.3, 0.3]);
-    expect(seen.run).toMatchObject({ answer: "Found it.", receipt: { call_checks: [{ turn: 0, tool_name: "lookup", verdict: "yes" }, { turn: 1, tool_name: "lookup", verdict: "repeat" }] } });
+    expect(seen.run).toMatchObject({
+      answer: "Found it.",
+      receipt: {
+        call_checks: [
+          { turn: 0, tool_name: "lookup", verdict: "yes" },
+          { turn: 1, tool_name: "lookup", verdict: "repeat" },
+        ],
+      },
+    });
     expect(seen.run.receipt.calls).toHaveLength(1);
   });
 
   it("llama.cpp: a call the model's check declines never runs, and the answer that follows is text whatever it holds", async () => {
-    const declined = await turnsSeen("auto", new GeneratingStandIn([LOOKUP_X, "no", `No tool for that; ${LOOKUP_X} would not help.`], "llamacpp"));
-    expect(declined.formats).toEqual([toolCallResponseFormat(declined.schemas), checkResponseFormat(), textAnswerResponseFormat()]);
-    expect(declined.run).toMatchObject({ answer: `No tool for that; ${LOOKUP_X} would not help.`, receipt: { calls: [], call_checks: [{ turn: 0, tool_name: "lookup", verdict: "no" }] } });
+    const declined = await turnsSeen(
+      "auto",
+      new GeneratingStandIn([LOOKUP_X, "no", `No tool for that; ${LOOKUP_X} would not help.`], "llamacpp"),
+    );
+    expect(declined.formats).toEqual([
+      toolCallResponseFormat(declined.schemas),
+      checkResponseFormat(),
+      textAnswerResponseFormat(),
+    ]);
+    expect(declined.run).toMatchObject({
+      answer: `No tool for that; ${LOOKUP_X} would not help.`,
+      receipt: { calls: [], call_checks: [{ turn: 0, tool_name: "lookup", verdict: "no" }] },
+    });
     // The check sees the proposal and the question about it; the answer is generated without them.
     const [proposed, check, answer] = declined.messages;
     expect(check!.slice(0, -2)).toEqual(proposed);
-    expect(check!.slice(-2)).toEqual([{ role: "assistant", content: LOOKUP_X }, { role: "user", content: renderCallCheck("Look up x.", false, declined.schemas[0]) }]);
+    expect(check!.slice(-2)).toEqual([
+      { role: "assistant", content: LOOKUP_X },
+      { role: "user", content: renderCallCheck("Look up x.", false, declined.schemas[0]) },
+    ]);
     expect(answer).toEqual(proposed);
     const required = await turnsSeen("required", new GeneratingStandIn([LOOKUP_X, LOOKUP_X, "Found it."], "llamacpp"));
-    expect(required.formats).toEqual([toolCallResponseFormat(required.schemas), toolCallResponseFormat(required.schemas), textAnswerResponseFormat()]);
+    expect(required.formats).toEqual([
+      toolCallResponseFormat(required.schemas),
+      toolCallResponseFormat(required.schemas),
+      textAnswerResponseFormat(),
+    ]);
     expect(required.run.receipt.call_checks).toEqual([{ turn: 1, tool_name: "lookup", verdict: "repeat" }]);
   });
 });

@@ -47,7 +47,10 @@ const DEFAULT_TOOL_TURN_TEMPERATURE = 0;
 function toolTurnTemperature(modelId: string): number {
   // Case-insensitive: web-llm ids are "Qwen3-1.7B-…", GGUF catalog ids "qwen3-1.7b-…".
   const id = modelId.toLowerCase();
-  return TOOL_TURN_TEMPERATURE.find((t) => id.startsWith(t.prefix.toLowerCase()))?.temperature ?? DEFAULT_TOOL_TURN_TEMPERATURE;
+  return (
+    TOOL_TURN_TEMPERATURE.find((t) => id.startsWith(t.prefix.toLowerCase()))?.temperature ??
+    DEFAULT_TOOL_TURN_TEMPERATURE
+  );
 }
 
 /** Guided decoding for a tool choice (undefined: free text). Generating engines constrain decoding
@@ -55,7 +58,8 @@ function toolTurnTemperature(modelId: string): number {
 function toolChoiceFormat(choice: ToolChoice): TurnFormat | undefined {
   if (choice === "none") return undefined;
   if (choice === "auto") return (schemas) => toolCallOrTextResponseFormat(schemas);
-  return (schemas, turn) => (turn.index === 0 ? toolCallResponseFormat(schemas) : toolCallOrTextResponseFormat(schemas));
+  return (schemas, turn) =>
+    turn.index === 0 ? toolCallResponseFormat(schemas) : toolCallOrTextResponseFormat(schemas);
 }
 
 /** The policy for an engine. The scripted demo replays text, so it gets neither setting. */

@@ -14,7 +14,13 @@ export interface GpuDeviceLike {
 export interface GpuAdapterLike {
   readonly features: { has(feature: string): boolean; forEach?(cb: (value: string) => void): void };
   /** `info.isFallbackAdapter` is where current browsers report a software adapter. */
-  readonly info?: { vendor?: string; architecture?: string; device?: string; description?: string; isFallbackAdapter?: boolean };
+  readonly info?: {
+    vendor?: string;
+    architecture?: string;
+    device?: string;
+    description?: string;
+    isFallbackAdapter?: boolean;
+  };
   /** The older place of the same flag (removed from the spec; kept as a fallback). */
   readonly isFallbackAdapter?: boolean;
   requestDevice?(descriptor?: unknown): Promise<GpuDeviceLike>;
@@ -45,20 +51,28 @@ export function platformGpu(): GpuLike | undefined {
 
 /** What a person can do when there is no WebGPU API, per browser (a Chrome address only in Chromium). */
 const NO_API_ADVICE: Record<BrowserFamily, string> = {
-  chromium: "Use Chrome or Edge 113 or later over https or localhost (on Linux WebGPU may need chrome://flags/#enable-unsafe-webgpu), or pick the scripted demo engine.",
-  firefox: "Firefox turns WebGPU on by default only on some systems (Windows first); elsewhere it is an experimental setting (dom.webgpu.enabled in about:config). Or pick the scripted demo engine.",
-  safari: "Safari has WebGPU from Safari 26 (macOS 26, iOS 26); on Safari 18 turn it on under Develop › Feature Flags › WebGPU. Or pick the scripted demo engine.",
+  chromium:
+    "Use Chrome or Edge 113 or later over https or localhost (on Linux WebGPU may need chrome://flags/#enable-unsafe-webgpu), or pick the scripted demo engine.",
+  firefox:
+    "Firefox turns WebGPU on by default only on some systems (Windows first); elsewhere it is an experimental setting (dom.webgpu.enabled in about:config). Or pick the scripted demo engine.",
+  safari:
+    "Safari has WebGPU from Safari 26 (macOS 26, iOS 26); on Safari 18 turn it on under Develop › Feature Flags › WebGPU. Or pick the scripted demo engine.",
   webkit: "This WebKit browser has no WebGPU (Safari on macOS and iOS 26 has). Or pick the scripted demo engine.",
-  other: "Use a browser with WebGPU (Chrome or Edge 113 or later, Safari 26) over https or localhost, or pick the scripted demo engine.",
+  other:
+    "Use a browser with WebGPU (Chrome or Edge 113 or later, Safari 26) over https or localhost, or pick the scripted demo engine.",
 };
 
 /** What a person can do when WebGPU gives no adapter, per browser. */
 const NO_ADAPTER_ADVICE: Record<BrowserFamily, string> = {
-  chromium: "Turn on hardware acceleration (chrome://settings/system) or try chrome://flags/#enable-unsafe-webgpu, use a machine with a GPU, or pick the scripted demo engine.",
-  firefox: "about:support (Graphics) says why Firefox turned WebGPU off; use a machine with a GPU, or pick the scripted demo engine.",
-  safari: "Check that WebGPU is on (Develop › Feature Flags), use a machine with a GPU, or pick the scripted demo engine.",
+  chromium:
+    "Turn on hardware acceleration (chrome://settings/system) or try chrome://flags/#enable-unsafe-webgpu, use a machine with a GPU, or pick the scripted demo engine.",
+  firefox:
+    "about:support (Graphics) says why Firefox turned WebGPU off; use a machine with a GPU, or pick the scripted demo engine.",
+  safari:
+    "Check that WebGPU is on (Develop › Feature Flags), use a machine with a GPU, or pick the scripted demo engine.",
   webkit: "Use a machine with a GPU, or pick the scripted demo engine.",
-  other: "Turn on hardware acceleration in the browser settings, use a machine with a GPU, or pick the scripted demo engine.",
+  other:
+    "Turn on hardware acceleration in the browser settings, use a machine with a GPU, or pick the scripted demo engine.",
 };
 
 /** Ask for an adapter; never throws. The result is plain data (it crosses postMessage). */
@@ -107,12 +121,16 @@ export async function probeWebGPU(gpu: GpuLike | undefined = platformGpu()): Pro
 /** Whether a probe found a GPU worth running a model on: an adapter that is not a software
  *  (CPU) fallback. `engine: auto` prefers another engine when this is false; web-llm itself can
  *  still be picked explicitly on a fallback adapter (slowly). */
-export function isUsableWebGPU(probe: WebGPUProbe | null | undefined): probe is Extract<WebGPUProbe, { available: true }> {
+export function isUsableWebGPU(
+  probe: WebGPUProbe | null | undefined,
+): probe is Extract<WebGPUProbe, { available: true }> {
   return probe?.available === true && !probe.adapter.isFallbackAdapter;
 }
 
 /** The error a failed probe becomes (the table's code, the probe's specific sentence). */
-export function webgpuUnavailableError(probe: Extract<WebGPUProbe, { available: false }>, where: "page" | "worker"): EdgeError {
+export function webgpuUnavailableError(
+  probe: Extract<WebGPUProbe, { available: false }>,
+  where: "page" | "worker",
+): EdgeError {
   return new EdgeError("webgpu_unavailable", { reason: probe.reason, where }, probe.message);
 }
-

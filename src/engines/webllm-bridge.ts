@@ -36,7 +36,14 @@ export class WorkerBridge {
       ev.preventDefault();
       const original = ev.message || "worker error event";
       if (this.loaded) this.lose(original, "worker_error");
-      else this.fail(new EdgeError("model_load_failed", { original, stage: "worker" }, `The llm worker failed: ${ev.message || "it could not be started (script failed to load)"}. Reload the page and load the model again.`));
+      else
+        this.fail(
+          new EdgeError(
+            "model_load_failed",
+            { original, stage: "worker" },
+            `The llm worker failed: ${ev.message || "it could not be started (script failed to load)"}. Reload the page and load the model again.`,
+          ),
+        );
     };
   }
 
@@ -97,8 +104,16 @@ export class WorkerBridge {
     if (m.kind === "edge.tokens") {
       const waiter = this.counts.get(m.id);
       this.counts.delete(m.id);
-      if (m.counts) waiter?.resolve({ counts: m.counts, ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}) });
-      else waiter?.reject(new EdgeError("generation_failed", { stage: "count_tokens", reason: m.error }, `The model's worker could not count tokens${m.error ? ` (${m.error})` : ""}; try again, or reload the model.`));
+      if (m.counts)
+        waiter?.resolve({ counts: m.counts, ...(m.contextWindow ? { contextWindow: m.contextWindow } : {}) });
+      else
+        waiter?.reject(
+          new EdgeError(
+            "generation_failed",
+            { stage: "count_tokens", reason: m.error },
+            `The model's worker could not count tokens${m.error ? ` (${m.error})` : ""}; try again, or reload the model.`,
+          ),
+        );
       return;
     }
     this.seen.set(m.kind, m);

@@ -16,7 +16,11 @@ export function modelBaseUrl(model: string, base = globalThis.location?.href): s
   return new URL(url, base).href;
 }
 
-export async function forgetUnverifiedFiles(webllm: WebLLMCacheApi, record: ModelRecord, appConfig: AppConfig): Promise<void> {
+export async function forgetUnverifiedFiles(
+  webllm: WebLLMCacheApi,
+  record: ModelRecord,
+  appConfig: AppConfig,
+): Promise<void> {
   await webllm.deleteChatConfigInCache(record.model_id, appConfig).catch(() => undefined);
   await webllm.deleteModelWasmInCache(record.model_id, appConfig).catch(() => undefined);
   // The tokenizer shares web-llm's "webllm/model" cache with the weights and has no delete helper

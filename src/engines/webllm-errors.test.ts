@@ -59,7 +59,8 @@ const CASES: Case[] = [
   },
   {
     name: "ArtifactCache: not in cache after add",
-    thrown: "Error: Cannot fetch https://huggingface.co/mlc-ai/Qwen2.5-1.5B-Instruct-q4f32_1-MLC/resolve/main/mlc-chat-config.json",
+    thrown:
+      "Error: Cannot fetch https://huggingface.co/mlc-ai/Qwen2.5-1.5B-Instruct-q4f32_1-MLC/resolve/main/mlc-chat-config.json",
     inSource: 'throw Error("Cannot fetch " + url)',
     code: "model_fetch_failed",
   },
@@ -98,7 +99,8 @@ const CASES: Case[] = [
   },
   {
     name: "adapter limits too small",
-    thrown: "Error: Cannot initialize runtime because of requested maxStorageBufferBindingSize exceeds limit. requested=128MB, limit=64MB. ",
+    thrown:
+      "Error: Cannot initialize runtime because of requested maxStorageBufferBindingSize exceeds limit. requested=128MB, limit=64MB. ",
     inSource: "Cannot initialize runtime because of requested maxStorageBufferBindingSize ",
     code: "model_load_failed",
   },
@@ -111,14 +113,16 @@ const CASES: Case[] = [
   },
   {
     name: "chat before load",
-    thrown: "ModelNotLoadedError: Model not loaded before trying to complete ChatCompletionRequest. Please ensure you have called ",
+    thrown:
+      "ModelNotLoadedError: Model not loaded before trying to complete ChatCompletionRequest. Please ensure you have called ",
     inSource: "Model not loaded before trying to complete ",
     code: "engine_not_loaded",
     stage: "chat",
   },
   {
     name: "worker engine not loaded",
-    thrown: "WorkerEngineModelNotLoadedError: WebWorkerMLCEngine is not loaded with a model. Did you call `engine.reload()`?",
+    thrown:
+      "WorkerEngineModelNotLoadedError: WebWorkerMLCEngine is not loaded with a model. Did you call `engine.reload()`?",
     inSource: "is not loaded with a model. Did you call",
     code: "engine_not_loaded",
     stage: "chat",
@@ -133,7 +137,8 @@ const CASES: Case[] = [
   },
   {
     name: "grammar does not compile",
-    thrown: "GrammarMatcherInitError: Failed to initialize the grammar matcher for response format `structural_tag`: bad regex",
+    thrown:
+      "GrammarMatcherInitError: Failed to initialize the grammar matcher for response format `structural_tag`: bad regex",
     inSource: "Failed to initialize the grammar matcher for response format ",
     code: "generation_failed",
     stage: "chat",
@@ -182,9 +187,11 @@ describe("mapWebLLMError", () => {
   });
 
   it("specific, actionable sentences replace the generic ones where web-llm's text helps", () => {
-    expect(mapWebLLMError("ShaderF16SupportError: This model requires WebGPU extension shader-f16").message).toMatch(/f32/);
-    expect(mapWebLLMError("ContextWindowSizeExceededError: Prompt tokens exceed context window size", "chat").message).toMatch(
-      /context window/,
+    expect(mapWebLLMError("ShaderF16SupportError: This model requires WebGPU extension shader-f16").message).toMatch(
+      /f32/,
     );
+    expect(
+      mapWebLLMError("ContextWindowSizeExceededError: Prompt tokens exceed context window size", "chat").message,
+    ).toMatch(/context window/);
   });
 });

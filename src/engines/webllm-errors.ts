@@ -47,23 +47,36 @@ const RULES: readonly Rule[] = [
     message: "The GPU ran out of memory (device lost) while loading the model; pick a smaller model.",
   },
   { code: "model_load_failed", test: /Cannot initialize runtime because of requested/ },
-  { code: "model_load_failed", test: /MissingModelError|Missing `model_lib`|ModelNotFoundError|Cannot find model record/ },
-  { code: "model_load_failed", test: /QuotaExceededError|quota/i, message: "The browser's storage quota is full, so the model could not be cached; free space (or clear old models) and try again." },
+  {
+    code: "model_load_failed",
+    test: /MissingModelError|Missing `model_lib`|ModelNotFoundError|Cannot find model record/,
+  },
+  {
+    code: "model_load_failed",
+    test: /QuotaExceededError|quota/i,
+    message:
+      "The browser's storage quota is full, so the model could not be cached; free space (or clear old models) and try again.",
+  },
   { code: "model_load_failed", test: /CompileError|LinkError|Aborted\(/ },
   // ── asked to chat before a model is loaded ──────────────────────────────────────────────
-  { code: "engine_not_loaded", test: /ModelNotLoadedError|Model not loaded before|is not loaded with a model|EngineNotLoadedError/ },
+  {
+    code: "engine_not_loaded",
+    test: /ModelNotLoadedError|Model not loaded before|is not loaded with a model|EngineNotLoadedError/,
+  },
   // ── generation ───────────────────────────────────────────────────────────────────────
   {
     // The loop fits prompts to the window before asking (src/chat/context.ts); web-llm's own check
     // is the backstop when a count was off.
     code: "context_window_exceeded",
     test: /ContextWindowSizeExceededError|Prompt tokens exceed context window size/,
-    message: "The conversation is longer than the model's context window (web-llm refused the prompt); reset the conversation or shorten the prompt.",
+    message:
+      "The conversation is longer than the model's context window (web-llm refused the prompt); reset the conversation or shorten the prompt.",
   },
   {
     code: "generation_failed",
     test: /GrammarMatcherInitError|Failed to initialize the grammar matcher/,
-    message: "The guided-decoding grammar for the active tools could not be compiled; the tools' schemas may use an unsupported JSON Schema feature. Remove that feature from the tools' parameter schemas, then ask again.",
+    message:
+      "The guided-decoding grammar for the active tools could not be compiled; the tools' schemas may use an unsupported JSON Schema feature. Remove that feature from the tools' parameter schemas, then ask again.",
   },
   { code: "generation_failed", test: /MessageOrderError|SystemMessageOrderError|Role is not supported/ },
 ];

@@ -25,7 +25,9 @@ export interface CompletionOptions {
 export function completionRequest(request: ChatRequest, options: CompletionOptions): ChatCompletionRequestStreaming {
   const messages = request.messages.map((m): ChatCompletionMessageParam => {
     if (m.role === "tool") {
-      return options.toolRole === "tool" ? { role: "tool", content: m.content, tool_call_id: "edge" } : { role: "user", content: m.content };
+      return options.toolRole === "tool"
+        ? { role: "tool", content: m.content, tool_call_id: "edge" }
+        : { role: "user", content: m.content };
     }
     return { role: m.role, content: m.content } as ChatCompletionMessageParam;
   });
@@ -36,7 +38,8 @@ export function completionRequest(request: ChatRequest, options: CompletionOptio
     max_tokens: request.maxTokens ?? options.maxTokens,
   };
   if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.responseFormat) body.response_format = request.responseFormat as ChatCompletionRequestStreaming["response_format"];
+  if (request.responseFormat)
+    body.response_format = request.responseFormat as ChatCompletionRequestStreaming["response_format"];
   // Qwen3 thinks aloud by default; a tool call must be the whole reply, so turn it off. web-llm
   // still prepends an empty think block, which the loop strips (src/chat/think.ts).
   if (options.modelId.startsWith("Qwen3")) body.extra_body = { enable_thinking: false };
@@ -96,7 +99,11 @@ export async function runCompletion(
   if (finish === "abort") throw abortedError({ partialText: progress.text });
   if (finish !== "stop" && finish !== "length") {
     // The stream ended without web-llm's final chunk: the generation did not finish properly.
-    throw new EdgeError("generation_failed", { reason: "stream_ended_early", finishReason: finish ?? null, partialText: progress.text }, "The model's stream ended before the generation finished; nothing was used. Try again, or reload the model.");
+    throw new EdgeError(
+      "generation_failed",
+      { reason: "stream_ended_early", finishReason: finish ?? null, partialText: progress.text },
+      "The model's stream ended before the generation finished; nothing was used. Try again, or reload the model.",
+    );
   }
   const result: ChatResult = { text: progress.text, finishReason: finish };
   const out = usageOf(usage, firstTokenAt === undefined ? undefined : firstTokenAt - r.startedAt);
@@ -107,7 +114,10 @@ export async function runCompletion(
 /** web-llm's usage → ChatUsage. Its prompt_tokens are the tokens prefilled for THIS request (only
  *  the new ones when it reused its KV cache), hence promptTokensEvaluated; the whole prompt's size
  *  is not in it. Without a usage chunk, only the page's own time to first token is known. */
-function usageOf(u: ChatCompletionChunk["usage"] | undefined, pageFirstTokenMs: number | undefined): ChatUsage | undefined {
+function usageOf(
+  u: ChatCompletionChunk["usage"] | undefined,
+  pageFirstTokenMs: number | undefined,
+): ChatUsage | undefined {
   if (!u) return pageFirstTokenMs === undefined ? undefined : { timeToFirstTokenMs: pageFirstTokenMs };
   const out: ChatUsage = {
     promptTokensEvaluated: u.prompt_tokens,

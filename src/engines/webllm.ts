@@ -6,7 +6,14 @@
 // The worker side is web-llm's WebWorkerMLCEngineHandler (workers/llm-worker-core.ts); tests run
 // this class unchanged against it with a fake MLCEngine inside (test/engines/), through the
 // `createWorker` option.
-import type { AppConfig, ChatCompletionChunk, ChatOptions, InitProgressReport, ModelRecord, WebWorkerMLCEngine } from "@mlc-ai/web-llm";
+import type {
+  AppConfig,
+  ChatCompletionChunk,
+  ChatOptions,
+  InitProgressReport,
+  ModelRecord,
+  WebWorkerMLCEngine,
+} from "@mlc-ai/web-llm";
 import { EdgeError } from "../contract/errors.ts";
 import { raceSignal } from "../contract/abort.ts";
 import {
@@ -68,7 +75,9 @@ function createLlmWorker(): Worker {
 
 /** The app config load() would use: the given one, or web-llm's prebuilt list with Edge's pinned
  *  records for the default models. */
-async function resolveAppConfig(options: Pick<WebLLMEngineOptions, "appConfig" | "cacheBackend"> = {}): Promise<AppConfig> {
+async function resolveAppConfig(
+  options: Pick<WebLLMEngineOptions, "appConfig" | "cacheBackend"> = {},
+): Promise<AppConfig> {
   const base = options.appConfig ?? withPinnedRecords((await importWebLLM()).prebuiltAppConfig);
   return { ...base, cacheBackend: base.cacheBackend ?? options.cacheBackend ?? "cache" };
 }
@@ -168,7 +177,11 @@ export class WebLLMEngine implements Engine {
     const adapter = { shaderF16: hello.probe.shaderF16 };
 
     // 2. Model choice (page side needs the model list; web-llm's page half loads meanwhile).
-    const [webllm] = await raceSignal(Promise.all([importWebLLM(), bridge.next("edge.ready")]), signal, loadAbortedError);
+    const [webllm] = await raceSignal(
+      Promise.all([importWebLLM(), bridge.next("edge.ready")]),
+      signal,
+      loadAbortedError,
+    );
     const appConfig = await resolveAppConfig(this.options);
     const record = resolveModel(appConfig.model_list, this.options.modelId, adapter);
     this.record = record;
@@ -190,7 +203,10 @@ export class WebLLMEngine implements Engine {
     this.client = client;
     // 4. The context window: the merged config in the worker knows it; else the record's override.
     const configured = this.options.chatOptions?.context_window_size ?? record.overrides?.context_window_size;
-    const fromWorker = await bridge.countTokens(record.model_id, []).then((r) => r.contextWindow, () => undefined);
+    const fromWorker = await bridge.countTokens(record.model_id, []).then(
+      (r) => r.contextWindow,
+      () => undefined,
+    );
     this.contextWindow = fromWorker ?? (configured && configured > 0 ? configured : undefined);
     onProgress?.({ progress: 1, text: `Model ${record.model_id} is ready.`, phase: "ready" });
   }
@@ -202,7 +218,11 @@ export class WebLLMEngine implements Engine {
     if (!client || !record) throw new EdgeError("engine_not_loaded");
     validateMessages(request.messages);
     if (this.generation) {
-      throw new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first, then try again.");
+      throw new EdgeError(
+        "generation_failed",
+        {},
+        "A generation is already running on this engine; await it or abort() it first, then try again.",
+      );
     }
     const controller = new AbortController();
     this.generation = controller;
@@ -220,7 +240,11 @@ export class WebLLMEngine implements Engine {
         maxTokens: answerBudget(this.contextWindow),
       });
       const create = () => client.chat.completions.create(body) as Promise<AsyncIterable<ChatCompletionChunk>>;
-      return await runCompletion(create, { signal: controller.signal, lost: this.lost.promise, onToken: request.onToken, startedAt: performance.now() }, progress);
+      return await runCompletion(
+        create,
+        { signal: controller.signal, lost: this.lost.promise, onToken: request.onToken, startedAt: performance.now() },
+        progress,
+      );
     } catch (e) {
       if (e instanceof EdgeError) throw e;
       if (controller.signal.aborted) throw abortedError({ partialText: progress.text });
@@ -264,7 +288,10 @@ export class WebLLMEngine implements Engine {
     if (client) {
       // Free the GPU memory in order; a worker that does not answer is terminated anyway.
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([client.unload().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, UNLOAD_GRACE_MS)))]);
+      await Promise.race([
+        client.unload().catch(() => undefined),
+        new Promise((r) => (timer = setTimeout(r, UNLOAD_GRACE_MS))),
+      ]);
       clearTimeout(timer);
     }
     this.teardown();

@@ -21,8 +21,16 @@ const EXAMPLES = new URL("../../public/examples/", import.meta.url).pathname;
 const exampleFacts = readFileSync(join(EXAMPLES, "facts.json"));
 const exampleManifest = readFileSync(join(EXAMPLES, "tools.manifest.json"));
 
-const fact = (id: string, extra: Record<string, unknown> = {}) => ({ fact_id: id, topic: "t", text: `text of ${id}`, tags: [], source_label: "s", ...extra });
-const file = (facts: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ schema_version: "edge.demo.facts.v1", store: "kb", facts, ...extra });
+const fact = (id: string, extra: Record<string, unknown> = {}) => ({
+  fact_id: id,
+  topic: "t",
+  text: `text of ${id}`,
+  tags: [],
+  source_label: "s",
+  ...extra,
+});
+const file = (facts: unknown[], extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ schema_version: "edge.demo.facts.v1", store: "kb", facts, ...extra });
 
 let facts: FactsStore;
 beforeEach(() => {
@@ -45,13 +53,17 @@ describe("facts file validation (nothing is imported from a bad file)", () => {
     const r = parseFactsFile(file([fact("a")], { schema_version: "edge.demo.facts.v2" }));
     expect(r.ok).toBe(false);
     expect(!r.ok && r.errors[0]).toMatchObject({ code: "invalid_facts_file", at: "schema_version" });
-    await expect(importFacts(facts, file([fact("a")], { schema_version: "v0" }))).rejects.toMatchObject({ code: "invalid_facts_file" });
+    await expect(importFacts(facts, file([fact("a")], { schema_version: "v0" }))).rejects.toMatchObject({
+      code: "invalid_facts_file",
+    });
     expect(await facts.list()).toEqual([]);
   });
 
   it("refuses a duplicate fact_id inside one file, naming both places", () => {
     const r = parseFactsFile(file([fact("a"), fact("b"), fact("a")]));
-    expect(!r.ok && r.errors).toEqual([expect.objectContaining({ code: "invalid_facts_file", at: "facts[2].fact_id" })]);
+    expect(!r.ok && r.errors).toEqual([
+      expect.objectContaining({ code: "invalid_facts_file", at: "facts[2].fact_id" }),
+    ]);
     expect(!r.ok && r.errors[0]!.message).toMatch(/duplicate fact_id "a" \(also facts\[0\]\)/);
   });
 
@@ -63,11 +75,21 @@ describe("facts file validation (nothing is imported from a bad file)", () => {
   });
 
   it("keeps a valid provenance and refuses a malformed one", () => {
-    const provenance = { source_url: "https://docs.example.org/fees", page_sha256: `sha256:${"b".repeat(64)}`, fetched_at: "2026-01-01T00:00:00Z", split: "page" };
+    const provenance = {
+      source_url: "https://docs.example.org/fees",
+      page_sha256: `sha256:${"b".repeat(64)}`,
+      fetched_at: "2026-01-01T00:00:00Z",
+      split: "page",
+    };
     const ok = parseFactsFile(file([fact("a", { provenance })]));
     expect(ok.ok && ok.file.facts[0]!.provenance).toEqual(provenance);
-    const bad = parseFactsFile(file([fact("a", { provenance: { source_url: "https://x", page_sha256: "abc", via: "?" } })]));
-    expect(bad.ok ? [] : bad.errors.map((e) => e.at)).toEqual(["facts[0].provenance.via", "facts[0].provenance.page_sha256"]);
+    const bad = parseFactsFile(
+      file([fact("a", { provenance: { source_url: "https://x", page_sha256: "abc", via: "?" } })]),
+    );
+    expect(bad.ok ? [] : bad.errors.map((e) => e.at)).toEqual([
+      "facts[0].provenance.via",
+      "facts[0].provenance.page_sha256",
+    ]);
   });
 
   it("refuses 50 MB of facts before parsing it (facts_file_too_large) and leaves the store as it was", async () => {
@@ -75,7 +97,10 @@ describe("facts file validation (nothing is imported from a bad file)", () => {
     const big = file(Array.from({ length: 5000 }, (_, i) => fact(`f${i}`, { text: "x".repeat(10_000) })));
     expect(big.length).toBeGreaterThan(FACTS_LIMITS.fileBytes);
     const fifty = new Uint8Array(50 * 1024 * 1024).fill(0x20);
-    expect(parseFactsFile(fifty)).toMatchObject({ ok: false, errors: [{ code: "facts_file_too_large", bytes: 50 * 1024 * 1024 }] });
+    expect(parseFactsFile(fifty)).toMatchObject({
+      ok: false,
+      errors: [{ code: "facts_file_too_large", bytes: 50 * 1024 * 1024 }],
+    });
     await expect(importFacts(facts, big)).rejects.toMatchObject({ code: "facts_file_too_large" });
     expect((await facts.facts("kb")).map((f) => f.fact_id)).toEqual(["keep"]);
   });
@@ -95,7 +120,9 @@ describe("facts store (Node adapter)", () => {
     expect(first).toMatchObject({ store: "kb", imported: 2, inserted: 2, updated: 0, total: 2, revision: 1 });
     const second = await importFacts(facts, file([fact("b", { text: "new b" }), fact("c")]));
     expect(second).toMatchObject({ inserted: 1, updated: 1, total: 3, revision: 2 });
-    expect(second.facts_file_sha256).toBe(await sha256Bytes(new TextEncoder().encode(file([fact("b", { text: "new b" }), fact("c")]))));
+    expect(second.facts_file_sha256).toBe(
+      await sha256Bytes(new TextEncoder().encode(file([fact("b", { text: "new b" }), fact("c")]))),
+    );
     const exported = await facts.export("kb");
     expect(exported.facts.map((f) => [f.fact_id, f.text])).toEqual([
       ["a", "text of a"],
@@ -121,7 +148,9 @@ describe("facts store (Node adapter)", () => {
   });
 
   it("refuses store names that are not plain file names", async () => {
-    await expect(importFacts(facts, exampleFacts, { store: "../etc" })).rejects.toMatchObject({ code: "invalid_facts_store_name" });
+    await expect(importFacts(facts, exampleFacts, { store: "../etc" })).rejects.toMatchObject({
+      code: "invalid_facts_store_name",
+    });
     await expect(facts.inspect(".hidden")).rejects.toMatchObject({ code: "invalid_facts_store_name" });
   });
 });
@@ -132,7 +161,8 @@ describe("local_facts_lookup through the ToolRuntime", () => {
     const runtime = createToolRuntime();
     (await factsStoreSurface(facts, "support")).register(runtime);
     let n = 0;
-    return (args: Record<string, unknown>) => runtime.execute({ id: `c${n++}`, name: "local_facts_lookup", args: args as never });
+    return (args: Record<string, unknown>) =>
+      runtime.execute({ id: `c${n++}`, name: "local_facts_lookup", args: args as never });
   }
 
   it("ranks with the full-text index: fuzzy and prefix matching, topic/tags boosted", async () => {
@@ -142,7 +172,14 @@ describe("local_facts_lookup through the ToolRuntime", () => {
     const result = r.result as { rows: number; matches: { fact_id: string; score: number }[] };
     expect(result.rows).toBe(2);
     expect(result.matches.map((m) => m.fact_id).sort()).toEqual(["refund-processing", "refund-window"]);
-    expect(Object.keys(result.matches[0]!).sort()).toEqual(["fact_id", "score", "source_label", "tags", "text", "topic"]);
+    expect(Object.keys(result.matches[0]!).sort()).toEqual([
+      "fact_id",
+      "score",
+      "source_label",
+      "tags",
+      "text",
+      "topic",
+    ]);
     const prefix = (await call({ query: "logist" })).result as { matches: { fact_id: string }[] };
     expect(prefix.matches.map((m) => m.fact_id).sort()).toEqual(["shipping-eu", "shipping-free"]);
     // "pricing" is a tag of two facts and a word of none: the tag field is indexed and boosted.
@@ -179,8 +216,17 @@ describe("local_facts_lookup through the ToolRuntime", () => {
   it("sees a re-import made during the session (index rebuilt on a new revision)", async () => {
     const call = await runtimeWithLookup();
     expect(((await call({ query: "teleport" })).result as { rows: number }).rows).toBe(0);
-    await importFacts(facts, JSON.stringify({ schema_version: "edge.demo.facts.v1", store: "support", facts: [fact("tp", { text: "Teleport orders arrive instantly." })] }));
-    expect(((await call({ query: "teleport" })).result as { matches: { fact_id: string }[] }).matches.map((m) => m.fact_id)).toEqual(["tp"]);
+    await importFacts(
+      facts,
+      JSON.stringify({
+        schema_version: "edge.demo.facts.v1",
+        store: "support",
+        facts: [fact("tp", { text: "Teleport orders arrive instantly." })],
+      }),
+    );
+    expect(
+      ((await call({ query: "teleport" })).result as { matches: { fact_id: string }[] }).matches.map((m) => m.fact_id),
+    ).toEqual(["tp"]);
   });
 
   it("a missing store is facts_store_not_found when the session starts", async () => {
@@ -189,12 +235,24 @@ describe("local_facts_lookup through the ToolRuntime", () => {
 });
 
 describe("tools manifests", () => {
-  const manifest = (tools: unknown[], extra: Record<string, unknown> = {}) => JSON.stringify({ schema_version: "edge.demo.tools.manifest.v1", tools, ...extra });
-  const tool = (extra: Record<string, unknown> = {}) => ({ name: "kb", kind: "local_facts_lookup", store: "support", description: "Look things up.", ...extra });
+  const manifest = (tools: unknown[], extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ schema_version: "edge.demo.tools.manifest.v1", tools, ...extra });
+  const tool = (extra: Record<string, unknown> = {}) => ({
+    name: "kb",
+    kind: "local_facts_lookup",
+    store: "support",
+    description: "Look things up.",
+    ...extra,
+  });
 
   it("validates the example and hashes its raw bytes", async () => {
     const r = await validateToolsManifest(exampleManifest);
-    expect(r).toMatchObject({ ok: true, tool_count: 1, errors: [], tools: [{ name: "support_kb", kind: "local_facts_lookup", store: "support" }] });
+    expect(r).toMatchObject({
+      ok: true,
+      tool_count: 1,
+      errors: [],
+      tools: [{ name: "support_kb", kind: "local_facts_lookup", store: "support" }],
+    });
     expect(r.tools_manifest_sha256).toBe(await sha256Bytes(exampleManifest));
     expect(r.active_set_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
@@ -207,15 +265,23 @@ describe("tools manifests", () => {
   });
 
   it("refuses a bad name and two tools with one name, with the table's codes", async () => {
-    expect((await validateToolsManifest(manifest([tool({ name: "9 lives" })]))).errors).toEqual([expect.objectContaining({ code: "invalid_tool_name" })]);
-    expect((await validateToolsManifest(manifest([tool(), tool({ store: "other" })]))).errors).toEqual([expect.objectContaining({ code: "duplicate_tool_name", tool: "kb" })]);
+    expect((await validateToolsManifest(manifest([tool({ name: "9 lives" })]))).errors).toEqual([
+      expect.objectContaining({ code: "invalid_tool_name" }),
+    ]);
+    expect((await validateToolsManifest(manifest([tool(), tool({ store: "other" })]))).errors).toEqual([
+      expect.objectContaining({ code: "duplicate_tool_name", tool: "kb" }),
+    ]);
   });
 
   it("refuses more than 8 tools, unknown fields and a wrong schema_version", async () => {
     const nine = Array.from({ length: 9 }, (_, i) => tool({ name: `kb${i}` }));
-    expect((await validateToolsManifest(manifest(nine))).errors.map((e) => e.code)).toEqual(["active_tool_limit_exceeded"]);
+    expect((await validateToolsManifest(manifest(nine))).errors.map((e) => e.code)).toEqual([
+      "active_tool_limit_exceeded",
+    ]);
     expect((await validateToolsManifest(manifest([tool({ extra: 1 })]))).ok).toBe(false);
-    expect((await validateToolsManifest(manifest([tool()], { schema_version: "x" }))).errors[0]!.code).toBe("invalid_tools_manifest");
+    expect((await validateToolsManifest(manifest([tool()], { schema_version: "x" }))).errors[0]!.code).toBe(
+      "invalid_tools_manifest",
+    );
   });
 
   it("warns tool_schema_export_name_mismatch against a learn sample's export", async () => {
@@ -235,7 +301,10 @@ describe("chat sessions over facts", () => {
     await importFacts(facts, exampleFacts);
     const session = await createChatSession({
       tools: { kind: "surface", surface: await factsStoreSurface(facts, "support") },
-      engine: await engine(['{"tool_name": "local_facts_lookup", "arguments": {"query": "refund window", "limit": 3}}', "You have 30 days."]),
+      engine: await engine([
+        '{"tool_name": "local_facts_lookup", "arguments": {"query": "refund window", "limit": 3}}',
+        "You have 30 days.",
+      ]),
     });
     const run = await session.chat("How long can I ask for a refund?");
     expect(run.outcome).toBe("answered");
@@ -257,7 +326,7 @@ describe("chat sessions over facts", () => {
       engine: await engine(['{"tool_name": "support_kb", "arguments": {"query": "seats"}}', "10 seats."]),
     });
     expect(session.contract).toContain("support_kb");
-    expect(session.contract).not.toContain("local_facts_lookup\"");
+    expect(session.contract).not.toContain('local_facts_lookup"');
     const run = await session.chat("How many seats in Pro?");
     expect(run.receipt.calls[0]).toMatchObject({ tool_name: "support_kb", rows: 1, status: "ok" });
     expect(run.receipt.tools_manifest_sha256).toBe(await sha256Bytes(exampleManifest));
@@ -266,7 +335,9 @@ describe("chat sessions over facts", () => {
 
   it("a manifest naming a store that does not exist is refused before the session starts", async () => {
     await expect(toolsManifestSurface(facts, exampleManifest)).rejects.toMatchObject({ code: "facts_store_not_found" });
-    await expect(toolsManifestSurface(facts, '{"schema_version":"edge.demo.tools.manifest.v1","tools":[]}')).rejects.toBeInstanceOf(EdgeError);
+    await expect(
+      toolsManifestSurface(facts, '{"schema_version":"edge.demo.tools.manifest.v1","tools":[]}'),
+    ).rejects.toBeInstanceOf(EdgeError);
   });
 
   it("tools, toolsManifest and factsStore stay mutually exclusive", async () => {
@@ -274,7 +345,10 @@ describe("chat sessions over facts", () => {
     const a = await factsStoreSurface(facts, "support");
     const b = await toolsManifestSurface(facts, exampleManifest);
     // Two sources do not type-check; a plain-JS caller passing them the old way is refused.
+    const e = await engine([]);
     // @ts-expect-error the retired keys factsStore and toolsManifest
-    await expect(createChatSession({ factsStore: a, toolsManifest: b, engine: await engine([]) })).rejects.toMatchObject({ code: "conflicting_tool_options" });
+    await expect(createChatSession({ factsStore: a, toolsManifest: b, engine: e })).rejects.toMatchObject({
+      code: "conflicting_tool_options",
+    });
   });
 });

@@ -44,30 +44,55 @@ export function httpUrl(value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new EdgeError("invalid_url", { url: value }, `"${value}" is not an absolute URL; give an http:// or https:// URL.`);
+    throw new EdgeError(
+      "invalid_url",
+      { url: value },
+      `"${value}" is not an absolute URL; give an http:// or https:// URL.`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw EdgeError.withTableFix("invalid_url", { url: value, scheme: url.protocol }, `"${value}" uses ${url.protocol}; only http:// and https:// URLs are imported.`);
+    throw EdgeError.withTableFix(
+      "invalid_url",
+      { url: value, scheme: url.protocol },
+      `"${value}" uses ${url.protocol}; only http:// and https:// URLs are imported.`,
+    );
   }
   return url;
 }
 
 function timeoutOrAbort(signal: AbortSignal, url: string): EdgeError {
   const reason = signal.reason as { name?: string } | undefined;
-  if (reason?.name === "TimeoutError") return EdgeError.withTableFix("url_fetch_timeout", { url }, `Fetching ${url} did not finish within the time limit; nothing was imported.`);
+  if (reason?.name === "TimeoutError")
+    return EdgeError.withTableFix(
+      "url_fetch_timeout",
+      { url },
+      `Fetching ${url} did not finish within the time limit; nothing was imported.`,
+    );
   return new EdgeError("aborted", { url });
 }
 
 async function request(url: URL, options: FetchPageOptions): Promise<Response> {
   const doFetch = options.fetch ?? globalThis.fetch;
   try {
-    return await doFetch(url.href, { redirect: options.redirects ?? "manual", signal: options.signal, headers: { accept: "text/html,application/xhtml+xml" } });
+    return await doFetch(url.href, {
+      redirect: options.redirects ?? "manual",
+      signal: options.signal,
+      headers: { accept: "text/html,application/xhtml+xml" },
+    });
   } catch (err) {
     if (options.signal.aborted) throw timeoutOrAbort(options.signal, url.href);
     if (options.browser) {
-      throw new EdgeError("url_blocked_by_cors", { url: url.href }, `The browser could not read ${url.href}: the site does not allow other sites to read it (CORS), or it is unreachable. Save the page as HTML and import the saved file instead.`);
+      throw new EdgeError(
+        "url_blocked_by_cors",
+        { url: url.href },
+        `The browser could not read ${url.href}: the site does not allow other sites to read it (CORS), or it is unreachable. Save the page as HTML and import the saved file instead.`,
+      );
     }
-    throw EdgeError.withTableFix("url_fetch_failed", { url: url.href, reason: String((err as Error).cause ?? err) }, `${url.href} could not be fetched: ${String((err as Error).cause ?? (err as Error).message)}.`);
+    throw EdgeError.withTableFix(
+      "url_fetch_failed",
+      { url: url.href, reason: String((err as Error).cause ?? err) },
+      `${url.href} could not be fetched: ${String((err as Error).cause ?? (err as Error).message)}.`,
+    );
   }
 }
 
@@ -84,7 +109,11 @@ function checkOrigin(url: URL, options: FetchPageOptions, from: string): void {
 /** Read at most maxBytes of the body; a larger body is cancelled and refused. */
 async function readBounded(res: Response, url: string, options: FetchPageOptions): Promise<Uint8Array> {
   const tooLarge = (seen: string): EdgeError =>
-    EdgeError.withTableFix("url_too_large", { url, max_bytes: options.maxBytes }, `${url} is larger than ${options.maxBytes} bytes (${seen}); nothing was imported.`);
+    EdgeError.withTableFix(
+      "url_too_large",
+      { url, max_bytes: options.maxBytes },
+      `${url} is larger than ${options.maxBytes} bytes (${seen}); nothing was imported.`,
+    );
   const declared = Number(res.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     await res.body?.cancel().catch(() => undefined);
@@ -108,7 +137,11 @@ async function readBounded(res: Response, url: string, options: FetchPageOptions
   } catch (err) {
     if (err instanceof EdgeError) throw err;
     if (options.signal.aborted) throw timeoutOrAbort(options.signal, url);
-    throw EdgeError.withTableFix("url_fetch_failed", { url, reason: String(err) }, `Reading ${url} failed: ${String(err)}.`);
+    throw EdgeError.withTableFix(
+      "url_fetch_failed",
+      { url, reason: String(err) },
+      `Reading ${url} failed: ${String(err)}.`,
+    );
   }
   return concatBytes(chunks);
 }
@@ -122,7 +155,12 @@ export async function fetchPage(value: string, options: FetchPageOptions): Promi
   // Manual mode: 3xx answers are followed here, each target checked before it is requested.
   while (res.status >= 300 && res.status < 400 && res.headers.has("location")) {
     await res.body?.cancel().catch(() => undefined);
-    if (hops.length >= MAX_REDIRECTS) throw EdgeError.withTableFix("url_fetch_failed", { url: first.href, redirects: hops }, `${first.href} redirects more than ${MAX_REDIRECTS} times; nothing was imported.`);
+    if (hops.length >= MAX_REDIRECTS)
+      throw EdgeError.withTableFix(
+        "url_fetch_failed",
+        { url: first.href, redirects: hops },
+        `${first.href} redirects more than ${MAX_REDIRECTS} times; nothing was imported.`,
+      );
     const next = httpUrl(new URL(res.headers.get("location")!, url).href);
     checkOrigin(next, options, url.href);
     hops.push(next.href);
@@ -138,13 +176,21 @@ export async function fetchPage(value: string, options: FetchPageOptions): Promi
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => undefined);
-    throw EdgeError.withTableFix("url_fetch_failed", { url: url.href, status: res.status }, `${url.href} answered HTTP ${res.status}; nothing was imported.`);
+    throw EdgeError.withTableFix(
+      "url_fetch_failed",
+      { url: url.href, status: res.status },
+      `${url.href} answered HTTP ${res.status}; nothing was imported.`,
+    );
   }
   const contentType = (res.headers.get("content-type") ?? "").toLowerCase();
   const mime = contentType.split(";")[0]!.trim();
   if (!HTML_TYPES.has(mime)) {
     await res.body?.cancel().catch(() => undefined);
-    throw EdgeError.withTableFix("url_not_html", { url: url.href, content_type: contentType || null }, `${url.href} is ${contentType || "of no declared type"}, not an HTML page; only HTML is imported.`);
+    throw EdgeError.withTableFix(
+      "url_not_html",
+      { url: url.href, content_type: contentType || null },
+      `${url.href} is ${contentType || "of no declared type"}, not an HTML page; only HTML is imported.`,
+    );
   }
   const bytes = await readBounded(res, url.href, options);
   return {

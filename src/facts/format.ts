@@ -36,7 +36,11 @@ export const STORE_NAME_RE = /^(?!\.)[A-Za-z0-9_.-]{1,64}$/;
 
 export function checkStoreName(name: unknown): string {
   if (typeof name !== "string" || !STORE_NAME_RE.test(name)) {
-    throw new EdgeError("invalid_facts_store_name", { store: String(name) }, `Facts store name ${JSON.stringify(name)} is not valid: use 1–64 of [A-Za-z0-9_.-], not starting with a dot.`);
+    throw new EdgeError(
+      "invalid_facts_store_name",
+      { store: String(name) },
+      `Facts store name ${JSON.stringify(name)} is not valid: use 1–64 of [A-Za-z0-9_.-], not starting with a dot.`,
+    );
   }
   return name;
 }
@@ -57,7 +61,13 @@ export function parseFactsFile(raw: string | Uint8Array): FactsParse {
   if (bytes > FACTS_LIMITS.fileBytes) {
     return {
       ok: false,
-      errors: [errorJson("facts_file_too_large", { message: `The facts file is ${bytes} bytes; the import limit is ${FACTS_LIMITS.fileBytes} bytes. Split it into several files or stores.`, bytes, limit: FACTS_LIMITS.fileBytes })],
+      errors: [
+        errorJson("facts_file_too_large", {
+          message: `The facts file is ${bytes} bytes; the import limit is ${FACTS_LIMITS.fileBytes} bytes. Split it into several files or stores.`,
+          bytes,
+          limit: FACTS_LIMITS.fileBytes,
+        }),
+      ],
     };
   }
   let text: string;
@@ -108,8 +118,10 @@ function validateFactsValue(value: unknown): ErrorJson[] {
   if (top["schema_version"] !== FACTS_SCHEMA_VERSION) {
     push("schema_version", `must be "${FACTS_SCHEMA_VERSION}", found ${JSON.stringify(top["schema_version"] ?? null)}`);
   }
-  for (const key of Object.keys(top)) if (!TOP_KEYS.has(key)) push(key, "unknown field (allowed: schema_version, store, facts)");
-  if (typeof top["store"] !== "string" || !STORE_NAME_RE.test(top["store"])) push("store", "must be a store name of 1–64 characters [A-Za-z0-9_.-], not starting with a dot");
+  for (const key of Object.keys(top))
+    if (!TOP_KEYS.has(key)) push(key, "unknown field (allowed: schema_version, store, facts)");
+  if (typeof top["store"] !== "string" || !STORE_NAME_RE.test(top["store"]))
+    push("store", "must be a store name of 1–64 characters [A-Za-z0-9_.-], not starting with a dot");
   const facts = top["facts"];
   if (!Array.isArray(facts)) {
     push("facts", "must be an array of facts");
@@ -124,11 +136,18 @@ function validateFactsValue(value: unknown): ErrorJson[] {
     const at = `facts[${i}]`;
     if (!isObj(f)) return push(at, "must be an object");
     const fact = f;
-    for (const key of Object.keys(fact)) if (!FACT_KEYS.has(key)) push(`${at}.${key}`, "unknown field (allowed: fact_id, topic, text, tags, source_label, provenance)");
+    for (const key of Object.keys(fact))
+      if (!FACT_KEYS.has(key))
+        push(`${at}.${key}`, "unknown field (allowed: fact_id, topic, text, tags, source_label, provenance)");
     const id = fact["fact_id"];
     if (typeof id !== "string" || id.trim() === "") push(`${at}.fact_id`, "is required: a non-empty string");
-    else if (id.length > FACTS_LIMITS.idChars || CONTROL_RE.test(id)) push(`${at}.fact_id`, `must be at most ${FACTS_LIMITS.idChars} printable characters`);
-    else if (seen.has(id)) push(`${at}.fact_id`, `duplicate fact_id ${JSON.stringify(id)} (also facts[${seen.get(id)}]); fact ids are unique within a file`);
+    else if (id.length > FACTS_LIMITS.idChars || CONTROL_RE.test(id))
+      push(`${at}.fact_id`, `must be at most ${FACTS_LIMITS.idChars} printable characters`);
+    else if (seen.has(id))
+      push(
+        `${at}.fact_id`,
+        `duplicate fact_id ${JSON.stringify(id)} (also facts[${seen.get(id)}]); fact ids are unique within a file`,
+      );
     else seen.set(id, i);
     stringField(fact, "topic", at, FACTS_LIMITS.topicChars, true, push);
     stringField(fact, "text", at, FACTS_LIMITS.textChars, true, push);
@@ -141,7 +160,10 @@ function validateFactsValue(value: unknown): ErrorJson[] {
       else
         tags.forEach((t: unknown, j) => {
           if (typeof t !== "string" || t.trim() === "" || t.length > FACTS_LIMITS.tagChars || CONTROL_RE.test(t)) {
-            push(`${at}.tags[${j}]`, `must be a non-empty string of at most ${FACTS_LIMITS.tagChars} printable characters`);
+            push(
+              `${at}.tags[${j}]`,
+              `must be a non-empty string of at most ${FACTS_LIMITS.tagChars} printable characters`,
+            );
           }
         });
     }
@@ -152,9 +174,12 @@ function validateFactsValue(value: unknown): ErrorJson[] {
 function checkProvenance(value: unknown, at: string, push: (at: string, problem: string) => void): void {
   if (!isObj(value)) return push(at, "must be an object {source_url, page_sha256, fetched_at?, split?}");
   const p = value;
-  for (const key of Object.keys(p)) if (!PROVENANCE_KEYS.has(key)) push(`${at}.${key}`, "unknown field (allowed: source_url, page_sha256, fetched_at, split)");
+  for (const key of Object.keys(p))
+    if (!PROVENANCE_KEYS.has(key))
+      push(`${at}.${key}`, "unknown field (allowed: source_url, page_sha256, fetched_at, split)");
   stringField(p, "source_url", at, FACTS_LIMITS.sourceUrlChars, true, push);
-  if (typeof p["page_sha256"] !== "string" || !SHA256_RE.test(p["page_sha256"])) push(`${at}.page_sha256`, "must be sha256:<64 lowercase hex>");
+  if (typeof p["page_sha256"] !== "string" || !SHA256_RE.test(p["page_sha256"]))
+    push(`${at}.page_sha256`, "must be sha256:<64 lowercase hex>");
   stringField(p, "fetched_at", at, 64, false, push);
   stringField(p, "split", at, 64, false, push);
 }
@@ -169,10 +194,14 @@ function stringField(
 ): void {
   const v = fact[key];
   if (v === undefined && !required) return;
-  if (typeof v !== "string" || (required && v.trim() === "")) push(`${at}.${key}`, required ? "is required: a non-empty string" : "must be a string");
+  if (typeof v !== "string" || (required && v.trim() === ""))
+    push(`${at}.${key}`, required ? "is required: a non-empty string" : "must be a string");
   else if (v.length > max) push(`${at}.${key}`, `is ${v.length} characters; at most ${max}`);
 }
 
 function bad(at: string, problem: string): ErrorJson {
-  return errorJson("invalid_facts_file", { message: `Invalid facts file${at ? ` at ${at}` : ""}: ${problem}.`, ...(at ? { at } : {}) });
+  return errorJson("invalid_facts_file", {
+    message: `Invalid facts file${at ? ` at ${at}` : ""}: ${problem}.`,
+    ...(at ? { at } : {}),
+  });
 }

@@ -26,12 +26,19 @@ const TEXT_NODE = 3;
 const ELEMENT_NODE = 1;
 /** Elements whose start and end break a line of text. */
 const BLOCKS = new Set(
-  "ADDRESS ARTICLE ASIDE BLOCKQUOTE BR CAPTION DD DETAILS DIALOG DIV DL DT FIELDSET FIGCAPTION FIGURE FOOTER FORM H1 H2 H3 H4 H5 H6 HEADER HR LI MAIN NAV OL P PRE SECTION SUMMARY TABLE TBODY TFOOT THEAD TR UL".split(" "),
+  "ADDRESS ARTICLE ASIDE BLOCKQUOTE BR CAPTION DD DETAILS DIALOG DIV DL DT FIELDSET FIGCAPTION FIGURE FOOTER FORM H1 H2 H3 H4 H5 H6 HEADER HR LI MAIN NAV OL P PRE SECTION SUMMARY TABLE TBODY TFOOT THEAD TR UL".split(
+    " ",
+  ),
 );
 /** Never text: code, styling, embedded documents and widgets. */
-const SKIP = new Set("SCRIPT STYLE NOSCRIPT TEMPLATE SVG IFRAME OBJECT EMBED CANVAS SELECT OPTION BUTTON INPUT TEXTAREA HEAD TITLE META LINK".split(" "));
+const SKIP = new Set(
+  "SCRIPT STYLE NOSCRIPT TEMPLATE SVG IFRAME OBJECT EMBED CANVAS SELECT OPTION BUTTON INPUT TEXTAREA HEAD TITLE META LINK".split(
+    " ",
+  ),
+);
 /** Boilerplate dropped by the fallback when Readability finds no article. */
-const BOILERPLATE = "script, style, noscript, template, svg, iframe, nav, header, footer, aside, form, button, [role=navigation], [role=banner], [role=contentinfo], [aria-hidden=true]";
+const BOILERPLATE =
+  "script, style, noscript, template, svg, iframe, nav, header, footer, aside, form, button, [role=navigation], [role=banner], [role=contentinfo], [aria-hidden=true]";
 
 /** linkedom's document, which its types declare as the DOM's own Document. */
 function parseDocument(html: string): Document {
@@ -93,8 +100,11 @@ export function extractPageText(html: string): PageText {
     article = null;
   }
   if (article?.content) {
-    const lines = blockLines(parseDocument(`<!doctype html><html><head></head><body>${article.content}</body></html>`).body!);
-    if (lines.join(" ").length >= 40) return { title: title || collapse(article.title ?? ""), lines, extractor: "readability" };
+    const lines = blockLines(
+      parseDocument(`<!doctype html><html><head></head><body>${article.content}</body></html>`).body!,
+    );
+    if (lines.join(" ").length >= 40)
+      return { title: title || collapse(article.title ?? ""), lines, extractor: "readability" };
   }
   for (const el of Array.from(doc.querySelectorAll(BOILERPLATE))) el.remove();
   const root = doc.querySelector("main") ?? doc.querySelector("article") ?? doc.body ?? doc.documentElement;
@@ -130,7 +140,11 @@ function cellText(cell: DomElement, base: string): string {
  * Every data row of every table: one entry per <tr> with <td> cells. Stops after `limit` rows
  * (the caller refuses the page then), so a huge table costs no more than the limit.
  */
-export function extractTableRows(html: string, baseUrl: string, limit: number): { title: string; rows: TableRow[]; truncated: boolean } {
+export function extractTableRows(
+  html: string,
+  baseUrl: string,
+  limit: number,
+): { title: string; rows: TableRow[]; truncated: boolean } {
   const doc = parseDocument(html);
   const rows: TableRow[] = [];
   for (const table of Array.from(doc.querySelectorAll("table"))) {
@@ -139,7 +153,9 @@ export function extractTableRows(html: string, baseUrl: string, limit: number): 
     for (const tr of Array.from(table.querySelectorAll("tr"))) {
       // A nested table's rows are its own (visited as that table), not this one's.
       if (tr.closest("table") !== table) continue;
-      const cells = Array.from(tr.childNodes).filter((n): n is Element => n.nodeType === ELEMENT_NODE && /^T[DH]$/i.test(n.nodeName));
+      const cells = Array.from(tr.childNodes).filter(
+        (n): n is Element => n.nodeType === ELEMENT_NODE && /^T[DH]$/i.test(n.nodeName),
+      );
       if (!cells.length) continue;
       if (cells.every((c) => c.nodeName.toUpperCase() === "TH")) {
         headers = cells.map((c) => collapse(c.textContent ?? ""));
@@ -149,7 +165,10 @@ export function extractTableRows(html: string, baseUrl: string, limit: number): 
       if (values.every((v) => v === "")) continue;
       const text =
         headers.length === values.length
-          ? values.map((v, i) => (headers[i] ? `${headers[i]}: ${v}` : v)).filter((v) => v.trim() !== "").join("; ")
+          ? values
+              .map((v, i) => (headers[i] ? `${headers[i]}: ${v}` : v))
+              .filter((v) => v.trim() !== "")
+              .join("; ")
           : values.filter(Boolean).join(" | ");
       if (rows.length === limit) return { title: collapse(doc.title ?? ""), rows, truncated: true };
       rows.push({ text, caption });

@@ -11,7 +11,11 @@ export interface ImportResult extends ImportReport {
   facts_file_sha256: Sha256;
 }
 
-export async function importFacts(facts: FactsStore, raw: string | Uint8Array, options: ImportFileOptions = {}): Promise<ImportResult> {
+export async function importFacts(
+  facts: FactsStore,
+  raw: string | Uint8Array,
+  options: ImportFileOptions = {},
+): Promise<ImportResult> {
   const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
   if (options.store !== undefined) checkStoreName(options.store);
   const file = requireFactsFile(bytes);

@@ -54,7 +54,14 @@ export function defaultLookupDescription(store: string): string {
 
 /** The model-visible schema (docs/contract.md §1 shape) of a lookup with this name and description. */
 export function lookupSchema(name: string, description: string): ToolSchema {
-  return { name, description, parameters: LOOKUP_PARAMETERS, execution_level: "read", return_direct: false, output_schema: null };
+  return {
+    name,
+    description,
+    parameters: LOOKUP_PARAMETERS,
+    execution_level: "read",
+    return_direct: false,
+    output_schema: null,
+  };
 }
 
 export interface FactsLookupOptions {
@@ -66,7 +73,9 @@ export interface FactsLookupOptions {
 }
 
 /** Build the tool (async: its schema_sha256 goes into its metadata for receipts). */
-export async function createFactsLookupTool(options: FactsLookupOptions): Promise<ToolDefinition<LookupArgs, LookupResult>> {
+export async function createFactsLookupTool(
+  options: FactsLookupOptions,
+): Promise<ToolDefinition<LookupArgs, LookupResult>> {
   const name = options.name ?? FACTS_LOOKUP_KIND;
   const description = options.description ?? defaultLookupDescription(options.store);
   const schema = lookupSchema(name, description);
@@ -100,7 +109,12 @@ function createLookupIndex(facts: FactsStore, store: string): LookupIndex {
 
   async function current(): Promise<Indexed> {
     const revision = await facts.revision(store);
-    if (revision === null) throw new EdgeError("facts_store_not_found", { store }, `The local facts store "${store}" no longer exists (it was deleted); import it again.`);
+    if (revision === null)
+      throw new EdgeError(
+        "facts_store_not_found",
+        { store },
+        `The local facts store "${store}" no longer exists (it was deleted); import it again.`,
+      );
     if (cached?.revision === revision) return cached;
     if (!building) {
       building = (async () => {
@@ -129,19 +143,36 @@ function createLookupIndex(facts: FactsStore, store: string): LookupIndex {
       const topic = args.topic?.trim() ?? "";
       const limit = args.limit ?? LOOKUP_LIMITS.defaultLimit;
       if (query === "" && topic === "") {
-        throw new EdgeError("invalid_tool_args", { tool: FACTS_LOOKUP_KIND }, "local_facts_lookup needs a query, a topic, or both; it does not list a whole store.");
+        throw new EdgeError(
+          "invalid_tool_args",
+          { tool: FACTS_LOOKUP_KIND },
+          "local_facts_lookup needs a query, a topic, or both; it does not list a whole store.",
+        );
       }
       if (!Number.isInteger(limit) || limit < 1 || limit > LOOKUP_LIMITS.maxLimit) {
-        throw new EdgeError("invalid_tool_args", { tool: FACTS_LOOKUP_KIND }, `limit must be an integer from 1 to ${LOOKUP_LIMITS.maxLimit}. Pass a limit in that range.`);
+        throw new EdgeError(
+          "invalid_tool_args",
+          { tool: FACTS_LOOKUP_KIND },
+          `limit must be an integer from 1 to ${LOOKUP_LIMITS.maxLimit}. Pass a limit in that range.`,
+        );
       }
       if (query.length > LOOKUP_LIMITS.queryChars || topic.length > LOOKUP_LIMITS.topicChars) {
-        throw new EdgeError("invalid_tool_args", { tool: FACTS_LOOKUP_KIND }, `query is limited to ${LOOKUP_LIMITS.queryChars} characters and topic to ${LOOKUP_LIMITS.topicChars}. Shorten the query or topic.`);
+        throw new EdgeError(
+          "invalid_tool_args",
+          { tool: FACTS_LOOKUP_KIND },
+          `query is limited to ${LOOKUP_LIMITS.queryChars} characters and topic to ${LOOKUP_LIMITS.topicChars}. Shorten the query or topic.`,
+        );
       }
       const idx = await current();
       const topicFilter = topic ? topicMatcher(topic) : null;
       const filter = topicFilter ? (r: { id: string }) => topicFilter(idx.facts.get(r.id)?.topic ?? "") : undefined;
       const hits = query
-        ? idx.search.search(query, { boost: { topic: 2, tags: 2 }, prefix: true, fuzzy: 0.2, ...(filter ? { filter } : {}) })
+        ? idx.search.search(query, {
+            boost: { topic: 2, tags: 2 },
+            prefix: true,
+            fuzzy: 0.2,
+            ...(filter ? { filter } : {}),
+          })
         : idx.search.search(MiniSearch.wildcard, filter ? { filter } : {});
       // Rank by score, then fact_id, so equal scores come back in a stable order (result_sha256).
       hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -174,5 +205,8 @@ function topicMatcher(topic: string): (factTopic: string) => boolean {
 }
 
 function words(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 }

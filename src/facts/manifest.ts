@@ -50,7 +50,11 @@ export async function validateToolsManifest(raw: string | Uint8Array): Promise<M
   const bytes = typeof raw === "string" ? new TextEncoder().encode(raw) : raw;
   const sha = await sha256Bytes(bytes);
   const errors: ErrorJson[] = [];
-  const report = (tools: ManifestReport["tools"], manifest?: ToolsManifest, active: Sha256 | null = null): ManifestReport => ({
+  const report = (
+    tools: ManifestReport["tools"],
+    manifest?: ToolsManifest,
+    active: Sha256 | null = null,
+  ): ManifestReport => ({
     ok: errors.length === 0,
     kind: "tools_manifest",
     tools_manifest_sha256: sha,
@@ -68,8 +72,10 @@ export async function validateToolsManifest(raw: string | Uint8Array): Promise<M
 
   const top = parseManifest(bytes, bad);
   if (!top) return report([]);
-  if (top["schema_version"] !== TOOLS_MANIFEST_VERSION) bad(`schema_version must be "${TOOLS_MANIFEST_VERSION}", found ${JSON.stringify(top["schema_version"] ?? null)}`);
-  for (const key of Object.keys(top)) if (!TOP_KEYS.has(key)) bad(`unknown top-level field "${key}" (allowed: schema_version, tools)`);
+  if (top["schema_version"] !== TOOLS_MANIFEST_VERSION)
+    bad(`schema_version must be "${TOOLS_MANIFEST_VERSION}", found ${JSON.stringify(top["schema_version"] ?? null)}`);
+  for (const key of Object.keys(top))
+    if (!TOP_KEYS.has(key)) bad(`unknown top-level field "${key}" (allowed: schema_version, tools)`);
   const list = top["tools"];
   if (!Array.isArray(list) || list.length === 0) {
     bad("tools must be a non-empty array");
@@ -82,7 +88,12 @@ export async function validateToolsManifest(raw: string | Uint8Array): Promise<M
     if (tool) tools.push(tool);
   });
   if (list.length > ACTIVE_TOOL_LIMIT) {
-    errors.push(errorJson("active_tool_limit_exceeded", { message: `The manifest declares ${list.length} tools; at most ${ACTIVE_TOOL_LIMIT} can be active.`, count: list.length }));
+    errors.push(
+      errorJson("active_tool_limit_exceeded", {
+        message: `The manifest declares ${list.length} tools; at most ${ACTIVE_TOOL_LIMIT} can be active.`,
+        count: list.length,
+      }),
+    );
   }
   const summary = tools.map((t) => ({ name: t.name, kind: t.kind, store: t.store }));
   if (errors.length) return report(summary);
@@ -115,7 +126,13 @@ function parseManifest(bytes: Uint8Array, bad: Bad): Record<string, unknown> | u
 /** One entry of `tools` (`at` names it in messages), every field checked and each problem
  *  reported; the tool when it has none. A valid name is added to `seen`, so a later entry with
  *  the same name is a duplicate_tool_name. */
-function checkTool(item: unknown, at: string, seen: Set<string>, errors: ErrorJson[], bad: Bad): ManifestTool | undefined {
+function checkTool(
+  item: unknown,
+  at: string,
+  seen: Set<string>,
+  errors: ErrorJson[],
+  bad: Bad,
+): ManifestTool | undefined {
   if (!isObj(item)) {
     bad(`${at} must be an object`);
     return undefined;
@@ -123,29 +140,51 @@ function checkTool(item: unknown, at: string, seen: Set<string>, errors: ErrorJs
   const t = item;
   const name = t["name"];
   const toolName = typeof name === "string" ? name : undefined;
-  for (const key of Object.keys(t)) if (!TOOL_KEYS.has(key)) bad(`${at} has an unknown field "${key}" (allowed: name, kind, store, description)`, { tool: toolName });
+  for (const key of Object.keys(t))
+    if (!TOOL_KEYS.has(key))
+      bad(`${at} has an unknown field "${key}" (allowed: name, kind, store, description)`, { tool: toolName });
   let ok = true;
   if (typeof name !== "string" || !TOOL_NAME_RE.test(name)) {
-    errors.push(errorJson("invalid_tool_name", { message: `${at}: tool name ${JSON.stringify(name ?? null)} must match [A-Za-z_][A-Za-z0-9_]{0,63}.`, tool: toolName }));
+    errors.push(
+      errorJson("invalid_tool_name", {
+        message: `${at}: tool name ${JSON.stringify(name ?? null)} must match [A-Za-z_][A-Za-z0-9_]{0,63}.`,
+        tool: toolName,
+      }),
+    );
     ok = false;
   } else if (seen.has(name)) {
-    errors.push(errorJson("duplicate_tool_name", { message: `${at}: two manifest tools are named "${name}"; names are unique.`, tool: name }));
+    errors.push(
+      errorJson("duplicate_tool_name", {
+        message: `${at}: two manifest tools are named "${name}"; names are unique.`,
+        tool: name,
+      }),
+    );
     ok = false;
   } else seen.add(name);
   if (t["kind"] !== FACTS_LOOKUP_KIND) {
-    bad(`${at}: kind ${JSON.stringify(t["kind"] ?? null)} is not supported; a manifest only names built-in "${FACTS_LOOKUP_KIND}" tools (Python tools come from a tools.py, not a manifest)`, { tool: toolName });
+    bad(
+      `${at}: kind ${JSON.stringify(t["kind"] ?? null)} is not supported; a manifest only names built-in "${FACTS_LOOKUP_KIND}" tools (Python tools come from a tools.py, not a manifest)`,
+      { tool: toolName },
+    );
     ok = false;
   }
   if (typeof t["store"] !== "string" || !STORE_NAME_RE.test(t["store"])) {
-    bad(`${at}: store must be a facts store name of 1–64 characters [A-Za-z0-9_.-], not starting with a dot`, { tool: toolName });
+    bad(`${at}: store must be a facts store name of 1–64 characters [A-Za-z0-9_.-], not starting with a dot`, {
+      tool: toolName,
+    });
     ok = false;
   }
   const description = t["description"];
   if (typeof description !== "string" || description.trim() === "" || description.length > DESCRIPTION_MAX) {
-    bad(`${at}: description must be a non-empty string of at most ${DESCRIPTION_MAX} characters (the model reads it to decide when to call the tool)`, { tool: toolName });
+    bad(
+      `${at}: description must be a non-empty string of at most ${DESCRIPTION_MAX} characters (the model reads it to decide when to call the tool)`,
+      { tool: toolName },
+    );
     ok = false;
   }
-  return ok ? { name: name as string, kind: FACTS_LOOKUP_KIND, store: t["store"] as string, description: description as string } : undefined;
+  return ok
+    ? { name: name as string, kind: FACTS_LOOKUP_KIND, store: t["store"] as string, description: description as string }
+    : undefined;
 }
 
 export function manifestSchemas(manifest: ToolsManifest): ToolSchema[] {
@@ -158,28 +197,51 @@ export function manifestSchemas(manifest: ToolsManifest): ToolSchema[] {
  * {function: {name}}), or an object with such a `tools` array. Differences are warnings
  * (tool_schema_export_name_mismatch): the manifest is still valid on its own.
  */
-export function compareWithSchemaExport(manifest: Pick<ToolsManifest, "tools"> | { tools: { name: string }[] }, sample: unknown): ErrorJson[] {
-  const exportValue = typeof sample === "object" && sample !== null ? (sample as Record<string, unknown>)["tool_schema_export"] : undefined;
+export function compareWithSchemaExport(
+  manifest: Pick<ToolsManifest, "tools"> | { tools: { name: string }[] },
+  sample: unknown,
+): ErrorJson[] {
+  const exportValue =
+    typeof sample === "object" && sample !== null
+      ? (sample as Record<string, unknown>)["tool_schema_export"]
+      : undefined;
   if (exportValue === undefined || exportValue === null) return [];
   const names = exportedNames(exportValue);
   const mine = new Set(manifest.tools.map((t) => t.name));
   const warnings: ErrorJson[] = [];
   for (const n of names) {
-    if (!mine.has(n)) warnings.push(errorJson("tool_schema_export_name_mismatch", { message: `The learn sample's tool_schema_export has a tool "${n}" that the manifest does not declare.`, tool: n }));
+    if (!mine.has(n))
+      warnings.push(
+        errorJson("tool_schema_export_name_mismatch", {
+          message: `The learn sample's tool_schema_export has a tool "${n}" that the manifest does not declare.`,
+          tool: n,
+        }),
+      );
   }
   for (const n of mine) {
-    if (!names.includes(n)) warnings.push(errorJson("tool_schema_export_name_mismatch", { message: `The manifest's tool "${n}" is missing from the learn sample's tool_schema_export.`, tool: n }));
+    if (!names.includes(n))
+      warnings.push(
+        errorJson("tool_schema_export_name_mismatch", {
+          message: `The manifest's tool "${n}" is missing from the learn sample's tool_schema_export.`,
+          tool: n,
+        }),
+      );
   }
   return warnings;
 }
 
 function exportedNames(value: unknown): string[] {
-  const list = Array.isArray(value) ? value : typeof value === "object" && value !== null && Array.isArray((value as { tools?: unknown }).tools) ? (value as { tools: unknown[] }).tools : [];
+  const list = Array.isArray(value)
+    ? value
+    : typeof value === "object" && value !== null && Array.isArray((value as { tools?: unknown }).tools)
+      ? (value as { tools: unknown[] }).tools
+      : [];
   const out: string[] = [];
   for (const item of list) {
     if (typeof item !== "object" || item === null) continue;
     const o = item as { name?: unknown; function?: { name?: unknown } };
-    const name = typeof o.name === "string" ? o.name : typeof o.function?.name === "string" ? o.function.name : undefined;
+    const name =
+      typeof o.name === "string" ? o.name : typeof o.function?.name === "string" ? o.function.name : undefined;
     if (name !== undefined) out.push(name);
   }
   return out;

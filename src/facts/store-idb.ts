@@ -24,7 +24,9 @@ type RevisionRecord = FactsRevisionRecord;
 /** A store's revision from `meta` (which holds only these today); anything else reads as none. */
 function asRevision(value: EdgeDbSchema["meta"]["value"] | undefined): RevisionRecord | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  return typeof value.revision === "number" && typeof value.updated_at === "string" ? { revision: value.revision, updated_at: value.updated_at } : undefined;
+  return typeof value.revision === "number" && typeof value.updated_at === "string"
+    ? { revision: value.revision, updated_at: value.updated_at }
+    : undefined;
 }
 
 const revKey = (store: string): string => `facts.revision/${store}`;
@@ -37,7 +39,10 @@ function toFact(r: FactRecord): Fact {
 async function readStore(db: EdgeDb, store: string): Promise<{ facts: Fact[]; rev: RevisionRecord | null }> {
   try {
     const tx = db.transaction(["facts", "meta"], "readonly");
-    const [records, rev] = await Promise.all([tx.objectStore("facts").index("by_store").getAll(store), tx.objectStore("meta").get(revKey(store))]);
+    const [records, rev] = await Promise.all([
+      tx.objectStore("facts").index("by_store").getAll(store),
+      tx.objectStore("meta").get(revKey(store)),
+    ]);
     await tx.done;
     return { facts: records.map(toFact).sort(byFactId), rev: asRevision(rev) ?? null };
   } catch (err) {
@@ -46,7 +51,13 @@ async function readStore(db: EdgeDb, store: string): Promise<{ facts: Fact[]; re
 }
 
 function summaryOf(store: string, facts: Fact[], rev: RevisionRecord): FactsStoreSummary {
-  return { store, facts: facts.length, topics: topicCount(facts), updated_at: rev.updated_at || null, revision: rev.revision };
+  return {
+    store,
+    facts: facts.length,
+    topics: topicCount(facts),
+    updated_at: rev.updated_at || null,
+    revision: rev.revision,
+  };
 }
 
 /** FactsStore.importFile: one readwrite transaction over facts and meta, so a failed put leaves
@@ -60,7 +71,9 @@ async function importFacts(db: EdgeDb, file: FactsFile, options: ImportFileOptio
     const meta = tx.objectStore("meta");
     const keys = await facts.index("by_store").getAllKeys(store);
     // A page imported again replaces its facts (ImportFileOptions.replacePages).
-    const removed = options.replacePages ? replacedPageFacts((await facts.index("by_store").getAll(store)).map(toFact), file.facts, options) : [];
+    const removed = options.replacePages
+      ? replacedPageFacts((await facts.index("by_store").getAll(store)).map(toFact), file.facts, options)
+      : [];
     const ids = new Set(keys.map((k) => k[1]));
     for (const id of removed) ids.delete(id);
     const counts = upsertCounts(ids, file.facts);
@@ -71,7 +84,13 @@ async function importFacts(db: EdgeDb, file: FactsFile, options: ImportFileOptio
     puts.push(...file.facts.map((f) => facts.put({ store, ...plainFact(f), imported_at: now })));
     puts.push(meta.put({ revision, updated_at: now }, revKey(store)));
     await Promise.all([...puts, tx.done]);
-    return { store, imported: file.facts.length, ...counts, ...(options.replacePages ? { removed: removed.length } : {}), revision };
+    return {
+      store,
+      imported: file.facts.length,
+      ...counts,
+      ...(options.replacePages ? { removed: removed.length } : {}),
+      revision,
+    };
   } catch (err) {
     throw toStorageError(err, "import facts", { store });
   }
@@ -93,7 +112,10 @@ async function listStores(db: EdgeDb): Promise<FactsStoreSummary[]> {
   }
   const out: FactsStoreSummary[] = [];
   for (const store of [...byStore.keys()].sort()) {
-    const rev = asRevision(await db.get("meta", revKey(store)).catch(() => undefined)) ?? { revision: 0, updated_at: "" };
+    const rev = asRevision(await db.get("meta", revKey(store)).catch(() => undefined)) ?? {
+      revision: 0,
+      updated_at: "",
+    };
     out.push(summaryOf(store, byStore.get(store)!, rev));
   }
   return out;
@@ -113,7 +135,11 @@ async function deleteStore(db: EdgeDb, store: string): Promise<{ store: string; 
     const ops: Promise<unknown>[] = keys.map((k) => tx.objectStore("facts").delete(k));
     // Keep the revision counter (bumped) so a re-import never reuses an old revision number.
     const prev = asRevision(await tx.objectStore("meta").get(revKey(store)));
-    ops.push(tx.objectStore("meta").put({ revision: (prev?.revision ?? 0) + 1, updated_at: new Date().toISOString() }, revKey(store)));
+    ops.push(
+      tx
+        .objectStore("meta")
+        .put({ revision: (prev?.revision ?? 0) + 1, updated_at: new Date().toISOString() }, revKey(store)),
+    );
     await Promise.all([...ops, tx.done]);
     return { store, deleted: keys.length };
   } catch (err) {

@@ -2,10 +2,28 @@
 // atomically (temp file + rename) under an inter-process lock, so an import is all or nothing
 // and two `edge facts import` processes never lose each other's facts.
 import path from "node:path";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, withFileLock, writeFileAtomic } from "../platform/node-files.ts";
+import {
+  dataDir,
+  ensurePrivateDir,
+  listDirIfExists,
+  readTextIfExists,
+  withFileLock,
+  writeFileAtomic,
+} from "../platform/node-files.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import { checkStoreName, type Fact, type FactsFile } from "./format.ts";
-import { byFactId, detailOf, exportFile, plainFact, replacedPageFacts, storeNotFound, topicCount, upsertCounts, type FactsStore, type FactsStoreSummary } from "./store.ts";
+import {
+  byFactId,
+  detailOf,
+  exportFile,
+  plainFact,
+  replacedPageFacts,
+  storeNotFound,
+  topicCount,
+  upsertCounts,
+  type FactsStore,
+  type FactsStoreSummary,
+} from "./store.ts";
 
 const FILE_VERSION = "edge.facts.store.v1";
 
@@ -73,7 +91,13 @@ export function createNodeFactsStore(options: NodeFactsStoreOptions = {}): Facts
           facts: [...merged.values()].sort(byFactId),
         };
         await writeFileAtomic(fileOf(store), JSON.stringify(next));
-        return { store, imported: file.facts.length, ...counts, ...(opts.replacePages ? { removed: removed.length } : {}), revision: next.revision };
+        return {
+          store,
+          imported: file.facts.length,
+          ...counts,
+          ...(opts.replacePages ? { removed: removed.length } : {}),
+          revision: next.revision,
+        };
       });
     },
 

@@ -62,22 +62,35 @@ export interface FactsStore {
 }
 
 export function storeNotFound(store: string): EdgeError {
-  return new EdgeError("facts_store_not_found", { store }, `No local facts store named "${store}" exists; import a facts file into it first (edge facts import FILE --store ${store}).`);
+  return new EdgeError(
+    "facts_store_not_found",
+    { store },
+    `No local facts store named "${store}" exists; import a facts file into it first (edge facts import FILE --store ${store}).`,
+  );
 }
 
 /** Count what an upsert of `incoming` into a store holding `existingIds` does. */
-export function upsertCounts(existingIds: ReadonlySet<string>, incoming: readonly Fact[]): { inserted: number; updated: number; total: number } {
+export function upsertCounts(
+  existingIds: ReadonlySet<string>,
+  incoming: readonly Fact[],
+): { inserted: number; updated: number; total: number } {
   let inserted = 0;
   for (const f of incoming) if (!existingIds.has(f.fact_id)) inserted++;
   return { inserted, updated: incoming.length - inserted, total: existingIds.size + inserted };
 }
 
 /** With replacePages: the ids of `existing` facts from the pages `incoming` brings that it does not keep. */
-export function replacedPageFacts(existing: readonly Fact[], incoming: readonly Fact[], options: ImportFileOptions): string[] {
+export function replacedPageFacts(
+  existing: readonly Fact[],
+  incoming: readonly Fact[],
+  options: ImportFileOptions,
+): string[] {
   if (!options.replacePages) return [];
   const pages = new Set(incoming.map((f) => f.provenance?.source_url).filter((u): u is string => u !== undefined));
   const kept = new Set(incoming.map((f) => f.fact_id));
-  return existing.filter((f) => f.provenance?.source_url !== undefined && pages.has(f.provenance.source_url) && !kept.has(f.fact_id)).map((f) => f.fact_id);
+  return existing
+    .filter((f) => f.provenance?.source_url !== undefined && pages.has(f.provenance.source_url) && !kept.has(f.fact_id))
+    .map((f) => f.fact_id);
 }
 
 export function byFactId(a: Fact, b: Fact): number {
@@ -86,7 +99,14 @@ export function byFactId(a: Fact, b: Fact): number {
 
 /** Only the fact fields, in file order (records may carry store bookkeeping). */
 export function plainFact(f: Fact): Fact {
-  return { fact_id: f.fact_id, topic: f.topic, text: f.text, tags: [...f.tags], source_label: f.source_label, ...(f.provenance ? { provenance: { ...f.provenance } } : {}) };
+  return {
+    fact_id: f.fact_id,
+    topic: f.topic,
+    text: f.text,
+    tags: [...f.tags],
+    source_label: f.source_label,
+    ...(f.provenance ? { provenance: { ...f.provenance } } : {}),
+  };
 }
 
 export function exportFile(store: string, facts: readonly Fact[]): FactsFile {

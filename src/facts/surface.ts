@@ -7,7 +7,13 @@ import { activeSetSha256, type Sha256 } from "../contract/hash.ts";
 import type { ToolSurface } from "../chat/types.ts";
 import type { AnyToolDefinition, ToolRuntime } from "../runtime/index.ts";
 import { checkStoreName } from "./format.ts";
-import { createFactsLookupTool, FACTS_LOOKUP_VERSION, lookupSchema, defaultLookupDescription, FACTS_LOOKUP_KIND } from "./lookup.ts";
+import {
+  createFactsLookupTool,
+  FACTS_LOOKUP_VERSION,
+  lookupSchema,
+  defaultLookupDescription,
+  FACTS_LOOKUP_KIND,
+} from "./lookup.ts";
 import { manifestSchemas, validateToolsManifest, type ToolsManifest } from "./manifest.ts";
 import { storeNotFound, type FactsStore } from "./store.ts";
 
@@ -16,7 +22,12 @@ export interface FactsSurface extends ToolSurface {
   readonly tools: readonly AnyToolDefinition[];
 }
 
-function surface(kind: ToolSurface["kind"], tools: AnyToolDefinition[], active: Sha256, extra: { tools_manifest_sha256?: Sha256; facts_store?: string }): FactsSurface {
+function surface(
+  kind: ToolSurface["kind"],
+  tools: AnyToolDefinition[],
+  active: Sha256,
+  extra: { tools_manifest_sha256?: Sha256; facts_store?: string },
+): FactsSurface {
   return {
     kind,
     tools,
@@ -46,14 +57,22 @@ export async function toolsManifestSurface(facts: FactsStore, raw: string | Uint
   const report = await validateToolsManifest(raw);
   if (!report.ok || !report.manifest) {
     const first = report.errors[0]!;
-    throw new EdgeError(first.code, { errors: report.errors, ...(first.tool ? { tool: first.tool } : {}) }, first.message);
+    throw new EdgeError(
+      first.code,
+      { errors: report.errors, ...(first.tool ? { tool: first.tool } : {}) },
+      first.message,
+    );
   }
   return manifestSurface(facts, report.manifest, report.tools_manifest_sha256);
 }
 
 async function manifestSurface(facts: FactsStore, manifest: ToolsManifest, manifestSha: Sha256): Promise<FactsSurface> {
   for (const store of new Set(manifest.tools.map((t) => t.store))) await requireStore(facts, store);
-  const tools = await Promise.all(manifest.tools.map((t) => createFactsLookupTool({ facts, store: t.store, name: t.name, description: t.description })));
+  const tools = await Promise.all(
+    manifest.tools.map((t) =>
+      createFactsLookupTool({ facts, store: t.store, name: t.name, description: t.description }),
+    ),
+  );
   const active = await activeSetSha256(manifestSchemas(manifest));
   return surface("tools_manifest", tools, active, { tools_manifest_sha256: manifestSha });
 }

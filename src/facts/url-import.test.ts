@@ -10,12 +10,19 @@ describe("facts from a page", () => {
   it("splits a long page at paragraph boundaries into facts of at most 4,000 characters", () => {
     const paragraphs = Array.from({ length: 30 }, (_, i) => `<p>Paragraph ${i}: ${"word ".repeat(60)}</p>`).join("");
     const html = `<!doctype html><html><head><title>Guide</title></head><body><nav>Home | Pricing</nav><main><article><h1>Guide</h1>${paragraphs}<p>${"x".repeat(9000)}</p></article></main></body></html>`;
-    const { facts } = factsFromPage({ url: "https://docs.example.org/guide/", html, page_sha256: SHA, fetched_at: "2026-01-01T00:00:00Z" }, {});
+    const { facts } = factsFromPage(
+      { url: "https://docs.example.org/guide/", html, page_sha256: SHA, fetched_at: "2026-01-01T00:00:00Z" },
+      {},
+    );
     expect(facts.length).toBeGreaterThan(3);
     expect(facts.map((f) => f.fact_id)).toEqual(facts.map((_, i) => `docs-example-org-guide-${i + 1}`));
     for (const f of facts) {
       expect(f.text.length).toBeLessThanOrEqual(URL_IMPORT_LIMITS.chunkChars);
-      expect(f).toMatchObject({ topic: "Guide", source_label: "Guide", provenance: { source_url: "https://docs.example.org/guide/", page_sha256: SHA, split: "page" } });
+      expect(f).toMatchObject({
+        topic: "Guide",
+        source_label: "Guide",
+        provenance: { source_url: "https://docs.example.org/guide/", page_sha256: SHA, split: "page" },
+      });
       expect(f.text).not.toContain("Pricing");
     }
     // No paragraph is cut in two unless it alone is longer than a fact.
@@ -26,7 +33,10 @@ describe("facts from a page", () => {
   it("table rows: a nested table's rows are counted once, links become absolute", () => {
     const html = `<html><head><title>Index</title></head><body><table><tr><th>Id</th><th>Spec</th></tr>
 <tr><td><a href="/eip/1">1</a></td><td><table><tr><td>draft</td><td>core</td></tr></table></td></tr></table></body></html>`;
-    const { facts } = factsFromPage({ url: "https://eips.example.org/all", html, page_sha256: SHA, fetched_at: "t" }, { split: "html-table-rows", factIdPrefix: "eip" });
+    const { facts } = factsFromPage(
+      { url: "https://eips.example.org/all", html, page_sha256: SHA, fetched_at: "t" },
+      { split: "html-table-rows", factIdPrefix: "eip" },
+    );
     expect(facts.map((f) => [f.fact_id, f.text])).toEqual([
       ["eip-row-1", "Id: 1 (https://eips.example.org/eip/1); Spec: draft | core"],
       ["eip-row-2", "draft | core"],
@@ -42,7 +52,13 @@ describe("facts from a page", () => {
       checkCrawlBounds({});
     } catch (err) {
       expect((err as EdgeError).code).toBe("crawl_bounds_required");
-      expect((err as EdgeError).details["missing"]).toEqual(["maxDepth", "maxUrls", "maxBytes", "maxBytesTotal", "timeoutMs"]);
+      expect((err as EdgeError).details["missing"]).toEqual([
+        "maxDepth",
+        "maxUrls",
+        "maxBytes",
+        "maxBytesTotal",
+        "timeoutMs",
+      ]);
     }
     expect(() => checkCrawlBounds({ ...all, maxDepth: 6 })).toThrow(/max depth/);
   });

@@ -22,7 +22,13 @@ export const URL_IMPORT_LIMITS = {
 } as const;
 
 /** Hard ceilings on top of the bounds a crawl is given (as Edge Studio has). */
-export const CRAWL_CEILINGS = { maxDepth: 5, maxUrls: 100, maxBytes: 8 * 1024 * 1024, maxBytesTotal: 64 * 1024 * 1024, timeoutMs: 300_000 } as const;
+export const CRAWL_CEILINGS = {
+  maxDepth: 5,
+  maxUrls: 100,
+  maxBytes: 8 * 1024 * 1024,
+  maxBytesTotal: 64 * 1024 * 1024,
+  timeoutMs: 300_000,
+} as const;
 
 export interface FactOptions {
   split?: SplitMode;
@@ -98,7 +104,11 @@ function fnv1a(text: string): string {
 
 function checkPrefix(prefix: string): string {
   if (prefix.trim() === "" || prefix.length > URL_IMPORT_LIMITS.prefixChars || /[\u0000-\u001f\u007f]/.test(prefix)) {
-    throw new EdgeError("invalid_option", { fact_id_prefix: prefix }, `--fact-id-prefix must be 1–${URL_IMPORT_LIMITS.prefixChars} printable characters. Pass a prefix of that form.`);
+    throw new EdgeError(
+      "invalid_option",
+      { fact_id_prefix: prefix },
+      `--fact-id-prefix must be 1–${URL_IMPORT_LIMITS.prefixChars} printable characters. Pass a prefix of that form.`,
+    );
   }
   return prefix;
 }
@@ -132,7 +142,10 @@ const clip = (text: string, max: number): string => (text.length > max ? text.sl
 /** One page's facts. `key` distinguishes the pages of a crawl under one --fact-id-prefix. */
 export function factsFromPage(page: HtmlPage, options: FactOptions, key = ""): { facts: Fact[]; extractor: string } {
   const split = options.split ?? "page";
-  const base = options.factIdPrefix !== undefined ? `${checkPrefix(options.factIdPrefix)}${key ? `-${key}` : ""}` : key || pagePrefix(page.url);
+  const base =
+    options.factIdPrefix !== undefined
+      ? `${checkPrefix(options.factIdPrefix)}${key ? `-${key}` : ""}`
+      : key || pagePrefix(page.url);
   const tags = [...new Set((options.tags ?? []).map((t) => t.trim()).filter(Boolean))];
   const provenance = { source_url: page.url, page_sha256: page.page_sha256, fetched_at: page.fetched_at, split };
   const make = (id: string, topic: string, text: string, label: string): Fact => ({
@@ -146,16 +159,28 @@ export function factsFromPage(page: HtmlPage, options: FactOptions, key = ""): {
   if (split === "html-table-rows") {
     const { title, rows, truncated } = extractTableRows(page.html, page.url, URL_IMPORT_LIMITS.facts);
     if (truncated) throw tooManyFacts(`${page.url} has more than ${URL_IMPORT_LIMITS.facts} table rows`);
-    return { facts: rows.map((r, i) => make(`${base}-row-${i + 1}`, r.caption || title, clip(r.text, FACTS_LIMITS.textChars), title)), extractor: "html-table-rows" };
+    return {
+      facts: rows.map((r, i) =>
+        make(`${base}-row-${i + 1}`, r.caption || title, clip(r.text, FACTS_LIMITS.textChars), title),
+      ),
+      extractor: "html-table-rows",
+    };
   }
   const text = extractPageText(page.html);
   const chunks = chunkLines(text.lines, URL_IMPORT_LIMITS.chunkChars);
   if (chunks.length > URL_IMPORT_LIMITS.facts) throw tooManyFacts(`${page.url} splits into ${chunks.length} facts`);
-  return { facts: chunks.map((c, i) => make(`${base}-${i + 1}`, text.title, c, text.title)), extractor: text.extractor };
+  return {
+    facts: chunks.map((c, i) => make(`${base}-${i + 1}`, text.title, c, text.title)),
+    extractor: text.extractor,
+  };
 }
 
 function tooManyFacts(what: string): EdgeError {
-  return new EdgeError("url_import_too_many_facts", { limit: URL_IMPORT_LIMITS.facts }, `${what}; one URL import takes at most ${URL_IMPORT_LIMITS.facts} facts. Nothing was imported.`);
+  return new EdgeError(
+    "url_import_too_many_facts",
+    { limit: URL_IMPORT_LIMITS.facts },
+    `${what}; one URL import takes at most ${URL_IMPORT_LIMITS.facts} facts. Nothing was imported.`,
+  );
 }
 
 /** Validate the whole set as one facts file, then import it in one transaction. */
@@ -163,15 +188,37 @@ async function importAll(facts: FactsStore, store: string, all: Fact[], pages: P
   if (all.length === 0) throw new EdgeError("html_no_facts", { pages: pages.map((p) => p.final_url) });
   if (all.length > URL_IMPORT_LIMITS.facts) throw tooManyFacts(`These pages give ${all.length} facts`);
   // A page is one set of facts per store: its earlier facts are replaced, not kept beside the new.
-  return importFacts(facts, JSON.stringify({ schema_version: FACTS_SCHEMA_VERSION, store, facts: all }), { store, replacePages: true });
+  return importFacts(facts, JSON.stringify({ schema_version: FACTS_SCHEMA_VERSION, store, facts: all }), {
+    store,
+    replacePages: true,
+  });
 }
 
-function pageReport(page: FetchedPage | null, html: HtmlPage, count: number, extractor: string, bytes: number): PageReport {
-  return { url: page?.requested_url ?? html.url, final_url: html.url, status: page?.status ?? null, bytes, page_sha256: html.page_sha256, facts: count, extractor };
+function pageReport(
+  page: FetchedPage | null,
+  html: HtmlPage,
+  count: number,
+  extractor: string,
+  bytes: number,
+): PageReport {
+  return {
+    url: page?.requested_url ?? html.url,
+    final_url: html.url,
+    status: page?.status ?? null,
+    bytes,
+    page_sha256: html.page_sha256,
+    facts: count,
+    extractor,
+  };
 }
 
 function htmlOf(page: FetchedPage): HtmlPage {
-  return { url: page.url, html: decodeHtml(page.bytes, page.content_type), page_sha256: page.page_sha256, fetched_at: page.fetched_at };
+  return {
+    url: page.url,
+    html: decodeHtml(page.bytes, page.content_type),
+    page_sha256: page.page_sha256,
+    fetched_at: page.fetched_at,
+  };
 }
 
 export interface ImportUrlOptions extends FactOptions, Pick<FetchPageOptions, "redirects" | "browser" | "fetch"> {
@@ -199,13 +246,29 @@ export async function importUrl(facts: FactsStore, url: string, options: ImportU
 }
 
 /** A saved HTML page (the playground's file import): no network at all. */
-export async function importHtml(facts: FactsStore, bytes: Uint8Array, options: FactOptions & { store: string; url: string }): Promise<UrlImportReport> {
+export async function importHtml(
+  facts: FactsStore,
+  bytes: Uint8Array,
+  options: FactOptions & { store: string; url: string },
+): Promise<UrlImportReport> {
   const store = checkStoreName(options.store);
-  const html: HtmlPage = { url: options.url, html: decodeHtml(bytes), page_sha256: await sha256Bytes(bytes), fetched_at: new Date().toISOString() };
+  const html: HtmlPage = {
+    url: options.url,
+    html: decodeHtml(bytes),
+    page_sha256: await sha256Bytes(bytes),
+    fetched_at: new Date().toISOString(),
+  };
   const made = factsFromPage(html, options);
   const pages = [pageReport(null, html, made.facts.length, made.extractor, bytes.byteLength)];
   const result = await importAll(facts, store, made.facts, pages);
-  return { ...result, split: options.split ?? "page", pages, skipped: [], network_used: false, robots_txt_consulted: false };
+  return {
+    ...result,
+    split: options.split ?? "page",
+    pages,
+    skipped: [],
+    network_used: false,
+    robots_txt_consulted: false,
+  };
 }
 
 export interface CrawlBounds {
@@ -220,24 +283,41 @@ export interface CrawlBounds {
   timeoutMs: number;
 }
 
-export interface CrawlOptions extends FactOptions, Pick<FetchPageOptions, "redirects" | "browser" | "fetch">, Partial<CrawlBounds> {
+export interface CrawlOptions
+  extends FactOptions,
+    Pick<FetchPageOptions, "redirects" | "browser" | "fetch">,
+    Partial<CrawlBounds> {
   store: string;
   signal?: AbortSignal;
 }
 
-const BOUND_NAMES: Record<keyof CrawlBounds, string> = { maxDepth: "max depth", maxUrls: "max URLs", maxBytes: "max bytes per page", maxBytesTotal: "max bytes in total", timeoutMs: "timeout" };
+const BOUND_NAMES: Record<keyof CrawlBounds, string> = {
+  maxDepth: "max depth",
+  maxUrls: "max URLs",
+  maxBytes: "max bytes per page",
+  maxBytesTotal: "max bytes in total",
+  timeoutMs: "timeout",
+};
 
 /** Every bound given, a non-negative integer (depth) or positive one, within its ceiling. */
 export function checkCrawlBounds(options: Partial<CrawlBounds>): CrawlBounds {
   const missing = (Object.keys(BOUND_NAMES) as (keyof CrawlBounds)[]).filter((k) => options[k] === undefined);
   if (missing.length) {
-    throw EdgeError.withTableFix("crawl_bounds_required", { missing }, `A crawl needs every bound given explicitly; missing: ${missing.map((k) => BOUND_NAMES[k]).join(", ")}.`);
+    throw EdgeError.withTableFix(
+      "crawl_bounds_required",
+      { missing },
+      `A crawl needs every bound given explicitly; missing: ${missing.map((k) => BOUND_NAMES[k]).join(", ")}.`,
+    );
   }
   for (const k of Object.keys(BOUND_NAMES) as (keyof CrawlBounds)[]) {
     const v = options[k]!;
     const min = k === "maxDepth" ? 0 : 1;
     if (!Number.isInteger(v) || v < min || v > CRAWL_CEILINGS[k]) {
-      throw new EdgeError("invalid_option", { bound: k, value: v, ceiling: CRAWL_CEILINGS[k] }, `The crawl's ${BOUND_NAMES[k]} must be an integer from ${min} to ${CRAWL_CEILINGS[k]}; got ${v}. Pass a value in that range.`);
+      throw new EdgeError(
+        "invalid_option",
+        { bound: k, value: v, ceiling: CRAWL_CEILINGS[k] },
+        `The crawl's ${BOUND_NAMES[k]} must be an integer from ${min} to ${CRAWL_CEILINGS[k]}; got ${v}. Pass a value in that range.`,
+      );
     }
   }
   return options as CrawlBounds;
@@ -273,14 +353,22 @@ export async function crawlUrl(facts: FactsStore, url: string, options: CrawlOpt
       page = await fetchPage(item.url, { ...options, maxBytes: bounds.maxBytes, signal, sameOrigin: origin });
     } catch (err) {
       if (item.depth > 0 && err instanceof EdgeError && SKIPPABLE.has(err.code)) {
-        skipped.push({ url: item.url, code: err.code, ...(typeof err.details["status"] === "number" ? { status: err.details["status"] } : {}) });
+        skipped.push({
+          url: item.url,
+          code: err.code,
+          ...(typeof err.details["status"] === "number" ? { status: err.details["status"] } : {}),
+        });
         continue;
       }
       throw err;
     }
     total += page.bytes.byteLength;
     if (total > bounds.maxBytesTotal) {
-      throw new EdgeError("url_too_large", { max_bytes_total: bounds.maxBytesTotal }, `The crawl read more than ${bounds.maxBytesTotal} bytes in total (--max-bytes-total); nothing was imported. Raise --max-bytes-total (up to its ceiling) or crawl fewer pages.`);
+      throw new EdgeError(
+        "url_too_large",
+        { max_bytes_total: bounds.maxBytesTotal },
+        `The crawl read more than ${bounds.maxBytesTotal} bytes in total (--max-bytes-total); nothing was imported. Raise --max-bytes-total (up to its ceiling) or crawl fewer pages.`,
+      );
     }
     const html = htmlOf(page);
     // Each page's ids come from its own URL (as import-url's), or from the path under a given prefix.

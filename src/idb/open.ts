@@ -81,7 +81,13 @@ export function openEdgeDb(options: OpenEdgeDbOptions = {}): Promise<EdgeDb> {
         const missing = EDGE_STORES.filter((s) => !db.objectStoreNames.contains(s));
         if (missing.length) {
           db.close();
-          fail(EdgeError.withTableFix("storage_failed", { op: "open", db: name, reason: "schema_missing", missing }, `Saving to local storage failed: the database ${name} lacks the stores ${missing.join(", ")}.`));
+          fail(
+            EdgeError.withTableFix(
+              "storage_failed",
+              { op: "open", db: name, reason: "schema_missing", missing },
+              `Saving to local storage failed: the database ${name} lacks the stores ${missing.join(", ")}.`,
+            ),
+          );
           return;
         }
         settled = true;

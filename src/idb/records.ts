@@ -95,7 +95,7 @@ export interface Fact {
 }
 
 /** A fact as stored: keyed by [store, fact_id], the `by_store` index reads `store`. */
-export type FactRecord = Fact & { store: string; /** When the import that wrote it ran. */ imported_at?: string };
+export type FactRecord = Fact & { store: string /** When the import that wrote it ran. */; imported_at?: string };
 
 /** A facts store's revision, kept in `meta` under "facts.revision/<store>". */
 export type FactsRevisionRecord = { revision: number; updated_at: string };

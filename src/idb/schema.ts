@@ -8,7 +8,14 @@
 // EDGE_DB_VERSION. Never edit a shipped migration: browsers that already ran it will not run it again.
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from "idb";
 import type { Receipt } from "../receipts/types.ts";
-import type { FactRecord, FactsRevisionRecord, ImprintRecord, PendingActionRecord, SessionRecord, VfsRecord } from "./records.ts";
+import type {
+  FactRecord,
+  FactsRevisionRecord,
+  ImprintRecord,
+  PendingActionRecord,
+  SessionRecord,
+  VfsRecord,
+} from "./records.ts";
 import { EdgeError } from "../contract/errors.ts";
 
 export const EDGE_DB_NAME = "edge-web";
@@ -18,7 +25,14 @@ export const EDGE_DB_VERSION = 1;
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** Every stored record type is declared in records.ts (types only), so the stores need no casts. */
-export type { FactRecord, FactsRevisionRecord, ImprintRecord, PendingActionRecord, SessionRecord, VfsRecord } from "./records.ts";
+export type {
+  FactRecord,
+  FactsRevisionRecord,
+  ImprintRecord,
+  PendingActionRecord,
+  SessionRecord,
+  VfsRecord,
+} from "./records.ts";
 
 export interface EdgeDbSchema extends DBSchema {
   /** Chained receipts (docs/contract.md §9); by_seq is unique, so two writers can never claim the same place. */
@@ -75,4 +89,12 @@ export function migrate(db: EdgeDb, oldVersion: number, newVersion: number, tx: 
 }
 
 /** Every store the current version must have (checked after opening). */
-export const EDGE_STORES: readonly EdgeStoreName[] = ["receipts", "meta", "pending", "imprints", "facts", "vfs", "sessions"];
+export const EDGE_STORES: readonly EdgeStoreName[] = [
+  "receipts",
+  "meta",
+  "pending",
+  "imprints",
+  "facts",
+  "vfs",
+  "sessions",
+];

@@ -39,12 +39,18 @@ export interface EvaluateOptions {
 
 /** What one output parsed to, as a short label, and whether it is the expected behaviour. An
  *  answer-only generation (a checked turn's answer) is an answer whatever it holds, as in chat. */
-function judgeOutput(text: string, question: LearnQuestion, schemas: readonly ToolSchema[], answerOnly = false): { label: string; matched: boolean } {
+function judgeOutput(
+  text: string,
+  question: LearnQuestion,
+  schemas: readonly ToolSchema[],
+  answerOnly = false,
+): { label: string; matched: boolean } {
   const parsed = answerOnly ? ({ kind: "answer" } as const) : parseModelOutput(splitThink(text).visible);
   if (parsed.kind === "answer") return { label: "answer", matched: question.expected_tool === null };
   if (parsed.kind !== "call") return { label: "invalid", matched: false };
   const label = parsed.toolName;
-  if (typeof question.expected_tool !== "string" || parsed.toolName !== question.expected_tool) return { label, matched: false };
+  if (typeof question.expected_tool !== "string" || parsed.toolName !== question.expected_tool)
+    return { label, matched: false };
   const schema = schemas.find((s) => s.name === parsed.toolName);
   if (!schema) return { label, matched: false };
   let valid = false;
@@ -66,7 +72,9 @@ export async function evaluateImprint(options: EvaluateOptions): Promise<Imprint
   const scored = questions.filter((q) => q.expected_tool !== undefined);
   const prefill = options.prefill ?? info.kind !== "scripted";
   const policy = schemas.length ? toolTurnPolicy(info, options.toolChoice) : {};
-  const responseFormat = schemas.length ? (options.responseFormat ?? policy.responseFormat)?.(schemas, { index: 0 }) : undefined;
+  const responseFormat = schemas.length
+    ? (options.responseFormat ?? policy.responseFormat)?.(schemas, { index: 0 })
+    : undefined;
   const sampling = {
     maxTokens: answerBudget(info.contextWindow, options.maxTokens),
     ...(policy.temperature !== undefined ? { temperature: policy.temperature } : {}),
@@ -77,22 +85,50 @@ export async function evaluateImprint(options: EvaluateOptions): Promise<Imprint
     if (options.signal?.aborted) throw new EdgeError("aborted", { stage: "learn" });
     if (checked) {
       const kind = options.toolChoice === "required" ? "call" : "checked";
-      const turn = await checkedTurn({ engine, messages, prompt: question.question, schemas, kind, ranCalls: [], signal: options.signal, ...sampling });
+      const turn = await checkedTurn({
+        engine,
+        messages,
+        prompt: question.question,
+        schemas,
+        kind,
+        ranCalls: [],
+        signal: options.signal,
+        ...sampling,
+      });
       return judgeOutput(turn.result.text, question, schemas, turn.answerOnly);
     }
-    const out = await engine.chat({ messages, signal: options.signal, ...sampling, ...(responseFormat ? { responseFormat } : {}) });
+    const out = await engine.chat({
+      messages,
+      signal: options.signal,
+      ...sampling,
+      ...(responseFormat ? { responseFormat } : {}),
+    });
     return judgeOutput(out.text, question, schemas);
   };
   let prefillMs: number | null = null;
   if (prefill && scored.length) {
     const t0 = performance.now();
-    await engine.chat({ messages: [{ role: "system", content: prefix }, { role: "user", content: "Ready?" }], ...sampling, maxTokens: 1, signal: options.signal });
+    await engine.chat({
+      messages: [
+        { role: "system", content: prefix },
+        { role: "user", content: "Ready?" },
+      ],
+      ...sampling,
+      maxTokens: 1,
+      signal: options.signal,
+    });
     prefillMs = Math.round(performance.now() - t0);
   }
   const items: ImprintEvaluationItem[] = [];
   for (const q of scored) {
     const bare = await ask([{ role: "user", content: q.question }], q);
-    const withPrefix = await ask([{ role: "system", content: prefix }, { role: "user", content: q.question }], q);
+    const withPrefix = await ask(
+      [
+        { role: "system", content: prefix },
+        { role: "user", content: q.question },
+      ],
+      q,
+    );
     items.push({
       question_sha256: await sha256Text(q.question),
       expected_tool: q.expected_tool ?? null,

@@ -14,7 +14,9 @@ import type { Imprint } from "./record.ts";
 import { parseLearnSampleText } from "./sample.ts";
 
 const TOOLS = readFileSync(new URL("../../public/examples/tools.py", import.meta.url), "utf8");
-const SAMPLE = parseLearnSampleText(readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8"));
+const SAMPLE = parseLearnSampleText(
+  readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8"),
+);
 const host = createNodeRunnerHost({ spares: 1 });
 afterAll(() => host.close());
 
@@ -30,7 +32,12 @@ function edit(from: string, to: string): string {
 }
 async function restore(text: string | null, imprint: Imprint, modelId?: string) {
   const e = await engine([call("fee_quote", { amount: 100 }), "The fee is 0.50."], modelId);
-  return createChatSession({ engine: e, host, ...(text !== null ? { tools: { kind: "file", source: memorySource("tools.py", text) } } : {}), imprint: imprintBinding(imprint) });
+  return createChatSession({
+    engine: e,
+    host,
+    ...(text !== null ? { tools: { kind: "file", source: memorySource("tools.py", text) } } : {}),
+    imprint: imprintBinding(imprint),
+  });
 }
 async function code(text: string | null, imprint: Imprint, modelId?: string): Promise<string> {
   return restore(text, imprint, modelId).then(
@@ -46,27 +53,67 @@ describe("imprint gate with the real runner and the example tools.py", () => {
     const toolset = await freezeToolset(memorySource("tools.py", TOOLS), host);
     const evalScript = SAMPLE.questions.flatMap(() => ["I do not know.", "I do not know."]);
     imprint = (await learn({ sample: SAMPLE, toolset, engine: await engine(evalScript) })).imprint;
-    expect(Object.keys(imprint.tools!.tool_schema_sha256)).toEqual(["fee_quote", "hello_world", "order_status", "prepare_order", "submit_order"]);
+    expect(Object.keys(imprint.tools!.tool_schema_sha256)).toEqual([
+      "fee_quote",
+      "hello_world",
+      "order_status",
+      "prepare_order",
+      "submit_order",
+    ]);
   });
 
   it("a function-body edit restores, and the restored chat calls the tool through a verified runner", async () => {
-    const body = edit("fee = round(max(amount * FEE_RATES[tier], MIN_FEE), 2)", "fee = round(max(amount * FEE_RATES[tier], MIN_FEE), 2)  # same signature, new body\n    fee = fee + 0");
+    const body = edit(
+      "fee = round(max(amount * FEE_RATES[tier], MIN_FEE), 2)",
+      "fee = round(max(amount * FEE_RATES[tier], MIN_FEE), 2)  # same signature, new body\n    fee = fee + 0",
+    );
     const s = await restore(body, imprint);
     expect(s.toolset!.tools_file_sha256).not.toBe(imprint.tools!.tools_file_sha256);
     expect(s.toolset!.active_set_sha256).toBe(imprint.tools!.active_set_sha256);
     const run = await s.chat("Quote the fee for amount 100.");
     expect(run).toMatchObject({ ok: true, outcome: "answered", answer: "The fee is 0.50." });
-    expect(run.receipt).toMatchObject({ tool_instruction_mode: "imprint", imprint_id: imprint.id, tool_instruction_sha256: imprint.prefix_sha256 });
-    expect(run.receipt.calls[0]).toMatchObject({ tool_name: "fee_quote", status: "ok", runner_secret_verified: true, tools_file_sha256_verified: true });
+    expect(run.receipt).toMatchObject({
+      tool_instruction_mode: "imprint",
+      imprint_id: imprint.id,
+      tool_instruction_sha256: imprint.prefix_sha256,
+    });
+    expect(run.receipt.calls[0]).toMatchObject({
+      tool_name: "fee_quote",
+      status: "ok",
+      runner_secret_verified: true,
+      tools_file_sha256_verified: true,
+    });
   });
 
   it("every schema-level change fails closed with its code", async () => {
-    expect(await code(edit("def order_status(order_id: str)", "def order_status(order_ref: str)"), imprint)).toBe("imprint_tool_schema_mismatch");
-    expect(await code(edit('description="Quote the service fee for an amount and a pricing tier."', 'description="Quote a fee."'), imprint)).toBe("imprint_tool_schema_mismatch");
-    expect(await code(edit('execution_level="prepare"', 'execution_level="commit"'), imprint)).toBe("imprint_tool_schema_mismatch");
+    expect(await code(edit("def order_status(order_id: str)", "def order_status(order_ref: str)"), imprint)).toBe(
+      "imprint_tool_schema_mismatch",
+    );
+    expect(
+      await code(
+        edit('description="Quote the service fee for an amount and a pricing tier."', 'description="Quote a fee."'),
+        imprint,
+      ),
+    ).toBe("imprint_tool_schema_mismatch");
+    expect(await code(edit('execution_level="prepare"', 'execution_level="commit"'), imprint)).toBe(
+      "imprint_tool_schema_mismatch",
+    );
     expect(await code(edit("amount: float,", "amount: int,"), imprint)).toBe("imprint_tool_schema_mismatch");
-    expect(await code(TOOLS + '\n\n@edge_tool\ndef order_cancel(order_id: str) -> dict:\n    return {"cancelled": order_id}\n', imprint)).toBe("imprint_tool_active_set_mismatch");
-    expect(await code(edit('@edge_tool\ndef hello_world() -> str:\n    """Say hello: answers "hello world" (a first tool to try; it takes nothing)."""\n    return "hello world"\n', ""), imprint)).toBe("imprint_tool_active_set_mismatch");
+    expect(
+      await code(
+        TOOLS + '\n\n@edge_tool\ndef order_cancel(order_id: str) -> dict:\n    return {"cancelled": order_id}\n',
+        imprint,
+      ),
+    ).toBe("imprint_tool_active_set_mismatch");
+    expect(
+      await code(
+        edit(
+          '@edge_tool\ndef hello_world() -> str:\n    """Say hello: answers "hello world" (a first tool to try; it takes nothing)."""\n    return "hello world"\n',
+          "",
+        ),
+        imprint,
+      ),
+    ).toBe("imprint_tool_active_set_mismatch");
     expect(await code(TOOLS, imprint, "another-model")).toBe("imprint_model_mismatch");
     expect(await code(null, imprint)).toBe("imprint_requires_tools");
     // The unchanged file restores.

@@ -95,7 +95,10 @@ export function surfaceSchemas(surface: ToolSurface): ToolSchema[] {
   return runtime.schemas();
 }
 
-export async function learnToolsOf(toolset: FrozenToolset | null | undefined, surface: ToolSurface | null | undefined): Promise<LearnTools> {
+export async function learnToolsOf(
+  toolset: FrozenToolset | null | undefined,
+  surface: ToolSurface | null | undefined,
+): Promise<LearnTools> {
   if (toolset && surface) throw new EdgeError("conflicting_tool_options");
   if (toolset) {
     const schemas = activeSchemas(toolset);
@@ -121,11 +124,20 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
   const { sample, engine } = options;
   const toolset = options.toolset ?? null;
   const maxCalls = options.maxCalls ?? 4;
-  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new EdgeError("invalid_option", {}, "maxCalls must be a non-negative integer. Pass 0 or a larger whole number.");
+  if (!Number.isInteger(maxCalls) || maxCalls < 0)
+    throw new EdgeError(
+      "invalid_option",
+      {},
+      "maxCalls must be a non-negative integer. Pass 0 or a larger whole number.",
+    );
   const info = engine.info();
   if (info.kind !== "scripted" && !info.fingerprint) {
     // Binding to a model we cannot identify would make the model gate meaningless.
-    throw new EdgeError("engine_not_loaded", {}, "Load the model before learning: the imprint is bound to the exact model build, which is known only after loading.");
+    throw new EdgeError(
+      "engine_not_loaded",
+      {},
+      "Load the model before learning: the imprint is bound to the exact model build, which is known only after loading.",
+    );
   }
   const { schemas, tools } = await learnToolsOf(toolset, options.surface);
   const prefix = renderImprintPrefix(schemas, sample, maxCalls);
@@ -179,10 +191,25 @@ export async function learn(options: LearnOptions): Promise<LearnResult> {
 }
 
 /** The evaluation of the prefix (evaluate.ts), or its record when learning skips it. */
-async function evaluationOf(options: LearnOptions, prefix: string, schemas: ToolSchema[], questions: LearnQuestion[]): Promise<Imprint["evaluation"]> {
+async function evaluationOf(
+  options: LearnOptions,
+  prefix: string,
+  schemas: ToolSchema[],
+  questions: LearnQuestion[],
+): Promise<Imprint["evaluation"]> {
   const info = options.engine.info();
   if (options.evaluate === false) {
-    return { mode: "skipped", engine: info.kind, model_id: info.modelId, question_count: questions.length, scored: 0, matched_without_prefix: 0, matched_with_prefix: 0, items: [], prefill_ms: null };
+    return {
+      mode: "skipped",
+      engine: info.kind,
+      model_id: info.modelId,
+      question_count: questions.length,
+      scored: 0,
+      matched_without_prefix: 0,
+      matched_with_prefix: 0,
+      items: [],
+      prefill_ms: null,
+    };
   }
   return evaluateImprint({
     engine: options.engine,
@@ -198,7 +225,12 @@ async function evaluationOf(options: LearnOptions, prefix: string, schemas: Tool
 }
 
 /** The learn receipt: hashes, the evaluation's counts and the warnings' codes, never the text. */
-function learnReceiptBody(imprint: Imprint, receiptId: string, tools: ImprintTools | null, saved: SavedState | null): ReceiptBody {
+function learnReceiptBody(
+  imprint: Imprint,
+  receiptId: string,
+  tools: ImprintTools | null,
+  saved: SavedState | null,
+): ReceiptBody {
   const { evaluation, sample } = imprint;
   return {
     receipt_version: RECEIPT_VERSION,
@@ -236,14 +268,27 @@ function learnReceiptBody(imprint: Imprint, receiptId: string, tools: ImprintToo
         prefill_ms: evaluation.prefill_ms,
       },
       warnings: imprint.warnings.map((w) => w.code),
-      ...(saved ? { state: { artifact_sha256: saved.state.artifact_sha256, artifact_bytes: saved.state.artifact_bytes, prefix_tokens: saved.state.prefix_tokens } } : {}),
+      ...(saved
+        ? {
+            state: {
+              artifact_sha256: saved.state.artifact_sha256,
+              artifact_bytes: saved.state.artifact_bytes,
+              prefix_tokens: saved.state.prefix_tokens,
+            },
+          }
+        : {}),
     },
   };
 }
 
 /** Store the imprint, then its receipt: no imprint without its learn receipt, no state file
  *  without its imprint (a failure undoes what was written, then is reported). */
-async function keepLearned(options: LearnOptions, imprint: Imprint, body: ReceiptBody, saved: SavedState | null): Promise<Receipt | ReceiptBody> {
+async function keepLearned(
+  options: LearnOptions,
+  imprint: Imprint,
+  body: ReceiptBody,
+  saved: SavedState | null,
+): Promise<Receipt | ReceiptBody> {
   let stored = false;
   try {
     if (options.store) await options.store.put(imprint);

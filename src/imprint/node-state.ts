@@ -15,7 +15,16 @@ import { unlinkIfExists, writeFileAtomic } from "../platform/node-files.ts";
 import type { SavedState } from "./learn.ts";
 import type { NodeImprintStore } from "./store-node.ts";
 import type { Imprint } from "./record.ts";
-import { artifactProblem, bindingProblem, integrityProblem, sameTokens, stateBinding, tokensProblem, type ImprintState, type StateProblem } from "./state.ts";
+import {
+  artifactProblem,
+  bindingProblem,
+  integrityProblem,
+  sameTokens,
+  stateBinding,
+  tokensProblem,
+  type ImprintState,
+  type StateProblem,
+} from "./state.ts";
 
 /** Where the state's bytes come from: the stored file, or an exported file already read (null:
  *  exported without its state). */
@@ -43,7 +52,12 @@ export interface StateWorkDir {
 
 /** Evaluate the prefix and save its state (into a private temp file named for `name`), read back
  *  and bound; null when the engine cannot save states or does not identify its model and window. */
-export async function evaluateAndSaveState(engine: Engine, prefix: string, work: StateWorkDir, name: string): Promise<{ state: ImprintState; bytes: Uint8Array } | null> {
+export async function evaluateAndSaveState(
+  engine: Engine,
+  prefix: string,
+  work: StateWorkDir,
+  name: string,
+): Promise<{ state: ImprintState; bytes: Uint8Array } | null> {
   const capability = engine.prefixState;
   if (!capability) return null;
   await work.ensureDir();
@@ -52,7 +66,11 @@ export async function evaluateAndSaveState(engine: Engine, prefix: string, work:
   try {
     const { tokens } = await capability.savePrefixState(system(prefix), tmp);
     const bytes = new Uint8Array(await readFile(tmp));
-    const state = await stateBinding(engine.info(), capability.readStateHeader, { bytes, tokens, prefixSha256: await sha256Text(prefix) });
+    const state = await stateBinding(engine.info(), capability.readStateHeader, {
+      bytes,
+      tokens,
+      prefixSha256: await sha256Text(prefix),
+    });
     return state ? { state, bytes } : null;
   } finally {
     await unlink(tmp).catch(() => undefined);
@@ -60,7 +78,10 @@ export async function evaluateAndSaveState(engine: Engine, prefix: string, work:
 }
 
 /** learn's `saveState` for the Node store: evaluate the prefix, save its state, bind it, keep it. */
-export function nodeStateSaver(engine: Engine, store: NodeImprintStore): (id: string, prefix: string) => Promise<SavedState | null> {
+export function nodeStateSaver(
+  engine: Engine,
+  store: NodeImprintStore,
+): (id: string, prefix: string) => Promise<SavedState | null> {
   return async (id, prefix) => {
     const saved = await evaluateAndSaveState(engine, prefix, store, `${id}.state`);
     if (!saved) return null;
@@ -80,7 +101,10 @@ async function readStateFile(file: string): Promise<Uint8Array | null> {
 }
 
 /** The stored state of an imprint, checked against the record (size, sha256): the bytes, or the problem. */
-export async function storedState(store: NodeImprintStore, imprint: Imprint): Promise<{ bytes: Uint8Array } | { problem: StateProblem } | null> {
+export async function storedState(
+  store: NodeImprintStore,
+  imprint: Imprint,
+): Promise<{ bytes: Uint8Array } | { problem: StateProblem } | null> {
   const state = imprint.state;
   if (!state) return null;
   const bytes = await readStateFile(store.stateFile(imprint.id));
@@ -106,7 +130,11 @@ export async function importWithState(store: NodeImprintStore, imprint: Imprint,
 const fallback = (p: StateProblem): StateRestore => ({ loaded: false, code: p.code, reason: p.reason });
 
 /** Every check that needs no file: the engine can load states, the bindings, the tokens it renders. */
-async function preflight(state: ImprintState, engine: Engine, text: string): Promise<{ tokens: number[]; capability: PrefixStateCapability } | StateProblem> {
+async function preflight(
+  state: ImprintState,
+  engine: Engine,
+  text: string,
+): Promise<{ tokens: number[]; capability: PrefixStateCapability } | StateProblem> {
   const capability = engine.prefixState;
   if (!capability) return { code: "imprint_state_mismatch", reason: "engine_cannot_load_state" };
   const bound = bindingProblem(state, engine.info(), await sha256Text(text));
@@ -121,7 +149,14 @@ async function preflight(state: ImprintState, engine: Engine, text: string): Pro
  * checked bytes (named for `name`), not a path that could change meanwhile. Any problem is a
  * fallback (imprint_state_* and its reason), never a foreign state loaded.
  */
-export async function loadCheckedState(engine: Engine, text: string, state: ImprintState, readBytes: () => Promise<Uint8Array | null>, work: StateWorkDir, name: string): Promise<StateRestore> {
+export async function loadCheckedState(
+  engine: Engine,
+  text: string,
+  state: ImprintState,
+  readBytes: () => Promise<Uint8Array | null>,
+  work: StateWorkDir,
+  name: string,
+): Promise<StateRestore> {
   const checked = await preflight(state, engine, text);
   if ("code" in checked) return fallback(checked);
   const { tokens, capability } = checked;
@@ -136,7 +171,8 @@ export async function loadCheckedState(engine: Engine, text: string, state: Impr
     if (!sameTokens(loaded, tokens)) return fallback({ code: "imprint_state_mismatch", reason: "loaded_tokens" });
     return { loaded: true, tokens: loaded.length };
   } catch (e) {
-    if (e instanceof EdgeError && (e.code === "imprint_state_mismatch" || e.code === "imprint_state_corrupted")) return { loaded: false, code: e.code, reason: String(e.details["reason"] ?? "runtime") };
+    if (e instanceof EdgeError && (e.code === "imprint_state_mismatch" || e.code === "imprint_state_corrupted"))
+      return { loaded: false, code: e.code, reason: String(e.details["reason"] ?? "runtime") };
     throw e;
   } finally {
     await unlink(copy).catch(() => undefined);
@@ -144,7 +180,11 @@ export async function loadCheckedState(engine: Engine, text: string, state: Impr
 }
 
 /** The session's StateRestorer for an imprint with a saved state (undefined without one). */
-export function nodeStateRestorer(imprint: Imprint, source: StateSource, store: NodeImprintStore): StateRestorer | undefined {
+export function nodeStateRestorer(
+  imprint: Imprint,
+  source: StateSource,
+  store: NodeImprintStore,
+): StateRestorer | undefined {
   const state = imprint.state;
   if (!state) return undefined;
   const readBytes = async () => ("bytes" in source ? source.bytes : readStateFile(source.file));

@@ -10,7 +10,14 @@ import { learnToolsOf } from "./learn.ts";
 import { renderImprintPrefix } from "./prefix.ts";
 import type { ToolSurfaceKind } from "../receipts/types.ts";
 import type { LearnSample } from "./sample.ts";
-import { evaluationQuestions, planCorrections, sampleWarnings, summarizeSample, type SampleSummary, type SkippedCorrection } from "./sample-rules.ts";
+import {
+  evaluationQuestions,
+  planCorrections,
+  sampleWarnings,
+  summarizeSample,
+  type SampleSummary,
+  type SkippedCorrection,
+} from "./sample-rules.ts";
 
 export interface PlannedQuestion {
   question_sha256: Sha256;
@@ -34,7 +41,10 @@ export interface LearnPlan {
   questions: PlannedQuestion[];
   /** Model generations a real run makes: two per scored question (without, then with the prefix). */
   generations: number;
-  corrections: { applied: Array<{ index: number; correction_type: string; target_sha256: Sha256 }>; skipped: SkippedCorrection[] };
+  corrections: {
+    applied: Array<{ index: number; correction_type: string; target_sha256: Sha256 }>;
+    skipped: SkippedCorrection[];
+  };
   warnings: ErrorJson[];
 }
 
@@ -66,7 +76,12 @@ export async function planLearn(options: PlanOptions): Promise<LearnPlan> {
   }
   const corrections = planCorrections(sample);
   const applied = [];
-  for (const a of corrections.applied) applied.push({ index: a.index, correction_type: a.correction.correction_type, target_sha256: await sha256Json(a.correction.target) });
+  for (const a of corrections.applied)
+    applied.push({
+      index: a.index,
+      correction_type: a.correction.correction_type,
+      target_sha256: await sha256Json(a.correction.target),
+    });
   return {
     dry_run: true,
     sample: await summarizeSample(sample),

@@ -16,7 +16,9 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Records sorted by (kind, record_id, text): one `[kind]` block per group, as Edge Studio renders. */
 function groupRecords(records: readonly LearnRecord[]): Array<{ kind: string; records: LearnRecord[] }> {
-  const sorted = [...records].sort((a, b) => cmp(a.kind, b.kind) || cmp(a.record_id ?? "", b.record_id ?? "") || cmp(a.text, b.text));
+  const sorted = [...records].sort(
+    (a, b) => cmp(a.kind, b.kind) || cmp(a.record_id ?? "", b.record_id ?? "") || cmp(a.text, b.text),
+  );
   const groups: Array<{ kind: string; records: LearnRecord[] }> = [];
   for (const r of sorted) {
     const last = groups.at(-1);
@@ -48,7 +50,10 @@ function renderPolicy(sample: LearnSample): string {
   if (tools.length) {
     lines.push("When to use each tool:");
     for (const t of tools) {
-      const parts = [t.when ? `When: ${oneLine(t.when)}` : "", t.args_constraint ? `Arguments: ${oneLine(t.args_constraint)}` : ""].filter(Boolean);
+      const parts = [
+        t.when ? `When: ${oneLine(t.when)}` : "",
+        t.args_constraint ? `Arguments: ${oneLine(t.args_constraint)}` : "",
+      ].filter(Boolean);
       lines.push(`- ${t.name}${parts.length ? ` — ${parts.join(" ")}` : ""}`);
     }
   }
@@ -61,7 +66,9 @@ function renderPolicy(sample: LearnSample): string {
     // Corrections in file order (they are a history); each as canonical JSON so nothing is lost.
     lines.push("Corrections from the user (these override earlier behaviour):");
     for (const c of corrections) {
-      lines.push(`- ${c.correction_type} ${canonicalJson(c.target)}${c.correction ? `: ${canonicalJson(c.correction)}` : ""}`);
+      lines.push(
+        `- ${c.correction_type} ${canonicalJson(c.target)}${c.correction ? `: ${canonicalJson(c.correction)}` : ""}`,
+      );
     }
   }
   if (lines.length === 1) lines.push("(none given)");

@@ -5,7 +5,13 @@ import { EdgeError } from "../contract/errors.ts";
 import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import { isObj } from "../contract/types.ts";
 import { isSha256, sha256Json, sha256Text, type Sha256 } from "../contract/hash.ts";
-import type { Imprint, ImprintEvaluation, ImprintEvaluationItem, ImprintRecordBody, ImprintTools } from "../idb/records.ts";
+import type {
+  Imprint,
+  ImprintEvaluation,
+  ImprintEvaluationItem,
+  ImprintRecordBody,
+  ImprintTools,
+} from "../idb/records.ts";
 import { TOOL_CONTRACT_VERSION } from "../chat/contract.ts";
 import { IMPRINT_PREFIX_VERSION } from "./prefix.ts";
 import { isImprintState } from "./state.ts";
@@ -42,9 +48,12 @@ export async function sealImprint(body: ImprintRecordBody): Promise<Imprint> {
 }
 
 function corrupted(reason: string, id: unknown): never {
-  throw new EdgeError("imprint_corrupted", { reason, id: typeof id === "string" ? id : null }, `The imprint ${typeof id === "string" ? id + " " : ""}is corrupted (${reason}); it was not used. Delete it and learn or import it again.`);
+  throw new EdgeError(
+    "imprint_corrupted",
+    { reason, id: typeof id === "string" ? id : null },
+    `The imprint ${typeof id === "string" ? id + " " : ""}is corrupted (${reason}); it was not used. Delete it and learn or import it again.`,
+  );
 }
-
 
 /**
  * Check a stored or imported value is an intact imprint: the shape the gate reads, the prefix hash,
@@ -67,19 +76,29 @@ export async function verifyImprint(value: unknown): Promise<Imprint> {
   // The seal holds; now the fields the gate relies on must have the right types (a record sealed by
   // a buggy writer is still unusable).
   const model = value["model"];
-  if (!isObj(model) || typeof model["model_id"] !== "string" || typeof model["engine"] !== "string") corrupted("model is malformed", id);
+  if (!isObj(model) || typeof model["model_id"] !== "string" || typeof model["engine"] !== "string")
+    corrupted("model is malformed", id);
   if (typeof value["prefix"] !== "string" || !isSha256(value["prefix_sha256"])) corrupted("prefix is malformed", id);
-  if ((await sha256Text(value["prefix"])) !== value["prefix_sha256"]) corrupted("prefix_sha256 does not match the prefix", id);
+  if ((await sha256Text(value["prefix"])) !== value["prefix_sha256"])
+    corrupted("prefix_sha256 does not match the prefix", id);
   const tools = value["tools"];
   if (tools !== null) {
-    if (!isObj(tools) || !isSha256(tools["active_set_sha256"]) || typeof tools["schema_generator_version"] !== "string" || !isObj(tools["tool_schema_sha256"])) {
+    if (
+      !isObj(tools) ||
+      !isSha256(tools["active_set_sha256"]) ||
+      typeof tools["schema_generator_version"] !== "string" ||
+      !isObj(tools["tool_schema_sha256"])
+    ) {
       corrupted("tools is malformed", id);
     }
-    if (!Object.values(tools["tool_schema_sha256"] as Record<string, unknown>).every(isSha256)) corrupted("tool_schema_sha256 is malformed", id);
+    if (!Object.values(tools["tool_schema_sha256"] as Record<string, unknown>).every(isSha256))
+      corrupted("tool_schema_sha256 is malformed", id);
   }
   if (typeof value["max_calls"] !== "number") corrupted("max_calls is malformed", id);
-  if (value["state"] !== undefined && value["state"] !== null && !isImprintState(value["state"])) corrupted("state is malformed", id);
-  if (isImprintState(value["state"]) && value["state"].prefix_sha256 !== value["prefix_sha256"]) corrupted("state is bound to another prefix", id);
+  if (value["state"] !== undefined && value["state"] !== null && !isImprintState(value["state"]))
+    corrupted("state is malformed", id);
+  if (isImprintState(value["state"]) && value["state"].prefix_sha256 !== value["prefix_sha256"])
+    corrupted("state is bound to another prefix", id);
   // eslint-disable-next-line no-restricted-syntax -- each field the gate reads was checked above, and the seal covers the rest
   return value as unknown as Imprint;
 }
@@ -89,7 +108,11 @@ export function parseImprintJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new EdgeError("imprint_corrupted", { reason: "not_json" }, `The imprint file is not JSON (${(err as Error).message}); it was not imported. Export the imprint again from the store that wrote it.`);
+    throw new EdgeError(
+      "imprint_corrupted",
+      { reason: "not_json" },
+      `The imprint file is not JSON (${(err as Error).message}); it was not imported. Export the imprint again from the store that wrote it.`,
+    );
   }
 }
 

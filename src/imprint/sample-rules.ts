@@ -78,7 +78,12 @@ export function planCorrections(sample: LearnSample): CorrectionPlan {
     if (group.length >= 2 && agree) {
       if (group[0] === index) applied.push({ index, correction: c });
     } else {
-      skipped.push({ index, fact_id, supporting: group.length, reason: group.length < 2 ? "single_example" : "disagreeing_examples" });
+      skipped.push({
+        index,
+        fact_id,
+        supporting: group.length,
+        reason: group.length < 2 ? "single_example" : "disagreeing_examples",
+      });
     }
   });
   return { applied, skipped };
@@ -113,7 +118,11 @@ export async function summarizeSample(sample: LearnSample): Promise<SampleSummar
  * tool) differ from the active set; fact_correction_unstable for each fact_correction that is not
  * learned (planCorrections); base_model_mismatch when base_model_id is not the engine's model.
  */
-export function sampleWarnings(sample: LearnSample, activeNames: readonly string[] | null, modelId: string | null): ErrorJson[] {
+export function sampleWarnings(
+  sample: LearnSample,
+  activeNames: readonly string[] | null,
+  modelId: string | null,
+): ErrorJson[] {
   const warnings: ErrorJson[] = [];
   if (activeNames !== null && sample.tool_schema_export) {
     const exported = [...new Set(sample.tool_schema_export.tools.map((t) => t.name))].sort();

@@ -104,7 +104,6 @@ function bad(field: string, reason: string): never {
   throw new EdgeError("invalid_learn_sample", { field, reason }, `Invalid learn sample: ${field} ${reason}.`);
 }
 
-
 function str(value: unknown, field: string, opts: { nonEmpty?: boolean; re?: RegExp; max?: number } = {}): string {
   if (typeof value !== "string") bad(field, "must be a string");
   if ((opts.nonEmpty ?? true) && value.trim() === "") bad(field, "must not be empty");
@@ -167,8 +166,14 @@ export function parseLearnSample(value: unknown): LearnSample {
     questions: parseQuestions(value.questions),
     records: parseRecords(value.records),
     corrections: parseCorrections(value.corrections, peer_id, app_id),
-    tool_schema_export: value.tool_schema_export === undefined || value.tool_schema_export === null ? null : parseToolSchemaExport(value.tool_schema_export),
-    expected_tool_policy: value.expected_tool_policy === undefined || value.expected_tool_policy === null ? null : parseToolPolicy(value.expected_tool_policy),
+    tool_schema_export:
+      value.tool_schema_export === undefined || value.tool_schema_export === null
+        ? null
+        : parseToolSchemaExport(value.tool_schema_export),
+    expected_tool_policy:
+      value.expected_tool_policy === undefined || value.expected_tool_policy === null
+        ? null
+        : parseToolPolicy(value.expected_tool_policy),
   };
 }
 
@@ -198,28 +203,39 @@ function parseCorrections(value: unknown, peer_id: string, app_id: string): Lear
     const f = `corrections[${i}]`;
     if (!isObj(c)) bad(f, "must be an object");
     const cPeer = str(c.peer_id, `${f}.peer_id`);
-    if (cPeer !== peer_id) bad(`${f}.peer_id`, `is "${cPeer}" but the sample's peer_id is "${peer_id}"; they must match`);
-    if (c.app_id !== undefined && str(c.app_id, `${f}.app_id`) !== app_id) bad(`${f}.app_id`, `must match the sample's app_id "${app_id}"`);
+    if (cPeer !== peer_id)
+      bad(`${f}.peer_id`, `is "${cPeer}" but the sample's peer_id is "${peer_id}"; they must match`);
+    if (c.app_id !== undefined && str(c.app_id, `${f}.app_id`) !== app_id)
+      bad(`${f}.app_id`, `must match the sample's app_id "${app_id}"`);
     const type = str(c.correction_type, `${f}.correction_type`);
-    if (!(CORRECTION_TYPES as readonly string[]).includes(type)) bad(`${f}.correction_type`, `must be one of ${CORRECTION_TYPES.join(", ")}`);
+    if (!(CORRECTION_TYPES as readonly string[]).includes(type))
+      bad(`${f}.correction_type`, `must be one of ${CORRECTION_TYPES.join(", ")}`);
     const target = jsonObject(c.target, `${f}.target`);
     const correction = c.correction === undefined ? undefined : jsonObject(c.correction, `${f}.correction`);
     if (type === "eval_feedback") {
       const rating = correction?.["rating"];
-      if (rating !== "positive" && rating !== "negative" && rating !== "neutral") bad(`${f}.correction.rating`, "must be positive, negative or neutral for eval_feedback");
+      if (rating !== "positive" && rating !== "negative" && rating !== "neutral")
+        bad(`${f}.correction.rating`, "must be positive, negative or neutral for eval_feedback");
     } else if (type === "fact_correction") {
       if (typeof target["fact_id"] !== "string") bad(`${f}.target.fact_id`, "is required for fact_correction");
     } else if (typeof target["profile_field"] !== "string" && typeof target["direction_id"] !== "string") {
       bad(`${f}.target`, "needs profile_field or direction_id for profile_correction");
     }
     if (c.status !== undefined) str(c.status, `${f}.status`);
-    return { ...(c as JsonObject), peer_id: cPeer, correction_type: type as CorrectionType, target, ...(correction ? { correction } : {}) };
+    return {
+      ...(c as JsonObject),
+      peer_id: cPeer,
+      correction_type: type as CorrectionType,
+      target,
+      ...(correction ? { correction } : {}),
+    };
   });
 }
 
 function parseQuestions(value: unknown): Array<string | LearnQuestion> {
   const rawQuestions = value === undefined ? [] : value;
-  if (!Array.isArray(rawQuestions)) bad("questions", "must be an array of strings or {question, expected_tool?, expected_arguments?}");
+  if (!Array.isArray(rawQuestions))
+    bad("questions", "must be an array of strings or {question, expected_tool?, expected_arguments?}");
   return rawQuestions.map((q, i): string | LearnQuestion => {
     const f = `questions[${i}]`;
     if (typeof q === "string") return str(q, f, { max: 8192 });
@@ -227,7 +243,9 @@ function parseQuestions(value: unknown): Array<string | LearnQuestion> {
     const extra = Object.keys(q).filter((k) => !["question", "expected_tool", "expected_arguments"].includes(k));
     if (extra.length) bad(`${f}.${extra[0]}`, "is not a question field (question, expected_tool, expected_arguments)");
     const out: LearnQuestion = { question: str(q.question, `${f}.question`, { max: 8192 }) };
-    if (q.expected_tool !== undefined) out.expected_tool = q.expected_tool === null ? null : str(q.expected_tool, `${f}.expected_tool`, { re: TOOL_NAME_RE });
+    if (q.expected_tool !== undefined)
+      out.expected_tool =
+        q.expected_tool === null ? null : str(q.expected_tool, `${f}.expected_tool`, { re: TOOL_NAME_RE });
     if (q.expected_arguments !== undefined) {
       if (typeof out.expected_tool !== "string") bad(`${f}.expected_arguments`, "needs expected_tool to name a tool");
       out.expected_arguments = jsonObject(q.expected_arguments, `${f}.expected_arguments`);
@@ -256,7 +274,8 @@ function parseToolSchemaExport(value: unknown): ToolSchemaExport {
 function parseToolPolicy(value: unknown): ExpectedToolPolicy {
   const p = jsonObject(value, "expected_tool_policy");
   const extra = Object.keys(p).filter((k) => !["description", "tools_available", "negative_policy"].includes(k));
-  if (extra.length) bad(`expected_tool_policy.${extra[0]}`, "is not a policy field (description, tools_available, negative_policy)");
+  if (extra.length)
+    bad(`expected_tool_policy.${extra[0]}`, "is not a policy field (description, tools_available, negative_policy)");
   const policy: ExpectedToolPolicy = {};
   const description = optStr(p, "description", "expected_tool_policy");
   if (description !== undefined) policy.description = description;
@@ -273,6 +292,7 @@ function parseToolPolicy(value: unknown): ExpectedToolPolicy {
       return out;
     });
   }
-  if (p["negative_policy"] !== undefined) policy.negative_policy = strList(p["negative_policy"], "expected_tool_policy.negative_policy");
+  if (p["negative_policy"] !== undefined)
+    policy.negative_policy = strList(p["negative_policy"], "expected_tool_policy.negative_policy");
   return policy;
 }

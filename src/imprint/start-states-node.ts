@@ -75,7 +75,13 @@ export function nodeStartStates(engine: Engine, options: NodeStartStatesOptions 
 
 async function prime(engine: Engine, cache: Cache, system: string): Promise<StartPrimed> {
   const key = await entryKey(engine, system);
-  if (!key) return { via: "none", tokens: 0, evaluated: 0, saveFailed: { code: "start_state_mismatch", reason: "engine_cannot_bind" } };
+  if (!key)
+    return {
+      via: "none",
+      tokens: 0,
+      evaluated: 0,
+      saveFailed: { code: "start_state_mismatch", reason: "engine_cannot_bind" },
+    };
   const file = path.join(cache.dir, `${key}.state`);
   const restored = await restore(engine, cache, file, key, system).catch((e: unknown) => ({ problem: problemOf(e) }));
   if ("tokens" in restored) return { via: "state_file", tokens: restored.tokens, evaluated: 0 };
@@ -88,17 +94,35 @@ async function entryKey(engine: Engine, system: string): Promise<string | null> 
   const info = engine.info();
   const fp = info.fingerprint;
   if (!fp?.sha256 || !fp.runtime || !info.contextWindow) return null;
-  const sha = await sha256Json({ format: FORMAT, model_sha256: fp.sha256, runtime: fp.runtime, context_size: info.contextWindow, prefix_sha256: await sha256Text(system) });
+  const sha = await sha256Json({
+    format: FORMAT,
+    model_sha256: fp.sha256,
+    runtime: fp.runtime,
+    context_size: info.contextWindow,
+    prefix_sha256: await sha256Text(system),
+  });
   return sha.slice("sha256:".length);
 }
 
 /** The saved entry loaded into the engine (its token count), or why not (no problem: there was none). */
-async function restore(engine: Engine, cache: Cache, file: string, key: string, system: string): Promise<{ tokens: number } | { problem?: Problem }> {
+async function restore(
+  engine: Engine,
+  cache: Cache,
+  file: string,
+  key: string,
+  system: string,
+): Promise<{ tokens: number } | { problem?: Problem }> {
   const found = await readEntry(cache, file, key);
   if (!found) return {};
   if ("problem" in found) return found;
   const r = await loadCheckedState(engine, system, found.record.state, async () => found.bytes, cache, `${key}.load`);
-  if (!r.loaded) return { problem: { code: r.code === "imprint_state_mismatch" ? "start_state_mismatch" : "start_state_corrupted", reason: r.reason } };
+  if (!r.loaded)
+    return {
+      problem: {
+        code: r.code === "imprint_state_mismatch" ? "start_state_mismatch" : "start_state_corrupted",
+        reason: r.reason,
+      },
+    };
   // Recently used: the cap evicts by this time.
   const now = new Date();
   await utimes(file, now, now).catch(() => undefined);
@@ -110,12 +134,15 @@ async function readEntry(cache: Cache, file: string, key: string): Promise<Found
   try {
     raw = await readFile(file);
   } catch (e) {
-    return (e as { code?: unknown }).code === "ENOENT" ? null : { problem: { code: "start_state_corrupted", reason: "unreadable" } };
+    return (e as { code?: unknown }).code === "ENOENT"
+      ? null
+      : { problem: { code: "start_state_corrupted", reason: "unreadable" } };
   }
   const end = raw.subarray(0, MAX_HEADER).indexOf(0x0a);
   const parsed = end > 0 ? parseHeader(new TextDecoder().decode(raw.subarray(0, end))) : null;
   if (!parsed) return { problem: { code: "start_state_corrupted", reason: "header" } };
-  if (!macMatches(await cache.signingKey(), parsed.record, parsed.mac)) return { problem: { code: "start_state_corrupted", reason: "signature" } };
+  if (!macMatches(await cache.signingKey(), parsed.record, parsed.mac))
+    return { problem: { code: "start_state_corrupted", reason: "signature" } };
   if (parsed.record.key !== key) return { problem: { code: "start_state_mismatch", reason: "key" } };
   return { record: parsed.record, bytes: raw.subarray(end + 1) };
 }
@@ -139,10 +166,15 @@ async function save(engine: Engine, cache: Cache, file: string, key: string, sys
   try {
     warm = engine.warmPrefix ? await engine.warmPrefix([{ role: "system", content: system }]) : null;
     const saved = await evaluateAndSaveState(engine, system, cache, key);
-    if (!saved) return { ...evaluated(warm), saveFailed: { code: "start_state_mismatch", reason: "engine_cannot_bind" } };
+    if (!saved)
+      return { ...evaluated(warm), saveFailed: { code: "start_state_mismatch", reason: "engine_cannot_bind" } };
     await writeEntry(cache, file, { format: FORMAT, key, state: saved.state }, saved.bytes);
     await prune(cache, file);
-    return { via: "state_saved", tokens: saved.state.prefix_tokens, evaluated: warm?.evaluated ?? saved.state.prefix_tokens };
+    return {
+      via: "state_saved",
+      tokens: saved.state.prefix_tokens,
+      evaluated: warm?.evaluated ?? saved.state.prefix_tokens,
+    };
   } catch (e) {
     // What cannot be evaluated or saved here (a start too long for the window, a full disk) is
     // not this feature's failure: the first prompt meets it, or runs as it would without it.
@@ -154,16 +186,20 @@ async function save(engine: Engine, cache: Cache, file: string, key: string, sys
  *  storage failure's fs code); an abort, and anything that is neither an EdgeError nor a file
  *  system's error, is rethrown. */
 function problemOf(e: unknown): Problem {
-  if (e instanceof EdgeError && e.code !== "aborted") return { code: e.code, reason: String(e.details["fs_code"] ?? e.details["reason"] ?? e.code) };
+  if (e instanceof EdgeError && e.code !== "aborted")
+    return { code: e.code, reason: String(e.details["fs_code"] ?? e.details["reason"] ?? e.code) };
   const fsCode = (e as { code?: unknown } | null)?.code;
   if (!(e instanceof EdgeError) && typeof fsCode === "string") return { code: "storage_failed", reason: fsCode };
   throw e;
 }
 
-const evaluated = (warm: PrefixWarmth | null): StartPrimed => (warm ? { via: "engine", tokens: warm.tokens, evaluated: warm.evaluated } : { via: "none", tokens: 0, evaluated: 0 });
+const evaluated = (warm: PrefixWarmth | null): StartPrimed =>
+  warm ? { via: "engine", tokens: warm.tokens, evaluated: warm.evaluated } : { via: "none", tokens: 0, evaluated: 0 };
 
 async function writeEntry(cache: Cache, file: string, record: EntryRecord, bytes: Uint8Array): Promise<void> {
-  const head = new TextEncoder().encode(`${JSON.stringify({ ...record, mac: macOf(await cache.signingKey(), record) })}\n`);
+  const head = new TextEncoder().encode(
+    `${JSON.stringify({ ...record, mac: macOf(await cache.signingKey(), record) })}\n`,
+  );
   const data = new Uint8Array(head.byteLength + bytes.byteLength);
   data.set(head);
   data.set(bytes, head.byteLength);
@@ -178,7 +214,9 @@ async function writeEntry(cache: Cache, file: string, record: EntryRecord, bytes
 async function prune(cache: Cache, keep: string): Promise<void> {
   try {
     const names = await listDirIfExists(cache.dir, "list start states");
-    const files = await Promise.all(names.map(async (name) => ({ name, st: await stat(path.join(cache.dir, name)).catch(() => undefined) })));
+    const files = await Promise.all(
+      names.map(async (name) => ({ name, st: await stat(path.join(cache.dir, name)).catch(() => undefined) })),
+    );
     const entries = files.filter((f) => f.st && ENTRY_RE.test(f.name)).sort((a, b) => b.st!.mtimeMs - a.st!.mtimeMs);
     let total = 0;
     const doomed: string[] = [];
@@ -186,7 +224,9 @@ async function prune(cache: Cache, keep: string): Promise<void> {
       total += st!.size;
       if (total > cache.maxBytes && path.join(cache.dir, name) !== keep) doomed.push(name);
     }
-    const stale = files.filter((f) => f.st && f.name.endsWith(".tmp") && Date.now() - f.st.mtimeMs > STALE_TEMP_MS).map((f) => f.name);
+    const stale = files
+      .filter((f) => f.st && f.name.endsWith(".tmp") && Date.now() - f.st.mtimeMs > STALE_TEMP_MS)
+      .map((f) => f.name);
     await Promise.all([...doomed, ...stale].map((name) => rm(path.join(cache.dir, name), { force: true })));
   } catch {
     /* best effort */

@@ -54,12 +54,20 @@ export function tokensSha256(tokens: readonly number[]): Promise<Sha256> {
 
 /** The binding for a state just saved by this engine (learn time). Null when the engine does not
  *  identify its model file, runtime or window: such a state could never be checked, so none is kept. */
-export async function stateBinding(info: EngineInfo, readHeader: ReadHeader, saved: { bytes: Uint8Array; tokens: readonly number[]; prefixSha256: Sha256 }): Promise<ImprintState | null> {
+export async function stateBinding(
+  info: EngineInfo,
+  readHeader: ReadHeader,
+  saved: { bytes: Uint8Array; tokens: readonly number[]; prefixSha256: Sha256 },
+): Promise<ImprintState | null> {
   const fp = info.fingerprint;
   if (!fp?.sha256 || !fp.runtime || !info.contextWindow) return null;
   const header = readHeader(saved.bytes);
   if (!header || !sameTokens(header.tokens, saved.tokens)) {
-    throw new EdgeError("imprint_state_corrupted", { reason: "written" }, "The model state just saved does not read back as the prefix's state; nothing was kept. Learn again.");
+    throw new EdgeError(
+      "imprint_state_corrupted",
+      { reason: "written" },
+      "The model state just saved does not read back as the prefix's state; nothing was kept. Learn again.",
+    );
   }
   return {
     format: header.format,
@@ -95,29 +103,56 @@ export function bindingProblem(state: ImprintState, info: EngineInfo, systemSha2
 export async function tokensProblem(state: ImprintState, tokens: readonly number[]): Promise<StateProblem | null> {
   const actual = await tokensSha256(tokens);
   if (tokens.length === state.prefix_tokens && actual === state.tokens_sha256) return null;
-  return { code: "imprint_state_mismatch", reason: "prefix_tokens", expected: { tokens: state.prefix_tokens, sha256: state.tokens_sha256 }, actual: { tokens: tokens.length, sha256: actual } };
+  return {
+    code: "imprint_state_mismatch",
+    reason: "prefix_tokens",
+    expected: { tokens: state.prefix_tokens, sha256: state.tokens_sha256 },
+    actual: { tokens: tokens.length, sha256: actual },
+  };
 }
 
 /** The artifact's bytes against the record: the size and sha256 it sealed. */
 export async function integrityProblem(state: ImprintState, bytes: Uint8Array): Promise<StateProblem | null> {
   if (bytes.byteLength !== state.artifact_bytes) {
-    return { code: "imprint_state_corrupted", reason: bytes.byteLength < state.artifact_bytes ? "truncated" : "size", expected: state.artifact_bytes, actual: bytes.byteLength };
+    return {
+      code: "imprint_state_corrupted",
+      reason: bytes.byteLength < state.artifact_bytes ? "truncated" : "size",
+      expected: state.artifact_bytes,
+      actual: bytes.byteLength,
+    };
   }
   const sha = await sha256Bytes(bytes);
-  return sha === state.artifact_sha256 ? null : { code: "imprint_state_corrupted", reason: "sha256", expected: state.artifact_sha256, actual: sha };
+  return sha === state.artifact_sha256
+    ? null
+    : { code: "imprint_state_corrupted", reason: "sha256", expected: state.artifact_sha256, actual: sha };
 }
 
 /** Integrity, then the header's format and tokens (a record re-sealed around a state of other
  *  tokens — another prefix, template or tokenizer — is caught here, before the runtime reads it). */
-export async function artifactProblem(state: ImprintState, bytes: Uint8Array, expectedTokens: readonly number[], readHeader: ReadHeader): Promise<StateProblem | null> {
+export async function artifactProblem(
+  state: ImprintState,
+  bytes: Uint8Array,
+  expectedTokens: readonly number[],
+  readHeader: ReadHeader,
+): Promise<StateProblem | null> {
   const integrity = await integrityProblem(state, bytes);
   if (integrity) return integrity;
   const header = readHeader(bytes);
   if (!header || header.format !== state.format || header.version !== state.format_version) {
-    return { code: "imprint_state_corrupted", reason: "header", expected: `${state.format} v${state.format_version}`, actual: header ? `${header.format} v${header.version}` : null };
+    return {
+      code: "imprint_state_corrupted",
+      reason: "header",
+      expected: `${state.format} v${state.format_version}`,
+      actual: header ? `${header.format} v${header.version}` : null,
+    };
   }
   if (!sameTokens(header.tokens, expectedTokens)) {
-    return { code: "imprint_state_mismatch", reason: "state_tokens", expected: expectedTokens.length, actual: header.tokens.length };
+    return {
+      code: "imprint_state_mismatch",
+      reason: "state_tokens",
+      expected: expectedTokens.length,
+      actual: header.tokens.length,
+    };
   }
   return null;
 }

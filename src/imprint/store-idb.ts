@@ -24,7 +24,8 @@ export function createIdbImprintStore(db: EdgeDb): ImprintStore {
       } catch (err) {
         throw toStorageError(err, "read imprint", { id });
       }
-      if (value === undefined) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
+      if (value === undefined)
+        throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
       const imprint = await verifyImprint(value);
       if (imprint.id !== id) throw new EdgeError("imprint_corrupted", { id, reason: "key does not match the record" });
       return imprint;
@@ -37,7 +38,15 @@ export function createIdbImprintStore(db: EdgeDb): ImprintStore {
         throw toStorageError(err, "list imprints");
       }
       const rows = await Promise.all(all.map((v) => listingOf(v, v.id)));
-      return rows.sort((a, b) => ((a.created_at ?? "") < (b.created_at ?? "") ? -1 : (a.created_at ?? "") > (b.created_at ?? "") ? 1 : a.id < b.id ? -1 : 1));
+      return rows.sort((a, b) =>
+        (a.created_at ?? "") < (b.created_at ?? "")
+          ? -1
+          : (a.created_at ?? "") > (b.created_at ?? "")
+            ? 1
+            : a.id < b.id
+              ? -1
+              : 1,
+      );
     },
     async delete(id) {
       try {

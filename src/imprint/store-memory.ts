@@ -10,11 +10,17 @@ export function createMemoryImprintStore(): ImprintStore & { readonly raw: Map<s
     raw,
     async put(imprint) {
       const verified = await verifyImprint(imprint);
-      if (raw.has(verified.id)) throw new EdgeError("storage_failed", { op: "store imprint", id: verified.id, reason: "exists" }, `Saving to local storage failed: an imprint ${verified.id} is already stored and is never replaced. Delete the stored imprint first to store it again.`);
+      if (raw.has(verified.id))
+        throw new EdgeError(
+          "storage_failed",
+          { op: "store imprint", id: verified.id, reason: "exists" },
+          `Saving to local storage failed: an imprint ${verified.id} is already stored and is never replaced. Delete the stored imprint first to store it again.`,
+        );
       raw.set(verified.id, structuredClone(verified));
     },
     async get(id) {
-      if (!raw.has(id)) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
+      if (!raw.has(id))
+        throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
       const imprint = await verifyImprint(structuredClone(raw.get(id)));
       if (imprint.id !== id) throw new EdgeError("imprint_corrupted", { id, reason: "key does not match the record" });
       return imprint;
@@ -23,7 +29,8 @@ export function createMemoryImprintStore(): ImprintStore & { readonly raw: Map<s
       return Promise.all([...raw.entries()].map(([id, v]) => listingOf(v, id)));
     },
     async delete(id) {
-      if (!raw.delete(id)) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
+      if (!raw.delete(id))
+        throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
     },
   };
 }

@@ -5,7 +5,14 @@
 import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, unlinkIfExists, writeFileAtomic } from "../platform/node-files.ts";
+import {
+  dataDir,
+  ensurePrivateDir,
+  listDirIfExists,
+  readTextIfExists,
+  unlinkIfExists,
+  writeFileAtomic,
+} from "../platform/node-files.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 import { isImprintId, listingOf, verifyImprint, type ImprintListing } from "./record.ts";
 import type { ImprintStore } from "./store.ts";
@@ -30,13 +37,23 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): N
   const root = options.dir ?? dataDir();
   const dir = path.join(root, "imprints");
   const fileOf = (id: string): string => {
-    if (!isImprintId(id)) throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored (imprint ids look like imp_ followed by 24 hex digits).`);
+    if (!isImprintId(id))
+      throw EdgeError.withTableFix(
+        "imprint_not_found",
+        { id },
+        `No imprint with id "${id}" is stored (imprint ids look like imp_ followed by 24 hex digits).`,
+      );
     return path.join(dir, `${id}.json`);
   };
 
   async function readRaw(file: string, id: string): Promise<unknown> {
     const text = await readTextIfExists(file, "read imprint");
-    if (text === undefined) throw new EdgeError("imprint_not_found", { id }, `No imprint with id "${id}" is stored; list them with \`edge imprints list\`.`);
+    if (text === undefined)
+      throw new EdgeError(
+        "imprint_not_found",
+        { id },
+        `No imprint with id "${id}" is stored; list them with \`edge imprints list\`.`,
+      );
     try {
       return JSON.parse(text);
     } catch {
@@ -62,7 +79,12 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): N
       const file = fileOf(id);
       const value = await readRaw(file, id);
       const imprint = await verifyImprint(value);
-      if (imprint.id !== id) throw EdgeError.withTableFix("imprint_corrupted", { id, reason: "id does not match its file" }, `The imprint file ${id}.json holds another imprint (${imprint.id}); it was not used.`);
+      if (imprint.id !== id)
+        throw EdgeError.withTableFix(
+          "imprint_corrupted",
+          { id, reason: "id does not match its file" },
+          `The imprint file ${id}.json holds another imprint (${imprint.id}); it was not used.`,
+        );
       return imprint;
     },
     async list(): Promise<ImprintListing[]> {
@@ -72,14 +94,23 @@ export function createNodeImprintStore(options: NodeImprintStoreOptions = {}): N
         const id = FILE_RE.exec(name)![1]!;
         rows.push(await listingOf(await readRaw(path.join(dir, name), id), id));
       }
-      return rows.sort((a, b) => ((a.created_at ?? "") < (b.created_at ?? "") ? -1 : (a.created_at ?? "") > (b.created_at ?? "") ? 1 : a.id < b.id ? -1 : 1));
+      return rows.sort((a, b) =>
+        (a.created_at ?? "") < (b.created_at ?? "")
+          ? -1
+          : (a.created_at ?? "") > (b.created_at ?? "")
+            ? 1
+            : a.id < b.id
+              ? -1
+              : 1,
+      );
     },
     async delete(id) {
       const file = fileOf(id);
       try {
         await unlink(file);
       } catch (err) {
-        if ((err as { code?: string }).code === "ENOENT") throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
+        if ((err as { code?: string }).code === "ENOENT")
+          throw EdgeError.withTableFix("imprint_not_found", { id }, `No imprint with id "${id}" is stored.`);
         throw toStorageError(err, "delete imprint", { path: file });
       }
       await unlinkIfExists(file.replace(/\.json$/, ".state"), "delete imprint state");

@@ -22,7 +22,8 @@ const CHUNK_BYTES = 3 * 8192;
 
 function toBase64(bytes: Uint8Array): string {
   let out = "";
-  for (let i = 0; i < bytes.length; i += CHUNK_BYTES) out += btoa(String.fromCharCode(...bytes.subarray(i, i + CHUNK_BYTES)));
+  for (let i = 0; i < bytes.length; i += CHUNK_BYTES)
+    out += btoa(String.fromCharCode(...bytes.subarray(i, i + CHUNK_BYTES)));
   return out;
 }
 
@@ -50,7 +51,11 @@ export async function parseImprintExport(text: string): Promise<ImprintExport> {
   if (bundle?.export_version !== IMPRINT_EXPORT_VERSION) return { imprint: await verifyImprint(value), state: null };
   const imprint = await verifyImprint(bundle.imprint);
   const state = imprint.state;
-  if (!state) throw stateCorrupted("unexpected_state", "The file carries a model state, but its imprint records none (the file was edited)");
+  if (!state)
+    throw stateCorrupted(
+      "unexpected_state",
+      "The file carries a model state, but its imprint records none (the file was edited)",
+    );
   let bytes: Uint8Array;
   try {
     if (typeof bundle.state_base64 !== "string") throw new Error("missing");
@@ -59,10 +64,16 @@ export async function parseImprintExport(text: string): Promise<ImprintExport> {
     throw stateCorrupted("base64", "The file's model state is missing or not valid base64");
   }
   if (bytes.byteLength !== state.artifact_bytes) {
-    throw stateCorrupted("size", `The file's model state is ${bytes.byteLength} bytes, but the imprint sealed ${state.artifact_bytes}`);
+    throw stateCorrupted(
+      "size",
+      `The file's model state is ${bytes.byteLength} bytes, but the imprint sealed ${state.artifact_bytes}`,
+    );
   }
   if ((await sha256Bytes(bytes)) !== state.artifact_sha256) {
-    throw stateCorrupted("sha256", "The file's model state does not match the sha256 the imprint sealed (it was changed)");
+    throw stateCorrupted(
+      "sha256",
+      "The file's model state does not match the sha256 the imprint sealed (it was changed)",
+    );
   }
   return { imprint, state: bytes };
 }

@@ -30,7 +30,11 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
 };
 
 /** createServer options for the deadlines: Node checks them on this interval (default 30 s). */
-export function serverTimeouts(limits: HttpLimits): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+export function serverTimeouts(limits: HttpLimits): {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   const headersTimeout = limits.headersTimeoutMs;
   const requestTimeout = Math.max(limits.requestTimeoutMs, headersTimeout);
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) };

@@ -11,7 +11,14 @@ import { isInitializeRequest, isJSONRPCRequest, type RequestId } from "@modelcon
 import { ERRORS } from "../contract/error-table.ts";
 import { EdgeError } from "../contract/errors.ts";
 import { timingSafeEqual } from "../contract/hash.ts";
-import { DEFAULT_HTTP_LIMITS, guardConnections, serverTimeouts, SessionTable, type HttpLimits, type Reservation } from "./http-limits.ts";
+import {
+  DEFAULT_HTTP_LIMITS,
+  guardConnections,
+  serverTimeouts,
+  SessionTable,
+  type HttpLimits,
+  type Reservation,
+} from "./http-limits.ts";
 import { createMcpConnection, type McpConnection } from "./server.ts";
 import type { McpToolService } from "./service.ts";
 
@@ -28,8 +35,14 @@ export function parseLoopbackAddress(text: string): HttpAddress {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
   const host = m ? (m[1] ?? m[2]!) : "";
   const port = m ? Number(m[3]) : NaN;
-  if (!m || !(port >= 0 && port <= 65535)) throw new EdgeError("invalid_option", { address: text }, `--http takes HOST:PORT on the loopback interface, e.g. 127.0.0.1:8765 (0 picks a free port); got "${text}".`);
-  if (!(host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host))) throw new EdgeError("mcp_host_not_loopback", { host }, `${ERRORS.mcp_host_not_loopback} (got ${host})`);
+  if (!m || !(port >= 0 && port <= 65535))
+    throw new EdgeError(
+      "invalid_option",
+      { address: text },
+      `--http takes HOST:PORT on the loopback interface, e.g. 127.0.0.1:8765 (0 picks a free port); got "${text}".`,
+    );
+  if (!(host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)))
+    throw new EdgeError("mcp_host_not_loopback", { host }, `${ERRORS.mcp_host_not_loopback} (got ${host})`);
   return { host, port };
 }
 
@@ -50,20 +63,29 @@ export interface HttpServeOptions {
   log?: (line: string) => void;
 }
 
-export async function serveHttp(service: McpToolService, address: HttpAddress, token: string, options: HttpServeOptions = {}): Promise<HttpMcpServer> {
+export async function serveHttp(
+  service: McpToolService,
+  address: HttpAddress,
+  token: string,
+  options: HttpServeOptions = {},
+): Promise<HttpMcpServer> {
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const log = options.log ?? (() => undefined);
-  const sessions = new SessionTable<Session>(limits, (id) => log(`closed session ${id}: idle for ${Math.round(limits.sessionIdleMs / 1000)} s`));
+  const sessions = new SessionTable<Session>(limits, (id) =>
+    log(`closed session ${id}: idle for ${Math.round(limits.sessionIdleMs / 1000)} s`),
+  );
   let allowedHosts: string[] = [];
   const http = createServer(serverTimeouts(limits), (req, res) => {
     handle(req, res).catch((err) => {
-      if (!res.headersSent) sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32603, message: String(err) }, id: null });
+      if (!res.headersSent)
+        sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32603, message: String(err) }, id: null });
       else res.end();
     });
   });
   const guard = guardConnections(http, limits.maxUnauthenticated);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (new URL(req.url ?? "/", "http://loopback").pathname !== MCP_PATH) return sendJson(res, 404, { error: { code: "not_found", message: `Edge's MCP endpoint is ${MCP_PATH}.` } });
+    if (new URL(req.url ?? "/", "http://loopback").pathname !== MCP_PATH)
+      return sendJson(res, 404, { error: { code: "not_found", message: `Edge's MCP endpoint is ${MCP_PATH}.` } });
     if (!authorized(req, token)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="edge"');
       return sendJson(res, 401, { error: { code: "mcp_unauthorized", message: ERRORS.mcp_unauthorized } });
@@ -71,18 +93,41 @@ export async function serveHttp(service: McpToolService, address: HttpAddress, t
     guard.authenticated(req.socket);
     const body = req.method === "POST" ? await readJson(req) : undefined;
     if (body === TOO_LARGE) {
-      return sendJson(res, 413, { jsonrpc: "2.0", error: { code: -32600, message: `The request body is over ${MAX_BODY_BYTES} bytes, the limit of Edge's MCP server; nothing ran. Send smaller requests (one call per request, shorter arguments).` }, id: null });
+      return sendJson(res, 413, {
+        jsonrpc: "2.0",
+        error: {
+          code: -32600,
+          message: `The request body is over ${MAX_BODY_BYTES} bytes, the limit of Edge's MCP server; nothing ran. Send smaller requests (one call per request, shorter arguments).`,
+        },
+        id: null,
+      });
     }
     const sid = req.headers["mcp-session-id"];
     let session = typeof sid === "string" ? sessions.get(sid) : undefined;
     if (!session) {
       if (sid !== undefined || req.method !== "POST" || !isInitializeRequest(body)) {
-        return sendJson(res, sid !== undefined ? 404 : 400, { jsonrpc: "2.0", error: { code: -32000, message: "No valid MCP session: start one with an initialize request (a restarted server, or one that closed an idle session, has no old sessions)." }, id: null });
+        return sendJson(res, sid !== undefined ? 404 : 400, {
+          jsonrpc: "2.0",
+          error: {
+            code: -32000,
+            message:
+              "No valid MCP session: start one with an initialize request (a restarted server, or one that closed an idle session, has no old sessions).",
+          },
+          id: null,
+        });
       }
       const place = sessions.reserve();
       if (!place) {
         log(`refused a new session: ${limits.maxSessions} are open (mcp_session_limit)`);
-        return sendJson(res, 503, { jsonrpc: "2.0", error: { code: -32000, message: `mcp_session_limit: ${ERRORS.mcp_session_limit}`, data: { code: "mcp_session_limit", max_sessions: limits.maxSessions } }, id: null });
+        return sendJson(res, 503, {
+          jsonrpc: "2.0",
+          error: {
+            code: -32000,
+            message: `mcp_session_limit: ${ERRORS.mcp_session_limit}`,
+            data: { code: "mcp_session_limit", max_sessions: limits.maxSessions },
+          },
+          id: null,
+        });
       }
       try {
         session = await openSession(service, place, sessions, allowedHosts);
@@ -117,7 +162,12 @@ export async function serveHttp(service: McpToolService, address: HttpAddress, t
   };
 }
 
-async function openSession(service: McpToolService, place: Reservation<Session>, sessions: SessionTable<Session>, allowedHosts: string[]): Promise<Session> {
+async function openSession(
+  service: McpToolService,
+  place: Reservation<Session>,
+  sessions: SessionTable<Session>,
+  allowedHosts: string[],
+): Promise<Session> {
   const connection = createMcpConnection(service);
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
@@ -135,7 +185,9 @@ async function openSession(service: McpToolService, place: Reservation<Session>,
 
 /** A tools/call in this POST whose response closes before it was written: the client went away. */
 function watchCalls(body: unknown, res: ServerResponse, connection: McpConnection): void {
-  const ids: RequestId[] = (Array.isArray(body) ? body : [body]).filter((m) => isJSONRPCRequest(m) && m.method === "tools/call").map((m) => (m as { id: RequestId }).id);
+  const ids: RequestId[] = (Array.isArray(body) ? body : [body])
+    .filter((m) => isJSONRPCRequest(m) && m.method === "tools/call")
+    .map((m) => (m as { id: RequestId }).id);
   if (!ids.length) return;
   res.on("close", () => {
     if (!res.writableFinished) for (const id of ids) connection.abortRequest(id);
@@ -175,7 +227,15 @@ function sendJson(res: ServerResponse, status: number, doc: unknown): void {
 
 function listen(http: HttpServer, address: HttpAddress): Promise<void> {
   return new Promise((resolve, reject) => {
-    http.once("error", (err) => reject(new EdgeError("mcp_listen_failed", { host: address.host, port: address.port }, `${ERRORS.mcp_listen_failed} (${(err as Error).message})`)));
+    http.once("error", (err) =>
+      reject(
+        new EdgeError(
+          "mcp_listen_failed",
+          { host: address.host, port: address.port },
+          `${ERRORS.mcp_listen_failed} (${(err as Error).message})`,
+        ),
+      ),
+    );
     http.listen(address.port, address.host, () => resolve());
   });
 }

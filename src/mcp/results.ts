@@ -21,7 +21,14 @@ export function okResult(result: JsonObject, ref: ReceiptRef): CallToolResult {
 
 function errorOf(e: ErrorJson): ErrorJson {
   const { code, message, tool, parameter, line, file } = e;
-  return { code, message, ...(tool ? { tool } : {}), ...(parameter ? { parameter } : {}), ...(line ? { line } : {}), ...(file ? { file } : {}) } as ErrorJson;
+  return {
+    code,
+    message,
+    ...(tool ? { tool } : {}),
+    ...(parameter ? { parameter } : {}),
+    ...(line ? { line } : {}),
+    ...(file ? { file } : {}),
+  } as ErrorJson;
 }
 
 export function errorResult(e: ErrorJson, ref: ReceiptRef, more: Record<string, unknown> = {}): CallToolResult {

@@ -1,7 +1,13 @@
 // One MCP connection (a stdio client, or one Streamable HTTP session) on the official SDK's
 // Server: tools/list and tools/call over the shared McpToolService. No protocol code of our own.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type ClientCapabilities, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  type ClientCapabilities,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ReceiptOrigin } from "../receipts/types.ts";
 import { EDGE_RUNTIME_VERSION } from "../contract/version.ts";
 import type { AskPerson, ConfirmAnswer, ConfirmQuestion, McpToolService } from "./service.ts";
@@ -16,7 +22,10 @@ export interface McpConnection {
 }
 
 export function createMcpConnection(service: McpToolService): McpConnection {
-  const server = new Server({ name: "edge", version: EDGE_RUNTIME_VERSION }, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: "edge", version: EDGE_RUNTIME_VERSION },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
   const aborts = new Map<RequestId, AbortController>();
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: service.tools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -73,7 +82,13 @@ function askThrough(server: Server, relatedRequestId: RequestId): AskPerson {
           message,
           requestedSchema: {
             type: "object",
-            properties: { confirm: { type: "boolean", title: `Run ${q.tool_name} once`, description: `Run ${q.tool_name} with the arguments shown (pending action ${r.id}).` } },
+            properties: {
+              confirm: {
+                type: "boolean",
+                title: `Run ${q.tool_name} once`,
+                description: `Run ${q.tool_name} with the arguments shown (pending action ${r.id}).`,
+              },
+            },
             required: ["confirm"],
           },
         },

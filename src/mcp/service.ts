@@ -81,7 +81,11 @@ export function createMcpToolService(options: McpServiceOptions): McpToolService
         broker: options.broker,
         receipts: options.receipts,
         receiptId: `mcp_${randomHex(12)}`,
-        call: { signal: ctx.signal, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.workspace ? { workspace: options.workspace } : {}) },
+        call: {
+          signal: ctx.signal,
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          ...(options.workspace ? { workspace: options.workspace } : {}),
+        },
         extra: { via: "mcp_tools_call" },
         origin: ctx.origin,
       }),
@@ -90,7 +94,14 @@ export function createMcpToolService(options: McpServiceOptions): McpToolService
     const ref = out.receipt ? { receipt_id: out.receipt.id } : {};
     if (out.pending) return settlePending(options, gate, name, out, ctx);
     if (out.report.ok && out.report.result && !out.receiptError) return okResult(out.report.result, ref);
-    if (out.report.ok && out.receiptError) return errorResult({ ...out.receiptError, message: `The tool ran, but its receipt could not be saved: ${out.receiptError.message}` }, ref);
+    if (out.report.ok && out.receiptError)
+      return errorResult(
+        {
+          ...out.receiptError,
+          message: `The tool ran, but its receipt could not be saved: ${out.receiptError.message}`,
+        },
+        ref,
+      );
     return errorResult(out.report.error ?? errorJson("runner_crashed"), ref);
   };
 
@@ -100,7 +111,9 @@ export function createMcpToolService(options: McpServiceOptions): McpToolService
     log(`  ${name} → ${code} in ${Math.round(r.duration_ms)} ms${out.receipt ? `, receipt ${out.receipt.id}` : ""}`);
     if (out.receiptError) log(`  no receipt was written: ${out.receiptError.code}: ${out.receiptError.message}`);
     if (r.error?.code === "tools_file_changed") {
-      log(`${frozen.filename} (or a file beside it) changed after this server froze it at start: every call fails closed with tools_file_changed until you restart \`edge mcp serve\` (or send it SIGHUP to re-freeze). ${r.error.message}`);
+      log(
+        `${frozen.filename} (or a file beside it) changed after this server froze it at start: every call fails closed with tools_file_changed until you restart \`edge mcp serve\` (or send it SIGHUP to re-freeze). ${r.error.message}`,
+      );
     }
   };
 
@@ -129,25 +142,41 @@ export function createMcpToolService(options: McpServiceOptions): McpToolService
 }
 
 /** A commit tool's pending action: ask through the client, else tell the client what the person must do. */
-async function settlePending(options: McpServiceOptions, gate: CallGate, name: string, out: DirectCallOutcome, ctx: CallContext): Promise<CallToolResult> {
+async function settlePending(
+  options: McpServiceOptions,
+  gate: CallGate,
+  name: string,
+  out: DirectCallOutcome,
+  ctx: CallContext,
+): Promise<CallToolResult> {
   const { log } = options;
   const ticket = out.pending!;
   const ref = out.receipt ? { receipt_id: out.receipt.id } : {};
   const info = { id: ticket.id, expires_at: ticket.expires_at };
   const required = out.report.error ?? errorJson("tool_confirmation_required", { tool: name });
   const record = ctx.ask ? await options.pending.get(ticket.id).catch(() => undefined) : undefined;
-  const answer: ConfirmAnswer = record && ctx.ask ? await ctx.ask({ tool_name: name, record }, ctx.signal).catch(() => "unavailable" as const) : "unavailable";
+  const answer: ConfirmAnswer =
+    record && ctx.ask
+      ? await ctx.ask({ tool_name: name, record }, ctx.signal).catch(() => "unavailable" as const)
+      : "unavailable";
   if (answer === "unavailable") {
     // The only place the token goes: this server's stderr, never the client.
-    log(`  ${name} is a commit tool and has not run: pending action ${ticket.id} (expires ${ticket.expires_at}). To run it once, run in a terminal: ${String(ticket.confirm_command ?? "")}`);
+    log(
+      `  ${name} is a commit tool and has not run: pending action ${ticket.id} (expires ${ticket.expires_at}). To run it once, run in a terminal: ${String(ticket.confirm_command ?? "")}`,
+    );
     if (ticket.reject_command) log(`  To refuse it: ${String(ticket.reject_command)}`);
     return pendingResult(required, info, ref);
   }
   if (answer === "decline") {
     const rejected = await reject(ticket.id, { store: options.pending });
-    log(`  ${name}: the client answered no to the elicitation; pending action ${ticket.id} ${rejected.ok ? "rejected" : rejected.status ?? "not found"}`);
+    log(
+      `  ${name}: the client answered no to the elicitation; pending action ${ticket.id} ${rejected.ok ? "rejected" : (rejected.status ?? "not found")}`,
+    );
     const e: ErrorJson = rejected.ok
-      ? errorJson("confirmation_rejected", { message: `The client declined ${name} when asked (elicitation); pending action ${ticket.id} was rejected and nothing ran. Call the tool again if it is still wanted.`, tool: name })
+      ? errorJson("confirmation_rejected", {
+          message: `The client declined ${name} when asked (elicitation); pending action ${ticket.id} was rejected and nothing ran. Call the tool again if it is still wanted.`,
+          tool: name,
+        })
       : (rejected.error ?? errorJson("confirmation_rejected", { tool: name }));
     return errorResult(e, ref, { pending_action: { id: ticket.id, status: rejected.status } });
   }
@@ -167,8 +196,12 @@ async function settlePending(options: McpServiceOptions, gate: CallGate, name: s
       ...(options.workspace ? { workspace: options.workspace } : {}),
     }),
   );
-  log(`  ${name}: the client answered yes to the elicitation (Edge cannot tell whether a person saw it) → ${confirmed.status}${confirmed.receipt_id ? `, receipt ${confirmed.receipt_id}` : ""}`);
+  log(
+    `  ${name}: the client answered yes to the elicitation (Edge cannot tell whether a person saw it) → ${confirmed.status}${confirmed.receipt_id ? `, receipt ${confirmed.receipt_id}` : ""}`,
+  );
   const confirmRef = { receipt_id: confirmed.receipt_id ?? ref.receipt_id };
   if (confirmed.ok && confirmed.result) return okResult(confirmed.result, confirmRef);
-  return errorResult(confirmed.error ?? errorJson("runner_crashed"), confirmRef, { pending_action: { id: ticket.id, status: confirmed.status } });
+  return errorResult(confirmed.error ?? errorJson("runner_crashed"), confirmRef, {
+    pending_action: { id: ticket.id, status: confirmed.status },
+  });
 }

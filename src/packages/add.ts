@@ -3,7 +3,14 @@
 // checks it against the lock's sha256 BEFORE storing it (a tampered wheel is refused and nothing
 // is written), and never contacts the source for a wheel already stored and intact.
 import { EdgeError } from "../contract/errors.ts";
-import { canonicalName, frozenPackage, packageForName, withDependencies, type FrozenPackage, type PyodideLock } from "./lock.ts";
+import {
+  canonicalName,
+  frozenPackage,
+  packageForName,
+  withDependencies,
+  type FrozenPackage,
+  type PyodideLock,
+} from "./lock.ts";
 import type { PackageSource } from "./source.ts";
 import type { PackageStore } from "./store.ts";
 import { checkWheel, isIntact } from "./verify.ts";
@@ -19,7 +26,12 @@ export interface AddedPackage extends PackageRow {
   requested: boolean;
 }
 
-export async function addPackages(names: readonly string[], lock: PyodideLock, store: PackageStore, source: PackageSource): Promise<AddedPackage[]> {
+export async function addPackages(
+  names: readonly string[],
+  lock: PyodideLock,
+  store: PackageStore,
+  source: PackageSource,
+): Promise<AddedPackage[]> {
   const requested = new Set(names.map((n) => canonicalName(packageForName(lock, n).name)));
   const order = withDependencies(lock, [...requested]);
   const out: AddedPackage[] = [];
@@ -31,7 +43,12 @@ export async function addPackages(names: readonly string[], lock: PyodideLock, s
       continue;
     }
     const bytes = await source.fetch(pkg.file_name);
-    await checkWheel(pkg, bytes, `from ${source.location}`, "nothing was stored. Check that the package source holds the wheels of this Pyodide version's lock.");
+    await checkWheel(
+      pkg,
+      bytes,
+      `from ${source.location}`,
+      "nothing was stored. Check that the package source holds the wheels of this Pyodide version's lock.",
+    );
     await store.put(pkg.file_name, bytes);
     out.push({ ...frozenPackage(pkg), bytes: bytes.byteLength, status: "added", requested: isRequested });
   }
@@ -71,8 +88,17 @@ export async function listPackages(lock: PyodideLock, store: PackageStore, verif
 }
 
 /** Remove named packages' wheels (not their dependencies, which other packages may need). */
-export async function removePackages(names: readonly string[], lock: PyodideLock, store: PackageStore): Promise<{ name: string; file_name: string; removed: boolean }[]> {
-  if (!names.length) throw new EdgeError("invalid_option", {}, "Name at least one package to remove (edge packages list shows the stored ones).");
+export async function removePackages(
+  names: readonly string[],
+  lock: PyodideLock,
+  store: PackageStore,
+): Promise<{ name: string; file_name: string; removed: boolean }[]> {
+  if (!names.length)
+    throw new EdgeError(
+      "invalid_option",
+      {},
+      "Name at least one package to remove (edge packages list shows the stored ones).",
+    );
   const out: { name: string; file_name: string; removed: boolean }[] = [];
   for (const name of names) {
     const pkg = packageForName(lock, name);

@@ -20,8 +20,19 @@ import { urlPackageSource } from "./source.ts";
 const OWN_LOCK = readFileSync(pyodideLockPath(), "utf8");
 const enc = new TextEncoder();
 const TOOLS = `# /// script\n# dependencies = ["edgepin-alpha"]\n# ///\nimport edgepin_alpha\n`;
-const alpha = buildWheel({ name: "edgepin-alpha", version: "1.0.0", imports: ["edgepin_alpha"], depends: ["edgepin-beta>=0.2"], files: { "edgepin_alpha.py": "X = 1\n" } });
-const beta = buildWheel({ name: "edgepin-beta", version: "0.2.0", imports: ["edgepin_beta"], files: { "edgepin_beta.py": "Y = 2\n" } });
+const alpha = buildWheel({
+  name: "edgepin-alpha",
+  version: "1.0.0",
+  imports: ["edgepin_alpha"],
+  depends: ["edgepin-beta>=0.2"],
+  files: { "edgepin_alpha.py": "X = 1\n" },
+});
+const beta = buildWheel({
+  name: "edgepin-beta",
+  version: "0.2.0",
+  imports: ["edgepin_beta"],
+  files: { "edgepin_beta.py": "Y = 2\n" },
+});
 const WHEELS: Record<string, BuiltWheel> = { "edgepin-alpha": alpha, "edgepin-beta": beta };
 
 /** Serves the wheels; `tamper` changes the last byte of the named files. */
@@ -36,7 +47,9 @@ beforeAll(async () => {
     const wheel = Object.values(WHEELS).find((w) => w.file_name === name);
     gets.push(`${req.method} ${name}`);
     if (!wheel) return void res.writeHead(404).end();
-    const body = tamper.has(name) ? Uint8Array.from(wheel.bytes, (b, i) => (i === wheel.bytes.byteLength - 1 ? b ^ 1 : b)) : wheel.bytes;
+    const body = tamper.has(name)
+      ? Uint8Array.from(wheel.bytes, (b, i) => (i === wheel.bytes.byteLength - 1 ? b ^ 1 : b))
+      : wheel.bytes;
     res.writeHead(200, { "Content-Length": body.byteLength }).end(req.method === "HEAD" ? undefined : body);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -51,7 +64,15 @@ afterAll(async () => {
 
 /** An index of the two test wheels; with `metadata`, it serves their METADATA apart (PEP 658). */
 function testIndex(metadata: boolean): PackageIndex & { downloads: string[] } {
-  const file = (w: BuiltWheel): IndexFile => ({ filename: w.file_name, url: `${base}${w.file_name}`, sha256: w.sha256, requiresPython: "", yanked: false, size: w.bytes.byteLength, coreMetadata: metadata });
+  const file = (w: BuiltWheel): IndexFile => ({
+    filename: w.file_name,
+    url: `${base}${w.file_name}`,
+    sha256: w.sha256,
+    requiresPython: "",
+    yanked: false,
+    size: w.bytes.byteLength,
+    coreMetadata: metadata,
+  });
   const downloads: string[] = [];
   return {
     url: "https://index.test/simple/",
@@ -63,13 +84,19 @@ function testIndex(metadata: boolean): PackageIndex & { downloads: string[] } {
     },
     async metadata(f) {
       if (!metadata) return undefined;
-      const w = f.filename === alpha.file_name ? "Name: edgepin-alpha\nVersion: 1.0.0\nRequires-Dist: edgepin-beta>=0.2\n" : "Name: edgepin-beta\nVersion: 0.2.0\n";
+      const w =
+        f.filename === alpha.file_name
+          ? "Name: edgepin-alpha\nVersion: 1.0.0\nRequires-Dist: edgepin-beta>=0.2\n"
+          : "Name: edgepin-beta\nVersion: 0.2.0\n";
       return `Metadata-Version: 2.1\n${w}`;
     },
   };
 }
 
-const snapshot = (lock?: string) => ({ entry: "tools.py", files: { "tools.py": enc.encode(TOOLS), ...(lock ? { "pylock.toml": enc.encode(lock) } : {}) } });
+const snapshot = (lock?: string) => ({
+  entry: "tools.py",
+  files: { "tools.py": enc.encode(TOOLS), ...(lock ? { "pylock.toml": enc.encode(lock) } : {}) },
+});
 
 async function locked(metadata: boolean, fetch: boolean) {
   const index = testIndex(metadata);
@@ -118,7 +145,11 @@ describe("a pylock.toml's wheels in the browser (browserPackages)", () => {
   const pyodideStore = createMemoryPackageStore();
 
   beforeAll(async () => {
-    packages = browserPackages({ ownLock: async () => OWN_LOCK, store: pyodideStore, pypiStore: createMemoryPackageStore() });
+    packages = browserPackages({
+      ownLock: async () => OWN_LOCK,
+      store: pyodideStore,
+      pypiStore: createMemoryPackageStore(),
+    });
     lock = (await locked(true, false)).outcome.text!;
   });
 
@@ -135,7 +166,9 @@ describe("a pylock.toml's wheels in the browser (browserPackages)", () => {
   });
 
   it("a project without declarations has no plan; one with declarations but no lock is python_lock_missing", async () => {
-    expect(await packages.pinned({ entry: "tools.py", files: { "tools.py": enc.encode("import json\n") } })).toBeUndefined();
+    expect(
+      await packages.pinned({ entry: "tools.py", files: { "tools.py": enc.encode("import json\n") } }),
+    ).toBeUndefined();
     const err = await packages.pinned(snapshot()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EdgeError);
     expect((err as EdgeError).code).toBe("python_lock_missing");
@@ -149,7 +182,9 @@ describe("a pylock.toml's wheels in the browser (browserPackages)", () => {
     const plan = (await packages.pinned(snapshot(lock)))!;
     const err = await packages.addPinned(plan).catch((e: unknown) => e);
     expect((err as EdgeError).code).toBe("python_package_hash_mismatch");
-    expect((err as EdgeError).message).toContain(`${alpha.file_name} from ${base}${alpha.file_name} does not match the lock`);
+    expect((err as EdgeError).message).toContain(
+      `${alpha.file_name} from ${base}${alpha.file_name} does not match the lock`,
+    );
     expect(await packages.pypiStore.get(alpha.file_name)).toBeUndefined();
     expect(await packages.pypiStore.get(beta.file_name)).toEqual(beta.bytes); // before it in install order: whole and checked
 
@@ -175,7 +210,12 @@ describe("a pylock.toml's wheels in the browser (browserPackages)", () => {
   });
 
   it("the widget's own sentences replace the playground's", async () => {
-    const widget = browserPackages({ ownLock: OWN_LOCK, store: createMemoryPackageStore(), pypiStore: createMemoryPackageStore(), steps: { lockStep: () => ({ advice: "Serve the zip with its pylock.toml." }) } });
+    const widget = browserPackages({
+      ownLock: OWN_LOCK,
+      store: createMemoryPackageStore(),
+      pypiStore: createMemoryPackageStore(),
+      steps: { lockStep: () => ({ advice: "Serve the zip with its pylock.toml." }) },
+    });
     await expect(widget.pinned(snapshot())).rejects.toThrow("Serve the zip with its pylock.toml.");
   });
 });

@@ -72,18 +72,35 @@ function storeOf(stores: PinStores, source: PackageOrigin | undefined): PackageS
 
 /** What the project's pylock.toml pins and what of it this browser lacks; undefined when the project
  *  has no lock (it declares nothing). A missing, stale or damaged lock throws as a freeze does. */
-export async function pinnedPlan(snapshot: Pick<ProjectSnapshot, "files" | "entry">, ctx: PinContext): Promise<PinnedPlan | undefined> {
+export async function pinnedPlan(
+  snapshot: Pick<ProjectSnapshot, "files" | "entry">,
+  ctx: PinContext,
+): Promise<PinnedPlan | undefined> {
   const found = await projectLock(snapshot, await ctx.pyodideLock(), ctx.provider, snapshot.entry);
   if (!found) return undefined;
   const packages: PinnedWheel[] = [];
   for (const pin of found.lock.packages) {
     const stored = await isIntact(pin, await storeOf(ctx.stores, pin.source).get(pin.file_name));
     const bytes = pin.size ?? (stored ? undefined : await sizeOf(pin, ctx));
-    packages.push({ name: pin.name, version: pin.version, source: pin.source, file_name: pin.file_name, url: pin.url, sha256: pin.sha256, stored, ...(bytes !== undefined ? { bytes } : {}) });
+    packages.push({
+      name: pin.name,
+      version: pin.version,
+      source: pin.source,
+      file_name: pin.file_name,
+      url: pin.url,
+      sha256: pin.sha256,
+      stored,
+      ...(bytes !== undefined ? { bytes } : {}),
+    });
   }
   const missing = packages.filter((p) => !p.stored);
   const known = missing.every((p) => p.bytes !== undefined);
-  return { path: `${folderOf(snapshot.entry)}${PYLOCK_NAME}`, packages, missing, ...(known ? { bytes: missing.reduce((n, p) => n + (p.bytes ?? 0), 0) } : {}) };
+  return {
+    path: `${folderOf(snapshot.entry)}${PYLOCK_NAME}`,
+    packages,
+    missing,
+    ...(known ? { bytes: missing.reduce((n, p) => n + (p.bytes ?? 0), 0) } : {}),
+  };
 }
 
 /** Fetch, check and store the wheels `plan` lacks, in install order; stops at the first failure
@@ -109,12 +126,25 @@ export async function storedWheels(stores: PinStores, pyodideLock: PyodideLock |
     const byFile = new Map(Object.values(pyodideLock.packages).map((p) => [p.file_name, p]));
     for (const w of await stores.pyodide.list()) {
       const pkg = byFile.get(w.file_name);
-      if (pkg) rows.push({ name: pkg.name, version: pkg.version, source: "pyodide-lock", file_name: w.file_name, bytes: w.bytes });
+      if (pkg)
+        rows.push({
+          name: pkg.name,
+          version: pkg.version,
+          source: "pyodide-lock",
+          file_name: w.file_name,
+          bytes: w.bytes,
+        });
     }
   }
   for (const w of await stores.pypi.list()) {
     const parsed = parseWheelName(w.file_name);
-    rows.push({ name: parsed ? canonicalName(parsed.distribution) : w.file_name, version: parsed?.version ?? "", source: "pypi", file_name: w.file_name, bytes: w.bytes });
+    rows.push({
+      name: parsed ? canonicalName(parsed.distribution) : w.file_name,
+      version: parsed?.version ?? "",
+      source: "pypi",
+      file_name: w.file_name,
+      bytes: w.bytes,
+    });
   }
   return rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.source < b.source ? -1 : 1));
 }
@@ -124,7 +154,10 @@ function sourceOf(pin: { source: PackageOrigin }, ctx: PinContext): PackageSourc
   return pin.source === "pyodide-lock" ? ctx.pyodideSource : undefined;
 }
 
-async function sizeOf(pin: { source: PackageOrigin; url: string; file_name: string }, ctx: PinContext): Promise<number | undefined> {
+async function sizeOf(
+  pin: { source: PackageOrigin; url: string; file_name: string },
+  ctx: PinContext,
+): Promise<number | undefined> {
   const source = sourceOf(pin, ctx);
   if (source) return source.size(pin.file_name);
   // Content-Length is a CORS-safelisted response header: a cross-origin HEAD can read it.
@@ -132,4 +165,3 @@ async function sizeOf(pin: { source: PackageOrigin; url: string; file_name: stri
   const n = Number(res?.ok ? (res.headers.get("content-length") ?? "") : "");
   return Number.isFinite(n) && n > 0 ? n : undefined;
 }
-

@@ -88,7 +88,8 @@ export interface BrowserPackages {
 }
 
 const FETCH_FIX = "check the connection, or the package source the page names (?package-source=).";
-const INDEX_FIX = "check the connection, or the package index the page names (?package-index=: an index serving PEP 691's JSON Simple API to this page, with CORS).";
+const INDEX_FIX =
+  "check the connection, or the package index the page names (?package-index=: an index serving PEP 691's JSON Simple API to this page, with CORS).";
 const PIN_FIX = "check the connection and try again; if it keeps happening, lock the project again.";
 const LOCK_FIX = "name a pyodide-lock.json made for this pyodide (?package-lock=), or leave it out";
 
@@ -111,7 +112,11 @@ async function fetchLock(url: string): Promise<PyodideLock> {
   }
   const kept = await lockCache.get(url).catch(() => undefined);
   if (kept !== undefined) return parseLock(kept, url, LOCK_FIX);
-  throw new EdgeError("python_package_lock_invalid", { lock: url }, `The package lock ${url} could not be read (${why}); ${LOCK_FIX}.`);
+  throw new EdgeError(
+    "python_package_lock_invalid",
+    { lock: url },
+    `The package lock ${url} could not be read (${why}); ${LOCK_FIX}.`,
+  );
 }
 
 export function browserPackages(options: BrowserPackageOptions): BrowserPackages {
@@ -121,7 +126,10 @@ export function browserPackages(options: BrowserPackageOptions): BrowserPackages
   const storeOf = (origin: PackageOrigin | undefined): PackageStore => (origin === "pypi" ? pypiStore : store);
   // A pylock.toml's code (TOML, wheel names) loads when a project has one, not with the page.
   const pinsCode = (): Promise<typeof import("./browser-pins.ts")> => import("./browser-pins.ts");
-  const source = urlPackageSource(new URL(options.sourceUrl ?? defaultPackageSource(PYODIDE_VERSION), location.href).href, FETCH_FIX);
+  const source = urlPackageSource(
+    new URL(options.sourceUrl ?? defaultPackageSource(PYODIDE_VERSION), location.href).href,
+    FETCH_FIX,
+  );
   const index = new URL(options.indexUrl ?? PYPI_SIMPLE, location.href).href;
   const indexUrl = index.endsWith("/") ? index : `${index}/`;
   const custom = options.lockUrl ? new URL(options.lockUrl, location.href).href : undefined;
@@ -131,7 +139,15 @@ export function browserPackages(options: BrowserPackageOptions): BrowserPackages
     locked ??= (async () => {
       const text = typeof options.ownLock === "string" ? options.ownLock : await options.ownLock();
       const own = parseLock(text, `Pyodide ${PYODIDE_VERSION}'s package lock`, LOCK_FIX);
-      return custom ? checkLockAbi(await fetchLock(custom), own, custom, PYODIDE_VERSION, `Name a lock made for this pyodide (?package-lock=), or leave it out.`) : own;
+      return custom
+        ? checkLockAbi(
+            await fetchLock(custom),
+            own,
+            custom,
+            PYODIDE_VERSION,
+            `Name a lock made for this pyodide (?package-lock=), or leave it out.`,
+          )
+        : own;
     })();
     locked.catch(() => (locked = undefined));
     return locked;
@@ -143,17 +159,28 @@ export function browserPackages(options: BrowserPackageOptions): BrowserPackages
       const from = storeOf(pkg.source);
       const bytes = await from.get(pkg.file_name);
       if (!bytes) return undefined;
-      const again = pkg.source === "pypi" ? "remove it under “Python packages in this browser” in the Tools panel, then download it again." : "download it again in the Tools panel (it replaces the stored copy).";
+      const again =
+        pkg.source === "pypi"
+          ? "remove it under “Python packages in this browser” in the Tools panel, then download it again."
+          : "download it again in the Tools panel (it replaces the stored copy).";
       await checkWheel(pkg, bytes, `stored in ${from.location}`, again);
       return bytes;
     },
     lockStep: (toolsFile) => ({
       advice: `Use the packages box of the Tools panel: “Lock dependencies” resolves what ${toolsFile} declares against ${indexUrl} into a pylock.toml (save it beside the tools file), and “Download” fetches the wheels the lock pins, each checked against its sha256.`,
     }),
-    addStep: (names) => ({ advice: `Choose Download in the Tools panel (it fetches ${names.join(", ")} from ${source.location} and checks each wheel against ${lockName}), then inspect again.` }),
+    addStep: (names) => ({
+      advice: `Choose Download in the Tools panel (it fetches ${names.join(", ")} from ${source.location} and checks each wheel against ${lockName}), then inspect again.`,
+    }),
     ...options.steps,
   };
-  const pins: PinContext = { stores, pyodideLock: lock, provider, ...(options.pyodidePins === "lock-url" ? {} : { pyodideSource: source }), fetchFix: PIN_FIX };
+  const pins: PinContext = {
+    stores,
+    pyodideLock: lock,
+    provider,
+    ...(options.pyodidePins === "lock-url" ? {} : { pyodideSource: source }),
+    fetchFix: PIN_FIX,
+  };
   return {
     provider,
     source,
@@ -167,11 +194,21 @@ export function browserPackages(options: BrowserPackageOptions): BrowserPackages
       for (const p of order) {
         const stored = await isIntact(p, await store.get(p.file_name));
         const bytes = stored ? undefined : await source.size(p.file_name);
-        packages.push({ name: p.name, version: p.version, file_name: p.file_name, stored, ...(bytes !== undefined ? { bytes } : {}) });
+        packages.push({
+          name: p.name,
+          version: p.version,
+          file_name: p.file_name,
+          stored,
+          ...(bytes !== undefined ? { bytes } : {}),
+        });
       }
       const fetched = packages.filter((p) => !p.stored);
       const known = fetched.every((p) => p.bytes !== undefined);
-      return { packages, source: source.location, ...(known ? { bytes: fetched.reduce((n, p) => n + (p.bytes ?? 0), 0) } : {}) };
+      return {
+        packages,
+        source: source.location,
+        ...(known ? { bytes: fetched.reduce((n, p) => n + (p.bytes ?? 0), 0) } : {}),
+      };
     },
     add: async (names) => addPackages(names, await lock(), store, source),
     async lockProject(snapshot) {

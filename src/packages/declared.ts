@@ -23,10 +23,18 @@ const BLOCK = /^# \/\/\/ (?<type>[a-zA-Z0-9-]+)$\n(?<content>(?:^#(?:| .*)$\n)+)
 export function scriptMetadata(source: string, file: string): string | undefined {
   const text = source.replace(/\r\n?/g, "\n");
   const blocks = [...`${text}\n`.matchAll(BLOCK)].filter((m) => m.groups?.type === "script");
-  if (blocks.length > 1) throw new EdgeError("python_requirement_invalid", { file }, `${file} has ${blocks.length} "# /// script" blocks; PEP 723 allows one: keep one block with all the dependencies.`);
+  if (blocks.length > 1)
+    throw new EdgeError(
+      "python_requirement_invalid",
+      { file },
+      `${file} has ${blocks.length} "# /// script" blocks; PEP 723 allows one: keep one block with all the dependencies.`,
+    );
   const block = blocks[0];
   if (!block) return undefined;
-  return block.groups!.content!.split("\n").map((line) => (line.startsWith("# ") ? line.slice(2) : line.slice(1))).join("\n");
+  return block
+    .groups!.content!.split("\n")
+    .map((line) => (line.startsWith("# ") ? line.slice(2) : line.slice(1)))
+    .join("\n");
 }
 
 function fromScript(source: string, file: string): { requirements: Requirement[]; requiresPython: string } | undefined {
@@ -37,13 +45,30 @@ function fromScript(source: string, file: string): { requirements: Requirement[]
   try {
     data = parseToml(toml) as Record<string, unknown>;
   } catch (err) {
-    throw new EdgeError("python_requirement_invalid", { file }, `${where} is not valid TOML (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); fix the block (PEP 723 metadata is TOML inside "# " comment lines).`);
+    throw new EdgeError(
+      "python_requirement_invalid",
+      { file },
+      `${where} is not valid TOML (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); fix the block (PEP 723 metadata is TOML inside "# " comment lines).`,
+    );
   }
   const deps = data.dependencies ?? [];
-  if (!Array.isArray(deps) || deps.some((d) => typeof d !== "string")) throw new EdgeError("python_requirement_invalid", { file }, `${where}: dependencies must be a list of strings, e.g. dependencies = ["tabulate>=0.9"].`);
+  if (!Array.isArray(deps) || deps.some((d) => typeof d !== "string"))
+    throw new EdgeError(
+      "python_requirement_invalid",
+      { file },
+      `${where}: dependencies must be a list of strings, e.g. dependencies = ["tabulate>=0.9"].`,
+    );
   const rp = data["requires-python"] ?? "";
-  if (typeof rp !== "string") throw new EdgeError("python_requirement_invalid", { file }, `${where}: set requires-python to a string, e.g. ">=3.11".`);
-  return { requirements: (deps as string[]).map((d, i) => parseRequirement(d, `${where}, dependency ${i + 1}`)), requiresPython: rp };
+  if (typeof rp !== "string")
+    throw new EdgeError(
+      "python_requirement_invalid",
+      { file },
+      `${where}: set requires-python to a string, e.g. ">=3.11".`,
+    );
+  return {
+    requirements: (deps as string[]).map((d, i) => parseRequirement(d, `${where}, dependency ${i + 1}`)),
+    requiresPython: rp,
+  };
 }
 
 /** requirements.txt's requirements: `#` comments, blank lines and `\` continuations as pip reads them. */
@@ -57,9 +82,18 @@ export function parseRequirementsTxt(text: string, file: string): Requirement[] 
     const content = line.replace(/(^|\s)#.*$/, "").trim();
     if (!content) continue;
     const where = `${file} line ${first}`;
-    if (content.startsWith("-")) throw new EdgeError("python_requirement_invalid", { file, line: first }, `${where}: "${content}" is a pip option; Edge reads only requirements (name and version specifier). Remove the line; name another index with --index-url or EDGE_PACKAGE_INDEX.`);
+    if (content.startsWith("-"))
+      throw new EdgeError(
+        "python_requirement_invalid",
+        { file, line: first },
+        `${where}: "${content}" is a pip option; Edge reads only requirements (name and version specifier). Remove the line; name another index with --index-url or EDGE_PACKAGE_INDEX.`,
+      );
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(content) || /^[.~/]/.test(content) || /\.(whl|zip|tar\.gz)$/i.test(content)) {
-      throw new EdgeError("python_requirement_invalid", { file, line: first }, `${where}: "${content}" is a URL or a path; Edge locks wheels from a package index only. Name the package and a version instead.`);
+      throw new EdgeError(
+        "python_requirement_invalid",
+        { file, line: first },
+        `${where}: "${content}" is a URL or a path; Edge locks wheels from a package index only. Name the package and a version instead.`,
+      );
     }
     out.push(parseRequirement(content, where));
   }

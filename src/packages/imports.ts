@@ -48,7 +48,10 @@ function logicalLines(text: string): string[] {
 const NAME = "[A-Za-z_][A-Za-z0-9_]*";
 const DOTTED = `${NAME}(?:\\s*\\.\\s*${NAME})*`;
 /** A statement start: the line's start, after ";" or after the ":" of a compound statement. */
-const IMPORT_RE = new RegExp(`(?:^|[;:])\\s*import\\s+(${DOTTED}(?:\\s+as\\s+${NAME})?(?:\\s*,\\s*${DOTTED}(?:\\s+as\\s+${NAME})?)*)`, "g");
+const IMPORT_RE = new RegExp(
+  `(?:^|[;:])\\s*import\\s+(${DOTTED}(?:\\s+as\\s+${NAME})?(?:\\s*,\\s*${DOTTED}(?:\\s+as\\s+${NAME})?)*)`,
+  "g",
+);
 /** `from [dots][module] import names` up to the statement's end; `from ..import x` is legal too. */
 const FROM_RE = new RegExp(`(?:^|[;:])\\s*from\\s+(\\.*)\\s*(${DOTTED})?(?:\\s+|(?<=\\.))import\\b([^;]*)`, "g");
 
@@ -62,17 +65,26 @@ export interface ImportStatement {
   names: string[];
 }
 
-const dotted = (text: string): string[] => text.split(".").map((p) => p.trim()).filter(Boolean);
+const dotted = (text: string): string[] =>
+  text
+    .split(".")
+    .map((p) => p.trim())
+    .filter(Boolean);
 
 /** Every import statement of one Python source, in order. */
 export function importStatements(source: string): ImportStatement[] {
   const found: ImportStatement[] = [];
   for (const line of logicalLines(source)) {
     for (const m of line.matchAll(IMPORT_RE)) {
-      for (const part of m[1]!.split(",")) found.push({ level: 0, module: dotted(part.trim().split(/\s+as\s+/)[0]!), names: [] });
+      for (const part of m[1]!.split(","))
+        found.push({ level: 0, module: dotted(part.trim().split(/\s+as\s+/)[0]!), names: [] });
     }
     for (const m of line.matchAll(FROM_RE)) {
-      const names = m[3]!.replace(/[()]/g, " ").split(",").map((n) => n.trim().split(/\s/)[0]!).filter(Boolean);
+      const names = m[3]!
+        .replace(/[()]/g, " ")
+        .split(",")
+        .map((n) => n.trim().split(/\s/)[0]!)
+        .filter(Boolean);
       const module = m[2] ? dotted(m[2]) : [];
       if (m[1]!.length || module.length) found.push({ level: m[1]!.length, module, names });
     }

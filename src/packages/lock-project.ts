@@ -60,12 +60,19 @@ export interface LockOutcome {
 function pyodideTarget(lock: PyodideLock): WheelTarget {
   const python = lock.info.python;
   if (typeof python !== "string" || typeof lock.info.abi_version !== "string") {
-    throw new EdgeError("python_package_lock_invalid", {}, "Pyodide's lock names no Python version or ABI, so no wheel can be matched to it; run `npm ci` to install the pyodide package again.");
+    throw new EdgeError(
+      "python_package_lock_invalid",
+      {},
+      "Pyodide's lock names no Python version or ABI, so no wheel can be matched to it; run `npm ci` to install the pyodide package again.",
+    );
   }
   return { python, abi: lock.info.abi_version };
 }
 
-export async function lockProject(snapshot: Pick<ProjectSnapshot, "files" | "entry">, ctx: LockContext): Promise<LockOutcome> {
+export async function lockProject(
+  snapshot: Pick<ProjectSnapshot, "files" | "entry">,
+  ctx: LockContext,
+): Promise<LockOutcome> {
   const declared = declaredDependencies(snapshot);
   const path = `${folderOf(snapshot.entry)}${PYLOCK_NAME}`;
   if (!declared.sources.length) {
@@ -83,23 +90,48 @@ export async function lockProject(snapshot: Pick<ProjectSnapshot, "files" | "ent
   if (current && !ctx.upgrade) pins = current;
   else {
     const env = pyodideEnvironment(target.python);
-    const resolved = await resolveDependencies(declared, { index: ctx.index, pyodideLock: ctx.pyodideLock, pyodideSource: ctx.pyodideUrl, target, env });
+    const resolved = await resolveDependencies(declared, {
+      index: ctx.index,
+      pyodideLock: ctx.pyodideLock,
+      pyodideSource: ctx.pyodideUrl,
+      target,
+      env,
+    });
     pins = resolved.packages;
     for (const [k, v] of resolved.downloaded) downloaded.set(k, v);
     text = await writePylock(pins, declared, target, ctx.index.url);
   }
   const packages: LockedRow[] = [];
-  for (const pin of pins) packages.push(ctx.fetch === false && !downloaded.has(pin.file_name) ? await storedPin(pin, ctx) : await fetchPin(pin, downloaded, ctx));
-  return { path, declared, status: text === undefined ? "current" : "written", ...(text !== undefined ? { text } : {}), packages };
+  for (const pin of pins)
+    packages.push(
+      ctx.fetch === false && !downloaded.has(pin.file_name)
+        ? await storedPin(pin, ctx)
+        : await fetchPin(pin, downloaded, ctx),
+    );
+  return {
+    path,
+    declared,
+    status: text === undefined ? "current" : "written",
+    ...(text !== undefined ? { text } : {}),
+    packages,
+  };
 }
 
 /** The pins of a lock that still holds for these declarations and this Pyodide; else undefined
  *  (missing, stale, made for another ABI, or damaged: all resolved again). */
-async function currentLock(bytes: Uint8Array | undefined, path: string, declared: Declared, target: WheelTarget): Promise<PinnedPackage[] | undefined> {
+async function currentLock(
+  bytes: Uint8Array | undefined,
+  path: string,
+  declared: Declared,
+  target: WheelTarget,
+): Promise<PinnedPackage[] | undefined> {
   if (!bytes) return undefined;
   try {
     const lock = await readPylock(new TextDecoder().decode(bytes), path);
-    const same = lock.abi === target.abi && lock.python === target.python && JSON.stringify(lock.requirements) === JSON.stringify(declaredKey(declared));
+    const same =
+      lock.abi === target.abi &&
+      lock.python === target.python &&
+      JSON.stringify(lock.requirements) === JSON.stringify(declaredKey(declared));
     return same ? lock.packages : undefined;
   } catch {
     return undefined;
@@ -108,21 +140,44 @@ async function currentLock(bytes: Uint8Array | undefined, path: string, declared
 
 /** A pin as this device holds it, without fetching (`fetch: false`). */
 async function storedPin(pin: PinnedPackage, ctx: LockContext): Promise<LockedRow> {
-  const row = { name: pin.name, version: pin.version, source: pin.source, file_name: pin.file_name, sha256: `sha256:${pin.sha256}` };
+  const row = {
+    name: pin.name,
+    version: pin.version,
+    source: pin.source,
+    file_name: pin.file_name,
+    sha256: `sha256:${pin.sha256}`,
+  };
   const stored = await (pin.source === "pypi" ? ctx.pypiStore : ctx.pyodideStore).get(pin.file_name);
   if (stored && (await isIntact(pin, stored))) return { ...row, status: "cached", bytes: stored.byteLength };
   return { ...row, status: "pinned", ...(pin.size !== undefined ? { bytes: pin.size } : {}) };
 }
 
 async function fetchPin(pin: PinnedPackage, downloaded: Map<string, Uint8Array>, ctx: LockContext): Promise<LockedRow> {
-  const row = { name: pin.name, version: pin.version, source: pin.source, file_name: pin.file_name, sha256: `sha256:${pin.sha256}` };
+  const row = {
+    name: pin.name,
+    version: pin.version,
+    source: pin.source,
+    file_name: pin.file_name,
+    sha256: `sha256:${pin.sha256}`,
+  };
   const store = pin.source === "pypi" ? ctx.pypiStore : ctx.pyodideStore;
   try {
     const stored = await store.get(pin.file_name);
     if (stored && (await isIntact(pin, stored))) return { ...row, status: "cached", bytes: stored.byteLength };
     // An index's wheel is checked against the pin's sha256 as it is downloaded (pypi.ts; the
     // resolver's downloads too); Pyodide's, fetched from a package source, here.
-    const bytes = downloaded.get(pin.file_name) ?? (pin.source === "pypi" ? await ctx.index.download({ filename: pin.file_name, url: pin.url, sha256: pin.sha256, requiresPython: "", yanked: false, coreMetadata: false }) : await pyodideWheel(pin, ctx));
+    const bytes =
+      downloaded.get(pin.file_name) ??
+      (pin.source === "pypi"
+        ? await ctx.index.download({
+            filename: pin.file_name,
+            url: pin.url,
+            sha256: pin.sha256,
+            requiresPython: "",
+            yanked: false,
+            coreMetadata: false,
+          })
+        : await pyodideWheel(pin, ctx));
     await store.put(pin.file_name, bytes);
     return { ...row, status: "added", bytes: bytes.byteLength };
   } catch (err) {

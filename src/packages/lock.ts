@@ -44,29 +44,59 @@ export function canonicalName(name: string): string {
 
 /** The lock, checked for the fields resolution relies on; throws python_package_lock_invalid, its
  *  message ended by `fix` (how this front door names another lock). */
-export function parseLock(text: string, where: string, fix = "point EDGE_PACKAGE_LOCK at a pyodide-lock.json, or unset it"): PyodideLock {
+export function parseLock(
+  text: string,
+  where: string,
+  fix = "point EDGE_PACKAGE_LOCK at a pyodide-lock.json, or unset it",
+): PyodideLock {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new EdgeError("python_package_lock_invalid", { lock: where }, `${where} is not JSON (${String(err)}); ${fix}.`);
+    throw new EdgeError(
+      "python_package_lock_invalid",
+      { lock: where },
+      `${where} is not JSON (${String(err)}); ${fix}.`,
+    );
   }
   const lock = value as Partial<PyodideLock>;
   const packages = lock && typeof lock === "object" ? lock.packages : undefined;
   if (!packages || typeof packages !== "object" || !lock.info || typeof lock.info !== "object") {
-    throw new EdgeError("python_package_lock_invalid", { lock: where }, `${where} has no "info" and "packages": it is not a pyodide-lock.json; ${fix}.`);
+    throw new EdgeError(
+      "python_package_lock_invalid",
+      { lock: where },
+      `${where} has no "info" and "packages": it is not a pyodide-lock.json; ${fix}.`,
+    );
   }
   for (const [key, p] of Object.entries(packages)) {
     const ok =
-      p && typeof p.name === "string" && typeof p.version === "string" && typeof p.file_name === "string" && /^[^/\\]+$/.test(p.file_name) &&
-      typeof p.sha256 === "string" && /^[0-9a-f]{64}$/.test(p.sha256) && Array.isArray(p.imports) && Array.isArray(p.depends);
-    if (!ok) throw new EdgeError("python_package_lock_invalid", { lock: where, package: key }, `${where}: the entry "${key}" lacks a name, version, file_name, sha256, imports or depends; fix or replace the lock.`);
+      p &&
+      typeof p.name === "string" &&
+      typeof p.version === "string" &&
+      typeof p.file_name === "string" &&
+      /^[^/\\]+$/.test(p.file_name) &&
+      typeof p.sha256 === "string" &&
+      /^[0-9a-f]{64}$/.test(p.sha256) &&
+      Array.isArray(p.imports) &&
+      Array.isArray(p.depends);
+    if (!ok)
+      throw new EdgeError(
+        "python_package_lock_invalid",
+        { lock: where, package: key },
+        `${where}: the entry "${key}" lacks a name, version, file_name, sha256, imports or depends; fix or replace the lock.`,
+      );
   }
   return lock as PyodideLock;
 }
 
 /** A lock other than Pyodide's own must be made for the same ABI, or its wheels would not load. */
-export function checkLockAbi(lock: PyodideLock, own: PyodideLock, where: string, pyodideVersion: string, fix: string): PyodideLock {
+export function checkLockAbi(
+  lock: PyodideLock,
+  own: PyodideLock,
+  where: string,
+  pyodideVersion: string,
+  fix: string,
+): PyodideLock {
   if (lock.info.abi_version === own.info.abi_version) return lock;
   throw new EdgeError(
     "python_package_lock_invalid",
@@ -92,7 +122,13 @@ export function importIndex(lock: PyodideLock): Map<string, LockPackage> {
 
 /** The frozen form of a lock entry. */
 export function frozenPackage(p: LockPackage): FrozenPackage {
-  return { name: p.name, version: p.version, file_name: p.file_name, sha256: `sha256:${p.sha256}`, source: "pyodide-lock" };
+  return {
+    name: p.name,
+    version: p.version,
+    file_name: p.file_name,
+    sha256: `sha256:${p.sha256}`,
+    source: "pyodide-lock",
+  };
 }
 
 /**
@@ -118,7 +154,9 @@ export function withDependencies(lock: PyodideLock, names: readonly string[]): L
 
 /** A package name (or import name) the lock does not have: never fetched from anywhere else. */
 function notInLock(name: string, neededBy: string | null = null, lockName = "Pyodide's package lock"): EdgeError {
-  const why = neededBy ? `${neededBy} depends on "${name}", which is not in ${lockName}` : `"${name}" is not a package of ${lockName}`;
+  const why = neededBy
+    ? `${neededBy} depends on "${name}", which is not in ${lockName}`
+    : `"${name}" is not a package of ${lockName}`;
   return new EdgeError(
     "python_package_not_in_lock",
     { package: name, ...(neededBy ? { needed_by: neededBy } : {}) },

@@ -35,7 +35,11 @@ async function readLock(file: string): Promise<PyodideLock> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new EdgeError("python_package_lock_invalid", { lock: file }, `The package lock ${file} could not be read (${String((err as { code?: unknown }).code ?? err)}); point EDGE_PACKAGE_LOCK at a pyodide-lock.json, or unset it.`);
+    throw new EdgeError(
+      "python_package_lock_invalid",
+      { lock: file },
+      `The package lock ${file} could not be read (${String((err as { code?: unknown }).code ?? err)}); point EDGE_PACKAGE_LOCK at a pyodide-lock.json, or unset it.`,
+    );
   }
   return parseLock(text, file);
 }
@@ -51,8 +55,15 @@ export function nodeLock(env: NodeJS.ProcessEnv = process.env): Promise<NodeLock
   if (!found) {
     found = (async () => {
       const own = await readLock(pyodideLockFile());
-      if (!custom) return { lock: own, file: pyodideLockFile(), name: `Pyodide ${installedPyodideVersion()}'s package lock` };
-      const lock = checkLockAbi(await readLock(custom), own, custom, installedPyodideVersion(), "Point EDGE_PACKAGE_LOCK at a lock made for this pyodide, or unset it.");
+      if (!custom)
+        return { lock: own, file: pyodideLockFile(), name: `Pyodide ${installedPyodideVersion()}'s package lock` };
+      const lock = checkLockAbi(
+        await readLock(custom),
+        own,
+        custom,
+        installedPyodideVersion(),
+        "Point EDGE_PACKAGE_LOCK at a lock made for this pyodide, or unset it.",
+      );
       return { lock, file: custom, name: `the package lock ${custom}` };
     })();
     found.catch(() => locks.delete(key));
@@ -68,7 +79,10 @@ export function createPypiWheelStore(store: PackageStore = createNodePackageStor
 }
 
 /** What a freeze in this process uses: the lock, and wheels from the store (never a source). */
-export function createNodePackageProvider(store: PackageStore = createNodePackageStore(), env: NodeJS.ProcessEnv = process.env): PackageProvider {
+export function createNodePackageProvider(
+  store: PackageStore = createNodePackageStore(),
+  env: NodeJS.ProcessEnv = process.env,
+): PackageProvider {
   const pypi = createPypiWheelStore(store);
   let lockName = "Pyodide's package lock";
   return {
@@ -84,17 +98,26 @@ export function createNodePackageProvider(store: PackageStore = createNodePackag
       const from = pkg.source === "pypi" ? pypi : store;
       const bytes = await from.get(pkg.file_name);
       if (!bytes) return undefined;
-      const again = pkg.source === "pypi" ? "run `edge packages lock` for the tools file to fetch it again (it replaces the stored file)" : `run \`edge packages add ${pkg.name}\` to fetch it again (it replaces the stored file), or \`edge packages verify\` to check every stored wheel`;
+      const again =
+        pkg.source === "pypi"
+          ? "run `edge packages lock` for the tools file to fetch it again (it replaces the stored file)"
+          : `run \`edge packages add ${pkg.name}\` to fetch it again (it replaces the stored file), or \`edge packages verify\` to check every stored wheel`;
       await checkWheel(pkg, bytes, `stored in ${from.location}`, `${again}.`);
       return bytes;
     },
     addStep(names) {
       const command = `edge packages add ${names.join(" ")}`;
-      return { command, advice: `Run \`${command}\` once (it fetches the wheels from the package source and checks each against ${lockName}), then run this again.` };
+      return {
+        command,
+        advice: `Run \`${command}\` once (it fetches the wheels from the package source and checks each against ${lockName}), then run this again.`,
+      };
     },
     lockStep(toolsFile) {
       const command = `edge packages lock ${shellWord(toolsFile)}`;
-      return { command, advice: `Run \`${command}\` (it resolves the declared dependencies against the package index, writes pylock.toml and fetches every wheel it pins, checked by sha256), then run this again.` };
+      return {
+        command,
+        advice: `Run \`${command}\` (it resolves the declared dependencies against the package index, writes pylock.toml and fetches every wheel it pins, checked by sha256), then run this again.`,
+      };
     },
   };
 }

@@ -39,14 +39,21 @@ describe("the import scan", () => {
   });
 
   it("leaves out the project's own modules (beside the tools file and at the root)", () => {
-    const files = { "tools.py": enc("import helpers, numpy\nfrom pkg import x\nimport yaml"), "helpers.py": enc("import regex"), "pkg/__init__.py": enc(""), "notes.txt": enc("import nothing") };
+    const files = {
+      "tools.py": enc("import helpers, numpy\nfrom pkg import x\nimport yaml"),
+      "helpers.py": enc("import regex"),
+      "pkg/__init__.py": enc(""),
+      "notes.txt": enc("import nothing"),
+    };
     expect(projectImports(files, "tools.py")).toEqual(["numpy", "regex", "yaml"]);
     // A sibling named like a package shadows it (it is first on sys.path): no package is resolved.
     expect(projectImports({ ...files, "numpy.py": enc("") }, "tools.py")).toEqual(["regex", "yaml"]);
   });
 
   it("reads relative imports with their level, module and names", () => {
-    expect(importStatements("from .. import a, b as c\nfrom .x.y import (z,\n w)\nfrom .import q\nfrom m import *")).toEqual([
+    expect(
+      importStatements("from .. import a, b as c\nfrom .x.y import (z,\n w)\nfrom .import q\nfrom m import *"),
+    ).toEqual([
       { level: 2, module: [], names: ["a", "b"] },
       { level: 1, module: ["x", "y"], names: ["z", "w"] },
       { level: 1, module: [], names: ["q"] },
@@ -78,16 +85,22 @@ describe("the import scan", () => {
     // The project's root is on sys.path too, after the tools file's folder.
     expect(projectImports({ ...files, "app/tools.py": enc("import rootmod") }, "app/tools.py")).toEqual(["pydantic"]);
     // A cycle ends.
-    expect(projectImports({ "tools.py": enc("import a"), "a.py": enc("import tools, lxml") }, "tools.py")).toEqual(["lxml"]);
+    expect(projectImports({ "tools.py": enc("import a"), "a.py": enc("import tools, lxml") }, "tools.py")).toEqual([
+      "lxml",
+    ]);
   });
 });
 
 describe("resolution against Pyodide's lock", () => {
   it("maps import names to packages and adds their dependencies, each after what it needs", () => {
-    const { order, imports } = packagesFor({ entry: "tools.py", files: { "tools.py": enc("import pandas\nfrom bs4 import BeautifulSoup\nimport json") } }, lock);
+    const { order, imports } = packagesFor(
+      { entry: "tools.py", files: { "tools.py": enc("import pandas\nfrom bs4 import BeautifulSoup\nimport json") } },
+      lock,
+    );
     const names = order.map((p) => p.name);
     expect(imports.get("beautifulsoup4")).toBe("bs4");
-    for (const name of ["pandas", "numpy", "python-dateutil", "pytz", "six", "beautifulsoup4", "soupsieve"]) expect(names).toContain(name);
+    for (const name of ["pandas", "numpy", "python-dateutil", "pytz", "six", "beautifulsoup4", "soupsieve"])
+      expect(names).toContain(name);
     const at = (n: string): number => names.indexOf(n);
     expect(at("numpy")).toBeLessThan(at("pandas"));
     expect(at("six")).toBeLessThan(at("python-dateutil"));
@@ -97,7 +110,12 @@ describe("resolution against Pyodide's lock", () => {
   });
 
   it("a project that imports only the standard library needs no package", () => {
-    expect(packagesFor({ entry: "tools.py", files: { "tools.py": enc("import json, sqlite3\nfrom typing import Literal") } }, lock).order).toEqual([]);
+    expect(
+      packagesFor(
+        { entry: "tools.py", files: { "tools.py": enc("import json, sqlite3\nfrom typing import Literal") } },
+        lock,
+      ).order,
+    ).toEqual([]);
   });
 
   it("knows a package by any spelling or by its import name, and refuses a name outside the lock", () => {

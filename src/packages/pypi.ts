@@ -45,7 +45,10 @@ export function httpPackageIndex(spec: string, fix: string, fetcher: typeof fetc
     try {
       res = await fetcher(url, { headers: { accept }, redirect: "follow" });
     } catch (err) {
-      throw unreachable(url, err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err));
+      throw unreachable(
+        url,
+        err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err),
+      );
     }
     const declared = Number(res.headers.get("content-length") ?? "0");
     if (declared > limit) throw unreachable(url, `${declared} bytes, more than Edge reads`);
@@ -59,7 +62,11 @@ export function httpPackageIndex(spec: string, fix: string, fetcher: typeof fetc
       if (res.status === 404) return undefined;
       if (!res.ok) throw unreachable(page, `HTTP ${res.status}`);
       const type = res.headers.get("content-type") ?? "";
-      if (!type.includes("json")) throw unreachable(page, `it answered ${type || "without a content type"}, not PEP 691's JSON; use an index that serves the JSON Simple API`);
+      if (!type.includes("json"))
+        throw unreachable(
+          page,
+          `it answered ${type || "without a content type"}, not PEP 691's JSON; use an index that serves the JSON Simple API`,
+        );
       const body = (await res.json()) as { files?: unknown };
       if (!Array.isArray(body.files)) throw unreachable(page, "its JSON has no files list");
       return body.files.flatMap((f: Record<string, unknown>) => indexFile(f, page));

@@ -16,7 +16,8 @@ const join = (dir: string, name: string): string => (dir ? `${dir}/${name}` : na
 /** Every folder that holds a project file (namespace packages need no __init__.py). */
 function folders(files: Files): Set<string> {
   const out = new Set<string>();
-  for (const path of Object.keys(files)) for (let dir = parentOf(path); dir && !out.has(dir); dir = parentOf(dir)) out.add(dir);
+  for (const path of Object.keys(files))
+    for (let dir = parentOf(path); dir && !out.has(dir); dir = parentOf(dir)) out.add(dir);
   return out;
 }
 
@@ -69,7 +70,8 @@ class ProjectWalk {
   private load(base: string, module: string[], names: string[]): void {
     let folder: string | undefined = base;
     for (const part of module) {
-      const hit: { file?: string; folder?: string } | undefined = folder === undefined ? undefined : this.find(folder, part);
+      const hit: { file?: string; folder?: string } | undefined =
+        folder === undefined ? undefined : this.find(folder, part);
       if (!hit) return;
       if (hit.file) this.add(hit.file);
       folder = hit.folder;

@@ -45,7 +45,11 @@ const NAME = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*/;
 /** Parse one requirement; `where` names it in errors ("requirements.txt line 3"). */
 export function parseRequirement(text: string, where: string): Requirement {
   const bad = (why: string): EdgeError =>
-    new EdgeError("python_requirement_invalid", { requirement: text, where }, `${where}: "${text}" ${why} Fix the line (PEP 508: name[extras] specifier ; marker).`);
+    new EdgeError(
+      "python_requirement_invalid",
+      { requirement: text, where },
+      `${where}: "${text}" ${why} Fix the line (PEP 508: name[extras] specifier ; marker).`,
+    );
   const src = text.trim();
   const semi = src.indexOf(";");
   const head = (semi < 0 ? src : src.slice(0, semi)).trim();
@@ -56,12 +60,19 @@ export function parseRequirement(text: string, where: string): Requirement {
   let extras: string[] = [];
   const ex = /^\[([^\]]*)\]\s*/.exec(rest);
   if (ex) {
-    extras = ex[1]!.split(",").map((e) => e.trim()).filter(Boolean);
+    extras = ex[1]!
+      .split(",")
+      .map((e) => e.trim())
+      .filter(Boolean);
     rest = rest.slice(ex[0].length);
   }
-  if (rest.startsWith("@")) throw bad("is a direct reference (name @ URL); Edge locks wheels from a package index only: name the package and a version instead.");
+  if (rest.startsWith("@"))
+    throw bad(
+      "is a direct reference (name @ URL); Edge locks wheels from a package index only: name the package and a version instead.",
+    );
   const specifier = rest.replace(/^\((.*)\)$/, "$1").replace(/\s+/g, "");
-  if (specifier && !validRange(specifier)) throw bad(`has a version specifier Edge cannot read ("${specifier}"; PEP 440 specifiers look like >=1.2,<2).`);
+  if (specifier && !validRange(specifier))
+    throw bad(`has a version specifier Edge cannot read ("${specifier}"; PEP 440 specifiers look like >=1.2,<2).`);
   if (marker) evaluateMarker(marker, pyodideEnvironment("3.14.0"), where); // a syntax check
   return { name: name[1]!, extras, specifier, marker, text: src };
 }
@@ -74,7 +85,8 @@ export function allows(specifier: string, version: string): boolean {
 // ── markers ─────────────────────────────────────────────────────────────────────────────────────
 
 const VERSION_VARS = new Set(["python_version", "python_full_version", "implementation_version"]);
-const TOKEN = /\s*(?:(===|==|!=|<=|>=|~=|<|>|\(|\))|("[^"]*"|'[^']*')|(not\s+in\b|in\b|and\b|or\b)|([A-Za-z_][A-Za-z0-9_.]*))/y;
+const TOKEN =
+  /\s*(?:(===|==|!=|<=|>=|~=|<|>|\(|\))|("[^"]*"|'[^']*')|(not\s+in\b|in\b|and\b|or\b)|([A-Za-z_][A-Za-z0-9_.]*))/y;
 
 type Token = { kind: "op" | "str" | "word" | "var"; value: string };
 
@@ -97,8 +109,18 @@ function tokenize(marker: string, fail: (why: string) => EdgeError): Token[] {
  * Evaluate a PEP 508 marker in `env` (plus `extra`, the extras asked for). Version variables compare
  * as PEP 440 versions; everything else as strings (== and != only; `in` is a substring test).
  */
-export function evaluateMarker(marker: string, env: MarkerEnvironment, where: string, extras: readonly string[] = []): boolean {
-  const fail = (why: string): EdgeError => new EdgeError("python_requirement_invalid", { marker, where }, `${where}: the environment marker "${marker}": ${why}; fix it (PEP 508 markers compare variables such as python_version with quoted strings).`);
+export function evaluateMarker(
+  marker: string,
+  env: MarkerEnvironment,
+  where: string,
+  extras: readonly string[] = [],
+): boolean {
+  const fail = (why: string): EdgeError =>
+    new EdgeError(
+      "python_requirement_invalid",
+      { marker, where },
+      `${where}: the environment marker "${marker}": ${why}; fix it (PEP 508 markers compare variables such as python_version with quoted strings).`,
+    );
   const tokens = tokenize(marker, fail);
   let at = 0;
   const peek = (): Token | undefined => tokens[at];
@@ -122,7 +144,15 @@ export function evaluateMarker(marker: string, env: MarkerEnvironment, where: st
     }
     const left = value();
     const op = tokens[at++];
-    if (!op || (op.kind !== "op" && op.kind !== "word") || op.value === "(" || op.value === ")" || op.value === "and" || op.value === "or") throw fail("a comparison operator is expected");
+    if (
+      !op ||
+      (op.kind !== "op" && op.kind !== "word") ||
+      op.value === "(" ||
+      op.value === ")" ||
+      op.value === "and" ||
+      op.value === "or"
+    )
+      throw fail("a comparison operator is expected");
     const right = value();
     if (left.variable === "extra" || right.variable === "extra") {
       const other = canonicalName(left.variable === "extra" ? right.text : left.text);
@@ -152,10 +182,16 @@ export function evaluateMarker(marker: string, env: MarkerEnvironment, where: st
   return result;
 }
 
-function compare(left: { text: string; variable?: string }, op: string, right: { text: string; variable?: string }, fail: (why: string) => EdgeError): boolean {
+function compare(
+  left: { text: string; variable?: string },
+  op: string,
+  right: { text: string; variable?: string },
+  fail: (why: string) => EdgeError,
+): boolean {
   if (op === "in") return right.text.includes(left.text);
   if (op === "not in") return !right.text.includes(left.text);
-  const versions = (left.variable && VERSION_VARS.has(left.variable)) || (right.variable && VERSION_VARS.has(right.variable));
+  const versions =
+    (left.variable && VERSION_VARS.has(left.variable)) || (right.variable && VERSION_VARS.has(right.variable));
   if (versions && op !== "===") {
     const spec = `${op}${right.text}`;
     if (left.variable && validRange(spec)) return satisfies(left.text, spec);

@@ -53,10 +53,15 @@ const MAX_STEPS = 500;
 
 export async function resolveDependencies(declared: Declared, ctx: ResolveContext): Promise<Resolution> {
   if (declared.requiresPython && !allows(declared.requiresPython, ctx.env.python_full_version!)) {
-    throw new EdgeError("python_package_unavailable", { requires_python: declared.requiresPython }, `The tools file asks for Python ${declared.requiresPython}, but the runner is Pyodide's CPython ${ctx.env.python_full_version}; change requires-python to admit it.`);
+    throw new EdgeError(
+      "python_package_unavailable",
+      { requires_python: declared.requiresPython },
+      `The tools file asks for Python ${declared.requiresPython}, but the runner is Pyodide's CPython ${ctx.env.python_full_version}; change requires-python to admit it.`,
+    );
   }
   const r = new Resolver(ctx);
-  for (const req of declared.requirements) if (!req.marker || evaluateMarker(req.marker, ctx.env, req.text)) r.require(req, "(declared)");
+  for (const req of declared.requirements)
+    if (!req.marker || evaluateMarker(req.marker, ctx.env, req.text)) r.require(req, "(declared)");
   await r.run();
   return { packages: r.ordered(declared.requirements), downloaded: r.downloaded };
 }
@@ -80,12 +85,21 @@ class Resolver {
 
   /** Drop what a package's previous choice asked for (it is chosen again). */
   private forget(key: string): void {
-    for (const [name, list] of this.wants) this.wants.set(name, list.filter((w) => canonicalName(w.by.split(" ")[0]!) !== key));
+    for (const [name, list] of this.wants)
+      this.wants.set(
+        name,
+        list.filter((w) => canonicalName(w.by.split(" ")[0]!) !== key),
+      );
   }
 
   async run(): Promise<void> {
     for (let steps = 0; this.queue.length; steps++) {
-      if (steps > MAX_STEPS) throw new EdgeError("python_package_unavailable", {}, "The declared dependencies did not settle on one set of versions; pin the packages you know work together (name==version).");
+      if (steps > MAX_STEPS)
+        throw new EdgeError(
+          "python_package_unavailable",
+          {},
+          "The declared dependencies did not settle on one set of versions; pin the packages you know work together (name==version).",
+        );
       const key = this.queue.shift()!;
       const wants = this.wants.get(key) ?? [];
       const current = this.chosen.get(key);
@@ -105,7 +119,8 @@ class Resolver {
   private addRequires(choice: Choice, extras: string[]): void {
     const by = `${choice.pin.name} ${choice.pin.version}`;
     for (const req of choice.requires) {
-      if (req.marker && !evaluateMarker(req.marker, this.ctx.env, `${by} Requires-Dist "${req.text}"`, extras)) continue;
+      if (req.marker && !evaluateMarker(req.marker, this.ctx.env, `${by} Requires-Dist "${req.text}"`, extras))
+        continue;
       const key = canonicalName(req.name);
       const already = this.wants.get(key)?.some((w) => w.by === by && w.req.text === req.text);
       if (!already) this.require(req, by);
@@ -122,8 +137,13 @@ class Resolver {
     const files = (await this.page(key)) ?? [];
     const rejected: string[] = [];
     for (const version of candidateVersions(files, wants)) {
-      const wheels = files.filter((f) => { const w = parseWheelName(f.filename); return w !== undefined && normalVersion(w.version) === version; });
-      const python = wheels.find((f) => f.requiresPython && !allows(f.requiresPython, this.ctx.env.python_full_version!));
+      const wheels = files.filter((f) => {
+        const w = parseWheelName(f.filename);
+        return w !== undefined && normalVersion(w.version) === version;
+      });
+      const python = wheels.find(
+        (f) => f.requiresPython && !allows(f.requiresPython, this.ctx.env.python_full_version!),
+      );
       if (python) {
         rejected.push(`${version} needs Python ${python.requiresPython}`);
         continue;
@@ -133,7 +153,9 @@ class Resolver {
         .filter((w) => w.fit > 0 && !w.f.yanked)
         .sort((a, b) => b.fit - a.fit)[0];
       if (!best) {
-        rejected.push(`${version} has ${wheels.length ? "wheels for other platforms only" : "no wheel (an sdist only)"}`);
+        rejected.push(
+          `${version} has ${wheels.length ? "wheels for other platforms only" : "no wheel (an sdist only)"}`,
+        );
         continue;
       }
       return this.pypiChoice(name, version, best.f);
@@ -192,7 +214,9 @@ class Resolver {
       const choice = this.chosen.get(key);
       if (!choice || seen.has(key)) return;
       seen.add(key);
-      const deps = [...new Set(choice.requires.filter((r) => this.applies(r, key)).map((r) => canonicalName(r.name)))].filter((d) => this.chosen.has(d)).sort();
+      const deps = [...new Set(choice.requires.filter((r) => this.applies(r, key)).map((r) => canonicalName(r.name)))]
+        .filter((d) => this.chosen.has(d))
+        .sort();
       for (const dep of deps) visit(dep);
       out.push({ ...choice.pin, dependencies: deps });
     };
@@ -210,11 +234,15 @@ class Resolver {
 /** The versions on the index every requirer allows, newest first; pre-releases only when a
  *  specifier names one or nothing else fits (PEP 440's default). */
 function candidateVersions(files: IndexFile[], wants: { req: Requirement }[]): string[] {
-  const all = [...new Set(files.flatMap((f) => {
-    const w = parseWheelName(f.filename);
-    const v = w ? normalVersion(w.version) : sdistVersion(f.filename);
-    return v ? [v] : [];
-  }))];
+  const all = [
+    ...new Set(
+      files.flatMap((f) => {
+        const w = parseWheelName(f.filename);
+        const v = w ? normalVersion(w.version) : sdistVersion(f.filename);
+        return v ? [v] : [];
+      }),
+    ),
+  ];
   const fits = all.filter((v) => wants.every((w) => allows(w.req.specifier, v))).sort(rcompare);
   const finals = fits.filter((v) => !/(a|b|rc|dev)\d*/i.test(v));
   return finals.length ? finals : fits;
@@ -233,14 +261,26 @@ function metaName(text: string): string | undefined {
   return /^Name:\s*(.+)$/m.exec(text)?.[1]?.trim();
 }
 
-function unavailable(name: string, wants: { req: Requirement; by: string }[], files: IndexFile[], rejected: string[], ctx: ResolveContext): EdgeError {
+function unavailable(
+  name: string,
+  wants: { req: Requirement; by: string }[],
+  files: IndexFile[],
+  rejected: string[],
+  ctx: ResolveContext,
+): EdgeError {
   const asked = wants.map((w) => `${w.req.text} (${w.by === "(declared)" ? "declared" : `by ${w.by}`})`).join(", ");
   const details = { package: name, requirements: wants.map((w) => w.req.text), index: ctx.index.url };
   if (!files.length) {
-    return new EdgeError("python_package_unavailable", details, `${name} is not on the package index ${ctx.index.url} nor in Pyodide's lock (asked for: ${asked}); check the name.`);
+    return new EdgeError(
+      "python_package_unavailable",
+      details,
+      `${name} is not on the package index ${ctx.index.url} nor in Pyodide's lock (asked for: ${asked}); check the name.`,
+    );
   }
   const shown = rejected.slice(0, 3).join("; ");
-  const why = rejected.length ? `${shown}${rejected.length > 3 ? `; and ${rejected.length - 3} older version(s) likewise` : ""}` : "no version on the index satisfies every requirement";
+  const why = rejected.length
+    ? `${shown}${rejected.length > 3 ? `; and ${rejected.length - 3} older version(s) likewise` : ""}`
+    : "no version on the index satisfies every requirement";
   const pyodide = lockEntry(ctx.pyodideLock, name);
   const onlyPython = rejected.length > 0 && rejected.every((r) => r.includes("needs Python"));
   const hint = pyodide
@@ -249,5 +289,9 @@ function unavailable(name: string, wants: { req: Requirement; by: string }[], fi
       ? ` Allow a version made for Python ${ctx.env.python_version}, or drop the dependency (a backport is often part of the standard library by now).`
       : " Pyodide's lock does not have it either: a package with C extensions runs only where Pyodide or its authors build it for Pyodide (PEP 783 wheels).";
   const happened = `No version of ${name} can be installed in Pyodide's runner (CPython ${ctx.env.python_full_version}, ${ctx.target.abi}) for ${asked}: ${why}.${hint}`;
-  return new EdgeError("python_package_unavailable", details, `${happened} Pick another version, or a package that ships pure-Python or Pyodide wheels.`);
+  return new EdgeError(
+    "python_package_unavailable",
+    details,
+    `${happened} Pick another version, or a package that ships pure-Python or Pyodide wheels.`,
+  );
 }

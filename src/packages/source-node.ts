@@ -8,10 +8,15 @@ import { fileURLToPath } from "node:url";
 import { EdgeError } from "../contract/errors.ts";
 import { defaultPackageSource, urlPackageSource, type PackageSource } from "./source.ts";
 
-const CLI_FIX = "check the connection and --package-source / EDGE_PACKAGE_SOURCE, or use a folder that holds the wheel.";
+const CLI_FIX =
+  "check the connection and --package-source / EDGE_PACKAGE_SOURCE, or use a folder that holds the wheel.";
 
 /** The source a command uses: --package-source, else $EDGE_PACKAGE_SOURCE, else Pyodide's CDN. */
-export function packageSourceFor(option: string | undefined, version: string, env: NodeJS.ProcessEnv = process.env): PackageSource {
+export function packageSourceFor(
+  option: string | undefined,
+  version: string,
+  env: NodeJS.ProcessEnv = process.env,
+): PackageSource {
   return packageSource(option || env.EDGE_PACKAGE_SOURCE || defaultPackageSource(version));
 }
 
@@ -26,7 +31,11 @@ function packageSource(spec: string): PackageSource {
         return new Uint8Array(await readFile(file));
       } catch (err) {
         const code = (err as { code?: unknown }).code;
-        throw new EdgeError("python_package_fetch_failed", { file: fileName, source: dir }, `${fileName} could not be read from the package folder ${dir} (${String(code ?? err)}); copy the wheel there, or name another source with --package-source.`);
+        throw new EdgeError(
+          "python_package_fetch_failed",
+          { file: fileName, source: dir },
+          `${fileName} could not be read from the package folder ${dir} (${String(code ?? err)}); copy the wheel there, or name another source with --package-source.`,
+        );
       }
     },
     async size(fileName) {

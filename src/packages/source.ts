@@ -17,8 +17,18 @@ const MAX_WHEEL_BYTES = 512 * 1024 * 1024;
 
 /** A wheel's bytes from a URL, bounded (the caller checks its hash); a failure is
  *  python_package_fetch_failed, ended by `fix`. */
-export async function fetchWheel(url: string, fileName: string, fix: string, details: Record<string, unknown> = {}): Promise<Uint8Array> {
-  const fail = (why: string): EdgeError => new EdgeError("python_package_fetch_failed", { file: fileName, ...details, url }, `${fileName} could not be fetched from ${url} (${why}); ${fix}`);
+export async function fetchWheel(
+  url: string,
+  fileName: string,
+  fix: string,
+  details: Record<string, unknown> = {},
+): Promise<Uint8Array> {
+  const fail = (why: string): EdgeError =>
+    new EdgeError(
+      "python_package_fetch_failed",
+      { file: fileName, ...details, url },
+      `${fileName} could not be fetched from ${url} (${why}); ${fix}`,
+    );
   let res: Response;
   try {
     res = await fetch(url, { redirect: "follow" });

@@ -15,7 +15,8 @@ const PYODIDE_WHEELS = "/__edge/python-packages/";
 export const INDEX_WHEELS = "/__edge/python-index-wheels/";
 
 function urlFor(prefix: string, fileName: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(fileName)) throw toStorageError(new Error(`not a wheel file name: ${JSON.stringify(fileName)}`), "name a wheel");
+  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(fileName))
+    throw toStorageError(new Error(`not a wheel file name: ${JSON.stringify(fileName)}`), "name a wheel");
   return new URL(prefix + encodeURIComponent(fileName), location.origin).href;
 }
 
@@ -40,7 +41,12 @@ export function createCachePackageStore(prefix: string = PYODIDE_WHEELS): Packag
       const url = urlFor(prefix, fileName);
       const cache = await open("store a wheel");
       try {
-        await cache.put(url, new Response(bytes.slice(), { headers: { "Content-Type": "application/octet-stream", "Content-Length": String(bytes.byteLength) } }));
+        await cache.put(
+          url,
+          new Response(bytes.slice(), {
+            headers: { "Content-Type": "application/octet-stream", "Content-Length": String(bytes.byteLength) },
+          }),
+        );
       } catch (err) {
         throw toStorageError(err, "store a wheel", { file: fileName });
       }
@@ -56,7 +62,10 @@ export function createCachePackageStore(prefix: string = PYODIDE_WHEELS): Packag
         if (!path.startsWith(prefix)) continue;
         const res = await cache.match(req);
         const size = Number(res?.headers.get("Content-Length") ?? "");
-        out.push({ file_name: decodeURIComponent(path.slice(prefix.length)), bytes: Number.isFinite(size) && size > 0 ? size : (await res?.arrayBuffer())?.byteLength ?? 0 });
+        out.push({
+          file_name: decodeURIComponent(path.slice(prefix.length)),
+          bytes: Number.isFinite(size) && size > 0 ? size : ((await res?.arrayBuffer())?.byteLength ?? 0),
+        });
       }
       return out;
     },
@@ -66,12 +75,16 @@ export function createCachePackageStore(prefix: string = PYODIDE_WHEELS): Packag
 /** A package lock as last read from `url`, kept beside the wheels so they stay usable offline
  *  (a lock the page names is not in the app's precache). */
 export const lockCache = {
-  key: (url: string): string => new URL(`/__edge/python-package-locks/${encodeURIComponent(url)}`, location.origin).href,
+  key: (url: string): string =>
+    new URL(`/__edge/python-package-locks/${encodeURIComponent(url)}`, location.origin).href,
   async get(url: string): Promise<string | undefined> {
     const res = await (await open("read a package lock")).match(lockCache.key(url));
     return res ? res.text() : undefined;
   },
   async put(url: string, text: string): Promise<void> {
-    await (await open("keep a package lock")).put(lockCache.key(url), new Response(text, { headers: { "Content-Type": "application/json" } }));
+    await (await open("keep a package lock")).put(
+      lockCache.key(url),
+      new Response(text, { headers: { "Content-Type": "application/json" } }),
+    );
   },
 };

@@ -14,7 +14,8 @@ function packagesDir(): string {
 
 /** A wheel's name as a file name of this folder (the lock's file_name is checked to be one). */
 function fileIn(dir: string, fileName: string): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(fileName)) throw toStorageError(new Error(`not a wheel file name: ${JSON.stringify(fileName)}`), "name a wheel");
+  if (!/^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(fileName))
+    throw toStorageError(new Error(`not a wheel file name: ${JSON.stringify(fileName)}`), "name a wheel");
   return path.join(dir, fileName);
 }
 
@@ -35,7 +36,10 @@ export function createNodePackageStore(dir: string = packagesDir()): PackageStor
     },
     async remove(fileName) {
       const file = fileIn(dir, fileName);
-      const existed = await stat(file).then(() => true, () => false);
+      const existed = await stat(file).then(
+        () => true,
+        () => false,
+      );
       await unlinkIfExists(file, "remove a wheel");
       return existed;
     },

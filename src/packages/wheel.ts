@@ -18,7 +18,13 @@ export interface WheelName {
 export function parseWheelName(fileName: string): WheelName | undefined {
   const m = /^([^-]+)-([^-]+)(?:-\d[^-]*)?-([^-]+)-([^-]+)-([^-]+)\.whl$/.exec(fileName);
   if (!m) return undefined;
-  return { distribution: m[1]!, version: m[2]!, python: m[3]!.split("."), abi: m[4]!.split("."), platform: m[5]!.split(".") };
+  return {
+    distribution: m[1]!,
+    version: m[2]!,
+    python: m[3]!.split("."),
+    abi: m[4]!.split("."),
+    platform: m[5]!.split("."),
+  };
 }
 
 /** The interpreter a wheel must suit: Pyodide's CPython version and its ABI ("2026_0"). */
@@ -74,11 +80,22 @@ export function parseCoreMetadata(text: string): CoreMetadata {
 export function wheelMetadata(bytes: Uint8Array, fileName: string): string {
   let found: Uint8Array | undefined;
   try {
-    const files = unzipSync(bytes, { filter: (f) => /^[^/]+\.dist-info\/METADATA$/.test(f.name) && f.originalSize < 4 * 1024 * 1024 });
+    const files = unzipSync(bytes, {
+      filter: (f) => /^[^/]+\.dist-info\/METADATA$/.test(f.name) && f.originalSize < 4 * 1024 * 1024,
+    });
     found = Object.values(files)[0];
   } catch (err) {
-    throw new EdgeError("python_package_unavailable", { file: fileName }, `${fileName} is not a readable wheel (${err instanceof Error ? err.message : String(err)}); pick another version of the package.`);
+    throw new EdgeError(
+      "python_package_unavailable",
+      { file: fileName },
+      `${fileName} is not a readable wheel (${err instanceof Error ? err.message : String(err)}); pick another version of the package.`,
+    );
   }
-  if (!found) throw new EdgeError("python_package_unavailable", { file: fileName }, `${fileName} has no .dist-info/METADATA, so it is not a wheel Edge can read; pick another version of the package.`);
+  if (!found)
+    throw new EdgeError(
+      "python_package_unavailable",
+      { file: fileName },
+      `${fileName} has no .dist-info/METADATA, so it is not a wheel Edge can read; pick another version of the package.`,
+    );
   return new TextDecoder().decode(found);
 }

@@ -15,9 +15,14 @@ import { toStorageError } from "./storage-error.ts";
  * $XDG_DATA_HOME/edge-web or ~/.local/share/edge-web (Linux and other Unix),
  * ~/Library/Application Support/edge-web (macOS), %APPDATA%\edge-web (Windows).
  */
-export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+export function dataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
   if (env.EDGE_DATA_DIR) return path.resolve(env.EDGE_DATA_DIR);
-  if (platform === "win32") return path.win32.join(env.APPDATA || path.win32.join(home, "AppData", "Roaming"), "edge-web");
+  if (platform === "win32")
+    return path.win32.join(env.APPDATA || path.win32.join(home, "AppData", "Roaming"), "edge-web");
   if (platform === "darwin") return path.posix.join(home, "Library", "Application Support", "edge-web");
   // The XDG spec says relative values are invalid and must be ignored.
   const xdg = env.XDG_DATA_HOME;
@@ -28,7 +33,9 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.P
 const isWindows = process.platform === "win32";
 
 function fsCode(err: unknown): string | undefined {
-  return typeof err === "object" && err !== null && typeof (err as { code?: unknown }).code === "string" ? (err as { code: string }).code : undefined;
+  return typeof err === "object" && err !== null && typeof (err as { code?: unknown }).code === "string"
+    ? (err as { code: string }).code
+    : undefined;
 }
 
 function tempSuffix(): string {
@@ -93,7 +100,11 @@ export interface AtomicWriteOptions {
  * file beside it, fsync (unless `durable: false`), then move it into place — with link() when noClobber (atomic and refuses
  * to replace), else rename(). The temp file never survives a failure.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${tempSuffix()}.tmp`);
   try {
     const fh = await open(tmp, "wx", 0o600);
@@ -108,10 +119,21 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
         await link(tmp, file);
       } catch (err) {
         const code = fsCode(err);
-        if (code === "EEXIST") throw new EdgeError("storage_failed", { op: "write", path: file, reason: "exists" }, `Saving to local storage failed: ${file} already exists and is never replaced. Pick another file name, or move the existing file away.`);
+        if (code === "EEXIST")
+          throw new EdgeError(
+            "storage_failed",
+            { op: "write", path: file, reason: "exists" },
+            `Saving to local storage failed: ${file} already exists and is never replaced. Pick another file name, or move the existing file away.`,
+          );
         // File systems without hard links: check, then rename (only safe under a lock, which callers hold).
-        if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EXDEV" && code !== "EOPNOTSUPP") throw err;
-        if (await exists(file)) throw new EdgeError("storage_failed", { op: "write", path: file, reason: "exists" }, `Saving to local storage failed: ${file} already exists and is never replaced. Pick another file name, or move the existing file away.`);
+        if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EXDEV" && code !== "EOPNOTSUPP")
+          throw err;
+        if (await exists(file))
+          throw new EdgeError(
+            "storage_failed",
+            { op: "write", path: file, reason: "exists" },
+            `Saving to local storage failed: ${file} already exists and is never replaced. Pick another file name, or move the existing file away.`,
+          );
         await rename(tmp, file);
       }
     } else {
@@ -169,10 +191,19 @@ interface LockOwner {
  * The lock names its holder (pid, host); a lock whose process is gone or that is older than
  * staleMs is broken by renaming it aside, so a crashed writer never wedges the store.
  */
-export async function withFileLock<T>(lockFile: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  lockFile: string,
+  fn: () => Promise<T>,
+  options: FileLockOptions = {},
+): Promise<T> {
   const staleMs = options.staleMs ?? 10_000;
   const deadline = Date.now() + (options.timeoutMs ?? 15_000);
-  const owner: LockOwner = { token: randomBytes(16).toString("hex"), pid: process.pid, host: hostname(), created_at: new Date().toISOString() };
+  const owner: LockOwner = {
+    token: randomBytes(16).toString("hex"),
+    pid: process.pid,
+    host: hostname(),
+    created_at: new Date().toISOString(),
+  };
   const content = JSON.stringify(owner);
   for (let attempt = 1; ; attempt++) {
     try {
@@ -192,7 +223,11 @@ export async function withFileLock<T>(lockFile: string, fn: () => Promise<T>, op
       continue;
     }
     if (Date.now() > deadline) {
-      throw new EdgeError("storage_failed", { op: "lock", path: lockFile, reason: "lock_timeout", holder: seen?.owner ?? null }, `Saving to local storage failed: another Edge process holds ${lockFile}. Wait for the other Edge process to finish, then try again.`);
+      throw new EdgeError(
+        "storage_failed",
+        { op: "lock", path: lockFile, reason: "lock_timeout", holder: seen?.owner ?? null },
+        `Saving to local storage failed: another Edge process holds ${lockFile}. Wait for the other Edge process to finish, then try again.`,
+      );
     }
     await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt) * (0.5 + Math.random())));
   }

@@ -22,7 +22,11 @@ export function toStorageError(err: unknown, op: string, extra: Record<string, u
   const reason = typeof details.reason === "string" ? details.reason : "";
   // Node's messages already start with their code ("ENOENT: no such file…"): say it once.
   const why = code && !reason.startsWith(`${String(code)}:`) ? [code, reason].filter(Boolean).join(": ") : reason;
-  return new EdgeError("storage_failed", details, `Saving to local storage failed (${op}${why ? `: ${why}` : ""}); nothing was half-written. ${storageFix(code)}`);
+  return new EdgeError(
+    "storage_failed",
+    details,
+    `Saving to local storage failed (${op}${why ? `: ${why}` : ""}); nothing was half-written. ${storageFix(code)}`,
+  );
 }
 
 /** What to do about it, by the fs error code or DOMException name (the table's own sentence otherwise). */

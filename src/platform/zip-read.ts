@@ -22,9 +22,18 @@ export interface ZipBounds {
  * each named by `pathOf(entry name)` (which throws an EdgeError for a name it refuses). Folder
  * entries are left out. Throws zip_invalid for anything that is not a whole, readable archive.
  */
-export function readZip(bytes: Uint8Array, bounds: ZipBounds, pathOf: (name: string) => string, tooLarge: (what: string) => EdgeError): { files: { path: string; data: Uint8Array }[]; bytes: number } {
+export function readZip(
+  bytes: Uint8Array,
+  bounds: ZipBounds,
+  pathOf: (name: string) => string,
+  tooLarge: (what: string) => EdgeError,
+): { files: { path: string; data: Uint8Array }[]; bytes: number } {
   if (!(bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 3 || bytes[2] === 5))) {
-    throw new EdgeError("zip_invalid", {}, "This file is not a zip archive (it does not start with a zip header); nothing was imported.");
+    throw new EdgeError(
+      "zip_invalid",
+      {},
+      "This file is not a zip archive (it does not start with a zip header); nothing was imported.",
+    );
   }
   const files: { path: string; data: Uint8Array }[] = [];
   const open = new Set<string>();
@@ -49,10 +58,18 @@ export function readZip(bytes: Uint8Array, bounds: ZipBounds, pathOf: (name: str
     open.add(path);
     file.ondata = (err, chunk, final) => {
       if (failure) return;
-      if (err) return fail(EdgeError.withTableFix("zip_invalid", { entry: file.name }, `The archive entry ${file.name} cannot be read (${err.message}); nothing was imported.`));
+      if (err)
+        return fail(
+          EdgeError.withTableFix(
+            "zip_invalid",
+            { entry: file.name },
+            `The archive entry ${file.name} cannot be read (${err.message}); nothing was imported.`,
+          ),
+        );
       size += chunk.byteLength;
       total += chunk.byteLength;
-      if (size > bounds.fileBytes) return fail(tooLarge(`${file.name} is over the ${bounds.fileBytes}-byte file limit`));
+      if (size > bounds.fileBytes)
+        return fail(tooLarge(`${file.name} is over the ${bounds.fileBytes}-byte file limit`));
       if (total > bounds.bytes) return fail(tooLarge(`more than the ${bounds.bytes} bytes still free`));
       chunks.push(chunk);
       if (final) {
@@ -65,11 +82,23 @@ export function readZip(bytes: Uint8Array, bounds: ZipBounds, pathOf: (name: str
   unzip.register(UnzipInflate);
   unzip.register(UnzipPassThrough);
   try {
-    for (let i = 0; i < bytes.byteLength && !failure; i += SLICE) unzip.push(bytes.subarray(i, i + SLICE), i + SLICE >= bytes.byteLength);
+    for (let i = 0; i < bytes.byteLength && !failure; i += SLICE)
+      unzip.push(bytes.subarray(i, i + SLICE), i + SLICE >= bytes.byteLength);
   } catch (err) {
-    fail(EdgeError.withTableFix("zip_invalid", { reason: String(err) }, `The archive is damaged (${(err as Error).message}); nothing was imported.`));
+    fail(
+      EdgeError.withTableFix(
+        "zip_invalid",
+        { reason: String(err) },
+        `The archive is damaged (${(err as Error).message}); nothing was imported.`,
+      ),
+    );
   }
   if (failure) throw failure;
-  if (open.size) throw new EdgeError("zip_invalid", { entries: [...open] }, "The archive ends in the middle of a file (truncated download?); nothing was imported.");
+  if (open.size)
+    throw new EdgeError(
+      "zip_invalid",
+      { entries: [...open] },
+      "The archive ends in the middle of a file (truncated download?); nothing was imported.",
+    );
   return { files, bytes: total };
 }

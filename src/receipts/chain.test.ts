@@ -24,7 +24,12 @@ describe("chainReceipt", () => {
   });
 
   it("ignores chain fields smuggled in the body and drops undefined fields (stored = exported = hashed)", async () => {
-    const body = { ...sampleReceiptBody("x"), seq: 99, prev_receipt_sha256: "sha256:" + "f".repeat(64), text: undefined };
+    const body = {
+      ...sampleReceiptBody("x"),
+      seq: 99,
+      prev_receipt_sha256: "sha256:" + "f".repeat(64),
+      text: undefined,
+    };
     const r = await chainReceipt(body as never, null);
     expect(r.seq).toBe(1);
     expect(r.prev_receipt_sha256).toBeNull();
@@ -36,7 +41,13 @@ describe("chainReceipt", () => {
     const old = await chainOf(2);
     const newer = sampleReceiptBody("run-3", {
       finish_reason: "length",
-      engine_stats: { generations: 2, time_to_first_token_ms: 420, decode_tokens_per_s: 18.3, prompt_tokens_evaluated: 340, completion_tokens: 30 },
+      engine_stats: {
+        generations: 2,
+        time_to_first_token_ms: 420,
+        decode_tokens_per_s: 18.3,
+        prompt_tokens_evaluated: 340,
+        completion_tokens: 30,
+      },
       context: { window: 4096, max_tokens: 1024, prompt_tokens: 2900, turns_dropped: 3, counted_by: "engine" },
     });
     const chain = [...old, await chainReceipt(newer, old.at(-1)!)];
@@ -47,7 +58,12 @@ describe("chainReceipt", () => {
   });
 
   it("refuses a body that is not JSON (NaN) instead of hashing something the export cannot carry", async () => {
-    await expect(chainReceipt(sampleReceiptBody("x", { calls: [{ ...sampleReceiptBody("x").calls[0]!, duration_ms: NaN }] }), null)).rejects.toBeInstanceOf(EdgeError);
+    await expect(
+      chainReceipt(
+        sampleReceiptBody("x", { calls: [{ ...sampleReceiptBody("x").calls[0]!, duration_ms: NaN }] }),
+        null,
+      ),
+    ).rejects.toBeInstanceOf(EdgeError);
   });
 });
 
@@ -81,7 +97,11 @@ describe("verifyReceipts", () => {
     const chain = await chainOf(5);
     chain.splice(1, 1);
     const res = await verifyReceipts(toJsonLines(chain));
-    expect(res).toMatchObject({ ok: false, count: 2, firstBroken: { index: 1, line: 2, seq: 3, id: "run-3", reason: "seq_mismatch" } });
+    expect(res).toMatchObject({
+      ok: false,
+      count: 2,
+      firstBroken: { index: 1, line: 2, seq: 3, id: "run-3", reason: "seq_mismatch" },
+    });
   });
 
   it("deleting the head shows too", async () => {
@@ -109,7 +129,11 @@ describe("verifyReceipts", () => {
     const lines = toJsonLines(await chainOf(4)).split("\n");
     lines.splice(2, 0, "{not json");
     const res = await verifyReceipts(lines.join("\n"));
-    expect(res).toMatchObject({ ok: false, count: 3, firstBroken: { index: 2, line: 3, seq: null, id: null, reason: "malformed_line" } });
+    expect(res).toMatchObject({
+      ok: false,
+      count: 3,
+      firstBroken: { index: 2, line: 3, seq: null, id: null, reason: "malformed_line" },
+    });
     expect(() => parseJsonLines(lines.join("\n"))).toThrow(/Line 3/);
   });
 
@@ -117,7 +141,10 @@ describe("verifyReceipts", () => {
     expect((await verifyReceipts("[1,2]\n")).firstBroken).toMatchObject({ reason: "invalid_receipt", line: 1 });
     const [a] = await chainOf(1);
     const { seq: _s, ...noSeq } = a!;
-    expect((await verifyReceipts([noSeq as Receipt])).firstBroken).toMatchObject({ reason: "invalid_receipt", id: "run-1" });
+    expect((await verifyReceipts([noSeq as Receipt])).firstBroken).toMatchObject({
+      reason: "invalid_receipt",
+      id: "run-1",
+    });
     const b = await chainReceipt(sampleReceiptBody("run-1"), a!);
     expect((await verifyReceipts([a!, b])).firstBroken).toMatchObject({ index: 1, reason: "duplicate_id" });
   });
@@ -151,8 +178,14 @@ describe("verifyReceipts", () => {
       [(r) => (r.prompt_sha256 = "abc"), /prompt_sha256 must be a sha256: hash/],
       [(r) => (r.network_used_by_edge = true), /network_used_by_edge must be false/],
       [(r) => (r.engine_stats = { generations: "2" }), /engine_stats\.generations must be a number/],
-      [(r) => (r.model_fingerprint = { modelId: "m", integrity: { tokenizer: { "a.json": 1 } } }), /model_fingerprint\.integrity\.tokenizer\.a\.json must be a string/],
-      [(r) => (r.imprint_prefix = { prefix_cache: "engine", state_fallback: { code: "storage_failed" } }), /imprint_prefix\.state_fallback\.reason is missing/],
+      [
+        (r) => (r.model_fingerprint = { modelId: "m", integrity: { tokenizer: { "a.json": 1 } } }),
+        /model_fingerprint\.integrity\.tokenizer\.a\.json must be a string/,
+      ],
+      [
+        (r) => (r.imprint_prefix = { prefix_cache: "engine", state_fallback: { code: "storage_failed" } }),
+        /imprint_prefix\.state_fallback\.reason is missing/,
+      ],
     ];
     for (const [edit, field] of cases) {
       const err = refused(edit);
@@ -168,13 +201,30 @@ describe("verifyReceipts", () => {
     const full = sampleReceiptBody("full", {
       kind: "confirm",
       code: "runner_timeout",
-      model_fingerprint: { modelId: "m", sha256: `sha256:${"a".repeat(64)}`, runtime: "wllama 3", integrity: { config: "sha384-x", tokenizer: { "tokenizer.json": "sha384-y" } }, shaderF16: false },
+      model_fingerprint: {
+        modelId: "m",
+        sha256: `sha256:${"a".repeat(64)}`,
+        runtime: "wllama 3",
+        integrity: { config: "sha384-x", tokenizer: { "tokenizer.json": "sha384-y" } },
+        shaderF16: false,
+      },
       tools_bundle_sha256: `sha256:${"b".repeat(64)}`,
-      python_packages: [{ name: "numpy", version: "2.0.0", file_name: "numpy-2.0.0.whl", sha256: `sha256:${"c".repeat(64)}` }],
+      python_packages: [
+        { name: "numpy", version: "2.0.0", file_name: "numpy-2.0.0.whl", sha256: `sha256:${"c".repeat(64)}` },
+      ],
       tools_manifest_sha256: null,
       tool_surface: "facts_store",
       facts_store: "kb",
-      refused_calls: [{ tool_name: null, code: "invalid_tool_name", args_sha256: null, turn: 0, then: "repair_turn", arguments: { a: [1] } }],
+      refused_calls: [
+        {
+          tool_name: null,
+          code: "invalid_tool_name",
+          args_sha256: null,
+          turn: 0,
+          then: "repair_turn",
+          arguments: { a: [1] },
+        },
+      ],
       call_checks: [{ turn: 0, tool_name: "", verdict: "cut_off" }],
       text: { prompt: "p" },
       extra: { pending_action_id: "pa-1" },
@@ -188,7 +238,16 @@ describe("verifyReceipts", () => {
       imprint_prefix: { prefix_cache: "none", state_fallback: { code: "storage_failed", reason: "r" } },
       contract_prefix: { prefix_cache: "state_saved", prefix_tokens: 5 },
     });
-    const calls: CallReceipt[] = [{ ...full.calls[0]!, execution_level: null, code: "runner_timeout", rows: 2, workspace_sha256: `sha256:${"d".repeat(64)}`, arguments: null }];
+    const calls: CallReceipt[] = [
+      {
+        ...full.calls[0]!,
+        execution_level: null,
+        code: "runner_timeout",
+        rows: 2,
+        workspace_sha256: `sha256:${"d".repeat(64)}`,
+        arguments: null,
+      },
+    ];
     const a = await chainReceipt({ ...full, calls }, null);
     const b = await chainReceipt({ ...sampleReceiptBody("newer"), future_field: { any: "thing" } } as never, a);
     expect(parseJsonLines(toJsonLines([a, b]))).toEqual([a, b]);

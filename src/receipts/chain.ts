@@ -58,7 +58,11 @@ export function receiptSha256(receipt: object): Promise<Sha256> {
  */
 export async function chainReceipt(body: ReceiptBody, prev: Receipt | null): Promise<Receipt> {
   if (prev !== null && (!Number.isSafeInteger(prev.seq) || prev.seq < 1 || !isSha256(prev.receipt_sha256))) {
-    throw EdgeError.withTableFix("receipt_chain_broken", { seq: prev.seq, id: prev.id }, `The previous receipt has no valid seq/receipt_sha256; the chain cannot continue from it.`);
+    throw EdgeError.withTableFix(
+      "receipt_chain_broken",
+      { seq: prev.seq, id: prev.id },
+      `The previous receipt has no valid seq/receipt_sha256; the chain cannot continue from it.`,
+    );
   }
   const { seq: _s, prev_receipt_sha256: _p, receipt_sha256: _h, ...plain } = body as ReceiptBody & Partial<Receipt>;
   // JSON round trip through the canonical form: refuses NaN/Infinity/cycles, drops undefined.
@@ -105,14 +109,26 @@ function splitJsonLines(text: string): Entry[] {
 export function parseJsonLines(text: string): Receipt[] {
   return splitJsonLines(text).map((entry) => {
     if (entry.parseError !== undefined) {
-      throw EdgeError.withTableFix("receipts_file_invalid", { line: entry.line, reason: entry.parseError }, `Line ${entry.line} is not JSON: ${entry.parseError}.`);
+      throw EdgeError.withTableFix(
+        "receipts_file_invalid",
+        { line: entry.line, reason: entry.parseError },
+        `Line ${entry.line} is not JSON: ${entry.parseError}.`,
+      );
     }
     if (!isObj(entry.value)) {
-      throw EdgeError.withTableFix("receipts_file_invalid", { line: entry.line }, `Line ${entry.line} is not a JSON object.`);
+      throw EdgeError.withTableFix(
+        "receipts_file_invalid",
+        { line: entry.line },
+        `Line ${entry.line} is not a JSON object.`,
+      );
     }
     const read = readReceipt(entry.value);
     if (!read.ok) {
-      throw EdgeError.withTableFix("receipts_file_invalid", { line: entry.line, reason: read.problem }, `Line ${entry.line} is not a receipt: ${read.problem}.`);
+      throw EdgeError.withTableFix(
+        "receipts_file_invalid",
+        { line: entry.line, reason: read.problem },
+        `Line ${entry.line} is not a receipt: ${read.problem}.`,
+      );
     }
     return read.receipt;
   });
@@ -124,7 +140,8 @@ export function parseJsonLines(text: string): Receipt[] {
  * hash chain can show on its own: receipts cut off the end (compare `count` with what you expect).
  */
 export async function verifyReceipts(receipts: readonly Receipt[] | string): Promise<VerifyResult> {
-  const entries: Entry[] = typeof receipts === "string" ? splitJsonLines(receipts) : receipts.map((value) => ({ value }));
+  const entries: Entry[] =
+    typeof receipts === "string" ? splitJsonLines(receipts) : receipts.map((value) => ({ value }));
   const seen = new Set<string>();
   const confirmed = new Map<string, { seq: number; id: string }>();
   let prev: { seq: number; receipt_sha256: string } | null = null;
@@ -157,14 +174,29 @@ export async function verifyReceipts(receipts: readonly Receipt[] | string): Pro
     try {
       actual = await receiptSha256(value);
     } catch (err) {
-      return broken("invalid_receipt", `Not canonical JSON: ${err instanceof Error ? err.message : String(err)}`, seq, id);
+      return broken(
+        "invalid_receipt",
+        `Not canonical JSON: ${err instanceof Error ? err.message : String(err)}`,
+        seq,
+        id,
+      );
     }
     if (actual !== value.receipt_sha256) {
-      return broken("hash_mismatch", `receipt_sha256 does not match the content (computed ${actual}): the receipt was edited.`, seq, id);
+      return broken(
+        "hash_mismatch",
+        `receipt_sha256 does not match the content (computed ${actual}): the receipt was edited.`,
+        seq,
+        id,
+      );
     }
     const expectedSeq: number = prev ? prev.seq + 1 : 1;
     if (seq !== expectedSeq) {
-      return broken("seq_mismatch", `Expected seq ${expectedSeq}, found ${seq}: a receipt was removed, inserted or moved.`, seq, id);
+      return broken(
+        "seq_mismatch",
+        `Expected seq ${expectedSeq}, found ${seq}: a receipt was removed, inserted or moved.`,
+        seq,
+        id,
+      );
     }
     const expectedPrev: string | null = prev ? prev.receipt_sha256 : null;
     if (value.prev_receipt_sha256 !== expectedPrev) {
@@ -180,7 +212,12 @@ export async function verifyReceipts(receipts: readonly Receipt[] | string): Pro
     const action = confirmedAction(value);
     const first = action ? confirmed.get(action) : undefined;
     if (first) {
-      return broken("duplicate_confirm", `A second confirm receipt for pending action ${action} (the first is seq ${first.seq}, id ${first.id}); an action runs at most once, so its token was replayed.`, seq, id);
+      return broken(
+        "duplicate_confirm",
+        `A second confirm receipt for pending action ${action} (the first is seq ${first.seq}, id ${first.id}); an action runs at most once, so its token was replayed.`,
+        seq,
+        id,
+      );
     }
     if (action) confirmed.set(action, { seq: seq!, id: id! });
     prev = { seq: seq!, receipt_sha256: value.receipt_sha256 as string };
@@ -194,4 +231,3 @@ function confirmedAction(value: Record<string, unknown>): string | null {
   if (value.kind !== "confirm" || !isObj(extra)) return null;
   return typeof extra.pending_action_id === "string" ? extra.pending_action_id : null;
 }
-

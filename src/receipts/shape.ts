@@ -47,7 +47,10 @@ const errorCode = when<ErrorCode>(isErrorCode, "a code of the error table");
 const plainObject = when<Record<string, unknown>>(isObj, "an object");
 const anything: Check<unknown> = () => null;
 const oneOf = <const T extends string | boolean>(...values: readonly T[]): Check<T> =>
-  when<T>((v) => values.includes(v as T), values.length === 1 ? JSON.stringify(values[0]) : `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`);
+  when<T>(
+    (v) => values.includes(v as T),
+    values.length === 1 ? JSON.stringify(values[0]) : `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`,
+  );
 
 function nullable<T>(check: Check<T>): Check<T | null> {
   return (value, at) => (value === null ? null : check(value, at));
@@ -128,12 +131,24 @@ const FINGERPRINT: Shape<ModelFingerprint> = {
   runtime: optional(string),
   modelLib: optional(string),
   modelUrl: optional(string),
-  integrity: optional(object<NonNullable<ModelFingerprint["integrity"]>>({ config: optional(string), model_lib: optional(string), tokenizer: optional(recordOf(string)) })),
+  integrity: optional(
+    object<NonNullable<ModelFingerprint["integrity"]>>({
+      config: optional(string),
+      model_lib: optional(string),
+      tokenizer: optional(recordOf(string)),
+    }),
+  ),
   runtimeVersion: optional(string),
   shaderF16: optional(boolean),
 };
 
-const PACKAGE: Shape<FrozenPackage> = { name: string, version: string, file_name: string, sha256, source: optional(oneOf("pyodide-lock", "pypi")) };
+const PACKAGE: Shape<FrozenPackage> = {
+  name: string,
+  version: string,
+  file_name: string,
+  sha256,
+  source: optional(oneOf("pyodide-lock", "pypi")),
+};
 
 const STATS: Shape<EngineStats> = {
   generations: number,

@@ -34,7 +34,11 @@ export function createIdbReceiptStore(db: EdgeDb, options: IdbReceiptStoreOption
       const current = await tx.store.index("by_seq").openCursor(null, "prev");
       if ((current?.value.receipt_sha256 ?? null) !== (prev?.receipt_sha256 ?? null)) return null; // lost the race
       if ((await tx.store.getKey(receipt.id)) !== undefined) {
-        throw EdgeError.withTableFix("receipt_id_conflict", { id: receipt.id }, `A receipt with id ${receipt.id} is already stored; receipt ids must be unique.`);
+        throw EdgeError.withTableFix(
+          "receipt_id_conflict",
+          { id: receipt.id },
+          `A receipt with id ${receipt.id} is already stored; receipt ids must be unique.`,
+        );
       }
       await tx.store.add(receipt);
       return receipt;
@@ -56,7 +60,11 @@ export function createIdbReceiptStore(db: EdgeDb, options: IdbReceiptStoreOption
       } catch (err) {
         throw toStorageError(err, "append receipt");
       }
-      throw EdgeError.withTableFix("storage_failed", { op: "append receipt", reason: "contention", attempts: maxAttempts }, `Saving to local storage failed: too many other tabs were appending receipts at once; nothing was written.`);
+      throw EdgeError.withTableFix(
+        "storage_failed",
+        { op: "append receipt", reason: "contention", attempts: maxAttempts },
+        `Saving to local storage failed: too many other tabs were appending receipts at once; nothing was written.`,
+      );
     },
     async get(id) {
       try {

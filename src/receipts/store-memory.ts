@@ -18,7 +18,11 @@ export function createMemoryReceiptStore(): ReceiptStore {
       // Serialized: each receipt chains onto the one appended before it.
       const next = appending.then(async () => {
         if (receipts.some((r) => r.id === body.id)) {
-          throw EdgeError.withTableFix("receipt_id_conflict", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
+          throw EdgeError.withTableFix(
+            "receipt_id_conflict",
+            { id: body.id },
+            `A receipt with id ${body.id} is already stored; receipt ids must be unique.`,
+          );
         }
         const receipt = await chainReceipt(body, receipts.at(-1) ?? null);
         receipts.push(receipt);

@@ -40,7 +40,9 @@ describe("dataDir", () => {
     expect(dataDir({ XDG_DATA_HOME: "relative/ignored" }, "linux", "/home/u")).toBe("/home/u/.local/share/edge-web");
     expect(dataDir({}, "linux", "/home/u")).toBe("/home/u/.local/share/edge-web");
     expect(dataDir({}, "darwin", "/Users/u")).toBe("/Users/u/Library/Application Support/edge-web");
-    expect(dataDir({ APPDATA: "C:\\Users\\u\\AppData\\Roaming" }, "win32", "C:\\Users\\u")).toBe("C:\\Users\\u\\AppData\\Roaming\\edge-web");
+    expect(dataDir({ APPDATA: "C:\\Users\\u\\AppData\\Roaming" }, "win32", "C:\\Users\\u")).toBe(
+      "C:\\Users\\u\\AppData\\Roaming\\edge-web",
+    );
   });
 });
 
@@ -103,7 +105,8 @@ describe("node receipt store", () => {
     const s1 = createNodeReceiptStore({ dir: tmp });
     const s2 = createNodeReceiptStore({ dir: tmp });
     const jobs: Promise<unknown>[] = [];
-    for (let i = 0; i < 15; i++) jobs.push(s1.append(sampleReceiptBody(`a-${i}`)), s2.append(sampleReceiptBody(`b-${i}`)));
+    for (let i = 0; i < 15; i++)
+      jobs.push(s1.append(sampleReceiptBody(`a-${i}`)), s2.append(sampleReceiptBody(`b-${i}`)));
     await Promise.all(jobs);
     const all = await s1.list();
     expect(all.map((r) => r.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
@@ -112,7 +115,8 @@ describe("node receipt store", () => {
 
   it("two OS processes appending at once form one chain", async () => {
     const child = path.resolve(here, "../../test/fixtures/receipt-appender.child.ts");
-    const spawn = (prefix: string) => run(process.execPath, ["--import", "tsx", child, tmp, prefix, "12"], { cwd: path.resolve(here, "../..") });
+    const spawn = (prefix: string) =>
+      run(process.execPath, ["--import", "tsx", child, tmp, prefix, "12"], { cwd: path.resolve(here, "../..") });
     const [p1, p2] = await Promise.all([spawn("p1"), spawn("p2")]);
     expect(p1.stdout + p2.stdout).toBe("done\ndone\n");
     const all = await createNodeReceiptStore({ dir: tmp }).list();
@@ -129,7 +133,15 @@ describe("node receipt store", () => {
     const lock = path.join(dir, ".lock");
     // A process that has exited: its pid is free (on this host).
     const dead = await run(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
-    await writeFile(lock, JSON.stringify({ token: "x", pid: Number(dead.stdout), host: (await import("node:os")).hostname(), created_at: "" }));
+    await writeFile(
+      lock,
+      JSON.stringify({
+        token: "x",
+        pid: Number(dead.stdout),
+        host: (await import("node:os")).hostname(),
+        created_at: "",
+      }),
+    );
     const store = createNodeReceiptStore({ dir: tmp, timeoutMs: 2_000 });
     await store.append(sampleReceiptBody("after-dead"));
 
@@ -140,8 +152,13 @@ describe("node receipt store", () => {
     await store.append(sampleReceiptBody("after-old"));
 
     // A live holder (this very process, as far as the file says): append gives up with storage_failed.
-    await writeFile(lock, JSON.stringify({ token: "y", pid: process.pid, host: (await import("node:os")).hostname(), created_at: "" }));
-    const err = await rejection(createNodeReceiptStore({ dir: tmp, timeoutMs: 300 }).append(sampleReceiptBody("blocked")));
+    await writeFile(
+      lock,
+      JSON.stringify({ token: "y", pid: process.pid, host: (await import("node:os")).hostname(), created_at: "" }),
+    );
+    const err = await rejection(
+      createNodeReceiptStore({ dir: tmp, timeoutMs: 300 }).append(sampleReceiptBody("blocked")),
+    );
     expect(err.code).toBe("storage_failed");
     expect(err.details).toMatchObject({ reason: "lock_timeout" });
     expect((await store.list()).map((r) => r.id)).toEqual(["after-dead", "after-old"]);

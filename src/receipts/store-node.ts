@@ -11,7 +11,14 @@ import type { Receipt, ReceiptBody } from "./types.ts";
 import type { ReceiptStore } from "./store.ts";
 import { chainReceipt } from "./chain.ts";
 import { EdgeError } from "../contract/errors.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, withFileLock, writeFileAtomic, type FileLockOptions } from "../platform/node-files.ts";
+import {
+  dataDir,
+  ensurePrivateDir,
+  listDirIfExists,
+  withFileLock,
+  writeFileAtomic,
+  type FileLockOptions,
+} from "../platform/node-files.ts";
 import { toStorageError } from "../platform/storage-error.ts";
 
 export interface NodeReceiptStoreOptions extends FileLockOptions {
@@ -49,7 +56,11 @@ export function createNodeReceiptStore(options: NodeReceiptStoreOptions = {}): R
     try {
       return JSON.parse(text) as Receipt;
     } catch (err) {
-      throw new EdgeError("storage_failed", { op: "read receipt", path: full, reason: "not_json" }, `Saving to local storage failed: ${full} is not JSON (${(err as Error).message}). Restore the file, or move it away to start with an empty store.`);
+      throw new EdgeError(
+        "storage_failed",
+        { op: "read receipt", path: full, reason: "not_json" },
+        `Saving to local storage failed: ${full} is not JSON (${(err as Error).message}). Restore the file, or move it away to start with an empty store.`,
+      );
     }
   }
 
@@ -80,14 +91,23 @@ export function createNodeReceiptStore(options: NodeReceiptStoreOptions = {}): R
     await ensurePrivateDir(idsDir, { narrow: true });
     try {
       // The marker only guards uniqueness; the receipt file below is the durable record.
-      await writeFile(path.join(idsDir, `${encodeURIComponent(body.id)}.seq`), String(receipt.seq), { flag: "wx", mode: 0o600 });
+      await writeFile(path.join(idsDir, `${encodeURIComponent(body.id)}.seq`), String(receipt.seq), {
+        flag: "wx",
+        mode: 0o600,
+      });
     } catch (err) {
       if ((err as { code?: string }).code === "EEXIST") {
-        throw EdgeError.withTableFix("receipt_id_conflict", { id: body.id }, `A receipt with id ${body.id} is already stored; receipt ids must be unique.`);
+        throw EdgeError.withTableFix(
+          "receipt_id_conflict",
+          { id: body.id },
+          `A receipt with id ${body.id} is already stored; receipt ids must be unique.`,
+        );
       }
       throw toStorageError(err, "write receipt id", { path: idsDir });
     }
-    await writeFileAtomic(path.join(dir, receiptFileName(receipt.seq)), `${JSON.stringify(receipt, null, 2)}\n`, { noClobber: true });
+    await writeFileAtomic(path.join(dir, receiptFileName(receipt.seq)), `${JSON.stringify(receipt, null, 2)}\n`, {
+      noClobber: true,
+    });
     // Only a hint (checked before use): a torn or lost write costs the next append one listing.
     await writeFile(headHint, String(receipt.seq), { mode: 0o600 }).catch(() => undefined);
     return receipt;

@@ -72,7 +72,10 @@ export function withDiscoveryCache(host: PoolRunnerHost, options: DiscoveryCache
     const key = await discoveryKey(job, await (runner ??= options.runner()));
     if (options.mode === "use") {
       const kept = await options.store.get(key).catch(() => undefined);
-      const verdict = kept === undefined ? undefined : verifyDiscoverReply({ type: "done", jobId: key, reply: kept }, key, job.expectedSha256);
+      const verdict =
+        kept === undefined
+          ? undefined
+          : verifyDiscoverReply({ type: "done", jobId: key, reply: kept }, key, job.expectedSha256);
       if (verdict?.ok) {
         touched.set(key, Promise.resolve());
         return { ...verdict, duration_ms: Math.round(performance.now() - started) };
@@ -83,7 +86,11 @@ export function withDiscoveryCache(host: PoolRunnerHost, options: DiscoveryCache
     const outcome = await running;
     // Only a discovery without problems is kept (a failed one is discovered again, so its messages
     // and its stderr are always the runner's own), in the background: the command goes on.
-    if (outcome.ok && outcome.errors.length === 0) touched.set(key, options.store.put(key, replyText(outcome)).catch(() => undefined));
+    if (outcome.ok && outcome.errors.length === 0)
+      touched.set(
+        key,
+        options.store.put(key, replyText(outcome)).catch(() => undefined),
+      );
     return outcome;
   }
 
@@ -91,7 +98,9 @@ export function withDiscoveryCache(host: PoolRunnerHost, options: DiscoveryCache
     const outcome = await host.call(job, signal);
     if (outcome.error?.code === "tool_schema_changed" && touched.size) {
       // After its write, if one is under way: a delete before it would leave the entry behind.
-      await Promise.all([...touched].map(([key, written]) => written.then(() => options.store.delete(key)).catch(() => undefined)));
+      await Promise.all(
+        [...touched].map(([key, written]) => written.then(() => options.store.delete(key)).catch(() => undefined)),
+      );
       touched.clear();
     }
     return outcome;

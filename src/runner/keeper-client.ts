@@ -11,8 +11,28 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { BootMessage, HostToWorker } from "../../workers/protocol.ts";
-import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec, type KeeperStatus, type WireRecord } from "./keeper-wire.ts";
-import { linkedRunnerProcess, localRunnerProcess, nodeProcessFactory, type LaunchListener, type RunnerLinkEvents } from "./node-process.ts";
+import {
+  RECORD,
+  RECORD_CHUNK,
+  RecordReader,
+  encodeChunked,
+  jsonRecord,
+  keeperKey,
+  recordText,
+  type KeeperAnswer,
+  type KeeperHello,
+  type KeeperPaths,
+  type KeeperSpec,
+  type KeeperStatus,
+  type WireRecord,
+} from "./keeper-wire.ts";
+import {
+  linkedRunnerProcess,
+  localRunnerProcess,
+  nodeProcessFactory,
+  type LaunchListener,
+  type RunnerLinkEvents,
+} from "./node-process.ts";
 import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
 import type { RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
 
@@ -35,7 +55,11 @@ export interface KeeperEndpoint {
 }
 
 /** The factory of a one-shot command: job runners come from the keeper when it has them. */
-export function keptRunnerFactory(indexURL: string, cacheFiles: string | undefined, endpoint: KeeperEndpoint): RunnerWorkerFactory {
+export function keptRunnerFactory(
+  indexURL: string,
+  cacheFiles: string | undefined,
+  endpoint: KeeperEndpoint,
+): RunnerWorkerFactory {
   const plan = runnerSpawnPlan(indexURL);
   const base = nodeProcessFactory(indexURL, cacheFiles, plan, endpoint.onLaunch);
   return {
@@ -53,7 +77,11 @@ export function startKeeper(endpoint: KeeperEndpoint): void {
     const tmp = `${endpoint.paths.spec}.${randomBytes(6).toString("hex")}`;
     writeFileSync(tmp, JSON.stringify(endpoint.spec), { mode: 0o600, flag: "wx" });
     renameSync(tmp, endpoint.paths.spec);
-    const child = spawn(process.execPath, [EDGE_BIN, "__runner-keeper", endpoint.paths.socket], { detached: true, stdio: "ignore", env: process.env });
+    const child = spawn(process.execPath, [EDGE_BIN, "__runner-keeper", endpoint.paths.socket], {
+      detached: true,
+      stdio: "ignore",
+      env: process.env,
+    });
     child.on("error", () => undefined);
     child.unref();
   } catch {
@@ -123,7 +151,8 @@ class KeptRunner implements RunnerWorkerHandle {
     void runnerScriptSha256().then(
       (sha) => {
         if (this.inner || !this.socket) return;
-        for (const c of jsonRecord(RECORD.HELLO, { token: this.token, key: keeperKey(spec, sha) })) this.socket.write(c);
+        for (const c of jsonRecord(RECORD.HELLO, { token: this.token, key: keeperKey(spec, sha) }))
+          this.socket.write(c);
         this.answerTimer = setTimeout(() => this.useLocal(false), ANSWER_TIMEOUT_MS);
       },
       () => this.useLocal(false),
@@ -138,7 +167,8 @@ class KeptRunner implements RunnerWorkerHandle {
       return this.lost();
     }
     for (const record of records) {
-      if (this.inner === undefined && record.type === RECORD.HELLO) this.answered(JSON.parse(recordText(record.payload)) as KeeperAnswer);
+      if (this.inner === undefined && record.type === RECORD.HELLO)
+        this.answered(JSON.parse(recordText(record.payload)) as KeeperAnswer);
       else if (this.events) this.deliver(record);
       else this.early.push(record);
     }

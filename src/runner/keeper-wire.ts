@@ -33,7 +33,8 @@ function encodeRecord(type: number, payload: Uint8Array): Uint8Array[] {
 /** `bytes` as PROTOCOL or OUTPUT records of at most RECORD_CHUNK bytes each. */
 export function encodeChunked(type: number, bytes: Uint8Array): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (let at = 0; at < bytes.byteLength; at += RECORD_CHUNK) out.push(...encodeRecord(type, bytes.subarray(at, at + RECORD_CHUNK)));
+  for (let at = 0; at < bytes.byteLength; at += RECORD_CHUNK)
+    out.push(...encodeRecord(type, bytes.subarray(at, at + RECORD_CHUNK)));
   return out;
 }
 
@@ -53,7 +54,8 @@ export class RecordReader {
       const head = this.take(HEAD, false);
       const type = head[0]!;
       const length = new DataView(head.buffer, head.byteOffset, HEAD).getUint32(1);
-      if (length > this.limit(type)) throw new Error(`a keeper record of type ${type} and ${length} bytes is over its limit`);
+      if (length > this.limit(type))
+        throw new Error(`a keeper record of type ${type} and ${length} bytes is over its limit`);
       if (this.size < HEAD + length) break;
       out.push({ type, payload: this.take(HEAD + length, true).subarray(HEAD) });
     }
@@ -95,7 +97,8 @@ export class RecordReader {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-export const jsonRecord = (type: number, value: unknown): Uint8Array[] => encodeRecord(type, encoder.encode(JSON.stringify(value)));
+export const jsonRecord = (type: number, value: unknown): Uint8Array[] =>
+  encodeRecord(type, encoder.encode(JSON.stringify(value)));
 export const recordText = (payload: Uint8Array): string => decoder.decode(payload);
 
 /** What a keeper's runners are: the boot they were sent (its `warmUp` aside) and how they are
@@ -113,7 +116,17 @@ export interface KeeperSpec {
 export function keeperKey(spec: KeeperSpec, scriptSha256: string): string {
   const launch = processLaunchTools();
   return createHash("sha256")
-    .update(canonicalJson({ format: "edge-runner-keeper.v3", node: process.version, execPath: process.execPath, script: scriptSha256, launch, netns: networkNamespace(), spec }))
+    .update(
+      canonicalJson({
+        format: "edge-runner-keeper.v3",
+        node: process.version,
+        execPath: process.execPath,
+        script: scriptSha256,
+        launch,
+        netns: networkNamespace(),
+        spec,
+      }),
+    )
     .digest("hex");
 }
 
@@ -161,7 +174,8 @@ export interface KeeperPaths {
 export function keeperDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (process.platform === "win32" || typeof process.getuid !== "function") return undefined;
   const runtime = env.XDG_RUNTIME_DIR;
-  const dir = runtime && isAbsolute(runtime) ? join(runtime, "edge-web") : join(tmpdir(), `edge-web-${process.getuid()}`);
+  const dir =
+    runtime && isAbsolute(runtime) ? join(runtime, "edge-web") : join(tmpdir(), `edge-web-${process.getuid()}`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dir);
@@ -175,7 +189,9 @@ export function keeperDir(env: NodeJS.ProcessEnv = process.env): string | undefi
 /** The files of the keeper for runners started from this package, this node and this snapshot
  *  cache (one keeper per data folder and installation). A socket path must fit in 107 bytes. */
 export function keeperPaths(dir: string, scope: { packageRoot: string; cacheFiles?: string }): KeeperPaths | undefined {
-  const id = fnv1a64(canonicalJson({ root: scope.packageRoot, cache: scope.cacheFiles ?? null, node: process.execPath }));
+  const id = fnv1a64(
+    canonicalJson({ root: scope.packageRoot, cache: scope.cacheFiles ?? null, node: process.execPath }),
+  );
   const socket = join(dir, `keeper-${id}.sock`);
   return Buffer.byteLength(socket) > 100 ? undefined : keeperPathsOf(socket);
 }

@@ -49,7 +49,13 @@ def nap() -> int:
     return 1
 `,
 );
-const ENV = { ...process.env, EDGE_DATA_DIR: join(tmp, "data"), XDG_RUNTIME_DIR: RUNTIME, EDGE_RUNNER_KEEPER: "1", EDGE_RUNNER_KEEPER_IDLE_MS: "300000" };
+const ENV = {
+  ...process.env,
+  EDGE_DATA_DIR: join(tmp, "data"),
+  XDG_RUNTIME_DIR: RUNTIME,
+  EDGE_RUNNER_KEEPER: "1",
+  EDGE_RUNNER_KEEPER_IDLE_MS: "300000",
+};
 const FEE = ["tools", "call", join(EXAMPLES, "tools.py"), "fee_quote", "--args", '{"amount": 250}', "--json"];
 const started = new Set<number>();
 
@@ -123,10 +129,28 @@ describe("the runner keeper", () => {
 
   it("its runners are sandboxed like any runner: the red team's probe is refused the same way", async () => {
     const before = await readyKeeper();
-    const r = await edgeCliWithEnv(ENV, "tools", "call", HOSTILE, "probe", "--args", JSON.stringify({ scratch: join(tmp, "written.txt"), cache: join(tmp, "data", "cache") }), "--json");
+    const r = await edgeCliWithEnv(
+      ENV,
+      "tools",
+      "call",
+      HOSTILE,
+      "probe",
+      "--args",
+      JSON.stringify({ scratch: join(tmp, "written.txt"), cache: join(tmp, "data", "cache") }),
+      "--json",
+    );
     expect(r.code).toBe(0);
     expect(r.json.result.env_keys).toEqual([]);
-    for (const probe of ["environ_node", "child_process", "worker", "write_file", "inspector_connect", "signal_cli", "read_cache"]) expect(r.json.result[probe], probe).toMatch(/^refused/);
+    for (const probe of [
+      "environ_node",
+      "child_process",
+      "worker",
+      "write_file",
+      "inspector_connect",
+      "signal_cli",
+      "read_cache",
+    ])
+      expect(r.json.result[probe], probe).toMatch(/^refused/);
     expect((await readyKeeper()).served).toBeGreaterThan(before.served);
     // A runner that kills itself: the same failure as with a runner of the command's own.
     const crash = await edgeCliWithEnv(ENV, "tools", "call", HOSTILE, "suicide", "--json");
@@ -150,7 +174,11 @@ describe("a command stopped while it runs on a kept runner", () => {
     await edgeCliWithEnv(ENV, ...FEE); // the keeper before ended with its socket: this starts the next one
     const before = await readyKeeper();
     const { child, done } = startNode([BIN, "tools", "call", NAPPER, "nap"], ENV);
-    await waitFor("the command to take a runner", async () => ((await keeperStatus(paths()!))?.served ?? 0) > before.served || undefined, 60_000);
+    await waitFor(
+      "the command to take a runner",
+      async () => ((await keeperStatus(paths()!))?.served ?? 0) > before.served || undefined,
+      60_000,
+    );
     child.kill("SIGINT");
     const ended = await done;
     expect(ended.code ?? ended.signal).not.toBe(0);

@@ -16,7 +16,20 @@ import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT } from "../../workers/frames.ts";
 import { parseWorkerToHost } from "../../workers/protocol.ts";
-import { RECORD, RECORD_CHUNK, RecordReader, encodeChunked, jsonRecord, keeperKey, keeperPathsOf, recordText, type KeeperAnswer, type KeeperHello, type KeeperPaths, type KeeperSpec } from "./keeper-wire.ts";
+import {
+  RECORD,
+  RECORD_CHUNK,
+  RecordReader,
+  encodeChunked,
+  jsonRecord,
+  keeperKey,
+  keeperPathsOf,
+  recordText,
+  type KeeperAnswer,
+  type KeeperHello,
+  type KeeperPaths,
+  type KeeperSpec,
+} from "./keeper-wire.ts";
 import { spawnRunnerChild, type RunnerLink } from "./node-process.ts";
 import { privateSnapshotBoot } from "./node-snapshot-file.ts";
 import { runnerScriptSha256, runnerSpawnPlan, type RunnerSpawnPlan } from "./runner-plan.ts";
@@ -42,7 +55,13 @@ class Spare {
   private readonly reader = new FrameReader({ json: RUNNER_FRAME_JSON_LIMIT, bytes: 0 });
   private readonly timer: NodeJS.Timeout;
 
-  constructor(plan: RunnerSpawnPlan, script: string, readonly launch: RunnerLaunch, boot: KeeperSpec["boot"], onEnd: (spare: Spare, booted: boolean) => void) {
+  constructor(
+    plan: RunnerSpawnPlan,
+    script: string,
+    readonly launch: RunnerLaunch,
+    boot: KeeperSpec["boot"],
+    onEnd: (spare: Spare, booted: boolean) => void,
+  ) {
     this.ready = new Promise((resolve) => (this.settle = resolve));
     this.link = spawnRunnerChild(plan, script, launch, {
       data: (chunk) => this.data(chunk),
@@ -115,7 +134,8 @@ function readSpec(file: string): KeeperSpec {
   const text = readFileSync(file, "utf8");
   rmSync(file, { force: true });
   const spec = JSON.parse(text) as KeeperSpec;
-  if (spec?.boot?.type !== "boot" || typeof spec.indexURL !== "string") throw new Error("the keeper's spec is not a boot");
+  if (spec?.boot?.type !== "boot" || typeof spec.indexURL !== "string")
+    throw new Error("the keeper's spec is not a boot");
   return spec;
 }
 
@@ -155,7 +175,10 @@ function tokenOnDisk(paths: KeeperPaths): string | undefined {
 }
 
 /** Runs the keeper until it ends; resolves with its exit code. */
-export async function serveRunnerKeeper(socketPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function serveRunnerKeeper(
+  socketPath: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (!socketPath?.endsWith(".sock")) return 2;
   const paths = keeperPathsOf(socketPath);
   process.chdir("/");
@@ -163,13 +186,25 @@ export async function serveRunnerKeeper(socketPath: string | undefined, env: Nod
   const spec = readSpec(paths.spec);
   const plan = runnerSpawnPlan(spec.indexURL);
   // The cache's snapshot file, copied once into this keeper's private folder for all its runners.
-  const [[script, launch], sha, boot] = await Promise.all([plan.ready, runnerScriptSha256(), privateSnapshotBoot(plan.snapshotFiles, spec.boot)]);
+  const [[script, launch], sha, boot] = await Promise.all([
+    plan.ready,
+    runnerScriptSha256(),
+    privateSnapshotBoot(plan.snapshotFiles, spec.boot),
+  ]);
   const claimed = await claim(paths.socket);
   if (!claimed) return 0; // another keeper serves this socket
   const token = randomBytes(32).toString("hex");
   writeToken(paths, token);
   const idleMs = Number(env.EDGE_RUNNER_KEEPER_IDLE_MS) > 0 ? Number(env.EDGE_RUNNER_KEEPER_IDLE_MS) : DEFAULT_IDLE_MS;
-  const keeper = new Keeper(claimed.server, claimed.own, paths, token, keeperKey(spec, sha), idleMs, () => new Spare(plan, script, launch, boot, (s, booted) => keeper.ended(s, booted)));
+  const keeper = new Keeper(
+    claimed.server,
+    claimed.own,
+    paths,
+    token,
+    keeperKey(spec, sha),
+    idleMs,
+    () => new Spare(plan, script, launch, boot, (s, booted) => keeper.ended(s, booted)),
+  );
   return keeper.done;
 }
 
@@ -245,7 +280,13 @@ class Keeper {
    *  none while a command is connected: a boot next to a job roughly doubles its time on two cores,
    *  and a command the keeper runs shares its event loop. The last one to close calls this again. */
   private refill(): void {
-    if (this.closed || this.clients > 0 || this.spares.some((s) => s.state === "booting") || this.spares.length >= SPARES) return;
+    if (
+      this.closed ||
+      this.clients > 0 ||
+      this.spares.some((s) => s.state === "booting") ||
+      this.spares.length >= SPARES
+    )
+      return;
     const spare = this.spawnSpare();
     this.spares.push(spare);
     this.live.add(spare);
@@ -300,7 +341,10 @@ class Keeper {
     if (!sameToken(hello.token, this.token)) return answer({ ok: false, reason: "token" });
     if (hello.status) {
       const sparesReady = this.spares.filter((s) => s.state === "ready").length;
-      return answer({ ok: true, status: { pid: process.pid, served: this.served, sparesReady, bootsFailed: this.bootsFailed } });
+      return answer({
+        ok: true,
+        status: { pid: process.pid, served: this.served, sparesReady, bootsFailed: this.bootsFailed },
+      });
     }
     if (hello.key !== this.key) {
       answer({ ok: false, reason: "stale" });

@@ -14,7 +14,6 @@ import { createNodeRunnerHost } from "./node.ts";
 import type { PoolRunnerHost } from "./pool.ts";
 import { SOAK_TOOLS } from "../../test/fixtures/soak-tools.ts";
 
-
 const WARM_UP = 50;
 const TOTAL = 200;
 const MAX_GROWTH = 0.1;
@@ -67,7 +66,14 @@ afterAll(async () => {
 
 async function oneCall(i: number): Promise<void> {
   const n = 1000 + i;
-  const out = await host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: "work", args: { n }, outputSchema: null });
+  const out = await host.call({
+    bytes,
+    expectedSha256: sha,
+    filename: "tools.py",
+    toolName: "work",
+    args: { n },
+    outputSchema: null,
+  });
   expect(out.error, `call ${i}`).toBeUndefined();
   expect(out.ok).toBe(true);
   expect(out.runner_secret_verified).toBe(true);
@@ -108,7 +114,8 @@ async function runnerProcesses(): Promise<number[]> {
     try {
       const stat = await readFile(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === process.pid && (await readFile(`/proc/${name}/cmdline`, "utf8")).includes("permission")) out.push(Number(name));
+      if (ppid === process.pid && (await readFile(`/proc/${name}/cmdline`, "utf8")).includes("permission"))
+        out.push(Number(name));
     } catch {
       // exited meanwhile
     }

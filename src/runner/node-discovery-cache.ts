@@ -57,7 +57,9 @@ export function nodeDiscoveryStore(cacheDir: string, keyFile = snapshotKeyFile()
 async function prune(dir: string): Promise<void> {
   const names = (await readdir(dir)).filter((n) => n.endsWith(".json"));
   if (names.length <= MAX_ENTRIES) return;
-  const dated = await Promise.all(names.map(async (name) => ({ name, mtime: (await stat(join(dir, name)).catch(() => undefined))?.mtimeMs ?? 0 })));
+  const dated = await Promise.all(
+    names.map(async (name) => ({ name, mtime: (await stat(join(dir, name)).catch(() => undefined))?.mtimeMs ?? 0 })),
+  );
   dated.sort((a, b) => a.mtime - b.mtime);
   await Promise.all(dated.slice(0, dated.length - MAX_ENTRIES).map(({ name }) => rm(join(dir, name), { force: true })));
 }

@@ -22,7 +22,12 @@ export async function readToolsFile(path: string): Promise<Uint8Array> {
   }
   try {
     const st = await fh.stat();
-    if (!st.isFile()) throw new EdgeError("tools_file_not_regular", { path }, `${path} is ${kindOf(st)}, not a regular file; point Edge at a tools.py file.`);
+    if (!st.isFile())
+      throw new EdgeError(
+        "tools_file_not_regular",
+        { path },
+        `${path} is ${kindOf(st)}, not a regular file; point Edge at a tools.py file.`,
+      );
     if (st.size > maxBytes) throw tooLarge(path, st.size, maxBytes);
     // One byte more than the limit: a file that grew since stat() is caught without reading it all.
     const buf = new Uint8Array(Math.min(st.size, maxBytes) + 1);
@@ -60,7 +65,13 @@ function unreadable(path: string, err: unknown): EdgeError {
   return new EdgeError("tools_file_unreadable", { path, reason: err instanceof Error ? err.message : String(err) });
 }
 
-function kindOf(st: { isDirectory(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+function kindOf(st: {
+  isDirectory(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+}): string {
   if (st.isDirectory()) return "a directory";
   if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
   if (st.isFIFO()) return "a pipe (FIFO)";

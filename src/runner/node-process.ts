@@ -12,7 +12,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { BoundedText } from "../../workers/bounded-text.ts";
-import { encodeFrame, FrameReader, RUNNER_FRAME_JSON_LIMIT, type FrameLimits, type FrameMessage } from "../../workers/frames.ts";
+import {
+  encodeFrame,
+  FrameReader,
+  RUNNER_FRAME_JSON_LIMIT,
+  type FrameLimits,
+  type FrameMessage,
+} from "../../workers/frames.ts";
 import type { BootMessage, PyodideAssets } from "../../workers/protocol.ts";
 import { inheritableDescriptors } from "./descriptors.ts";
 import type { RunnerRole, RunnerWorkerFactory, RunnerWorkerHandle } from "./worker-handle.ts";
@@ -30,7 +36,6 @@ const FRAME_LIMITS: Record<RunnerRole, FrameLimits> = {
 /** Output a runner writes to its fd 1/2 that is kept (the pool bounds the job's stderr again). */
 const OUTPUT_LIMIT = 65_536;
 const EXIT_TAIL = 4096;
-
 
 // ── the runners of this process, ended with it ──────────────────────────────────────────────
 //
@@ -76,11 +81,15 @@ function untrack(runner: RunnerProcess): void {
   if (live.delete(runner) && live.size === 0) removeProcessHooks();
 }
 
-
 /** The process adapter behind createNodeRunnerHost. `cacheFiles`: the disk cache's snapshot files
  *  (node-snapshot.ts), which the pool then hands over by reference: each is copied into this
  *  process's private folder (node-snapshot-file.ts), and runners check its sha256 themselves. */
-export function nodeProcessFactory(indexURL: string, cacheFiles?: string, plan = runnerSpawnPlan(indexURL), onLaunch?: LaunchListener): RunnerWorkerFactory {
+export function nodeProcessFactory(
+  indexURL: string,
+  cacheFiles?: string,
+  plan = runnerSpawnPlan(indexURL),
+  onLaunch?: LaunchListener,
+): RunnerWorkerFactory {
   return {
     pyodideAssets: (): PyodideAssets => ({ kind: "indexURL", indexURL }),
     warmsUp: true, // each process compiles Pyodide's wasm for itself
@@ -93,7 +102,11 @@ export function nodeProcessFactory(indexURL: string, cacheFiles?: string, plan =
 export type LaunchListener = (launch: Pick<RunnerLaunch, "network" | "parentDeath" | "reason">) => void;
 
 /** A runner process started by this process now (its script may still be bundling). */
-export function localRunnerProcess(plan: RunnerSpawnPlan, role: RunnerRole = "job", onLaunch?: LaunchListener): RunnerWorkerHandle {
+export function localRunnerProcess(
+  plan: RunnerSpawnPlan,
+  role: RunnerRole = "job",
+  onLaunch?: LaunchListener,
+): RunnerWorkerHandle {
   return new RunnerProcess(
     async (events, cancelled) => {
       const [text, launch] = await plan.ready;
@@ -131,7 +144,12 @@ type RunnerChannel = Readable & { write(chunk: Uint8Array): boolean; cork(): voi
 
 /** Start one runner process: `node <flags> -e <script> <inherited fds>`, an empty environment, its
  *  protocol on fd 3, fd 1/2 read as text. */
-export function spawnRunnerChild(plan: Pick<RunnerSpawnPlan, "args" | "cwd">, text: string, launch: RunnerLaunch, events: RunnerLinkEvents): RunnerLink {
+export function spawnRunnerChild(
+  plan: Pick<RunnerSpawnPlan, "args" | "cwd">,
+  text: string,
+  launch: RunnerLaunch,
+  events: RunnerLinkEvents,
+): RunnerLink {
   // The descriptors this process would pass on: the child closes them before anything else.
   const inherited = inheritableDescriptors().join(",");
   const [command, ...prefix] = [...launch.prefix, process.execPath];
@@ -149,7 +167,9 @@ export function spawnRunnerChild(plan: Pick<RunnerSpawnPlan, "args" | "cwd">, te
   channel.on("data", (chunk: Buffer) => events.data(chunk));
   channel.on("error", () => undefined); // EPIPE after the child died; its exit is reported below
   child.on("error", (err) => events.close(`runner process error: ${err.message}`));
-  child.on("close", (code, signal) => events.close(signal ? `runner process killed by ${signal}` : `runner process exited with code ${code}`));
+  child.on("close", (code, signal) =>
+    events.close(signal ? `runner process killed by ${signal}` : `runner process exited with code ${code}`),
+  );
   return {
     // A frame's chunks in one system call (corked: one writev): the runner reads the whole frame
     // at once instead of waking up for the header, the JSON and the bytes one by one.
@@ -212,7 +232,8 @@ class RunnerProcess implements RunnerWorkerHandle {
         for (const chunks of this.queued) link.write(chunks);
         this.queued = [];
       },
-      (err: unknown) => this.exit(`the runner could not be started: ${err instanceof Error ? err.message : String(err)}`),
+      (err: unknown) =>
+        this.exit(`the runner could not be started: ${err instanceof Error ? err.message : String(err)}`),
     );
   }
 
@@ -233,7 +254,8 @@ class RunnerProcess implements RunnerWorkerHandle {
     this.pendingDone = undefined;
     const printed = this.output.text;
     this.output.clear();
-    if (printed && (msg.stderr === undefined || typeof msg.stderr === "string")) msg.stderr = `${msg.stderr ?? ""}${printed}`;
+    if (printed && (msg.stderr === undefined || typeof msg.stderr === "string"))
+      msg.stderr = `${msg.stderr ?? ""}${printed}`;
     this.messageHandler?.(msg);
   }
 
@@ -253,7 +275,8 @@ class RunnerProcess implements RunnerWorkerHandle {
       .then(() => frame)
       .then(
         (chunks) => this.send(chunks),
-        (err: unknown) => this.exit(`the runner's message could not be sent: ${err instanceof Error ? err.message : String(err)}`),
+        (err: unknown) =>
+          this.exit(`the runner's message could not be sent: ${err instanceof Error ? err.message : String(err)}`),
       );
   }
 
@@ -261,7 +284,8 @@ class RunnerProcess implements RunnerWorkerHandle {
    *  (node-snapshot-file.ts: bytes placed, the disk cache's file copied), else inline. */
   private frame(msg: Parameters<RunnerWorkerHandle["post"]>[0]): Uint8Array[] | Promise<Uint8Array[]> {
     const boot = msg as BootMessage;
-    if (boot.type !== "boot" || !this.snapshotFiles || (!(boot.snapshot instanceof Uint8Array) && !boot.snapshotFile)) return encodeFrame(msg);
+    if (boot.type !== "boot" || !this.snapshotFiles || (!(boot.snapshot instanceof Uint8Array) && !boot.snapshotFile))
+      return encodeFrame(msg);
     return privateSnapshotBoot(this.snapshotFiles, boot).then((sent) => encodeFrame(sent));
   }
 

@@ -22,7 +22,11 @@ import { entryPath, inodeOf, openEntry, openedPath, openFolder, readCapped, type
 
 /** A tools file on disk as a project: its folder, or `root` (which must contain it). */
 export function projectFileSource(file: string, root?: string): ToolSource {
-  return { name: file, read: () => readToolsFile(file), readProject: (limits) => readProjectFolder(file, root, limits) };
+  return {
+    name: file,
+    read: () => readToolsFile(file),
+    readProject: (limits) => readProjectFolder(file, root, limits),
+  };
 }
 
 const inside = (child: string, parent: string): boolean => {
@@ -30,7 +34,11 @@ const inside = (child: string, parent: string): boolean => {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 };
 
-async function readProjectFolder(file: string, rootArg: string | undefined, limits: ProjectLimits): Promise<ProjectSnapshot> {
+async function readProjectFolder(
+  file: string,
+  rootArg: string | undefined,
+  limits: ProjectLimits,
+): Promise<ProjectSnapshot> {
   const root = path.resolve(rootArg ?? path.dirname(path.resolve(file)));
   // The tools file first, exactly as a single file is read (its own errors and 1 MiB limit); what
   // the walk needs is looked up meanwhile.
@@ -41,17 +49,32 @@ async function readProjectFolder(file: string, rootArg: string | undefined, limi
     privateFolderInodes(),
   ]);
   // --tools-root naming the tools file itself: the file alone, nothing beside it.
-  if (root === path.resolve(file)) return { root: path.dirname(root), entry: path.basename(root), files: { [path.basename(root)]: entryBytes }, skipped: [] };
+  if (root === path.resolve(file))
+    return {
+      root: path.dirname(root),
+      entry: path.basename(root),
+      files: { [path.basename(root)]: entryBytes },
+      skipped: [],
+    };
   const rel = path.relative(root, path.resolve(file));
   if (!rootStat?.isDirectory() || rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) {
-    throw new EdgeError("tools_root_invalid", { root, file }, `${file} is not inside the tools root ${root}${rootStat?.isDirectory() ? "" : " (not a folder)"}; pass --tools-root DIR with the tools file inside DIR.`);
+    throw new EdgeError(
+      "tools_root_invalid",
+      { root, file },
+      `${file} is not inside the tools root ${root}${rootStat?.isDirectory() ? "" : " (not a folder)"}; pass --tools-root DIR with the tools file inside DIR.`,
+    );
   }
   const entry = rel.split(path.sep).join("/");
   const walk = new Walk(root, realRoot, entry, limits, privateDirs);
   walk.bytes = walk.planned = entryBytes.byteLength;
   // The root the person named may itself be a link; nothing below it is followed.
   const top = await openFolder(root, true);
-  if (typeof top === "string") throw new EdgeError("tools_root_invalid", { root, file }, `The tools root ${root} is not a folder; pass --tools-root DIR with the tools file inside DIR.`);
+  if (typeof top === "string")
+    throw new EdgeError(
+      "tools_root_invalid",
+      { root, file },
+      `The tools root ${root} is not a folder; pass --tools-root DIR with the tools file inside DIR.`,
+    );
   try {
     await walk.folder(top, "", 0);
   } finally {
@@ -104,7 +127,8 @@ class Walk {
 
   /** Stop at the call's deadline: a walk never outlives the call it reads for. */
   private tick(): void {
-    if (this.limits.deadline !== undefined && Date.now() > this.limits.deadline) throw projectTooLarge(this.size({ elapsed_ms: Date.now() - this.started }), this.limits, this.root);
+    if (this.limits.deadline !== undefined && Date.now() > this.limits.deadline)
+      throw projectTooLarge(this.size({ elapsed_ms: Date.now() - this.started }), this.limits, this.root);
   }
 
   async folder(dir: OpenFolder, relDir: string, depth: number): Promise<void> {
@@ -114,7 +138,8 @@ class Walk {
     // admitted in name order before any folder or link after them.
     let batch: Listed[] = [];
     const flush = async (): Promise<void> => {
-      for (let at = 0; at < batch.length; at += READ_AT_ONCE) await this.readBatch(dir, batch.slice(at, at + READ_AT_ONCE));
+      for (let at = 0; at < batch.length; at += READ_AT_ONCE)
+        await this.readBatch(dir, batch.slice(at, at + READ_AT_ONCE));
       batch = [];
     };
     for (const { d, name } of entries) {
@@ -143,10 +168,18 @@ class Walk {
     if (dir === "not_a_folder") return void this.skipped.push({ path: rel, reason: "not_a_file" });
     try {
       if (this.privateDirs.has(inodeOf(dir.st))) return void this.skipped.push({ path: rel, reason: "edge_data" });
-      if (await stat(entryPath(dir, Buffer.from("pyvenv.cfg"))).then((s) => s.isFile(), () => false)) return void this.skipped.push({ path: rel, reason: "virtualenv" });
+      if (
+        await stat(entryPath(dir, Buffer.from("pyvenv.cfg"))).then(
+          (s) => s.isFile(),
+          () => false,
+        )
+      )
+        return void this.skipped.push({ path: rel, reason: "virtualenv" });
       this.folders += 1;
-      if (this.limits.maxFolders !== undefined && this.folders > this.limits.maxFolders) throw projectTooLarge(this.size(), this.limits, this.root);
-      if (this.limits.maxDepth !== undefined && depth > this.limits.maxDepth) throw projectTooLarge(this.size({ depth }), this.limits, this.root, [JSON.stringify(rel)]);
+      if (this.limits.maxFolders !== undefined && this.folders > this.limits.maxFolders)
+        throw projectTooLarge(this.size(), this.limits, this.root);
+      if (this.limits.maxDepth !== undefined && depth > this.limits.maxDepth)
+        throw projectTooLarge(this.size({ depth }), this.limits, this.root, [JSON.stringify(rel)]);
       await this.folder(dir, rel, depth);
     } finally {
       await dir.handle.close();
@@ -162,7 +195,8 @@ class Walk {
         const { rel, raw } = batch[i]!;
         if (o.kind === "link") await this.link(dir, raw, rel);
         else if (o.kind === "other") this.skipped.push({ path: rel, reason: "not_a_file" });
-        else if (o.kind === "gone") continue; // removed since the listing
+        else if (o.kind === "gone")
+          continue; // removed since the listing
         else if (await this.isEdgeFile(o.st)) this.skipped.push({ path: rel, reason: "edge_data" });
         else {
           this.admit(rel, o.st.size);
@@ -186,17 +220,23 @@ class Walk {
   /** A symlink is mounted as the file it points to, when that file is inside the root. */
   private async link(dir: OpenFolder, raw: Buffer, rel: string): Promise<void> {
     const refuse = (why: string): never => {
-      throw new EdgeError("tools_project_symlink_refused", { path: rel, root: this.root }, `${JSON.stringify(rel)} in the tools project ${this.root} is a symlink ${why}, so the project was not mounted; replace the link with the file itself or remove it.`);
+      throw new EdgeError(
+        "tools_project_symlink_refused",
+        { path: rel, root: this.root },
+        `${JSON.stringify(rel)} in the tools project ${this.root} is a symlink ${why}, so the project was not mounted; replace the link with the file itself or remove it.`,
+      );
     };
     const target = await realpath(entryPath(dir, raw)).catch(() => refuse("to nothing (its target does not exist)"));
     if (!inside(target, this.realRoot)) refuse(`to ${JSON.stringify(target)}, outside the project's folder`);
     const o = await openEntry(target);
     if (o.kind === "gone") return refuse("to nothing (its target does not exist)");
-    if (o.kind !== "file") return refuse(o.kind === "other" && o.st.isDirectory() ? "to a folder" : "to something that is not a file");
+    if (o.kind !== "file")
+      return refuse(o.kind === "other" && o.st.isDirectory() ? "to a folder" : "to something that is not a file");
     try {
       // Where the opened file really is: an ancestor swapped for a link after realpath() shows here.
       const now = await openedPath(o.handle);
-      if (now !== undefined && !inside(now, this.realRoot)) refuse(`to ${JSON.stringify(now)}, outside the project's folder`);
+      if (now !== undefined && !inside(now, this.realRoot))
+        refuse(`to ${JSON.stringify(now)}, outside the project's folder`);
       if (await this.isEdgeFile(o.st)) return void this.skipped.push({ path: rel, reason: "edge_data" });
       this.admit(rel, o.st.size);
       await this.keep(rel, o.handle, await readCapped(o.handle, o.st.size));
@@ -209,7 +249,10 @@ class Walk {
   private admit(rel: string, size: number): void {
     this.count += 1;
     if (this.count > this.limits.maxFiles) throw projectTooLarge(this.size(), this.limits, this.root);
-    if (this.planned + size > this.limits.maxBytes) throw projectTooLarge(this.size({ bytes: this.planned + size }), this.limits, this.root, [`${JSON.stringify(rel)} (${size} bytes)`]);
+    if (this.planned + size > this.limits.maxBytes)
+      throw projectTooLarge(this.size({ bytes: this.planned + size }), this.limits, this.root, [
+        `${JSON.stringify(rel)} (${size} bytes)`,
+      ]);
     this.planned += size;
   }
 
@@ -220,11 +263,17 @@ class Walk {
     if (read.more) {
       const room = this.limits.maxBytes - this.bytes;
       const rest = await readCapped(handle, room, bytes);
-      if (rest.more) throw projectTooLarge(this.size({ bytes: this.bytes + room + 1 }), this.limits, this.root, [`${JSON.stringify(rel)} (more than ${room} bytes)`]);
+      if (rest.more)
+        throw projectTooLarge(this.size({ bytes: this.bytes + room + 1 }), this.limits, this.root, [
+          `${JSON.stringify(rel)} (more than ${room} bytes)`,
+        ]);
       bytes = rest.bytes;
     }
     this.bytes += bytes.byteLength;
-    if (this.bytes > this.limits.maxBytes) throw projectTooLarge(this.size(), this.limits, this.root, [`${JSON.stringify(rel)} (${bytes.byteLength} bytes)`]);
+    if (this.bytes > this.limits.maxBytes)
+      throw projectTooLarge(this.size(), this.limits, this.root, [
+        `${JSON.stringify(rel)} (${bytes.byteLength} bytes)`,
+      ]);
     this.files[rel] = new Uint8Array(bytes);
   }
 }

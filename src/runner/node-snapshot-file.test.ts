@@ -1,7 +1,17 @@
 // The snapshot files Node runners boot from (node-snapshot-file.ts): private copies, each written
 // once, never overwritten, removed with their process and after a killed one.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -37,7 +47,9 @@ describe("the runners' snapshot file", () => {
       import { createSnapshotFiles } from ${JSON.stringify(new URL("./node-snapshot-file.ts", import.meta.url).pathname)};
       const f = createSnapshotFiles(${JSON.stringify(parent)});
       console.log((await f.place(new Uint8Array(64))).path);`;
-    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(existsSync(run.stdout.trim())).toBe(false);
 

@@ -51,7 +51,8 @@ function removeStale(dir: string): void {
   try {
     for (const name of readdirSync(dir)) {
       const pid = new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1];
-      if (pid && Number(pid) !== process.pid && !alive(Number(pid))) rmSync(join(dir, name), { recursive: true, force: true });
+      if (pid && Number(pid) !== process.pid && !alive(Number(pid)))
+        rmSync(join(dir, name), { recursive: true, force: true });
     }
   } catch {
     // not ours to list, or gone meanwhile
@@ -82,7 +83,10 @@ export function createSnapshotFiles(parent = tmpdir()): SnapshotFiles | undefine
           adopted.delete(id); // a later boot may find the file again (the pool makes a new one)
           return undefined;
         };
-        copy = copyRegularFile(ref, path).then((copied): SnapshotFileRef | undefined => (copied ? { ...ref, path } : refused()), refused);
+        copy = copyRegularFile(ref, path).then(
+          (copied): SnapshotFileRef | undefined => (copied ? { ...ref, path } : refused()),
+          refused,
+        );
         adopted.set(id, copy);
       }
       return copy;

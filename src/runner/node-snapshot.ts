@@ -14,7 +14,13 @@ import { readFile, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path, { basename, dirname, join } from "node:path";
 import { canonicalJson } from "../contract/hash.ts";
-import { dataDir, ensurePrivateDir, listDirIfExists, readTextIfExists, writeFileAtomic } from "../platform/node-files.ts";
+import {
+  dataDir,
+  ensurePrivateDir,
+  listDirIfExists,
+  readTextIfExists,
+  writeFileAtomic,
+} from "../platform/node-files.ts";
 import type { SnapshotStore } from "./pool-snapshot.ts";
 
 const INDEX_FORMAT = "edge-runner-snapshot-index.v2";
@@ -41,7 +47,13 @@ export function snapshotIndexFile(cacheDir: string): string {
  * ~/.config, %LOCALAPPDATA% on Windows), never under $EDGE_DATA_DIR, where the snapshots are.
  */
 export function snapshotKeyFile(env: NodeJS.ProcessEnv = process.env): string {
-  if (process.platform === "win32") return path.win32.join(env.LOCALAPPDATA || path.win32.join(homedir(), "AppData", "Local"), "edge-web", "keys", "runner-snapshot.key");
+  if (process.platform === "win32")
+    return path.win32.join(
+      env.LOCALAPPDATA || path.win32.join(homedir(), "AppData", "Local"),
+      "edge-web",
+      "keys",
+      "runner-snapshot.key",
+    );
   const xdg = env.XDG_CONFIG_HOME;
   return join(xdg && path.isAbsolute(xdg) ? xdg : join(homedir(), ".config"), "edge-web", "runner-snapshot.key");
 }
@@ -55,7 +67,8 @@ const inside = (file: string, dir: string): boolean => {
 async function readKey(file: string): Promise<string | undefined> {
   try {
     const st = await stat(file);
-    if (!st.isFile() || (process.platform !== "win32" && ((st.mode & 0o077) !== 0 || st.uid !== process.getuid?.()))) return undefined;
+    if (!st.isFile() || (process.platform !== "win32" && ((st.mode & 0o077) !== 0 || st.uid !== process.getuid?.())))
+      return undefined;
     const text = (await readFile(file, "utf8")).trim();
     return KEY_RE.test(text) ? text : undefined;
   } catch {
@@ -105,7 +118,11 @@ export function macOf(key: string, record: object): string {
 /** Whether `mac` is the record's HMAC under the host key (compared in constant time). */
 export function macMatches(key: string, record: object, mac: unknown): boolean {
   const expected = macOf(key, record);
-  return typeof mac === "string" && mac.length === expected.length && timingSafeEqual(Buffer.from(mac), Buffer.from(expected));
+  return (
+    typeof mac === "string" &&
+    mac.length === expected.length &&
+    timingSafeEqual(Buffer.from(mac), Buffer.from(expected))
+  );
 }
 
 /** The snapshot files of `dir` (FILE_RE's prefix): what names a cache in a keeper's identity
@@ -116,13 +133,26 @@ export function snapshotFilesPattern(dir: string): string {
 }
 
 /** A snapshot in `dir` for `key`, checked against the signed index's sha256 on every read. */
-export function diskSnapshotStore(dir: string, key: string, indexFile = snapshotIndexFile(dir), keyFile = snapshotKeyFile()): SnapshotStore {
+export function diskSnapshotStore(
+  dir: string,
+  key: string,
+  indexFile = snapshotIndexFile(dir),
+  keyFile = snapshotKeyFile(),
+): SnapshotStore {
   const signingKey = (): Promise<string> => hostKey(keyFile, dir);
   const readIndex = async (): Promise<IndexRecord | undefined> => {
     try {
-      const value = JSON.parse((await readTextIfExists(indexFile, "read snapshot index")) ?? "null") as Partial<IndexRecord> | null;
+      const value = JSON.parse(
+        (await readTextIfExists(indexFile, "read snapshot index")) ?? "null",
+      ) as Partial<IndexRecord> | null;
       if (!value || value.format !== INDEX_FORMAT || value.key !== key) return undefined;
-      if (typeof value.file !== "string" || !FILE_RE.test(value.file) || typeof value.sha256 !== "string" || typeof value.size !== "number") return undefined;
+      if (
+        typeof value.file !== "string" ||
+        !FILE_RE.test(value.file) ||
+        typeof value.sha256 !== "string" ||
+        typeof value.size !== "number"
+      )
+        return undefined;
       const { mac, ...record } = value as IndexRecord;
       if (!macMatches(await signingKey(), record, mac)) return undefined;
       return value as IndexRecord;
@@ -162,7 +192,8 @@ export function diskSnapshotStore(dir: string, key: string, indexFile = snapshot
       await writeFileAtomic(indexFile, `${JSON.stringify(signed)}\n`);
       // Anything else named runner-* is stale (another key) or was replaced (tampered, older format).
       for (const name of await listDirIfExists(dir, "list snapshot cache")) {
-        if (name.startsWith("runner-") && name !== file) await rm(join(dir, name), { force: true }).catch(() => undefined);
+        if (name.startsWith("runner-") && name !== file)
+          await rm(join(dir, name), { force: true }).catch(() => undefined);
       }
     },
     async discard() {

@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Bytes, sha256Json, utf8, type Sha256 } from "../contract/hash.ts";
 import { SCHEMA_GENERATOR_VERSION, type JsonObject } from "../contract/types.ts";
 import type { CallOutcome } from "./host.ts";
-import { createNodeRunnerHost, diskSnapshotStore, fileSource, readRunnerPythonFiles, snapshotIndexFile, snapshotKey, snapshotKeyFile } from "./node.ts";
+import {
+  createNodeRunnerHost,
+  diskSnapshotStore,
+  fileSource,
+  readRunnerPythonFiles,
+  snapshotIndexFile,
+  snapshotKey,
+  snapshotKeyFile,
+} from "./node.ts";
 import type { PoolRunnerHost } from "./pool.ts";
 import { FAULT_TOOLS } from "../../test/fixtures/fault-tools.ts";
 
@@ -95,7 +103,11 @@ let shapeSchema: JsonObject | null = null;
 
 const FAST = 2_000; // timeout for the runaway tools; the normal calls keep the 10 s default
 
-function call(toolName: string, args: JsonObject = {}, extra: { timeoutMs?: number; outputSchema?: JsonObject | null; h?: PoolRunnerHost } = {}): Promise<CallOutcome> {
+function call(
+  toolName: string,
+  args: JsonObject = {},
+  extra: { timeoutMs?: number; outputSchema?: JsonObject | null; h?: PoolRunnerHost } = {},
+): Promise<CallOutcome> {
   return (extra.h ?? host).call({
     bytes,
     expectedSha256: sha,
@@ -180,7 +192,14 @@ describe("a call", () => {
     await writeFile(toolsPath, edited);
     const now = await fileSource(toolsPath).read();
     expect(await sha256Bytes(now)).not.toBe(sha);
-    const out = await host.call({ bytes: now, expectedSha256: sha, filename: "tools.py", toolName: "add", args: { a: 1, b: 1 }, outputSchema: null });
+    const out = await host.call({
+      bytes: now,
+      expectedSha256: sha,
+      filename: "tools.py",
+      toolName: "add",
+      args: { a: 1, b: 1 },
+      outputSchema: null,
+    });
     expect(out.ok).toBe(false);
     expect(out.error?.code).toBe("tools_file_changed");
     expect(out.tools_file_sha256_verified).toBe(false);
@@ -196,10 +215,22 @@ describe("faults are contained and the next call works", () => {
     ["allocating 4 GB in one object (too large to size in 32-bit wasm)", "fault", { kind: "hog" }, ["tool_raised"]],
     // Touching 3 GB before MemoryError takes 12 s on a quiet 2-core machine and over 30 s under a
     // full test run's load: the limit is generous so that only a wrong outcome fails.
-    ["allocating 4 × 1 GB (out of memory)", "fault", { kind: "hog_chunks" }, ["tool_raised", "runner_crashed"], 120_000],
+    [
+      "allocating 4 × 1 GB (out of memory)",
+      "fault",
+      { kind: "hog_chunks" },
+      ["tool_raised", "runner_crashed"],
+      120_000,
+    ],
     ["deep recursion (RecursionError)", "fault", { kind: "recurse" }, ["tool_raised"]],
     // With the limit lifted, CPython 3.14 frames live on the heap: it runs until stopped or dies.
-    ["deep recursion with sys.setrecursionlimit(10**7)", "fault", { kind: "recurse_unbounded" }, ["tool_raised", "runner_crashed", "runner_timeout"], FAST],
+    [
+      "deep recursion with sys.setrecursionlimit(10**7)",
+      "fault",
+      { kind: "recurse_unbounded" },
+      ["tool_raised", "runner_crashed", "runner_timeout"],
+      FAST,
+    ],
     ["sys.exit()", "fault", { kind: "bye" }, ["tool_raised", "runner_crashed"]],
     ["os._exit(1)", "fault", { kind: "hard_exit" }, ["runner_crashed"]],
     ["returning a set", "fault", { kind: "give_set" }, ["unsupported_tool_result"]],
@@ -208,13 +239,17 @@ describe("faults are contained and the next call works", () => {
     ["a 100 KB string", "fault", { kind: "big" }, ["tool_result_oversized"]],
   ];
   for (const [label, tool, args, codes, timeoutMs] of cases) {
-    it(label, async () => {
-      const out = await call(tool, args, timeoutMs ? { timeoutMs } : {});
-      expect(out.ok).toBe(false);
-      expect(out.result).toBeUndefined();
-      expect(codes).toContain(out.error?.code);
-      await expectNextCallWorks();
-    }, (timeoutMs ?? 10_000) + 60_000);
+    it(
+      label,
+      async () => {
+        const out = await call(tool, args, timeoutMs ? { timeoutMs } : {});
+        expect(out.ok).toBe(false);
+        expect(out.result).toBeUndefined();
+        expect(codes).toContain(out.error?.code);
+        await expectNextCallWorks();
+      },
+      (timeoutMs ?? 10_000) + 60_000,
+    );
   }
 
   it("a ValueError is tool_raised with the traceback in diagnostics", async () => {
@@ -274,7 +309,17 @@ describe("faults are contained and the next call works", () => {
 
   it("an abort stops the running tool", async () => {
     const controller = new AbortController();
-    const pending = host.call({ bytes, expectedSha256: sha, filename: "tools.py", toolName: "fault", args: { kind: "spin" }, outputSchema: null }, controller.signal);
+    const pending = host.call(
+      {
+        bytes,
+        expectedSha256: sha,
+        filename: "tools.py",
+        toolName: "fault",
+        args: { kind: "spin" },
+        outputSchema: null,
+      },
+      controller.signal,
+    );
     setTimeout(() => controller.abort(), 300);
     const out = await pending;
     expect(out.ok).toBe(false);
@@ -298,7 +343,12 @@ describe("snapshot-started runners", () => {
     const key = snapshotKey(await readRunnerPythonFiles());
     const stored = await diskSnapshotStore(cacheDir, key).get();
     expect(stored?.byteLength).toBeGreaterThan(1_000_000);
-    expect(await diskSnapshotStore(cacheDir, key.replace(/^./, (c) => (c === "0" ? "1" : "0"))).get()).toBeUndefined();
+    expect(
+      await diskSnapshotStore(
+        cacheDir,
+        key.replace(/^./, (c) => (c === "0" ? "1" : "0")),
+      ).get(),
+    ).toBeUndefined();
   });
 
   it("a tampered snapshot file is ignored, whatever metadata is written beside it", async () => {
@@ -318,7 +368,10 @@ describe("snapshot-started runners", () => {
     await writeFile(join(other, bin), forged);
     // The metadata the red team forged beside the snapshot (the old format trusted it).
     const sha256 = createHash("sha256").update(forged).digest("hex");
-    await writeFile(join(other, bin.replace(/\.snapshot$/, ".json")), JSON.stringify({ key, sha256, size: forged.byteLength }));
+    await writeFile(
+      join(other, bin.replace(/\.snapshot$/, ".json")),
+      JSON.stringify({ key, sha256, size: forged.byteLength }),
+    );
     expect(await store.get()).toBeUndefined();
   });
 
@@ -343,7 +396,12 @@ describe("snapshot-started runners", () => {
     await writeFile(snapshotIndexFile(other), JSON.stringify({ ...index, file, sha256 }));
     expect(await store.get()).toBeUndefined();
     // Signed with another key (another machine's, or a guess): refused too.
-    const elsewhere = diskSnapshotStore(join(dir, "cache-elsewhere"), key, snapshotIndexFile(other), join(dir, "other-config", "k.key"));
+    const elsewhere = diskSnapshotStore(
+      join(dir, "cache-elsewhere"),
+      key,
+      snapshotIndexFile(other),
+      join(dir, "other-config", "k.key"),
+    );
     expect(await elsewhere.get()).toBeUndefined();
     // The honest index, put back, is believed again.
     await writeFile(snapshotIndexFile(other), JSON.stringify(index));
@@ -354,7 +412,11 @@ describe("snapshot-started runners", () => {
     let discarded = 0;
     const broken = createNodeRunnerHost({
       spares: 0,
-      snapshot: { get: async () => new Uint8Array(1_000_000).fill(1), put: async () => undefined, discard: async () => void discarded++ },
+      snapshot: {
+        get: async () => new Uint8Array(1_000_000).fill(1),
+        put: async () => undefined,
+        discard: async () => void discarded++,
+      },
     });
     try {
       const out = await call("add", { a: 1, b: 1 }, { h: broken });
@@ -379,7 +441,8 @@ describe("snapshot-started runners", () => {
     const folder = join(tmpdir(), folders[0]!);
     expect((await stat(folder)).mode & 0o777).toBe(0o700);
     let copy = "";
-    for (const name of await readdir(folder)) if (digest(await readFile(join(folder, name))) === digest(stored!)) copy = join(folder, name);
+    for (const name of await readdir(folder))
+      if (digest(await readFile(join(folder, name))) === digest(stored!)) copy = join(folder, name);
     expect(copy).not.toBe("");
     expect((await stat(copy)).mode & 0o777).toBe(0o600);
     // This host found it on disk: it copied the file the signed index names into the same private
@@ -389,7 +452,12 @@ describe("snapshot-started runners", () => {
       const out = await call("snapshot_file", { path }, { h: snapHost });
       expect(out.ok, JSON.stringify(out.error)).toBe(true);
       // It may read what it booted from; writing, removing or adding beside it is refused.
-      expect(out.result).toEqual({ read: path === cached ? "ERR_ACCESS_DENIED" : stored!.byteLength, write: "ERR_ACCESS_DENIED", remove: "ERR_ACCESS_DENIED", sibling: "ERR_ACCESS_DENIED" });
+      expect(out.result).toEqual({
+        read: path === cached ? "ERR_ACCESS_DENIED" : stored!.byteLength,
+        write: "ERR_ACCESS_DENIED",
+        remove: "ERR_ACCESS_DENIED",
+        sibling: "ERR_ACCESS_DENIED",
+      });
       expect(digest(await readFile(path))).toBe(digest(stored!));
     }
     expect((await readdir(folder)).length).toBeGreaterThanOrEqual(2); // the copy made, the cache's copied
@@ -415,7 +483,11 @@ describe("snapshot-started runners", () => {
       expect(h.stats()).toMatchObject({ snapshot: "ready", plainBoots: 0 });
       expect(h.stats().workersSpawned).toBe(3); // the refused boot, the snapshot maker, the job's runner
       const index = JSON.parse(await readFile(snapshotIndexFile(copyDir), "utf8")) as { file: string; sha256: string };
-      expect(createHash("sha256").update(await readFile(join(copyDir, index.file))).digest("hex")).toBe(index.sha256);
+      expect(
+        createHash("sha256")
+          .update(await readFile(join(copyDir, index.file)))
+          .digest("hex"),
+      ).toBe(index.sha256);
       expect((await readdir(copyDir)).filter((f) => f.endsWith(".snapshot"))).toEqual([index.file]);
     } finally {
       await h.close();
@@ -424,7 +496,14 @@ describe("snapshot-started runners", () => {
 
   it("still refuses a wrong hash", async () => {
     const wrong = await sha256Bytes(utf8("other"));
-    const out = await snapHost.call({ bytes, expectedSha256: wrong, filename: "tools.py", toolName: "add", args: { a: 1, b: 2 }, outputSchema: null });
+    const out = await snapHost.call({
+      bytes,
+      expectedSha256: wrong,
+      filename: "tools.py",
+      toolName: "add",
+      args: { a: 1, b: 2 },
+      outputSchema: null,
+    });
     expect(out.error?.code).toBe("tools_file_changed");
     expect(out.stderr).not.toContain("TOPLEVEL-RAN");
   });

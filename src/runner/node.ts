@@ -67,7 +67,8 @@ export async function readRunnerPythonFiles(root = join(PACKAGE_ROOT, "runner-py
     for (const entry of await readdir(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory() && entry.name !== "__pycache__" && entry.name !== "tests") await walk(path);
-      else if (entry.isFile() && entry.name.endsWith(".py")) out[relative(root, path).split(sep).join("/")] = await readFile(path, "utf8");
+      else if (entry.isFile() && entry.name.endsWith(".py"))
+        out[relative(root, path).split(sep).join("/")] = await readFile(path, "utf8");
     }
   };
   await walk(join(root, "edge_runner"));
@@ -85,7 +86,14 @@ function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
  *  or an edited file of edge_runner can never boot from a stale snapshot. */
 export function snapshotKey(pythonFiles: PythonFiles, version = pyodideVersion()): string {
   return createHash("sha256")
-    .update(canonicalJson({ format: SNAPSHOT_FORMAT, pyodide: version, node: process.versions.node.split(".")[0] ?? "", files: pythonFiles }))
+    .update(
+      canonicalJson({
+        format: SNAPSHOT_FORMAT,
+        pyodide: version,
+        node: process.versions.node.split(".")[0] ?? "",
+        files: pythonFiles,
+      }),
+    )
     .digest("hex");
 }
 
@@ -104,13 +112,31 @@ export function createNodeRunnerHost(options: NodeRunnerHostOptions = {}): PoolR
     if (!custom) cacheFiles = snapshotFilesPattern(dir);
     snapshot = custom ?? lazyStore(async () => diskSnapshotStore(dir, await keyOfRunner()));
   }
-  const { snapshot: _ignored, cacheDir: _dir, pythonRoot: _root, keeper, discoveries, onDiscover, onLaunch, ...rest } = options;
+  const {
+    snapshot: _ignored,
+    cacheDir: _dir,
+    pythonRoot: _root,
+    keeper,
+    discoveries,
+    onDiscover,
+    onLaunch,
+    ...rest
+  } = options;
   const indexURL = pyodideIndexURL();
   const endpoint = keeper && cacheFiles ? keeperEndpoint(cacheFiles, onLaunch) : undefined;
-  const factory = endpoint ? keptRunnerFactory(indexURL, cacheFiles, endpoint) : nodeProcessFactory(indexURL, cacheFiles, undefined, onLaunch);
+  const factory = endpoint
+    ? keptRunnerFactory(indexURL, cacheFiles, endpoint)
+    : nodeProcessFactory(indexURL, cacheFiles, undefined, onLaunch);
   const pooled = createRunnerHost(factory, { ...rest, pythonFiles: () => filesPromise, snapshot });
   const runner = async (): Promise<string> => `${await keyOfRunner()}:${await runnerScriptSha256()}`;
-  const host = discoveries ? withDiscoveryCache(pooled, { store: nodeDiscoveryStore(dir), runner, mode: discoveries, ...(onDiscover ? { onDiscover } : {}) }) : pooled;
+  const host = discoveries
+    ? withDiscoveryCache(pooled, {
+        store: nodeDiscoveryStore(dir),
+        runner,
+        mode: discoveries,
+        ...(onDiscover ? { onDiscover } : {}),
+      })
+    : pooled;
   if (!endpoint) return host;
   return {
     ...host,

@@ -2,7 +2,12 @@
 // a call (the reply checks are verify.ts'), or the failure of a job that sent no reply.
 import { errorJson, type ErrorCode } from "../contract/errors.ts";
 import { randomHex } from "../contract/hash.ts";
-import { parseWorkerToHost, type CallJobMessage, type DiscoverJobMessage, type WorkerToHost } from "../../workers/protocol.ts";
+import {
+  parseWorkerToHost,
+  type CallJobMessage,
+  type DiscoverJobMessage,
+  type WorkerToHost,
+} from "../../workers/protocol.ts";
 import type { CallJob, DiscoverJob, DiscoverOutcome } from "./host.ts";
 import type { JobEnd } from "./pool-runner.ts";
 import { failedDiscovery, unverifiedCall, verifyCallReply, verifyDiscoverReply, type CallVerdict } from "./verify.ts";
@@ -20,11 +25,20 @@ export function discoverMessage(job: DiscoverJob): DiscoverJobMessage {
 }
 
 /** A discovery's outcome, without its duration. */
-export function discoverOutcome(end: JobEnd, msg: DiscoverJobMessage, timeoutMs: number, stderrLimit: number, bootFix?: string): Omit<DiscoverOutcome, "duration_ms"> {
+export function discoverOutcome(
+  end: JobEnd,
+  msg: DiscoverJobMessage,
+  timeoutMs: number,
+  stderrLimit: number,
+  bootFix?: string,
+): Omit<DiscoverOutcome, "duration_ms"> {
   if (end.kind === "message") {
     const parsed = parseWorkerToHost(end.msg);
     if (parsed.ok && parsed.message.type === "fatal") {
-      return { ...failedDiscovery("runner_crashed", msg.expectedSha256), diagnostics: { reason: fatalReason(parsed.message) } };
+      return {
+        ...failedDiscovery("runner_crashed", msg.expectedSha256),
+        diagnostics: { reason: fatalReason(parsed.message) },
+      };
     }
     // A malformed message is refused by the verifier as not a reply to this job, like any non-`done`.
     return verifyDiscoverReply(parsed.ok ? parsed.message : undefined, msg.jobId, msg.expectedSha256, stderrLimit);
@@ -64,14 +78,28 @@ export interface CallChecks {
 export async function callVerdict(end: JobEnd, msg: CallJobMessage, checks: CallChecks): Promise<CallVerdict> {
   if (end.kind !== "message") {
     const { code, diagnostics, message } = failure(end, checks.timeoutMs, `Tool ${msg.toolName}`, checks.bootFix);
-    return { ok: false, tools_file_sha256_verified: false, runner_secret_verified: false, stderr: "", error: errorJson(code, message ? { message } : {}), diagnostics };
+    return {
+      ok: false,
+      tools_file_sha256_verified: false,
+      runner_secret_verified: false,
+      stderr: "",
+      error: errorJson(code, message ? { message } : {}),
+      diagnostics,
+    };
   }
   const parsed = parseWorkerToHost(end.msg);
   if (!parsed.ok) return unverifiedCall(`the runner's message is not a reply to this job (${parsed.reason})`);
   // The worker's own error path (the interpreter died under it); fail closed as a crash.
   if (parsed.message.type === "fatal") return crashed(fatalReason(parsed.message));
   const { jobId, callId, secret } = msg;
-  return verifyCallReply(parsed.message, { jobId, callId, secret, outputSchema: checks.outputSchema, maxResultBytes: checks.maxResultBytes, stderrLimit: checks.stderrLimit });
+  return verifyCallReply(parsed.message, {
+    jobId,
+    callId,
+    secret,
+    outputSchema: checks.outputSchema,
+    maxResultBytes: checks.maxResultBytes,
+    stderrLimit: checks.stderrLimit,
+  });
 }
 
 function crashed(reason: string): CallVerdict {
@@ -92,7 +120,12 @@ function fatalReason(msg: Extract<WorkerToHost, { type: "fatal" }>): string {
 
 /** How a job that sent no reply ended. A timeout states the limit that stopped it (`what` ran); a
  *  runner that could not start says why, and what to do where it runs when its factory says so. */
-function failure(end: Exclude<JobEnd, { kind: "message" }>, timeoutMs: number, what: string, bootFix?: string): { code: ErrorCode; diagnostics: Record<string, unknown>; message?: string } {
+function failure(
+  end: Exclude<JobEnd, { kind: "message" }>,
+  timeoutMs: number,
+  what: string,
+  bootFix?: string,
+): { code: ErrorCode; diagnostics: Record<string, unknown>; message?: string } {
   switch (end.kind) {
     case "timeout":
       return {
@@ -108,7 +141,9 @@ function failure(end: Exclude<JobEnd, { kind: "message" }>, timeoutMs: number, w
       return {
         code: "runner_boot_failed",
         diagnostics: { reason: end.reason },
-        ...(bootFix ? { message: `The Python runner could not start: ${end.reason.replace(/[.\s]+$/, "")}. ${bootFix}` } : {}),
+        ...(bootFix
+          ? { message: `The Python runner could not start: ${end.reason.replace(/[.\s]+$/, "")}. ${bootFix}` }
+          : {}),
       };
   }
 }

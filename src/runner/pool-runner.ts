@@ -1,6 +1,12 @@
 // One worker of the pool, from its spawn to its end: its boot (`ready`), the one job it runs, and
 // its death, reported once. The pool (pool.ts) decides which runner a job gets.
-import { parseWorkerToHost, type BootMessage, type CallJobMessage, type DiscoverJobMessage, type WorkerToHostParse } from "../../workers/protocol.ts";
+import {
+  parseWorkerToHost,
+  type BootMessage,
+  type CallJobMessage,
+  type DiscoverJobMessage,
+  type WorkerToHostParse,
+} from "../../workers/protocol.ts";
 import type { RunnerWorkerHandle } from "./worker-handle.ts";
 
 export interface BootInfo {

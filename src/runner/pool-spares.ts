@@ -155,7 +155,12 @@ export class RunnerSpares {
   /** Send the boot message once the Python files are read (and, with `afterSnapshot`, once the
    *  snapshot is settled: loaded, or made first). The worker starts before: its own start-up
    *  overlaps these reads. `spare` when nobody waits for it yet, so its boot may include warm-up. */
-  private async bootRunner(runner: Runner, allowSnapshot: boolean, spare: boolean, afterSnapshot: boolean): Promise<void> {
+  private async bootRunner(
+    runner: Runner,
+    allowSnapshot: boolean,
+    spare: boolean,
+    afterSnapshot: boolean,
+  ): Promise<void> {
     const { factory, snapshot, counts } = this.o;
     let pf: PythonFiles;
     try {
@@ -170,7 +175,12 @@ export class RunnerSpares {
     runner.usesSnapshot = snap !== undefined;
     // The snapshot is copied (structured clone), never transferred or shared: tool code in one
     // worker must not be able to write into the bytes the next worker boots from.
-    const boot: BootMessage = { type: "boot", pythonFiles: pf, pyodide: factory.pyodideAssets(), stderrLimit: this.o.stderrLimit };
+    const boot: BootMessage = {
+      type: "boot",
+      pythonFiles: pf,
+      pyodide: factory.pyodideAssets(),
+      stderrLimit: this.o.stderrLimit,
+    };
     if (snap instanceof Uint8Array) boot.snapshot = snap;
     else if (snap) boot.snapshotFile = snap;
     if (spare && factory.warmsUp) boot.warmUp = true;

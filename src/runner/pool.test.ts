@@ -14,7 +14,11 @@ type Fate = "ok" | "dies-with-environment" | "fails-to-boot";
 
 /** Workers that boot (or not, as planned) after a few ms and answer a discovery with no tools (and
  *  a snapshot boot with a snapshot). `spawned` counts the workers started. */
-function plannedFactory(plan: Fate[]): { factory: RunnerWorkerFactory; boots: Array<{ fromSnapshot: boolean }>; spawned: () => number } {
+function plannedFactory(plan: Fate[]): {
+  factory: RunnerWorkerFactory;
+  boots: Array<{ fromSnapshot: boolean }>;
+  spawned: () => number;
+} {
   const boots: Array<{ fromSnapshot: boolean }> = [];
   let spawned = 0;
   const factory: RunnerWorkerFactory = {
@@ -33,11 +37,20 @@ function plannedFactory(plan: Fate[]): { factory: RunnerWorkerFactory; boots: Ar
             const fromSnapshot = (msg as BootMessage).snapshot !== undefined;
             boots.push({ fromSnapshot });
             if (fate === "dies-with-environment") later(() => onExit("the sandbox frame was lost", true));
-            else if (fate === "fails-to-boot") later(() => onMessage({ type: "fatal", message: "snapshot does not boot" }));
+            else if (fate === "fails-to-boot")
+              later(() => onMessage({ type: "fatal", message: "snapshot does not boot" }));
             else later(() => onMessage({ type: "ready", bootMs: 1, fromSnapshot }));
           } else if (msg.type === "discover") {
             const job = msg as DiscoverJobMessage;
-            const reply = { ok: true, tools_file_sha256: job.expectedSha256, schema_generator_version: SCHEMA_GENERATOR_VERSION, tools: [], errors: [], warnings: [], stderr: "" };
+            const reply = {
+              ok: true,
+              tools_file_sha256: job.expectedSha256,
+              schema_generator_version: SCHEMA_GENERATOR_VERSION,
+              tools: [],
+              errors: [],
+              warnings: [],
+              stderr: "",
+            };
             later(() => onMessage({ type: "done", jobId: job.jobId, reply: JSON.stringify(reply) }));
           }
         },

@@ -72,10 +72,28 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
   let closed = false;
   const counts: SpareCounts = { workersSpawned: 0, bootsFromSnapshot: 0, plainBoots: 0 };
   const files = loadOnce(options.pythonFiles);
-  const snapshot = new PoolSnapshot(options.snapshot ?? null, factory, files, bootTimeoutMs, () => void counts.workersSpawned++);
-  const spares = new RunnerSpares({ factory, snapshot, files, target: spareTarget, bootTimeoutMs, stderrLimit, counts });
+  const snapshot = new PoolSnapshot(
+    options.snapshot ?? null,
+    factory,
+    files,
+    bootTimeoutMs,
+    () => void counts.workersSpawned++,
+  );
+  const spares = new RunnerSpares({
+    factory,
+    snapshot,
+    files,
+    target: spareTarget,
+    bootTimeoutMs,
+    stderrLimit,
+    counts,
+  });
 
-  const runJob = async (job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal?: AbortSignal): Promise<JobEnd> => {
+  const runJob = async (
+    job: DiscoverJobMessage | CallJobMessage,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<JobEnd> => {
     if (closed) throw hostClosed();
     return runOnSpare(spares, job, timeoutMs, signal);
   };
@@ -97,7 +115,10 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     const msg = discoverMessage(job);
     const timeoutMs = job.timeoutMs ?? defaultTimeout;
     const end = await runJob(msg, timeoutMs, signal);
-    return { ...discoverOutcome(end, msg, timeoutMs, stderrLimit, factory.bootFailureFix), duration_ms: Math.round(performance.now() - started) };
+    return {
+      ...discoverOutcome(end, msg, timeoutMs, stderrLimit, factory.bootFailureFix),
+      duration_ms: Math.round(performance.now() - started),
+    };
   }
 
   async function callJob(job: CallJob, signal?: AbortSignal): Promise<CallOutcome> {
@@ -105,7 +126,13 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
     const msg = callMessage(job);
     const timeoutMs = job.timeoutMs ?? defaultTimeout;
     const end = await runJob(msg, timeoutMs, signal);
-    const verdict = await callVerdict(end, msg, { outputSchema: job.outputSchema, maxResultBytes, stderrLimit, timeoutMs, bootFix: factory.bootFailureFix });
+    const verdict = await callVerdict(end, msg, {
+      outputSchema: job.outputSchema,
+      maxResultBytes,
+      stderrLimit,
+      timeoutMs,
+      bootFix: factory.bootFailureFix,
+    });
     return { ...verdict, callId: msg.callId, duration_ms: Math.round(performance.now() - started) };
   }
 
@@ -133,13 +160,22 @@ export function createRunnerHost(factory: RunnerWorkerFactory, options: RunnerHo
       await spares.warm();
     },
 
-    stats: (): RunnerHostStats => ({ spares: spareTarget, sparesReady: spares.ready, snapshot: snapshot.state, ...counts }),
+    stats: (): RunnerHostStats => ({
+      spares: spareTarget,
+      sparesReady: spares.ready,
+      snapshot: snapshot.state,
+      ...counts,
+    }),
   };
 }
 
 /** A job sent to a host after close(). */
 function hostClosed(): EdgeError {
-  return new EdgeError("already_closed", {}, "This runner host is closed; create a new one (createNodeRunnerHost() or createBrowserRunnerHost()).");
+  return new EdgeError(
+    "already_closed",
+    {},
+    "This runner host is closed; create a new one (createNodeRunnerHost() or createBrowserRunnerHost()).",
+  );
 }
 
 /** The runner's Python sources, loaded on first use and then shared by every boot. */
@@ -151,7 +187,12 @@ function loadOnce(source: RunnerHostOptions["pythonFiles"]): () => Promise<Pytho
 /** Acquire a runner and run one job on it, with timeout and abort. A runner that arrives after
  *  the abort is killed unused; one that failed to boot is a boot_failed end (and a spare boots in
  *  its place). */
-async function runOnSpare(spares: RunnerSpares, job: DiscoverJobMessage | CallJobMessage, timeoutMs: number, signal?: AbortSignal): Promise<JobEnd> {
+async function runOnSpare(
+  spares: RunnerSpares,
+  job: DiscoverJobMessage | CallJobMessage,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<JobEnd> {
   if (signal?.aborted) return { kind: "aborted" };
   let runner: Runner;
   const acquiring = spares.acquire();
@@ -159,7 +200,10 @@ async function runOnSpare(spares: RunnerSpares, job: DiscoverJobMessage | CallJo
     runner = await raceSignal(acquiring, signal, () => new EdgeError("aborted"));
   } catch (err) {
     if (signal?.aborted) {
-      acquiring.then((r) => r.kill("aborted"), () => undefined);
+      acquiring.then(
+        (r) => r.kill("aborted"),
+        () => undefined,
+      );
       return { kind: "aborted" };
     }
     spares.refill();

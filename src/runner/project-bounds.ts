@@ -5,7 +5,12 @@ import type { ProjectLimits, SkipReason } from "../contract/project.ts";
 
 /** 1,000 files and 16 MiB: copied into every job's runner, and hashed there before each import.
  *  1,000 folders, 32 deep: a walk of the folder reads each one, even empty (docs/tools-projects.md). */
-export const DEFAULT_PROJECT_LIMITS: ProjectLimits = { maxFiles: 1000, maxBytes: 16 * 1024 * 1024, maxFolders: 1000, maxDepth: 32 };
+export const DEFAULT_PROJECT_LIMITS: ProjectLimits = {
+  maxFiles: 1000,
+  maxBytes: 16 * 1024 * 1024,
+  maxFolders: 1000,
+  maxDepth: 32,
+};
 
 /** What a walk had found when it stopped: files and bytes, and the folders, depth or time it was over. */
 export interface ProjectSize {
@@ -18,16 +23,27 @@ export interface ProjectSize {
 }
 
 function overWhat(what: ProjectSize, limits: ProjectLimits): string {
-  if (what.elapsed_ms !== undefined) return `more than can be read within the call's time limit (${what.elapsed_ms} ms spent)`;
-  if (limits.maxFolders !== undefined && (what.folders ?? 0) > limits.maxFolders) return `more than ${limits.maxFolders} folders`;
-  if (limits.maxDepth !== undefined && (what.depth ?? 0) > limits.maxDepth) return `folders more than ${limits.maxDepth} deep`;
+  if (what.elapsed_ms !== undefined)
+    return `more than can be read within the call's time limit (${what.elapsed_ms} ms spent)`;
+  if (limits.maxFolders !== undefined && (what.folders ?? 0) > limits.maxFolders)
+    return `more than ${limits.maxFolders} folders`;
+  if (limits.maxDepth !== undefined && (what.depth ?? 0) > limits.maxDepth)
+    return `folders more than ${limits.maxDepth} deep`;
   return what.files > limits.maxFiles ? `more than ${limits.maxFiles} files` : `${what.bytes} bytes or more`;
 }
 
 /** tools_project_too_large, with what was over and (when known) the largest files. */
-export function projectTooLarge(what: ProjectSize, limits: ProjectLimits, root: string | null, largest: string[] = []): EdgeError {
+export function projectTooLarge(
+  what: ProjectSize,
+  limits: ProjectLimits,
+  root: string | null,
+  largest: string[] = [],
+): EdgeError {
   const biggest = largest.length ? ` The largest: ${largest.join(", ")}.` : "";
-  const folders = limits.maxFolders !== undefined ? `, ${limits.maxFolders} folders, ${limits.maxDepth ?? "any number of"} levels deep` : "";
+  const folders =
+    limits.maxFolders !== undefined
+      ? `, ${limits.maxFolders} folders, ${limits.maxDepth ?? "any number of"} levels deep`
+      : "";
   const { deadline: _deadline, ...bounds } = limits;
   return new EdgeError(
     "tools_project_too_large",

@@ -41,7 +41,10 @@ export function entryPath(folder: OpenFolder, name: Buffer): Buffer {
 
 /** Open a folder: `follow` only for the root the person named; a link anywhere else is "link";
  *  "gone" when it was removed since it was listed. */
-export async function openFolder(path: Buffer | string, follow = false): Promise<OpenFolder | "link" | "not_a_folder" | "gone"> {
+export async function openFolder(
+  path: Buffer | string,
+  follow = false,
+): Promise<OpenFolder | "link" | "not_a_folder" | "gone"> {
   let handle: FileHandle;
   try {
     handle = await open(path, follow ? FOLDER_FLAGS & ~(constants.O_NOFOLLOW ?? 0) : FOLDER_FLAGS);
@@ -50,7 +53,13 @@ export async function openFolder(path: Buffer | string, follow = false): Promise
     if (errno(err) === "ENOENT") return "gone";
     // Linux says ENOTDIR for a link under O_DIRECTORY|O_NOFOLLOW too: which one is only named here
     // (a link is then resolved and checked like any other, never entered as this folder).
-    if (errno(err) === "ENOTDIR") return (await lstat(path).then((st) => st.isSymbolicLink(), () => false)) ? "link" : "not_a_folder";
+    if (errno(err) === "ENOTDIR")
+      return (await lstat(path).then(
+        (st) => st.isSymbolicLink(),
+        () => false,
+      ))
+        ? "link"
+        : "not_a_folder";
     throw err;
   }
   const st = await handle.stat().catch(async (err: unknown) => {
@@ -95,7 +104,11 @@ export async function openedPath(handle: FileHandle): Promise<string | undefined
 
 /** At most `cap` bytes of the file, from `start` on (bytes already read before it), and whether it
  *  holds more: the read stops one byte past `cap`, however large the file has become. */
-export async function readCapped(handle: FileHandle, cap: number, start: Uint8Array = new Uint8Array(0)): Promise<{ bytes: Uint8Array; more: boolean }> {
+export async function readCapped(
+  handle: FileHandle,
+  cap: number,
+  start: Uint8Array = new Uint8Array(0),
+): Promise<{ bytes: Uint8Array; more: boolean }> {
   const buf = new Uint8Array(cap + 1);
   buf.set(start.subarray(0, cap + 1));
   let filled = Math.min(start.byteLength, cap + 1);

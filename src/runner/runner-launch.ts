@@ -67,7 +67,12 @@ export function processLaunchTools(): LaunchTools {
  *  other platforms they never exist: docs/security.md says so once, not every command). */
 export function launchNotice(launch: Pick<RunnerLaunch, "network" | "parentDeath" | "reason">): string | undefined {
   if (process.platform !== "linux" || (launch.network === "namespace" && launch.parentDeath)) return undefined;
-  const missing = [launch.network === "namespace" ? "" : "their own network namespace (tool code can reach the network)", launch.parentDeath ? "" : "the parent-death signal"].filter(Boolean).join(" or ");
+  const missing = [
+    launch.network === "namespace" ? "" : "their own network namespace (tool code can reach the network)",
+    launch.parentDeath ? "" : "the parent-death signal",
+  ]
+    .filter(Boolean)
+    .join(" or ");
   return `edge: runners start without ${missing}: ${launch.reason.replace(/[\u0000-\u001f\u007f]/g, " ")}. Put util-linux (unshare, setpriv) on PATH, or see docs/security.md.\n`;
 }
 
@@ -97,14 +102,27 @@ function works(prefix: string[], program: string): Promise<boolean> {
 
 async function probe(): Promise<RunnerLaunch> {
   if (process.platform !== "linux") {
-    return { prefix: [], network: "host", parentDeath: false, reason: `no unprivileged network namespace or parent-death signal on ${process.platform}` };
+    return {
+      prefix: [],
+      network: "host",
+      parentDeath: false,
+      reason: `no unprivileged network namespace or parent-death signal on ${process.platform}`,
+    };
   }
   const { unshare, setpriv } = processLaunchTools();
   const namespace = unshare ? [unshare, "--user", "--net"] : [];
   const parentDeath = setpriv ? [setpriv, "--pdeathsig", "KILL"] : [];
-  const [nsWorks, pdWorks] = await Promise.all([unshare ? works(namespace, unshare) : false, setpriv ? works(parentDeath, setpriv) : false]);
+  const [nsWorks, pdWorks] = await Promise.all([
+    unshare ? works(namespace, unshare) : false,
+    setpriv ? works(parentDeath, setpriv) : false,
+  ]);
   const missing: string[] = [];
-  if (!nsWorks) missing.push(unshare ? "`unshare --user --net` is refused here (unprivileged user namespaces disabled or restricted)" : "no `unshare` (util-linux) on PATH");
+  if (!nsWorks)
+    missing.push(
+      unshare
+        ? "`unshare --user --net` is refused here (unprivileged user namespaces disabled or restricted)"
+        : "no `unshare` (util-linux) on PATH",
+    );
   if (!pdWorks) missing.push(setpriv ? "`setpriv --pdeathsig` failed" : "no `setpriv` (util-linux) on PATH");
   return {
     prefix: [...(pdWorks ? parentDeath : []), ...(nsWorks ? namespace : [])],

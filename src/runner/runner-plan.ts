@@ -12,7 +12,13 @@ import { runnerLaunch, type RunnerLaunch } from "./runner-launch.ts";
 
 const ENTRY = fileURLToPath(new URL("../../workers/runner.node-process.ts", import.meta.url));
 /** The files of the pyodide package a runner reads (checked by the permission model). */
-const PYODIDE_FILES = ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"] as const;
+const PYODIDE_FILES = [
+  "pyodide.mjs",
+  "pyodide.asm.mjs",
+  "pyodide.asm.wasm",
+  "python_stdlib.zip",
+  "pyodide-lock.json",
+] as const;
 
 /** `--permission` (Node 22+) or `--experimental-permission` (Node 20–21); undefined without either. */
 function permissionFlag(): string | undefined {
@@ -51,7 +57,15 @@ function requiredPermissionFlag(): string {
  *  of a data: URL), V8. */
 function runnerNodeArgs(flag: string, indexDir: string, snapshotReads: string[]): string[] {
   const reads = [...PYODIDE_FILES.map((f) => join(indexDir, f)), ...snapshotReads].map((f) => `--allow-fs-read=${f}`);
-  return [flag, ...reads, "--disallow-code-generation-from-strings", ...WASM_COMPILERS, ...V8_MEMORY, "--no-warnings", "--input-type=module"];
+  return [
+    flag,
+    ...reads,
+    "--disallow-code-generation-from-strings",
+    ...WASM_COMPILERS,
+    ...V8_MEMORY,
+    "--no-warnings",
+    "--input-type=module",
+  ];
 }
 
 /** The runner's script, already bundled, when this module runs inside the built CLI

@@ -48,7 +48,9 @@ describe("verifyCallReply", () => {
   });
 
   it("rejects another job's reply and a missing HMAC", async () => {
-    expect((await verifyCallReply(await signedDone({ a: 1 }, { job: randomHex(16) }), ctx())).error?.code).toBe("runner_reply_unverified");
+    expect((await verifyCallReply(await signedDone({ a: 1 }, { job: randomHex(16) }), ctx())).error?.code).toBe(
+      "runner_reply_unverified",
+    );
     const unsigned: Record<string, unknown> = { ...(await signedDone({ a: 1 })) };
     delete unsigned.hmac;
     expect((await verifyCallReply(unsigned, ctx())).error?.code).toBe("runner_reply_unverified");
@@ -59,7 +61,12 @@ describe("verifyCallReply", () => {
     const big = await verifyCallReply(await signedDone({ t: "x".repeat(70_000) }), ctx());
     expect(big.error?.code).toBe("tool_result_oversized");
     expect(big.runner_secret_verified).toBe(true);
-    const schema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"], additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { n: { type: "integer" } },
+      required: ["n"],
+      additionalProperties: false,
+    };
     const bad = await verifyCallReply(await signedDone({ n: "1" }), ctx(schema));
     expect(bad.error?.code).toBe("tool_result_schema_mismatch");
     const list = await verifyCallReply(await signedDone([1, 2]), ctx());
@@ -70,7 +77,13 @@ describe("verifyCallReply", () => {
     const fail = (code: string) => ({
       type: "done",
       jobId,
-      reply: JSON.stringify({ ok: false, error: { code, message: "m" }, diagnostics: { traceback: "tb" }, stderr: "", tools_file_sha256_verified: true }),
+      reply: JSON.stringify({
+        ok: false,
+        error: { code, message: "m" },
+        diagnostics: { traceback: "tb" },
+        stderr: "",
+        tools_file_sha256_verified: true,
+      }),
     });
     const raised = await verifyCallReply(fail("tool_raised"), ctx());
     expect(raised.error).toEqual({ code: "tool_raised", message: "m" });
@@ -82,7 +95,15 @@ describe("verifyCallReply", () => {
 describe("verifyDiscoverReply", () => {
   const sha = `sha256:${"a".repeat(64)}`;
   const done = (reply: unknown) => ({ type: "done", jobId, reply: JSON.stringify(reply) });
-  const base = { ok: true, tools_file_sha256: sha, schema_generator_version: SCHEMA_GENERATOR_VERSION, tools: [], errors: [], warnings: [], stderr: "" };
+  const base = {
+    ok: true,
+    tools_file_sha256: sha,
+    schema_generator_version: SCHEMA_GENERATOR_VERSION,
+    tools: [],
+    errors: [],
+    warnings: [],
+    stderr: "",
+  };
 
   it("refuses a reply that claims another file hash", () => {
     const out = verifyDiscoverReply(done({ ...base, tools_file_sha256: `sha256:${"b".repeat(64)}` }), jobId, sha);
@@ -92,7 +113,11 @@ describe("verifyDiscoverReply", () => {
 
   it("refuses a reply that names another schema generator (a stale or tampered runner image)", () => {
     expect(verifyDiscoverReply(done(base), jobId, sha).ok).toBe(true);
-    const out = verifyDiscoverReply(done({ ...base, schema_generator_version: "edge.tools.schema.forged" }), jobId, sha);
+    const out = verifyDiscoverReply(
+      done({ ...base, schema_generator_version: "edge.tools.schema.forged" }),
+      jobId,
+      sha,
+    );
     expect(out.ok).toBe(false);
     expect(out.errors[0]?.code).toBe("runner_reply_unverified");
     expect(out.schema_generator_version).toBe("");

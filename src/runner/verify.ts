@@ -5,7 +5,13 @@
 import { describeSchemaErrors, validateAgainst } from "../contract/ajv.ts";
 import { errorJson, isErrorCode, type ErrorCode, type ErrorJson } from "../contract/errors.ts";
 import { canonicalSize, hmacSha256Hex, isSha256, sha256Json, timingSafeEqual, type Sha256 } from "../contract/hash.ts";
-import { EXECUTION_LEVELS, isObj, SCHEMA_GENERATOR_VERSION, type DiscoveredTool, type JsonObject } from "../contract/types.ts";
+import {
+  EXECUTION_LEVELS,
+  isObj,
+  SCHEMA_GENERATOR_VERSION,
+  type DiscoveredTool,
+  type JsonObject,
+} from "../contract/types.ts";
 import { MAX_REPLY_CHARS } from "../../workers/protocol.ts";
 import type { CallOutcome, DiscoverOutcome } from "./host.ts";
 
@@ -32,7 +38,11 @@ function readDone(message: unknown, jobId: string): { reply: string; hmac?: stri
   if (typeof message.reply !== "string" || message.reply.length > MAX_REPLY_CHARS) return undefined;
   if (message.hmac !== undefined && typeof message.hmac !== "string") return undefined;
   if (message.stderr !== undefined && typeof message.stderr !== "string") return undefined;
-  return { reply: message.reply, hmac: message.hmac as string | undefined, stderr: message.stderr as string | undefined };
+  return {
+    reply: message.reply,
+    hmac: message.hmac as string | undefined,
+    stderr: message.stderr as string | undefined,
+  };
 }
 
 function parseObject(text: string): Obj | undefined {
@@ -75,7 +85,8 @@ export async function verifyCallReply(message: unknown, ctx: CallReplyContext): 
 
   if (reply.ok === false) {
     const err = reply.error;
-    if (!isObj(err) || !isErrorCode(err.code)) return unverifiedCall("the runner's error has no known code", stderr, fileVerified);
+    if (!isObj(err) || !isErrorCode(err.code))
+      return unverifiedCall("the runner's error has no known code", stderr, fileVerified);
     const out: CallVerdict = {
       ok: false,
       tools_file_sha256_verified: fileVerified,
@@ -102,17 +113,32 @@ export async function verifyCallReply(message: unknown, ctx: CallReplyContext): 
   const hashOk = isSha256(claimed) && timingSafeEqual(claimed, recomputed);
   const macOk = typeof done.hmac === "string" && timingSafeEqual(done.hmac, expectedMac);
   if (!hashOk || !macOk) {
-    return unverifiedCall(!macOk ? "HMAC does not match this call's secret" : "result_sha256 does not match the result", stderr, fileVerified);
+    return unverifiedCall(
+      !macOk ? "HMAC does not match this call's secret" : "result_sha256 does not match the result",
+      stderr,
+      fileVerified,
+    );
   }
 
   const base = { tools_file_sha256_verified: true, runner_secret_verified: true, stderr };
   if (!isObj(result)) {
-    return { ok: false, ...base, error: errorJson("unsupported_tool_result"), diagnostics: { reason: "the result is not a JSON object" } };
+    return {
+      ok: false,
+      ...base,
+      error: errorJson("unsupported_tool_result"),
+      diagnostics: { reason: "the result is not a JSON object" },
+    };
   }
   const size = canonicalSize(result);
   const max = ctx.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
   if (size > max) {
-    return { ok: false, ...base, result_sha256: recomputed, error: errorJson("tool_result_oversized"), diagnostics: { size_bytes: size, max_bytes: max } };
+    return {
+      ok: false,
+      ...base,
+      result_sha256: recomputed,
+      error: errorJson("tool_result_oversized"),
+      diagnostics: { size_bytes: size, max_bytes: max },
+    };
   }
   if (ctx.outputSchema) {
     const check = validateAgainst(ctx.outputSchema, result);
@@ -144,7 +170,12 @@ function pythonError(code: ErrorCode, err: Obj): ErrorJson {
 
 // ── discovery ───────────────────────────────────────────────────────────────────────────
 
-export function failedDiscovery(code: ErrorCode, expectedSha256: string, stderr = "", extra: Partial<ErrorJson> = {}): DiscoverVerdict {
+export function failedDiscovery(
+  code: ErrorCode,
+  expectedSha256: string,
+  stderr = "",
+  extra: Partial<ErrorJson> = {},
+): DiscoverVerdict {
   return {
     ok: false,
     tools_file_sha256: expectedSha256,
@@ -157,9 +188,16 @@ export function failedDiscovery(code: ErrorCode, expectedSha256: string, stderr 
 }
 
 /** Verify the worker's `done` message for a discover job: shape, codes, and the hash it claims. */
-export function verifyDiscoverReply(message: unknown, jobId: string, expectedSha256: string, stderrLimit?: number): DiscoverVerdict {
+export function verifyDiscoverReply(
+  message: unknown,
+  jobId: string,
+  expectedSha256: string,
+  stderrLimit?: number,
+): DiscoverVerdict {
   const bad = (reason: string, stderr = ""): DiscoverVerdict =>
-    failedDiscovery("runner_reply_unverified", expectedSha256, stderr, { message: `The runner's discovery reply was not trusted: ${reason}.` });
+    failedDiscovery("runner_reply_unverified", expectedSha256, stderr, {
+      message: `The runner's discovery reply was not trusted: ${reason}.`,
+    });
   const done = readDone(message, jobId);
   if (!done) return bad("not a reply to this job");
   const reply = parseObject(done.reply);
@@ -182,7 +220,10 @@ export function verifyDiscoverReply(message: unknown, jobId: string, expectedSha
   // The schemas are this generator's or none: a runner that claims another version (a stale or
   // tampered runner image) is not believed.
   if (reply.ok && reply.schema_generator_version !== SCHEMA_GENERATOR_VERSION) {
-    return bad(`it names schema generator ${JSON.stringify(String(reply.schema_generator_version)).slice(0, 80)}, not ${SCHEMA_GENERATOR_VERSION}`, stderr);
+    return bad(
+      `it names schema generator ${JSON.stringify(String(reply.schema_generator_version)).slice(0, 80)}, not ${SCHEMA_GENERATOR_VERSION}`,
+      stderr,
+    );
   }
   return {
     ok: reply.ok && errors.length === 0,
@@ -215,7 +256,8 @@ function readTool(value: unknown): DiscoveredTool | string {
   if (!isObj(s)) return "no schema";
   if (typeof s.name !== "string" || typeof s.description !== "string") return "name/description";
   if (!isObj(s.parameters)) return "parameters";
-  if (typeof s.execution_level !== "string" || !(EXECUTION_LEVELS as readonly string[]).includes(s.execution_level)) return "execution_level";
+  if (typeof s.execution_level !== "string" || !(EXECUTION_LEVELS as readonly string[]).includes(s.execution_level))
+    return "execution_level";
   if (typeof s.return_direct !== "boolean") return "return_direct";
   if (s.output_schema !== null && !isObj(s.output_schema)) return "output_schema";
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");

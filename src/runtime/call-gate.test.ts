@@ -24,7 +24,13 @@ describe("createCallGate", () => {
   it("runs safe calls side by side up to the cap, and an unsafe call alone, in arrival order", async () => {
     const gate = createCallGate(2);
     const { started, job, open } = jobs();
-    const results = [gate.run(true, job("s1")), gate.run(true, job("s2")), gate.run(true, job("s3")), gate.run(false, job("u1")), gate.run(true, job("s4"))];
+    const results = [
+      gate.run(true, job("s1")),
+      gate.run(true, job("s2")),
+      gate.run(true, job("s3")),
+      gate.run(false, job("u1")),
+      gate.run(true, job("s4")),
+    ];
     await drain();
     expect(started).toEqual(["s1", "s2"]); // the cap
     await open("s1");

@@ -53,9 +53,13 @@ describe("defineTool", () => {
   it("applies the return_direct / prepare / commit output_schema rule", () => {
     const base = { name: "t", description: "", parameters: params, execute: () => 1 };
     expect(codeOf(() => defineTool({ ...base, returnDirect: true }))).toBe("return_direct_output_schema_required");
-    expect(codeOf(() => defineTool({ ...base, executionLevel: "commit" }))).toBe("return_direct_output_schema_required");
+    expect(codeOf(() => defineTool({ ...base, executionLevel: "commit" }))).toBe(
+      "return_direct_output_schema_required",
+    );
     expect(codeOf(() => defineTool({ ...base, executionLevel: "nope" as never }))).toBe("invalid_execution_level");
-    expect(codeOf(() => defineTool({ ...base, outputSchema: { type: "object", properties: {} } }))).toBe("invalid_output_schema");
+    expect(codeOf(() => defineTool({ ...base, outputSchema: { type: "object", properties: {} } }))).toBe(
+      "invalid_output_schema",
+    );
     expect(codeOf(() => defineTool({ ...base, returnDirect: true, outputSchema: closed }))).toBeUndefined();
   });
 

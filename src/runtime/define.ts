@@ -32,7 +32,11 @@ export function defineTool<A extends object = JsonObject, R = unknown>(spec: Too
   const outputSchema = spec.outputSchema ?? null;
   checkOutputSchema(name, outputSchema, returnDirect || executionLevel !== "read");
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
-    throw EdgeError.withTableFix("invalid_tool_spec", { tool: name }, `Tool ${name}: timeoutMs must be a positive number.`);
+    throw EdgeError.withTableFix(
+      "invalid_tool_spec",
+      { tool: name },
+      `Tool ${name}: timeoutMs must be a positive number.`,
+    );
   }
 
   const def: ToolDefinition<A, R> = {
@@ -63,12 +67,25 @@ export function isPythonTool(def: AnyToolDefinition): boolean {
 }
 
 function checkParameters(name: string, parameters: JsonObject): void {
-  if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters) || parameters["type"] !== "object") {
-    throw EdgeError.withTableFix("invalid_tool_spec", { tool: name }, `Tool ${name}: parameters must be a JSON Schema with "type": "object".`);
+  if (
+    typeof parameters !== "object" ||
+    parameters === null ||
+    Array.isArray(parameters) ||
+    parameters["type"] !== "object"
+  ) {
+    throw EdgeError.withTableFix(
+      "invalid_tool_spec",
+      { tool: name },
+      `Tool ${name}: parameters must be a JSON Schema with "type": "object".`,
+    );
   }
   const problem = schemaCompileError(parameters);
   if (problem) {
-    throw EdgeError.withTableFix("invalid_tool_spec", { tool: name, reason: problem }, `Tool ${name}: parameters schema does not compile: ${problem}.`);
+    throw EdgeError.withTableFix(
+      "invalid_tool_spec",
+      { tool: name, reason: problem },
+      `Tool ${name}: parameters schema does not compile: ${problem}.`,
+    );
   }
 }
 

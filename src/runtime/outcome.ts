@@ -11,7 +11,12 @@ export interface Settled {
   error?: ErrorJson;
 }
 
-export function settledError(status: ExecutionStatus, code: ErrorCode, tool: string, extra: Record<string, unknown> = {}): Settled {
+export function settledError(
+  status: ExecutionStatus,
+  code: ErrorCode,
+  tool: string,
+  extra: Record<string, unknown> = {},
+): Settled {
   return { status, error: errorJson(code, { tool, ...extra }) };
 }
 
@@ -28,14 +33,19 @@ export function errorFrom(err: unknown, fallback: ErrorCode, tool: string): Erro
 export function fromAbortReason(reason: unknown, tool: string): Settled {
   if (isTimeoutReason(reason)) {
     const code: ErrorCode = reason instanceof EdgeError ? reason.code : "tool_timeout";
-    return { status: "timeout", error: errorFrom(reason instanceof EdgeError ? reason : new EdgeError(code), code, tool) };
+    return {
+      status: "timeout",
+      error: errorFrom(reason instanceof EdgeError ? reason : new EdgeError(code), code, tool),
+    };
   }
   return settledError("aborted", "aborted", tool);
 }
 
 /** What a body failure means: coded timeouts and cancellations keep their status, the rest failed. */
 export function fromBodyError(err: unknown, tool: string): Settled {
-  if (err instanceof EdgeError && isTimeoutReason(err)) return { status: "timeout", error: errorFrom(err, err.code, tool) };
-  if (err instanceof EdgeError && err.code === "aborted") return { status: "aborted", error: errorFrom(err, "aborted", tool) };
+  if (err instanceof EdgeError && isTimeoutReason(err))
+    return { status: "timeout", error: errorFrom(err, err.code, tool) };
+  if (err instanceof EdgeError && err.code === "aborted")
+    return { status: "aborted", error: errorFrom(err, "aborted", tool) };
   return { status: "failed", error: errorFrom(err, "tool_raised", tool) };
 }

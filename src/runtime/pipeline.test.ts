@@ -79,7 +79,15 @@ describe("pre-execute and the monotonic guard", () => {
     ["all allow", [{ decision: "allow" }, { decision: "allow" }], "ok", undefined],
     ["deny then allow", [{ decision: "deny", reason: "no" }, { decision: "allow" }], "denied", "tool_denied"],
     ["allow then deny", [{ decision: "allow" }, { decision: "deny", reason: "no" }], "denied", "tool_denied"],
-    ["ask then deny (no approval asked)", [{ decision: "ask", reason: "?" }, { decision: "deny", reason: "no" }], "denied", "tool_denied"],
+    [
+      "ask then deny (no approval asked)",
+      [
+        { decision: "ask", reason: "?" },
+        { decision: "deny", reason: "no" },
+      ],
+      "denied",
+      "tool_denied",
+    ],
   ];
   for (const [label, decisions, status, code] of combos) {
     it(`${label} ⇒ ${status}`, async () => {
@@ -98,7 +106,9 @@ describe("pre-execute and the monotonic guard", () => {
   it("runs every hook after a deny, shows it the deny, and ignores its allow", async () => {
     const { rt, log } = setup();
     const seen: string[] = [];
-    rt.onPreExecute((v) => (seen.push(v.verdict), { decision: "deny", reason: "first", code: "tool_confirmation_required" }));
+    rt.onPreExecute(
+      (v) => (seen.push(v.verdict), { decision: "deny", reason: "first", code: "tool_confirmation_required" }),
+    );
     rt.onPreExecute((v) => (seen.push(v.verdict), { decision: "allow" }));
     rt.onPreExecute((v) => (seen.push(v.verdict), { decision: "deny", reason: "second" }));
     const exec = await rt.execute(call());
@@ -164,7 +174,10 @@ describe("approval", () => {
     const exec = await rt.execute(call());
     expect(exec.status).toBe("denied");
     expect(exec.error?.code).toBe("tool_denied");
-    expect(exec.stages?.find((s) => s.stage === "approval")).toMatchObject({ outcome: "deny", reason: "no approval handler" });
+    expect(exec.stages?.find((s) => s.stage === "approval")).toMatchObject({
+      outcome: "deny",
+      reason: "no approval handler",
+    });
     expect(log).toEqual([]);
   });
 
@@ -191,7 +204,11 @@ describe("approval", () => {
   it("a handler may deny with its own code (the confirmation flow's pending action)", async () => {
     const { rt, log } = setup();
     rt.onPreExecute(() => ({ decision: "ask", reason: "commit" }));
-    rt.setApprovalHandler(() => ({ decision: "deny", reason: "pending action p1", code: "tool_confirmation_required" }));
+    rt.setApprovalHandler(() => ({
+      decision: "deny",
+      reason: "pending action p1",
+      code: "tool_confirmation_required",
+    }));
     const exec = await rt.execute(call());
     expect(exec.status).toBe("denied");
     expect(exec.error).toMatchObject({ code: "tool_confirmation_required", reason: "pending action p1" });
@@ -258,7 +275,12 @@ describe("around-dispatch", () => {
     const rt = createToolRuntime();
     const started = deferred<AbortSignal>();
     rt.register(
-      defineTool({ name: "hang", description: "", parameters: params, execute: (_a, ctx) => (started.resolve(ctx.signal), new Promise(() => {})) }),
+      defineTool({
+        name: "hang",
+        description: "",
+        parameters: params,
+        execute: (_a, ctx) => (started.resolve(ctx.signal), new Promise(() => {})),
+      }),
     );
     const replacement = new AbortController();
     const dispose = rt.onAroundDispatch(() => ({ signal: replacement.signal }));
@@ -272,7 +294,12 @@ describe("around-dispatch", () => {
     // A hook whose signal never fires cannot detach the body from the caller's cancel.
     const again = deferred<AbortSignal>();
     rt.register(
-      defineTool({ name: "hang2", description: "", parameters: params, execute: (_a, ctx) => (again.resolve(ctx.signal), new Promise(() => {})) }),
+      defineTool({
+        name: "hang2",
+        description: "",
+        parameters: params,
+        execute: (_a, ctx) => (again.resolve(ctx.signal), new Promise(() => {})),
+      }),
     );
     rt.onAroundDispatch(() => ({ signal: new AbortController().signal }));
     const caller = new AbortController();
@@ -315,7 +342,10 @@ describe("body", () => {
         throw new Error("kaput");
       },
     });
-    expect(await rt.execute(call())).toMatchObject({ status: "failed", error: { code: "tool_raised", reason: "kaput", tool: "echo" } });
+    expect(await rt.execute(call())).toMatchObject({
+      status: "failed",
+      error: { code: "tool_raised", reason: "kaput", tool: "echo" },
+    });
   });
 
   it("a thrown EdgeError keeps its code; timeouts and aborts keep their status", async () => {
@@ -399,7 +429,9 @@ describe("finalizeContent", () => {
 
   it("an async finalizeContent gets the context; a throwing one fails the call", async () => {
     const { rt } = setup({
-      finalizeContent: async (r, ctx) => ({ text: `${ctx.toolName}/${ctx.callId}/${ctx.sessionId}: ${JSON.stringify(r)}` }),
+      finalizeContent: async (r, ctx) => ({
+        text: `${ctx.toolName}/${ctx.callId}/${ctx.sessionId}: ${JSON.stringify(r)}`,
+      }),
     });
     expect((await rt.execute(call(), { sessionId: "s9" })).content).toEqual({ text: 'echo/c1/s9: {"n":1}' });
     const bad = setup({
@@ -407,7 +439,10 @@ describe("finalizeContent", () => {
         throw new Error("render");
       },
     });
-    expect(await bad.rt.execute(call())).toMatchObject({ status: "failed", error: { code: "tool_raised", reason: "render" } });
+    expect(await bad.rt.execute(call())).toMatchObject({
+      status: "failed",
+      error: { code: "tool_raised", reason: "render" },
+    });
   });
 });
 

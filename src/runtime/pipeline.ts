@@ -82,7 +82,12 @@ async function stages(
   const meta = ctx.meta ?? {};
   // One frozen copy of the call for every stage, the body included: arguments are hashed for
   // receipts, so nobody may mutate them in place.
-  const view: HookView = { call: snapshot(call), tool, meta, ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}) };
+  const view: HookView = {
+    call: snapshot(call),
+    tool,
+    meta,
+    ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
+  };
   const context: Omit<ToolContext, "signal"> = {
     callId: call.id,
     toolName: tool.name,

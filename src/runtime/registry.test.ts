@@ -45,13 +45,36 @@ describe("registry", () => {
   it("projects docs/contract.md §1 schemas in registration order with allow and limit", () => {
     const rt = createToolRuntime();
     const out = { type: "object", properties: { n: { type: "integer" } }, additionalProperties: false };
-    rt.register(tool("zeta", { executionLevel: "prepare", returnDirect: true, outputSchema: out, meta: { kind: "python" } }));
+    rt.register(
+      tool("zeta", { executionLevel: "prepare", returnDirect: true, outputSchema: out, meta: { kind: "python" } }),
+    );
     rt.register(tool("alpha"));
     rt.register(tool("mid"));
     expect(rt.schemas()).toEqual([
-      { name: "zeta", description: "about zeta", parameters: params, execution_level: "prepare", return_direct: true, output_schema: out },
-      { name: "alpha", description: "about alpha", parameters: params, execution_level: "read", return_direct: false, output_schema: null },
-      { name: "mid", description: "about mid", parameters: params, execution_level: "read", return_direct: false, output_schema: null },
+      {
+        name: "zeta",
+        description: "about zeta",
+        parameters: params,
+        execution_level: "prepare",
+        return_direct: true,
+        output_schema: out,
+      },
+      {
+        name: "alpha",
+        description: "about alpha",
+        parameters: params,
+        execution_level: "read",
+        return_direct: false,
+        output_schema: null,
+      },
+      {
+        name: "mid",
+        description: "about mid",
+        parameters: params,
+        execution_level: "read",
+        return_direct: false,
+        output_schema: null,
+      },
     ]);
     expect(rt.schemas({ allow: ["mid", "zeta", "ghost"] }).map((s) => s.name)).toEqual(["zeta", "mid"]);
     expect(rt.schemas({ limit: 2 }).map((s) => s.name)).toEqual(["zeta", "alpha"]);
@@ -59,9 +82,14 @@ describe("registry", () => {
     expect(rt.schemas({ limit: 0 })).toEqual([]);
     expect(() => rt.schemas({ limit: -1 })).toThrowError(EdgeError);
     // Exactly the six schema keys; metadata (meta) is not model-visible.
-    expect(Object.keys(rt.schemas()[0]!).sort()).toEqual(
-      ["description", "execution_level", "name", "output_schema", "parameters", "return_direct"],
-    );
+    expect(Object.keys(rt.schemas()[0]!).sort()).toEqual([
+      "description",
+      "execution_level",
+      "name",
+      "output_schema",
+      "parameters",
+      "return_direct",
+    ]);
   });
 
   it("hands out schema copies that cannot reach the definition", () => {

@@ -14,7 +14,11 @@ export class ToolRegistry {
       throw new EdgeError("invalid_tool_spec");
     }
     if (this.#tools.has(def.name)) {
-      throw EdgeError.withTableFix("duplicate_tool_name", { tool: def.name }, `A tool named "${def.name}" is already registered.`);
+      throw EdgeError.withTableFix(
+        "duplicate_tool_name",
+        { tool: def.name },
+        `A tool named "${def.name}" is already registered.`,
+      );
     }
     this.#tools.set(def.name, def);
     // Only remove what this call added: after dispose + re-register, an old disposer must not
@@ -35,7 +39,11 @@ export class ToolRegistry {
   schemas(query: SchemaQuery = {}): ToolSchema[] {
     const { allow, limit } = query;
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) {
-      throw new EdgeError("invalid_option", { limit }, "schemas(): limit must be a non-negative integer. Pass 0 or a larger whole number.");
+      throw new EdgeError(
+        "invalid_option",
+        { limit },
+        "schemas(): limit must be a non-negative integer. Pass 0 or a larger whole number.",
+      );
     }
     const allowed = allow ? new Set(allow) : null;
     const picked = this.list().filter((def) => allowed === null || allowed.has(def.name));

@@ -41,7 +41,11 @@ export interface ToolRuntime {
 export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime {
   const cap = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
   if (!(Number.isInteger(cap) && cap >= 1)) {
-    throw new EdgeError("invalid_option", { maxConcurrency: cap }, "maxConcurrency must be an integer ≥ 1. Pass 1 or more.");
+    throw new EdgeError(
+      "invalid_option",
+      { maxConcurrency: cap },
+      "maxConcurrency must be an integer ≥ 1. Pass 1 or more.",
+    );
   }
   const reportError = options.reportError ?? (() => undefined);
   const registry = new ToolRegistry();

@@ -21,9 +21,22 @@ function harness() {
     active -= 1;
     return { k: args.k };
   };
-  const params = { type: "object", properties: { k: { type: "string" } }, required: ["k"], additionalProperties: false };
+  const params = {
+    type: "object",
+    properties: { k: { type: "string" } },
+    required: ["k"],
+    additionalProperties: false,
+  };
   const rt = createToolRuntime();
-  rt.register(defineTool<{ k: string }>({ name: "safe", description: "", parameters: params, isConcurrencySafe: true, execute: body }));
+  rt.register(
+    defineTool<{ k: string }>({
+      name: "safe",
+      description: "",
+      parameters: params,
+      isConcurrencySafe: true,
+      execute: body,
+    }),
+  );
   rt.register(defineTool<{ k: string }>({ name: "unsafe", description: "", parameters: params, execute: body }));
   return {
     rt,

@@ -25,7 +25,13 @@ export async function runScheduled<T>(jobs: readonly Scheduled<T>[], cap: number
   return results;
 }
 
-async function pool<T>(jobs: readonly Scheduled<T>[], from: number, to: number, cap: number, results: T[]): Promise<void> {
+async function pool<T>(
+  jobs: readonly Scheduled<T>[],
+  from: number,
+  to: number,
+  cap: number,
+  results: T[],
+): Promise<void> {
   let next = from;
   // Each worker takes the next unstarted job when its current one settles: a rolling pool,
   // not fixed waves of `cap`.

@@ -21,7 +21,13 @@ describe("spillPolicy", () => {
     const exec = await rt.execute({ id: "call/1", name: "cat", args: {} });
     expect(exec.status).toBe("ok");
     const spilled = exec.result as SpilledResult;
-    expect(spilled).toEqual({ spilled: true, path: "/.edge/spill/cat-call_1.txt", bytes: 200, head: "A".repeat(10), tail: "Z".repeat(10) });
+    expect(spilled).toEqual({
+      spilled: true,
+      path: "/.edge/spill/cat-call_1.txt",
+      bytes: 200,
+      head: "A".repeat(10),
+      tail: "Z".repeat(10),
+    });
     expect(exec.content).toEqual(spilled);
     expect(files.get(spilled.path)).toBe(text);
   });

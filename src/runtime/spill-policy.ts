@@ -31,7 +31,11 @@ export interface SpilledResult {
 export function spillPolicy(options: SpillPolicyOptions): PostExecuteHook {
   const limit = options.inlineLimitBytes;
   if (!(Number.isInteger(limit) && limit >= 0)) {
-    throw new EdgeError("invalid_option", { inlineLimitBytes: limit }, "spillPolicy: inlineLimitBytes must be a non-negative integer. Pass 0 or a larger whole number.");
+    throw new EdgeError(
+      "invalid_option",
+      { inlineLimitBytes: limit },
+      "spillPolicy: inlineLimitBytes must be a non-negative integer. Pass 0 or a larger whole number.",
+    );
   }
   const previewChars = options.previewChars ?? Math.min(1000, Math.floor(limit / 8));
   const appliesTo = options.appliesTo ?? (() => true);
@@ -49,9 +53,19 @@ export function spillPolicy(options: SpillPolicyOptions): PostExecuteHook {
       await options.write(path, text);
     } catch (err) {
       // Replacing without having written would hand the model a path to nothing: fail closed.
-      throw EdgeError.withTableFix("tool_hook_failed", { tool: tool.name, reason: String(err) }, `Spill policy could not write ${path}: ${String(err)}.`);
+      throw EdgeError.withTableFix(
+        "tool_hook_failed",
+        { tool: tool.name, reason: String(err) },
+        `Spill policy could not write ${path}: ${String(err)}.`,
+      );
     }
-    const spilled: SpilledResult = { spilled: true, path, bytes, head: head(text, previewChars), tail: tail(text, previewChars) };
+    const spilled: SpilledResult = {
+      spilled: true,
+      path,
+      bytes,
+      head: head(text, previewChars),
+      tail: tail(text, previewChars),
+    };
     return { action: "replace", result: spilled };
   };
 }

@@ -35,7 +35,11 @@ export async function runDispatch(input: DispatchInput): Promise<DispatchResult>
       }
       if (!(replacement?.signal instanceof AbortSignal)) {
         trace.push({ stage: "around-dispatch", hook: index, outcome: "invalid" });
-        const err = new EdgeError("tool_hook_failed", {}, "An around-dispatch hook returned something other than { signal }. Fix the hook to return { signal }.");
+        const err = new EdgeError(
+          "tool_hook_failed",
+          {},
+          "An around-dispatch hook returned something other than { signal }. Fix the hook to return { signal }.",
+        );
         return { settled: { status: "failed", error: errorFrom(err, "tool_hook_failed", view.tool.name) } };
       }
       if (replacement.release) releases.push(replacement.release);

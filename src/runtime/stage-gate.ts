@@ -23,7 +23,10 @@ export async function runGate(input: GateInput): Promise<Settled | null> {
   for (const [index, hook] of input.pre.entries()) {
     let decision: PreDecision;
     try {
-      decision = await raceAbort(Promise.resolve().then(() => hook({ ...view, verdict: verdict.state, signal })), signal);
+      decision = await raceAbort(
+        Promise.resolve().then(() => hook({ ...view, verdict: verdict.state, signal })),
+        signal,
+      );
     } catch (err) {
       if (err instanceof SignalAborted) return fromAbortReason(err.reason, view.tool.name);
       // A gate that cannot decide must not let the call through (fail-closed).
@@ -58,7 +61,10 @@ async function approve(input: GateInput, verdict: Verdict): Promise<Settled | nu
   }
   let decision: ApprovalDecision;
   try {
-    decision = await raceAbort(Promise.resolve().then(() => approval({ ...view, reasons: verdict.askReasons, signal })), signal);
+    decision = await raceAbort(
+      Promise.resolve().then(() => approval({ ...view, reasons: verdict.askReasons, signal })),
+      signal,
+    );
   } catch (err) {
     if (err instanceof SignalAborted) return fromAbortReason(err.reason, view.tool.name);
     verdict.deny(describe(err), hookCode(err));

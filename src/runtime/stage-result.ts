@@ -23,7 +23,10 @@ export async function runResultStages(input: ResultInput, bodyResult: unknown): 
   for (const [index, hook] of input.post.entries()) {
     let decision: PostDecision;
     try {
-      decision = await raceAbort(Promise.resolve().then(() => hook({ ...view, result: snapshot(result), signal })), signal);
+      decision = await raceAbort(
+        Promise.resolve().then(() => hook({ ...view, result: snapshot(result), signal })),
+        signal,
+      );
     } catch (err) {
       if (err instanceof SignalAborted) return fromAbortReason(err.reason, tool.name);
       trace.push({ stage: "post-execute", hook: index, outcome: "raised" });
@@ -42,7 +45,11 @@ export async function runResultStages(input: ResultInput, bodyResult: unknown): 
         return settledError("blocked", decision.code ?? "tool_blocked", tool.name, { reason: decision.reason });
       default: {
         trace.push({ stage: "post-execute", hook: index, outcome: "invalid" });
-        const err = new EdgeError("tool_hook_failed", {}, "A post-execute hook returned no accept/replace/block decision.");
+        const err = new EdgeError(
+          "tool_hook_failed",
+          {},
+          "A post-execute hook returned no accept/replace/block decision.",
+        );
         return { status: "failed", error: errorFrom(err, "tool_hook_failed", tool.name) };
       }
     }
@@ -55,7 +62,10 @@ export async function runResultStages(input: ResultInput, bodyResult: unknown): 
   const ctx: ToolContext = { ...input.context, signal };
   const finalize = tool.finalizeContent.bind(tool);
   try {
-    const content = await raceAbort(Promise.resolve().then(() => finalize(result as never, ctx)), signal);
+    const content = await raceAbort(
+      Promise.resolve().then(() => finalize(result as never, ctx)),
+      signal,
+    );
     trace.push({ stage: "finalize", outcome: "ok" });
     return { status: "ok", result, content };
   } catch (err) {

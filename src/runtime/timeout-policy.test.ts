@@ -21,7 +21,13 @@ describe("timeoutPolicy", () => {
     const rt = createToolRuntime();
     const started = deferred<AbortSignal>();
     rt.register(
-      defineTool({ name: "stubborn", description: "", parameters: params, timeoutMs: 50, execute: (_a, ctx) => (started.resolve(ctx.signal), new Promise(() => {})) }),
+      defineTool({
+        name: "stubborn",
+        description: "",
+        parameters: params,
+        timeoutMs: 50,
+        execute: (_a, ctx) => (started.resolve(ctx.signal), new Promise(() => {})),
+      }),
     );
     rt.onAroundDispatch(timeoutPolicy({ defaultMs: 10_000 }));
     let settled = false;
@@ -41,7 +47,9 @@ describe("timeoutPolicy", () => {
 
   it("uses the default for tools without timeoutMs", async () => {
     const rt = createToolRuntime();
-    rt.register(defineTool({ name: "hang", description: "", parameters: params, execute: () => new Promise(() => {}) }));
+    rt.register(
+      defineTool({ name: "hang", description: "", parameters: params, execute: () => new Promise(() => {}) }),
+    );
     rt.onAroundDispatch(timeoutPolicy({ defaultMs: 30 }));
     const pending = rt.execute({ id: "t2", name: "hang", args: {} });
     await vi.advanceTimersByTimeAsync(30);
@@ -50,7 +58,15 @@ describe("timeoutPolicy", () => {
 
   it("a body that finishes in time is ok, and its timer is cleared", async () => {
     const rt = createToolRuntime();
-    rt.register(defineTool({ name: "quick", description: "", parameters: params, timeoutMs: 1000, execute: () => ({ done: true }) }));
+    rt.register(
+      defineTool({
+        name: "quick",
+        description: "",
+        parameters: params,
+        timeoutMs: 1000,
+        execute: () => ({ done: true }),
+      }),
+    );
     rt.onAroundDispatch(timeoutPolicy());
     const exec = await rt.execute({ id: "t3", name: "quick", args: {} });
     expect(exec).toMatchObject({ status: "ok", result: { done: true } });
@@ -69,7 +85,15 @@ describe("timeoutPolicy", () => {
   it("the caller's abort before the limit is an abort, not a timeout", async () => {
     const rt = createToolRuntime();
     const started = deferred<void>();
-    rt.register(defineTool({ name: "hang", description: "", parameters: params, timeoutMs: 100, execute: () => (started.resolve(), new Promise(() => {})) }));
+    rt.register(
+      defineTool({
+        name: "hang",
+        description: "",
+        parameters: params,
+        timeoutMs: 100,
+        execute: () => (started.resolve(), new Promise(() => {})),
+      }),
+    );
     rt.onAroundDispatch(timeoutPolicy());
     const controller = new AbortController();
     const pending = rt.execute({ id: "t5", name: "hang", args: {} }, { signal: controller.signal });

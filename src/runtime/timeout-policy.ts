@@ -12,7 +12,11 @@ export interface TimeoutPolicyOptions {
 export function timeoutPolicy(options: TimeoutPolicyOptions = {}): AroundDispatchHook {
   const { defaultMs } = options;
   if (defaultMs !== undefined && !(Number.isFinite(defaultMs) && defaultMs > 0)) {
-    throw new EdgeError("invalid_option", { defaultMs }, "timeoutPolicy: defaultMs must be a positive number. Pass a number above 0.");
+    throw new EdgeError(
+      "invalid_option",
+      { defaultMs },
+      "timeoutPolicy: defaultMs must be a positive number. Pass a number above 0.",
+    );
   }
   return ({ tool }) => {
     const ms = tool.timeoutMs ?? defaultMs;
@@ -21,7 +25,13 @@ export function timeoutPolicy(options: TimeoutPolicyOptions = {}): AroundDispatc
     // setTimeout rather than AbortSignal.timeout(): the reason carries our code and the
     // limit, and release() can clear the timer as soon as the body settles.
     const timer = setTimeout(() => {
-      controller.abort(EdgeError.withTableFix("tool_timeout", { tool: tool.name, timeoutMs: ms }, `Tool ${tool.name} did not finish within ${ms} ms.`));
+      controller.abort(
+        EdgeError.withTableFix(
+          "tool_timeout",
+          { tool: tool.name, timeoutMs: ms },
+          `Tool ${tool.name} did not finish within ${ms} ms.`,
+        ),
+      );
     }, ms);
     return { signal: controller.signal, release: () => clearTimeout(timer) };
   };

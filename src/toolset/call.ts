@@ -11,7 +11,15 @@ import type { CallOutcome, RunnerHost } from "../runner/host.ts";
 import { baseName, readSnapshot, type FrozenTool, type FrozenToolset } from "./freeze.ts";
 import { checkProject, projectMount } from "./project.ts";
 import type { ProjectMount } from "../../workers/protocol.ts";
-import { checkMount, DEFAULT_WORKSPACE_MOUNT_LIMITS, READ_LOCAL, workspaceSha256, type WorkspaceMount, type WorkspaceMountLimits, type WorkspaceSource } from "./workspace.ts";
+import {
+  checkMount,
+  DEFAULT_WORKSPACE_MOUNT_LIMITS,
+  READ_LOCAL,
+  workspaceSha256,
+  type WorkspaceMount,
+  type WorkspaceMountLimits,
+  type WorkspaceSource,
+} from "./workspace.ts";
 
 export interface ToolCallReport {
   ok: boolean;
@@ -45,7 +53,11 @@ export function findActiveTool(toolset: FrozenToolset, name: string): FrozenTool
   const tool = toolset.active.find((t) => t.schema.name === name);
   if (!tool) {
     const names = toolset.active.map((t) => t.schema.name);
-    throw new EdgeError("unknown_tool", { tool: name }, `No tool named "${name}" is in the active tool set.${didYouMean(name, names)} The active tools: ${names.join(", ") || "none"}.`);
+    throw new EdgeError(
+      "unknown_tool",
+      { tool: name },
+      `No tool named "${name}" is in the active tool set.${didYouMean(name, names)} The active tools: ${names.join(", ") || "none"}.`,
+    );
   }
   return tool;
 }
@@ -54,7 +66,11 @@ export function findActiveTool(toolset: FrozenToolset, name: string): FrozenTool
 export function checkToolArgs(tool: FrozenTool, args: unknown): JsonObject {
   const problem = argsProblem(tool.schema.parameters, args);
   if (problem) {
-    throw EdgeError.withTableFix("invalid_tool_args", { tool: tool.schema.name, problems: problem.problems }, `Arguments for "${tool.schema.name}" do not match its schema: ${problem.detail}.`);
+    throw EdgeError.withTableFix(
+      "invalid_tool_args",
+      { tool: tool.schema.name, problems: problem.problems },
+      `Arguments for "${tool.schema.name}" do not match its schema: ${problem.detail}.`,
+    );
   }
   return args as JsonObject;
 }
@@ -92,13 +108,23 @@ export async function callTool(
   try {
     // The project as it is now, checked by the runner against the frozen manifest before import.
     // Read within the call's time limit: a project that cannot be read in time is too large.
-    const snapshot = await readSnapshot(toolset.source, options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs);
+    const snapshot = await readSnapshot(
+      toolset.source,
+      options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs,
+    );
     checkProject(snapshot);
     bytes = snapshot.files[snapshot.entry] ?? new Uint8Array(0);
     project = projectMount(snapshot, toolset.project);
-    if (options.workspace && tool.permissions.includes(READ_LOCAL)) mount = await snapshotFor(options.workspace, options.workspaceLimits);
+    if (options.workspace && tool.permissions.includes(READ_LOCAL))
+      mount = await snapshotFor(options.workspace, options.workspaceLimits);
   } catch (err) {
-    return { ...base, args_sha256: argsSha, tool_schema_sha256: tool.schema_sha256, ok: false, error: toErrorJson(err) };
+    return {
+      ...base,
+      args_sha256: argsSha,
+      tool_schema_sha256: tool.schema_sha256,
+      ok: false,
+      error: toErrorJson(err),
+    };
   }
   const outcome: CallOutcome = await host.call(
     {
@@ -134,7 +160,10 @@ export async function callTool(
   };
 }
 
-async function snapshotFor(source: WorkspaceSource, limits = DEFAULT_WORKSPACE_MOUNT_LIMITS): Promise<{ workspace: WorkspaceMount; sha: Sha256 }> {
+async function snapshotFor(
+  source: WorkspaceSource,
+  limits = DEFAULT_WORKSPACE_MOUNT_LIMITS,
+): Promise<{ workspace: WorkspaceMount; sha: Sha256 }> {
   const workspace = await source.snapshot(limits);
   checkMount(workspace, limits);
   return { workspace, sha: await workspaceSha256(workspace) };

@@ -10,7 +10,13 @@ import { MAX_TOOLS_FILE_BYTES, type DiscoveredTool, type Selection, type ToolSch
 import type { ProjectSnapshot } from "../contract/project.ts";
 import type { RunnerHost, ToolSource } from "../runner/host.ts";
 import { explainImportError, freezePackages, NO_PACKAGES, type FrozenPackages } from "../packages/freeze.ts";
-import { DEFAULT_PROJECT_LIMITS, freezeProject, projectMount, readProjectSnapshot, type ToolsProject } from "./project.ts";
+import {
+  DEFAULT_PROJECT_LIMITS,
+  freezeProject,
+  projectMount,
+  readProjectSnapshot,
+  type ToolsProject,
+} from "./project.ts";
 
 export { MAX_TOOLS_FILE_BYTES };
 
@@ -63,10 +69,17 @@ export interface ToolsetReport {
  *  `deadline`: the moment (ms since the epoch) the read must be done by (a call's time limit). */
 export async function readSnapshot(source: ToolSource, deadline?: number): Promise<ProjectSnapshot> {
   try {
-    return await readProjectSnapshot(source, deadline === undefined ? DEFAULT_PROJECT_LIMITS : { ...DEFAULT_PROJECT_LIMITS, deadline });
+    return await readProjectSnapshot(
+      source,
+      deadline === undefined ? DEFAULT_PROJECT_LIMITS : { ...DEFAULT_PROJECT_LIMITS, deadline },
+    );
   } catch (err) {
     if (err instanceof EdgeError) throw err;
-    throw EdgeError.withTableFix("tools_file_unreadable", { file: source.name, reason: String(err) }, `Could not read ${source.name}: ${String(err)}.`);
+    throw EdgeError.withTableFix(
+      "tools_file_unreadable",
+      { file: source.name, reason: String(err) },
+      `Could not read ${source.name}: ${String(err)}.`,
+    );
   }
 }
 
@@ -120,10 +133,26 @@ export async function analyzeToolset(
   try {
     if (source.packages) packages = await freezePackages(snapshot, source.packages, source.name);
   } catch (err) {
-    return { ...empty, tools_file_sha256: sha, tools_bundle_sha256: project.tools_bundle_sha256, project, bytes, errors: [toErrorJson(err)] };
+    return {
+      ...empty,
+      tools_file_sha256: sha,
+      tools_bundle_sha256: project.tools_bundle_sha256,
+      project,
+      bytes,
+      errors: [toErrorJson(err)],
+    };
   }
   const mount = projectMount(snapshot, project);
-  const discovery = await host.discover({ bytes, expectedSha256: sha, filename: baseName(filename), project: mount, ...(packages.wheels.length ? { packages: packages.wheels } : {}) }, signal);
+  const discovery = await host.discover(
+    {
+      bytes,
+      expectedSha256: sha,
+      filename: baseName(filename),
+      project: mount,
+      ...(packages.wheels.length ? { packages: packages.wheels } : {}),
+    },
+    signal,
+  );
   const errors = await explainErrors(discovery.errors, source, packages);
   const valid: FrozenTool[] = [];
   for (const tool of discovery.tools) {
@@ -164,7 +193,11 @@ export async function analyzeToolset(
 }
 
 /** A module the runner could not import, told in terms of the package lock (when there is one). */
-async function explainErrors(errors: readonly ErrorJson[], source: ToolSource, packages: FrozenPackages): Promise<ErrorJson[]> {
+async function explainErrors(
+  errors: readonly ErrorJson[],
+  source: ToolSource,
+  packages: FrozenPackages,
+): Promise<ErrorJson[]> {
   const provider = source.packages;
   if (!provider || !errors.some((e) => typeof e.module === "string")) return [...errors];
   const lock = await provider.lock();
@@ -186,12 +219,23 @@ export async function freezeToolset(
  * inspects once, then freezes under whatever selection the person picks). Throws the first problem
  * of the file or of the selection as an EdgeError (details.errors has all).
  */
-export async function freezeReport(report: ToolsetReport, source: ToolSource, selection: Selection = {}): Promise<FrozenToolset> {
+export async function freezeReport(
+  report: ToolsetReport,
+  source: ToolSource,
+  selection: Selection = {},
+): Promise<FrozenToolset> {
   const fail = (errors: ErrorJson[]): never => {
     const first = errors[0] ?? errorJson("tools_file_import_failed");
     throw new EdgeError(first.code, { ...first, errors }, first.message);
   };
-  if (!report.file_ok || !report.bytes || !report.tools_file_sha256 || !report.project || !report.schema_generator_version) return fail(report.errors);
+  if (
+    !report.file_ok ||
+    !report.bytes ||
+    !report.tools_file_sha256 ||
+    !report.project ||
+    !report.schema_generator_version
+  )
+    return fail(report.errors);
   const selected = selectActiveSet(report.tools, selection);
   if (selected.errors.length) return fail(selected.errors);
   const active = selected.active as FrozenTool[];

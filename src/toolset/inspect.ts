@@ -77,7 +77,10 @@ export async function inspect(source: ToolSource, options: ToolsetOptions): Prom
     tools_root: r.project?.root ?? null,
     tools_files: r.project?.files ?? [],
     tools_skipped: r.project?.skipped ?? [],
-    python_packages: (r.packages?.packages ?? []).map((p, i) => ({ ...p, bytes: r.packages!.wheels[i]!.bytes.byteLength })),
+    python_packages: (r.packages?.packages ?? []).map((p, i) => ({
+      ...p,
+      bytes: r.packages!.wheels[i]!.bytes.byteLength,
+    })),
     python_lock_sha256: r.packages?.lock_sha256 ?? null,
     schema_generator_version: r.schema_generator_version,
     active_set_sha256: r.active_set_sha256,
@@ -105,4 +108,3 @@ export function memorySource(name: string, content: string | Uint8Array | (() =>
     },
   };
 }
-

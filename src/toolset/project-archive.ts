@@ -18,10 +18,24 @@ export interface PickedProject {
 }
 
 /** From a zip archive; a single top folder inside it (a zipped folder) is its root. */
-export function projectFromZip(name: string, bytes: Uint8Array, limits: ProjectLimits = DEFAULT_PROJECT_LIMITS): PickedProject {
-  const tooLarge = (what: string): EdgeError => new EdgeError("tools_project_too_large", { limits }, `The archive ${name} expands beyond a tools project's limits (${what}); move tools.py and what it needs into an archive of their own.`);
+export function projectFromZip(
+  name: string,
+  bytes: Uint8Array,
+  limits: ProjectLimits = DEFAULT_PROJECT_LIMITS,
+): PickedProject {
+  const tooLarge = (what: string): EdgeError =>
+    new EdgeError(
+      "tools_project_too_large",
+      { limits },
+      `The archive ${name} expands beyond a tools project's limits (${what}); move tools.py and what it needs into an archive of their own.`,
+    );
   // Entries beyond the file limit may still be skipped ones (.git): the count is checked after skipping.
-  const { files: raw } = readZip(bytes, { bytes: limits.maxBytes, entries: limits.maxFiles * 20, fileBytes: limits.maxBytes }, checkedPath, tooLarge);
+  const { files: raw } = readZip(
+    bytes,
+    { bytes: limits.maxBytes, entries: limits.maxFiles * 20, fileBytes: limits.maxBytes },
+    checkedPath,
+    tooLarge,
+  );
   const all = Object.fromEntries(raw.map((f) => [f.path, f.data]));
   const top = commonTop(Object.keys(all));
   const rooted = top ? Object.fromEntries(Object.entries(all).map(([p, d]) => [p.slice(top.length + 1), d])) : all;
@@ -33,7 +47,12 @@ export function projectFromZip(name: string, bytes: Uint8Array, limits: ProjectL
 
 function checkedPath(name: string): string {
   const path = name.replace(/\/+$/, "");
-  if (!isProjectPath(path)) throw new EdgeError("zip_invalid", { entry: name }, `The archive holds an entry named ${JSON.stringify(name)}, which cannot be a file of a project; rename it.`);
+  if (!isProjectPath(path))
+    throw new EdgeError(
+      "zip_invalid",
+      { entry: name },
+      `The archive holds an entry named ${JSON.stringify(name)}, which cannot be a file of a project; rename it.`,
+    );
   return path;
 }
 
@@ -44,7 +63,11 @@ export function commonTop(paths: readonly string[]): string {
   return firsts.size === 1 && only ? only : "";
 }
 
-export function picked(name: string, files: Record<string, Uint8Array>, skipped: ProjectSnapshot["skipped"]): PickedProject {
+export function picked(
+  name: string,
+  files: Record<string, Uint8Array>,
+  skipped: ProjectSnapshot["skipped"],
+): PickedProject {
   return { name, entry: entryOf(files), files, skipped };
 }
 
@@ -52,11 +75,15 @@ export function picked(name: string, files: Record<string, Uint8Array>, skipped:
 function entryOf(files: Record<string, Uint8Array>): string {
   if (files["tools.py"]) return "tools.py";
   const dec = new TextDecoder();
-  const candidates = Object.keys(files).filter((p) => !p.includes("/") && p.endsWith(".py") && dec.decode(files[p]).includes("edge_tool"));
+  const candidates = Object.keys(files).filter(
+    (p) => !p.includes("/") && p.endsWith(".py") && dec.decode(files[p]).includes("edge_tool"),
+  );
   if (candidates.length === 1) return candidates[0]!;
   throw new EdgeError(
     "tools_root_invalid",
     { candidates },
-    candidates.length ? `The project has several top-level files using @edge_tool (${candidates.join(", ")}); name the tools file tools.py.` : "The project has no tools.py at its top (nor another top-level .py using @edge_tool); pick the folder that holds tools.py.",
+    candidates.length
+      ? `The project has several top-level files using @edge_tool (${candidates.join(", ")}); name the tools file tools.py.`
+      : "The project has no tools.py at its top (nor another top-level .py using @edge_tool); pick the folder that holds tools.py.",
   );
 }

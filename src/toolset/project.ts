@@ -43,9 +43,13 @@ export function manifestOf(project: Pick<ToolsProject, "entry" | "files">): Tool
 }
 
 /** Hash a snapshot into its frozen form (checking its shape and limits first). */
-export async function freezeProject(snapshot: ProjectSnapshot, limits: ProjectLimits = DEFAULT_PROJECT_LIMITS): Promise<ToolsProject> {
+export async function freezeProject(
+  snapshot: ProjectSnapshot,
+  limits: ProjectLimits = DEFAULT_PROJECT_LIMITS,
+): Promise<ToolsProject> {
   checkProject(snapshot, limits);
-  if (!snapshot.files[snapshot.entry]) throw new EdgeError("tools_root_invalid", { entry: snapshot.entry, root: snapshot.root });
+  if (!snapshot.files[snapshot.entry])
+    throw new EdgeError("tools_root_invalid", { entry: snapshot.entry, root: snapshot.root });
   // Hashed together: each digest is a trip to the platform's crypto threads.
   const files: ProjectFile[] = await Promise.all(
     Object.keys(snapshot.files)
@@ -66,13 +70,26 @@ export function firstChangedFile(before: Record<string, string>, after: Record<s
 
 /** What a job carries: this moment's bytes, and the manifest they must match. */
 export function projectMount(snapshot: ProjectSnapshot, frozen: ToolsProject): ProjectMount {
-  return { root: TOOLS_MOUNT, files: snapshot.files, manifest: manifestOf(frozen), expectedSha256: frozen.tools_bundle_sha256 };
+  return {
+    root: TOOLS_MOUNT,
+    files: snapshot.files,
+    manifest: manifestOf(frozen),
+    expectedSha256: frozen.tools_bundle_sha256,
+  };
 }
 
 /** The snapshot of a source: its project, or the tools file alone (named by its base name). */
-export async function readProjectSnapshot(source: ToolSource, limits: ProjectLimits = DEFAULT_PROJECT_LIMITS): Promise<ProjectSnapshot> {
+export async function readProjectSnapshot(
+  source: ToolSource,
+  limits: ProjectLimits = DEFAULT_PROJECT_LIMITS,
+): Promise<ProjectSnapshot> {
   if (source.readProject) return source.readProject(limits);
-  return { root: null, entry: entryName(source.name), files: { [entryName(source.name)]: await source.read() }, skipped: [] };
+  return {
+    root: null,
+    entry: entryName(source.name),
+    files: { [entryName(source.name)]: await source.read() },
+    skipped: [],
+  };
 }
 
 /** The file name a tools file has in its project when it comes alone ("tools.py" for odd names). */
@@ -83,12 +100,25 @@ function entryName(name: string): string {
 
 /** A path a project may hold: relative, "/"-separated, no empty, "." or ".." parts. */
 export function isProjectPath(path: string): boolean {
-  return path.length > 0 && path.length <= 4096 && !path.includes("\0") && !path.includes("\\") && path.split("/").every((p) => p !== "" && p !== "." && p !== "..");
+  return (
+    path.length > 0 &&
+    path.length <= 4096 &&
+    !path.includes("\0") &&
+    !path.includes("\\") &&
+    path.split("/").every((p) => p !== "" && p !== "." && p !== "..")
+  );
 }
 
 /** The files of a picked folder or archive (paths relative to its root) without what is skipped. */
-export function skipFiles(all: Record<string, Uint8Array>): { files: Record<string, Uint8Array>; skipped: ProjectSnapshot["skipped"] } {
-  const venvs = new Set(Object.keys(all).filter((p) => p.endsWith("/pyvenv.cfg")).map((p) => p.slice(0, -"/pyvenv.cfg".length)));
+export function skipFiles(all: Record<string, Uint8Array>): {
+  files: Record<string, Uint8Array>;
+  skipped: ProjectSnapshot["skipped"];
+} {
+  const venvs = new Set(
+    Object.keys(all)
+      .filter((p) => p.endsWith("/pyvenv.cfg"))
+      .map((p) => p.slice(0, -"/pyvenv.cfg".length)),
+  );
   const files: Record<string, Uint8Array> = {};
   const skipped = new Map<string, SkipReason>();
   for (const [path, data] of Object.entries(all)) {
@@ -97,33 +127,57 @@ export function skipFiles(all: Record<string, Uint8Array>): { files: Record<stri
     let at = 0;
     for (; at < parts.length && !reason; at++) {
       const folder = at < parts.length - 1;
-      reason = skipByName(parts[at]!, folder) ?? (folder && venvs.has(parts.slice(0, at + 1).join("/")) ? "virtualenv" : undefined);
+      reason =
+        skipByName(parts[at]!, folder) ??
+        (folder && venvs.has(parts.slice(0, at + 1).join("/")) ? "virtualenv" : undefined);
     }
     if (reason) skipped.set(parts.slice(0, at).join("/"), reason);
     else files[path] = data;
   }
-  return { files, skipped: [...skipped].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, reason]) => ({ path, reason })) };
+  return {
+    files,
+    skipped: [...skipped].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, reason]) => ({ path, reason })),
+  };
 }
 
 /** The host's own check of a snapshot (a source should stop early): mountable paths, the limits. */
 export function checkProject(snapshot: ProjectSnapshot, limits: ProjectLimits = DEFAULT_PROJECT_LIMITS): void {
   const paths = Object.keys(snapshot.files);
-  for (const path of paths) if (!isProjectPath(path)) throw new EdgeError("tools_project_path_unmountable", { path }, `The tools project holds a path Edge cannot mount: ${JSON.stringify(path)}; rename the file.`);
+  for (const path of paths)
+    if (!isProjectPath(path))
+      throw new EdgeError(
+        "tools_project_path_unmountable",
+        { path },
+        `The tools project holds a path Edge cannot mount: ${JSON.stringify(path)}; rename the file.`,
+      );
   const bytes = paths.reduce((n, p) => n + snapshot.files[p]!.byteLength, 0);
   if (paths.length > limits.maxFiles || bytes > limits.maxBytes) {
-    const largest = paths.sort((a, b) => snapshot.files[b]!.byteLength - snapshot.files[a]!.byteLength).slice(0, 3).map((p) => `${p} (${snapshot.files[p]!.byteLength} bytes)`);
+    const largest = paths
+      .sort((a, b) => snapshot.files[b]!.byteLength - snapshot.files[a]!.byteLength)
+      .slice(0, 3)
+      .map((p) => `${p} (${snapshot.files[p]!.byteLength} bytes)`);
     throw projectTooLarge({ files: paths.length, bytes }, limits, snapshot.root, largest);
   }
 }
 
 /** A tools project held in memory (the playground's folder or zip, tests): `files` is read on every
  *  job, so an edit to it after the freeze is seen (and refused). */
-export function memoryProjectSource(entry: string, files: () => Record<string, Uint8Array>, name = entry, skipped: ProjectSnapshot["skipped"] = []): ToolSource {
+export function memoryProjectSource(
+  entry: string,
+  files: () => Record<string, Uint8Array>,
+  name = entry,
+  skipped: ProjectSnapshot["skipped"] = [],
+): ToolSource {
   return {
     name,
     async read() {
       const bytes = files()[entry];
-      if (!bytes) throw new EdgeError("tools_root_invalid", { entry }, `The tools project has no ${entry}; pick the tools file inside the project.`);
+      if (!bytes)
+        throw new EdgeError(
+          "tools_root_invalid",
+          { entry },
+          `The tools project has no ${entry}; pick the tools file inside the project.`,
+        );
       return bytes;
     },
     readProject: async () => ({ root: null, entry, files: { ...files() }, skipped }),

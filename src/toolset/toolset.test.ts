@@ -86,20 +86,32 @@ def bad() -> dict:
   });
 
   it("more than 8 tools need --tool/--tool-tag; unknown names are refused; hashes are stable", async () => {
-    const many = HEADER + Array.from({ length: 9 }, (_, i) => `@edge_tool(intent_tags=[${i < 2 ? '"two"' : '"rest"'}])\ndef t${i}() -> str:\n    return "${i}"\n`).join("\n");
+    const many =
+      HEADER +
+      Array.from(
+        { length: 9 },
+        (_, i) => `@edge_tool(intent_tags=[${i < 2 ? '"two"' : '"rest"'}])\ndef t${i}() -> str:\n    return "${i}"\n`,
+      ).join("\n");
     const all = await analyzeToolset(memorySource("m.py", many), host);
     expect(all.errors.map((e) => e.code)).toEqual(["active_tool_limit_exceeded"]);
     const two = await freezeToolset(memorySource("m.py", many), host, { toolTag: ["two"] });
     expect(two.active.map((t) => t.schema.name)).toEqual(["t0", "t1"]);
     const byName = await freezeToolset(memorySource("m.py", many), host, { tool: ["t1", "t0"] });
     expect(byName.active_set_sha256).toBe(two.active_set_sha256);
-    await expect(freezeToolset(memorySource("m.py", many), host, { tool: ["t9"] })).rejects.toMatchObject({ code: "unknown_tool" });
+    await expect(freezeToolset(memorySource("m.py", many), host, { tool: ["t9"] })).rejects.toMatchObject({
+      code: "unknown_tool",
+    });
   });
 });
 
 describe("freezing a report under another selection", () => {
   it("a file with 9 tools is valid; the limit is a selection problem another selection fixes without a second discovery", async () => {
-    const many = HEADER + Array.from({ length: 9 }, (_, i) => `@edge_tool(intent_tags=[${i < 2 ? '"two"' : '"rest"'}])\ndef t${i}() -> str:\n    return "${i}"\n`).join("\n");
+    const many =
+      HEADER +
+      Array.from(
+        { length: 9 },
+        (_, i) => `@edge_tool(intent_tags=[${i < 2 ? '"two"' : '"rest"'}])\ndef t${i}() -> str:\n    return "${i}"\n`,
+      ).join("\n");
     const source = memorySource("m.py", many);
     const report = await analyzeToolset(source, host);
     expect(report).toMatchObject({ ok: false, file_ok: true });
@@ -110,6 +122,8 @@ describe("freezing a report under another selection", () => {
     await expect(freezeReport(report, source)).rejects.toMatchObject({ code: "active_tool_limit_exceeded" });
     const broken = await analyzeToolset(memorySource("b.py", "def broken(:\n"), host);
     expect(broken.file_ok).toBe(false);
-    await expect(freezeReport(broken, source, { toolTag: ["two"] })).rejects.toMatchObject({ code: "tools_file_import_failed" });
+    await expect(freezeReport(broken, source, { toolTag: ["two"] })).rejects.toMatchObject({
+      code: "tools_file_import_failed",
+    });
   });
 });

@@ -47,14 +47,24 @@ describe("read_local tools see the workspace read-only at /workspace", () => {
 
   it("reads the current files, and workspace_sha256 follows every edit", async () => {
     const vfs = await openVfs();
-    await vfs.writeBatch([{ path: "/workspace/data.csv", data: text("region,amount\nnorth,10\nsouth,32\n") }, { path: "/workspace/sub/notes.txt", data: text("n") }]);
+    await vfs.writeBatch([
+      { path: "/workspace/data.csv", data: text("region,amount\nnorth,10\nsouth,32\n") },
+      { path: "/workspace/sub/notes.txt", data: text("n") },
+    ]);
     const workspace = vfsWorkspaceSource(vfs);
     const toolset = await freezeToolset(memorySource("workspace_tools.py", TOOLS), host);
     const first = await callTool(toolset, host, "summarize_csv", {}, { workspace });
     expect(first).toMatchObject({ ok: true, result: { rows: 2, columns: ["region", "amount"], sums: { amount: 42 } } });
-    expect(first.workspace_sha256).toBe(await workspaceSha256(await workspace.snapshot({ maxBytes: 1e9, maxFiles: 1e9 })));
+    expect(first.workspace_sha256).toBe(
+      await workspaceSha256(await workspace.snapshot({ maxBytes: 1e9, maxFiles: 1e9 })),
+    );
     const listed = await callTool(toolset, host, "list_workspace", {}, { workspace });
-    expect(listed.result).toEqual({ files: [{ path: "data.csv", bytes: 32 }, { path: "sub/notes.txt", bytes: 1 }] });
+    expect(listed.result).toEqual({
+      files: [
+        { path: "data.csv", bytes: 32 },
+        { path: "sub/notes.txt", bytes: 1 },
+      ],
+    });
     expect(listed.workspace_sha256).toBe(first.workspace_sha256);
     await vfs.writeBytes("/workspace/data.csv", text("region,amount\nnorth,10\n"));
     const second = await callTool(toolset, host, "summarize_csv", {}, { workspace });
@@ -74,7 +84,10 @@ describe("read_local tools see the workspace read-only at /workspace", () => {
 
   it("every write fails in Python with PermissionError and nothing reaches the workspace", async () => {
     const vfs = await openVfs();
-    await vfs.writeBatch([{ path: "/workspace/data.csv", data: text("keep") }, { path: "/workspace/sub/x.txt", data: text("x") }]);
+    await vfs.writeBatch([
+      { path: "/workspace/data.csv", data: text("keep") },
+      { path: "/workspace/sub/x.txt", data: text("x") },
+    ]);
     const toolset = await freezeToolset(memorySource("probe.py", PROBE), host);
     const r = await callTool(toolset, host, "try_writes", {}, { workspace: vfsWorkspaceSource(vfs) });
     expect(r.ok).toBe(true);
@@ -94,17 +107,35 @@ describe("read_local tools see the workspace read-only at /workspace", () => {
       rmtree: "PermissionError EACCES",
       move_root: "OSError EBUSY",
     });
-    const write = await callTool(await freezeToolset(memorySource("workspace_tools.py", TOOLS), host), host, "write_report", { text: "hi" }, { workspace: vfsWorkspaceSource(vfs) });
+    const write = await callTool(
+      await freezeToolset(memorySource("workspace_tools.py", TOOLS), host),
+      host,
+      "write_report",
+      { text: "hi" },
+      { workspace: vfsWorkspaceSource(vfs) },
+    );
     expect(write).toMatchObject({ ok: false, error: { code: "tool_raised" } });
     expect(write.error?.message).toContain("PermissionError");
-    expect(vfs.getAllPaths().sort()).toEqual(["/", "/workspace", "/workspace/data.csv", "/workspace/sub", "/workspace/sub/x.txt"]);
+    expect(vfs.getAllPaths().sort()).toEqual([
+      "/",
+      "/workspace",
+      "/workspace/data.csv",
+      "/workspace/sub",
+      "/workspace/sub/x.txt",
+    ]);
   });
 
   it("a workspace over the mount limit is refused before the runner starts (workspace_too_large)", async () => {
     const vfs = await openVfs();
     await vfs.writeBatch([{ path: "/workspace/big.bin", data: new Uint8Array(2048) }]);
     const toolset = await freezeToolset(memorySource("workspace_tools.py", TOOLS), host);
-    const r = await callTool(toolset, host, "list_workspace", {}, { workspace: vfsWorkspaceSource(vfs), workspaceLimits: { maxBytes: 1024, maxFiles: 10 } });
+    const r = await callTool(
+      toolset,
+      host,
+      "list_workspace",
+      {},
+      { workspace: vfsWorkspaceSource(vfs), workspaceLimits: { maxBytes: 1024, maxFiles: 10 } },
+    );
     expect(r).toMatchObject({ ok: false, error: { code: "workspace_too_large" }, runner_secret_verified: false });
   });
 });

@@ -28,15 +28,23 @@ export interface WorkspaceSource {
 
 /** The workspace_too_large error for a snapshot over its limits. */
 export function workspaceTooLarge(what: { bytes?: number; files?: number }, limits: WorkspaceMountLimits): EdgeError {
-  const over = what.files !== undefined && what.files > limits.maxFiles ? `${what.files} files (the limit is ${limits.maxFiles})` : `${what.bytes} bytes (the limit is ${limits.maxBytes})`;
-  return new EdgeError("workspace_too_large", { ...what, limits }, `The workspace holds ${over}, more than a read_local tool may have mounted; remove files from the workspace. Nothing ran.`);
+  const over =
+    what.files !== undefined && what.files > limits.maxFiles
+      ? `${what.files} files (the limit is ${limits.maxFiles})`
+      : `${what.bytes} bytes (the limit is ${limits.maxBytes})`;
+  return new EdgeError(
+    "workspace_too_large",
+    { ...what, limits },
+    `The workspace holds ${over}, more than a read_local tool may have mounted; remove files from the workspace. Nothing ran.`,
+  );
 }
 
 /** Re-check a snapshot's limits (a source should stop early; this is the host's own check). */
 export function checkMount(mount: WorkspaceMount, limits: WorkspaceMountLimits): void {
   const files = Object.values(mount.files);
   const bytes = files.reduce((n, f) => n + f.byteLength, 0);
-  if (files.length > limits.maxFiles || bytes > limits.maxBytes) throw workspaceTooLarge({ bytes, files: files.length }, limits);
+  if (files.length > limits.maxFiles || bytes > limits.maxBytes)
+    throw workspaceTooLarge({ bytes, files: files.length }, limits);
 }
 
 /**

@@ -52,7 +52,10 @@ export class Confirmations extends ChangeTracker {
         outcome = await core.reject(id);
       }
       if (outcome.ok) {
-        setCard({ state: action === "confirm" ? "done" : "rejected", ...(outcome.result ? { result: outcome.result } : {}) });
+        setCard({
+          state: action === "confirm" ? "done" : "rejected",
+          ...(outcome.result ? { result: outcome.result } : {}),
+        });
         this.ports.status(action === "confirm" ? "Confirmed: the tool ran." : "Rejected: it will not run.");
       } else {
         setCard({ state: "failed", ...(outcome.error ? { error: outcome.error } : {}) });

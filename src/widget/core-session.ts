@@ -76,7 +76,9 @@ export class CoreSession {
   }
 
   private configKey(): string {
-    return JSON.stringify(this.ports.config(), (_key, value: unknown) => (value instanceof Blob ? `file #${this.ports.fileSerial()}` : value));
+    return JSON.stringify(this.ports.config(), (_key, value: unknown) =>
+      value instanceof Blob ? `file #${this.ports.fileSerial()}` : value,
+    );
   }
 
   /** An attribute changed: a different config starts a new session on the next question. */
@@ -110,9 +112,11 @@ export class CoreSession {
       return core;
     })();
     this.starting = starting;
-    void starting.finally(() => {
-      if (this.starting === starting) this.starting = undefined;
-    }).catch(() => undefined);
+    void starting
+      .finally(() => {
+        if (this.starting === starting) this.starting = undefined;
+      })
+      .catch(() => undefined);
     return starting;
   }
 }

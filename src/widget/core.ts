@@ -44,9 +44,18 @@ export function urlToolSource(url: string): ToolSource {
     try {
       res = await fetch(url, { cache: "no-store", credentials: "same-origin" });
     } catch (err) {
-      throw new EdgeError("tools_file_unreadable", { url }, `The tools file ${url} could not be fetched (${String(err)}). Check the URL and the connection.`);
+      throw new EdgeError(
+        "tools_file_unreadable",
+        { url },
+        `The tools file ${url} could not be fetched (${String(err)}). Check the URL and the connection.`,
+      );
     }
-    if (!res.ok) throw new EdgeError("tools_file_unreadable", { url, status: res.status }, `The tools file ${url} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
+    if (!res.ok)
+      throw new EdgeError(
+        "tools_file_unreadable",
+        { url, status: res.status },
+        `The tools file ${url} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`,
+      );
     return new Uint8Array(await res.arrayBuffer());
   };
   if (!url.split(/[?#]/)[0]!.toLowerCase().endsWith(".zip")) return { name: url, read: fetchBytes };
@@ -70,19 +79,39 @@ export function urlToolSource(url: string): ToolSource {
 async function loadScript(script: string): Promise<string[]> {
   const trimmed = script.trim();
   if (trimmed.startsWith("[")) return parseScript(trimmed, "The script attribute");
-  const res = await fetch(new URL(trimmed, location.href), { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
-    throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched (${String(err)}). Check the URL and the connection.`);
-  });
-  if (!res.ok) throw new EdgeError("widget_config_invalid", { url: trimmed }, `The demo script ${trimmed} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
+  const res = await fetch(new URL(trimmed, location.href), { cache: "no-store", credentials: "same-origin" }).catch(
+    (err: unknown) => {
+      throw new EdgeError(
+        "widget_config_invalid",
+        { url: trimmed },
+        `The demo script ${trimmed} could not be fetched (${String(err)}). Check the URL and the connection.`,
+      );
+    },
+  );
+  if (!res.ok)
+    throw new EdgeError(
+      "widget_config_invalid",
+      { url: trimmed },
+      `The demo script ${trimmed} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`,
+    );
   return parseScript(await res.text(), `The demo script ${trimmed}`);
 }
 
 /** A facts file at a URL, as bytes. */
 async function fetchFacts(url: string): Promise<Uint8Array> {
   const res = await fetch(url, { cache: "no-store", credentials: "same-origin" }).catch((err: unknown) => {
-    throw new EdgeError("invalid_facts_file", { url }, `The facts file ${url} could not be fetched (${String(err)}). Check the URL and the connection.`);
+    throw new EdgeError(
+      "invalid_facts_file",
+      { url },
+      `The facts file ${url} could not be fetched (${String(err)}). Check the URL and the connection.`,
+    );
   });
-  if (!res.ok) throw new EdgeError("invalid_facts_file", { url }, `The facts file ${url} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`);
+  if (!res.ok)
+    throw new EdgeError(
+      "invalid_facts_file",
+      { url },
+      `The facts file ${url} could not be fetched: HTTP ${res.status}. Check the URL and the connection.`,
+    );
   return new Uint8Array(await res.arrayBuffer());
 }
 
@@ -116,7 +145,8 @@ export class WidgetCore {
       runner: { pyodideBaseUrl: config.pyodideBaseUrl, container: frameContainer },
     });
     this.packages = config.toolsUrl ? widgetPackages(() => this.edge.runnerHost()) : null;
-    this.toolSource = config.toolsUrl && this.packages ? { ...urlToolSource(config.toolsUrl), packages: this.packages.provider } : null;
+    this.toolSource =
+      config.toolsUrl && this.packages ? { ...urlToolSource(config.toolsUrl), packages: this.packages.provider } : null;
   }
 
   /** Start what does not download a model: storage, the runner sandbox, the frozen tools. */
@@ -138,12 +168,26 @@ export class WidgetCore {
     this.engine ??= (async (): Promise<BrowserEngine> => {
       const { config } = this;
       if (config.engine === "scripted") {
-        if (!config.script) throw EdgeError.withTableFix("widget_config_invalid", {}, `engine="scripted" needs a script attribute (a JSON array of the model's outputs, or its URL).`);
+        if (!config.script)
+          throw EdgeError.withTableFix(
+            "widget_config_invalid",
+            {},
+            `engine="scripted" needs a script attribute (a JSON array of the model's outputs, or its URL).`,
+          );
         const outputs = await loadScript(config.script);
         return this.edge.engine({ kind: "scripted", outputs: () => outputs, options: { chunkDelayMs: 4 } });
       }
-      if (config.engine === "llamacpp") return this.edge.engine({ kind: "llamacpp", model: this.llamaSource(), createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp") });
-      return this.edge.engine({ kind: "webllm", ...(config.model ? { modelId: config.model } : {}), createWorker: () => createCrossOriginModuleWorker(llmWorkerScriptUrl(), "edge-llm") });
+      if (config.engine === "llamacpp")
+        return this.edge.engine({
+          kind: "llamacpp",
+          model: this.llamaSource(),
+          createWorker: () => createCrossOriginModuleWorker(llamaWorkerScriptUrl(), "edge-llamacpp"),
+        });
+      return this.edge.engine({
+        kind: "webllm",
+        ...(config.model ? { modelId: config.model } : {}),
+        createWorker: () => createCrossOriginModuleWorker(llmWorkerScriptUrl(), "edge-llm"),
+      });
     })().catch((err: unknown) => {
       this.engine = undefined;
       throw err;
@@ -160,7 +204,11 @@ export class WidgetCore {
     const entry = catalogModel(model);
     if (entry) return catalogSource(entry);
     if (!/^https?:\/\//i.test(model)) {
-      throw EdgeError.withTableFix("unknown_model", { model }, `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file.`);
+      throw EdgeError.withTableFix(
+        "unknown_model",
+        { model },
+        `model="${model}" is neither a llama.cpp catalog model (${LLAMACPP_CATALOG.map((m) => m.id).join(", ")}) nor the http(s) URL of a GGUF file.`,
+      );
     }
     return { kind: "url", url: model };
   }
@@ -185,7 +233,12 @@ export class WidgetCore {
 
   private async createSession(onStatus?: (text: string) => void): Promise<ChatSession> {
     const { config } = this;
-    if (config.toolsUrl && config.factsUrl) throw new EdgeError("conflicting_tool_options", {}, "Give the widget tools-src or facts-src, not both (one tool source per session).");
+    if (config.toolsUrl && config.factsUrl)
+      throw new EdgeError(
+        "conflicting_tool_options",
+        {},
+        "Give the widget tools-src or facts-src, not both (one tool source per session).",
+      );
     onStatus?.("Opening local storage…");
     await this.openStorage();
     const { engine } = await this.createEngine();
@@ -196,7 +249,10 @@ export class WidgetCore {
       await this.edge.runnerHost();
       if (this.packages) await fetchPinnedWheels(this.toolSource, this.packages, onStatus);
       onStatus?.("Reading the tools…");
-      return this.edge.session({ ...base, tools: { kind: "python", source: this.toolSource, selection: { tool: config.tool, toolTag: config.toolTag } } });
+      return this.edge.session({
+        ...base,
+        tools: { kind: "python", source: this.toolSource, selection: { tool: config.tool, toolTag: config.toolTag } },
+      });
     }
     if (config.factsUrl) {
       onStatus?.("Importing the facts…");
@@ -216,23 +272,37 @@ export class WidgetCore {
     if (!this.config.builtins.length) return { workspace };
     const { builtinsForSession } = await import("../builtins/index.ts");
     const tools = this.config.builtins as BuiltinToolName[];
-    return { workspace, builtins: await builtinsForSession({ vfs, tools, ask: (plan, signal) => files.askWrite(plan, signal) }) };
+    return {
+      workspace,
+      builtins: await builtinsForSession({ vfs, tools, ask: (plan, signal) => files.askWrite(plan, signal) }),
+    };
   }
 
   /** Whether this session's tools read the visitor's files (read_local) or work on them (built-ins). */
   async usesFiles(): Promise<boolean> {
     const session = await this.prepare();
-    return this.config.builtins.length > 0 || (session.toolset?.active.some((t) => t.permissions.includes("read_local")) ?? false);
+    return (
+      this.config.builtins.length > 0 ||
+      (session.toolset?.active.some((t) => t.permissions.includes("read_local")) ?? false)
+    );
   }
 
   async ask(prompt: string, hooks: AskHooks = {}): Promise<WidgetRun> {
-    if (this.closed) throw new EdgeError("already_closed", {}, "This widget was disconnected from the page; add a new <edge-chat> element to ask again.");
+    if (this.closed)
+      throw new EdgeError(
+        "already_closed",
+        {},
+        "This widget was disconnected from the page; add a new <edge-chat> element to ask again.",
+      );
     const { engine, beforePrompt, loaded } = await this.createEngine();
     const modelLoading = !loaded();
     if (modelLoading) hooks.onStatus?.("Loading the model…");
     // The model loads while the runner boots and the tools are frozen (both take seconds); the
     // status line then follows the model, the slower of the two.
-    const [session] = await Promise.all([this.prepare(modelLoading ? undefined : hooks.onStatus), engine.load(hooks.onProgress, hooks.signal)]);
+    const [session] = await Promise.all([
+      this.prepare(modelLoading ? undefined : hooks.onStatus),
+      engine.load(hooks.onProgress, hooks.signal),
+    ]);
     hooks.onStatus?.("Thinking…");
     // The scripted demo plays as in the playground and the CLI: after its last output, again.
     beforePrompt();
@@ -268,9 +338,24 @@ export class WidgetCore {
   async confirm(id: string): Promise<{ outcome: ConfirmOutcome; receipt?: Receipt }> {
     const token = this.tokens.get(id);
     if (token === undefined) {
-      return { outcome: { ok: false, id, status: null, error: { code: "pending_action_not_found", message: "This widget holds no confirmation token for that pending action; ask again in chat." } } };
+      return {
+        outcome: {
+          ok: false,
+          id,
+          status: null,
+          error: {
+            code: "pending_action_not_found",
+            message: "This widget holds no confirmation token for that pending action; ask again in chat.",
+          },
+        },
+      };
     }
-    if (!this.toolSource) throw new EdgeError("widget_config_invalid", {}, "Pending actions need a tools file. Add a tools-src attribute to the <edge-chat> element.");
+    if (!this.toolSource)
+      throw new EdgeError(
+        "widget_config_invalid",
+        {},
+        "Pending actions need a tools file. Add a tools-src attribute to the <edge-chat> element.",
+      );
     const outcome = await this.edge.confirm(id, token, this.toolSource);
     // Single use: whatever happened, this token will not be tried again.
     this.tokens.delete(id);

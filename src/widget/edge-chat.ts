@@ -93,7 +93,10 @@ export class EdgeChatElement extends EdgeChatAttributes {
     },
     workspace: { vfs: () => this.visitorFiles.vfs(), askWrite: (plan, signal) => this.writes.ask(plan, signal) },
     started: (core) => {
-      void core.usesFiles().then((uses) => this.visitorFiles.setAccepts(uses), () => undefined);
+      void core.usesFiles().then(
+        (uses) => this.visitorFiles.setAccepts(uses),
+        () => undefined,
+      );
       void core.openStorage().then((storage) => {
         this.memoryOnly = storage.kind === "memory";
       });
@@ -109,7 +112,8 @@ export class EdgeChatElement extends EdgeChatAttributes {
     this.gpu = null;
     this.demoChosen = false;
     this.memoryOnly = false;
-    for (const controller of [this.runs, this.visitorFiles, this.modelFile, this.confirmations, this.writes]) this.addController(controller);
+    for (const controller of [this.runs, this.visitorFiles, this.modelFile, this.confirmations, this.writes])
+      this.addController(controller);
   }
 
   // ── public API ────────────────────────────────────────────────────────────────────────
@@ -177,15 +181,29 @@ export class EdgeChatElement extends EdgeChatAttributes {
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     // A changed tool source, selection or engine starts a new session on the next question.
-    const keys = ["toolsSrc", "factsSrc", "model", "tool", "toolTag", "engine", "toolChoice", "script", "dbName", "demoChosen", "builtins"] as const;
+    const keys = [
+      "toolsSrc",
+      "factsSrc",
+      "model",
+      "tool",
+      "toolTag",
+      "engine",
+      "toolChoice",
+      "script",
+      "dbName",
+      "demoChosen",
+      "builtins",
+    ] as const;
     if (this.modelFile.changed || keys.some((k) => changed.has(k as keyof EdgeChatElement))) this.session.refresh();
-    this.logChanged = changed.has("entries" as keyof EdgeChatElement) || this.confirmations.changed || this.writes.changed;
+    this.logChanged =
+      changed.has("entries" as keyof EdgeChatElement) || this.confirmations.changed || this.writes.changed;
   }
 
   /** Warm up when the person starts typing: storage, runner and tools (never the model). */
   private warm(): void {
     if (this.runs.busy || !this.canAsk()) return;
-    void this.session.get()
+    void this.session
+      .get()
       .then((core) => core.prepare())
       .catch(() => undefined); // reported when they ask
   }
@@ -236,7 +254,13 @@ export class EdgeChatElement extends EdgeChatAttributes {
       return await this.runs.work(async (signal) => {
         try {
           const core = await this.session.get();
-          const run = await core.ask(prompt, { signal, onToken: (delta) => this.apply({ type: "token", delta }), onEvent, onProgress: this.runs.onProgress, onStatus: (text) => void (this.statusText = text) });
+          const run = await core.ask(prompt, {
+            signal,
+            onToken: (delta) => this.apply({ type: "token", delta }),
+            onEvent,
+            onProgress: this.runs.onProgress,
+            onStatus: (text) => void (this.statusText = text),
+          });
           this.apply({ type: "run", run });
           this.statusText = runStatus(run);
           this.emit("edge-receipt", run.receipt);
@@ -293,19 +317,25 @@ export class EdgeChatElement extends EdgeChatAttributes {
       <section class="panel" part="panel" aria-labelledby=${titleId} @dragover=${this.visitorFiles.onDragOver} @drop=${this.visitorFiles.onDrop}>
         <header part="header">
           <h2 id=${titleId}>${this.heading}</h2>
-          ${scripted
-            ? html`<span class="badge demo" part="badge">${SCRIPTED_LABEL}</span>`
-            : html`<span class="badge" part="badge">${kind === "llamacpp" ? `${this.modelFile.name()} · on-device model (llama.cpp, CPU)` : `${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)`}</span>`}
+          ${
+            scripted
+              ? html`<span class="badge demo" part="badge">${SCRIPTED_LABEL}</span>`
+              : html`<span class="badge" part="badge">${kind === "llamacpp" ? `${this.modelFile.name()} · on-device model (llama.cpp, CPU)` : `${this.model ? `${this.model} · ` : ""}on-device model (WebGPU)`}</span>`
+          }
         </header>
-        ${gpuMissing
-          ? gpuNotice(notice, (this.gpu as Extract<WebGPUProbe, { available: false }>).message)
-          : onCpu
-            ? cpuNotice(notice, this.gpu?.available === true, this.model, this.modelFile)
-            : nothing}
+        ${
+          gpuMissing
+            ? gpuNotice(notice, (this.gpu as Extract<WebGPUProbe, { available: false }>).message)
+            : onCpu
+              ? cpuNotice(notice, this.gpu?.available === true, this.model, this.modelFile)
+              : nothing
+        }
         ${kind === "llamacpp" ? this.modelFile.render(onCpu) : nothing}
-        ${this.memoryOnly
-          ? html`<p class="note" part="storage-note">This browser does not let the widget store data here, so receipts and confirmations are kept for this page visit only.</p>`
-          : nothing}
+        ${
+          this.memoryOnly
+            ? html`<p class="note" part="storage-note">This browser does not let the widget store data here, so receipts and confirmations are kept for this page visit only.</p>`
+            : nothing
+        }
         <div class="log" part="log" role="log" aria-live="polite" aria-label="Conversation" tabindex="0">
           ${this.entries.length === 0 ? html`<p class="empty">Ask a question; answers may use this site's tools.</p>` : nothing}
           ${this.entries.map((e) => this.renderEntry(e))}
@@ -325,9 +355,11 @@ export class EdgeChatElement extends EdgeChatAttributes {
             ?disabled=${gpuMissing}
             @focus=${this.warm}
           />
-          ${this.runs.busy
-            ? html`<button type="button" part="button" class="secondary" @click=${this.stop}>Stop</button>`
-            : html`<button type="submit" part="button" ?disabled=${gpuMissing}>Send</button>`}
+          ${
+            this.runs.busy
+              ? html`<button type="button" part="button" class="secondary" @click=${this.stop}>Stop</button>`
+              : html`<button type="submit" part="button" ?disabled=${gpuMissing}>Send</button>`
+          }
         </form>
         ${this.visitorFiles.render(this.builtins)}
         <div class="sandbox" aria-hidden="true"></div>

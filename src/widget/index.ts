@@ -3,7 +3,13 @@
 import { EdgeChatElement } from "./edge-chat.ts";
 
 export { EdgeChatElement };
-export type { EdgeErrorDetail, EdgeReceiptDetail, PendingActionDetail, WidgetRun, WidgetConfirmOutcome } from "./types.ts";
+export type {
+  EdgeErrorDetail,
+  EdgeReceiptDetail,
+  PendingActionDetail,
+  WidgetRun,
+  WidgetConfirmOutcome,
+} from "./types.ts";
 export type { EngineKind } from "../engines/engine.ts";
 
 if (!customElements.get("edge-chat")) customElements.define("edge-chat", EdgeChatElement);

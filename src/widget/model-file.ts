@@ -41,10 +41,13 @@ export class ModelFile extends ChangeTracker {
     if (this.storage !== null) return;
     void import("../engines/llamacpp/browser/model-store.ts")
       .then((m) => m.modelStorage())
-      .then((kind) => {
-        this.storage = kind;
-        this.host.requestUpdate();
-      }, () => undefined);
+      .then(
+        (kind) => {
+          this.storage = kind;
+          this.host.requestUpdate();
+        },
+        () => undefined,
+      );
   }
 
   /** The llama.cpp model's name: the visitor's file, the catalog label, or the GGUF URL's file name. */
@@ -84,11 +87,24 @@ export class ModelFile extends ChangeTracker {
         this.host.requestUpdate();
         this.ports.status(`${info.label} is ready; ask a question.`);
         // Read the tools into the model while the visitor types; a question takes the status line.
-        void core.warmAhead((s, tools) => s.state !== "idle" && !this.ports.runs.busy && this.ports.status(warmStatusText(s, tools))).catch(() => undefined);
+        void core
+          .warmAhead(
+            (s, tools) => s.state !== "idle" && !this.ports.runs.busy && this.ports.status(warmStatusText(s, tools)),
+          )
+          .catch(() => undefined);
       } catch (err) {
         const detail = errorDetail(err);
         this.set(null);
-        this.ports.fail({ kind: "error", code: detail.code, message: `${file.name}: ${detail.message}`, title: "Model file not loaded" }, `${file.name} was not loaded (${detail.code}); the site's model stays in use.`, detail);
+        this.ports.fail(
+          {
+            kind: "error",
+            code: detail.code,
+            message: `${file.name}: ${detail.message}`,
+            title: "Model file not loaded",
+          },
+          `${file.name} was not loaded (${detail.code}); the site's model stays in use.`,
+          detail,
+        );
       }
     });
   }

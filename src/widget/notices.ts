@@ -16,7 +16,9 @@ export interface NoticeContext {
 }
 
 function demoButton(ctx: NoticeContext): TemplateResult | typeof nothing {
-  return ctx.script ? html`<button type="button" class="secondary" @click=${() => ctx.useDemo()}>Use the ${SCRIPTED_LABEL}</button>` : nothing;
+  return ctx.script
+    ? html`<button type="button" class="secondary" @click=${() => ctx.useDemo()}>Use the ${SCRIPTED_LABEL}</button>`
+    : nothing;
 }
 
 export function gpuNotice(ctx: NoticeContext, message: string): TemplateResult {
@@ -27,19 +29,28 @@ export function gpuNotice(ctx: NoticeContext, message: string): TemplateResult {
 }
 
 /** "auto" without a usable GPU: the model runs on the CPU, and its first use downloads it. */
-export function cpuNotice(ctx: NoticeContext, fallbackAdapter: boolean, model: string | null, file: ModelFile): TemplateResult {
+export function cpuNotice(
+  ctx: NoticeContext,
+  fallbackAdapter: boolean,
+  model: string | null,
+  file: ModelFile,
+): TemplateResult {
   const entry = catalogModel(model ?? cpuDefaultModel().id);
   const why = fallbackAdapter ? "This device's WebGPU adapter is a software fallback" : "WebGPU is not available here";
   // No offline promise: the model may be stored, but the page and its tools file come from the site.
   return html`<div class="notice" part="notice" id=${ctx.id}>
       <p>
-        ${why}, so the model runs on this device's CPU (llama.cpp). ${file.file
-          ? html`It runs the model file you picked; nothing is downloaded.`
-          : html`The first question downloads ${file.name()} (${entry ? `${entry.sizeMB} MB` : "the model file"})${file.storage === "none"
-              ? "; this browser cannot store it here, so every visit downloads it again. A model file from this device (below) needs no storage"
-              : file.storage
-                ? " once; later visits use the stored copy"
-                : ""}.`}
+        ${why}, so the model runs on this device's CPU (llama.cpp). ${
+          file.file
+            ? html`It runs the model file you picked; nothing is downloaded.`
+            : html`The first question downloads ${file.name()} (${entry ? `${entry.sizeMB} MB` : "the model file"})${
+                file.storage === "none"
+                  ? "; this browser cannot store it here, so every visit downloads it again. A model file from this device (below) needs no storage"
+                  : file.storage
+                    ? " once; later visits use the stored copy"
+                    : ""
+              }.`
+        }
       </p>
       ${demoButton(ctx)}
     </div>`;

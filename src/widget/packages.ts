@@ -13,7 +13,8 @@ import { readSnapshot } from "../toolset/freeze.ts";
 
 export function widgetPackages(host: () => Promise<BrowserRunnerHost>): BrowserPackages {
   // Cache Storage exists in secure contexts only (https, localhost).
-  const memory = typeof caches === "undefined" ? { store: createMemoryPackageStore(), pypiStore: createMemoryPackageStore() } : {};
+  const memory =
+    typeof caches === "undefined" ? { store: createMemoryPackageStore(), pypiStore: createMemoryPackageStore() } : {};
   return browserPackages({
     ownLock: async () => (await host()).sandbox.lockFileContents,
     ...memory,
@@ -33,7 +34,11 @@ export function widgetPackages(host: () => Promise<BrowserRunnerHost>): BrowserP
 /** Before the session freezes the project: fetch the wheels its pylock.toml pins that this page
  *  lacks. Nothing to do for a single tools file (no lock beside it) or a project without a lock; a
  *  missing, stale or damaged lock is left to the freeze, which says so. */
-export async function fetchPinnedWheels(source: ToolSource, packages: BrowserPackages, onStatus?: (text: string) => void): Promise<void> {
+export async function fetchPinnedWheels(
+  source: ToolSource,
+  packages: BrowserPackages,
+  onStatus?: (text: string) => void,
+): Promise<void> {
   if (!source.readProject) return;
   const snapshot = await readSnapshot(source);
   const plan = await packages.pinned(snapshot).catch(() => undefined);

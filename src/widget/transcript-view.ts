@@ -35,12 +35,17 @@ function json(value: unknown): string {
 /** The status line once a question's run ended (read by screen readers; the log shows the run). */
 export function runStatus(run: WidgetRun): string {
   if (run.outcome === "answered") return run.truncated ? "Answered, but cut off at the token limit." : "Answered.";
-  if (run.outcome === "return_direct") return `Result from ${run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "the tool"}.`;
-  if (run.outcome === "pending_confirmation" && run.pending_action) return `${run.pending_action.tool} needs your confirmation before it runs.`;
+  if (run.outcome === "return_direct")
+    return `Result from ${run.receipt.calls[run.receipt.calls.length - 1]?.tool_name ?? "the tool"}.`;
+  if (run.outcome === "pending_confirmation" && run.pending_action)
+    return `${run.pending_action.tool} needs your confirmation before it runs.`;
   return `Failed: ${run.error?.code ?? "internal_error"}.`;
 }
 
-export function renderTranscriptEntry(e: WidgetTranscriptEntry, ctx: TranscriptViewContext): TemplateResult | typeof nothing {
+export function renderTranscriptEntry(
+  e: WidgetTranscriptEntry,
+  ctx: TranscriptViewContext,
+): TemplateResult | typeof nothing {
   switch (e.kind) {
     case "prompt":
       return html`<div class="msg user" part="message user"><span class="who">You</span><span class="text">${e.text}</span></div>`;
@@ -82,7 +87,13 @@ export function errorMessage(title: string, code: string, message: string): Temp
 function renderToolCard(e: ToolEntry): TemplateResult {
   const status = e.receipt?.status;
   const cls = !status ? "running" : status === "ok" ? "ok" : status === "pending_confirmation" ? "pending" : "failed";
-  const label = !status ? "running" : status === "pending_confirmation" ? "needs confirmation" : status === "failed_closed" ? "failed closed" : status;
+  const label = !status
+    ? "running"
+    : status === "pending_confirmation"
+      ? "needs confirmation"
+      : status === "failed_closed"
+        ? "failed closed"
+        : status;
   return html`<article class="card tool" part="tool-card" aria-label="Tool call ${e.tool_name}">
     <div class="head">
       <span>Tool <code>${e.tool_name}</code></span>
@@ -93,12 +104,14 @@ function renderToolCard(e: ToolEntry): TemplateResult {
       <summary>Arguments</summary>
       <pre>${json(e.arguments)}</pre>
     </details>
-    ${e.hasResult
-      ? html`<details>
+    ${
+      e.hasResult
+        ? html`<details>
           <summary>Result</summary>
           <pre>${json(e.result)}</pre>
         </details>`
-      : nothing}
+        : nothing
+    }
     ${e.error && e.error.code !== "tool_confirmation_required" ? html`<p class="muted">${e.error.message}</p>` : nothing}
   </article>`;
 }
@@ -112,8 +125,9 @@ function renderPendingCard(detail: PendingActionDetail, e: PendingCard, ctx: Tra
     <p class="muted">This tool makes a change. It runs only if you confirm, at most once.</p>
     <pre aria-label="Arguments">${json(detail.arguments)}</pre>
     ${open ? html`<p class="muted">Expires at ${expires.toLocaleTimeString()}.</p>` : nothing}
-    ${open
-      ? html`<div class="actions">
+    ${
+      open
+        ? html`<div class="actions">
           <button type="button" part="button confirm" ?disabled=${e.state === "working"} @click=${() => ctx.confirm(detail.id)}>
             Confirm
           </button>
@@ -121,11 +135,14 @@ function renderPendingCard(detail: PendingActionDetail, e: PendingCard, ctx: Tra
             Reject
           </button>
         </div>`
-      : nothing}
-    ${e.state === "done"
-      ? html`<p><span class="status ok">confirmed</span> The tool ran.</p>
+        : nothing
+    }
+    ${
+      e.state === "done"
+        ? html`<p><span class="status ok">confirmed</span> The tool ran.</p>
           <pre aria-label="Result">${json(e.result)}</pre>`
-      : nothing}
+        : nothing
+    }
     ${e.state === "rejected" ? html`<p><span class="status failed">rejected</span> It will not run.</p>` : nothing}
     ${e.state === "failed" ? html`<p><span class="status failed">not run</span> <code>${e.error?.code ?? ""}</code> ${e.error?.message ?? ""}</p>` : nothing}
   </article>`;

@@ -64,14 +64,22 @@ export class VisitorFiles implements ReactiveController {
       const paths = list.map((f) => importPath(f.name));
       const total = list.reduce((n, f) => n + f.size, 0);
       if (total + vfs.usage().bytes > VISITOR_LIMITS.maxTotalBytes) {
-        throw new EdgeError("vfs_quota_exceeded", { bytes: total }, `These files (${total} bytes) do not fit the ${VISITOR_LIMITS.maxTotalBytes}-byte limit for files in this widget; nothing was added. Add fewer or smaller files.`);
+        throw new EdgeError(
+          "vfs_quota_exceeded",
+          { bytes: total },
+          `These files (${total} bytes) do not fit the ${VISITOR_LIMITS.maxTotalBytes}-byte limit for files in this widget; nothing was added. Add fewer or smaller files.`,
+        );
       }
       const data = await Promise.all(list.map(async (f) => new Uint8Array(await f.arrayBuffer())));
       await vfs.writeBatch(paths.map((path, i) => ({ path, data: data[i]! })));
       this.ports.status(`Added ${list.length} file(s) for the tools.`);
     } catch (err) {
       const detail = errorDetail(err);
-      this.ports.fail({ kind: "error", code: detail.code, message: detail.message }, `Files not added: ${detail.code}.`, detail);
+      this.ports.fail(
+        { kind: "error", code: detail.code, message: detail.message },
+        `Files not added: ${detail.code}.`,
+        detail,
+      );
     }
     await this.refresh();
   }
@@ -100,9 +108,11 @@ export class VisitorFiles implements ReactiveController {
     return html`<div class="files" part="files">
       <label for=${id}>Files for the tools (kept in this page only)</label>
       <input id=${id} type="file" multiple @change=${this.onFileInput} />
-      ${this.files.length
-        ? html`<ul aria-label="Your files">${this.files.map((f) => html`<li><code>${f.path}</code> <span class="muted">${f.bytes} bytes</span></li>`)}</ul>`
-        : nothing}
+      ${
+        this.files.length
+          ? html`<ul aria-label="Your files">${this.files.map((f) => html`<li><code>${f.path}</code> <span class="muted">${f.bytes} bytes</span></li>`)}</ul>`
+          : nothing
+      }
     </div>`;
   }
 }

@@ -62,12 +62,14 @@ export class WriteApprovals extends ChangeTracker {
       <h3 id=${headingId}>Let <code>${e.tool}</code> change your files?</h3>
       <p class="muted">Nothing is written before you approve; these files stay in this page.</p>
       ${e.changes.map((c) => html`<p><code>${c.path}</code> <span class="muted">${c.what}</span></p>${c.diff ? html`<pre aria-label="Changes to ${c.path}">${c.diff}</pre>` : nothing}`)}
-      ${e.state === "pending"
-        ? html`<div class="actions">
+      ${
+        e.state === "pending"
+          ? html`<div class="actions">
             <button type="button" part="button confirm" @click=${() => this.waiters.get(id)?.(true)}>Approve</button>
             <button type="button" part="button reject" class="secondary" @click=${() => this.waiters.get(id)?.(false)}>Reject</button>
           </div>`
-        : html`<p><span class="status ${e.state === "approved" ? "ok" : "failed"}">${e.state}</span></p>`}
+          : html`<p><span class="status ${e.state === "approved" ? "ok" : "failed"}">${e.state}</span></p>`
+      }
     </article>`;
   }
 }

@@ -58,7 +58,9 @@ const timeout = (subject: EngineSubject) => (subject.name.includes("real vocabul
 for (const subject of subjects) {
   describe(`engine conformance: ${subject.name}`, () => {
     for (const c of CHECKS) {
-      it.skipIf(c.needs !== undefined && !subject.capabilities[c.needs])(c.name, { timeout: timeout(subject) }, () => c.run(subject, env));
+      it.skipIf(c.needs !== undefined && !subject.capabilities[c.needs])(c.name, { timeout: timeout(subject) }, () =>
+        c.run(subject, env),
+      );
     }
   });
 }

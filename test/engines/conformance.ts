@@ -91,7 +91,11 @@ async function rejectsWith(work: Promise<unknown>, code: ErrorCode, what: string
 
 const SYSTEM: ChatMessage = { role: "system", content: "You are a careful assistant." };
 const user = (content: string): ChatMessage => ({ role: "user", content });
-const FEE = (amount: number, tier: "basic" | "pro"): Reply => ({ kind: "call", tool: "fee_quote", arguments: { amount, tier } });
+const FEE = (amount: number, tier: "basic" | "pro"): Reply => ({
+  kind: "call",
+  tool: "fee_quote",
+  arguments: { amount, tier },
+});
 /** The guided tool of the suite, as its schema looks after discovery (for engine-level checks). */
 const FEE_TOOL: GuidedTool = {
   name: "fee_quote",
@@ -114,7 +118,11 @@ async function free(engine: Engine): Promise<void> {
 }
 
 /** `body` with a loaded engine that gives `replies`; the engine is unloaded whatever happens. */
-async function withEngine(subject: EngineSubject, replies: readonly Reply[], body: (engine: Engine) => Promise<void>): Promise<void> {
+async function withEngine(
+  subject: EngineSubject,
+  replies: readonly Reply[],
+  body: (engine: Engine) => Promise<void>,
+): Promise<void> {
   const engine = await subject.create(replies);
   try {
     await body(engine);
@@ -124,9 +132,19 @@ async function withEngine(subject: EngineSubject, replies: readonly Reply[], bod
 }
 
 /** A request steered to `reply`; a long reply gets room for it (and for a grammar's end). */
-function steered(subject: EngineSubject, reply: Reply, messages: ChatMessage[], extra: Partial<ChatRequest> = {}): ChatRequest {
+function steered(
+  subject: EngineSubject,
+  reply: Reply,
+  messages: ChatMessage[],
+  extra: Partial<ChatRequest> = {},
+): ChatRequest {
   const responseFormat = subject.steer(reply, [FEE_TOOL]);
-  return { messages, ...(responseFormat ? { responseFormat } : {}), ...(reply.kind === "long" ? { maxTokens: reply.chars + 64 } : {}), ...extra };
+  return {
+    messages,
+    ...(responseFormat ? { responseFormat } : {}),
+    ...(reply.kind === "long" ? { maxTokens: reply.chars + 64 } : {}),
+    ...extra,
+  };
 }
 
 export const CHECKS: readonly Check[] = [
@@ -146,12 +164,22 @@ export const CHECKS: readonly Check[] = [
         const schema = session.toolset!.active[0]!.schema as ToolSchema;
         for (const prompt of prompts) {
           const run = await session.chat(prompt);
-          check(run.ok && run.outcome === "return_direct", `${prompt}: expected a return_direct run, got ${run.outcome} ${JSON.stringify(run.error ?? null)}`);
+          check(
+            run.ok && run.outcome === "return_direct",
+            `${prompt}: expected a return_direct run, got ${run.outcome} ${JSON.stringify(run.error ?? null)}`,
+          );
           same(run.receipt.calls.length, 1, `${prompt}: calls`);
           const call = run.receipt.calls[0]!;
-          same([call.tool_name, call.status, call.runner_secret_verified, call.tools_file_sha256_verified], ["fee_quote", "ok", true, true], `${prompt}: call receipt`);
+          same(
+            [call.tool_name, call.status, call.runner_secret_verified, call.tools_file_sha256_verified],
+            ["fee_quote", "ok", true, true],
+            `${prompt}: call receipt`,
+          );
           const args = call.arguments as JsonObject;
-          check(argsProblem(schema.parameters, args) === null, `${prompt}: arguments ${JSON.stringify(args)} do not match the schema`);
+          check(
+            argsProblem(schema.parameters, args) === null,
+            `${prompt}: arguments ${JSON.stringify(args)} do not match the schema`,
+          );
           // The real Python function ran with exactly these arguments.
           same(run.result, expectedFeeQuote(args as { amount: number; tier?: string }), `${prompt}: tool result`);
         }
@@ -163,9 +191,17 @@ export const CHECKS: readonly Check[] = [
     async run(subject, env) {
       const reply: Reply = { kind: "text", text: "The fee is 3 euros." };
       await withEngine(subject, [reply], async (engine) => {
-        const session = await createChatSession({ engine, host: env.host, tools: { kind: "file", source: env.tools }, responseFormat: (schemas) => subject.steer(reply, schemas) });
+        const session = await createChatSession({
+          engine,
+          host: env.host,
+          tools: { kind: "file", source: env.tools },
+          responseFormat: (schemas) => subject.steer(reply, schemas),
+        });
         const run = await session.chat("How much is the fee for 1000 euros?");
-        check(run.ok && run.outcome === "answered", `expected an answered run, got ${run.outcome} ${JSON.stringify(run.error ?? null)}`);
+        check(
+          run.ok && run.outcome === "answered",
+          `expected an answered run, got ${run.outcome} ${JSON.stringify(run.error ?? null)}`,
+        );
         same(run.answer, reply.text, "answer");
         same(run.receipt.calls.length, 0, "tool calls");
       });
@@ -211,13 +247,16 @@ export const CHECKS: readonly Check[] = [
               onToken: (d) => {
                 deltas.push(d);
                 // At the first piece: a fast machine may decode the whole answer in a few pieces.
-                if (deltas.length === 1) (how === "signal" ? controller.abort() : engine.abort());
+                if (deltas.length === 1) how === "signal" ? controller.abort() : engine.abort();
               },
             }),
           );
           const e = await rejectsWith(running, "aborted", `abort via ${how}`);
           const partial = String(e.details["partialText"] ?? "");
-          check(partial.startsWith(deltas[0] ?? "") && partial.length < 400, `abort via ${how}: partial text ${JSON.stringify(partial)}`);
+          check(
+            partial.startsWith(deltas[0] ?? "") && partial.length < 400,
+            `abort via ${how}: partial text ${JSON.stringify(partial)}`,
+          );
         }
         const next = await engine.chat(steered(subject, after, [SYSTEM, user("Are you there?")]));
         same(next.text, "Still here.", "the answer after the aborts");
@@ -240,15 +279,31 @@ export const CHECKS: readonly Check[] = [
         // The whole prompt's size: from usage, or (web-llm reports only what it evaluated) counted.
         const total1 = u1.promptTokens ?? (await engine.countTokens?.(turn1));
         const total2 = u2.promptTokens ?? (await engine.countTokens?.(turn2));
-        check(total1 !== undefined && total2 !== undefined && u1.promptTokensEvaluated !== undefined && u2.promptTokensEvaluated !== undefined, "usage reports evaluated tokens, and the prompt's size is known");
-        if (u1.promptTokens !== undefined) same(u1.promptTokensEvaluated, u1.promptTokens, "turn 1 (nothing cached yet): evaluated");
-        else check(u1.promptTokensEvaluated! > 0 && u1.promptTokensEvaluated! <= total1, `turn 1 evaluated ${u1.promptTokensEvaluated} of at most ${total1} tokens`);
+        check(
+          total1 !== undefined &&
+            total2 !== undefined &&
+            u1.promptTokensEvaluated !== undefined &&
+            u2.promptTokensEvaluated !== undefined,
+          "usage reports evaluated tokens, and the prompt's size is known",
+        );
+        if (u1.promptTokens !== undefined)
+          same(u1.promptTokensEvaluated, u1.promptTokens, "turn 1 (nothing cached yet): evaluated");
+        else
+          check(
+            u1.promptTokensEvaluated! > 0 && u1.promptTokensEvaluated! <= total1,
+            `turn 1 evaluated ${u1.promptTokensEvaluated} of at most ${total1} tokens`,
+          );
         // What turn 2 shares with turn 1's prompt is cached. Usually that is all of turn 1; a template
         // may render history unlike its generation prompt (Qwen3 drops the empty think block it opens
         // the reply with, 4 tokens), and then the tokens from there on are new too.
-        const shared = engine.promptTokens ? commonPrefix(await engine.promptTokens(turn1), await engine.promptTokens(turn2)) : total1;
+        const shared = engine.promptTokens
+          ? commonPrefix(await engine.promptTokens(turn1), await engine.promptTokens(turn2))
+          : total1;
         const newTokens = total2 - shared;
-        check(u2.promptTokensEvaluated! > 0 && u2.promptTokensEvaluated! <= newTokens, `turn 2 evaluated ${u2.promptTokensEvaluated} of ${u2.promptTokens} tokens; only the ${newTokens} new ones may be`);
+        check(
+          u2.promptTokensEvaluated! > 0 && u2.promptTokensEvaluated! <= newTokens,
+          `turn 2 evaluated ${u2.promptTokensEvaluated} of ${u2.promptTokens} tokens; only the ${newTokens} new ones may be`,
+        );
       });
     },
   },
@@ -259,24 +314,38 @@ export const CHECKS: readonly Check[] = [
       const reply: Reply = { kind: "text", text: "Hello." };
       await withEngine(subject, [reply, reply, reply], async (engine) => {
         check(engine.warmPrefix, "the engine has warmPrefix once loaded");
-        const start: ChatMessage[] = [{ role: "system", content: `${SYSTEM.content} ${"Policy: answer briefly and politely. ".repeat(20)}` }];
+        const start: ChatMessage[] = [
+          { role: "system", content: `${SYSTEM.content} ${"Policy: answer briefly and politely. ".repeat(20)}` },
+        ];
         const cold = await engine.warmPrefix(start);
-        check(cold.tokens > 100 && cold.evaluated === cold.tokens, `the first warm evaluates the whole start: ${JSON.stringify(cold)}`);
+        check(
+          cold.tokens > 100 && cold.evaluated === cold.tokens,
+          `the first warm evaluates the whole start: ${JSON.stringify(cold)}`,
+        );
         for (const question of ["What is the fee for 10?", "Where is my order?"]) {
           // A new conversation with the same start: nothing of it is evaluated again.
           const warm = await engine.warmPrefix(start);
           same([warm.tokens, warm.evaluated], [cold.tokens, 0], `warm again before "${question}"`);
           const usage = (await engine.chat(steered(subject, reply, [...start, user(question)]))).usage!;
           // llama.cpp's server core re-evaluates the last cached token; allow that one.
-          check(usage.promptTokensEvaluated! <= usage.promptTokens! - cold.tokens + 1, `"${question}": evaluated ${usage.promptTokensEvaluated} of ${usage.promptTokens} prompt tokens with ${cold.tokens} warm`);
+          check(
+            usage.promptTokensEvaluated! <= usage.promptTokens! - cold.tokens + 1,
+            `"${question}": evaluated ${usage.promptTokensEvaluated} of ${usage.promptTokens} prompt tokens with ${cold.tokens} warm`,
+          );
         }
         // Another conversation start takes the cache; warming the first one again says what that
         // cost (with one prompt cache: the start again), and the next conversation shows it is warm.
         await engine.chat(steered(subject, reply, [{ role: "system", content: "Another assistant." }, user("Hi")]));
         const again = await engine.warmPrefix(start);
-        check(again.tokens === cold.tokens && (subject.capabilities.keepsEarlierPrompts || again.evaluated > 0), `after another conversation the start is evaluated again: ${JSON.stringify(again)}`);
+        check(
+          again.tokens === cold.tokens && (subject.capabilities.keepsEarlierPrompts || again.evaluated > 0),
+          `after another conversation the start is evaluated again: ${JSON.stringify(again)}`,
+        );
         const next = (await engine.chat(steered(subject, reply, [...start, user("And my order?")]))).usage!;
-        check(next.promptTokensEvaluated! <= next.promptTokens! - cold.tokens + 1, `warm again: evaluated ${next.promptTokensEvaluated} of ${next.promptTokens} prompt tokens with ${cold.tokens} warm`);
+        check(
+          next.promptTokensEvaluated! <= next.promptTokens! - cold.tokens + 1,
+          `warm again: evaluated ${next.promptTokensEvaluated} of ${next.promptTokens} prompt tokens with ${cold.tokens} warm`,
+        );
       });
     },
   },
@@ -290,7 +359,11 @@ export const CHECKS: readonly Check[] = [
         check(typeof window === "number" && window > 0, "info().contextWindow is known after load");
         let pieces = 0;
         const huge = user("x ".repeat(window * 2));
-        const e = await rejectsWith(engine.chat(steered(subject, ok, [SYSTEM, huge], { onToken: () => pieces++ })), "context_window_exceeded", "an oversized turn");
+        const e = await rejectsWith(
+          engine.chat(steered(subject, ok, [SYSTEM, huge], { onToken: () => pieces++ })),
+          "context_window_exceeded",
+          "an oversized turn",
+        );
         same(pieces, 0, "pieces generated for the oversized turn");
         check(/context window/.test(e.message), `the message says what happened: ${e.message}`);
         same((await engine.chat(steered(subject, ok, [SYSTEM, user("Hi")]))).text, "Short answer.", "the next turn");
@@ -298,9 +371,18 @@ export const CHECKS: readonly Check[] = [
       // A model whose window cannot even hold the tool contract: the run fails closed, no call.
       const small = await subject.smallWindow!();
       try {
-        const session = await createChatSession({ engine: small, host: env.host, tools: { kind: "file", source: env.tools }, responseFormat: (schemas) => subject.steer(ok, schemas) });
+        const session = await createChatSession({
+          engine: small,
+          host: env.host,
+          tools: { kind: "file", source: env.tools },
+          responseFormat: (schemas) => subject.steer(ok, schemas),
+        });
         const run = await session.chat("Quote the fee for 5.");
-        same([run.outcome, run.error?.code, run.receipt.code, run.receipt.calls.length], ["failed_closed", "context_window_exceeded", "context_window_exceeded", 0], "a run on a too-small window");
+        same(
+          [run.outcome, run.error?.code, run.receipt.code, run.receipt.calls.length],
+          ["failed_closed", "context_window_exceeded", "context_window_exceeded", 0],
+          "a run on a too-small window",
+        );
       } finally {
         await free(small);
       }
@@ -322,8 +404,14 @@ export const CHECKS: readonly Check[] = [
         for (let i = 0; i < replies.length; i++) {
           const r = await engine.chat(steered(subject, replies[i]!, [SYSTEM, user(`Quote fee number ${i}.`)]));
           const parsed = parseModelOutput(r.text);
-          check(parsed.kind === "call" && parsed.toolName === "fee_quote", `reply ${i} is not a fee_quote call: ${JSON.stringify(r.text)}`);
-          check(argsProblem(FEE_TOOL.parameters, parsed.args) === null, `reply ${i}: arguments ${JSON.stringify(parsed.args)} do not match the schema`);
+          check(
+            parsed.kind === "call" && parsed.toolName === "fee_quote",
+            `reply ${i} is not a fee_quote call: ${JSON.stringify(r.text)}`,
+          );
+          check(
+            argsProblem(FEE_TOOL.parameters, parsed.args) === null,
+            `reply ${i}: arguments ${JSON.stringify(parsed.args)} do not match the schema`,
+          );
         }
       });
     },

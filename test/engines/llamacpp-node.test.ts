@@ -42,7 +42,9 @@ afterAll(async () => {
  *  llama.cpp counted; real models' tokenizers emit valid UTF-8. The loop's ajv check catches such a
  *  call (invalid_tool_args); this test checks the rest of the structure. */
 function withoutMaxLength(schema: object): object {
-  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === "maxLength" ? undefined : value))) as object;
+  return JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) => (key === "maxLength" ? undefined : value)),
+  ) as object;
 }
 const engineFor = (source: ModelSource) => new LlamaCppEngine({ backend, model: source, threads: 1 });
 async function codeOf(work: Promise<unknown>): Promise<string> {
@@ -69,7 +71,14 @@ function cacheEntries(): string[] {
 async function stillWorks(): Promise<void> {
   const e = engineFor({ kind: "file", path: model.path });
   await e.load();
-  expect((await e.chat({ messages: [{ role: "user", content: "hi" }], responseFormat: { type: "grammar", grammar: 'root ::= "ok"' } })).text).toBe("ok");
+  expect(
+    (
+      await e.chat({
+        messages: [{ role: "user", content: "hi" }],
+        responseFormat: { type: "grammar", grammar: 'root ::= "ok"' },
+      })
+    ).text,
+  ).toBe("ok");
   await e.unload();
 }
 
@@ -78,7 +87,10 @@ describe("the Node model runtime", () => {
     const e = (await loadLlamaBinding("node-llama-cpp-not-installed").catch((x: unknown) => x)) as EdgeError;
     expect(e.code).toBe("model_runtime_missing");
     expect(e.message).toContain("Install it with: npm run setup:llama");
-    expect(e.details).toMatchObject({ command: "npm run setup:llama", alternative: "npm install node-llama-cpp@3.22.1" });
+    expect(e.details).toMatchObject({
+      command: "npm run setup:llama",
+      alternative: "npm install node-llama-cpp@3.22.1",
+    });
   });
 });
 
@@ -86,32 +98,98 @@ describe.skipIf(!available)("llama.cpp in Node (node-llama-cpp 3.22.1, generated
   it("the GGUF reader's tensor type table is llama.cpp's own", async () => {
     // node-llama-cpp's internal binding exposes ggml's table; the version is pinned.
     const { llama } = await llamaBinding();
-    const bindings = (llama as typeof llama & { _bindings: { getBlockSizeForGgmlType(t: number): number; getTypeSizeForGgmlType(t: number): number } })._bindings;
-    for (const t of KNOWN_GGML_TYPES) expect([t, ...ggmlTypeSize(t)!]).toEqual([t, bindings.getBlockSizeForGgmlType(t), bindings.getTypeSizeForGgmlType(t)]);
+    const bindings = (
+      llama as typeof llama & {
+        _bindings: { getBlockSizeForGgmlType(t: number): number; getTypeSizeForGgmlType(t: number): number };
+      }
+    )._bindings;
+    for (const t of KNOWN_GGML_TYPES)
+      expect([t, ...ggmlTypeSize(t)!]).toEqual([
+        t,
+        bindings.getBlockSizeForGgmlType(t),
+        bindings.getTypeSizeForGgmlType(t),
+      ]);
   });
 
   it("llama.cpp accepts every grammar Edge builds, and sampling under it (temperature 1) gives schema-valid JSON", async () => {
     const schemas: JsonObject[] = [
-      { type: "object", properties: { a: { type: "integer" }, b: { type: "number", minimum: 0 }, c: { type: "boolean" } }, required: ["a"], additionalProperties: false },
-      { type: "object", properties: { tags: { type: "array", items: { type: "string", maxLength: 4 }, minItems: 1, maxItems: 3 }, mode: { type: ["string", "null"], enum: ["x", "y", null] } }, required: ["tags", "mode"], additionalProperties: false },
-      { type: "object", properties: { n: { type: "integer", minimum: -50, maximum: 50 }, nested: { type: "object", properties: { k: { const: "v" }, o: { type: "string", maxLength: 3 } }, required: ["k"], additionalProperties: false } }, required: [], additionalProperties: false },
-      { anyOf: [{ type: "integer", minimum: 0, maximum: 9 }, { type: "array", items: { type: "boolean" }, maxItems: 2 }] },
+      {
+        type: "object",
+        properties: { a: { type: "integer" }, b: { type: "number", minimum: 0 }, c: { type: "boolean" } },
+        required: ["a"],
+        additionalProperties: false,
+      },
+      {
+        type: "object",
+        properties: {
+          tags: { type: "array", items: { type: "string", maxLength: 4 }, minItems: 1, maxItems: 3 },
+          mode: { type: ["string", "null"], enum: ["x", "y", null] },
+        },
+        required: ["tags", "mode"],
+        additionalProperties: false,
+      },
+      {
+        type: "object",
+        properties: {
+          n: { type: "integer", minimum: -50, maximum: 50 },
+          nested: {
+            type: "object",
+            properties: { k: { const: "v" }, o: { type: "string", maxLength: 3 } },
+            required: ["k"],
+            additionalProperties: false,
+          },
+        },
+        required: [],
+        additionalProperties: false,
+      },
+      {
+        anyOf: [
+          { type: "integer", minimum: 0, maximum: 9 },
+          { type: "array", items: { type: "boolean" }, maxItems: 2 },
+        ],
+      },
     ];
-    const engine = new LlamaCppEngine({ backend, model: { kind: "file", path: model.path }, threads: 1, temperature: 1 });
+    const engine = new LlamaCppEngine({
+      backend,
+      model: { kind: "file", path: model.path },
+      threads: 1,
+      temperature: 1,
+    });
     await engine.load();
     for (const [i, schema] of schemas.entries()) {
       for (let n = 0; n < 6; n++) {
-        const r = await engine.chat({ messages: [{ role: "user", content: `sample ${i}.${n}` }], responseFormat: { type: "json_object", schema: JSON.stringify(schema) }, maxTokens: 200 });
+        const r = await engine.chat({
+          messages: [{ role: "user", content: `sample ${i}.${n}` }],
+          responseFormat: { type: "json_object", schema: JSON.stringify(schema) },
+          maxTokens: 200,
+        });
         expect(r.finishReason, r.text).toBe("stop");
         const value: unknown = JSON.parse(r.text);
-        expect(validateAgainst(withoutMaxLength(schema), value).valid, `${JSON.stringify(schema)} ← ${r.text}`).toBe(true);
+        expect(validateAgainst(withoutMaxLength(schema), value).valid, `${JSON.stringify(schema)} ← ${r.text}`).toBe(
+          true,
+        );
       }
     }
     // The call-or-text grammar: either a valid call or text whose first character is not "{"/whitespace.
     const tool = { name: "fee_quote", parameters: schemas[0]! };
     for (let n = 0; n < 6; n++) {
-      const r = await engine.chat({ messages: [{ role: "user", content: `either ${n}` }], responseFormat: toolCallOrTextResponseFormat([tool]), maxTokens: 40 });
-      if (r.text.startsWith("{")) expect(validateAgainst({ type: "object", properties: { tool_name: { const: "fee_quote" }, arguments: schemas[0] }, required: ["tool_name", "arguments"], additionalProperties: false }, JSON.parse(r.text)).valid).toBe(true);
+      const r = await engine.chat({
+        messages: [{ role: "user", content: `either ${n}` }],
+        responseFormat: toolCallOrTextResponseFormat([tool]),
+        maxTokens: 40,
+      });
+      if (r.text.startsWith("{"))
+        expect(
+          validateAgainst(
+            {
+              type: "object",
+              properties: { tool_name: { const: "fee_quote" }, arguments: schemas[0] },
+              required: ["tool_name", "arguments"],
+              additionalProperties: false,
+            },
+            JSON.parse(r.text),
+          ).valid,
+        ).toBe(true);
       else expect(r.text).toMatch(/^[^{\s]/u);
     }
     await engine.unload();
@@ -120,9 +198,15 @@ describe.skipIf(!available)("llama.cpp in Node (node-llama-cpp 3.22.1, generated
   it("a local file: its sha256 is in the fingerprint; a wrong pinned hash is model_integrity_failed", async () => {
     const e = engineFor({ kind: "file", path: model.path });
     await e.load();
-    expect(e.info().fingerprint).toEqual({ modelId: path.basename(model.path), sha256: `sha256:${model.sha256}`, runtime: "node-llama-cpp 3.22.1" });
+    expect(e.info().fingerprint).toEqual({
+      modelId: path.basename(model.path),
+      sha256: `sha256:${model.sha256}`,
+      runtime: "node-llama-cpp 3.22.1",
+    });
     await e.unload();
-    expect(await codeOf(engineFor({ kind: "file", path: model.path, sha256: "0".repeat(64) }).load())).toBe("model_integrity_failed");
+    expect(await codeOf(engineFor({ kind: "file", path: model.path, sha256: "0".repeat(64) }).load())).toBe(
+      "model_integrity_failed",
+    );
     await stillWorks();
   });
 
@@ -168,7 +252,10 @@ describe.skipIf(!available)("llama.cpp in Node (node-llama-cpp 3.22.1, generated
       ["/drop.gguf", undefined, "model_fetch_failed"],
     ];
     for (const [route, sha256, code] of cases) {
-      expect([route, await codeOf(engineFor({ kind: "url", url: server.url(route), ...(sha256 ? { sha256 } : {}) }).load())]).toEqual([route, code]);
+      expect([
+        route,
+        await codeOf(engineFor({ kind: "url", url: server.url(route), ...(sha256 ? { sha256 } : {}) }).load()),
+      ]).toEqual([route, code]);
       expect(cacheEntries()).toEqual([]);
     }
     const controller = new AbortController();
@@ -185,7 +272,11 @@ describe.skipIf(!available)("llama.cpp in Node (node-llama-cpp 3.22.1, generated
     await e.load();
     await e.unload();
     const [entry] = cacheEntries();
-    expect(createHash("sha256").update(readFileSync(path.join(cacheDir, entry!))).digest("hex")).toBe(model.sha256);
+    expect(
+      createHash("sha256")
+        .update(readFileSync(path.join(cacheDir, entry!)))
+        .digest("hex"),
+    ).toBe(model.sha256);
   });
 
   it("receipts and imprints record the GGUF file's sha256; an imprint refuses another file under the same name", async () => {
@@ -194,14 +285,25 @@ describe.skipIf(!available)("llama.cpp in Node (node-llama-cpp 3.22.1, generated
     const b = new LlamaCppEngine({ backend, model: { kind: "file", path: other.path, id: "edge-test" }, threads: 1 });
     await a.load();
     await b.load();
-    const session = await createChatSession({ engine: a, responseFormat: () => ({ type: "grammar", grammar: 'root ::= "Hello."' }) });
+    const session = await createChatSession({
+      engine: a,
+      responseFormat: () => ({ type: "grammar", grammar: 'root ::= "Hello."' }),
+    });
     const run = await session.chat("Say hello.");
-    expect(run.receipt.model_fingerprint).toEqual({ modelId: "edge-test", sha256: `sha256:${model.sha256}`, runtime: "node-llama-cpp 3.22.1" });
-    const sample = parseLearnSampleText(readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8"));
+    expect(run.receipt.model_fingerprint).toEqual({
+      modelId: "edge-test",
+      sha256: `sha256:${model.sha256}`,
+      runtime: "node-llama-cpp 3.22.1",
+    });
+    const sample = parseLearnSampleText(
+      readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8"),
+    );
     const { imprint } = await learn({ sample, toolset: null, engine: a, evaluate: false });
     expect(imprint.model.fingerprint?.sha256).toBe(`sha256:${model.sha256}`);
     await checkImprint(imprint, { schemas: [], toolset: null, engine: a.info() });
-    const refused = await checkImprint(imprint, { schemas: [], toolset: null, engine: b.info() }).catch((e: EdgeError) => e);
+    const refused = await checkImprint(imprint, { schemas: [], toolset: null, engine: b.info() }).catch(
+      (e: EdgeError) => e,
+    );
     expect((refused as EdgeError).code).toBe("imprint_model_mismatch");
     await a.unload();
     await b.unload();

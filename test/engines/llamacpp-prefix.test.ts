@@ -16,9 +16,18 @@ import { writeTestModel } from "../fixtures/gguf.ts";
 import { nodeLlamaAvailable } from "./node-llama.ts";
 
 const available = await nodeLlamaAvailable();
-const SAMPLE = parseLearnSampleText(readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8"));
-const engine = new LlamaCppEngine({ backend: createNodeLlamaBackend({ cacheDir: "" }), model: { kind: "file", path: writeTestModel().path }, threads: 1 });
-const system = (n: number): ChatMessage => ({ role: "system", content: `You answer questions about order ${n}. `.repeat(40) });
+const SAMPLE = parseLearnSampleText(
+  readFileSync(new URL("../../public/examples/learn_sample.json", import.meta.url), "utf8"),
+);
+const engine = new LlamaCppEngine({
+  backend: createNodeLlamaBackend({ cacheDir: "" }),
+  model: { kind: "file", path: writeTestModel().path },
+  threads: 1,
+});
+const system = (n: number): ChatMessage => ({
+  role: "system",
+  content: `You answer questions about order ${n}. `.repeat(40),
+});
 let imprint: Imprint;
 beforeAll(async () => {
   if (!available) return;
@@ -40,7 +49,11 @@ describe.skipIf(!available)("an imprint's prefix kept warm across conversations 
     expect(first.prefix_tokens).toBeGreaterThan(1000);
     for (const prompt of ["Which tiers do you have?", "Where is my order?"]) {
       const later = await conversation(prompt);
-      expect(later).toMatchObject({ prefix_cache: "engine", prefix_tokens: first.prefix_tokens, prefix_tokens_evaluated: 0 });
+      expect(later).toMatchObject({
+        prefix_cache: "engine",
+        prefix_tokens: first.prefix_tokens,
+        prefix_tokens_evaluated: 0,
+      });
       expect(later.prompt_tokens_evaluated).toBe(later.prompt_tokens! - first.prefix_tokens!);
     }
     // A chat without the imprint takes the cache; the next imprint conversation evaluates the prefix again, and says so.
@@ -50,12 +63,20 @@ describe.skipIf(!available)("an imprint's prefix kept warm across conversations 
   });
 
   it("a prefix longer than the context window fails the first run closed, with its code and receipt", async () => {
-    const small = new LlamaCppEngine({ backend: createNodeLlamaBackend({ cacheDir: "" }), model: { kind: "file", path: writeTestModel({ contextLength: 256 }).path }, threads: 1 });
+    const small = new LlamaCppEngine({
+      backend: createNodeLlamaBackend({ cacheDir: "" }),
+      model: { kind: "file", path: writeTestModel({ contextLength: 256 }).path },
+      threads: 1,
+    });
     await small.load();
     try {
       const { imprint: tooLong } = await learn({ sample: SAMPLE, engine: small, evaluate: false });
       const run = await (await createChatSession({ engine: small, imprint: imprintBinding(tooLong) })).chat("Hi");
-      expect([run.outcome, run.error?.code, run.receipt.code]).toEqual(["failed_closed", "context_window_exceeded", "context_window_exceeded"]);
+      expect([run.outcome, run.error?.code, run.receipt.code]).toEqual([
+        "failed_closed",
+        "context_window_exceeded",
+        "context_window_exceeded",
+      ]);
     } finally {
       await small.unload();
     }
@@ -67,7 +88,10 @@ describe.skipIf(!available)("the conversation start read ahead (random weights)"
     const progress: { processed: number; total: number }[] = [];
     const warming = engine.warmPrefix!([system(1)], { onProgress: (p) => progress.push(p) });
     // Asked at once, while the warm runs: not refused as busy.
-    const answer = await engine.chat({ messages: [system(1), { role: "user", content: "Where is it?" }], maxTokens: 4 });
+    const answer = await engine.chat({
+      messages: [system(1), { role: "user", content: "Where is it?" }],
+      maxTokens: 4,
+    });
     const warm = await warming;
     // All of it but the template's opening, which the earlier conversations left in the cache.
     expect(warm.evaluated).toBeGreaterThan(warm.tokens - 20);
@@ -80,7 +104,9 @@ describe.skipIf(!available)("the conversation start read ahead (random weights)"
   it("a warm whose signal is already aborted rejects `aborted` and evaluates nothing; the engine stays usable", async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(engine.warmPrefix!([system(2)], { signal: controller.signal })).rejects.toMatchObject({ code: "aborted" });
+    await expect(engine.warmPrefix!([system(2)], { signal: controller.signal })).rejects.toMatchObject({
+      code: "aborted",
+    });
     const again = await engine.warmPrefix!([system(2)]);
     expect(again.evaluated).toBeGreaterThan(200);
   });
@@ -105,8 +131,14 @@ describe.skipIf(!available)("the conversation start read ahead (random weights)"
     const warm = await session.warm();
     expect(warm?.tokens).toBeGreaterThan(1000);
     const run = await session.chat("Which tiers do you have?");
-    expect(run.receipt.imprint_prefix).toMatchObject({ prefix_cache: "engine", prefix_tokens: warm!.tokens, prefix_tokens_evaluated: 0 });
-    expect(run.receipt.engine_stats?.first_prompt_tokens_evaluated).toBe(run.receipt.imprint_prefix!.prompt_tokens! - warm!.tokens);
+    expect(run.receipt.imprint_prefix).toMatchObject({
+      prefix_cache: "engine",
+      prefix_tokens: warm!.tokens,
+      prefix_tokens_evaluated: 0,
+    });
+    expect(run.receipt.engine_stats?.first_prompt_tokens_evaluated).toBe(
+      run.receipt.imprint_prefix!.prompt_tokens! - warm!.tokens,
+    );
   });
 
   it("a session without a system message has nothing to warm", async () => {

@@ -35,17 +35,29 @@ function llamaSteer(reply: Reply, tools: Parameters<typeof toolCallResponseForma
 
 export function llamacppSubject(options: LlamaSubjectOptions): EngineSubject {
   const engine = async (model: ModelSource) => {
-    const e = new LlamaCppEngine({ backend: options.backend, model, ...(options.threads ? { threads: options.threads } : {}) });
+    const e = new LlamaCppEngine({
+      backend: options.backend,
+      model,
+      ...(options.threads ? { threads: options.threads } : {}),
+    });
     await e.load();
     return e;
   };
   return {
     name: options.name,
-    capabilities: { promptCacheCounts: true, contextWindow: true, prefixWarm: true, keepsEarlierPrompts: options.keepsEarlierPrompts === true },
+    capabilities: {
+      promptCacheCounts: true,
+      contextWindow: true,
+      prefixWarm: true,
+      keepsEarlierPrompts: options.keepsEarlierPrompts === true,
+    },
     create: () => engine(options.model),
     steer: llamaSteer,
     async failingLoad() {
-      return { engine: new LlamaCppEngine({ backend: options.backend, model: options.notGguf }), code: "model_not_gguf" };
+      return {
+        engine: new LlamaCppEngine({ backend: options.backend, model: options.notGguf }),
+        code: "model_not_gguf",
+      };
     },
     smallWindow: () => engine(options.smallModel),
   };

@@ -23,7 +23,10 @@ export interface DiskFile {
 
 /** Serves `model` at /model.gguf (and `extra` files by URL path, e.g. "/small.gguf": bytes, or a
  *  file on disk as `{ path }`). */
-export async function startModelServer(model: Uint8Array, extra: Record<string, Uint8Array | DiskFile> = {}): Promise<ModelServer> {
+export async function startModelServer(
+  model: Uint8Array,
+  extra: Record<string, Uint8Array | DiskFile> = {},
+): Promise<ModelServer> {
   const hits = new Map<string, number>();
   const sockets = new Set<Socket>();
   const send = (res: ServerResponse, body: Uint8Array | string, type = "application/octet-stream") => {
@@ -36,7 +39,11 @@ export async function startModelServer(model: Uint8Array, extra: Record<string, 
     const file = extra[path];
     if (file instanceof Uint8Array) return send(res, file);
     if (file) {
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": statSync(file.path).size, ...CORS });
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-length": statSync(file.path).size,
+        ...CORS,
+      });
       // pipeline, not pipe: a client that stops reading (Cancel, a closed page) also closes the file.
       pipeline(createReadStream(file.path), res, () => undefined);
       return;

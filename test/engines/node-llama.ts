@@ -8,7 +8,9 @@ export async function nodeLlamaAvailable(): Promise<boolean> {
     return true;
   } catch (e) {
     if (process.env.EDGE_REQUIRE_LLAMA_RUNTIME === "1") throw e;
-    console.warn(`node-llama-cpp is not installed: llama.cpp tests are skipped (npm run setup:llama). ${(e as Error).message}`);
+    console.warn(
+      `node-llama-cpp is not installed: llama.cpp tests are skipped (npm run setup:llama). ${(e as Error).message}`,
+    );
     return false;
   }
 }

@@ -4,7 +4,12 @@
 import { Template } from "@huggingface/jinja";
 import type { ChatMessage } from "../../src/engines/engine.ts";
 import { toPromptMessages } from "../../src/engines/llamacpp/engine.ts";
-import { loadVocabulary, referenceTokenizer, type ReferenceTokenizer, type VocabFamily } from "../fixtures/real-vocab.ts";
+import {
+  loadVocabulary,
+  referenceTokenizer,
+  type ReferenceTokenizer,
+  type VocabFamily,
+} from "../fixtures/real-vocab.ts";
 
 /** Text a tokenizer gets wrong first: code, JSON, Chinese, emoji (ZWJ sequences, skin tones),
  *  whitespace runs, digits, accents, CRLF. */
@@ -21,7 +26,11 @@ export const TOKENIZER_CORPUS: readonly string[] = [
 /** The engine's rendering choice the reference must share: Qwen3 in non-thinking mode (Edge
  *  discourages thinking: a tool call must be the whole reply), which the template spells
  *  `enable_thinking=false` (an empty think block after the assistant header). */
-const TEMPLATE_KWARGS: Record<VocabFamily, Record<string, unknown>> = { qwen3: { enable_thinking: false }, "qwen2.5": { enable_thinking: false }, llama3: {} };
+const TEMPLATE_KWARGS: Record<VocabFamily, Record<string, unknown>> = {
+  qwen3: { enable_thinking: false },
+  "qwen2.5": { enable_thinking: false },
+  llama3: {},
+};
 
 export interface Reference {
   tokenizer: ReferenceTokenizer;
@@ -36,12 +45,22 @@ export async function reference(family: VocabFamily): Promise<Reference> {
   const template = new Template(vocab.chatTemplate);
   const tokenizer = await referenceTokenizer(family);
   const specials = { bos_token: vocab.tokens[vocab.bosId], eos_token: vocab.tokens[vocab.eosId] };
-  const render = (messages: readonly ChatMessage[]) => template.render({ messages: toPromptMessages(messages), add_generation_prompt: true, ...specials, ...TEMPLATE_KWARGS[family] });
+  const render = (messages: readonly ChatMessage[]) =>
+    template.render({
+      messages: toPromptMessages(messages),
+      add_generation_prompt: true,
+      ...specials,
+      ...TEMPLATE_KWARGS[family],
+    });
   return { tokenizer, render, tokens: (messages) => tokenizer.encode(render(messages), { add_special_tokens: false }) };
 }
 
 /** Where two token sequences first differ, with both sides decoded there (for a failure message). */
-export function firstDifference(tokenizer: ReferenceTokenizer, actual: readonly number[], expected: readonly number[]): string | null {
+export function firstDifference(
+  tokenizer: ReferenceTokenizer,
+  actual: readonly number[],
+  expected: readonly number[],
+): string | null {
   let i = 0;
   while (i < actual.length && i < expected.length && actual[i] === expected[i]) i++;
   if (i === actual.length && i === expected.length) return null;

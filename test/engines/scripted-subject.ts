@@ -3,7 +3,6 @@
 import { ScriptedEngine } from "../../src/engines/scripted.ts";
 import { replyText, type EngineSubject } from "./conformance.ts";
 
-
 export const scriptedSubject: EngineSubject = {
   name: "scripted (ScriptedEngine)",
   capabilities: { promptCacheCounts: false, contextWindow: false },

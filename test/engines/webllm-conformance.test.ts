@@ -12,7 +12,6 @@ import { fakeModelFiles, sriOf, THINK_PREFIX } from "./webllm-fake.ts";
 
 const user = (content: string): ChatMessage => ({ role: "user", content });
 
-
 describe(`${webllmConformance.name}: generation`, () => {
   it("streams the reply in order; the result is the concatenation; usage is mapped", async () => {
     const { engine, fake } = await webllmConformance.create(["The answer is forty-two."]);
@@ -21,17 +20,26 @@ describe(`${webllmConformance.name}: generation`, () => {
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join("")).toBe("The answer is forty-two.");
     expect(r).toMatchObject({ text: "The answer is forty-two.", finishReason: "stop" });
-    expect(r.usage).toMatchObject({ promptTokensEvaluated: fake.engine.prefills[0], completionTokens: expect.any(Number) });
+    expect(r.usage).toMatchObject({
+      promptTokensEvaluated: fake.engine.prefills[0],
+      completionTokens: expect.any(Number),
+    });
     expect(r.usage!.decodeTokensPerS).toBeGreaterThan(0);
     expect(r.usage!.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
     // Every request carries max_tokens (an unbounded generation runs until the KV cache is full)
     // and asks for the usage chunk.
-    expect(fake.engine.requests[0]).toMatchObject({ stream: true, stream_options: { include_usage: true }, max_tokens: 1024 });
+    expect(fake.engine.requests[0]).toMatchObject({
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 1024,
+    });
   });
 
   it("passes response_format, temperature and max_tokens through to web-llm", async () => {
     const { engine, fake } = await webllmSubject(["plain answer"]);
-    const format = toolCallOrTextResponseFormat([{ name: "t", parameters: { type: "object", properties: {}, additionalProperties: false } }]);
+    const format = toolCallOrTextResponseFormat([
+      { name: "t", parameters: { type: "object", properties: {}, additionalProperties: false } },
+    ]);
     await engine.chat({ messages: [user("q")], responseFormat: format, temperature: 0, maxTokens: 77 });
     expect(fake.engine.requests[0]).toMatchObject({ response_format: format, temperature: 0, max_tokens: 77 });
   });
@@ -44,7 +52,9 @@ describe(`${webllmConformance.name}: generation`, () => {
   });
 
   it("max_tokens reached: finishReason is length (the think block counts against it, as in web-llm)", async () => {
-    const { engine } = await webllmSubject(["one two three four five six seven eight nine ten"], { engine: { modelId: QWEN3 } });
+    const { engine } = await webllmSubject(["one two three four five six seven eight nine ten"], {
+      engine: { modelId: QWEN3 },
+    });
     const r = await engine.chat({ messages: [user("q")], maxTokens: 6 });
     expect(r.finishReason).toBe("length");
     expect(r.text.startsWith(THINK_PREFIX)).toBe(true);
@@ -59,23 +69,41 @@ describe(`${webllmConformance.name}: generation`, () => {
   });
 
   it("a follow-up that extends the conversation reuses the cached prefix: only the new tokens are evaluated", async () => {
-    const { engine, fake } = await webllmSubject(["First reply with some words in it.", "Second."], { engine: { modelId: QWEN3 } });
+    const { engine, fake } = await webllmSubject(["First reply with some words in it.", "Second."], {
+      engine: { modelId: QWEN3 },
+    });
     const first = await engine.chat({ messages: [{ role: "system", content: "You are terse." }, user("one")] });
     const second = await engine.chat({
-      messages: [{ role: "system", content: "You are terse." }, user("one"), { role: "assistant", content: first.text }, user("two")],
+      messages: [
+        { role: "system", content: "You are terse." },
+        user("one"),
+        { role: "assistant", content: first.text },
+        user("two"),
+      ],
     });
     expect(second.usage!.promptTokensEvaluated).toBeLessThan(first.usage!.promptTokensEvaluated!);
     expect(fake.engine.prefills).toEqual([first.usage!.promptTokensEvaluated, second.usage!.promptTokensEvaluated]);
     // Without the think block (what a person sees) the prefix no longer matches: full prefill.
-    const third = await engine.chat({
-      messages: [{ role: "system", content: "You are terse." }, user("one"), { role: "assistant", content: first.text.slice(THINK_PREFIX.length) }, user("two")],
-    }).catch(() => undefined);
+    const third = await engine
+      .chat({
+        messages: [
+          { role: "system", content: "You are terse." },
+          user("one"),
+          { role: "assistant", content: first.text.slice(THINK_PREFIX.length) },
+          user("two"),
+        ],
+      })
+      .catch(() => undefined);
     expect(third).toBeUndefined(); // the script has no third reply, but prefill already ran:
     expect(fake.engine.prefills[2]).toBeGreaterThan(second.usage!.promptTokensEvaluated!);
   });
 
   it("tool messages go as user turns by default (MLC templates have no tool role); toolRole 'tool' meets web-llm's own refusal", async () => {
-    const msgs: ChatMessage[] = [user("q"), { role: "assistant", content: "{}" }, { role: "tool", content: "Tool result for t:\n{}" }];
+    const msgs: ChatMessage[] = [
+      user("q"),
+      { role: "assistant", content: "{}" },
+      { role: "tool", content: "Tool result for t:\n{}" },
+    ];
     const ok = await webllmSubject(["fine"]);
     expect((await ok.engine.chat({ messages: msgs })).text).toBe("fine");
     expect(ok.fake.engine.requests[0]!.messages.at(-1)).toEqual({ role: "user", content: "Tool result for t:\n{}" });
@@ -120,7 +148,10 @@ describe(`${webllmConformance.name}: limits and counting`, () => {
 
   it("countTokens is an upper bound of what web-llm prefills for the same messages", async () => {
     const { engine, fake } = await webllmSubject(["ok"]);
-    const messages: ChatMessage[] = [{ role: "system", content: "Tools: " + JSON.stringify({ a: [1, 2, 3], b: "text ".repeat(50) }) }, user("How much is the fee for 661 on the pro tier?")];
+    const messages: ChatMessage[] = [
+      { role: "system", content: "Tools: " + JSON.stringify({ a: [1, 2, 3], b: "text ".repeat(50) }) },
+      user("How much is the fee for 661 on the pro tier?"),
+    ];
     const counted = await engine.countTokens(messages);
     await engine.chat({ messages });
     expect(counted).toBeGreaterThanOrEqual(fake.engine.prefills[0]!);
@@ -131,16 +162,24 @@ describe(`${webllmConformance.name}: limits and counting`, () => {
     const { engine } = await webllmSubject(["never"], { engine: { chatOptions: { context_window_size: 256 } } });
     const e = await rejection(engine.chat({ messages: [user("word ".repeat(400))], maxTokens: 16 }));
     expect(e.code).toBe("context_window_exceeded");
-    expect(String(e.details["original"])).toMatch(/^ContextWindowSizeExceededError: Prompt tokens exceed context window size: number of prompt tokens: \d+; context window size: 256/);
+    expect(String(e.details["original"])).toMatch(
+      /^ContextWindowSizeExceededError: Prompt tokens exceed context window size: number of prompt tokens: \d+; context window size: 256/,
+    );
   });
 });
 
 describe(`${webllmConformance.name}: load and integrity`, () => {
   it("SRI pins that match web-llm's files load, and are part of the fingerprint", async () => {
     const files = fakeModelFiles(QWEN25);
-    const integrity = { config: await sriOf(files.config), model_lib: await sriOf(files.modelLib), tokenizer: { "tokenizer.json": await sriOf(files.tokenizer) } };
+    const integrity = {
+      config: await sriOf(files.config),
+      model_lib: await sriOf(files.modelLib),
+      tokenizer: { "tokenizer.json": await sriOf(files.tokenizer) },
+    };
     const webllm = await import("@mlc-ai/web-llm");
-    const appConfig = { model_list: webllm.prebuiltAppConfig.model_list.map((r) => (r.model_id === QWEN25 ? { ...r, integrity } : r)) };
+    const appConfig = {
+      model_list: webllm.prebuiltAppConfig.model_list.map((r) => (r.model_id === QWEN25 ? { ...r, integrity } : r)),
+    };
     const { engine } = await webllmSubject([], { engine: { appConfig } });
     expect(engine.info().fingerprint?.integrity).toEqual(integrity);
   });
@@ -150,7 +189,9 @@ describe(`${webllmConformance.name}: load and integrity`, () => {
       const webllm = await import("@mlc-ai/web-llm");
       const wrong = "sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
       const integrity = file === "tokenizer" ? { tokenizer: { "tokenizer.json": wrong } } : { [file]: wrong };
-      const appConfig = { model_list: webllm.prebuiltAppConfig.model_list.map((r) => (r.model_id === QWEN25 ? { ...r, integrity } : r)) };
+      const appConfig = {
+        model_list: webllm.prebuiltAppConfig.model_list.map((r) => (r.model_id === QWEN25 ? { ...r, integrity } : r)),
+      };
       const subject = await webllmSubject(["hello"], { engine: { appConfig }, load: false });
       const e = await rejection(subject.engine.load());
       expect(e.code).toBe("model_integrity_failed");
@@ -174,7 +215,11 @@ describe(`${webllmConformance.name}: a lost worker or GPU`, () => {
     let lost: EdgeError | undefined;
     const subject = await webllmSubject([long, "back again"], {
       // Only the first worker dies; the one started by the reload lives.
-      fake: { tokenDelayMs: 1, onDecode: (_text, step) => step === 10 && subject.workers.length === 1 && subject.fake.crash("Uncaught RangeError: Out of memory") },
+      fake: {
+        tokenDelayMs: 1,
+        onDecode: (_text, step) =>
+          step === 10 && subject.workers.length === 1 && subject.fake.crash("Uncaught RangeError: Out of memory"),
+      },
       engine: { onLost: (e) => (lost = e) },
     });
     const e = await rejection(subject.engine.chat({ messages: [user("q")] }));
@@ -190,13 +235,18 @@ describe(`${webllmConformance.name}: a lost worker or GPU`, () => {
 
   it("a lost GPU device mid-stream → engine_lost; Stop during a hung generation still returns at once", async () => {
     const subject = await webllmSubject(["a b c d e f g h i j k l m n o p"], {
-      fake: { tokenDelayMs: 1, onDecode: (_t, step) => step === 3 && subject.fake.loseDevice("Device was lost: driver reset") },
+      fake: {
+        tokenDelayMs: 1,
+        onDecode: (_t, step) => step === 3 && subject.fake.loseDevice("Device was lost: driver reset"),
+      },
     });
     const e = await rejection(subject.engine.chat({ messages: [user("q")] }));
     expect(e).toMatchObject({ code: "engine_lost", details: { original: "Device was lost: driver reset" } });
 
     // A worker that stops answering (no error event at all): only Stop can end the wait.
-    const hung = await webllmSubject(["a b c d e f g h i j"], { fake: { tokenDelayMs: 1, onDecode: (_t, step) => step === 2 && hung.fake.crash("") } });
+    const hung = await webllmSubject(["a b c d e f g h i j"], {
+      fake: { tokenDelayMs: 1, onDecode: (_t, step) => step === 2 && hung.fake.crash("") },
+    });
     (hung.fake.worker as { onerror: null }).onerror = null; // the page never hears of it
     const t0 = performance.now();
     const pending = hung.engine.chat({ messages: [user("q")] });

@@ -27,7 +27,9 @@ describe("what the fake mirrors is still what web-llm 0.2.86 does", () => {
     quoted('delta: { content: deltaMessage, role: "assistant" }, finish_reason: null, index: 0, logprobs,');
     quoted(": {}, finish_reason: finishReason, index: 0, }");
     quoted("yield __await(this.makeStreamFinalChunk(request, model, pipeline, state));");
-    quoted("if (((_a = request.stream_options) === null || _a === void 0 ? void 0 : _a.include_usage) !== true) { return undefined; }");
+    quoted(
+      "if (((_a = request.stream_options) === null || _a === void 0 ? void 0 : _a.include_usage) !== true) { return undefined; }",
+    );
     quoted("id: state.id, choices: [], usage, model,");
     quoted("time_to_first_token_s: prefillTime,");
     quoted("prompt_tokens: promptTokens,");
@@ -38,26 +40,42 @@ describe("what the fake mirrors is still what web-llm 0.2.86 does", () => {
     quoted('this.stopTriggered = true; this.finishReason = "stop";');
     quoted('if (this.outputIds.length >= max_tokens) { this.stopTriggered = true; this.finishReason = "length";');
     quoted("processedSeqLen == this.contextWindowSize) {");
-    quoted("interruptGenerate() { return __awaiter(this, void 0, void 0, function* () { this.interruptSignal = true; }); }");
+    quoted(
+      "interruptGenerate() { return __awaiter(this, void 0, void 0, function* () { this.interruptSignal = true; }); }",
+    );
     quoted('this.stopTriggered = true; this.finishReason = "abort";');
   });
 
   it("KV-cache reuse needs an identical earlier conversation that did not end in abort or length", () => {
-    quoted('previousFinishReason === "abort" || previousFinishReason === "length" || !compareConversationObject(oldConv, newConv)) {');
-    quoted("numPromptTokens + this.filledKVCacheLength > this.contextWindowSize) { throw new ContextWindowSizeExceededError(numPromptTokens, this.contextWindowSize);");
+    quoted(
+      'previousFinishReason === "abort" || previousFinishReason === "length" || !compareConversationObject(oldConv, newConv)) {',
+    );
+    quoted(
+      "numPromptTokens + this.filledKVCacheLength > this.contextWindowSize) { throw new ContextWindowSizeExceededError(numPromptTokens, this.contextWindowSize);",
+    );
   });
 
   it("model URLs without a revision get resolve/main/ (modelBaseUrl, used by Edge's cache cleanup and the fake)", () => {
-    quoted('modelUrl += modelUrl.endsWith("/") ? "" : "/"; if (!modelUrl.match(/.+\\/resolve\\/.+\\//)) modelUrl += "resolve/main/";');
-    expect(modelBaseUrl("https://huggingface.co/mlc-ai/X-MLC", "http://h/")).toBe("https://huggingface.co/mlc-ai/X-MLC/resolve/main/");
-    expect(modelBaseUrl(`https://huggingface.co/mlc-ai/X-MLC/resolve/${"a".repeat(40)}/`, "http://h/")).toBe(`https://huggingface.co/mlc-ai/X-MLC/resolve/${"a".repeat(40)}/`);
+    quoted(
+      'modelUrl += modelUrl.endsWith("/") ? "" : "/"; if (!modelUrl.match(/.+\\/resolve\\/.+\\//)) modelUrl += "resolve/main/";',
+    );
+    expect(modelBaseUrl("https://huggingface.co/mlc-ai/X-MLC", "http://h/")).toBe(
+      "https://huggingface.co/mlc-ai/X-MLC/resolve/main/",
+    );
+    expect(modelBaseUrl(`https://huggingface.co/mlc-ai/X-MLC/resolve/${"a".repeat(40)}/`, "http://h/")).toBe(
+      `https://huggingface.co/mlc-ai/X-MLC/resolve/${"a".repeat(40)}/`,
+    );
     expect(modelBaseUrl("/models/X", "http://h/app/")).toBe("http://h/models/X/resolve/main/");
   });
 
   it("reload caches a file, then verifies it; the config is the file ⊕ record overrides ⊕ chat options", () => {
     quoted('const configData = (yield configCache.fetchWithCache(configUrl, "arraybuffer",');
-    quoted("yield verifyIntegrity(configData, modelRecord.integrity.config, configUrl, modelRecord.integrity.onFailure);");
-    quoted("const curModelConfig = Object.assign(Object.assign(Object.assign({}, JSON.parse(new TextDecoder().decode(configData))), modelRecord.overrides), chatOpts);");
+    quoted(
+      "yield verifyIntegrity(configData, modelRecord.integrity.config, configUrl, modelRecord.integrity.onFailure);",
+    );
+    quoted(
+      "const curModelConfig = Object.assign(Object.assign(Object.assign({}, JSON.parse(new TextDecoder().decode(configData))), modelRecord.overrides), chatOpts);",
+    );
   });
 
   it("the worker handler owns a public engine field, posts errors as strings, and keeps tokenizer and config where Edge reads them", () => {
@@ -87,7 +105,11 @@ describe("the fake's errors are web-llm's own classes", () => {
 describe("the fake's tokenizer and the worker's readers", () => {
   it("decode(encode(text)) is the text; markers are one token", () => {
     const t = new FakeTokenizer();
-    for (const text of ['{"tool_name": "fee_quote", "arguments": {"amount": 661}}', "Grüße, 世界! 👋🏽\n\n\tok", THINK_PREFIX]) {
+    for (const text of [
+      '{"tool_name": "fee_quote", "arguments": {"amount": 661}}',
+      "Grüße, 世界! 👋🏽\n\n\tok",
+      THINK_PREFIX,
+    ]) {
       expect(t.decode(t.encode(text))).toBe(text);
     }
     expect(t.encode("<|im_start|>").length).toBe(1);
@@ -104,7 +126,9 @@ describe("the fake's tokenizer and the worker's readers", () => {
     expect(loadedContextWindow(fake, "Qwen3-1.7B-q4f16_1-MLC")).toBe(4096);
     // The real MLCEngine, before any model is loaded: the same fields, empty.
     const real = new webllm.MLCEngine();
-    expect(() => countContentTokens(real, "Qwen3-1.7B-q4f16_1-MLC", ["x"])).toThrow(/no tokenizer for the loaded model/);
+    expect(() => countContentTokens(real, "Qwen3-1.7B-q4f16_1-MLC", ["x"])).toThrow(
+      /no tokenizer for the loaded model/,
+    );
     expect(loadedContextWindow(real, "Qwen3-1.7B-q4f16_1-MLC")).toBeUndefined();
   });
 });

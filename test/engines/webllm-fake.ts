@@ -101,8 +101,16 @@ export interface FakeMLCEngineOptions {
 
 const enc = new TextEncoder();
 /** The fake model's files: what web-llm fetches before the weights (config, library, tokenizer). */
-export function fakeModelFiles(modelId: string, configContextWindow = 4096): { config: Uint8Array; modelLib: Uint8Array; tokenizer: Uint8Array } {
-  const config = { model_type: "fake", context_window_size: configContextWindow, tokenizer_files: ["tokenizer.json"], conv_template: { name: "chatml" } };
+export function fakeModelFiles(
+  modelId: string,
+  configContextWindow = 4096,
+): { config: Uint8Array; modelLib: Uint8Array; tokenizer: Uint8Array } {
+  const config = {
+    model_type: "fake",
+    context_window_size: configContextWindow,
+    tokenizer_files: ["tokenizer.json"],
+    conv_template: { name: "chatml" },
+  };
   return {
     config: enc.encode(JSON.stringify(config)),
     modelLib: enc.encode(`fake model library for ${modelId}`),
@@ -193,16 +201,36 @@ export class FakeMLCEngine {
     const files = fakeModelFiles(id, this.options.configContextWindow);
     const base = modelBaseUrl(record.model, globalThis.location?.href ?? "http://localhost/");
     this.report(0, "Start to fetch params");
-    await this.fetched("webllm/config", new URL("mlc-chat-config.json", base).href, files.config, record.integrity?.config, record);
+    await this.fetched(
+      "webllm/config",
+      new URL("mlc-chat-config.json", base).href,
+      files.config,
+      record.integrity?.config,
+      record,
+    );
     await this.fetched("webllm/wasm", record.model_lib, files.modelLib, record.integrity?.model_lib, record);
     if (this.options.gpu === false) throw new this.options.errors.WebGPUNotAvailableError();
-    await this.fetched("webllm/model", new URL("tokenizer.json", base).href, files.tokenizer, record.integrity?.tokenizer?.["tokenizer.json"], record);
+    await this.fetched(
+      "webllm/model",
+      new URL("tokenizer.json", base).href,
+      files.tokenizer,
+      record.integrity?.tokenizer?.["tokenizer.json"],
+      record,
+    );
     this.report(0.5, "Fetching param cache[1/1]: 1MB fetched. 100% completed, 0 secs elapsed.");
     this.report(1, "Loading model from cache[1/1]: 1MB loaded. 100% completed, 0 secs elapsed.");
-    const config = { ...JSON.parse(new TextDecoder().decode(files.config)), ...record.overrides, ...opts } as { context_window_size: number };
+    const config = { ...JSON.parse(new TextDecoder().decode(files.config)), ...record.overrides, ...opts } as {
+      context_window_size: number;
+    };
     this.loadedModelIdToChatConfig.set(id, config);
     this.loadedModelIdToPipeline.set(id, { tokenizer: this.tokenizer });
-    this.loaded = { modelId: id, window: config.context_window_size, conversation: undefined, filled: 0, finishReason: undefined };
+    this.loaded = {
+      modelId: id,
+      window: config.context_window_size,
+      conversation: undefined,
+      filled: 0,
+      finishReason: undefined,
+    };
     this.report(1, "Finish loading on WebGPU - fake adapter");
   }
 
@@ -225,7 +253,8 @@ export class FakeMLCEngine {
     const loaded = this.loaded;
     if (!loaded) throw new this.options.errors.ModelNotLoadedError("ChatCompletionRequest");
     postInitAndCheckFieldsChatCompletion(request, loaded.modelId, ModelType.LLM);
-    if (!request.stream) throw new Error("The fake MLCEngine models streaming requests only (WebLLMEngine always streams).");
+    if (!request.stream)
+      throw new Error("The fake MLCEngine models streaming requests only (WebLLMEngine always streams).");
     this.requests.push(request);
     return this.generate(request, loaded);
   }
@@ -248,7 +277,13 @@ export class FakeMLCEngine {
         await this.decode(round, loaded);
         yield this.delta(request, loaded, round, state);
       }
-      yield { id: state.id, choices: [{ delta: {}, finish_reason: round.finish!, index: 0 }], model: loaded.modelId, object: "chat.completion.chunk", created: state.created } as ChatCompletionChunk;
+      yield {
+        id: state.id,
+        choices: [{ delta: {}, finish_reason: round.finish!, index: 0 }],
+        model: loaded.modelId,
+        object: "chat.completion.chunk",
+        created: state.created,
+      } as ChatCompletionChunk;
       if (request.stream_options?.include_usage === true && this.options.usageChunk !== false) {
         yield this.usage(request, loaded, round, state, started);
       }
@@ -363,19 +398,37 @@ export class FakeMLCEngine {
     loaded.finishReason = round.finish;
   }
 
-  private delta(request: ChatCompletionRequest, loaded: Loaded, round: Round, state: { id: string; created: number; prev: number }): ChatCompletionChunk {
+  private delta(
+    request: ChatCompletionRequest,
+    loaded: Loaded,
+    round: Round,
+    state: { id: string; created: number; prev: number },
+  ): ChatCompletionChunk {
     const delta = round.message.slice(state.prev);
     state.prev = round.message.length;
     return {
       id: state.id,
-      choices: [{ delta: { content: delta, role: "assistant" }, finish_reason: null, index: 0, logprobs: request.logprobs ? { content: [] } : null }],
+      choices: [
+        {
+          delta: { content: delta, role: "assistant" },
+          finish_reason: null,
+          index: 0,
+          logprobs: request.logprobs ? { content: [] } : null,
+        },
+      ],
       model: loaded.modelId,
       object: "chat.completion.chunk",
       created: state.created,
     } as ChatCompletionChunk;
   }
 
-  private usage(request: ChatCompletionRequest, loaded: Loaded, round: Round, state: { id: string; created: number }, started: number): ChatCompletionChunk {
+  private usage(
+    request: ChatCompletionRequest,
+    loaded: Loaded,
+    round: Round,
+    state: { id: string; created: number },
+    started: number,
+  ): ChatCompletionChunk {
     const usedGrammar = request.response_format?.type === "grammar" || request.response_format?.type === "json_object";
     const extra = {
       e2e_latency_s: (performance.now() - started) / 1000,
@@ -389,7 +442,12 @@ export class FakeMLCEngine {
     return {
       id: state.id,
       choices: [],
-      usage: { completion_tokens: round.completionTokens, prompt_tokens: round.promptTokens, total_tokens: round.completionTokens + round.promptTokens, extra },
+      usage: {
+        completion_tokens: round.completionTokens,
+        prompt_tokens: round.promptTokens,
+        total_tokens: round.completionTokens + round.promptTokens,
+        extra,
+      },
       model: loaded.modelId,
       object: "chat.completion.chunk",
       created: state.created,
@@ -401,7 +459,13 @@ export class FakeMLCEngine {
   }
 
   /** fetchWithCache (the file is cached before it is checked), then verifyIntegrity. */
-  private async fetched(scope: string, url: string, bytes: Uint8Array, sri: string | undefined, record: ModelRecord): Promise<void> {
+  private async fetched(
+    scope: string,
+    url: string,
+    bytes: Uint8Array,
+    sri: string | undefined,
+    record: ModelRecord,
+  ): Promise<void> {
     if (typeof caches !== "undefined" && (this.appConfig?.cacheBackend ?? "cache") === "cache") {
       await (await caches.open(scope)).put(url, new Response(bytes.slice()));
     }

@@ -16,7 +16,8 @@ const call = (name: string, args: object) => JSON.stringify({ tool_name: name, a
 /** ~size bytes of realistic JSON rows. */
 function rows(size: number): { rows: { id: number; name: string; note: string }[] } {
   const out: { id: number; name: string; note: string }[] = [];
-  for (let i = 0; JSON.stringify(out).length < size; i++) out.push({ id: i, name: `item ${i}`, note: `row ${i} of the report, status ok, value ${(i * 37) % 1000}` });
+  for (let i = 0; JSON.stringify(out).length < size; i++)
+    out.push({ id: i, name: `item ${i}`, note: `row ${i} of the report, status ok, value ${(i * 37) % 1000}` });
   return { rows: out };
 }
 
@@ -26,7 +27,12 @@ function runtime() {
     defineTool({
       name: "report",
       description: "Rows of the report.",
-      parameters: { type: "object", properties: { kb: { type: "integer" } }, required: ["kb"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { kb: { type: "integer" } },
+        required: ["kb"],
+        additionalProperties: false,
+      },
       execute: (args: { kb: number }) => rows(args.kb * 1000),
     }),
   );
@@ -75,7 +81,11 @@ describe("the loop on web-llm", () => {
     const subject = await webllmSubject([call("report", { kb: 1 })]);
     const s = await createChatSession({ engine: subject.engine, runtime: runtime(), maxTokens: 5 });
     const run = await s.chat("rows?");
-    expect(run).toMatchObject({ outcome: "failed_closed", error: { code: "invalid_tool_call" }, finish_reason: "length" });
+    expect(run).toMatchObject({
+      outcome: "failed_closed",
+      error: { code: "invalid_tool_call" },
+      finish_reason: "length",
+    });
     expect(run.error!.message).toMatch(/cut off at its token limit/);
     expect(run.receipt.calls).toEqual([]);
   });
@@ -83,15 +93,27 @@ describe("the loop on web-llm", () => {
   it("engine_stats (time to first token, tokens/s) go into the run and the receipt", async () => {
     const { s } = await session([call("report", { kb: 1 }), "Twelve rows."], QWEN25, { fake: { tokenDelayMs: 1 } });
     const run = await s.chat("rows?");
-    expect(run.engine_stats).toMatchObject({ generations: 2, time_to_first_token_ms: expect.any(Number), decode_tokens_per_s: expect.any(Number) });
+    expect(run.engine_stats).toMatchObject({
+      generations: 2,
+      time_to_first_token_ms: expect.any(Number),
+      decode_tokens_per_s: expect.any(Number),
+    });
     expect(run.engine_stats!.decode_tokens_per_s!).toBeGreaterThan(0);
     expect(run.engine_stats!.prompt_tokens_evaluated!).toBeGreaterThan(0);
     expect(run.receipt.engine_stats).toEqual(run.engine_stats);
-    expect(run.receipt.context).toMatchObject({ window: 4096, max_tokens: 1024, counted_by: "engine", turns_dropped: 0 });
+    expect(run.receipt.context).toMatchObject({
+      window: 4096,
+      max_tokens: 1024,
+      counted_by: "engine",
+      turns_dropped: 0,
+    });
   });
 
   it("tool turns sample per model and are guided; a session without tools is neither", async () => {
-    for (const [modelId, temperature] of [[QWEN25, 0], [QWEN3, 0.3]] as const) {
+    for (const [modelId, temperature] of [
+      [QWEN25, 0],
+      [QWEN3, 0.3],
+    ] as const) {
       const { s, fake } = await session(["Hello."], modelId);
       await s.chat("hi");
       expect(fake.engine.requests[0]).toMatchObject({ temperature, response_format: { type: "structural_tag" } });
@@ -105,10 +127,23 @@ describe("the loop on web-llm", () => {
   it("learn's evaluation asks with the same sampling, format and max_tokens as live chat", async () => {
     const chatRun = await session(["fine"], QWEN3);
     await chatRun.s.chat("hi");
-    const evalRun = await webllmSubject([call("report", { kb: 1 }), call("report", { kb: 1 })], { engine: { modelId: QWEN3 } });
+    const evalRun = await webllmSubject([call("report", { kb: 1 }), call("report", { kb: 1 })], {
+      engine: { modelId: QWEN3 },
+    });
     const schemas = runtime().schemas();
-    const result = await evaluateImprint({ engine: evalRun.engine, prefix: "PREFIX", schemas, questions: [{ question: "rows?", expected_tool: "report" }], prefill: false });
-    const pick = (r: ChatCompletionRequest) => ({ temperature: r.temperature, response_format: r.response_format, max_tokens: r.max_tokens, extra_body: r.extra_body });
+    const result = await evaluateImprint({
+      engine: evalRun.engine,
+      prefix: "PREFIX",
+      schemas,
+      questions: [{ question: "rows?", expected_tool: "report" }],
+      prefill: false,
+    });
+    const pick = (r: ChatCompletionRequest) => ({
+      temperature: r.temperature,
+      response_format: r.response_format,
+      max_tokens: r.max_tokens,
+      extra_body: r.extra_body,
+    });
     const live = pick(chatRun.fake.engine.requests[0]!);
     for (const r of evalRun.fake.engine.requests) expect(pick(r)).toEqual(live);
     // The think block web-llm adds to each reply (Qwen3) does not cost the evaluation its match.
@@ -116,7 +151,8 @@ describe("the loop on web-llm", () => {
   });
 
   it("12 turns with ~20 KB tool results all complete: whole old turns are dropped to fit, counted with the model's tokenizer", async () => {
-    const script: FakeScript = (messages) => (messages.at(-1)!.content.startsWith("Result of report") ? "Here is the summary." : call("report", { kb: 20 }));
+    const script: FakeScript = (messages) =>
+      messages.at(-1)!.content.startsWith("Result of report") ? "Here is the summary." : call("report", { kb: 20 });
     const { s, fake } = await session(script, QWEN25, { engine: { chatOptions: { context_window_size: 16384 } } });
     for (let i = 0; i < 12; i++) {
       const run = await s.chat(`Report ${i}, please.`);

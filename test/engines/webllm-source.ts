@@ -9,7 +9,10 @@ const require = createRequire(import.meta.url);
 let source: string | undefined;
 
 export function webllmSource(): string {
-  source ??= readFileSync(path.join(path.dirname(require.resolve("@mlc-ai/web-llm/package.json")), "lib", "index.js"), "utf8");
+  source ??= readFileSync(
+    path.join(path.dirname(require.resolve("@mlc-ai/web-llm/package.json")), "lib", "index.js"),
+    "utf8",
+  );
   return source;
 }
 

@@ -5,7 +5,6 @@
 import { replyText, type EngineSubject } from "./conformance.ts";
 import { QWEN25, webllmSubject } from "./webllm-adapter.ts";
 
-
 export const webllmConformanceSubject: EngineSubject = {
   name: "web-llm (WebLLMEngine over web-llm's worker handler, fake MLCEngine)",
   capabilities: { promptCacheCounts: true, contextWindow: true },
@@ -26,6 +25,7 @@ export const webllmConformanceSubject: EngineSubject = {
   async smallWindow() {
     // A 128-token window (the prebuilt records set 4096 in their overrides; chatOptions win):
     // less than the tool contract alone.
-    return (await webllmSubject(["unused"], { engine: { modelId: QWEN25, chatOptions: { context_window_size: 128 } } })).engine;
+    return (await webllmSubject(["unused"], { engine: { modelId: QWEN25, chatOptions: { context_window_size: 128 } } }))
+      .engine;
   },
 };

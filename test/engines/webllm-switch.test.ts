@@ -26,8 +26,18 @@ describe("switching models", () => {
     const demo = new ScriptedEngine(["demo"]);
     await demo.load();
     const first = await switchEngine({ previous: demo, keep: demo, create: () => make(QWEN25), load: (e) => e.load() });
-    const second = await switchEngine({ previous: first, keep: demo, create: () => make(QWEN3), load: (e) => e.load(), onFreed: (p) => events.push(`freed ${p.info().modelId}`) });
-    expect(events).toEqual([`start worker for ${QWEN25} (previous ended: true)`, `freed ${QWEN25}`, `start worker for ${QWEN3} (previous ended: true)`]);
+    const second = await switchEngine({
+      previous: first,
+      keep: demo,
+      create: () => make(QWEN3),
+      load: (e) => e.load(),
+      onFreed: (p) => events.push(`freed ${p.info().modelId}`),
+    });
+    expect(events).toEqual([
+      `start worker for ${QWEN25} (previous ended: true)`,
+      `freed ${QWEN25}`,
+      `start worker for ${QWEN3} (previous ended: true)`,
+    ]);
     expect(workers[0]!.engine.unloads).toBe(1);
     expect(first.loaded).toBe(false);
     expect(second.loaded).toBe(true);
@@ -43,7 +53,9 @@ describe("switching models", () => {
         return worker.worker;
       },
     });
-    await expect(switchEngine({ previous: null, create: () => failing, load: (e) => e.load() })).rejects.toMatchObject({ code: "webgpu_unavailable" });
+    await expect(switchEngine({ previous: null, create: () => failing, load: (e) => e.load() })).rejects.toMatchObject({
+      code: "webgpu_unavailable",
+    });
     expect(worker!.terminated).toBe(true);
   });
 });

@@ -127,7 +127,9 @@ describe.skipIf(!HAS_PYTHON)(`call (CPython)${SKIP_REASON}`, () => {
     ];
     let replies: Reply[];
     beforeAll(() => {
-      replies = runJobs(kinds.map(([kind]) => ({ op: "call", source: TOOLS, tool: "bad", args: JSON.stringify({ kind }) })));
+      replies = runJobs(
+        kinds.map(([kind]) => ({ op: "call", source: TOOLS, tool: "bad", args: JSON.stringify({ kind }) })),
+      );
     });
     it.each(kinds.map((k, i) => [k[0], k[1], i] as const))("%s", (_kind, mention, i) => {
       const r = replies[i];
@@ -141,12 +143,17 @@ describe.skipIf(!HAS_PYTHON)(`call (CPython)${SKIP_REASON}`, () => {
 
   it("accepts a 100 KB string, ±(2^53-1), dict/int/tuple subclasses and unicode; hash matches the host's canonicalize", () => {
     const [big, maxInt, subclasses, unicode] = runJobs(
-      ["big_string", "max_int", "subclasses", "unicode"].map((kind) => ({ op: "call", source: TOOLS, tool: "fine", args: JSON.stringify({ kind }) })),
+      ["big_string", "max_int", "subclasses", "unicode"].map((kind) => ({
+        op: "call",
+        source: TOOLS,
+        tool: "fine",
+        args: JSON.stringify({ kind }),
+      })),
     );
     expect(big.result.s).toHaveLength(100_000);
     expect(maxInt.result).toEqual({ n: 9007199254740991, m: -9007199254740991 });
     expect(subclasses.result).toEqual({ level: 2, t: [1, 2], nested: { k: [true, null, -0, 1e21] } });
-    expect(unicode.result).toEqual({ "é": "ü", "😀": "\u2028", ctrl: "\u0001\n" });
+    expect(unicode.result).toEqual({ é: "ü", "😀": "\u2028", ctrl: "\u0001\n" });
     for (const r of [big, maxInt, subclasses, unicode]) {
       expect(r.ok).toBe(true);
       expect(r.result_sha256).toBe(sha256Hex(canonicalize(r.result) as string));

@@ -7,12 +7,47 @@ import { HAS_PYTHON, SKIP_REASON, runJobs, type Reply } from "./pyrun.ts";
 
 // Python expressions, so values JSON text cannot carry (-0.0, exact floats) are built in Python.
 const BATTERY = [
-  "1e21", "1e20", "-1e21", "1e-7", "1e-6", "1.5e-7", "0.000001", "0.1", "0.2 + 0.1", "-0.0", "0.0", "5e-324",
-  "1.7976931348623157e308", "-1.7976931348623157e308", "2.2250738585072014e-308", "123456789012345680000.0",
-  "1234567890123456789012.0", "100.0", "1.0", "-1.25", "2**53 - 1", "-(2**53 - 1)", "0", "7", "1/3", "2/3", "9007199254740993.0",
-  "123e-20", "4.35", "0.5e-6", "True", "False", "None",
-  "''", "'\\x00\\x01\\x1f\\x7f'", "'\\b\\f\\n\\r\\t\"\\\\/'", "'\\u2028\\u2029'", "'é ü 中文 😀 \\U0010ffff'",
-  "{}", "[]", "[[], {}, [[]]]",
+  "1e21",
+  "1e20",
+  "-1e21",
+  "1e-7",
+  "1e-6",
+  "1.5e-7",
+  "0.000001",
+  "0.1",
+  "0.2 + 0.1",
+  "-0.0",
+  "0.0",
+  "5e-324",
+  "1.7976931348623157e308",
+  "-1.7976931348623157e308",
+  "2.2250738585072014e-308",
+  "123456789012345680000.0",
+  "1234567890123456789012.0",
+  "100.0",
+  "1.0",
+  "-1.25",
+  "2**53 - 1",
+  "-(2**53 - 1)",
+  "0",
+  "7",
+  "1/3",
+  "2/3",
+  "9007199254740993.0",
+  "123e-20",
+  "4.35",
+  "0.5e-6",
+  "True",
+  "False",
+  "None",
+  "''",
+  "'\\x00\\x01\\x1f\\x7f'",
+  "'\\b\\f\\n\\r\\t\"\\\\/'",
+  "'\\u2028\\u2029'",
+  "'é ü 中文 😀 \\U0010ffff'",
+  "{}",
+  "[]",
+  "[[], {}, [[]]]",
   "{'b': 1, 'a': 2, 'A': 3, '': 4, 'é': 5, '\\ue000': 6, '😀': 7, '\\uffff': 8, '😀b': 9, 'aa': 10}",
   "{'z': {'y': [3, {'b': None, 'a': True}], 'x': -0.0}, 'a': [1e21, 1e-7, 'x']}",
   // RFC 8785 §3.2.2 example input
@@ -42,9 +77,11 @@ describe.skipIf(!HAS_PYTHON)(`canonical_json vs npm canonicalize (CPython)${SKIP
   it("is byte-identical on 3,000 random doubles and random strings/keys", () => {
     let state = 0x9e3779b97f4a7c15n;
     const next = () => {
-      state ^= state << 13n; state &= 0xffffffffffffffffn;
+      state ^= state << 13n;
+      state &= 0xffffffffffffffffn;
       state ^= state >> 7n;
-      state ^= state << 17n; state &= 0xffffffffffffffffn;
+      state ^= state << 17n;
+      state &= 0xffffffffffffffffn;
       return state;
     };
     const view = new DataView(new ArrayBuffer(8));
@@ -65,7 +102,9 @@ describe.skipIf(!HAS_PYTHON)(`canonical_json vs npm canonicalize (CPython)${SKIP
       return 0x10000 + Number(next() % 0xfffffn);
     };
     const str = () => String.fromCodePoint(...Array.from({ length: Number(next() % 12n) }, pick));
-    const objects = Array.from({ length: 200 }, () => Object.fromEntries(Array.from({ length: 6 }, () => [str(), str()])));
+    const objects = Array.from({ length: 200 }, () =>
+      Object.fromEntries(Array.from({ length: 6 }, () => [str(), str()])),
+    );
     const value = { numbers, objects };
     const [r] = runJobs([{ op: "canonical_json_text", text: JSON.stringify(value) }]);
     expect(r.raised).toBeUndefined();
@@ -73,7 +112,17 @@ describe.skipIf(!HAS_PYTHON)(`canonical_json vs npm canonicalize (CPython)${SKIP
   });
 
   it("refuses what canonicalize refuses, and what JSON cannot carry", () => {
-    const refused = ["float('nan')", "float('inf')", "'\\ud800'", "{'\\udfff': 1}", "{1: 2}", "{1, 2}", "b'x'", "object()", "10**400"];
+    const refused = [
+      "float('nan')",
+      "float('inf')",
+      "'\\ud800'",
+      "{'\\udfff': 1}",
+      "{1: 2}",
+      "{1, 2}",
+      "b'x'",
+      "object()",
+      "10**400",
+    ];
     const replies = runJobs(refused.map((expr) => ({ op: "canonical", expr })));
     replies.forEach((r: Reply, i: number) => expect(r.raised, refused[i]).toMatch(/Error/));
     expect(() => canonicalize(NaN)).toThrow();

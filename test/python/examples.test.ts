@@ -18,7 +18,13 @@ describe.skipIf(!HAS_PYTHON)(`examples (CPython)${SKIP_REASON}`, () => {
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([]);
     expect(r.ok).toBe(true);
-    expect(r.tools.map((t: Reply) => t.schema.name)).toEqual(["hello_world", "calculate_fee", "order_status", "fee_quote", "prepare_order"]);
+    expect(r.tools.map((t: Reply) => t.schema.name)).toEqual([
+      "hello_world",
+      "calculate_fee",
+      "order_status",
+      "fee_quote",
+      "prepare_order",
+    ]);
     const fee = r.tools.find((t: Reply) => t.schema.name === "fee_quote");
     expect(fee.schema.parameters).toEqual({
       type: "object",
@@ -54,7 +60,11 @@ describe.skipIf(!HAS_PYTHON)(`examples (CPython)${SKIP_REASON}`, () => {
       ]);
       const fee = r.tools[1];
       expect(fee.intent_tags).toEqual(["billing", "quote"]);
-      expect(fee.schema.parameters.properties.tier).toEqual({ type: "string", enum: ["basic", "pro"], default: "basic" });
+      expect(fee.schema.parameters.properties.tier).toEqual({
+        type: "string",
+        enum: ["basic", "pro"],
+        default: "basic",
+      });
       expect(fee.schema.parameters.properties.note).toEqual({ type: ["string", "null"], default: null });
       expect(r.tools[2].schema.description).toBe("Look up the status of a local order record.");
     });
@@ -76,7 +86,9 @@ describe.skipIf(!HAS_PYTHON)(`examples (CPython)${SKIP_REASON}`, () => {
         { tool: "prepare_order", args: { sku: "mug", quantity: 2 } },
         { tool: "submit_order", args: { draft_id: "D-MUG-2" } },
       ];
-      const replies = runJobs(jobs.map((j) => ({ op: "call", source: src, tool: j.tool, args: JSON.stringify(j.args) })));
+      const replies = runJobs(
+        jobs.map((j) => ({ op: "call", source: src, tool: j.tool, args: JSON.stringify(j.args) })),
+      );
       const again = runJobs(jobs.map((j) => ({ op: "call", source: src, tool: j.tool, args: JSON.stringify(j.args) })));
       expect(again).toEqual(replies);
       replies.forEach((reply: Reply) => {
@@ -114,14 +126,21 @@ describe.skipIf(!HAS_PYTHON)(`examples (CPython)${SKIP_REASON}`, () => {
       expect(hit, `${s.code} at line ${s.from}: ${JSON.stringify(r.errors)}`).toBeTruthy();
     }
     // …and no error falls outside the documented sections.
-    for (const e of r.errors) expect(sections.some((s) => s.code === e.code && e.line > s.from && e.line < s.to), e.message).toBe(true);
+    for (const e of r.errors)
+      expect(
+        sections.some((s) => s.code === e.code && e.line > s.from && e.line < s.to),
+        e.message,
+      ).toBe(true);
   });
 });
 
 describe.skipIf(!HAS_PYTHON)(`runner module (CPython)${SKIP_REASON}`, () => {
   it("every error code the Python runner can emit is in src/contract/error-table.ts", () => {
     const pkg = path.join(ROOT, "runner-pyodide/edge_runner");
-    const src = readdirSync(pkg).filter((f) => f.endsWith(".py")).map((f) => readFileSync(path.join(pkg, f), "utf8")).join("\n");
+    const src = readdirSync(pkg)
+      .filter((f) => f.endsWith(".py"))
+      .map((f) => readFileSync(path.join(pkg, f), "utf8"))
+      .join("\n");
     const codes = new Set([...src.matchAll(/(?:_err|fail)\(\s*"([a-z_]+)"/g)].map((m) => m[1]));
     expect(codes.size).toBeGreaterThan(15);
     for (const code of codes) expect(Object.keys(ERRORS), code).toContain(code);

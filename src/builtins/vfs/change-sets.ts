@@ -17,7 +17,12 @@ export function dirEntry(): Entry {
 }
 
 /** Missing parent directories of `path` (outermost first), or a ENOTDIR/ENOENT error. */
-export function parentsToCreate(entries: ReadonlyMap<string, Entry>, path: string, op: string, create: boolean): string[] {
+export function parentsToCreate(
+  entries: ReadonlyMap<string, Entry>,
+  path: string,
+  op: string,
+  create: boolean,
+): string[] {
   const missing: string[] = [];
   for (let d = parentOf(path); ; d = parentOf(d)) {
     const e = entries.get(d);
@@ -45,7 +50,8 @@ export function batchChanges(entries: ReadonlyMap<string, Entry>, items: readonl
   const current = (p: string): Entry | null | undefined => (changes.has(p) ? changes.get(p) : entries.get(p));
   for (const item of items) {
     const p = normalizePath(item.path);
-    if (p === DEV_NULL || p === "/") throw vfsError("vfs_invalid_path", "EINVAL", "not a path that can be written", "open", p);
+    if (p === DEV_NULL || p === "/")
+      throw vfsError("vfs_invalid_path", "EINVAL", "not a path that can be written", "open", p);
     const prev = current(p);
     if ("data" in item && item.data === null) {
       if (prev) changes.set(p, null);
@@ -80,7 +86,8 @@ export function removeChanges(entries: ReadonlyMap<string, Entry>, path: string,
   }
   if (e.type === "directory") {
     const inside = subtree(entries, p);
-    if (inside.length && !options?.recursive) throw vfsError("vfs_not_empty", "ENOTEMPTY", "directory not empty", "rm", p);
+    if (inside.length && !options?.recursive)
+      throw vfsError("vfs_not_empty", "ENOTEMPTY", "directory not empty", "rm", p);
     for (const k of inside) changes.set(k, null);
   }
   if (p !== "/") changes.set(p, null); // the root itself always stays
@@ -88,13 +95,19 @@ export function removeChanges(entries: ReadonlyMap<string, Entry>, path: string,
 }
 
 /** `cp src dest`: fresh copies of the bytes (a later write to one never shows in the other). */
-export function copyChanges(entries: ReadonlyMap<string, Entry>, src: string, dest: string, options?: CpOptions): Changes {
+export function copyChanges(
+  entries: ReadonlyMap<string, Entry>,
+  src: string,
+  dest: string,
+  options?: CpOptions,
+): Changes {
   const s = normalizePath(src);
   const d = normalizePath(dest);
   const e = entries.get(s);
   if (!e) throw notFound("cp", s);
   if (e.type === "directory" && !options?.recursive) throw isDir("cp", s);
-  if (d === s || d.startsWith(childPrefix(s))) throw vfsError("vfs_invalid_path", "EINVAL", "cannot copy a directory into itself", "cp", d);
+  if (d === s || d.startsWith(childPrefix(s)))
+    throw vfsError("vfs_invalid_path", "EINVAL", "cannot copy a directory into itself", "cp", d);
   const changes: Changes = new Map();
   for (const dir of parentsToCreate(entries, d, "cp", false)) changes.set(dir, dirEntry());
   const target = entries.get(d);
@@ -116,7 +129,8 @@ export function moveChanges(entries: ReadonlyMap<string, Entry>, src: string, de
   const d = normalizePath(dest);
   const e = entries.get(s);
   if (!e) throw notFound("rename", s);
-  if (s === "/" || d.startsWith(childPrefix(s))) throw vfsError("vfs_invalid_path", "EINVAL", "cannot move a directory into itself", "rename", d);
+  if (s === "/" || d.startsWith(childPrefix(s)))
+    throw vfsError("vfs_invalid_path", "EINVAL", "cannot move a directory into itself", "rename", d);
   const changes: Changes = new Map();
   if (d === s) return changes;
   const target = entries.get(d);

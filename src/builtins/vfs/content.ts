@@ -46,8 +46,9 @@ export function decodeContent(data: Uint8Array, encoding?: BufferEncoding | null
   }
 }
 
-export function encodingOf(options?: { encoding?: BufferEncoding | null } | BufferEncoding): BufferEncoding | undefined {
+export function encodingOf(
+  options?: { encoding?: BufferEncoding | null } | BufferEncoding,
+): BufferEncoding | undefined {
   if (typeof options === "string") return options;
   return options?.encoding ?? undefined;
 }
-

@@ -6,7 +6,16 @@
 // No DOM, no Node: just-bash's types only.
 import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from "just-bash";
 import { decodeContent, encodeContent, encodingOf } from "./content.ts";
-import { batchChanges, copyChanges, dirEntry, moveChanges, parentsToCreate, removeChanges, type Changes, type VfsBatchItem } from "./change-sets.ts";
+import {
+  batchChanges,
+  copyChanges,
+  dirEntry,
+  moveChanges,
+  parentsToCreate,
+  removeChanges,
+  type Changes,
+  type VfsBatchItem,
+} from "./change-sets.ts";
 import { checkQuota, recordsOf, undoChanges, type Entry } from "./changes.ts";
 import { childPrefix, DEV_NULL, exists, isDir, normalizePath, notDir, notFound, parentOf, vfsError } from "./paths.ts";
 import type { VfsEntryRecord, VfsPersistence } from "./store.ts";
@@ -21,7 +30,11 @@ export interface VfsLimits {
   maxEntries: number;
 }
 
-export const DEFAULT_VFS_LIMITS: VfsLimits = { maxTotalBytes: 64 * 1024 * 1024, maxFileBytes: 16 * 1024 * 1024, maxEntries: 20_000 };
+export const DEFAULT_VFS_LIMITS: VfsLimits = {
+  maxTotalBytes: 64 * 1024 * 1024,
+  maxFileBytes: 16 * 1024 * 1024,
+  maxEntries: 20_000,
+};
 /** Where relative paths of the file tools and the shell's working directory point. */
 export const WORKSPACE_DIR = "/workspace";
 
@@ -56,13 +69,19 @@ export class EdgeVfs implements IFileSystem {
     this.entries.set("/", { type: "directory", mode: 0o755, mtime: Date.now() });
     for (const r of records) {
       const p = normalizePath(r.path);
-      const e: Entry = { type: r.type, mode: r.mode, mtime: r.mtime, ...(r.type === "file" ? { data: r.data ?? new Uint8Array() } : {}) };
+      const e: Entry = {
+        type: r.type,
+        mode: r.mode,
+        mtime: r.mtime,
+        ...(r.type === "file" ? { data: r.data ?? new Uint8Array() } : {}),
+      };
       this.entries.set(p, e);
       if (e.data) this.totalBytes += e.data.byteLength;
     }
     // A stored tree always has its parents (commits add them); be robust to a damaged one.
     for (const p of [...this.entries.keys()]) {
-      for (let d = parentOf(p); d !== "/" && !this.entries.has(d); d = parentOf(d)) this.entries.set(d, { type: "directory", mode: 0o755, mtime: Date.now() });
+      for (let d = parentOf(p); d !== "/" && !this.entries.has(d); d = parentOf(d))
+        this.entries.set(d, { type: "directory", mode: 0o755, mtime: Date.now() });
     }
   }
 
@@ -122,7 +141,9 @@ export class EdgeVfs implements IFileSystem {
    *  are shared, never copied: the VFS replaces a file's array on every write, never edits it. */
   fork(): EdgeVfs {
     const records: VfsEntryRecord[] = [];
-    for (const [path, e] of this.entries) if (path !== "/") records.push({ path, type: e.type, mode: e.mode, mtime: e.mtime, ...(e.data ? { data: e.data } : {}) });
+    for (const [path, e] of this.entries)
+      if (path !== "/")
+        records.push({ path, type: e.type, mode: e.mode, mtime: e.mtime, ...(e.data ? { data: e.data } : {}) });
     return new EdgeVfs(records, null, this.limits);
   }
 
@@ -156,11 +177,19 @@ export class EdgeVfs implements IFileSystem {
     return new Uint8Array(this.readBytes(path));
   }
 
-  async writeFile(path: string, content: FileContent, options?: { encoding?: BufferEncoding } | BufferEncoding): Promise<void> {
+  async writeFile(
+    path: string,
+    content: FileContent,
+    options?: { encoding?: BufferEncoding } | BufferEncoding,
+  ): Promise<void> {
     await this.writeBytes(path, encodeContent(content, encodingOf(options)));
   }
 
-  async appendFile(path: string, content: FileContent, options?: { encoding?: BufferEncoding } | BufferEncoding): Promise<void> {
+  async appendFile(
+    path: string,
+    content: FileContent,
+    options?: { encoding?: BufferEncoding } | BufferEncoding,
+  ): Promise<void> {
     const p = normalizePath(path);
     if (p === DEV_NULL) return;
     const prev = this.entries.get(p);
@@ -184,10 +213,18 @@ export class EdgeVfs implements IFileSystem {
 
   async stat(path: string): Promise<FsStat> {
     const p = normalizePath(path);
-    if (p === DEV_NULL) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0) };
+    if (p === DEV_NULL)
+      return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0) };
     const e = this.entries.get(p);
     if (!e) throw notFound("stat", p);
-    return { isFile: e.type === "file", isDirectory: e.type === "directory", isSymbolicLink: false, mode: e.mode, size: e.data?.byteLength ?? 0, mtime: new Date(e.mtime) };
+    return {
+      isFile: e.type === "file",
+      isDirectory: e.type === "directory",
+      isSymbolicLink: false,
+      mode: e.mode,
+      size: e.data?.byteLength ?? 0,
+      mtime: new Date(e.mtime),
+    };
   }
 
   lstat(path: string): Promise<FsStat> {
@@ -211,7 +248,8 @@ export class EdgeVfs implements IFileSystem {
     const prefix = childPrefix(dir);
     const out: string[] = [];
     for (const key of this.entries.keys()) {
-      if (key !== "/" && key.startsWith(prefix) && !key.slice(prefix.length).includes("/")) out.push(key.slice(prefix.length));
+      if (key !== "/" && key.startsWith(prefix) && !key.slice(prefix.length).includes("/"))
+        out.push(key.slice(prefix.length));
     }
     return out.sort();
   }
@@ -224,7 +262,9 @@ export class EdgeVfs implements IFileSystem {
     return this.children(p);
   }
 
-  async readdirWithFileTypes(path: string): Promise<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }[]> {
+  async readdirWithFileTypes(
+    path: string,
+  ): Promise<{ name: string; isFile: boolean; isDirectory: boolean; isSymbolicLink: boolean }[]> {
     const p = normalizePath(path);
     return (await this.readdir(p)).map((name) => {
       const e = this.entries.get(`${childPrefix(p)}${name}`)!;
@@ -262,11 +302,23 @@ export class EdgeVfs implements IFileSystem {
   }
 
   async symlink(_target: string, linkPath: string): Promise<void> {
-    throw vfsError("vfs_not_supported", "ENOTSUP", "symbolic links are not supported in the workspace", "symlink", normalizePath(linkPath));
+    throw vfsError(
+      "vfs_not_supported",
+      "ENOTSUP",
+      "symbolic links are not supported in the workspace",
+      "symlink",
+      normalizePath(linkPath),
+    );
   }
 
   async link(_existing: string, newPath: string): Promise<void> {
-    throw vfsError("vfs_not_supported", "ENOTSUP", "hard links are not supported in the workspace", "link", normalizePath(newPath));
+    throw vfsError(
+      "vfs_not_supported",
+      "ENOTSUP",
+      "hard links are not supported in the workspace",
+      "link",
+      normalizePath(newPath),
+    );
   }
 
   async readlink(path: string): Promise<string> {

@@ -7,12 +7,21 @@ export const MAX_PATH_CHARS = 1024;
 /** Reads as empty, swallows writes, is never stored (scripts redirect to it all the time). */
 export const DEV_NULL = "/dev/null";
 
-export function vfsError(code: ErrorCode, errno: string, what: string, op: string, path: string, extra: Record<string, unknown> = {}): EdgeError {
+export function vfsError(
+  code: ErrorCode,
+  errno: string,
+  what: string,
+  op: string,
+  path: string,
+  extra: Record<string, unknown> = {},
+): EdgeError {
   // just-bash commands print the message; the "ENOENT: …, op 'path'" form is what they expect.
   return new EdgeError(code, { path, errno, op, ...extra }, `${errno}: ${what}, ${op} '${path}'`);
 }
-export const notFound = (op: string, p: string) => vfsError("vfs_not_found", "ENOENT", "no such file or directory", op, p);
-export const isDir = (op: string, p: string) => vfsError("vfs_is_directory", "EISDIR", "illegal operation on a directory", op, p);
+export const notFound = (op: string, p: string) =>
+  vfsError("vfs_not_found", "ENOENT", "no such file or directory", op, p);
+export const isDir = (op: string, p: string) =>
+  vfsError("vfs_is_directory", "EISDIR", "illegal operation on a directory", op, p);
 export const notDir = (op: string, p: string) => vfsError("vfs_not_directory", "ENOTDIR", "not a directory", op, p);
 export const exists = (op: string, p: string) => vfsError("vfs_exists", "EEXIST", "file already exists", op, p);
 
@@ -39,4 +48,3 @@ export function parentOf(path: string): string {
 export function childPrefix(dir: string): string {
   return dir === "/" ? "/" : `${dir}/`;
 }
-

@@ -34,7 +34,8 @@ async function seen(dir: string, calls: object[]): Promise<string[]> {
   await engine.load();
   const session = await createChatSession({ engine, runtime, maxCalls: 8 });
   const run = await session.chat("go");
-  if (!run.ok) return [...engine.calls.slice(1).map((c) => String(c.messages.at(-1)?.content)), `failed: ${run.error?.code}`];
+  if (!run.ok)
+    return [...engine.calls.slice(1).map((c) => String(c.messages.at(-1)?.content)), `failed: ${run.error?.code}`];
   return engine.calls.slice(1).map((c) => String(c.messages.at(-1)?.content));
 }
 
@@ -42,10 +43,16 @@ describe("a folder as the workspace", () => {
   it("reads stay inside the folder; escaping links are skipped and reported", async () => {
     const { dir } = folder();
     const { skipped } = await openDirVfs(dir);
-    expect(skipped.map((s) => [s.path, s.code]).sort()).toEqual([["leak.txt", "workspace_path_escape"], ["out", "workspace_path_escape"]]);
+    expect(skipped.map((s) => [s.path, s.code]).sort()).toEqual([
+      ["leak.txt", "workspace_path_escape"],
+      ["out", "workspace_path_escape"],
+    ]);
     const out = await seen(dir, [
       { tool_name: "read_file", arguments: { path: "data.csv" } },
-      { tool_name: "bash", arguments: { command: "cat ../secret/key.txt; cat leak.txt; cat out/key.txt; cat /etc/passwd; ls -a" } },
+      {
+        tool_name: "bash",
+        arguments: { command: "cat ../secret/key.txt; cat leak.txt; cat out/key.txt; cat /etc/passwd; ls -a" },
+      },
     ]);
     expect(out[0]).toContain("a,b\\n1,2\\n");
     expect(out.join("\n")).not.toContain("TOP SECRET");

@@ -28,7 +28,12 @@ export interface DirVfs {
   skipped: SkippedEntry[];
 }
 
-const escapeError = (rel: string, why: string): EdgeError => EdgeError.withTableFix("workspace_path_escape", { path: rel }, `${rel}: ${why}; only files inside the workspace folder can be written.`);
+const escapeError = (rel: string, why: string): EdgeError =>
+  EdgeError.withTableFix(
+    "workspace_path_escape",
+    { path: rel },
+    `${rel}: ${why}; only files inside the workspace folder can be written.`,
+  );
 
 async function loadDir(root: string, limits: VfsLimits, skipped: SkippedEntry[]): Promise<VfsEntryRecord[]> {
   const records: VfsEntryRecord[] = [];
@@ -58,10 +63,20 @@ async function loadDir(root: string, limits: VfsLimits, skipped: SkippedEntry[])
       } else if (stat.isFile()) {
         bytes += stat.size;
         if (bytes > limits.maxTotalBytes || records.length >= limits.maxEntries || stat.size > limits.maxFileBytes) {
-          throw new EdgeError("vfs_quota_exceeded", { dir: root, limits }, `The folder ${root} is larger than a workspace may be (${limits.maxTotalBytes} bytes, ${limits.maxFileBytes} per file, ${limits.maxEntries} entries); point --workspace at a smaller folder.`);
+          throw new EdgeError(
+            "vfs_quota_exceeded",
+            { dir: root, limits },
+            `The folder ${root} is larger than a workspace may be (${limits.maxTotalBytes} bytes, ${limits.maxFileBytes} per file, ${limits.maxEntries} entries); point --workspace at a smaller folder.`,
+          );
         }
         const data = await readFile(full);
-        records.push({ path: vpath, type: "file", mode: 0o644, mtime: stat.mtimeMs, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+        records.push({
+          path: vpath,
+          type: "file",
+          mode: 0o644,
+          mtime: stat.mtimeMs,
+          data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+        });
       }
     }
   };
@@ -118,7 +133,11 @@ export async function openDirVfs(dir: string, limits: Partial<VfsLimits> = {}): 
     root = await realpath(path.resolve(dir));
     if (!(await lstat(root)).isDirectory()) throw new Error("not a directory");
   } catch (err) {
-    throw EdgeError.withTableFix("path_unreadable", { dir }, `--workspace ${dir} is not a readable folder (${(err as Error).message}).`);
+    throw EdgeError.withTableFix(
+      "path_unreadable",
+      { dir },
+      `--workspace ${dir} is not a readable folder (${(err as Error).message}).`,
+    );
   }
   const all = { ...DEFAULT_VFS_LIMITS, ...limits };
   const skipped: SkippedEntry[] = [];

@@ -28,7 +28,10 @@ export function idbVfsPersistence(db: EdgeDb): VfsPersistence {
       } catch (err) {
         // The browser's quota is a limit the person can act on: its own code, not storage_failed.
         if ((err as { name?: unknown } | null)?.name === "QuotaExceededError") {
-          throw new EdgeError("storage_quota_exceeded", { name: "QuotaExceededError", reason: String((err as Error).message ?? err) });
+          throw new EdgeError("storage_quota_exceeded", {
+            name: "QuotaExceededError",
+            reason: String((err as Error).message ?? err),
+          });
         }
         throw toStorageError(err, "write workspace files");
       }

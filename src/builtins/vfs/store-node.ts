@@ -4,7 +4,13 @@
 // small; the CLI and tests use it, the browser uses IndexedDB (store-idb.ts).
 import path from "node:path";
 import { EdgeError } from "../../contract/errors.ts";
-import { dataDir, ensurePrivateDir, readTextIfExists, withFileLock, writeFileAtomic } from "../../platform/node-files.ts";
+import {
+  dataDir,
+  ensurePrivateDir,
+  readTextIfExists,
+  withFileLock,
+  writeFileAtomic,
+} from "../../platform/node-files.ts";
 import { toStorageError } from "../../platform/storage-error.ts";
 import { openVfs, type EdgeVfs, type OpenVfsOptions } from "./core.ts";
 import type { VfsEntryRecord, VfsPersistence } from "./store.ts";
@@ -30,7 +36,8 @@ export interface NodeVfsOptions {
 export function nodeVfsFile(options: NodeVfsOptions = {}): string {
   const dir = options.dir ?? path.join(dataDir(), "vfs");
   const name = options.name ?? "default";
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new EdgeError("invalid_workspace_name", { name }, "The workspace name must be 1–64 of [A-Za-z0-9_-].");
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
+    throw new EdgeError("invalid_workspace_name", { name }, "The workspace name must be 1–64 of [A-Za-z0-9_-].");
   return path.join(dir, `${name}.json`);
 }
 
@@ -45,10 +52,14 @@ function nodeVfsPersistence(options: NodeVfsOptions = {}): VfsPersistence {
     if (text === undefined) return new Map();
     try {
       const parsed = JSON.parse(text) as { schema_version: string; entries: StoredEntry[] };
-      if (parsed.schema_version !== SNAPSHOT_VERSION || !Array.isArray(parsed.entries)) throw new Error("unexpected content");
+      if (parsed.schema_version !== SNAPSHOT_VERSION || !Array.isArray(parsed.entries))
+        throw new Error("unexpected content");
       return new Map(parsed.entries.map((e) => [e.path, e]));
     } catch (err) {
-      throw toStorageError(err, "load workspace files", { path: file, reason: `corrupt workspace snapshot: ${String(err)}` });
+      throw toStorageError(err, "load workspace files", {
+        path: file,
+        reason: `corrupt workspace snapshot: ${String(err)}`,
+      });
     }
   }
 
@@ -85,5 +96,11 @@ function toRecord(e: StoredEntry): VfsEntryRecord {
 }
 
 function fromRecord(r: VfsEntryRecord): StoredEntry {
-  return { path: r.path, type: r.type, mode: r.mode, mtime: r.mtime, ...(r.data ? { data_base64: Buffer.from(r.data).toString("base64") } : {}) };
+  return {
+    path: r.path,
+    type: r.type,
+    mode: r.mode,
+    mtime: r.mtime,
+    ...(r.data ? { data_base64: Buffer.from(r.data).toString("base64") } : {}),
+  };
 }

@@ -16,18 +16,25 @@ const MAX_NAME_CHARS = 255;
  */
 export function importPath(rel: string, dir = WORKSPACE_DIR): string {
   const shown = JSON.stringify(rel.length > 120 ? `${rel.slice(0, 120)}…` : rel);
-  const bad = (why: string): EdgeError => new EdgeError("vfs_invalid_path", { path: rel.slice(0, 200), reason: why }, `The name ${shown} cannot be used in the workspace: ${why}. Nothing was written.`);
+  const bad = (why: string): EdgeError =>
+    new EdgeError(
+      "vfs_invalid_path",
+      { path: rel.slice(0, 200), reason: why },
+      `The name ${shown} cannot be used in the workspace: ${why}. Nothing was written.`,
+    );
   if (typeof rel !== "string" || rel.length === 0) throw bad("it is empty");
   if (rel.includes("\0")) throw bad("it contains a NUL character");
   const segments = rel.replace(/\\/g, "/").replace(/\/$/, "").split("/");
   for (const s of segments) {
     if (s === "") throw bad("it is absolute or has an empty part");
     if (s === "." || s === "..") throw bad(`"${s}" parts are not allowed (a name may not climb out of its folder)`);
-    if (s.length > MAX_NAME_CHARS) throw bad(`a part is ${s.length} characters long; at most ${MAX_NAME_CHARS} are allowed`);
+    if (s.length > MAX_NAME_CHARS)
+      throw bad(`a part is ${s.length} characters long; at most ${MAX_NAME_CHARS} are allowed`);
     if (/[\u0000-\u001f]/.test(s)) throw bad("it contains a control character");
   }
   const path = normalizePath(`${dir}/${segments.join("/")}`);
-  if (path.length > MAX_PATH_CHARS) throw bad(`the full path would be ${path.length} characters; at most ${MAX_PATH_CHARS} are allowed`);
+  if (path.length > MAX_PATH_CHARS)
+    throw bad(`the full path would be ${path.length} characters; at most ${MAX_PATH_CHARS} are allowed`);
   return path;
 }
 

@@ -33,7 +33,11 @@ export async function planText(plan: WritePlan): Promise<{ path: string; what: s
   return Promise.all(
     plan.changes.map(async (c) => {
       const d = await diffLines(c);
-      const diff = !d ? "" : d.binary ? "Binary content: no line diff." : `${d.lines.join("\n")}${d.cut ? `\n… ${d.cut} more lines not shown` : ""}`;
+      const diff = !d
+        ? ""
+        : d.binary
+          ? "Binary content: no line diff."
+          : `${d.lines.join("\n")}${d.cut ? `\n… ${d.cut} more lines not shown` : ""}`;
       return { path: c.path, what: describeChange(c), diff };
     }),
   );

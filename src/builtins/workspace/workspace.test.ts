@@ -13,7 +13,17 @@ describe("names from outside (uploads, zip entries)", () => {
   it("accepts nested names and refuses .., NUL, empty parts and overlong names", () => {
     expect(importPath("data.csv")).toBe("/workspace/data.csv");
     expect(importPath("sub\\x.txt", "/workspace/in")).toBe("/workspace/in/sub/x.txt");
-    for (const bad of ["../etc/passwd", "a/../../b", "./x", "/abs", "a//b", "a\0b", "x".repeat(1000), `${"d/".repeat(600)}f`, ""]) {
+    for (const bad of [
+      "../etc/passwd",
+      "a/../../b",
+      "./x",
+      "/abs",
+      "a//b",
+      "a\0b",
+      "x".repeat(1000),
+      `${"d/".repeat(600)}f`,
+      "",
+    ]) {
       expect(() => importPath(bad), bad.slice(0, 20)).toThrow(expect.objectContaining({ code: "vfs_invalid_path" }));
     }
   });
@@ -25,14 +35,24 @@ describe("writeBatch", () => {
     await vfs.writeBatch([{ path: "/workspace/a/b.txt", data: text("hello") }]);
     expect(vfs.readBytesIfFile("/workspace/a/b.txt")).toEqual(text("hello"));
     const before = vfs.getAllPaths().sort();
-    await expect(vfs.writeBatch([{ path: "/workspace/c.txt", data: text("x") }, { path: "/workspace/d.txt", data: new Uint8Array(200) }])).rejects.toMatchObject({ code: "vfs_quota_exceeded" });
+    await expect(
+      vfs.writeBatch([
+        { path: "/workspace/c.txt", data: text("x") },
+        { path: "/workspace/d.txt", data: new Uint8Array(200) },
+      ]),
+    ).rejects.toMatchObject({ code: "vfs_quota_exceeded" });
     expect(vfs.getAllPaths().sort()).toEqual(before);
   });
 
   it("a failed commit is undone in memory (nothing half-written)", async () => {
-    const failing: VfsPersistence = { load: async () => [], commit: async () => Promise.reject(Object.assign(new Error("quota"), { name: "QuotaExceededError" })) };
+    const failing: VfsPersistence = {
+      load: async () => [],
+      commit: async () => Promise.reject(Object.assign(new Error("quota"), { name: "QuotaExceededError" })),
+    };
     const vfs = await openVfs({ persistence: failing });
-    await expect(vfs.writeBatch([{ path: "/workspace/x", data: text("1") }])).rejects.toMatchObject({ code: "storage_failed" });
+    await expect(vfs.writeBatch([{ path: "/workspace/x", data: text("1") }])).rejects.toMatchObject({
+      code: "storage_failed",
+    });
     expect(vfs.getAllPaths()).toEqual(["/"]);
   });
 });
@@ -70,7 +90,9 @@ describe("zip", () => {
 
   it("refuses traversal names, non-zips and truncated archives, writing nothing", async () => {
     const vfs = await openVfs();
-    await expect(importZip(vfs, zipSync({ "ok.txt": strToU8("1"), "../../evil.txt": strToU8("2") }))).rejects.toMatchObject({ code: "vfs_invalid_path" });
+    await expect(
+      importZip(vfs, zipSync({ "ok.txt": strToU8("1"), "../../evil.txt": strToU8("2") })),
+    ).rejects.toMatchObject({ code: "vfs_invalid_path" });
     await expect(importZip(vfs, text("not a zip at all"))).rejects.toMatchObject({ code: "zip_invalid" });
     const whole = zipSync({ "big.txt": strToU8("y".repeat(100_000)) }, { level: 0 });
     await expect(importZip(vfs, whole.subarray(0, 5_000))).rejects.toMatchObject({ code: "zip_invalid" });
@@ -82,12 +104,17 @@ describe("browser quota", () => {
   it("IndexedDB's QuotaExceededError is storage_quota_exceeded, and the change is undone", async () => {
     const { idbVfsPersistence } = await import("../vfs/store-idb.ts");
     const quotaError = Object.assign(new Error("The quota has been exceeded."), { name: "QuotaExceededError" });
-    const tx = { store: { put: () => Promise.reject(quotaError), delete: () => Promise.resolve() }, done: Promise.reject(quotaError) };
+    const tx = {
+      store: { put: () => Promise.reject(quotaError), delete: () => Promise.resolve() },
+      done: Promise.reject(quotaError),
+    };
     tx.done.catch(() => undefined);
     // eslint-disable-next-line no-restricted-syntax -- an IndexedDB stand-in with only the two calls idbVfsPersistence makes, its writes failing as a full quota does
     const db = { getAll: async () => [], transaction: () => tx } as unknown as Parameters<typeof idbVfsPersistence>[0];
     const vfs = await openVfs({ persistence: idbVfsPersistence(db) });
-    await expect(vfs.writeBatch([{ path: "/workspace/x.bin", data: new Uint8Array(10) }])).rejects.toMatchObject({ code: "storage_quota_exceeded" });
+    await expect(vfs.writeBatch([{ path: "/workspace/x.bin", data: new Uint8Array(10) }])).rejects.toMatchObject({
+      code: "storage_quota_exceeded",
+    });
     expect(vfs.getAllPaths()).toEqual(["/"]);
   });
 });

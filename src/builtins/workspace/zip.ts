@@ -32,9 +32,17 @@ export function exportZip(vfs: EdgeVfs, root = WORKSPACE_DIR): Uint8Array {
 /** Extract `bytes` (a zip archive) under `into`, whole or not at all. */
 export async function importZip(vfs: EdgeVfs, bytes: Uint8Array, into = WORKSPACE_DIR): Promise<ZipImportReport> {
   const usage = vfs.usage();
-  const room = { bytes: usage.limits.maxTotalBytes - usage.bytes, entries: usage.limits.maxEntries - usage.entries, fileBytes: usage.limits.maxFileBytes };
+  const room = {
+    bytes: usage.limits.maxTotalBytes - usage.bytes,
+    entries: usage.limits.maxEntries - usage.entries,
+    fileBytes: usage.limits.maxFileBytes,
+  };
   const tooLarge = (what: string): EdgeError =>
-    EdgeError.withTableFix("zip_too_large", { limits: usage.limits, used: usage.bytes }, `The archive expands beyond what the workspace can hold (${what}); nothing was imported.`);
+    EdgeError.withTableFix(
+      "zip_too_large",
+      { limits: usage.limits, used: usage.bytes },
+      `The archive expands beyond what the workspace can hold (${what}); nothing was imported.`,
+    );
   const { files, bytes: total } = readZip(bytes, room, (name) => importPath(name, into), tooLarge);
   await vfs.writeBatch(files);
   return { files: files.length, bytes: total, paths: files.map((f) => f.path) };

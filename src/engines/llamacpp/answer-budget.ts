@@ -8,7 +8,13 @@ import { contextWindowAdvice } from "../engine.ts";
 export const MIN_ANSWER_TOKENS = 16;
 
 /** The answer budget for this prompt, or `context_window_exceeded`. */
-export function checkAnswerBudget(promptTokens: number, contextWindow: number, requested: number | undefined, fallback: number, trainedContext?: number): number {
+export function checkAnswerBudget(
+  promptTokens: number,
+  contextWindow: number,
+  requested: number | undefined,
+  fallback: number,
+  trainedContext?: number,
+): number {
   const need = requested ?? Math.min(fallback, MIN_ANSWER_TOKENS);
   if (promptTokens + need > contextWindow) {
     throw new EdgeError(

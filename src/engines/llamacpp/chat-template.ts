@@ -19,7 +19,10 @@ export interface TemplateSpecials {
 }
 
 /** A renderer for the model's template, or undefined when there is none or it does not parse. */
-export function chatTemplateRenderer(source: string | undefined | null, specials: TemplateSpecials): ChatTemplateRenderer | undefined {
+export function chatTemplateRenderer(
+  source: string | undefined | null,
+  specials: TemplateSpecials,
+): ChatTemplateRenderer | undefined {
   if (!source) return undefined;
   let template: Template;
   try {

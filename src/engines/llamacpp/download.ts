@@ -20,12 +20,23 @@ export function integrityError(name: string, expected: string, actual: string): 
 }
 
 export function fetchFailed(url: string, reason: string, details: Record<string, unknown> = {}): EdgeError {
-  return EdgeError.withTableFix("model_fetch_failed", { url, reason, ...details }, `The model could not be downloaded from ${url}: ${reason}.`);
+  return EdgeError.withTableFix(
+    "model_fetch_failed",
+    { url, reason, ...details },
+    `The model could not be downloaded from ${url}: ${reason}.`,
+  );
 }
 
 /** Pump `body` into `sink`; `onBytes` gets the running byte count. Resolves with the total,
  *  checked against `total` (content-length) when the server sent one. */
-export async function pumpDownload(url: string, body: ReadableStream<Uint8Array>, total: number, sink: (chunk: Uint8Array) => Promise<void> | void, onBytes: (size: number) => void, signal?: AbortSignal): Promise<number> {
+export async function pumpDownload(
+  url: string,
+  body: ReadableStream<Uint8Array>,
+  total: number,
+  sink: (chunk: Uint8Array) => Promise<void> | void,
+  onBytes: (size: number) => void,
+  signal?: AbortSignal,
+): Promise<number> {
   const reader = body.getReader();
   let size = 0;
   try {

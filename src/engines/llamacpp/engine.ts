@@ -54,7 +54,8 @@ const DEFAULT_MAX_TOKENS = 1024;
 /** The model id a source shows before (and after) loading: its id, else its file name. */
 export function modelIdOf(source: ModelSource): string {
   if (source.id) return source.id;
-  const raw = source.kind === "file" ? source.path : source.kind === "blob" ? source.name : source.url.split(/[?#]/)[0]!;
+  const raw =
+    source.kind === "file" ? source.path : source.kind === "blob" ? source.name : source.url.split(/[?#]/)[0]!;
   return raw.split(/[\\/]/).pop() || raw;
 }
 
@@ -64,7 +65,12 @@ export function toPromptMessages(messages: readonly ChatMessage[]): PromptMessag
 }
 
 /** One operation at a time on the model's context. */
-const busyError = () => new EdgeError("generation_failed", {}, "A generation is already running on this engine; await it or abort() it first, then try again.");
+const busyError = () =>
+  new EdgeError(
+    "generation_failed",
+    {},
+    "A generation is already running on this engine; await it or abort() it first, then try again.",
+  );
 
 function usageOf(r: GenerateResult): ChatUsage {
   const usage: ChatUsage = {
@@ -125,7 +131,12 @@ export class LlamaCppEngine implements Engine {
     if (signal?.aborted) controller.abort();
     const { backend, model, contextSize, threads } = this.options;
     this.loading = backend
-      .load(model, { contextSize: contextSize ?? DEFAULT_CONTEXT_SIZE, ...(threads !== undefined ? { threads } : {}), signal: controller.signal, ...(onProgress ? { onProgress } : {}) })
+      .load(model, {
+        contextSize: contextSize ?? DEFAULT_CONTEXT_SIZE,
+        ...(threads !== undefined ? { threads } : {}),
+        signal: controller.signal,
+        ...(onProgress ? { onProgress } : {}),
+      })
       .then((loaded) => {
         if (controller.signal.aborted) {
           void loaded.unload();
@@ -138,12 +149,20 @@ export class LlamaCppEngine implements Engine {
           this.countTokens = async (messages) => (await tokens(toPromptMessages(messages))).length;
         }
         this.exposePrefixCache(loaded);
-        onProgress?.({ progress: 1, text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context${cappedNote(contextSize, loaded)}).`, phase: "ready" });
+        onProgress?.({
+          progress: 1,
+          text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context${cappedNote(contextSize, loaded)}).`,
+          phase: "ready",
+        });
       })
       .catch((e: unknown) => {
         if (controller.signal.aborted) throw loadAbortedError();
         if (e instanceof EdgeError) throw e;
-        throw EdgeError.withTableFix("model_load_failed", { original: String(e) }, `The model could not be loaded: ${(e as Error)?.message ?? String(e)}.`);
+        throw EdgeError.withTableFix(
+          "model_load_failed",
+          { original: String(e) },
+          `The model could not be loaded: ${(e as Error)?.message ?? String(e)}.`,
+        );
       })
       .finally(() => {
         signal?.removeEventListener("abort", onOuter);
@@ -194,7 +213,11 @@ export class LlamaCppEngine implements Engine {
         void loaded.unload().catch(() => undefined);
       }
       if (e instanceof EdgeError) throw e;
-      throw EdgeError.withTableFix("generation_failed", { original: String(e) }, `The model failed while generating: ${(e as Error)?.message ?? String(e)}.`);
+      throw EdgeError.withTableFix(
+        "generation_failed",
+        { original: String(e) },
+        `The model failed while generating: ${(e as Error)?.message ?? String(e)}.`,
+      );
     } finally {
       request.signal?.removeEventListener("abort", onOuter);
       this.generation = undefined;
@@ -205,10 +228,17 @@ export class LlamaCppEngine implements Engine {
   private exposePrefixCache(loaded: LoadedModel): void {
     if (loaded.warmPrefix) {
       const warm = loaded.warmPrefix.bind(loaded);
-      this.warmPrefix = (messages, options) => this.warmIn(() => this.exclusive((signal) => warm(toPromptMessages(messages), { ...options, signal }), options?.signal));
+      this.warmPrefix = (messages, options) =>
+        this.warmIn(() =>
+          this.exclusive((signal) => warm(toPromptMessages(messages), { ...options, signal }), options?.signal),
+        );
     }
     if (loaded.prefixTokens && loaded.saveState && loaded.loadState) {
-      const [tokens, save, load] = [loaded.prefixTokens.bind(loaded), loaded.saveState.bind(loaded), loaded.loadState.bind(loaded)];
+      const [tokens, save, load] = [
+        loaded.prefixTokens.bind(loaded),
+        loaded.saveState.bind(loaded),
+        loaded.loadState.bind(loaded),
+      ];
       // Like a question, they wait for a warm in progress rather than fail as busy.
       const queued = async <T>(work: () => Promise<T>): Promise<T> => {
         await this.afterWarm();
@@ -235,9 +265,11 @@ export class LlamaCppEngine implements Engine {
    *  of the session it replaced), known to chat() until it settles. */
   private warmIn(run: () => Promise<PrefixWarmth>): Promise<PrefixWarmth> {
     const warm = this.warming ? this.warming.then(run) : run();
-    const settled: Promise<unknown> = warm.catch(() => undefined).finally(() => {
-      if (this.warming === settled) this.warming = undefined;
-    });
+    const settled: Promise<unknown> = warm
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.warming === settled) this.warming = undefined;
+      });
     this.warming = settled;
     return warm;
   }
@@ -256,7 +288,11 @@ export class LlamaCppEngine implements Engine {
       return await work(controller.signal);
     } catch (e) {
       if (e instanceof EdgeError) throw e;
-      throw EdgeError.withTableFix("generation_failed", { original: String(e) }, `The model failed while evaluating a prompt: ${(e as Error)?.message ?? String(e)}.`);
+      throw EdgeError.withTableFix(
+        "generation_failed",
+        { original: String(e) },
+        `The model failed while evaluating a prompt: ${(e as Error)?.message ?? String(e)}.`,
+      );
     } finally {
       outer?.removeEventListener("abort", onOuter);
       this.generation = undefined;

@@ -14,13 +14,22 @@ import { alternation, GbnfBuilder, gbnfLiteral } from "./gbnf.ts";
 
 /** GBNF for TEXT_ANSWER_PATTERN ("[^{\s][\s\S]*"): a first character that is neither "{" nor
  *  JavaScript whitespace (the same set as \s), then anything. */
-const TEXT_ANSWER_GBNF = '[^{ \\t\\n\\r\\x0B\\x0C\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF] [^\\x00]*';
+const TEXT_ANSWER_GBNF =
+  "[^{ \\t\\n\\r\\x0B\\x0C\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF] [^\\x00]*";
 /** GBNF for ANSWER_ONLY_PATTERN: TEXT_ANSWER_GBNF's first character, and not "`" or "<" either. */
 const ANSWER_ONLY_GBNF = TEXT_ANSWER_GBNF.replace("[^{", "[^{`<");
-const REGEX_GBNF: Record<string, string> = { [TEXT_ANSWER_PATTERN]: TEXT_ANSWER_GBNF, [ANSWER_ONLY_PATTERN]: ANSWER_ONLY_GBNF, [CHECK_PATTERN]: '"yes" | "no"' };
+const REGEX_GBNF: Record<string, string> = {
+  [TEXT_ANSWER_PATTERN]: TEXT_ANSWER_GBNF,
+  [ANSWER_ONLY_PATTERN]: ANSWER_ONLY_GBNF,
+  [CHECK_PATTERN]: '"yes" | "no"',
+};
 
 const unsupported = (what: string): EdgeError =>
-  EdgeError.withTableFix("response_format_unsupported", { reason: "response_format", what }, `The llama.cpp engine cannot express this response format part as a grammar: ${what}.`);
+  EdgeError.withTableFix(
+    "response_format_unsupported",
+    { reason: "response_format", what },
+    `The llama.cpp engine cannot express this response format part as a grammar: ${what}.`,
+  );
 
 function translate(b: GbnfBuilder, f: StructuralTagFormat, name: string): string {
   switch (f.type) {
@@ -57,11 +66,18 @@ export function gbnfForResponseFormat(format: ResponseFormat | undefined): strin
       const schema: unknown = format.schema === undefined ? { type: "object" } : JSON.parse(format.schema);
       return b.render(b.schema(schema, "v"));
     }
-    const tag = typeof format.structural_tag === "string" ? (JSON.parse(format.structural_tag) as { format?: StructuralTagFormat }) : format.structural_tag;
+    const tag =
+      typeof format.structural_tag === "string"
+        ? (JSON.parse(format.structural_tag) as { format?: StructuralTagFormat })
+        : format.structural_tag;
     if (!tag || typeof tag !== "object" || !tag.format) throw unsupported("a structural tag without a format");
     return b.render(translate(b, tag.format, "v"));
   } catch (e) {
     if (e instanceof EdgeError) throw e;
-    throw EdgeError.withTableFix("response_format_unsupported", { reason: "response_format", original: String(e) }, `The response format could not be turned into a grammar: ${(e as Error).message}.`);
+    throw EdgeError.withTableFix(
+      "response_format_unsupported",
+      { reason: "response_format", original: String(e) },
+      `The response format could not be turned into a grammar: ${(e as Error).message}.`,
+    );
   }
 }

@@ -3,7 +3,13 @@
 // runtime in test/engines/llamacpp-node.test.ts.
 import { describe, expect, it } from "vitest";
 import type { EdgeError } from "../../contract/errors.ts";
-import { checkResponseFormat, textAnswerResponseFormat, toolCallOrTextResponseFormat, toolCallResponseFormat, TEXT_ANSWER_PATTERN } from "../grammar.ts";
+import {
+  checkResponseFormat,
+  textAnswerResponseFormat,
+  toolCallOrTextResponseFormat,
+  toolCallResponseFormat,
+  TEXT_ANSWER_PATTERN,
+} from "../grammar.ts";
 import { gbnfForResponseFormat } from "./format.ts";
 import { gbnfLiteral, jsonSchemaToGbnf } from "./gbnf.ts";
 
@@ -11,12 +17,19 @@ const fee = {
   name: "fee_quote",
   parameters: {
     type: "object",
-    properties: { amount: { type: "integer", minimum: 0 }, tier: { type: "string", enum: ["basic", "pro"] }, note: { type: ["string", "null"], maxLength: 8 } },
+    properties: {
+      amount: { type: "integer", minimum: 0 },
+      tier: { type: "string", enum: ["basic", "pro"] },
+      note: { type: ["string", "null"], maxLength: 8 },
+    },
     required: ["amount"],
     additionalProperties: false,
   },
 };
-const lookup = { name: "lookup", parameters: { type: "object", properties: {}, required: [], additionalProperties: false } };
+const lookup = {
+  name: "lookup",
+  parameters: { type: "object", properties: {}, required: [], additionalProperties: false },
+};
 
 describe("JSON Schema → GBNF", () => {
   it("literals escape quotes, backslashes and control characters, and keep other text as is", () => {
@@ -36,7 +49,14 @@ describe("JSON Schema → GBNF", () => {
   });
 
   it("numbers have no exponent, and the only whitespace is one space after each colon and comma", () => {
-    const g = jsonSchemaToGbnf({ type: "object", properties: { x: { type: "number" }, xs: { type: "array", items: { type: "integer", minimum: -5, maximum: 5 }, maxItems: 3 } }, required: ["x", "xs"] });
+    const g = jsonSchemaToGbnf({
+      type: "object",
+      properties: {
+        x: { type: "number" },
+        xs: { type: "array", items: { type: "integer", minimum: -5, maximum: 5 }, maxItems: 3 },
+      },
+      required: ["x", "xs"],
+    });
     expect(g).not.toMatch(/[eE]\]|\[ \\t|ws ::=/);
     expect(g).toContain('number ::= integer ( "." [0-9]{1,15} )?');
     expect(g).toContain('v-xs-item ::= "-"? [0-9]');
@@ -44,7 +64,9 @@ describe("JSON Schema → GBNF", () => {
   });
 
   it("is deterministic: the same tools give the same grammar", () => {
-    expect(gbnfForResponseFormat(toolCallResponseFormat([fee, lookup]))).toBe(gbnfForResponseFormat(toolCallResponseFormat([lookup, fee])));
+    expect(gbnfForResponseFormat(toolCallResponseFormat([fee, lookup]))).toBe(
+      gbnfForResponseFormat(toolCallResponseFormat([lookup, fee])),
+    );
   });
 });
 
@@ -90,7 +112,10 @@ describe("response_format → one GBNF grammar", () => {
       }
       return "accepted";
     };
-    const tag = (format: object) => ({ type: "structural_tag" as const, structural_tag: JSON.stringify({ type: "structural_tag", format }) });
+    const tag = (format: object) => ({
+      type: "structural_tag" as const,
+      structural_tag: JSON.stringify({ type: "structural_tag", format }),
+    });
     expect(refused(tag({ type: "regex", pattern: "[a-z]+" }))).toBe("response_format_unsupported");
     expect(refused(tag({ type: "any_text", excludes: ["</x>"] }))).toBe("response_format_unsupported");
     expect(refused(tag({ type: "regex", pattern: TEXT_ANSWER_PATTERN }))).toBe("accepted");

@@ -55,7 +55,8 @@ export function gbnfLiteral(text: string): string {
 }
 
 /** An alternation, bare when there is only one alternative. */
-export const alternation = (items: readonly string[]): string => (items.length === 1 ? items[0]! : `( ${items.join(" | ")} )`);
+export const alternation = (items: readonly string[]): string =>
+  items.length === 1 ? items[0]! : `( ${items.join(" | ")} )`;
 const finite = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 /** Collects named rules; `render("root")` gives the grammar text. */
@@ -95,9 +96,18 @@ export class GbnfBuilder {
       if (schema["enum"].length === 0) throw new TypeError(`${name}: an empty enum allows nothing`);
       return alternation(schema["enum"].map((v) => gbnfLiteral(JSON.stringify(v))));
     }
-    const union = Array.isArray(schema["oneOf"]) ? schema["oneOf"] : Array.isArray(schema["anyOf"]) ? schema["anyOf"] : undefined;
+    const union = Array.isArray(schema["oneOf"])
+      ? schema["oneOf"]
+      : Array.isArray(schema["anyOf"])
+        ? schema["anyOf"]
+        : undefined;
     if (union) return alternation(union.map((s, i) => this.schema(s, `${name}-${i}`)));
-    const types = typeof schema["type"] === "string" ? [schema["type"]] : Array.isArray(schema["type"]) ? (schema["type"] as string[]) : [];
+    const types =
+      typeof schema["type"] === "string"
+        ? [schema["type"]]
+        : Array.isArray(schema["type"])
+          ? (schema["type"] as string[])
+          : [];
     if (types.length === 0) return this.primitive("value");
     return alternation(types.map((t) => this.typed(schema, t, types.length > 1 ? `${name}-${t}` : name)));
   }
@@ -132,7 +142,10 @@ export class GbnfBuilder {
     const upper = finite(s["maximum"]) ?? finite(s["exclusiveMaximum"]);
     const sign = lower !== undefined && lower >= 0 ? "" : '"-"? ';
     // Digits of the largest magnitude the bounds allow (both bounds needed), else 15.
-    const largest = lower !== undefined && upper !== undefined ? Math.max(Math.abs(Math.trunc(lower)), Math.abs(Math.trunc(upper))) : undefined;
+    const largest =
+      lower !== undefined && upper !== undefined
+        ? Math.max(Math.abs(Math.trunc(lower)), Math.abs(Math.trunc(upper)))
+        : undefined;
     const digits = largest === undefined ? 15 : Math.min(15, Math.max(1, String(largest).length));
     const int = digits === 1 ? "[0-9]" : `( "0" | [1-9] [0-9]{0,${digits - 1}} )`;
     const frac = type === "number" ? ' ( "." [0-9]{1,15} )?' : "";
@@ -155,9 +168,14 @@ export class GbnfBuilder {
    *  something was (so it starts with a comma): 2n small rules, never the 2^n combinations. */
   private object(s: Record<string, unknown>, name: string): string {
     const props = isObj(s["properties"]) ? Object.entries(s["properties"]) : [];
-    if (props.length === 0) return s["additionalProperties"] === false || isObj(s["properties"]) ? gbnfLiteral("{}") : this.primitive("object");
+    if (props.length === 0)
+      return s["additionalProperties"] === false || isObj(s["properties"])
+        ? gbnfLiteral("{}")
+        : this.primitive("object");
     const required = new Set(Array.isArray(s["required"]) ? (s["required"] as unknown[]) : []);
-    const pairs = props.map(([key, sub]) => `${gbnfLiteral(`${JSON.stringify(key)}: `)} ${this.schema(sub, `${name}-${key}`)}`);
+    const pairs = props.map(
+      ([key, sub]) => `${gbnfLiteral(`${JSON.stringify(key)}: `)} ${this.schema(sub, `${name}-${key}`)}`,
+    );
     const memo = new Map<string, string>();
     const from = (i: number, written: boolean): string => {
       if (i === props.length) return "";

@@ -30,17 +30,29 @@ describe("GGUF header reader", () => {
 
   it("reads what the engine shows before loading, and the size the tensors need", async () => {
     const s = await readGgufSummary(bytes(model));
-    expect(s).toMatchObject({ version: 3, architecture: "llama", name: "edge-test-tiny", contextLength: 4096, hasChatTemplate: true, tensorCount: 21 });
+    expect(s).toMatchObject({
+      version: 3,
+      architecture: "llama",
+      name: "edge-test-tiny",
+      contextLength: 4096,
+      hasChatTemplate: true,
+      tensorCount: 21,
+    });
     expect(s.expectedSize).toBe(model.length);
-    expect((await readGgufSummary(bytes(buildTestModel({ contextLength: 256, name: "small" })))).contextLength).toBe(256);
+    expect((await readGgufSummary(bytes(buildTestModel({ contextLength: 256, name: "small" })))).contextLength).toBe(
+      256,
+    );
   });
 
   it("a file cut anywhere — inside the header or the tensor data — is model_truncated", async () => {
-    for (const length of [12, 200, 5000, model.length - 1]) expect(await code(model.subarray(0, length))).toBe("model_truncated");
+    for (const length of [12, 200, 5000, model.length - 1])
+      expect(await code(model.subarray(0, length))).toBe("model_truncated");
   });
 
   it("a file that is not GGUF is model_not_gguf, whatever its extension", async () => {
-    expect(await code(new TextEncoder().encode("These are my notes, not a model.\n".repeat(20)))).toBe("model_not_gguf");
+    expect(await code(new TextEncoder().encode("These are my notes, not a model.\n".repeat(20)))).toBe(
+      "model_not_gguf",
+    );
     expect(await code(new Uint8Array(3))).toBe("model_not_gguf");
     const future = model.slice();
     future[4] = 9; // GGUF version 9
@@ -51,8 +63,12 @@ describe("GGUF header reader", () => {
   });
 
   it("the message names the file and says what to do", async () => {
-    const e = await readGgufSummary(bytes(model.subarray(0, model.length - 100)), "qwen.gguf").catch((x: EdgeError) => x);
-    expect((e as EdgeError).message).toMatch(/qwen\.gguf is incomplete: its tensors need \d+ bytes but the file has \d+\. Download it again\./);
+    const e = await readGgufSummary(bytes(model.subarray(0, model.length - 100)), "qwen.gguf").catch(
+      (x: EdgeError) => x,
+    );
+    expect((e as EdgeError).message).toMatch(
+      /qwen\.gguf is incomplete: its tensors need \d+ bytes but the file has \d+\. Download it again\./,
+    );
   });
 
   it("reads the header in chunks, not the whole file", async () => {

@@ -143,22 +143,37 @@ async function readValue(c: Cursor, type: number): Promise<string | number | boo
   if (size === undefined) throw new TypeError(`unknown metadata value type ${type}`);
   const view = new DataView((await c.bytes(size)).slice().buffer);
   switch (type) {
-    case 0: return view.getUint8(0);
-    case 1: return view.getInt8(0);
-    case 2: return view.getUint16(0, true);
-    case 3: return view.getInt16(0, true);
-    case 4: return view.getUint32(0, true);
-    case 5: return view.getInt32(0, true);
-    case 6: return view.getFloat32(0, true);
-    case 7: return view.getUint8(0) !== 0;
-    case 10: return Number(view.getBigUint64(0, true));
-    case 11: return Number(view.getBigInt64(0, true));
-    default: return view.getFloat64(0, true);
+    case 0:
+      return view.getUint8(0);
+    case 1:
+      return view.getInt8(0);
+    case 2:
+      return view.getUint16(0, true);
+    case 3:
+      return view.getInt16(0, true);
+    case 4:
+      return view.getUint32(0, true);
+    case 5:
+      return view.getInt32(0, true);
+    case 6:
+      return view.getFloat32(0, true);
+    case 7:
+      return view.getUint8(0) !== 0;
+    case 10:
+      return Number(view.getBigUint64(0, true));
+    case 11:
+      return Number(view.getBigInt64(0, true));
+    default:
+      return view.getFloat64(0, true);
   }
 }
 
 const notGguf = (reason: string, name: string): EdgeError =>
-  new EdgeError("model_not_gguf", { reason, file: name }, `${name} is not a GGUF model file (${reason}); pick a .gguf file made for llama.cpp.`);
+  new EdgeError(
+    "model_not_gguf",
+    { reason, file: name },
+    `${name} is not a GGUF model file (${reason}); pick a .gguf file made for llama.cpp.`,
+  );
 const truncated = (name: string, size: number, expected?: number): EdgeError =>
   new EdgeError(
     "model_truncated",
@@ -199,11 +214,13 @@ export async function readGgufSummary(src: ByteSource, name = "The model file"):
       if (!traits) known = false;
       else dataEnd = Math.max(dataEnd, offset + Math.ceil(elements / traits[0]) * traits[1]);
     }
-    const alignment = typeof meta.get("general.alignment") === "number" ? (meta.get("general.alignment") as number) : 32;
+    const alignment =
+      typeof meta.get("general.alignment") === "number" ? (meta.get("general.alignment") as number) : 32;
     const dataStart = Math.ceil(c.pos / alignment) * alignment;
     const expectedSize = known ? dataStart + dataEnd : null;
     if (expectedSize !== null && src.size < expectedSize) throw truncated(name, src.size, expectedSize);
-    const architecture = typeof meta.get("general.architecture") === "string" ? (meta.get("general.architecture") as string) : null;
+    const architecture =
+      typeof meta.get("general.architecture") === "string" ? (meta.get("general.architecture") as string) : null;
     const ctx = architecture ? meta.get(`${architecture}.context_length`) : undefined;
     const text = (key: string): string | null => (typeof meta.get(key) === "string" ? (meta.get(key) as string) : null);
     return {

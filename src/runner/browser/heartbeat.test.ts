@@ -24,7 +24,13 @@ afterEach(() => vi.useRealTimers());
 describe("Heartbeat", () => {
   it("a frame that answers within a few ms is never lost", async () => {
     const lost = vi.fn();
-    const beat: Heartbeat = new Heartbeat({ intervalMs: 500, timeoutMs: 2000, now, ping: (seq) => setTimeout(() => beat.pong(seq), 5), onLost: lost });
+    const beat: Heartbeat = new Heartbeat({
+      intervalMs: 500,
+      timeoutMs: 2000,
+      now,
+      ping: (seq) => setTimeout(() => beat.pong(seq), 5),
+      onLost: lost,
+    });
     beat.start();
     await advance(60_000);
     expect(lost).not.toHaveBeenCalled();
@@ -64,7 +70,13 @@ describe("Heartbeat", () => {
   it("a page that was suspended is not mistaken for a lost frame", async () => {
     const lost = vi.fn();
     let delay = 5;
-    const beat: Heartbeat = new Heartbeat({ intervalMs: 500, timeoutMs: 2000, now, ping: (seq) => setTimeout(() => beat.pong(seq), delay), onLost: lost });
+    const beat: Heartbeat = new Heartbeat({
+      intervalMs: 500,
+      timeoutMs: 2000,
+      now,
+      ping: (seq) => setTimeout(() => beat.pong(seq), delay),
+      onLost: lost,
+    });
     beat.start();
     await advance(1000);
     // A ping goes out, then the page sleeps 30 s (no timer, no message runs), and after waking its

@@ -52,7 +52,8 @@ export async function loadPyodideFromBytes(
     if (!(files[name] instanceof Uint8Array)) throw new Error(`Pyodide file missing from boot message: ${name}`);
   }
   const wasmBytes = files["pyodide.asm.wasm"];
-  const module = wasmModule ?? (wasmBytes ? await WebAssembly.compile(wasmBytes as Uint8Array<ArrayBuffer>) : undefined);
+  const module =
+    wasmModule ?? (wasmBytes ? await WebAssembly.compile(wasmBytes as Uint8Array<ArrayBuffer>) : undefined);
   if (!module) throw new Error("Pyodide wasm missing: neither a compiled module nor pyodide.asm.wasm bytes were given");
 
   const scope: { fetch: typeof fetch } = globalThis;

@@ -47,7 +47,11 @@ const DEFAULT_START_TIMEOUT_MS = 30_000;
 export type WorkerScheme = "blob" | "data";
 
 /** A copy of the bytes, transferred: the page keeps its own for the next frame. */
-function copyFiles(assets: FrameAssets): { files: Record<string, Uint8Array>; wasm: Uint8Array; transfer: ArrayBuffer[] } {
+function copyFiles(assets: FrameAssets): {
+  files: Record<string, Uint8Array>;
+  wasm: Uint8Array;
+  transfer: ArrayBuffer[];
+} {
   const files: Record<string, Uint8Array> = {};
   for (const [name, bytes] of Object.entries(assets.files)) files[name] = bytes.slice();
   const wasm = assets.wasm.slice();
@@ -61,7 +65,11 @@ export const BROWSER_BOOT_FIX =
 
 /** The sandbox frame did not start: the runner cannot boot (`what` is the cause, as `details.cause`). */
 function frameFailed(what: string, reason: string): EdgeError {
-  return new EdgeError("runner_boot_failed", { reason, cause: what }, `The Python runner could not start: ${what}. ${BROWSER_BOOT_FIX}`);
+  return new EdgeError(
+    "runner_boot_failed",
+    { reason, cause: what },
+    `The Python runner could not start: ${what}. ${BROWSER_BOOT_FIX}`,
+  );
 }
 
 export class SandboxFrame {
@@ -82,7 +90,10 @@ export class SandboxFrame {
       intervalMs: options.heartbeatMs,
       timeoutMs: options.heartbeatTimeoutMs,
       ping: (seq) => this.control.postMessage({ type: "ping", seq }),
-      onLost: (silentMs) => this.lose(`the runner sandbox frame stopped answering for ${Math.round(silentMs)} ms (its process crashed or hung, e.g. out of memory)`),
+      onLost: (silentMs) =>
+        this.lose(
+          `the runner sandbox frame stopped answering for ${Math.round(silentMs)} ms (its process crashed or hung, e.g. out of memory)`,
+        ),
     });
   }
 
@@ -103,12 +114,21 @@ export class SandboxFrame {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const started = new Promise<{ compileMs: number; workerScheme: WorkerScheme }>((resolve, reject) => {
-        timer = setTimeout(() => reject(frameFailed(`the runner sandbox frame did not start within ${timeoutMs} ms`, "start_timeout")), timeoutMs);
+        timer = setTimeout(
+          () => reject(frameFailed(`the runner sandbox frame did not start within ${timeoutMs} ms`, "start_timeout")),
+          timeoutMs,
+        );
         channel.port1.onmessage = (event: MessageEvent<ControlMessage>) => {
           const msg = event.data;
           if (msg?.type === "connected") {
             const { files, wasm, transfer } = copyFiles(assets);
-            const init = { type: "init", workerCode: assets.workerCode, files, lockFileContents: assets.lockFileContents, wasm };
+            const init = {
+              type: "init",
+              workerCode: assets.workerCode,
+              files,
+              lockFileContents: assets.lockFileContents,
+              wasm,
+            };
             channel.port1.postMessage(init, transfer);
           } else if (msg?.type === "inited") {
             resolve({ compileMs: msg.compileMs, workerScheme: msg.workerScheme === "data" ? "data" : "blob" });
@@ -127,7 +147,15 @@ export class SandboxFrame {
       );
       options.container.append(iframe);
       const { compileMs, workerScheme } = await started;
-      const frame = new SandboxFrame(iframe, channel.port1, listener, performance.now() - t0, compileMs, workerScheme, options);
+      const frame = new SandboxFrame(
+        iframe,
+        channel.port1,
+        listener,
+        performance.now() - t0,
+        compileMs,
+        workerScheme,
+        options,
+      );
       channel.port1.onmessage = (event: MessageEvent<ControlMessage>) => frame.onControl(event.data);
       frame.heartbeat.start();
       return frame;

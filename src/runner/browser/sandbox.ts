@@ -196,7 +196,16 @@ export class RunnerSandbox {
         if (gen.lost) frame.dispose(); // the sandbox was disposed while this frame started
       },
       // The cause alone: the job's runner_boot_failed message adds the remedy (factory.ts).
-      (err: unknown) => this.lose(gen, err instanceof EdgeError && typeof err.details.cause === "string" ? err.details.cause : err instanceof Error ? err.message : String(err), false),
+      (err: unknown) =>
+        this.lose(
+          gen,
+          err instanceof EdgeError && typeof err.details.cause === "string"
+            ? err.details.cause
+            : err instanceof Error
+              ? err.message
+              : String(err),
+          false,
+        ),
     );
     return gen;
   }
@@ -283,7 +292,11 @@ export class RunnerSandbox {
   get health(): SandboxHealth {
     const current = this.generation?.ready?.slowestPongMs ?? 0;
     const workerScheme = this.generation?.ready?.workerScheme;
-    return { ...this.stats, slowestPongMs: Math.max(this.stats.slowestPongMs, current), ...(workerScheme ? { workerScheme } : {}) };
+    return {
+      ...this.stats,
+      slowestPongMs: Math.max(this.stats.slowestPongMs, current),
+      ...(workerScheme ? { workerScheme } : {}),
+    };
   }
 
   dispose(): void {

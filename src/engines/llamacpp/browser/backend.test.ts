@@ -22,7 +22,8 @@ function fakeWorker(bytes: LlamaWorkerApi["bytes"]): { worker: Worker; ended: ()
   const errors: EventListener[] = [];
   const worker = {
     postMessage: (msg: unknown, transfer?: Transferable[]) => port1.postMessage(msg, transfer ?? []),
-    addEventListener: (type: string, listener: EventListener) => (type === "error" ? errors.push(listener) : port1.addEventListener(type, listener)),
+    addEventListener: (type: string, listener: EventListener) =>
+      type === "error" ? errors.push(listener) : port1.addEventListener(type, listener),
     removeEventListener: (type: string, listener: EventListener) => port1.removeEventListener(type, listener),
     start: () => port1.start(),
     terminate: () => {
@@ -31,7 +32,8 @@ function fakeWorker(bytes: LlamaWorkerApi["bytes"]): { worker: Worker; ended: ()
       port2.close();
     },
   } as Partial<Worker> as Worker;
-  const crash = () => errors.forEach((l) => l(Object.assign(new Event("error", { cancelable: true }), { message: "out of memory" })));
+  const crash = () =>
+    errors.forEach((l) => l(Object.assign(new Event("error", { cancelable: true }), { message: "out of memory" })));
   return { worker, ended: () => ended, crash };
 }
 
@@ -44,13 +46,23 @@ const RETRY = "The model load stopped making progress; starting it again in a fr
 
 /** A fake llama.cpp load: reports it starts, then runs `body` (its signs of life), then is loaded;
  *  records whether it was given up. */
-function starter(body: (alive: (line: string, quietMs?: number) => void, signal: AbortSignal) => Promise<void>): { start: ModelStarter; givenUp: () => number } {
+function starter(body: (alive: (line: string, quietMs?: number) => void, signal: AbortSignal) => Promise<void>): {
+  start: ModelStarter;
+  givenUp: () => number;
+} {
   let givenUp = 0;
   const start: ModelStarter = async (bytes, name, _options, context) => {
     context.onProgress(LOADING);
     context.signal.addEventListener("abort", () => givenUp++);
     await body(context.alive, context.signal);
-    return { model: { id: name, sha256: `sha256:${bytes.sha}`, size: bytes.file.size, summary: bytes.summary }, runtime: "fake", device: "CPU", contextWindow: 512, generate: never, unload: async () => undefined } satisfies LoadedModel;
+    return {
+      model: { id: name, sha256: `sha256:${bytes.sha}`, size: bytes.file.size, summary: bytes.summary },
+      runtime: "fake",
+      device: "CPU",
+      contextWindow: 512,
+      generate: never,
+      unload: async () => undefined,
+    } satisfies LoadedModel;
   };
   return { start, givenUp: () => givenUp };
 }
@@ -80,9 +92,16 @@ describe("a llama.cpp load in the browser that goes silent", () => {
     const fakes = [hangingWorker(), hangingWorker()];
     let started = 0;
     const measures = performance.getEntriesByName(LOAD_MEASURE).length;
-    const backend = createBrowserLlamaBackend({ createWorker: () => fakes[started++]!.worker, device: "cpu", stallMs: 1000, start: quickly.start });
+    const backend = createBrowserLlamaBackend({
+      createWorker: () => fakes[started++]!.worker,
+      device: "cpu",
+      stallMs: 1000,
+      start: quickly.start,
+    });
     const seen: { text: string; progress: number }[] = [];
-    const err = await backend.load(source, { contextSize: 512, onProgress: (p) => seen.push({ text: p.text, progress: p.progress }) }).catch((e: unknown) => e);
+    const err = await backend
+      .load(source, { contextSize: 512, onProgress: (p) => seen.push({ text: p.text, progress: p.progress }) })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EdgeError);
     expect((err as EdgeError).code).toBe("model_load_failed");
     expect((err as EdgeError).details).toMatchObject({ stage: "stalled", stalled_ms: 1000 });
@@ -100,7 +119,12 @@ describe("a llama.cpp load in the browser that goes silent", () => {
     const good = workerWith();
     const fakes = [hangingWorker(), good];
     let started = 0;
-    const backend = createBrowserLlamaBackend({ createWorker: () => fakes[started++]!.worker, device: "cpu", stallMs: 1000, start: quickly.start });
+    const backend = createBrowserLlamaBackend({
+      createWorker: () => fakes[started++]!.worker,
+      device: "cpu",
+      stallMs: 1000,
+      start: quickly.start,
+    });
     const seen: number[] = [];
     const loaded = await backend.load(source, { contextSize: 512, onProgress: (p) => seen.push(p.progress) });
     expect(loaded.model.id).toBe("m.gguf");
@@ -116,7 +140,12 @@ describe("a llama.cpp load in the browser that goes silent", () => {
       if (starts++ === 0) await new Promise((r) => signal.addEventListener("abort", r));
     });
     let workers = 0;
-    const backend = createBrowserLlamaBackend({ createWorker: () => (workers++, workerWith().worker), device: "cpu", stallMs: 1000, start: hangOnce.start });
+    const backend = createBrowserLlamaBackend({
+      createWorker: () => (workers++, workerWith().worker),
+      device: "cpu",
+      stallMs: 1000,
+      start: hangOnce.start,
+    });
     const texts: string[] = [];
     const loaded = await backend.load(source, { contextSize: 512, onProgress: (p) => texts.push(p.text) });
     expect(loaded.model.sha256).toBe(`sha256:${BYTES.sha}`);
@@ -141,7 +170,12 @@ describe("a llama.cpp load in the browser that goes silent", () => {
       }
     });
     const measures = performance.getEntriesByName(LOAD_MEASURE).length;
-    const backend = createBrowserLlamaBackend({ createWorker: () => fake.worker, device: "cpu", stallMs: 1000, start: logging.start });
+    const backend = createBrowserLlamaBackend({
+      createWorker: () => fake.worker,
+      device: "cpu",
+      stallMs: 1000,
+      start: logging.start,
+    });
     const loaded = await backend.load(source, { contextSize: 512 });
     expect(loaded.model.id).toBe("m.gguf");
     expect(logging.givenUp()).toBe(0);
@@ -156,14 +190,24 @@ describe("a llama.cpp load in the browser that goes silent", () => {
       alive("llama_model_loader: loaded meta data", 3000);
       await sleep(1500);
     });
-    const backend = createBrowserLlamaBackend({ createWorker: () => workerWith().worker, device: "cpu", stallMs: 1000, start: computing.start });
+    const backend = createBrowserLlamaBackend({
+      createWorker: () => workerWith().worker,
+      device: "cpu",
+      stallMs: 1000,
+      start: computing.start,
+    });
     const loaded = await backend.load(source, { contextSize: 512 });
     expect([loaded.model.id, computing.givenUp()]).toEqual(["m.gguf", 0]);
   });
 
   it("a worker that crashes while getting the bytes fails the load with model_load_failed (stage worker), with its reason", async () => {
     const fake = hangingWorker();
-    const backend = createBrowserLlamaBackend({ createWorker: () => fake.worker, device: "cpu", stallMs: 5000, start: quickly.start });
+    const backend = createBrowserLlamaBackend({
+      createWorker: () => fake.worker,
+      device: "cpu",
+      stallMs: 5000,
+      start: quickly.start,
+    });
     const loading = backend.load(source, { contextSize: 512 }).catch((e: unknown) => e);
     await sleep(50);
     fake.crash();
@@ -174,12 +218,17 @@ describe("a llama.cpp load in the browser that goes silent", () => {
 
   it("a cancel ends the load with aborted, and the worker is ended (after up to 2 s for a download to remove what it wrote)", async () => {
     const fake = hangingWorker();
-    const backend = createBrowserLlamaBackend({ createWorker: () => fake.worker, device: "cpu", stallMs: 5000, start: quickly.start });
+    const backend = createBrowserLlamaBackend({
+      createWorker: () => fake.worker,
+      device: "cpu",
+      stallMs: 5000,
+      start: quickly.start,
+    });
     const controller = new AbortController();
     const loading = backend.load(source, { contextSize: 512, signal: controller.signal }).catch((e: unknown) => e);
     await sleep(50);
     controller.abort();
-    expect((await loading as EdgeError).code).toBe("aborted");
+    expect(((await loading) as EdgeError).code).toBe("aborted");
     expect(fake.ended()).toBe(true);
   });
 });

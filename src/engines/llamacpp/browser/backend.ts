@@ -16,10 +16,16 @@ import { probeWebGPU } from "../../webgpu.ts";
 import { loadAbortedError } from "../../engine.ts";
 import type { LlamaBackend, LoadedModel, ModelSource } from "../backend.ts";
 import { modelIdOf } from "../engine.ts";
-import type { FileProgress, ModelBytes, ModelStarter, StartContext, WllamaLoadOptions, WorkerModelSource } from "./protocol.ts";
+import type {
+  FileProgress,
+  ModelBytes,
+  ModelStarter,
+  StartContext,
+  WllamaLoadOptions,
+  WorkerModelSource,
+} from "./protocol.ts";
 import { STALL_MS, stallWatch, type LoadMeasureDetail } from "./stall-watch.ts";
 import { createLlamaWorker, workerSession } from "./worker-session.ts";
-
 
 export interface BrowserLlamaBackendOptions {
   /** Start the worker that gets and checks a model's bytes and fetches wllama's files (override
@@ -38,7 +44,10 @@ export interface BrowserLlamaBackendOptions {
 
 /** wllama on this page, fetched the first time a model loads. */
 const startOnPage: ModelStarter = async (...args) => {
-  const [{ startWllama }, { WLLAMA_ASSETS }] = await Promise.all([import("./page-model.ts"), import("./page-assets.ts")]);
+  const [{ startWllama }, { WLLAMA_ASSETS }] = await Promise.all([
+    import("./page-model.ts"),
+    import("./page-assets.ts"),
+  ]);
   return startWllama(WLLAMA_ASSETS, ...args);
 };
 
@@ -69,12 +78,17 @@ interface LoadPlan {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const stalled = (e: unknown): boolean => e instanceof EdgeError && e.code === "model_load_failed" && e.details["stage"] === "stalled";
+const stalled = (e: unknown): boolean =>
+  e instanceof EdgeError && e.code === "model_load_failed" && e.details["stage"] === "stalled";
 
 /** `run` given a signal that fires when the attempt is given up, with the error it ends with as its
  *  reason. A cancel waits up to 2 s for the work to stop (a stopped download removes what it
  *  wrote); a model that loads after all is unloaded. */
-async function attempt(run: (signal: AbortSignal) => Promise<LoadedModel>, load: LoadOptions, stall: Promise<never>): Promise<LoadedModel> {
+async function attempt(
+  run: (signal: AbortSignal) => Promise<LoadedModel>,
+  load: LoadOptions,
+  stall: Promise<never>,
+): Promise<LoadedModel> {
   const given = new AbortController();
   const cancel = () => given.abort(loadAbortedError());
   load.signal?.addEventListener("abort", cancel, { once: true });
@@ -83,7 +97,12 @@ async function attempt(run: (signal: AbortSignal) => Promise<LoadedModel>, load:
     return await raceSignal(Promise.race([running, stall]), load.signal, loadAbortedError);
   } catch (e) {
     given.abort(e);
-    running.then((m) => m.unload(), () => undefined).catch(() => undefined);
+    running
+      .then(
+        (m) => m.unload(),
+        () => undefined,
+      )
+      .catch(() => undefined);
     if (load.signal?.aborted) await Promise.race([running.catch(() => undefined), sleep(2000)]);
     throw e;
   } finally {
@@ -103,11 +122,17 @@ async function keep<K, V>(map: Map<K, V>, key: K, get: () => Promise<V>): Promis
 
 /** The attempt's work: the bytes (from the worker, or kept), then llama.cpp, asking the same worker
  *  for wllama's files; the worker is ended when the attempt is. */
-async function bytesThenStart(plan: LoadPlan, options: WllamaLoadOptions, signs: Pick<StartContext, "onProgress" | "alive">, signal: AbortSignal): Promise<LoadedModel> {
+async function bytesThenStart(
+  plan: LoadPlan,
+  options: WllamaLoadOptions,
+  signs: Pick<StartContext, "onProgress" | "alive">,
+  signal: AbortSignal,
+): Promise<LoadedModel> {
   const session = workerSession(plan.create, signal);
   try {
     plan.kept.bytes ??= await session.bytes(plan.source, signs.onProgress);
-    const file = (url: string, onBytes: (p: FileProgress) => void) => keep(plan.kept.files, url, () => session.file(url, onBytes));
+    const file = (url: string, onBytes: (p: FileProgress) => void) =>
+      keep(plan.kept.files, url, () => session.file(url, onBytes));
     return await plan.start(plan.kept.bytes, plan.name, options, { ...signs, signal, file });
   } finally {
     await session.end();
@@ -122,7 +147,11 @@ async function loadOnce(plan: LoadPlan, options: WllamaLoadOptions, load: LoadOp
     load.onProgress?.(p);
   };
   try {
-    const model = await attempt((signal) => bytesThenStart(plan, options, { onProgress, alive: watch.alive }, signal), load, watch.stalled);
+    const model = await attempt(
+      (signal) => bytesThenStart(plan, options, { onProgress, alive: watch.alive }, signal),
+      load,
+      watch.stalled,
+    );
     watch.stop("loaded");
     return model;
   } catch (e) {
@@ -137,7 +166,9 @@ async function loadOnce(plan: LoadPlan, options: WllamaLoadOptions, load: LoadOp
  * is nested now, and this stays as the remedy for whatever else leaves a load silent. The person
  * sees why it starts over; progress never goes back. A second stall fails as the first would have.
  */
-function onceMoreIfStalled(load: LoadOptions): (run: (load: LoadOptions) => Promise<LoadedModel>) => Promise<LoadedModel> {
+function onceMoreIfStalled(
+  load: LoadOptions,
+): (run: (load: LoadOptions) => Promise<LoadedModel>) => Promise<LoadedModel> {
   let shown = 0;
   const report = (p: Progress): void => {
     shown = Math.max(shown, p.progress);
@@ -149,7 +180,11 @@ function onceMoreIfStalled(load: LoadOptions): (run: (load: LoadOptions) => Prom
       return await run(watched);
     } catch (e) {
       if (!stalled(e) || load.signal?.aborted) throw e;
-      report({ progress: shown, text: "The model load stopped making progress; starting it again in a fresh worker…", phase: "compile" });
+      report({
+        progress: shown,
+        text: "The model load stopped making progress; starting it again in a fresh worker…",
+        phase: "compile",
+      });
       return run(watched);
     }
   };
@@ -167,8 +202,19 @@ export function createBrowserLlamaBackend(options: BrowserLlamaBackendOptions = 
       if (load.signal?.aborted) throw loadAbortedError();
       const webgpu = options.device !== "cpu" && (await raceSignal(usableWebGPU(), load.signal, loadAbortedError));
       // Threads: the caller's, else the default for the model once its size is known (threads.ts).
-      const base = { contextSize: load.contextSize, build: options.wllamaBuild ?? "auto", ...(load.threads !== undefined ? { threads: load.threads } : {}) } as const;
-      const plan: LoadPlan = { source: from, name: modelIdOf(from), create, start, stallMs, kept: { files: new Map() } };
+      const base = {
+        contextSize: load.contextSize,
+        build: options.wllamaBuild ?? "auto",
+        ...(load.threads !== undefined ? { threads: load.threads } : {}),
+      } as const;
+      const plan: LoadPlan = {
+        source: from,
+        name: modelIdOf(from),
+        create,
+        start,
+        stallMs,
+        kept: { files: new Map() },
+      };
       const once = onceMoreIfStalled(load);
       const on = (gpu: boolean) => once((l) => loadOnce(plan, { ...base, webgpu: gpu }, l));
       try {

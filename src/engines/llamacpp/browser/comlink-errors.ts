@@ -22,7 +22,8 @@ export function installEdgeErrorTransfer(): void {
     canHandle: original.canHandle,
     serialize(thrown: { value: unknown }) {
       const e = thrown.value;
-      if (e instanceof EdgeError) return [{ edge: true, code: e.code, message: e.message, details: e.details } satisfies EdgeThrown, []];
+      if (e instanceof EdgeError)
+        return [{ edge: true, code: e.code, message: e.message, details: e.details } satisfies EdgeThrown, []];
       return original.serialize(thrown);
     },
     deserialize(serialized: unknown) {

@@ -21,7 +21,12 @@ interface Timings {
   predicted_ms: number;
 }
 
-function resultOf(text: string, finishReason: GenerateResult["finishReason"], timings: Timings | undefined, times: { start: number; first: number; end: number }): GenerateResult {
+function resultOf(
+  text: string,
+  finishReason: GenerateResult["finishReason"],
+  timings: Timings | undefined,
+  times: { start: number; first: number; end: number },
+): GenerateResult {
   return {
     text,
     finishReason,
@@ -35,7 +40,13 @@ function resultOf(text: string, finishReason: GenerateResult["finishReason"], ti
 }
 
 /** One streamed completion with the model's template, the grammar and the prompt cache. */
-export async function generateWith(w: Wllama, request: GenerateRequest, onText: (delta: string) => void, log: Log, signal: AbortSignal): Promise<GenerateResult> {
+export async function generateWith(
+  w: Wllama,
+  request: GenerateRequest,
+  onText: (delta: string) => void,
+  log: Log,
+  signal: AbortSignal,
+): Promise<GenerateResult> {
   const start = performance.now();
   let first: number | undefined;
   let text = "";
@@ -77,7 +88,13 @@ export async function generateWith(w: Wllama, request: GenerateRequest, onText: 
 
 /** A cached completion that generates one token, for its timings (prefix-warm.ts); with
  *  `onProgress`, llama.cpp reports the prompt's progress after each batch (of what it lacked). */
-export async function probe(w: Wllama, messages: GenerateRequest["messages"], log: Log, signal: AbortSignal, onProgress?: WarmProgress): Promise<ProbeTimings> {
+export async function probe(
+  w: Wllama,
+  messages: GenerateRequest["messages"],
+  log: Log,
+  signal: AbortSignal,
+  onProgress?: WarmProgress,
+): Promise<ProbeTimings> {
   let timings: ProbeTimings | undefined;
   const mark = log.mark();
   try {
@@ -100,6 +117,11 @@ export async function probe(w: Wllama, messages: GenerateRequest["messages"], lo
     throw completionError(e, signal, log.since(mark)) ?? new EdgeError("aborted", { stage: "warm_prefix" });
   }
   if (signal.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
-  if (!timings) throw new EdgeError("generation_failed", {}, "llama.cpp reported no timings for the conversation start, so its cache could not be measured.");
+  if (!timings)
+    throw new EdgeError(
+      "generation_failed",
+      {},
+      "llama.cpp reported no timings for the conversation start, so its cache could not be measured.",
+    );
   return timings;
 }

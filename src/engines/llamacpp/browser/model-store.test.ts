@@ -30,8 +30,17 @@ describe("model store with no storage", () => {
 
   it("refuses a wrong pin, a truncated file and a file that is not GGUF with their codes", async () => {
     const codes = [];
-    for (const [path, pin] of [["/model.gguf", "0".repeat(64)], ["/truncated.gguf", undefined], ["/notes.gguf", undefined]] as const) {
-      codes.push(await downloadModel(server.url(path), path.slice(1), pin, () => undefined).then(() => "ok", (e: { code?: string }) => e.code));
+    for (const [path, pin] of [
+      ["/model.gguf", "0".repeat(64)],
+      ["/truncated.gguf", undefined],
+      ["/notes.gguf", undefined],
+    ] as const) {
+      codes.push(
+        await downloadModel(server.url(path), path.slice(1), pin, () => undefined).then(
+          () => "ok",
+          (e: { code?: string }) => e.code,
+        ),
+      );
     }
     expect(codes).toEqual(["model_integrity_failed", "model_truncated", "model_not_gguf"]);
   });

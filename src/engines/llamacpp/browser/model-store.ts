@@ -54,7 +54,10 @@ async function keyOf(url: string): Promise<string> {
 }
 
 export function blobBytes(blob: Blob): ByteSource {
-  return { size: blob.size, read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()) };
+  return {
+    size: blob.size,
+    read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()),
+  };
 }
 
 /** Every complete entry, in every store this browser has, oldest first. */
@@ -69,7 +72,10 @@ export async function deleteStoredModel(key: string): Promise<void> {
 }
 
 /** The stored file for a URL, when its entry is complete and matches the pin. */
-export async function storedModel(url: string, sha256?: string): Promise<{ meta: StoredModel; file: Blob } | undefined> {
+export async function storedModel(
+  url: string,
+  sha256?: string,
+): Promise<{ meta: StoredModel; file: Blob } | undefined> {
   const key = await keyOf(url);
   for (const store of await modelStores()) {
     const got = await store.get(key);
@@ -111,12 +117,17 @@ export async function downloadModel(
       { cors_or_network: true },
     );
   }
-  if (!response.ok || !response.body) throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });
+  if (!response.ok || !response.body)
+    throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });
   const total = Number(response.headers.get("content-length")) || 0;
   const left = store.persistent ? await spaceLeft() : undefined;
   if (total && left !== undefined && left < total) {
     await response.body.cancel().catch(() => undefined);
-    throw new EdgeError("storage_failed", { needed: total, available: left }, `The model needs ${(total / 1e6).toFixed(0)} MB but this site may store only ${(left / 1e6).toFixed(0)} MB more; delete cached models or free disk space.`);
+    throw new EdgeError(
+      "storage_failed",
+      { needed: total, available: left },
+      `The model needs ${(total / 1e6).toFixed(0)} MB but this site may store only ${(left / 1e6).toFixed(0)} MB more; delete cached models or free disk space.`,
+    );
   }
   // Anything left by an earlier attempt (or a stale entry for another pin) goes first, everywhere.
   await deleteStoredModel(key);
@@ -140,7 +151,11 @@ export async function downloadModel(
 }
 
 /** sha256 (hex) of a Blob, streamed. */
-export async function hashBlob(blob: Blob, onProgress?: (p: DownloadProgress) => void, signal?: AbortSignal): Promise<string> {
+export async function hashBlob(
+  blob: Blob,
+  onProgress?: (p: DownloadProgress) => void,
+  signal?: AbortSignal,
+): Promise<string> {
   const hasher = await createSHA256();
   const reader = blob.stream().getReader();
   let loaded = 0;

@@ -13,4 +13,8 @@ import type { WllamaAssets } from "./page-model.ts";
 
 const here = (url: string) => new URL(url, import.meta.url).href;
 
-export const WLLAMA_ASSETS: WllamaAssets = { wasm: here(wasm), worker: here(worker), compat: { worker: here(compatWorker), wasm: here(compatWasm) } };
+export const WLLAMA_ASSETS: WllamaAssets = {
+  wasm: here(wasm),
+  worker: here(worker),
+  compat: { worker: here(compatWorker), wasm: here(compatWasm) },
+};

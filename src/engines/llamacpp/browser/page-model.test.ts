@@ -17,7 +17,12 @@ describe("wllama's logger", () => {
     logger.log("llama_model_loader: loaded meta data with 26 key-value pairs");
     logger.warn("Not using compat mode");
     logger.error("ggml: out of memory");
-    expect(lines).toEqual(["Loading model...", "llama_model_loader: loaded meta data with 26 key-value pairs", "Not using compat mode", "ggml: out of memory"]);
+    expect(lines).toEqual([
+      "Loading model...",
+      "llama_model_loader: loaded meta data with 26 key-value pairs",
+      "Not using compat mode",
+      "ggml: out of memory",
+    ]);
     expect(log.since(0)).toEqual(["ggml: out of memory"]);
   });
 
@@ -27,9 +32,14 @@ describe("wllama's logger", () => {
     const pending = loss.guard(new Promise(() => undefined), (reason) => new EdgeError("engine_lost", { reason }));
     const event = new Event("error", { cancelable: true });
     logger.error(event);
-    await expect(pending).rejects.toMatchObject({ code: "engine_lost", details: { reason: "wllama's worker stopped (it could not start, or it crashed)" } });
+    await expect(pending).rejects.toMatchObject({
+      code: "engine_lost",
+      details: { reason: "wllama's worker stopped (it could not start, or it crashed)" },
+    });
     expect(event.defaultPrevented).toBe(true);
-    await expect(loss.guard(Promise.resolve(1), (reason) => new EdgeError("engine_lost", { reason }))).rejects.toMatchObject({ code: "engine_lost" });
+    await expect(
+      loss.guard(Promise.resolve(1), (reason) => new EdgeError("engine_lost", { reason })),
+    ).rejects.toMatchObject({ code: "engine_lost" });
   });
 
   it("gives llama.cpp its longer silence only once wllama's worker has spoken (a worker that never starts says nothing), and no sign after the load", () => {

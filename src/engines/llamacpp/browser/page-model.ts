@@ -43,7 +43,14 @@ type StorageBackend = NonNullable<ConstructorParameters<typeof CacheManager>[0]>
 const refuse = (): never => {
   throw new Error("Edge keeps models in its own store; wllama's cache is not used");
 };
-const NO_STORAGE: StorageBackend = { isSupported: () => true, read: async () => null, write: async () => refuse(), getSize: async () => -1, list: async () => [], delete: async () => undefined };
+const NO_STORAGE: StorageBackend = {
+  isSupported: () => true,
+  read: async () => null,
+  write: async () => refuse(),
+  getSize: async () => -1,
+  list: async () => [],
+  delete: async () => undefined,
+};
 
 /** Prompt tokens llama.cpp evaluates per step: a warm reports its progress, and stops when asked,
  *  after each step. 32 gives a report every ~2 s on SmolLM2-135M here (~8 s on a 0.5B model); a
@@ -53,7 +60,8 @@ const PROMPT_BATCH = 32;
 
 const mb = (n: number) => (n / 1e6).toFixed(1);
 const lostError = (reason: string): EdgeError => new EdgeError("engine_lost", { reason });
-const lostInLoad = (reason: string): EdgeError => EdgeError.withTableFix("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`);
+const lostInLoad = (reason: string): EdgeError =>
+  EdgeError.withTableFix("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`);
 
 /** wllama's logger: each line is a sign of life (`line`); errors are also kept for the coded error
  *  (errorLog). wllama hands its worker's error event here too: that worker is lost. */
@@ -63,7 +71,9 @@ export function wllamaLogger(log: Log, line: (text: string) => void, loss: Worke
     const [first] = a;
     if (first instanceof Event) {
       first.preventDefault();
-      loss.lost((first as Partial<ErrorEvent>).message || "wllama's worker stopped (it could not start, or it crashed)");
+      loss.lost(
+        (first as Partial<ErrorEvent>).message || "wllama's worker stopped (it could not start, or it crashed)",
+      );
       return;
     }
     seen(...a);
@@ -76,7 +86,8 @@ export function wllamaLogger(log: Log, line: (text: string) => void, loss: Worke
  *  "compat", the compat one everywhere. */
 function chooseBuild(w: Wllama, assets: WllamaAssets, build: WllamaLoadOptions["build"]): void {
   w.setCompat(assets.compat);
-  if (build === "compat") w.getWorkerResources = () => ({ wasmPath: assets.compat.wasm, jsPath: assets.compat.worker, compat: true });
+  if (build === "compat")
+    w.getWorkerResources = () => ({ wasmPath: assets.compat.wasm, jsPath: assets.compat.worker, compat: true });
 }
 
 function loadParams(bytes: ModelBytes, options: WllamaLoadOptions, threads: number): LoadModelParams {
@@ -99,7 +110,11 @@ async function localFiles(w: Wllama, assets: WllamaAssets, context: StartContext
     context.file(url, (p) => {
       const name = url.split("/").pop();
       const of = p.total ? ` of ${mb(p.total)}` : "";
-      context.onProgress({ progress: 0.7 + (p.total ? 0.05 * (p.loaded / p.total) : 0), text: `Fetching llama.cpp's runtime (${name}): ${mb(p.loaded)}${of} MB`, phase: "download" });
+      context.onProgress({
+        progress: 0.7 + (p.total ? 0.05 * (p.loaded / p.total) : 0),
+        text: `Fetching llama.cpp's runtime (${name}): ${mb(p.loaded)}${of} MB`,
+        phase: "download",
+      });
     });
   const wasm = URL.createObjectURL(new Blob([await fetched(chosen.wasmPath)], { type: "application/wasm" }));
   const glue = chosen.jsPath ?? assets.worker;
@@ -111,19 +126,33 @@ async function localFiles(w: Wllama, assets: WllamaAssets, context: StartContext
 /** A load given up: its worker is ended now, or once wllama has started it. */
 function endWhenSettled(w: Wllama, loading: Promise<void>): void {
   void w.exit().catch(() => undefined);
-  void loading.then(
-    () => w.exit(),
-    () => w.exit(),
-  ).catch(() => undefined);
+  void loading
+    .then(
+      () => w.exit(),
+      () => w.exit(),
+    )
+    .catch(() => undefined);
 }
 
 function loadFailure(e: unknown, name: string): EdgeError {
   if (e instanceof EdgeError) return e;
-  return new EdgeError("model_load_failed", { model: name, original: String(e) }, `llama.cpp could not load ${name}: ${(e as Error).message}`);
+  return new EdgeError(
+    "model_load_failed",
+    { model: name, original: String(e) },
+    `llama.cpp could not load ${name}: ${(e as Error).message}`,
+  );
 }
 
 /** The load itself: wllama's files, then the model; given up when `context.signal` fires. */
-async function loadInto(w: Wllama, assets: WllamaAssets, bytes: ModelBytes, params: LoadModelParams, loss: WorkerLoss, context: StartContext, loadingText: string): Promise<void> {
+async function loadInto(
+  w: Wllama,
+  assets: WllamaAssets,
+  bytes: ModelBytes,
+  params: LoadModelParams,
+  loss: WorkerLoss,
+  context: StartContext,
+  loadingText: string,
+): Promise<void> {
   const urls = await raceSignal(localFiles(w, assets, context), context.signal, loadAbortedError);
   context.onProgress({ progress: 0.75, text: loadingText, phase: "compile" });
   const loading = w.loadModel([bytes.file], params);
@@ -157,13 +186,32 @@ export function lineSigns(alive: StartContext["alive"]): { line(text: string): v
 
 /** A new wllama on this page holding the checked bytes, or model_load_failed / aborted. Every line
  *  it logs while loading is a sign of life. */
-export async function startWllama(assets: WllamaAssets, bytes: ModelBytes, name: string, options: WllamaLoadOptions, context: StartContext): Promise<LoadedModel> {
-  const threads = options.threads ?? defaultThreads({ cores: navigator.hardwareConcurrency || 1, isolated: globalThis.crossOriginIsolated === true, modelBytes: bytes.file.size });
+export async function startWllama(
+  assets: WllamaAssets,
+  bytes: ModelBytes,
+  name: string,
+  options: WllamaLoadOptions,
+  context: StartContext,
+): Promise<LoadedModel> {
+  const threads =
+    options.threads ??
+    defaultThreads({
+      cores: navigator.hardwareConcurrency || 1,
+      isolated: globalThis.crossOriginIsolated === true,
+      modelBytes: bytes.file.size,
+    });
   const loadingText = `Loading ${name} into llama.cpp (${options.webgpu ? "WebGPU" : `CPU, ${threads} thread${threads > 1 ? "s" : ""}`})…`;
   const log = errorLog();
   const loss = new WorkerLoss();
   const signs = lineSigns(context.alive);
-  const w = new Wllama({ default: assets.wasm }, { suppressNativeLog: false, logger: wllamaLogger(log, signs.line, loss), cacheManager: new CacheManager([NO_STORAGE]) });
+  const w = new Wllama(
+    { default: assets.wasm },
+    {
+      suppressNativeLog: false,
+      logger: wllamaLogger(log, signs.line, loss),
+      cacheManager: new CacheManager([NO_STORAGE]),
+    },
+  );
   chooseBuild(w, assets, options.build);
   try {
     await loadInto(w, assets, bytes, loadParams(bytes, options, threads), loss, context, loadingText);
@@ -172,7 +220,12 @@ export async function startWllama(assets: WllamaAssets, bytes: ModelBytes, name:
   } finally {
     signs.end();
   }
-  const model: PreparedModel = { id: name, sha256: `sha256:${bytes.sha}`, size: bytes.file.size, summary: bytes.summary };
+  const model: PreparedModel = {
+    id: name,
+    sha256: `sha256:${bytes.sha}`,
+    size: bytes.file.size,
+    summary: bytes.summary,
+  };
   return new WllamaModel(w, log, loss, model, options.webgpu ? "WebGPU" : "CPU");
 }
 
@@ -197,14 +250,20 @@ class WllamaModel implements LoadedModel {
   ) {
     this.contextWindow = w.getLoadedContextInfo().n_ctx;
     this.threads = w.getNumThreads();
-    this.warm = prefixWarmer((messages, signal, onProgress) => probe(w, messages, log, signal, onProgress), () => this.contextWindow);
+    this.warm = prefixWarmer(
+      (messages, signal, onProgress) => probe(w, messages, log, signal, onProgress),
+      () => this.contextWindow,
+    );
   }
 
   generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
     return this.run(generateWith(this.w, request, onText, this.log, this.until(signal)));
   }
 
-  warmPrefix(messages: PromptMessage[], options: WarmOptions & { signal: AbortSignal }): Promise<{ tokens: number; evaluated: number }> {
+  warmPrefix(
+    messages: PromptMessage[],
+    options: WarmOptions & { signal: AbortSignal },
+  ): Promise<{ tokens: number; evaluated: number }> {
     return this.run(this.warm(messages, this.until(options.signal), options.onProgress));
   }
 

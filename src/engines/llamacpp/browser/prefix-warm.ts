@@ -22,9 +22,17 @@ export type WarmProgress = (p: { processed: number; total: number }) => void;
 
 /** One cached completion of `messages` (one token generated); resolves with its timings. `signal`
  *  stops it between batches. */
-export type CacheProbe = (messages: PromptMessage[], signal: AbortSignal, onProgress?: WarmProgress) => Promise<ProbeTimings>;
+export type CacheProbe = (
+  messages: PromptMessage[],
+  signal: AbortSignal,
+  onProgress?: WarmProgress,
+) => Promise<ProbeTimings>;
 
-export type PrefixWarmer = (messages: PromptMessage[], signal: AbortSignal, onProgress?: WarmProgress) => Promise<{ tokens: number; evaluated: number }>;
+export type PrefixWarmer = (
+  messages: PromptMessage[],
+  signal: AbortSignal,
+  onProgress?: WarmProgress,
+) => Promise<{ tokens: number; evaluated: number }>;
 
 export function prefixWarmer(probe: CacheProbe, contextWindow: () => number): PrefixWarmer {
   const lengths = new Map<string, number>();

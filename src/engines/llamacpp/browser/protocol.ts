@@ -64,4 +64,9 @@ export interface StartContext {
 }
 
 /** Loads checked bytes into llama.cpp (page-model.ts on the page; tests pass their own). */
-export type ModelStarter = (bytes: ModelBytes, name: string, options: WllamaLoadOptions, context: StartContext) => Promise<LoadedModel>;
+export type ModelStarter = (
+  bytes: ModelBytes,
+  name: string,
+  options: WllamaLoadOptions,
+  context: StartContext,
+) => Promise<LoadedModel>;

@@ -62,7 +62,12 @@ export function stallWatch(stallMs: number): StallWatch {
   stalled.catch(() => undefined); // raced by the caller; unobserved once the load settled
   const note = (sign: string): void => {
     const now = performance.now();
-    if (now - last.at > silence.longestSilenceMs) Object.assign(silence, { longestSilenceMs: Math.round(now - last.at), silentAfter: last.sign, silentBefore: sign });
+    if (now - last.at > silence.longestSilenceMs)
+      Object.assign(silence, {
+        longestSilenceMs: Math.round(now - last.at),
+        silentAfter: last.sign,
+        silentBefore: sign,
+      });
     last = { at: now, sign };
   };
   const alive = (sign: string, quietMs = stallMs): void => {

@@ -21,7 +21,9 @@ function embeddedGlue(): string {
 }
 
 /** The prelude run in a worker named `name`; the WebAssembly object it leaves. */
-function runIn(name: string): { promising: (fn: (...a: unknown[]) => unknown) => (...a: unknown[]) => Promise<unknown> } {
+function runIn(name: string): {
+  promising: (fn: (...a: unknown[]) => unknown) => (...a: unknown[]) => Promise<unknown>;
+} {
   const original = () => {
     throw new Error("the engine's WebAssembly.promising");
   };
@@ -50,14 +52,17 @@ describe("the thread prelude", () => {
   });
 
   it("leaves every other worker alone: wllama's own worker keeps JSPI for the calls that suspend", () => {
-    for (const name of ["", "edge-llm", "pthread"]) expect(() => runIn(name).promising(() => 1)).toThrow("the engine's WebAssembly.promising");
+    for (const name of ["", "edge-llm", "pthread"])
+      expect(() => runIn(name).promising(() => 1)).toThrow("the engine's WebAssembly.promising");
   });
 
   it("comes first, and wllama's rename of the glue's `var Module` still finds the glue's own", () => {
     expect(THREAD_PRELUDE).not.toContain("var Module");
     const given = withThreadPrelude(glue);
     expect(given.startsWith(THREAD_PRELUDE)).toBe(true);
-    expect(given.replace("var Module", "var ___Module")).toBe(THREAD_PRELUDE + glue.replace("var Module", "var ___Module"));
+    expect(given.replace("var Module", "var ___Module")).toBe(
+      THREAD_PRELUDE + glue.replace("var Module", "var ___Module"),
+    );
   });
 });
 
@@ -75,7 +80,10 @@ describe("wllama 3.13's glue, as the prelude assumes it", () => {
   it("suspends only in the model file's read and WebGPU's wait, never in a CPU thread's work", () => {
     // The imports that may suspend: those matching its pattern, and those marked isAsync.
     expect(glue).toContain("var importPattern=/^(invoke_.*|__asyncjs__.*)$/");
-    expect(glue.match(/[\w$]+\.isAsync=true/g)?.sort()).toEqual(["_emwgpuWaitAny.isAsync=true", "invokeEntryPoint.isAsync=true"]);
+    expect(glue.match(/[\w$]+\.isAsync=true/g)?.sort()).toEqual([
+      "_emwgpuWaitAny.isAsync=true",
+      "invokeEntryPoint.isAsync=true",
+    ]);
     expect(glue.match(/function __asyncjs__\w+/g)).toEqual(["function __asyncjs__js_file_read"]);
   });
 });

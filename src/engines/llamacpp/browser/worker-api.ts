@@ -27,52 +27,100 @@ const STORE_STEP_MAX_MS = 5 * 60_000;
 
 function ticker(report: () => void): { stop(): void } {
   const started = Date.now();
-  const timer = setInterval(() => (Date.now() - started > STORE_STEP_MAX_MS ? clearInterval(timer) : report()), TICK_MS);
+  const timer = setInterval(
+    () => (Date.now() - started > STORE_STEP_MAX_MS ? clearInterval(timer) : report()),
+    TICK_MS,
+  );
   return { stop: () => clearInterval(timer) };
 }
 
 type Report = (p: LoadProgress) => void;
 
 /** The stored copy of a URL's model, when there is one that matches the pin. */
-async function storedBytes(url: string, pin: string | undefined, name: string, onProgress: Report): Promise<ModelBytes | undefined> {
-  const opening = ticker(() => onProgress({ progress: 0, text: `Opening the stored copy of ${name}…`, phase: "download" }));
+async function storedBytes(
+  url: string,
+  pin: string | undefined,
+  name: string,
+  onProgress: Report,
+): Promise<ModelBytes | undefined> {
+  const opening = ticker(() =>
+    onProgress({ progress: 0, text: `Opening the stored copy of ${name}…`, phase: "download" }),
+  );
   const stored = await storedModel(url, pin).finally(opening.stop);
   if (!stored) return undefined;
-  onProgress({ progress: 0.7, text: `Using the stored copy of ${name} (${mb(stored.meta.size)} MB).`, phase: "download" });
+  onProgress({
+    progress: 0.7,
+    text: `Using the stored copy of ${name} (${mb(stored.meta.size)} MB).`,
+    phase: "download",
+  });
   return { file: stored.file, sha: stored.meta.sha256, summary: await readGgufSummary(blobBytes(stored.file), name) };
 }
 
 /** A download into the store: its bytes fill 0–0.7 of the bar; once the last byte is in, the
  *  check and the store's commit say they are still running. */
-async function downloadedBytes(url: string, pin: string | undefined, name: string, onProgress: Report, signal: AbortSignal): Promise<ModelBytes> {
+async function downloadedBytes(
+  url: string,
+  pin: string | undefined,
+  name: string,
+  onProgress: Report,
+  signal: AbortSignal,
+): Promise<ModelBytes> {
   const keeps = (await modelStorage()) === "none" ? " (not stored: this browser cannot keep it here)" : "";
   let storing: { stop(): void } | undefined;
   const report = (p: { loaded: number; total: number }): void => {
-    onProgress({ progress: p.total ? 0.7 * (p.loaded / p.total) : 0, text: `Downloading ${name}: ${mb(p.loaded)} of ${p.total ? mb(p.total) : "?"} MB${keeps}`, phase: "download" });
-    if (p.total && p.loaded >= p.total) storing ??= ticker(() => onProgress({ progress: 0.7, text: `Checking ${name} and storing it…`, phase: "download" }));
+    onProgress({
+      progress: p.total ? 0.7 * (p.loaded / p.total) : 0,
+      text: `Downloading ${name}: ${mb(p.loaded)} of ${p.total ? mb(p.total) : "?"} MB${keeps}`,
+      phase: "download",
+    });
+    if (p.total && p.loaded >= p.total)
+      storing ??= ticker(() =>
+        onProgress({ progress: 0.7, text: `Checking ${name} and storing it…`, phase: "download" }),
+      );
   };
   const got = await downloadModel(url, name, pin, report, signal).finally(() => storing?.stop());
   return { file: got.file, sha: got.meta.sha256, summary: got.summary };
 }
 
 /** The model's checked bytes: download or hash progress fills 0–0.7 of the bar. */
-async function modelBytes(source: WorkerModelSource, name: string, onProgress: Report, signal: AbortSignal): Promise<ModelBytes> {
+async function modelBytes(
+  source: WorkerModelSource,
+  name: string,
+  onProgress: Report,
+  signal: AbortSignal,
+): Promise<ModelBytes> {
   const pin = pinHex(source.sha256);
-  if (source.kind === "url") return (await storedBytes(source.url, pin, name, onProgress)) ?? downloadedBytes(source.url, pin, name, onProgress, signal);
+  if (source.kind === "url")
+    return (
+      (await storedBytes(source.url, pin, name, onProgress)) ??
+      downloadedBytes(source.url, pin, name, onProgress, signal)
+    );
   const summary = await readGgufSummary(blobBytes(source.blob), name);
-  const sha = await hashBlob(source.blob, (p) => onProgress({ progress: 0.7 * (p.loaded / p.total), text: `Checking ${name} (sha256)`, phase: "download" }), signal);
+  const sha = await hashBlob(
+    source.blob,
+    (p) => onProgress({ progress: 0.7 * (p.loaded / p.total), text: `Checking ${name} (sha256)`, phase: "download" }),
+    signal,
+  );
   if (pin && pin !== sha) throw integrityError(name, pin, sha);
   return { file: source.blob, sha, summary };
 }
 
 function runtimeUnreachable(url: string, reason: string): EdgeError {
   const file = url.split(/[?#]/)[0]!.split("/").pop();
-  return new EdgeError("model_load_failed", { stage: "runtime", url, reason }, `llama.cpp's runtime (${file}) could not be fetched: ${reason}. Check the connection and load the model again.`);
+  return new EdgeError(
+    "model_load_failed",
+    { stage: "runtime", url, reason },
+    `llama.cpp's runtime (${file}) could not be fetched: ${reason}. Check the connection and load the model again.`,
+  );
 }
 
 /** One of wllama's files (its wasm, the compat build's script), as the server sent it, its bytes
  *  reported as they come (10–19 MB: a minute or more on a slow connection). */
-async function runtimeFile(url: string, onBytes: (p: { loaded: number; total: number }) => void, signal: AbortSignal): Promise<Blob> {
+async function runtimeFile(
+  url: string,
+  onBytes: (p: { loaded: number; total: number }) => void,
+  signal: AbortSignal,
+): Promise<Blob> {
   let response: Response;
   try {
     response = await fetch(url, { signal });
@@ -83,9 +131,18 @@ async function runtimeFile(url: string, onBytes: (p: { loaded: number; total: nu
   const total = Number(response.headers.get("content-length")) || 0;
   const parts: Uint8Array<ArrayBuffer>[] = [];
   try {
-    await pumpDownload(url, response.body, total, (chunk) => void parts.push(chunk as Uint8Array<ArrayBuffer>), (loaded) => onBytes({ loaded, total }), signal);
+    await pumpDownload(
+      url,
+      response.body,
+      total,
+      (chunk) => void parts.push(chunk as Uint8Array<ArrayBuffer>),
+      (loaded) => onBytes({ loaded, total }),
+      signal,
+    );
   } catch (e) {
-    throw e instanceof EdgeError && e.code === "model_fetch_failed" ? runtimeUnreachable(url, String(e.details["reason"])) : e;
+    throw e instanceof EdgeError && e.code === "model_fetch_failed"
+      ? runtimeUnreachable(url, String(e.details["reason"]))
+      : e;
   }
   return new Blob(parts, { type: response.headers.get("content-type") ?? "" });
 }

@@ -14,7 +14,10 @@ describe("completionError", () => {
   });
 
   it("a prompt beyond the window is context_window_exceeded with both numbers", () => {
-    const e = completionError(new WllamaError("the request (5000 tokens) exceeds the available context size (4096 tokens)"), live);
+    const e = completionError(
+      new WllamaError("the request (5000 tokens) exceeds the available context size (4096 tokens)"),
+      live,
+    );
     expect(e?.code).toBe("context_window_exceeded");
     expect(e?.details).toMatchObject({ promptTokens: 5000, contextWindow: 4096 });
   });
@@ -24,7 +27,11 @@ describe("completionError", () => {
     log.logger.error("@@ERROR@@ earlier failure");
     const mark = log.mark();
     log.logger.error("[json.exception.type_error.316] invalid UTF-8 byte at index 3: 0xB0");
-    const e = completionError(new RangeError("attempting to construct out-of-bounds Uint8Array on ArrayBuffer"), live, log.since(mark));
+    const e = completionError(
+      new RangeError("attempting to construct out-of-bounds Uint8Array on ArrayBuffer"),
+      live,
+      log.since(mark),
+    );
     expect(e?.code).toBe("generation_failed");
     expect(e?.details).toMatchObject({ cause: "invalid_utf8" });
     expect(e?.message).toContain("not valid UTF-8");
@@ -36,7 +43,9 @@ describe("completionError", () => {
     const mark = log.mark();
     log.logger.error("ggml: out of memory");
     const e = completionError(new Error("boom"), live, log.since(mark));
-    expect(e?.message).toBe("llama.cpp failed while generating: boom (ggml: out of memory). Try again, or reload the model.");
+    expect(e?.message).toBe(
+      "llama.cpp failed while generating: boom (ggml: out of memory). Try again, or reload the model.",
+    );
   });
 
   it("keeps at most the last 20 lines", () => {

@@ -6,16 +6,29 @@ import { EdgeError } from "../../../contract/errors.ts";
 /** wllama's log: its errors (its own and llama.cpp's, e.g. a C++ exception's text) are kept for
  *  the coded error the caller gets, not printed: the person sees the failure once, with its
  *  reason, in the transcript. The last few are enough to explain one failure. */
-export function errorLog(): { logger: Pick<Console, "debug" | "log" | "warn" | "error">; since(mark: number): string[]; mark(): number } {
+export function errorLog(): {
+  logger: Pick<Console, "debug" | "log" | "warn" | "error">;
+  since(mark: number): string[];
+  mark(): number;
+} {
   const lines: string[] = [];
   let count = 0;
   const remember = (...a: unknown[]): void => {
-    lines.push(a.map((x) => (x instanceof Error ? x.message : String(x))).join(" ").slice(0, 500));
+    lines.push(
+      a
+        .map((x) => (x instanceof Error ? x.message : String(x)))
+        .join(" ")
+        .slice(0, 500),
+    );
     if (lines.length > 20) lines.shift();
     count++;
   };
   const none = (): undefined => undefined;
-  return { logger: { debug: none, log: none, warn: none, error: remember }, mark: () => count, since: (mark) => lines.slice(Math.max(0, lines.length - (count - mark))) };
+  return {
+    logger: { debug: none, log: none, warn: none, error: remember },
+    mark: () => count,
+    since: (mark) => lines.slice(Math.max(0, lines.length - (count - mark))),
+  };
 }
 /** llama.cpp's refusal of a prompt beyond the window, as the table's code. */
 function contextExceeded(message: string): EdgeError | undefined {
@@ -30,7 +43,11 @@ function contextExceeded(message: string): EdgeError | undefined {
 
 /** A failed completion as the table's code (an abort is not a failure: the caller reports it).
  *  `native`: what wllama and llama.cpp logged as errors during the completion. */
-export function completionError(e: unknown, signal: AbortSignal, native: readonly string[] = []): EdgeError | undefined {
+export function completionError(
+  e: unknown,
+  signal: AbortSignal,
+  native: readonly string[] = [],
+): EdgeError | undefined {
   if (e instanceof WllamaAbortError || signal.aborted) return undefined;
   const exceeded = e instanceof WllamaError ? contextExceeded(e.message) : undefined;
   if (exceeded) return exceeded;
@@ -45,6 +62,9 @@ export function completionError(e: unknown, signal: AbortSignal, native: readonl
     );
   }
   const reason = native.length ? ` (${native[native.length - 1]})` : "";
-  return EdgeError.withTableFix("generation_failed", { original: String(e), native: native.join("\n") }, `llama.cpp failed while generating: ${(e as Error).message}${reason}.`);
+  return EdgeError.withTableFix(
+    "generation_failed",
+    { original: String(e), native: native.join("\n") },
+    `llama.cpp failed while generating: ${(e as Error).message}${reason}.`,
+  );
 }
-

@@ -12,7 +12,10 @@ import type { FileProgress, LlamaWorkerApi, ModelBytes, WorkerModelSource } from
 import { WorkerLoss } from "./worker-loss.ts";
 
 export function createLlamaWorker(): Worker {
-  return new Worker(new URL("../../../../workers/llamacpp.worker.ts", import.meta.url), { type: "module", name: "edge-llamacpp" });
+  return new Worker(new URL("../../../../workers/llamacpp.worker.ts", import.meta.url), {
+    type: "module",
+    name: "edge-llamacpp",
+  });
 }
 
 export interface WorkerSession {
@@ -25,7 +28,11 @@ export interface WorkerSession {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function workerFailed(reason: string): EdgeError {
-  return EdgeError.withTableFix("model_load_failed", { reason, stage: "worker" }, `The llama.cpp worker failed: ${reason}.`);
+  return EdgeError.withTableFix(
+    "model_load_failed",
+    { reason, stage: "worker" },
+    `The llama.cpp worker failed: ${reason}.`,
+  );
 }
 
 /** One started worker: its comlink handle, its loss, the calls still running. */
@@ -58,7 +65,8 @@ class WorkerLink {
 
   async end(): Promise<void> {
     const reason: unknown = this.signal.reason;
-    if (reason instanceof EdgeError && reason.code === "aborted") await Promise.race([Promise.allSettled(this.running), sleep(2000)]);
+    if (reason instanceof EdgeError && reason.code === "aborted")
+      await Promise.race([Promise.allSettled(this.running), sleep(2000)]);
     this.signal.removeEventListener("abort", this.onAbort);
     this.remote[Comlink.releaseProxy]();
     this.worker.terminate();

@@ -11,7 +11,17 @@ import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
 import { chatTemplateRenderer, type ChatTemplateRenderer } from "../chat-template.ts";
 import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, PromptMessage } from "../backend.ts";
 import { prepareLocalFile, prepareUrl, type PreparedFile } from "./model-files.ts";
-import { llamaBinding, type NlcChatWrapper, type NlcContext, type NlcGrammar, type NlcHistoryItem, type NlcModel, type NlcSequence, type LlamaBinding, type Token } from "./binding.ts";
+import {
+  llamaBinding,
+  type NlcChatWrapper,
+  type NlcContext,
+  type NlcGrammar,
+  type NlcHistoryItem,
+  type NlcModel,
+  type NlcSequence,
+  type LlamaBinding,
+  type Token,
+} from "./binding.ts";
 
 export interface NodeLlamaBackendOptions {
   /** Where downloaded models are cached (the CLI passes $EDGE_DATA_DIR/models). */
@@ -46,7 +56,11 @@ class TextStream {
   ) {}
   update(tokens: readonly Token[], final = false): void {
     if (this.flushed >= tokens.length) return;
-    const piece = this.llm.detokenize(tokens.slice(this.flushed), false, tokens.slice(Math.max(0, this.flushed - 4), this.flushed));
+    const piece = this.llm.detokenize(
+      tokens.slice(this.flushed),
+      false,
+      tokens.slice(Math.max(0, this.flushed - 4), this.flushed),
+    );
     if (!final && piece.endsWith("\uFFFD")) return;
     this.flushed = tokens.length;
     if (piece) {
@@ -79,7 +93,10 @@ class NodeLoadedModel implements LoadedModel {
     this.contextWindow = context.contextSize;
     this.trainedContext = llm.trainContextSize;
     this.sequence = context.getSequence();
-    this.template = chatTemplateRenderer(llm.fileInfo.metadata.tokenizer?.chat_template, { bos: llm.tokens.bosString, eos: llm.tokens.eosString });
+    this.template = chatTemplateRenderer(llm.fileInfo.metadata.tokenizer?.chat_template, {
+      bos: llm.tokens.bosString,
+      eos: llm.tokens.eosString,
+    });
   }
 
   /** Whether a content holds the text of a special token (e.g. a tool result with "<|im_end|>"). */
@@ -101,7 +118,9 @@ class NodeLoadedModel implements LoadedModel {
         // the wrapper below
       }
     }
-    const history: NlcHistoryItem[] = messages.map((m) => (m.role === "assistant" ? { type: "model", response: [m.content] } : { type: m.role, text: m.content }));
+    const history: NlcHistoryItem[] = messages.map((m) =>
+      m.role === "assistant" ? { type: "model", response: [m.content] } : { type: m.role, text: m.content },
+    );
     history.push({ type: "model", response: [] });
     return this.wrapper.generateContextState({ chatHistory: history }).contextText.tokenize(this.llm.tokenizer);
   }
@@ -115,7 +134,11 @@ class NodeLoadedModel implements LoadedModel {
     if (!compiled) {
       compiled = this.rt.llama.createGrammar({ grammar: text }).catch((e: unknown) => {
         this.grammars.delete(text);
-        throw EdgeError.withTableFix("response_format_unsupported", { reason: "grammar", original: String(e) }, `llama.cpp refused the grammar (GBNF): ${(e as Error).message}.`);
+        throw EdgeError.withTableFix(
+          "response_format_unsupported",
+          { reason: "grammar", original: String(e) },
+          `llama.cpp refused the grammar (GBNF): ${(e as Error).message}.`,
+        );
       });
       if (this.grammars.size >= GRAMMAR_CACHE) this.grammars.delete(this.grammars.keys().next().value!);
       this.grammars.set(text, compiled);
@@ -123,12 +146,27 @@ class NodeLoadedModel implements LoadedModel {
     return compiled;
   }
 
-  async generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
+  async generate(
+    request: GenerateRequest,
+    onText: (delta: string) => void,
+    signal: AbortSignal,
+  ): Promise<GenerateResult> {
     const start = performance.now();
     const prompt = this.tokens(request.messages);
-    const budget = checkAnswerBudget(prompt.length, this.contextWindow, request.maxTokens, request.defaultMaxTokens, this.trainedContext);
+    const budget = checkAnswerBudget(
+      prompt.length,
+      this.contextWindow,
+      request.maxTokens,
+      request.defaultMaxTokens,
+      this.trainedContext,
+    );
     const grammarEvaluationState =
-      request.grammar !== undefined ? new this.rt.module.LlamaGrammarEvaluationState({ model: this.llm, grammar: await this.grammar(request.grammar) }) : undefined;
+      request.grammar !== undefined
+        ? new this.rt.module.LlamaGrammarEvaluationState({
+            model: this.llm,
+            grammar: await this.grammar(request.grammar),
+          })
+        : undefined;
     // Keep the cached prefix, evaluate the rest. The last prompt token is always evaluated: its
     // logits start the answer.
     const head = prompt.slice(0, -1);
@@ -142,7 +180,11 @@ class NodeLoadedModel implements LoadedModel {
     // (the runtime ends the stream) or an abort is "stop".
     let finishReason: GenerateResult["finishReason"] = budget > 0 ? "stop" : "length";
     if (budget > 0 && !signal.aborted) {
-      const options = { temperature: request.temperature, seed: request.seed, ...(grammarEvaluationState ? { grammarEvaluationState } : {}) };
+      const options = {
+        temperature: request.temperature,
+        seed: request.seed,
+        ...(grammarEvaluationState ? { grammarEvaluationState } : {}),
+      };
       for await (const token of this.sequence.evaluate(input, options)) {
         firstAt ??= performance.now();
         if (this.llm.isEogToken(token)) break;
@@ -208,7 +250,11 @@ class NodeLoadedModel implements LoadedModel {
     } catch (e) {
       // llama.cpp leaves the sequence empty after a refused state: the next prompt is evaluated whole.
       await this.sequence.clearHistory();
-      throw EdgeError.withTableFix("imprint_state_mismatch", { reason: "runtime_refused", original: String(e) }, `llama.cpp refused the saved state (${(e as Error).message}); it was not used.`);
+      throw EdgeError.withTableFix(
+        "imprint_state_mismatch",
+        { reason: "runtime_refused", original: String(e) },
+        `llama.cpp refused the saved state (${(e as Error).message}); it was not used.`,
+      );
     }
     return [...this.sequence.contextTokens];
   }
@@ -219,7 +265,11 @@ class NodeLoadedModel implements LoadedModel {
   }
 }
 
-async function loadModel(rt: LlamaBinding, prepared: PreparedFile, options: Parameters<LlamaBackend["load"]>[1]): Promise<NodeLoadedModel> {
+async function loadModel(
+  rt: LlamaBinding,
+  prepared: PreparedFile,
+  options: Parameters<LlamaBackend["load"]>[1],
+): Promise<NodeLoadedModel> {
   const { signal, onProgress } = options;
   let llm: NlcModel;
   try {
@@ -227,11 +277,20 @@ async function loadModel(rt: LlamaBinding, prepared: PreparedFile, options: Para
       modelPath: prepared.path,
       gpuLayers: 0,
       ...(signal ? { loadSignal: signal } : {}),
-      onLoadProgress: (p) => onProgress?.({ progress: 0.5 + 0.45 * p, text: `Loading ${prepared.id} into llama.cpp ${Math.round(p * 100)}%`, phase: "compile" }),
+      onLoadProgress: (p) =>
+        onProgress?.({
+          progress: 0.5 + 0.45 * p,
+          text: `Loading ${prepared.id} into llama.cpp ${Math.round(p * 100)}%`,
+          phase: "compile",
+        }),
     });
   } catch (e) {
     if (signal?.aborted) throw loadAbortedError();
-    throw new EdgeError("model_load_failed", { model: prepared.id, original: String(e) }, `llama.cpp could not load ${prepared.id}: ${(e as Error).message}`);
+    throw new EdgeError(
+      "model_load_failed",
+      { model: prepared.id, original: String(e) },
+      `llama.cpp could not load ${prepared.id}: ${(e as Error).message}`,
+    );
   }
   try {
     const context = await llm.createContext({
@@ -244,7 +303,11 @@ async function loadModel(rt: LlamaBinding, prepared: PreparedFile, options: Para
     return new NodeLoadedModel(rt, prepared, llm, context, wrapper);
   } catch (e) {
     await llm.dispose();
-    throw new EdgeError("model_load_failed", { model: prepared.id, original: String(e) }, `llama.cpp could not create a ${options.contextSize}-token context for ${prepared.id} (memory?): ${(e as Error).message}`);
+    throw new EdgeError(
+      "model_load_failed",
+      { model: prepared.id, original: String(e) },
+      `llama.cpp could not create a ${options.contextSize}-token context for ${prepared.id} (memory?): ${(e as Error).message}`,
+    );
   }
 }
 
@@ -254,8 +317,12 @@ export function createNodeLlamaBackend(options: NodeLlamaBackendOptions): LlamaB
       const { signal, onProgress } = loadOptions;
       // The runtime first: without it nothing is worth downloading.
       const rt = await llamaBinding();
-      if (source.kind === "blob") throw new EdgeError("model_source_unsupported", {}, "In Node, load a model from a file path or a URL.");
-      const prepared = source.kind === "file" ? await prepareLocalFile(source, onProgress, signal) : await prepareUrl(source, options.cacheDir, onProgress, signal);
+      if (source.kind === "blob")
+        throw new EdgeError("model_source_unsupported", {}, "In Node, load a model from a file path or a URL.");
+      const prepared =
+        source.kind === "file"
+          ? await prepareLocalFile(source, onProgress, signal)
+          : await prepareUrl(source, options.cacheDir, onProgress, signal);
       if (signal?.aborted) throw loadAbortedError();
       return loadModel(rt, prepared, loadOptions);
     },

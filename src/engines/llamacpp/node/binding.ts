@@ -24,7 +24,10 @@ export interface NlcSequence {
   readonly nextTokenIndex: number;
   readonly contextTokens: Token[];
   adaptStateToTokens(tokens: Token[], allowShift?: boolean): Promise<void>;
-  evaluate(tokens: Token[], options?: { temperature?: number; seed?: number; grammarEvaluationState?: NlcGrammarState }): AsyncGenerator<Token, void, void | Token | Token[]>;
+  evaluate(
+    tokens: Token[],
+    options?: { temperature?: number; seed?: number; grammarEvaluationState?: NlcGrammarState },
+  ): AsyncGenerator<Token, void, void | Token | Token[]>;
   evaluateWithoutGeneratingNewTokens(tokens: Token[]): Promise<void>;
   saveStateToFile(filePath: string): Promise<{ fileSize: number }>;
   loadStateFromFile(filePath: string, acceptRisk: { acceptRisk: true }): Promise<void>;
@@ -35,10 +38,15 @@ export interface NlcContext {
   getSequence(): NlcSequence;
   dispose(): Promise<void>;
 }
-export type NlcHistoryItem = { type: "system"; text: string } | { type: "user"; text: string } | { type: "model"; response: string[] };
+export type NlcHistoryItem =
+  | { type: "system"; text: string }
+  | { type: "user"; text: string }
+  | { type: "model"; response: string[] };
 export interface NlcChatWrapper {
   readonly wrapperName?: string;
-  generateContextState(options: { chatHistory: NlcHistoryItem[] }): { contextText: { tokenize(tokenizer: unknown): Token[] } };
+  generateContextState(options: { chatHistory: NlcHistoryItem[] }): {
+    contextText: { tokenize(tokenizer: unknown): Token[] };
+  };
 }
 export interface NlcModel {
   readonly trainContextSize: number;
@@ -54,7 +62,12 @@ export interface NlcModel {
 export interface NlcLlama {
   /** CPU cores useful for math (node-llama-cpp's count). */
   readonly cpuMathCores: number;
-  loadModel(options: { modelPath: string; gpuLayers?: number; onLoadProgress?: (progress: number) => void; loadSignal?: AbortSignal }): Promise<NlcModel>;
+  loadModel(options: {
+    modelPath: string;
+    gpuLayers?: number;
+    onLoadProgress?: (progress: number) => void;
+    loadSignal?: AbortSignal;
+  }): Promise<NlcModel>;
   createGrammar(options: { grammar: string }): Promise<NlcGrammar>;
 }
 export interface NlcModule {
@@ -84,7 +97,10 @@ function installedVersion(require: NodeRequire, specifier: string): string | und
     let dir = path.dirname(require.resolve(specifier));
     for (let i = 0; i < 4; i++, dir = path.dirname(dir)) {
       try {
-        const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+        const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
+          name?: string;
+          version?: string;
+        };
         if (pkg.name === specifier) return pkg.version;
       } catch {
         // not this folder
@@ -112,7 +128,9 @@ export async function loadLlamaBinding(specifier = "node-llama-cpp"): Promise<Ll
   try {
     llama = await module.getLlama({ gpu: false, build: "never", logLevel: "error", progressLogs: false });
   } catch (e) {
-    throw runtimeMissing(`no prebuilt llama.cpp binary for ${process.platform}-${process.arch} could be loaded: ${(e as Error).message}`);
+    throw runtimeMissing(
+      `no prebuilt llama.cpp binary for ${process.platform}-${process.arch} could be loaded: ${(e as Error).message}`,
+    );
   }
   return { module, llama, name: `node-llama-cpp ${version}` };
 }

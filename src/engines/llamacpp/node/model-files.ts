@@ -20,7 +20,6 @@ export interface PreparedFile extends PreparedModel {
 
 type Progress = ((p: LoadProgress) => void) | undefined;
 
-
 async function fileBytes(file: string): Promise<ByteSource & { close(): Promise<void> }> {
   const handle = await open(file, "r");
   const { size } = await handle.stat();
@@ -46,7 +45,13 @@ async function checkHeader(file: string, name: string): Promise<PreparedModel["s
 }
 
 /** sha256 of a file, streamed, reporting progress between `from` and `to` of the bar. */
-async function hashFile(file: string, size: number, onProgress: Progress, signal: AbortSignal | undefined, range: [number, number]): Promise<string> {
+async function hashFile(
+  file: string,
+  size: number,
+  onProgress: Progress,
+  signal: AbortSignal | undefined,
+  range: [number, number],
+): Promise<string> {
   const hash = createHash("sha256");
   let done = 0;
   let lastReport = 0;
@@ -61,22 +66,39 @@ async function hashFile(file: string, size: number, onProgress: Progress, signal
     if (onProgress && (done - lastReport > 16 << 20 || done === size)) {
       lastReport = done;
       const f = size ? done / size : 1;
-      onProgress({ progress: range[0] + (range[1] - range[0]) * f, text: `Checking the model file (sha256) ${Math.round(f * 100)}%`, phase: "download" });
+      onProgress({
+        progress: range[0] + (range[1] - range[0]) * f,
+        text: `Checking the model file (sha256) ${Math.round(f * 100)}%`,
+        phase: "download",
+      });
     }
   }
   return hash.digest("hex");
 }
 
 /** A local GGUF file: header check, then its sha256 (and the pin, when one is given). */
-export async function prepareLocalFile(source: Extract<ModelSource, { kind: "file" }>, onProgress: Progress, signal?: AbortSignal): Promise<PreparedFile> {
+export async function prepareLocalFile(
+  source: Extract<ModelSource, { kind: "file" }>,
+  onProgress: Progress,
+  signal?: AbortSignal,
+): Promise<PreparedFile> {
   const id = modelIdOf(source);
   let size: number;
   try {
     size = (await stat(source.path)).size;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new EdgeError("unknown_model", { model: source.path }, `No model file at ${source.path}; pass an existing GGUF file, an http(s) URL, or a catalog model name.`);
-    throw new EdgeError("model_load_failed", { path: source.path, original: String(e) }, `The model file ${source.path} could not be read: ${(e as Error).message}. Check the path and its permissions.`);
+    if (code === "ENOENT")
+      throw new EdgeError(
+        "unknown_model",
+        { model: source.path },
+        `No model file at ${source.path}; pass an existing GGUF file, an http(s) URL, or a catalog model name.`,
+      );
+    throw new EdgeError(
+      "model_load_failed",
+      { path: source.path, original: String(e) },
+      `The model file ${source.path} could not be read: ${(e as Error).message}. Check the path and its permissions.`,
+    );
   }
   const summary = await checkHeader(source.path, id);
   const sha = await hashFile(source.path, size, onProgress, signal, [0, 0.5]);
@@ -112,7 +134,12 @@ async function removeEntry(entry: { file: string; meta: string }): Promise<void>
 }
 
 /** Stream the URL into `tmp`, hashing as it goes; returns the hex sha256 and the byte count. */
-async function download(url: string, tmp: string, onProgress: Progress, signal?: AbortSignal): Promise<{ sha: string; size: number }> {
+async function download(
+  url: string,
+  tmp: string,
+  onProgress: Progress,
+  signal?: AbortSignal,
+): Promise<{ sha: string; size: number }> {
   let response: Response;
   try {
     response = await fetch(url, signal ? { signal } : {});
@@ -120,7 +147,8 @@ async function download(url: string, tmp: string, onProgress: Progress, signal?:
     if (signal?.aborted) throw loadAbortedError();
     throw fetchFailed(url, (e as Error).message);
   }
-  if (!response.ok || !response.body) throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });
+  if (!response.ok || !response.body)
+    throw fetchFailed(url, `the server answered HTTP ${response.status}`, { status: response.status });
   const total = Number(response.headers.get("content-length")) || 0;
   const hash = createHash("sha256");
   const out = await open(tmp, "wx", 0o600);
@@ -139,7 +167,11 @@ async function download(url: string, tmp: string, onProgress: Progress, signal?:
         const f = total ? Math.min(1, loaded / total) : 0;
         if (!onProgress || Math.floor(f * 100) === lastReport) return;
         lastReport = Math.floor(f * 100);
-        onProgress({ progress: 0.5 * f, text: `Downloading the model: ${(loaded / 1e6).toFixed(1)} of ${total ? (total / 1e6).toFixed(1) : "?"} MB`, phase: "download" });
+        onProgress({
+          progress: 0.5 * f,
+          text: `Downloading the model: ${(loaded / 1e6).toFixed(1)} of ${total ? (total / 1e6).toFixed(1) : "?"} MB`,
+          phase: "download",
+        });
       },
       signal,
     );
@@ -151,16 +183,25 @@ async function download(url: string, tmp: string, onProgress: Progress, signal?:
 }
 
 /** A URL: from the cache when present and intact, else downloaded into it. */
-export async function prepareUrl(source: Extract<ModelSource, { kind: "url" }>, cacheDir: string, onProgress: Progress, signal?: AbortSignal): Promise<PreparedFile> {
+export async function prepareUrl(
+  source: Extract<ModelSource, { kind: "url" }>,
+  cacheDir: string,
+  onProgress: Progress,
+  signal?: AbortSignal,
+): Promise<PreparedFile> {
   const id = modelIdOf(source);
   const pinned = pinHex(source.sha256);
   const entry = cacheEntry(cacheDir, source.url);
   const meta = await readMeta(entry.meta);
   if (meta?.url === source.url && (!pinned || meta.sha256 === pinned)) {
-    const size = await stat(entry.file).then((s) => s.size, () => -1);
+    const size = await stat(entry.file).then(
+      (s) => s.size,
+      () => -1,
+    );
     if (size === meta.size) {
       const sha = await hashFile(entry.file, size, onProgress, signal, [0, 0.5]);
-      if (sha === meta.sha256) return { id, path: entry.file, sha256: `sha256:${sha}`, size, summary: await checkHeader(entry.file, id) };
+      if (sha === meta.sha256)
+        return { id, path: entry.file, sha256: `sha256:${sha}`, size, summary: await checkHeader(entry.file, id) };
     }
   }
   // Not cached, damaged, or cached for another pin: replace it.

@@ -4,6 +4,7 @@
 // Pyodide runner. Equal receipts (but for ids and times), one receipt chain, the same pending action.
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
+import { sameParts } from "../test/fixtures/receipt-parts.ts";
 import { storedReceipts } from "./playground-helpers.ts";
 
 const PAGE = "/e2e/pages/assembly.html";
@@ -12,23 +13,6 @@ const DB = "edge-assembly-test";
 
 type Receipt = Record<string, unknown> & { calls: Record<string, unknown>[] };
 type Run = { outcome: string; answer?: string; receipt: Receipt; pending_action?: Record<string, unknown> };
-
-/** A receipt without what differs between two runs of the same request. */
-function sameParts(receipt: Receipt): Record<string, unknown> {
-  const {
-    id: _id,
-    created_at: _at,
-    seq: _seq,
-    prev_receipt_sha256: _prev,
-    receipt_sha256: _sha,
-    calls,
-    extra,
-    ...rest
-  } = receipt;
-  // A pending action's id and expiry are its own.
-  const { pending_action_id: _p, pending_expires_at: _e, ...same } = (extra ?? {}) as Record<string, unknown>;
-  return { ...rest, extra: same, calls: calls.map(({ call_id: _c, duration_ms: _d, ...call }) => call) };
-}
 
 async function ask(page: Page, door: "widget" | "root", script: unknown[], prompt: string): Promise<Run> {
   const run: unknown = await page.evaluate(

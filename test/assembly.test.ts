@@ -1,8 +1,8 @@
 // One composition root per environment (docs/architecture.md, "assembly"): the front doors ask
 // src/assembly/node.ts or src/assembly/browser.ts for their stores, runner host, broker, engine and
-// session, and never build those parts themselves. The one-shot CLI commands listed below keep a
-// runner host of their own (the runner keeper's: src/cli/runners.ts), so that `edge tools call`
-// loads nothing else (bench:cli's goal for a warm call).
+// session, and never build those parts themselves. The one-shot CLI commands (`edge tools call`,
+// `edge tools confirm`) give the Node root the runner keeper's host (src/cli/runners.ts, allowed
+// below), the one place that makes it.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -30,7 +30,6 @@ const ROOT_ONLY = [
 
 /** Front-door files that build some of those parts, and why. */
 const ALLOWED: Readonly<Record<string, string>> = {
-  "src/cli/tools.ts": "one-shot `edge tools call`: the keeper's runner host and the broker, without the root's imports",
   "src/cli/runners.ts": "the one-shot commands' runner host (the keeper's)",
   "src/app/debug.ts": "the runner debug page: a bare runner host with its timings, no session",
 };

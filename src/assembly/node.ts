@@ -16,7 +16,8 @@ import type { Engine } from "../engines/engine.ts";
 import type { ModelSource } from "../engines/llamacpp/backend.ts";
 import type { FactsStore } from "../facts/store.ts";
 import type { FactsSurface } from "../facts/surface.ts";
-import { createMcpToolService, type McpServiceOptions, type McpToolService } from "../mcp/service.ts";
+import type { McpServiceOptions, McpToolService } from "../mcp/service.ts";
+import { directCall, type DirectCallOptions, type DirectCallOutcome } from "../chat/direct-call.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
 import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { createNodeRunnerHost } from "../runner/node.ts";
@@ -59,6 +60,18 @@ export interface NodeEngine {
 export interface NodeEdgeOptions {
   /** Booted runners kept ready for the next call (default 1; 0 when no Python tool will run). */
   spares?: number;
+  /** A runner host of the caller's instead (the one-shot commands pass the runner keeper's:
+   *  src/cli/runners.ts); the root closes it. */
+  host?: PoolRunnerHost;
+}
+
+/** One checked call of a tool of a frozen tools file, outside a chat (`edge tools call`). */
+export interface NodeDirectCall {
+  tools: NodeToolsFile;
+  toolset: FrozenToolset;
+  name: string;
+  args: unknown;
+  options?: Pick<DirectCallOptions, "call" | "extra">;
 }
 
 /** What an MCP server over one tools file needs besides its transport. */
@@ -85,13 +98,16 @@ export interface NodeEdge {
     options: Pick<ConfirmContext, "signal" | "workspace" | "timeoutMs" | "origin" | "confirmedVia">,
   ): Promise<ConfirmOutcome>;
   reject(id: string): Promise<ConfirmOutcome>;
+  /** A direct call: argument checks, a fresh runner, result checks, one receipt; a commit tool
+   *  becomes a pending action instead of running. */
+  call(request: NodeDirectCall): Promise<DirectCallOutcome>;
   /** The tools an MCP server offers: the file frozen now, each call through this root's parts. */
   toolService(options: NodeToolService): Promise<McpToolService>;
   close(): Promise<void>;
 }
 
 export function createNodeEdge(options: NodeEdgeOptions = {}): NodeEdge {
-  const host = createNodeRunnerHost({ spares: options.spares ?? 1 });
+  const host = options.host ?? createNodeRunnerHost({ spares: options.spares ?? 1 });
   const receipts = createNodeReceiptStore();
   const pending = createNodePendingStore();
   // Imported on first use, like the engines: `edge mcp serve` loads no facts or engine code.
@@ -137,8 +153,15 @@ export function createNodeEdge(options: NodeEdgeOptions = {}): NodeEdge {
     },
     confirm: (id, token, o) => confirm(id, token, { ...o, store: pending, host, source: sourceOfRecord, receipts }),
     reject: (id) => reject(id, { store: pending }),
+    call: (c) =>
+      directCall(c.toolset, host, c.name, c.args, {
+        ...c.options,
+        broker: parts(c.tools).broker(c.toolset.source, c.tools.selection),
+        receipts,
+      }),
     async toolService(o) {
-      const toolset = await freeze(o.tools);
+      // Imported here: a one-shot command that builds this root loads no MCP code.
+      const [{ createMcpToolService }, toolset] = await Promise.all([import("../mcp/service.ts"), freeze(o.tools)]);
       return createMcpToolService({
         toolset,
         host,

@@ -3,12 +3,11 @@
 // $EDGE_DATA_DIR/pending; expired ones are purged (arguments wiped) whenever a command starts.
 import { errorJson } from "../contract/errors.ts";
 import { parseArgs } from "node:util";
-import { confirm, purgeExpired, reject } from "../confirm/confirm.ts";
+import { purgeExpired, reject } from "../confirm/confirm.ts";
 import { createNodePendingStore, pendingIdFromArgument, type NodePendingStore } from "../confirm/store-node.ts";
 import { viewOf } from "../confirm/pending.ts";
 import type { ConfirmOutcome } from "../confirm/types.ts";
-import { toolsFileSource } from "../assembly/tools-source.ts";
-import { createNodeReceiptStore } from "../receipts/store-node.ts";
+import { createNodeEdge } from "../assembly/node.ts";
 import { EXIT_FAILED, EXIT_OK, formatError, printJson, table, UsageError, type CliIO } from "./io.ts";
 import { oneShotRunnerHost } from "./runners.ts";
 
@@ -80,26 +79,24 @@ export async function confirmCommandCli(argv: string[], io: CliIO): Promise<numb
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
       throw new UsageError("--timeout-ms must be a positive integer.");
   }
-  const store = await startUp(io);
-  // Loaded on use, as in tools.ts: the workspace code only when a confirmation runs.
-  const { cliWorkspace } = await import("./workspace-session.ts");
-  const ws = await cliWorkspace(values.workspace, undefined, false);
-  const id = pendingIdFromArgument(positionals[0]!) ?? positionals[0]!;
   // The call's runner at once; the re-discovery's too when no kept discovery answers (runners.ts).
-  const host = oneShotRunnerHost({ discoveries: "use", call: true }, (line) => io.err(line));
+  const edge = createNodeEdge({ host: oneShotRunnerHost({ discoveries: "use", call: true }, (line) => io.err(line)) });
   try {
-    const out = await confirm(id, values.token, {
-      store,
-      host,
-      source: (record) => toolsFileSource(record.tools_file, record.tools_root),
-      receipts: createNodeReceiptStore(),
+    await edge.purgeExpired((err: unknown) =>
+      io.err(`edge: could not purge expired pending actions: ${String(err)}\n`),
+    );
+    // Loaded on use, as in tools.ts: the workspace code only when a confirmation runs.
+    const { cliWorkspace } = await import("./workspace-session.ts");
+    const ws = await cliWorkspace(values.workspace, undefined, false);
+    const id = pendingIdFromArgument(positionals[0]!) ?? positionals[0]!;
+    const out = await edge.confirm(id, values.token, {
       confirmedVia: "terminal",
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(ws.workspace ? { workspace: ws.workspace } : {}),
     });
     return printOutcome(io, out, values.json === true);
   } finally {
-    await host.close();
+    await edge.close();
   }
 }
 

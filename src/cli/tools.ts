@@ -1,18 +1,15 @@
 // `edge tools validate|inspect|call`. A direct call writes a receipt (kind tool_call, as the
 // playground's "Try a tool"); a commit tool becomes a pending action instead of running.
 import { parseArgs } from "node:util";
-import { directCall } from "../chat/direct-call.ts";
+import { createNodeEdge } from "../assembly/node.ts";
 import type { Receipt } from "../receipts/types.ts";
 import type { PendingTicket } from "../chat/types.ts";
 import type { ErrorJson } from "../contract/errors.ts";
 import { toolsFileSource } from "../assembly/tools-source.ts";
-import { createNodeReceiptStore } from "../receipts/store-node.ts";
 import { findActiveTool, type ToolCallReport } from "../toolset/call.ts";
 import { READ_LOCAL } from "../toolset/workspace.ts";
-import { freezeToolset } from "../toolset/freeze.ts";
 import { inspect, validate, type InspectReport } from "../toolset/inspect.ts";
 import { pendingJson } from "./chat-print.ts";
-import { nodeConfirmationBroker } from "../confirm/node-broker.ts";
 import {
   escapeLine,
   EXIT_FAILED,
@@ -142,7 +139,7 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
   }
   // A runner starts booting now, while the file is read and hashed: the call's, when a kept
   // discovery of these bytes answers; else the discovery's, and the call's starts beside it.
-  const host = oneShotRunnerHost({ discoveries: "use", call: true }, (line) => io.err(line));
+  const edge = createNodeEdge({ host: oneShotRunnerHost({ discoveries: "use", call: true }, (line) => io.err(line)) });
   try {
     // A read_local tool sees the workspace: --workspace DIR (opened first: a folder that is not
     // there is refused before anything runs), else the stored workspace (as chat), opened only for
@@ -150,24 +147,28 @@ export async function toolsCall(argv: string[], io: CliIO): Promise<number> {
     const openWorkspace = async (dir: string | undefined) =>
       (await import("./workspace-session.ts")).cliWorkspace(dir, undefined, false);
     const given = values.workspace !== undefined ? await openWorkspace(values.workspace) : undefined;
-    const selection = { tool: [toolName] };
     const root = values["tools-root"];
-    const toolset = await freezeToolset(toolsFileSource(file, root), host, selection);
+    const tools = { file, ...(root !== undefined ? { root } : {}), selection: { tool: [toolName] } };
+    const toolset = await edge.freeze(tools);
     // The tool is in the set (the selection names it); a commit tool never runs from a direct call
     // either: it becomes a pending action, confirmed with the printed command (docs/contract.md §6), exactly as
     // when chat reaches it.
     const tool = findActiveTool(toolset, toolName);
     const ws = given ?? (tool.permissions.includes(READ_LOCAL) ? await openWorkspace(undefined) : {});
-    const { report, pending, receipt, receiptError } = await directCall(toolset, host, toolName, args, {
-      broker: nodeConfirmationBroker(file, selection, undefined, root),
-      receipts: createNodeReceiptStore(),
-      call: { timeoutMs, ...(ws.workspace ? { workspace: ws.workspace } : {}) },
-      extra: { via: "cli_tools_call" },
+    const { report, pending, receipt, receiptError } = await edge.call({
+      tools,
+      toolset,
+      name: toolName,
+      args,
+      options: {
+        call: { timeoutMs, ...(ws.workspace ? { workspace: ws.workspace } : {}) },
+        extra: { via: "cli_tools_call" },
+      },
     });
     printCall(io, values.json === true, report, pending, receipt, receiptError);
     return report.ok && !receiptError ? EXIT_OK : EXIT_FAILED;
   } finally {
-    await host.close();
+    await edge.close();
   }
 }
 

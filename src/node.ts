@@ -4,6 +4,7 @@
 export * from "./index.ts";
 export {
   createNodeEdge,
+  type NodeDirectCall,
   type NodeEdge,
   type NodeEdgeOptions,
   type NodeEngine,

@@ -69,7 +69,7 @@ for (const vp of VIEWPORTS) {
       await page.locator("#engine-select").selectOption("llamacpp:smollm2-135m-instruct-q4_1");
       await expect(about).toContainText("98 MB download");
       await expect(about).toContainText("First answer in ~1.5 s");
-      await expect(about).toContainText("tool calls: eval:tools 47 %");
+      await expect(about).toContainText("tool calls: eval:tools 59 %");
       await expect(page.getByRole("button", { name: "Load model", exact: true })).toBeVisible();
       expect(await seriousViolations(page), "first screen").toEqual([]);
 

@@ -55,6 +55,8 @@ export interface TurnResult {
   text: string;
   /** edge_guided: what the check said of the proposed call ("send_email yes", "hello_world no", "cut_off"…). */
   check?: string;
+  /** edge_guided under --calibrate: both weighed signals (src/chat/check-calibration.ts). */
+  measured?: { callStart?: number; check?: number };
 }
 
 export interface ModeRunner {
@@ -116,7 +118,12 @@ export async function loadEdgeEngine(model: EvalModel): Promise<LlamaCppEngine> 
 }
 
 /** One of Edge's modes on a loaded engine. */
-export function edgeMode(engine: LlamaCppEngine, model: EvalModel, name: EdgeModeName): ModeRunner {
+export function edgeMode(
+  engine: LlamaCppEngine,
+  model: EvalModel,
+  name: EdgeModeName,
+  calibration?: "measure",
+): ModeRunner {
   const policy = toolTurnPolicy(engine.info(), "auto");
   const count = async (messages: ChatMessage[]): Promise<number> => (await engine.promptTokens!(messages)).length;
   return {
@@ -143,6 +150,7 @@ export function edgeMode(engine: LlamaCppEngine, model: EvalModel, name: EdgeMod
               kind: "checked",
               ranCalls: turn.history.map((h) => h.call),
               ...sampling,
+              ...(calibration ? { calibration } : {}),
             })
           : { result: await engine.chat({ messages, ...sampling, ...single }), answerOnly: false };
       const ms = performance.now() - start;
@@ -150,8 +158,16 @@ export function edgeMode(engine: LlamaCppEngine, model: EvalModel, name: EdgeMod
       const outcome: Outcome = r.answerOnly
         ? { kind: "answer", text: splitThink(text).visible.trim() }
         : outcomeOfEdgeText(text);
-      const check = "check" in r && r.check ? `${r.check.tool_name} ${r.check.verdict}` : undefined;
-      return { outcome, promptTokens: await count(messages), ms, text, ...(check ? { check } : {}) };
+      const checked = "check" in r ? r.check : undefined;
+      const check = checked ? `${checked.tool_name} ${checked.verdict}` : undefined;
+      return {
+        outcome,
+        promptTokens: await count(messages),
+        ms,
+        text,
+        ...(check ? { check } : {}),
+        ...("measured" in r && r.measured ? { measured: r.measured } : {}),
+      };
     },
     promptTokens: (schemas) => count(edgeMessages({ prompt: "Hi", history: [], schemas })),
   };

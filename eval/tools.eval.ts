@@ -7,10 +7,12 @@
 // cases.
 //
 //   npm run eval:tools -- [--quick] [--cases ID|CATEGORY,…] [--models ID,ID] [--modes edge_guided,native,edge_free,edge_single]
-//                         [--threads N] [--max-tokens N] [--out FILE] [--json]
+//                         [--threads N] [--max-tokens N] [--out FILE] [--json] [--calibrate]
 // One thread by default: on a busy 2-core machine two llama.cpp threads spin at their barriers and a
 // 135M model's decode fell to 0.5 tok/s (measured while other work ran); accuracy does not depend on it.
 // --quick: SmolLM2-135M only, a fixed third of the cases (every third one), under 5 minutes.
+// --calibrate: edge_guided only, every proposal kept and both weighed signals recorded; the report
+// gives each model's calibration (eval/calibrate.ts) instead of the goal.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -18,6 +20,7 @@ import { argsProblem } from "../src/contract/ajv.ts";
 import type { ToolSchema } from "../src/contract/types.ts";
 import { createNodeRunnerHost, projectFileSource } from "../src/runner/node.ts";
 import { activeSchemas, freezeToolset } from "../src/toolset/freeze.ts";
+import { calibrate } from "./calibrate.ts";
 import { pinnedModel, realModel, type RealModelId } from "../test/real-models.ts";
 import {
   ALL_MODES,
@@ -68,6 +71,8 @@ interface CaseResult {
   prompt_tokens: number;
   text: string;
   check?: string;
+  /** --calibrate: both weighed signals. */
+  measured?: { callStart?: number; check?: number };
 }
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -88,11 +93,12 @@ function options() {
       "max-tokens": { type: "string", default: "256" },
       out: { type: "string" },
       json: { type: "boolean", default: false },
+      calibrate: { type: "boolean", default: false },
     },
   });
   const models = (values.models?.split(",") ??
     (values.quick ? ["smollm2-135m-instruct-q4_1"] : ALL_MODELS)) as RealModelId[];
-  const modes = (values.modes?.split(",") ?? MODES) as ModeName[];
+  const modes = (values.calibrate ? ["edge_guided"] : (values.modes?.split(",") ?? MODES)) as ModeName[];
   for (const m of modes)
     if (!ALL_MODES.includes(m)) throw new Error(`unknown mode ${m} (one of ${ALL_MODES.join(", ")})`);
   return { ...values, models, modes, threads: Number(values.threads ?? 1), maxTokens: Number(values["max-tokens"]) };
@@ -149,6 +155,7 @@ async function runCases(
       prompt_tokens: r.promptTokens,
       text: r.text.slice(0, 300),
       ...(r.check ? { check: r.check } : {}),
+      ...(r.measured ? { measured: r.measured } : {}),
     });
     log(
       `${mode.name.padEnd(11)} ${c.id.padEnd(16)} ${score.pass ? "pass" : "FAIL"} ${Math.round(r.ms)} ms  ${outcome.slice(0, 100)}${r.check ? `  [check: ${r.check}]` : ""}`,
@@ -209,7 +216,8 @@ async function evalModel(
   if (edgeModes.length) {
     const engine = await loadEdgeEngine(model);
     try {
-      for (const name of edgeModes) await measure(edgeMode(engine, model, name));
+      const calibration = opts.calibrate ? ("measure" as const) : undefined;
+      for (const name of edgeModes) await measure(edgeMode(engine, model, name, calibration));
     } finally {
       await engine.unload();
     }
@@ -231,6 +239,17 @@ async function evalModel(
     threads: model.threads,
     ...(wrapper ? { native_chat_wrapper: wrapper } : {}),
     modes,
+    ...(opts.calibrate && modes.edge_guided
+      ? {
+          calibration: calibrate(
+            modes.edge_guided.cases.map((r, i) => ({
+              ...r.measured,
+              pass: r.score.pass,
+              expectsCall: cases[i]!.expect.tool !== null,
+            })),
+          ),
+        }
+      : {}),
   };
 }
 type ModelReport = Awaited<ReturnType<typeof evalModel>>;
@@ -295,7 +314,7 @@ async function main(): Promise<void> {
     max_tokens: opts.maxTokens,
     note: "Real weights (models/real-models.json), greedy decoding, one fresh prompt per case; the native mode is node-llama-cpp's function calling with the model's chat wrapper.",
     seconds: Math.round((performance.now() - started) / 1000),
-    goal: goal(models),
+    ...(opts.calibrate ? {} : { goal: goal(models) }),
     models,
   };
   const text = JSON.stringify(report, null, opts.json ? undefined : 2);
@@ -304,6 +323,7 @@ async function main(): Promise<void> {
   writeFileSync(out, `${text}\n`);
   const brief = models.map((m) => ({
     id: m.id,
+    ...("calibration" in m ? { calibration: m.calibration } : {}),
     ...Object.fromEntries(
       Object.entries(m.modes).map(([k, v]) => [
         k,
@@ -318,7 +338,12 @@ async function main(): Promise<void> {
     opts.json
       ? JSON.stringify({ ...report, models: brief })
       : JSON.stringify(
-          { goal: report.goal, models: brief, seconds: report.seconds, full_report: path.relative(process.cwd(), out) },
+          {
+            ...(report.goal ? { goal: report.goal } : {}),
+            models: brief,
+            seconds: report.seconds,
+            full_report: path.relative(process.cwd(), out),
+          },
           null,
           2,
         ),

@@ -13,7 +13,7 @@ import {
   listStoredModels,
   type StoredModel,
 } from "../../src/engines/llamacpp/browser/model-store.ts";
-import type { ChatMessage, ResponseFormat } from "../../src/engines/engine.ts";
+import type { ChatMessage, ChoiceRequest, ChoiceScores, ResponseFormat } from "../../src/engines/engine.ts";
 import { LlamaCppEngine } from "../../src/engines/llamacpp/engine.ts";
 import { createIdbBlobStore } from "../../src/blobs/store-idb.ts";
 import { createBrowserRunnerHost } from "../../src/runner/browser/index.ts";
@@ -186,6 +186,18 @@ const api = {
           runner_secret_verified: c.runner_secret_verified,
         })),
       };
+    } finally {
+      await engine.unload();
+    }
+  },
+  /** Engine.scoreChoices on wllama: each request's scores (null where the engine has none). */
+  async choiceScores(url: string, requests: readonly ChoiceRequest[]): Promise<(ChoiceScores | null)[]> {
+    const engine = new LlamaCppEngine({ backend, model: { kind: "url", url } });
+    await engine.load();
+    try {
+      const scores: (ChoiceScores | null)[] = [];
+      for (const r of requests) scores.push(engine.scoreChoices ? await engine.scoreChoices(r) : null);
+      return scores;
     } finally {
       await engine.unload();
     }

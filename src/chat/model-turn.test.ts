@@ -1,9 +1,11 @@
 // The checked turn on its own (the loop's use of it: src/engines/tool-turn.test.ts).
 import { describe, expect, it } from "vitest";
-import type { ToolSchema } from "../contract/types.ts";
-import type { ChatRequest, ChatResult, EngineInfo } from "../engines/engine.ts";
+import { EdgeError } from "../contract/errors.ts";
+import type { JsonObject, ToolSchema } from "../contract/types.ts";
+import type { ChatRequest, ChatResult, ChoiceRequest, ChoiceScores, EngineInfo } from "../engines/engine.ts";
 import { checkResponseFormat, textAnswerResponseFormat, toolCallResponseFormat } from "../engines/grammar.ts";
 import { ScriptedEngine } from "../engines/scripted.ts";
+import type { CheckCalibration } from "./check-calibration.ts";
 import { checkedTurn, checksCalls } from "./model-turn.ts";
 
 const SCHEMAS: ToolSchema[] = [
@@ -157,5 +159,117 @@ describe("a checked turn", () => {
     expect(engine.calls[1]!.messages.at(-1)!.content).toBe(
       'Check: does that call (note: Save a note.) match my request "Note hi"? Answer with one word, yes or no.',
     );
+  });
+});
+
+/** A llama.cpp stand-in that can weigh answers: the log-odds of "yes" over "no" are `withRequest`
+ *  when the check quotes a request and `empty` when it quotes "" (the baseline the check's score is
+ *  measured against); the log-probability that a reply starts a call is `callStart`, seen down to `floor`. */
+class Weighing extends Cutting {
+  readonly weighed: ChoiceRequest[] = [];
+  constructor(
+    script: string[],
+    private readonly odds: { withRequest?: number; empty?: number; callStart?: number; floor?: number } | "unspellable",
+  ) {
+    super(script);
+  }
+  scoreChoices = async (request: ChoiceRequest): Promise<ChoiceScores> => {
+    this.weighed.push(request);
+    if (this.odds === "unspellable") throw new EdgeError("response_format_unsupported", { reason: "choices" });
+    const floor = this.odds.floor ?? -Infinity;
+    if (request.choices[0]!.includes("{")) return { logProbs: [this.odds.callStart ?? -1], floor };
+    const empty = request.messages.at(-1)!.content.includes('my request ""');
+    return { logProbs: [(empty ? this.odds.empty : this.odds.withRequest) ?? 0, 0], floor };
+  };
+}
+
+describe("a weighed check", () => {
+  const CALL = JSON.stringify({ tool_name: "note", arguments: { text: "milk" } });
+  const ask = (
+    engine: ScriptedEngine,
+    calibration?: CheckCalibration | "measure",
+    ranCalls: { tool_name: string; arguments: JsonObject }[] = [],
+  ) =>
+    checkedTurn({
+      engine,
+      messages: [{ role: "user", content: "Note milk." }],
+      prompt: "Note milk.",
+      schemas: SCHEMAS,
+      kind: "checked",
+      ranCalls,
+      maxTokens: 16,
+      ...(calibration !== undefined ? { calibration } : {}),
+    });
+  const CHECK = { signal: "check", threshold: 0.3 } as const;
+  const CALL_START = { signal: "call_start", threshold: -5 } as const;
+
+  it("keeps the call when the request raises the odds of yes above the threshold, and declines it at or below, without generating a verdict", async () => {
+    const kept = new Weighing([CALL], { withRequest: 1.5, empty: 1.0 });
+    await kept.load();
+    const turn = await ask(kept, CHECK);
+    expect(turn.check).toEqual({ tool_name: "note", verdict: "yes", score: 0.5, threshold: 0.3 });
+    expect(turn.result.text).toBe(CALL);
+    // One generation (the proposal); the check is two weighings: the request, then the empty one.
+    expect(kept.calls).toHaveLength(1);
+    expect(kept.weighed.map((w) => w.choices[0]![0])).toEqual(["yes", "yes"]);
+    expect(kept.weighed[0]!.messages.at(-1)!.content).toContain('my request "Note milk."');
+    expect(kept.weighed[1]!.messages.at(-1)!.content).toContain('my request ""');
+
+    const declined = new Weighing([CALL, "Noted nothing."], { withRequest: 1.2, empty: 1.0 });
+    await declined.load();
+    const answer = await ask(declined, CHECK);
+    expect(answer).toMatchObject({ answerOnly: true, result: { text: "Noted nothing." } });
+    expect(answer.check).toEqual({ tool_name: "note", verdict: "no", score: 0.2, threshold: 0.3 });
+    expect(declined.calls[1]!.responseFormat).toEqual(textAnswerResponseFormat());
+  });
+
+  it("on a model whose signal is the call's start, answers without proposing when a call is unlikely enough, and proposes otherwise", async () => {
+    const unlikely = new Weighing(["Hello! I take notes."], { callStart: -7.5 });
+    await unlikely.load();
+    const answer = await ask(unlikely, CALL_START);
+    expect(answer).toMatchObject({ answerOnly: true, result: { text: "Hello! I take notes." } });
+    expect(answer.check).toEqual({ tool_name: "", verdict: "no_call", score: -7.5, threshold: -5 });
+    expect(unlikely.calls.map((c) => c.responseFormat)).toEqual([textAnswerResponseFormat()]);
+    // The start of the reply it would write freely: the conversation as it is.
+    expect(unlikely.weighed[0]!.messages).toEqual([{ role: "user", content: "Note milk." }]);
+
+    // Not seen among the engine's top tokens, whose least is still above the line: unknown, so it proposes.
+    for (const odds of [{ callStart: -2 }, { callStart: -Infinity, floor: -4 }]) {
+      const likely = new Weighing([CALL, "yes"], odds);
+      await likely.load();
+      const turn = await ask(likely, CALL_START);
+      expect(turn).toMatchObject({ answerOnly: false, result: { text: CALL }, check: { verdict: "yes" } });
+      expect(likely.calls[0]!.responseFormat).toEqual(toolCallResponseFormat(SCHEMAS));
+    }
+    // Not seen, below a floor at or under the line: a call is known to be unlikely enough.
+    const unseen = new Weighing(["Fine."], { callStart: -Infinity, floor: -6 });
+    await unseen.load();
+    expect((await ask(unseen, CALL_START)).check).toMatchObject({ verdict: "no_call", score: -Infinity });
+  });
+
+  it('"measure" weighs both signals, keeps the proposal and reports them', async () => {
+    const engine = new Weighing([CALL], { withRequest: 2, empty: 0.5, callStart: -3 });
+    await engine.load();
+    const turn = await ask(engine, "measure");
+    expect(turn).toMatchObject({ answerOnly: false, result: { text: CALL }, measured: { callStart: -3, check: 1.5 } });
+    expect(engine.calls).toHaveLength(1);
+  });
+
+  it("is used only for a model with a calibration, before any result; otherwise, or when the engine cannot spell the answers, the verdict is generated", async () => {
+    for (const [engine, calibration, ran] of [
+      [new Weighing([CALL, "yes"], { withRequest: 9, empty: 0 }), undefined, []],
+      [
+        new Weighing([CALL, "no"], { withRequest: 9, empty: 0 }),
+        CHECK,
+        [{ tool_name: "note", arguments: { text: "eggs" } }],
+      ],
+      [new Weighing([CALL, "yes"], "unspellable"), CHECK, []],
+      [new Weighing([CALL, "yes"], "unspellable"), CALL_START, []],
+    ] as const) {
+      await engine.load();
+      const turn = await ask(engine, calibration, [...ran]);
+      expect(turn.check).toEqual({ tool_name: "note", verdict: "yes" });
+      expect(engine.calls[1]!.responseFormat).toEqual(checkResponseFormat());
+    }
   });
 });

@@ -2,8 +2,11 @@
 //   1. propose — the model writes a call, held to the call-union grammar (exactly one valid call);
 //   2. check   — a proposal cut off at the token limit, or an identical repeat of a call that already
 //                ran in this prompt, is declined outright; otherwise the model is asked whether the
-//                call matches the person's request (after a result: whether it is still needed),
-//                answered "yes" or "no" under a grammar;
+//                call matches the person's request (after a result: whether the results already
+//                answer it), answered "yes" or "no" under a grammar;
+//   Before any result, a model with a measured calibration (check-calibration.ts) weighs instead
+//   (weighing.ts): how likely its free reply starts a call, before step 1 (at or below its line it
+//   goes to step 3 without proposing), or its check's answer against an empty request, in step 2;
 //   3. answer  — declined, the model answers in plain text under a grammar that cannot open a call,
 //                and that text is the answer.
 // Asked to choose between a call and prose in one step, small models choose badly: measured with
@@ -19,6 +22,8 @@ import type { ChatMessage, ChatResult, ChatUsage, Engine } from "../engines/engi
 import type { CallCheck } from "../receipts/types.ts";
 import { checkResponseFormat, textAnswerResponseFormat, toolCallResponseFormat } from "../engines/grammar.ts";
 import { renderCallCheck } from "./contract.ts";
+import { checkCalibration, type CheckCalibration } from "./check-calibration.ts";
+import { callStartScore, checkScore } from "./weighing.ts";
 import { parseModelOutput } from "./parse.ts";
 import { splitThink, withoutThinkBlock } from "./think.ts";
 
@@ -42,6 +47,9 @@ export interface CheckedTurnRequest {
   signal?: AbortSignal;
   /** Streams the answer and a required call; a proposal that may be declined, and its verdict, are not shown as they are written. */
   onToken?: (delta: string) => void;
+  /** How to weigh, instead of the model's measured calibration (check-calibration.ts); "measure"
+   *  weighs both signals, decides nothing with them and reports them (eval:tools --calibrate). */
+  calibration?: CheckCalibration | "measure";
 }
 
 export interface CheckedTurn {
@@ -52,6 +60,8 @@ export interface CheckedTurn {
   check?: Omit<CallCheck, "turn">;
   /** Every generation's usage, in order. */
   usages: (ChatUsage | undefined)[];
+  /** With calibration "measure": both weighed signals, where the engine could tell. */
+  measured?: { callStart?: number; check?: number };
 }
 
 /** Whether this engine's guided turns are checked turns. */
@@ -76,6 +86,15 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
     ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
   };
   const usages: (ChatUsage | undefined)[] = [];
+  const firstTurn = req.ranCalls.length === 0;
+  const measuring = req.calibration === "measure";
+  const calibration = req.calibration === "measure" ? undefined : (req.calibration ?? checkCalibration(engine.info()));
+  const measured: NonNullable<CheckedTurn["measured"]> = {};
+  const turn = (t: Pick<CheckedTurn, "result" | "answerOnly" | "check">): CheckedTurn => ({
+    ...t,
+    usages,
+    ...(measuring ? { measured } : {}),
+  });
   const answer = async (check?: Omit<CallCheck, "turn">): Promise<CheckedTurn> => {
     const r = await engine.chat({
       messages,
@@ -84,9 +103,18 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
       onToken: withoutThinkBlock(req.onToken),
     });
     usages.push(r.usage);
-    return { result: r, answerOnly: true, ...(check ? { check } : {}), usages };
+    return turn({ result: r, answerOnly: true, ...(check ? { check } : {}) });
   };
   if (req.kind === "answer") return answer();
+  // Before any result, a model whose calibrated signal is how likely its reply starts a call
+  // answers without proposing when that is at or below its line.
+  if (req.kind === "checked" && firstTurn && (measuring || calibration?.signal === "call_start")) {
+    const threshold = calibration?.threshold ?? Infinity;
+    const score = await callStartScore(engine, messages, threshold, signal);
+    if (measuring && score !== undefined) measured.callStart = score;
+    else if (score !== undefined && score <= threshold)
+      return answer({ tool_name: "", verdict: "no_call", score, threshold });
+  }
   // A required call streams as it is written; a proposal that may yet be declined does not.
   const streamCall = req.kind === "call" ? { onToken: withoutThinkBlock(req.onToken) } : {};
   const proposal = await engine.chat({
@@ -96,7 +124,7 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
     ...streamCall,
   });
   usages.push(proposal.usage);
-  if (req.kind === "call") return { result: proposal, answerOnly: false, usages };
+  if (req.kind === "call") return turn({ result: proposal, answerOnly: false });
   const parsed = parseModelOutput(splitThink(proposal.text).visible);
   const ran = new Set(req.ranCalls.map((c) => callKey(req.schemas, c.tool_name, c.arguments)));
   // A call that already ran in this prompt, defaults aside, is declined outright: its result is above.
@@ -106,29 +134,38 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
   // SmolLM2-135M and random weights); the model answers instead of the run failing on it.
   if (proposal.finishReason === "length") return answer({ tool_name: proposedName(proposal.text), verdict: "cut_off" });
   // A proposal the checks will refuse goes to the loop as it is, for its repair turn.
-  if (parsed.kind !== "call") return { result: proposal, answerOnly: false, usages };
+  if (parsed.kind !== "call") return turn({ result: proposal, answerOnly: false });
   const tool_name = parsed.toolName;
-  const afterResult = req.ranCalls.length > 0;
-  const question = renderCallCheck(
-    req.prompt,
-    afterResult,
-    req.schemas.find((s) => s.name === tool_name),
-  );
-  const asked: ChatMessage[] = [
+  const tool = req.schemas.find((s) => s.name === tool_name);
+  const asking = (request: string): ChatMessage[] => [
     ...messages,
     { role: "assistant", content: proposal.text },
-    { role: "user", content: question },
+    { role: "user", content: renderCallCheck(request, !firstTurn, tool) },
   ];
-  const verdict = await engine.chat({
-    messages: asked,
-    ...sampling,
-    maxTokens: 2,
-    responseFormat: checkResponseFormat(),
-  });
-  usages.push(verdict.usage);
   // Before a result the question is whether the call matches the request; after one, whether the
   // results already answer it: "yes" then declines the call.
-  const declined = verdict.text.trim() === (afterResult ? "yes" : "no");
-  if (declined) return answer({ tool_name, verdict: "no" });
-  return { result: proposal, answerOnly: false, check: { tool_name, verdict: "yes" }, usages };
+  const weighs = firstTurn && (measuring || calibration?.signal === "check");
+  const weighed = weighs ? await checkScore(engine, req.prompt, asking, signal) : undefined;
+  if (measuring) {
+    if (weighed !== undefined) measured.check = weighed;
+    return turn({ result: proposal, answerOnly: false, check: { tool_name, verdict: "yes" } });
+  }
+  let keep: boolean;
+  let scored = {};
+  if (weighed !== undefined && calibration) {
+    keep = weighed > calibration.threshold;
+    scored = { score: weighed, threshold: calibration.threshold };
+  } else {
+    const verdict = await engine.chat({
+      messages: asking(req.prompt),
+      ...sampling,
+      maxTokens: 2,
+      responseFormat: checkResponseFormat(),
+    });
+    usages.push(verdict.usage);
+    // Only the word that declines declines: a verdict the engine did not hold to yes or no keeps the call.
+    keep = verdict.text.trim() !== (firstTurn ? "no" : "yes");
+  }
+  if (!keep) return answer({ tool_name, verdict: "no", ...scored });
+  return turn({ result: proposal, answerOnly: false, check: { tool_name, verdict: "yes", ...scored } });
 }

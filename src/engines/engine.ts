@@ -56,6 +56,24 @@ export interface ChatRequest {
   onToken?: (delta: string) => void;
 }
 
+/** Engine.scoreChoices: the conversation the model would answer, and the answers to weigh. */
+export interface ChoiceRequest {
+  messages: ChatMessage[];
+  /** Each choice as its spellings; a spelling counts only where it is one token of the model's vocabulary. */
+  choices: readonly (readonly string[])[];
+  signal?: AbortSignal;
+}
+
+/** Engine.scoreChoices' answer. An engine that sees only the most likely tokens (wllama: its top
+ *  log-probabilities) scores a choice it did not see -Infinity and says below what it sees nothing:
+ *  such a choice is less likely than `floor`, not impossible. */
+export interface ChoiceScores {
+  /** Per choice, the log of its probability. */
+  logProbs: number[];
+  /** The least log-probability the engine saw (-Infinity: it saw the whole vocabulary). */
+  floor: number;
+}
+
 export interface ChatUsage {
   promptTokens?: number;
   completionTokens?: number;
@@ -213,6 +231,11 @@ export interface Engine {
   warmPrefix?(messages: readonly ChatMessage[], options?: WarmOptions): Promise<PrefixWarmth>;
   /** Present once loaded, for engines that can save and load a prefix's state (llama.cpp in Node). */
   prefixState?: PrefixStateCapability;
+  /** How likely the model's next turn starts with each choice (`[["yes", "Yes"], ["no", "No"]]`):
+   *  the natural log of the summed probability of its one-token spellings. Present once loaded, for
+   *  engines that can read the model's next-token distribution (llama.cpp); the checked turn
+   *  decides with it (chat/model-turn.ts). */
+  scoreChoices?(request: ChoiceRequest): Promise<ChoiceScores>;
   /** Saved conversation starts across processes, when the caller attached a store (Node CLI). */
   startStates?: StartStateStore;
   /** Stop the generation in progress (its chat() rejects with `aborted`). */

@@ -123,7 +123,13 @@ const REFUSED: Shape<RefusedCall> = {
   arguments: optional(anything),
 };
 
-const CHECKED: Shape<CallCheck> = { turn: number, tool_name: string, verdict: oneOf("yes", "no", "repeat", "cut_off") };
+const CHECKED: Shape<CallCheck> = {
+  turn: number,
+  tool_name: string,
+  verdict: oneOf("yes", "no", "repeat", "cut_off", "no_call"),
+  score: optional(number),
+  threshold: optional(number),
+};
 
 const FINGERPRINT: Shape<ModelFingerprint> = {
   modelId: string,

@@ -60,11 +60,17 @@ export interface CallReceipt {
 /** How a proposed call was judged before it could run (a checked turn, src/chat/model-turn.ts):
  *  "yes" it ran, "no" the model answered instead, "repeat" an identical call had already run in
  *  this prompt, "cut_off" the proposal reached the token limit unfinished (tool_name is "" when it
- *  stopped before its name); after the last three the model answered instead. */
+ *  stopped before its name), "no_call" the model's reply was unlikely to start a call, so it was
+ *  not asked for one (tool_name ""); after the last four the model answered instead. */
 export interface CallCheck {
   turn: number;
   tool_name: string;
-  verdict: "yes" | "no" | "repeat" | "cut_off";
+  verdict: "yes" | "no" | "repeat" | "cut_off" | "no_call";
+  /** A weighed verdict's score and the model's measured threshold (src/chat/check-calibration.ts):
+   *  for "no_call" the log-probability that the reply starts a call, for "yes" and "no" how much
+   *  the request raised the log-odds of "yes" to the check; absent for a generated verdict. */
+  score?: number;
+  threshold?: number;
 }
 
 export interface RefusedCall {

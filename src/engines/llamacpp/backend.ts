@@ -3,7 +3,7 @@
 // (node/backend.ts), wllama in a browser worker (browser/). A backend gets the model's bytes
 // (download + cache, or a local file), checks them (GGUF header, sha256), loads them, and
 // generates. Types only: importing this file loads no runtime.
-import type { LoadProgress, WarmOptions } from "../engine.ts";
+import type { ChoiceScores, LoadProgress, WarmOptions } from "../engine.ts";
 import type { GgufSummary } from "./gguf.ts";
 
 /** Where a model comes from. `sha256` (hex or "sha256:hex") pins the file: a mismatch after
@@ -79,6 +79,13 @@ export interface LoadedModel {
   /** One assistant turn. Rejects with `context_window_exceeded` before evaluating anything when
    *  the prompt and the answer budget do not fit; resolves early (finish "stop") on abort. */
   generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult>;
+  /** Engine.scoreChoices: the next token's log-probability of each choice after these messages'
+   *  generation prompt (nothing is generated; the prompt cache keeps the prompt). */
+  choiceLogits?(
+    messages: PromptMessage[],
+    choices: readonly (readonly string[])[],
+    signal: AbortSignal,
+  ): Promise<ChoiceScores>;
   /** The tokens every conversation starting with `messages` begins with: the template's rendering
    *  of them up to where the next user turn's own text starts. */
   prefixTokens?(messages: PromptMessage[]): Promise<number[]>;

@@ -15,6 +15,8 @@ import {
   type ChatRequest,
   type ChatResult,
   type ChatUsage,
+  type ChoiceRequest,
+  type ChoiceScores,
   type Engine,
   type EngineInfo,
   type PrefixStateCapability,
@@ -101,6 +103,8 @@ export class LlamaCppEngine implements Engine {
   warmPrefix?: (messages: readonly ChatMessage[], options?: WarmOptions) => Promise<PrefixWarmth>;
   /** Present once loaded, when the backend can save and load a prefix's state (Node). */
   prefixState?: PrefixStateCapability;
+  /** Present once loaded, when the backend can read the next token's distribution. */
+  scoreChoices?: (request: ChoiceRequest) => Promise<ChoiceScores>;
 
   constructor(private readonly options: LlamaCppEngineOptions) {}
 
@@ -148,7 +152,7 @@ export class LlamaCppEngine implements Engine {
           this.promptTokens = (messages) => tokens(toPromptMessages(messages));
           this.countTokens = async (messages) => (await tokens(toPromptMessages(messages))).length;
         }
-        this.exposePrefixCache(loaded);
+        this.exposeCapabilities(loaded);
         onProgress?.({
           progress: 1,
           text: `Model ${loaded.model.id} is ready (${loaded.runtime}, ${loaded.contextWindow}-token context${cappedNote(contextSize, loaded)}).`,
@@ -224,14 +228,22 @@ export class LlamaCppEngine implements Engine {
     }
   }
 
-  /** The prefix-cache capabilities the loaded backend has, each run as the engine's one operation. */
-  private exposePrefixCache(loaded: LoadedModel): void {
+  /** The capabilities the loaded backend has beyond generating (prefix cache, choice scores), each run as the engine's one operation. */
+  private exposeCapabilities(loaded: LoadedModel): void {
     if (loaded.warmPrefix) {
       const warm = loaded.warmPrefix.bind(loaded);
       this.warmPrefix = (messages, options) =>
         this.warmIn(() =>
           this.exclusive((signal) => warm(toPromptMessages(messages), { ...options, signal }), options?.signal),
         );
+    }
+    if (loaded.choiceLogits) {
+      const score = loaded.choiceLogits.bind(loaded);
+      this.scoreChoices = async ({ messages, choices, signal }) => {
+        validateMessages(messages);
+        await this.afterWarm(signal);
+        return this.exclusive((s) => score(toPromptMessages(messages), choices, s), signal);
+      };
     }
     if (loaded.prefixTokens && loaded.saveState && loaded.loadState) {
       const [tokens, save, load] = [
@@ -312,6 +324,7 @@ export class LlamaCppEngine implements Engine {
     this.promptTokens = undefined;
     this.warmPrefix = undefined;
     this.prefixState = undefined;
+    this.scoreChoices = undefined;
     return loaded;
   }
 

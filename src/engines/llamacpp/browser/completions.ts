@@ -4,7 +4,9 @@
 // measured with (prefix-warm.ts).
 import type { Wllama } from "@wllama/wllama";
 import { EdgeError } from "../../../contract/errors.ts";
+import type { ChoiceScores } from "../../engine.ts";
 import type { GenerateRequest, GenerateResult } from "../backend.ts";
+import { logSumExp } from "../choices.ts";
 import type { ProbeTimings, WarmProgress } from "./prefix-warm.ts";
 import { completionError, type errorLog } from "./worker-errors.ts";
 
@@ -86,6 +88,56 @@ export async function generateWith(
   return resultOf(text, finishReason, timings, { start, first: first ?? end, end });
 }
 
+/** One greedy token after the cached prompt: what a probe or a weighing generates. */
+const ONE_CACHED_TOKEN = { max_tokens: 1, temperature: 0, cache_prompt: true, chat_template_kwargs: NON_THINKING };
+
+/** How many of the next token's most likely tokens Engine.scoreChoices reads. A check's "yes" and
+ *  "no" are among the first few; how likely a reply starts a call is compared with SmolLM2-135M's
+ *  line at e^-6.5 (src/chat/check-calibration.ts), and the 200th most likely token was at e^-7.9
+ *  to e^-9.2 on its prompts here (the 20th only at e^-4 to e^-5). llama.cpp's server core returns
+ *  as many as asked. */
+const TOP_LOGPROBS = 200;
+
+/**
+ * Engine.scoreChoices on wllama: a cached one-token completion asked for the first token's top
+ * log-probabilities, which llama.cpp's server core reports before sampling (so as node-llama-cpp's
+ * raw logits give them in Node); a spelling is found there by its text. A spelling not among them
+ * counts as impossible: a choice with none scores -Infinity, and the check then generates its verdict.
+ */
+export async function choiceLogprobs(
+  w: Wllama,
+  messages: GenerateRequest["messages"],
+  choices: readonly (readonly string[])[],
+  log: Log,
+  signal: AbortSignal,
+): Promise<ChoiceScores> {
+  let top: readonly { token: string; logprob: number }[] | undefined;
+  const mark = log.mark();
+  try {
+    await w.createChatCompletion({
+      messages,
+      stream: true,
+      onData: (chunk) => {
+        top ??= chunk.choices[0]?.logprobs?.content?.[0]?.top_logprobs;
+      },
+      ...ONE_CACHED_TOKEN,
+      logprobs: true,
+      top_logprobs: TOP_LOGPROBS,
+      abortSignal: signal,
+    });
+  } catch (e) {
+    const failed = completionError(e, signal, log.since(mark));
+    if (failed) throw failed;
+  }
+  if (signal.aborted) throw new EdgeError("aborted", { stage: "generation" });
+  const seen = top ?? [];
+  const byText = new Map(seen.map((t) => [t.token, t.logprob]));
+  return {
+    logProbs: choices.map((spellings) => logSumExp([...new Set(spellings)].map((s) => byText.get(s) ?? -Infinity))),
+    floor: seen.length < TOP_LOGPROBS ? -Infinity : Math.min(...seen.map((t) => t.logprob)),
+  };
+}
+
 /** A cached completion that generates one token, for its timings (prefix-warm.ts); with
  *  `onProgress`, llama.cpp reports the prompt's progress after each batch (of what it lacked). */
 export async function probe(
@@ -106,11 +158,8 @@ export async function probe(
         const p = chunk.prompt_progress;
         if (p && onProgress) onProgress({ processed: p.processed - p.cache, total: p.total - p.cache });
       },
-      max_tokens: 1,
-      temperature: 0,
-      cache_prompt: true,
+      ...ONE_CACHED_TOKEN,
       ...(onProgress ? { return_progress: true } : {}),
-      chat_template_kwargs: NON_THINKING,
       abortSignal: signal,
     });
   } catch (e) {

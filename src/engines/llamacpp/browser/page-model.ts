@@ -14,9 +14,9 @@ import { CacheManager, Wllama, type LoadModelParams } from "@wllama/wllama";
 import wllamaPackage from "@wllama/wllama/package.json";
 import { EdgeError } from "../../../contract/errors.ts";
 import { raceSignal } from "../../../contract/abort.ts";
-import { loadAbortedError, type WarmOptions } from "../../engine.ts";
+import { loadAbortedError, type ChoiceScores, type WarmOptions } from "../../engine.ts";
 import type { GenerateRequest, GenerateResult, LoadedModel, PreparedModel, PromptMessage } from "../backend.ts";
-import { generateWith, probe, type Log } from "./completions.ts";
+import { choiceLogprobs, generateWith, probe, type Log } from "./completions.ts";
 import { prefixWarmer, type PrefixWarmer } from "./prefix-warm.ts";
 import type { ModelBytes, StartContext, WllamaLoadOptions } from "./protocol.ts";
 import { LLAMA_STEP_MS, STALL_MS } from "./stall-watch.ts";
@@ -258,6 +258,14 @@ class WllamaModel implements LoadedModel {
 
   generate(request: GenerateRequest, onText: (delta: string) => void, signal: AbortSignal): Promise<GenerateResult> {
     return this.run(generateWith(this.w, request, onText, this.log, this.until(signal)));
+  }
+
+  choiceLogits(
+    messages: PromptMessage[],
+    choices: readonly (readonly string[])[],
+    signal: AbortSignal,
+  ): Promise<ChoiceScores> {
+    return this.run(choiceLogprobs(this.w, messages, choices, this.log, this.until(signal)));
   }
 
   warmPrefix(

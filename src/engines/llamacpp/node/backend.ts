@@ -6,8 +6,9 @@
 // prefix already in the context are evaluated — a follow-up that extends the previous
 // conversation evaluates just the new turn, and `promptTokensEvaluated` says how many that was.
 import { EdgeError } from "../../../contract/errors.ts";
-import { loadAbortedError, type WarmOptions } from "../../engine.ts";
+import { loadAbortedError, type ChoiceScores, type WarmOptions } from "../../engine.ts";
 import { checkAnswerBudget, MIN_ANSWER_TOKENS } from "../answer-budget.ts";
+import { choiceTokens, logSumExp, unscorableError } from "../choices.ts";
 import { chatTemplateRenderer, type ChatTemplateRenderer } from "../chat-template.ts";
 import type { GenerateRequest, GenerateResult, LlamaBackend, LoadedModel, PromptMessage } from "../backend.ts";
 import { prepareLocalFile, prepareUrl, type PreparedFile } from "./model-files.ts";
@@ -167,11 +168,7 @@ class NodeLoadedModel implements LoadedModel {
             grammar: await this.grammar(request.grammar),
           })
         : undefined;
-    // Keep the cached prefix, evaluate the rest. The last prompt token is always evaluated: its
-    // logits start the answer.
-    const head = prompt.slice(0, -1);
-    await this.sequence.adaptStateToTokens(head, false);
-    const input = [...head.slice(this.sequence.nextTokenIndex), prompt[prompt.length - 1]!];
+    const input = await this.uncached(prompt);
     const evalStart = performance.now();
     const generated: Token[] = [];
     const stream = new TextStream(this.llm, onText);
@@ -209,6 +206,35 @@ class NodeLoadedModel implements LoadedModel {
       timeToFirstTokenMs: firstAt - start,
       promptMs: firstAt - evalStart,
       decodeMs: end - firstAt,
+    };
+  }
+
+  /** Keeps the cached prefix of `prompt` and returns the tokens still to evaluate. The last prompt
+   *  token is always among them: its logits start the answer. */
+  private async uncached(prompt: readonly Token[]): Promise<Token[]> {
+    const head = prompt.slice(0, -1);
+    await this.sequence.adaptStateToTokens(head, false);
+    return [...head.slice(this.sequence.nextTokenIndex), prompt[prompt.length - 1]!];
+  }
+
+  async choiceLogits(messages: PromptMessage[], choices: readonly (readonly string[])[]): Promise<ChoiceScores> {
+    const { tokens, unscorable } = choiceTokens(choices, (s) => this.llm.tokenize(s, false));
+    if (unscorable.length > 0) throw unscorableError(unscorable);
+    const prompt = this.tokens(messages);
+    checkAnswerBudget(prompt.length, this.contextWindow, 1, 1, this.trainedContext);
+    const input = await this.uncached(prompt);
+    // The choices' raw logits, the largest one and Σ exp(logit − largest): log-probabilities over
+    // the whole vocabulary.
+    const next = { logits: { filter: { tokens: tokens.flat(), includeTop: 1 } }, totalLogitWeight: true };
+    const last = input.length - 1;
+    const out = await this.sequence.controlledEvaluate(
+      input.map((t, i) => (i < last ? t : [t, { generateNext: next }])),
+    );
+    const { logits = new Map<Token, number>(), totalLogitWeight = Number.NaN } = out[last]?.next ?? {};
+    const norm = Math.max(...logits.values()) + Math.log(totalLogitWeight);
+    return {
+      logProbs: tokens.map((ts) => logSumExp(ts.map((t) => (logits.get(t) ?? -Infinity) - norm))),
+      floor: -Infinity,
     };
   }
 

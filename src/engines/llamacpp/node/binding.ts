@@ -29,6 +29,22 @@ export interface NlcSequence {
     options?: { temperature?: number; seed?: number; grammarEvaluationState?: NlcGrammarState },
   ): AsyncGenerator<Token, void, void | Token | Token[]>;
   evaluateWithoutGeneratingNewTokens(tokens: Token[]): Promise<void>;
+  /** Evaluates `input`; for an item with `generateNext.logits`, returns the next token's raw logits
+   *  of the filtered tokens (and the largest), and Σ exp(logit − largest) over the vocabulary. */
+  controlledEvaluate(
+    input: (
+      | Token
+      | [
+          Token,
+          {
+            generateNext: {
+              logits: { filter: { tokens: readonly Token[]; includeTop: number } };
+              totalLogitWeight: boolean;
+            };
+          },
+        ]
+    )[],
+  ): Promise<({ next: { logits?: Map<Token, number>; totalLogitWeight?: number } } | undefined)[]>;
   saveStateToFile(filePath: string): Promise<{ fileSize: number }>;
   loadStateFromFile(filePath: string, acceptRisk: { acceptRisk: true }): Promise<void>;
   clearHistory(): Promise<void>;

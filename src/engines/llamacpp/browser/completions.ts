@@ -2,7 +2,7 @@
 // template, a GBNF grammar and the server core's prompt cache (`cache_prompt`: a follow-up evaluates
 // only its new tokens, and the timings say how many), and the one-token probe a prefix warm is
 // measured with (prefix-warm.ts).
-import type { Wllama } from "@wllama/wllama";
+import type { ChatCompletionChunk, ChatCompletionParams, Wllama } from "@wllama/wllama";
 import { EdgeError } from "../../../contract/errors.ts";
 import type { ChoiceScores } from "../../engine.ts";
 import type { GenerateRequest, GenerateResult } from "../backend.ts";
@@ -88,8 +88,36 @@ export async function generateWith(
   return resultOf(text, finishReason, timings, { start, first: first ?? end, end });
 }
 
-/** One greedy token after the cached prompt: what a probe or a weighing generates. */
-const ONE_CACHED_TOKEN = { max_tokens: 1, temperature: 0, cache_prompt: true, chat_template_kwargs: NON_THINKING };
+/**
+ * One greedy token after the cached prompt — what a probe or a weighing generates — each streamed
+ * chunk handed to `onData`. A failure wllama reports is thrown with its code; an abort ends it with
+ * `aborted` at `stage`.
+ */
+async function oneCachedToken(
+  w: Wllama,
+  messages: GenerateRequest["messages"],
+  extra: Pick<ChatCompletionParams, "logprobs" | "top_logprobs" | "return_progress">,
+  onData: (chunk: ChatCompletionChunk) => void,
+  { log, signal, stage }: { log: Log; signal: AbortSignal; stage: string },
+): Promise<void> {
+  const mark = log.mark();
+  try {
+    await w.createChatCompletion({
+      messages,
+      stream: true,
+      onData,
+      max_tokens: 1,
+      temperature: 0,
+      cache_prompt: true,
+      chat_template_kwargs: NON_THINKING,
+      ...extra,
+      abortSignal: signal,
+    });
+  } catch (e) {
+    throw completionError(e, signal, log.since(mark)) ?? new EdgeError("aborted", { stage });
+  }
+  if (signal.aborted) throw new EdgeError("aborted", { stage });
+}
 
 /** How many of the next token's most likely tokens Engine.scoreChoices reads. A check's "yes" and
  *  "no" are among the first few; how likely a reply starts a call is compared with SmolLM2-135M's
@@ -112,24 +140,15 @@ export async function choiceLogprobs(
   signal: AbortSignal,
 ): Promise<ChoiceScores> {
   let top: readonly { token: string; logprob: number }[] | undefined;
-  const mark = log.mark();
-  try {
-    await w.createChatCompletion({
-      messages,
-      stream: true,
-      onData: (chunk) => {
-        top ??= chunk.choices[0]?.logprobs?.content?.[0]?.top_logprobs;
-      },
-      ...ONE_CACHED_TOKEN,
-      logprobs: true,
-      top_logprobs: TOP_LOGPROBS,
-      abortSignal: signal,
-    });
-  } catch (e) {
-    const failed = completionError(e, signal, log.since(mark));
-    if (failed) throw failed;
-  }
-  if (signal.aborted) throw new EdgeError("aborted", { stage: "generation" });
+  await oneCachedToken(
+    w,
+    messages,
+    { logprobs: true, top_logprobs: TOP_LOGPROBS },
+    (chunk) => {
+      top ??= chunk.choices[0]?.logprobs?.content?.[0]?.top_logprobs;
+    },
+    { log, signal, stage: "generation" },
+  );
   const seen = top ?? [];
   const byText = new Map(seen.map((t) => [t.token, t.logprob]));
   return {
@@ -148,24 +167,17 @@ export async function probe(
   onProgress?: WarmProgress,
 ): Promise<ProbeTimings> {
   let timings: ProbeTimings | undefined;
-  const mark = log.mark();
-  try {
-    await w.createChatCompletion({
-      messages,
-      stream: true,
-      onData: (chunk) => {
-        if (chunk.timings) timings = chunk.timings;
-        const p = chunk.prompt_progress;
-        if (p && onProgress) onProgress({ processed: p.processed - p.cache, total: p.total - p.cache });
-      },
-      ...ONE_CACHED_TOKEN,
-      ...(onProgress ? { return_progress: true } : {}),
-      abortSignal: signal,
-    });
-  } catch (e) {
-    throw completionError(e, signal, log.since(mark)) ?? new EdgeError("aborted", { stage: "warm_prefix" });
-  }
-  if (signal.aborted) throw new EdgeError("aborted", { stage: "warm_prefix" });
+  await oneCachedToken(
+    w,
+    messages,
+    onProgress ? { return_progress: true } : {},
+    (chunk) => {
+      if (chunk.timings) timings = chunk.timings;
+      const p = chunk.prompt_progress;
+      if (p && onProgress) onProgress({ processed: p.processed - p.cache, total: p.total - p.cache });
+    },
+    { log, signal, stage: "warm_prefix" },
+  );
   if (!timings)
     throw new EdgeError(
       "generation_failed",

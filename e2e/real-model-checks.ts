@@ -5,7 +5,8 @@
 // functions in real-model-page.ts, and checked here, in Node.
 //
 // Held whatever a 135M model says (its choice of tool and its words are never asserted):
-//   * the first turn calls a tool (tool choice "required"), and every call is valid against its
+//   * with tool choice "required" the first turn calls a tool (with "auto" it may answer at once),
+//     and every call is valid against its
 //     tool's schema (checked here with ajv, independently of the loop's own check, where the front
 //     door shows the schemas: the playground);
 //   * every call ran once, in the runner: its card's result is exactly what the Python function
@@ -23,6 +24,7 @@ import { isDeepStrictEqual } from "node:util";
 import { sha256Json } from "../src/contract/hash.ts";
 import { verifyReceipts } from "../src/receipts/chain.ts";
 import type { Receipt } from "../src/receipts/types.ts";
+import { checkCalibration } from "../src/chat/check-calibration.ts";
 import { startModelServer, type ModelServer } from "../test/engines/model-server.ts";
 import { pinnedModel } from "../test/real-models.ts";
 import type { SeenRun } from "./real-model-page.ts";
@@ -43,8 +45,13 @@ def subtract(a: int, b: int) -> dict:
 `;
 export const REAL_TOOL_COUNT = 2;
 export const REAL_QUESTION = "What is 12 plus 30?";
+/** A question no tool of REAL_TOOLS fits, for tool choice "auto": its call start sits ~2.9 nats below
+ *  SmolLM2's measured line in native llama.cpp (-9.38 against -6.508), far beyond the ≤ 0.26 by which
+ *  WebAssembly and native differed (e2e/llamacpp-choices.spec.ts). */
+export const NO_TOOL_QUESTION = "Hi! Who are you?";
 
 type Args = { a: number; b: number };
+type ToolChoice = "required" | "auto";
 /** What each tool in REAL_TOOLS returns. */
 const EXPECTED: Record<string, (args: Args) => Record<string, number>> = {
   add: ({ a, b }) => ({ sum: a + b }),
@@ -63,9 +70,14 @@ interface CheckedCall {
   resultSha: string;
 }
 
-/** The cards: at least one (the first turn must call), each ok and valid, with the function's result. */
-async function checkCards(seen: SeenRun, schemas: Record<string, object> | null): Promise<CheckedCall[]> {
-  if (seen.cards.length === 0) fail("no tool card: with tool choice required the first turn must call a tool", seen);
+/** The cards: each ok and valid, with the function's result; at least one under tool choice "required". */
+async function checkCards(
+  seen: SeenRun,
+  schemas: Record<string, object> | null,
+  choice: ToolChoice,
+): Promise<CheckedCall[]> {
+  if (choice === "required" && seen.cards.length === 0)
+    fail("no tool card: with tool choice required the first turn must call a tool", seen);
   const calls: CheckedCall[] = [];
   for (const card of seen.cards) {
     const expected = EXPECTED[card.tool] ?? fail(`a card for ${card.tool}, which is not one of the tools`, card);
@@ -105,9 +117,10 @@ export async function checkRealRun(
   seen: SeenRun,
   receipts: readonly Receipt[],
   schemas: Record<string, object> | null,
+  choice: ToolChoice = "required",
 ): Promise<Receipt> {
   checkEnd(seen);
-  const calls = await checkCards(seen, schemas);
+  const calls = await checkCards(seen, schemas, choice);
   // The widget does not show the receipt's id: its run's receipt is the newest (one run at a time).
   const receipt =
     (seen.receiptId ? receipts.find((r) => r.id === seen.receiptId) : receipts[receipts.length - 1]) ??
@@ -162,4 +175,21 @@ export function runSummary(receipt: Receipt): string {
   const speed = (n: number | undefined) => (n === undefined ? "?" : n.toFixed(1));
   const first = s?.time_to_first_token_ms === undefined ? "?" : (s.time_to_first_token_ms / 1000).toFixed(1);
   return `${receipt.outcome}${receipt.code ? ` (${receipt.code})` : ""} after ${receipt.calls.length} call(s); ${s?.generations ?? "?"} generation(s), first token after ${first} s, prefill ${speed(s?.prefill_tokens_per_s)} tok/s, decode ${speed(s?.decode_tokens_per_s)} tok/s`;
+}
+
+/**
+ * Tool choice "auto" and NO_TOOL_QUESTION: the first turn was weighed in the page (SmolLM2's signal
+ * is its call's start, src/chat/check-calibration.ts) and answered without proposing a call, and
+ * the receipt says so with the score, under the model's line. Returns the score, for the log.
+ */
+export function checkWeighedNoCall(receipt: Receipt): number {
+  const line = checkCalibration(`sha256:${REAL_MODEL.sha256}`);
+  if (line?.signal !== "call_start") fail("SmolLM2 has no call-start calibration", line);
+  if (receipt.calls.length) fail("a call ran for a question no tool fits", receipt.calls);
+  const [check, ...more] = receipt.call_checks ?? [];
+  if (!check || more.length || check.turn !== 0 || check.tool_name !== "" || check.verdict !== "no_call")
+    fail("the first turn was not weighed and answered without a call (verdict no_call)", receipt.call_checks);
+  if (check.threshold !== line.threshold || check.score === undefined || !(check.score <= line.threshold))
+    fail(`the receipt does not give a score at or under SmolLM2's line ${line.threshold}`, check);
+  return check.score;
 }

@@ -6,12 +6,17 @@
 // receipt naming the real file's sha256, model text shown while generated, a run that ends by
 // itself). Then the visitor picks their own copy of the file: it loads at once and the widget reads
 // the tools into it before the next question (its first generation evaluates only the question's
-// turn). What the model chooses and says is never asserted. The playground: real-model.spec.ts.
+// turn). What the model chooses and says is never asserted. Then a page that leaves tool choice to
+// the widget's default, "auto": a greeting no tool fits is weighed in the page and answered without a
+// call, and the receipt says so (real-model-checks.ts, checkWeighedNoCall). The playground:
+// real-model.spec.ts.
 import { expect, test } from "./fixtures.ts";
 import type { ModelServer } from "../test/engines/model-server.ts";
 import { realModel } from "../test/real-models.ts";
 import {
   checkRealRun,
+  checkWeighedNoCall,
+  NO_TOOL_QUESTION,
   runSummary,
   REAL_MODEL,
   REAL_MODEL_PATH,
@@ -53,6 +58,13 @@ test.beforeAll(async () => {
       attrs: `tools-src="./tools.py" model="${server.url(REAL_MODEL_PATH)}" tool-choice="required"`,
     }),
   );
+  docs.route(
+    "/page-auto.html",
+    docsPage({
+      widgetUrl: sites.assets.url("/edge-chat.js"),
+      attrs: `tools-src="./tools.py" model="${server.url(REAL_MODEL_PATH)}"`,
+    }),
+  );
 });
 test.afterAll(async () => {
   await server?.close();
@@ -91,4 +103,21 @@ test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, n
   const warmed = await checkRealRun(seenAgain!, await page.evaluate(readStoredReceipts), null);
   console.log(`[real weights] widget, tools read ahead: ${runSummary(warmed)}`);
   expect(warmed.engine_stats?.first_prompt_tokens_evaluated).toBeLessThan(40);
+});
+
+test("real weights in the <edge-chat> widget, tool choice left to its default (auto): a greeting no tool fits is weighed and answered without a call; the receipt gives the score and SmolLM2's line", async ({
+  page,
+}) => {
+  test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
+  test.setTimeout(RUN_MS + BOOT_MS);
+  await page.goto(docs!.url("/page-auto.html"));
+  const widget = page.locator("edge-chat");
+  await expect(widget.getByText(`${REAL_MODEL.file} · on-device model (llama.cpp, CPU)`)).toBeVisible({
+    timeout: BOOT_MS,
+  });
+  const start = await page.evaluate(watchWidgetStream);
+  await askWidget(widget, NO_TOOL_QUESTION, BOOT_MS);
+  const seen = await (await page.waitForFunction(readWidgetRun, start, { timeout: RUN_MS, polling: 500 })).jsonValue();
+  const receipt = await checkRealRun(seen!, await page.evaluate(readStoredReceipts), null, "auto");
+  console.log(`[real weights] widget, auto: call start ${checkWeighedNoCall(receipt)}; ${runSummary(receipt)}`);
 });

@@ -8,6 +8,11 @@
 // says is never asserted. The widget: real-model-widget.spec.ts; Firefox and WebKit:
 // e2e/browsers/real-model-journey.ts.
 //
+// Then tool choice "auto", where a checked turn weighs SmolLM2's first reply before it proposes a
+// call (src/chat/model-turn.ts, docs/contract.md §4 step 2), in wllama's probabilities: a greeting
+// no tool fits sits far below the model's measured line (real-model-checks.ts, NO_TOOL_QUESTION), so
+// the page must answer without proposing a call and its receipt must say why, with the score and line.
+//
 // Slow by nature: llama.cpp in WebAssembly on one thread, and SmolLM2 repeats its call after each
 // result until the call budget (five generations a question: 80–100 s here on a busy machine); the
 // timeouts allow a loaded CI machine several times that.
@@ -16,10 +21,13 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import type { ModelServer } from "../test/engines/model-server.ts";
 import { realModel } from "../test/real-models.ts";
+import type { Receipt } from "../src/receipts/types.ts";
 import { parseJsonLines, verifyReceipts } from "../src/receipts/chain.ts";
 import { openToolsFile, loadModelFromUrl } from "./playground-helpers.ts";
 import {
   checkRealRun,
+  checkWeighedNoCall,
+  NO_TOOL_QUESTION,
   runSummary,
   REAL_MODEL,
   REAL_MODEL_PATH,
@@ -57,11 +65,15 @@ async function boot(page: Page): Promise<void> {
   await openToolsFile(page, "tools.py", REAL_TOOLS, REAL_TOOL_COUNT);
 }
 
-/** Tool choice "required", the question, and every check once the run has ended by itself. The
- *  session's tool contract was read ahead, before the question (chat/warm-start.ts): the line above
- *  the message box says so, and the first generation evaluates only the question's turn. */
-async function askPlayground(page: Page): Promise<void> {
-  await page.locator("#tool-choice").selectOption("required");
+/** The tool choice, the question, and every check once the run has ended by itself. The session's
+ *  tool contract was read ahead, before the question (chat/warm-start.ts): the line above the
+ *  message box says so, and the first generation evaluates only the question's turn. */
+async function askPlayground(
+  page: Page,
+  choice: "required" | "auto" = "required",
+  question = REAL_QUESTION,
+): Promise<Receipt> {
+  await page.locator("#tool-choice").selectOption(choice);
   await expect(page.locator("#session-info")).toContainText(`${REAL_TOOL_COUNT} active tool(s)`);
   await expect(page.locator("#chat-warm")).toHaveAttribute("data-state", /^(ready|failed)$/, { timeout: LOAD_MS });
   await expect(page.locator("#chat-warm")).toContainText(`Ready: the model has read your ${REAL_TOOL_COUNT} tools`, {
@@ -69,7 +81,7 @@ async function askPlayground(page: Page): Promise<void> {
   });
   console.log(`[real weights] playground: ${await page.locator("#chat-warm").textContent()}`);
   const start = await page.evaluate(watchPlaygroundStream);
-  await page.getByLabel("Message").fill(REAL_QUESTION);
+  await page.getByLabel("Message").fill(question);
   await page.getByRole("button", { name: "Send", exact: true }).click();
   const seen = await (
     await page.waitForFunction(readPlaygroundRun, start, { timeout: RUN_MS, polling: 500 })
@@ -78,11 +90,13 @@ async function askPlayground(page: Page): Promise<void> {
     seen!,
     await page.evaluate(readStoredReceipts),
     await page.evaluate(readPlaygroundSchemas),
+    choice,
   );
   expect(receipt.engine_stats?.first_prompt_tokens_evaluated).toBeLessThan(WARM_QUESTION_TOKENS);
   console.log(`[real weights] playground: ${runSummary(receipt)}`);
   // Send is back: the page is ready for the next question.
   await expect(page.locator("#send")).toBeEnabled();
+  return receipt;
 }
 
 /** The Receipts tab: the chain verifies there, and its JSON Lines export verifies here, every chat
@@ -143,4 +157,17 @@ test("real weights in the playground: SmolLM2 from a file, from a URL, then offl
   await checkExport(page, 3);
   await context.setOffline(false);
   expect(pageErrors).toEqual([]);
+});
+
+test("tool choice auto on real weights: SmolLM2's first reply is weighed in the browser, and a greeting no tool fits is answered without a call; the receipt gives the score and the model's line", async ({
+  page,
+}) => {
+  test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
+  test.setTimeout(RUN_MS + LOAD_MS + BOOT_MS);
+  await page.goto("/");
+  await boot(page);
+  await loadModelFromUrl(page, server.url(REAL_MODEL_PATH), REAL_MODEL.file, LOAD_MS);
+  const receipt = await askPlayground(page, "auto", NO_TOOL_QUESTION);
+  await expect(page.locator("#chat-log .tool-card")).toHaveCount(0);
+  console.log(`[real weights] auto: call start ${checkWeighedNoCall(receipt)}`);
 });

@@ -63,7 +63,7 @@ for (const id of ["smollm2-135m-instruct-q4_1", "qwen2.5-coder-0.5b-instruct-q4_
     }, 300_000);
 
     it("a checked turn records its weighed score against the model's threshold, and goes ahead exactly when it is above", async () => {
-      const calibration = checkCalibration(engine.info());
+      const calibration = checkCalibration(engine.info().fingerprint?.sha256);
       let weighed = 0;
       for (const request of REQUESTS.slice(0, 2)) {
         const messages: ChatMessage[] = [

@@ -3,12 +3,13 @@
 // (models/real-models.json, fetched by npm run setup:models). Every command is its own process
 // (bin/edge.cjs) with a fresh $EDGE_DATA_DIR, its tools in real sandboxed runners.
 //
-// What a 135M model picks or says is not asserted (eval/ measures that). The prompts name their
-// values and --tool narrows the active set to the tool under test, so the runs stay short; what is
-// asserted is what Edge promises around the model: the call is valid against the tool's schema and
-// ran once in the runner, the run then ends by itself (an answer in the model's own text, or its
-// call again refused), the receipts chain and name the model file by its bytes, a commit tool runs
-// once after `y`, learn scores and records its evaluation.
+// What a 135M model picks or says is not asserted (eval/ measures that) — but for one greeting, far
+// under the line where Edge weighs whether to call (tool choice "auto": the weighing is what is
+// asserted). The prompts name their values and --tool narrows the active set to the tool under
+// test, so the runs stay short; what is asserted is what Edge promises around the model: the call
+// is valid against the tool's schema and ran once in the runner, the run then ends by itself (an
+// answer in the model's own text, or its call again refused), the receipts chain and name the model
+// file by its bytes, a commit tool runs once after `y`, learn scores and records its evaluation.
 //
 // One thread: greedy decoding then gives the same tokens wherever the same binary runs (the thread
 // count changes the sums), and one is the fastest on a loaded 2-core machine. --max-tokens bounds
@@ -20,6 +21,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { compileSchema } from "../src/contract/ajv.ts";
 import { sha256Json, sha256Text } from "../src/contract/hash.ts";
 import type { Receipt } from "../src/receipts/types.ts";
+import { checkCalibration } from "../src/chat/check-calibration.ts";
 import { EXAMPLES, edgeCli, type CliResult } from "./cli.ts";
 import { nodeLlamaAvailable } from "./engines/node-llama.ts";
 import { realModel } from "./real-models.ts";
@@ -158,6 +160,33 @@ describe.skipIf(!smol || !runtime)("real weights through the CLI: SmolLM2-135M-I
     ]);
     expect(chain[0]!.receipt_sha256).toBe(receipt.receipt_sha256);
     expectModelFile(chain[0]!);
+  });
+
+  it("edge chat --tool-choice auto: the first turn is weighed against SmolLM2's measured line, and a greeting no tool fits is answered without a call; the receipt gives the score and the line", async () => {
+    // The greeting's call start is ~2 nats under the line here (-8.54 against -6.508, 2026-12-07):
+    // what is asserted is the weighing and its record, far from where a 135M model's lean decides.
+    const data = dataDir();
+    const prompt = "Hi! Who are you?";
+    const r = await edgeCli(
+      data,
+      "chat",
+      ...modelFlags(),
+      ...["--tools", TOOLS, "--tool-choice", "auto", "--max-tokens", "64", "--prompt", prompt, "--json"],
+    );
+    expect(r.code, r.out + r.err).toBe(0);
+    const { receipt } = r.json;
+    expectModelFile(receipt);
+    const line = checkCalibration(`sha256:${smol!.sha256}`)!;
+    expect(line.signal).toBe("call_start");
+    expect(receipt).toMatchObject({ outcome: "answered", calls: [] });
+    expect(receipt.call_checks).toEqual([
+      { turn: 0, tool_name: "", verdict: "no_call", score: expect.any(Number), threshold: line.threshold },
+    ]);
+    expect(receipt.call_checks[0].score).toBeLessThanOrEqual(line.threshold);
+    // One generation: the answer, with no proposal before it.
+    expect(r.json.engine_stats.generations).toBe(1);
+    expect((r.json.answer as string).trim().length).toBeGreaterThan(0);
+    expect((await exportedChain(data)).map((x) => x.id)).toEqual([receipt.id]);
   });
 
   it("a model file whose sha256 is not the --model-sha256 pin is refused (model_integrity_failed) before anything runs", async () => {

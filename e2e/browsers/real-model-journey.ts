@@ -6,11 +6,17 @@
 // the stored copy (the URL's download is checked through the copy it stored: one run less at wasm
 // speed), each with the checks of e2e/real-model-checks.ts: valid calls, each run once
 // in the runner, a chained receipt naming the real file's sha256, streamed model text, a run that
-// ends by itself. What the model chooses and says is never asserted. The Chromium spec
-// (e2e/real-model.spec.ts) makes the same journey with Playwright, with a question after each load.
+// ends by itself. What the model chooses and says is never asserted. Then, with tool choice "auto", a
+// greeting no tool fits: the first turn is weighed in the page and answered without a call, and the
+// receipt gives the score under SmolLM2's line (real-model-checks.ts, checkWeighedNoCall). The
+// Chromium spec (e2e/real-model.spec.ts) makes the same journey with Playwright, with a question
+// after each load.
 import { realModel, type RealModel } from "../../test/real-models.ts";
+import type { Receipt } from "../../src/receipts/types.ts";
 import {
   checkRealRun,
+  checkWeighedNoCall,
+  NO_TOOL_QUESTION,
   runSummary,
   REAL_MODEL,
   REAL_MODEL_PATH,
@@ -49,28 +55,34 @@ async function openTools(driver: Driver, pace: Pace): Promise<void> {
   await untilText(driver, "#tools-status", `Inspected tools.py: ${REAL_TOOL_COUNT} tool(s)`, pace.boot);
 }
 
-/** Tool choice "required", the question, and every check once the run has ended by itself; how it
- *  went, in one line. */
-async function ask(driver: Driver, pace: Pace): Promise<string> {
-  await fill(driver, "#tool-choice", "required");
+/** The tool choice, the question, and every check once the run has ended by itself; the receipt and
+ *  how it went, in one line. */
+async function ask(
+  driver: Driver,
+  pace: Pace,
+  choice: "required" | "auto" = "required",
+  question = REAL_QUESTION,
+): Promise<{ receipt: Receipt; summary: string }> {
+  await fill(driver, "#tool-choice", choice);
   await untilText(driver, "#session-info", `${REAL_TOOL_COUNT} active tool(s)`);
   // The tool contract is read into the model before the question (chat/warm-start.ts).
   const warm = await untilText(driver, "#chat-warm", /^(Ready: |The model could not read)/, pace.realRun);
   if (!warm.startsWith("Ready: ")) throw new Error(`${driver.name}: the tools were not read ahead: ${warm}`);
   const start = await evaluate(driver, watchPlaygroundStream, null);
-  await send(driver, REAL_QUESTION);
+  await send(driver, question);
   const seen = await until(driver, "the run with the real model to end", readPlaygroundRun, start, pace.realRun);
   const receipt = await checkRealRun(
     seen,
     await evaluate(driver, readStoredReceipts, null),
     await evaluate(driver, readPlaygroundSchemas, null),
+    choice,
   );
   const evaluated = receipt.engine_stats?.first_prompt_tokens_evaluated;
   if (evaluated === undefined || evaluated >= WARM_QUESTION_TOKENS)
     throw new Error(
       `${driver.name}: the first generation evaluated ${evaluated} prompt tokens: the contract read ahead was not reused`,
     );
-  return `${warm} ${runSummary(receipt)}`;
+  return { receipt, summary: `${warm} ${runSummary(receipt)}` };
 }
 
 async function loadReal(driver: Driver, pace: Pace, how: { url: string } | { file: string }): Promise<void> {
@@ -96,7 +108,7 @@ async function journey(driver: Driver, pace: Pace, log: (step: string) => void, 
 
     await loadReal(driver, pace, { file: real.path });
     log("the real model from a file: hashed and loaded");
-    log(`from a file: ${await ask(driver, pace)}`);
+    log(`from a file: ${(await ask(driver, pace)).summary}`);
     expectEqual(models.hits(REAL_MODEL_PATH), 0, "downloads of a model picked as a file");
 
     // A URL: downloaded once, checked and stored. Its question is asked offline, below, of the
@@ -118,13 +130,15 @@ async function journey(driver: Driver, pace: Pace, log: (step: string) => void, 
     await openTools(driver, pace);
     await loadReal(driver, pace, { url });
     log("offline reload: the stored copy loaded");
-    log(`from the store, offline: ${await ask(driver, pace)}`);
+    log(`from the store, offline: ${(await ask(driver, pace)).summary}`);
     expectEqual(models.hits(REAL_MODEL_PATH), 1, "downloads after the offline reload");
+    const auto = await ask(driver, pace, "auto", NO_TOOL_QUESTION);
+    log(`tool choice auto, no tool fits: call start ${checkWeighedNoCall(auto.receipt)}; ${auto.summary}`);
 
     await driver.click("#tab-receipts");
     await driver.click("#receipts-verify");
-    await untilText(driver, "#receipts-verdict", "chain OK — 2 receipt(s)");
-    log("both runs' receipts: chain verified");
+    await untilText(driver, "#receipts-verdict", "chain OK — 3 receipt(s)");
+    log("the three runs' receipts: chain verified");
     await noConsoleErrors(driver);
   } finally {
     await models.close();

@@ -10,8 +10,6 @@
 // on the model, so both are measured for one exact file (its sha256) by `npm run eval:tools --
 // --calibrate` (eval/README.md), and the signal that separates best is kept. A model without an
 // entry keeps the generated check.
-import type { EngineInfo } from "../engines/engine.ts";
-
 export type CheckSignal = "call_start" | "check";
 
 export interface CheckCalibration {
@@ -32,8 +30,7 @@ const CALIBRATIONS: Readonly<Record<string, CheckCalibration>> = {
   },
 };
 
-/** The loaded model's calibration, when it was measured. */
-export function checkCalibration(info: EngineInfo): CheckCalibration | undefined {
-  const sha = info.fingerprint?.sha256;
-  return sha === undefined ? undefined : CALIBRATIONS[sha];
+/** The calibration of the model file with this sha256 ("sha256:…"), when it was measured. */
+export function checkCalibration(sha256: string | undefined): CheckCalibration | undefined {
+  return sha256 === undefined ? undefined : CALIBRATIONS[sha256];
 }

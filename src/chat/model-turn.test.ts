@@ -241,10 +241,16 @@ describe("a weighed check", () => {
       expect(turn).toMatchObject({ answerOnly: false, result: { text: CALL }, check: { verdict: "yes" } });
       expect(likely.calls[0]!.responseFormat).toEqual(toolCallResponseFormat(SCHEMAS));
     }
-    // Not seen, below a floor at or under the line: a call is known to be unlikely enough.
-    const unseen = new Weighing(["Fine."], { callStart: -Infinity, floor: -6 });
+    // Not seen, below a floor at or under the line: a call is known to be unlikely enough, and the
+    // receipt records that bound (a finite number: a receipt is canonical JSON, which has no -Infinity).
+    const unseen = new Weighing(["Fine."], { callStart: -Infinity, floor: -6.12345 });
     await unseen.load();
-    expect((await ask(unseen, CALL_START)).check).toMatchObject({ verdict: "no_call", score: -Infinity });
+    expect((await ask(unseen, CALL_START)).check).toEqual({
+      tool_name: "",
+      verdict: "no_call",
+      score: -6.123,
+      threshold: -5,
+    });
   });
 
   it('"measure" weighs both signals, keeps the proposal and reports them', async () => {

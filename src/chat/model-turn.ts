@@ -88,7 +88,10 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
   const usages: (ChatUsage | undefined)[] = [];
   const firstTurn = req.ranCalls.length === 0;
   const measuring = req.calibration === "measure";
-  const calibration = req.calibration === "measure" ? undefined : (req.calibration ?? checkCalibration(engine.info()));
+  const calibration =
+    req.calibration === "measure"
+      ? undefined
+      : (req.calibration ?? checkCalibration(engine.info().fingerprint?.sha256));
   const measured: NonNullable<CheckedTurn["measured"]> = {};
   const turn = (t: Pick<CheckedTurn, "result" | "answerOnly" | "check">): CheckedTurn => ({
     ...t,

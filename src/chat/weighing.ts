@@ -29,8 +29,9 @@ async function scores(
 
 /**
  * The log-probability that the model's free reply to `messages` starts a call. A start the engine
- * did not see among its top tokens is below its floor: -Infinity when that floor is at or below
- * `threshold` (the answer is known), undefined when it is above.
+ * did not see among its top tokens (the browser's 200) is below its floor: the floor itself when
+ * that is at or below `threshold` (the answer is known, and a receipt records the bound, a finite
+ * number), undefined when it is above.
  */
 export async function callStartScore(
   engine: Engine,
@@ -41,7 +42,7 @@ export async function callStartScore(
   const s = await scores(engine, messages, [CALL_START], signal);
   if (!s) return undefined;
   const p = s.logProbs[0]!;
-  if (p === -Infinity) return s.floor <= threshold ? -Infinity : undefined;
+  if (p === -Infinity) return s.floor <= threshold ? round(s.floor) : undefined;
   return Number.isNaN(p) ? undefined : round(p);
 }
 

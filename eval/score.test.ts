@@ -67,28 +67,44 @@ describe("scoring a case", () => {
   });
 });
 
-describe("the case set (eval/cases.json)", () => {
-  const set = JSON.parse(readFileSync(new URL("./cases.json", import.meta.url), "utf8")) as {
-    tools_files: Record<string, string>;
-    cases: {
-      id: string;
-      category: string;
-      tools: string;
-      prompt: string;
-      expect: { tool: string | null };
-      history?: unknown[];
-    }[];
-  };
+interface CaseSet {
+  tools_files: Record<string, string>;
+  cases: {
+    id: string;
+    category: string;
+    tools: string;
+    prompt: string;
+    expect: { tool: string | null };
+    history?: unknown[];
+  }[];
+}
+const caseSet = (file: string) => JSON.parse(readFileSync(new URL(file, import.meta.url), "utf8")) as CaseSet;
 
-  it("has at least 80 cases over every category, unique ids, each naming a known tools file", () => {
-    expect(set.cases.length).toBeGreaterThanOrEqual(80);
-    expect(new Set(set.cases.map((c) => c.id)).size).toBe(set.cases.length);
-    for (const category of CATEGORIES)
-      expect(set.cases.filter((c) => c.category === category).length).toBeGreaterThanOrEqual(8);
-    for (const c of set.cases) expect(set.tools_files[c.tools], c.id).toBeDefined();
-    expect(set.cases.filter((c) => c.category === "no_tool").every((c) => c.expect.tool === null)).toBe(true);
-    expect(set.cases.filter((c) => c.category === "after_result").every((c) => (c.history?.length ?? 0) > 0)).toBe(
-      true,
-    );
+function wellFormed(set: CaseSet, perCategory: number): void {
+  expect(new Set(set.cases.map((c) => c.id)).size).toBe(set.cases.length);
+  for (const category of CATEGORIES)
+    expect(set.cases.filter((c) => c.category === category).length).toBeGreaterThanOrEqual(perCategory);
+  for (const c of set.cases) expect(set.tools_files[c.tools], c.id).toBeDefined();
+  expect(set.cases.filter((c) => c.category === "no_tool").every((c) => c.expect.tool === null)).toBe(true);
+  expect(set.cases.filter((c) => c.category === "after_result").every((c) => (c.history?.length ?? 0) > 0)).toBe(true);
+}
+
+describe("the case sets", () => {
+  const main = caseSet("./cases.json");
+  const holdout = caseSet("./cases-holdout.json");
+
+  it("eval/cases.json has at least 80 cases over every category, unique ids, each naming a known tools file", () => {
+    expect(main.cases.length).toBeGreaterThanOrEqual(80);
+    wellFormed(main, 8);
+  });
+
+  it("the held-out set shares no id and no first-turn prompt with it, and has a tools file it never uses", () => {
+    wellFormed(holdout, 4);
+    const ids = new Set(main.cases.map((c) => c.id));
+    expect(holdout.cases.filter((c) => ids.has(c.id))).toEqual([]);
+    const asked = new Set(main.cases.filter((c) => !c.history).map((c) => c.prompt.toLowerCase()));
+    expect(holdout.cases.filter((c) => !c.history && asked.has(c.prompt.toLowerCase()))).toEqual([]);
+    const used = new Set(Object.values(main.tools_files));
+    expect(Object.values(holdout.tools_files).filter((f) => !used.has(f)).length).toBeGreaterThan(0);
   });
 });

@@ -6,10 +6,12 @@
 // every category on every instruction-tuned model, and declines correctly in ≥ 80 % of the no-tool
 // cases.
 //
-//   npm run eval:tools -- [--quick] [--cases ID|CATEGORY,…] [--models ID,ID] [--modes edge_guided,native,edge_free,edge_single]
+//   npm run eval:tools -- [--set main|holdout] [--quick] [--cases ID|CATEGORY,…] [--models ID,ID] [--modes edge_guided,native,edge_free,edge_single]
 //                         [--threads N] [--max-tokens N] [--out FILE] [--json] [--calibrate]
 // One thread by default: on a busy 2-core machine two llama.cpp threads spin at their barriers and a
 // 135M model's decode fell to 0.5 tok/s (measured while other work ran); accuracy does not depend on it.
+// --set holdout: eval/cases-holdout.json, cases written after the calibration lines were set on the
+// main set (eval/cases.json) and never used to set or tune anything — the lines measured out of sample.
 // --quick: SmolLM2-135M only, a fixed third of the cases (every third one), under 5 minutes.
 // --calibrate: edge_guided only, every proposal kept and both weighed signals recorded; the report
 // gives each model's calibration (eval/calibrate.ts) instead of the goal.
@@ -75,6 +77,8 @@ interface CaseResult {
   measured?: { callStart?: number; check?: number };
 }
 
+/** The case sets: the main one, and the held-out one (its own tools file among them). */
+const CASE_FILES: Record<string, string> = { main: "cases.json", holdout: "cases-holdout.json" };
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const ALL_MODELS: readonly RealModelId[] = [
   "smollm2-135m-instruct-q4_1",
@@ -85,6 +89,7 @@ const ALL_MODELS: readonly RealModelId[] = [
 function options() {
   const { values } = parseArgs({
     options: {
+      set: { type: "string", default: "main" },
       quick: { type: "boolean", default: false },
       cases: { type: "string" },
       models: { type: "string" },
@@ -99,6 +104,7 @@ function options() {
   const models = (values.models?.split(",") ??
     (values.quick ? ["smollm2-135m-instruct-q4_1"] : ALL_MODELS)) as RealModelId[];
   const modes = (values.calibrate ? ["edge_guided"] : (values.modes?.split(",") ?? MODES)) as ModeName[];
+  if (!(values.set in CASE_FILES)) throw new Error(`unknown case set ${values.set} (main or holdout)`);
   for (const m of modes)
     if (!ALL_MODES.includes(m)) throw new Error(`unknown mode ${m} (one of ${ALL_MODES.join(", ")})`);
   return { ...values, models, modes, threads: Number(values.threads ?? 1), maxTokens: Number(values["max-tokens"]) };
@@ -294,7 +300,7 @@ function selectCases(all: readonly EvalCase[], opts: { quick: boolean; cases?: s
 
 async function main(): Promise<void> {
   const opts = options();
-  const set = JSON.parse(readFileSync(path.join(ROOT, "eval", "cases.json"), "utf8")) as CaseSet;
+  const set = JSON.parse(readFileSync(path.join(ROOT, "eval", CASE_FILES[opts.set]!), "utf8")) as CaseSet;
   const cases = selectCases(set.cases, opts);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const started = performance.now();
@@ -308,6 +314,7 @@ async function main(): Promise<void> {
   const report = {
     eval: "tools",
     date: new Date().toISOString(),
+    set: opts.set,
     quick: opts.quick,
     ...(opts.cases ? { only: opts.cases } : {}),
     cases: cases.length,
@@ -318,7 +325,8 @@ async function main(): Promise<void> {
     models,
   };
   const text = JSON.stringify(report, null, opts.json ? undefined : 2);
-  const out = opts.out ?? path.join(ROOT, ".cache", "eval", opts.quick ? "tools-quick.json" : "tools.json");
+  const name = `tools${opts.set === "main" ? "" : `-${opts.set}`}${opts.quick ? "-quick" : ""}.json`;
+  const out = opts.out ?? path.join(ROOT, ".cache", "eval", name);
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, `${text}\n`);
   const brief = models.map((m) => ({

@@ -10,7 +10,9 @@
 // the widget's default, "auto": a greeting no tool fits is weighed in the page and answered without a
 // call, and the receipt says so (real-model-checks.ts, checkWeighedNoCall). The playground:
 // real-model.spec.ts.
+import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
+import type { Receipt } from "../src/receipts/types.ts";
 import type { ModelServer } from "../test/engines/model-server.ts";
 import { realModel } from "../test/real-models.ts";
 import {
@@ -72,20 +74,36 @@ test.afterAll(async () => {
   await sites?.close();
 });
 
+/** The docs page at `path`, once its widget shows the model; its <edge-chat>. */
+async function openDocsPage(page: Page, path: string): Promise<Locator> {
+  await page.goto(docs!.url(path));
+  const widget = page.locator("edge-chat");
+  await expect(widget.getByText(`${REAL_MODEL.file} · on-device model (llama.cpp, CPU)`)).toBeVisible({
+    timeout: BOOT_MS,
+  });
+  return widget;
+}
+
+/** `question` asked in the widget, and the checks of real-model-checks.ts once its run has ended; its receipt. */
+async function askAndCheck(
+  page: Page,
+  widget: Locator,
+  question: string,
+  choice: "required" | "auto" = "required",
+): Promise<Receipt> {
+  const start = await page.evaluate(watchWidgetStream);
+  await askWidget(widget, question, BOOT_MS);
+  const seen = await (await page.waitForFunction(readWidgetRun, start, { timeout: RUN_MS, polling: 500 })).jsonValue();
+  return checkRealRun(seen!, await page.evaluate(readStoredReceipts), null, choice);
+}
+
 test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, no WebGPU), valid calls run once, a receipt naming the file", async ({
   page,
 }) => {
   test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
   test.setTimeout(2 * RUN_MS + 2 * BOOT_MS);
-  await page.goto(docs!.url("/page.html"));
-  const widget = page.locator("edge-chat");
-  await expect(widget.getByText(`${REAL_MODEL.file} · on-device model (llama.cpp, CPU)`)).toBeVisible({
-    timeout: BOOT_MS,
-  });
-  const start = await page.evaluate(watchWidgetStream);
-  await askWidget(widget, REAL_QUESTION, BOOT_MS);
-  const seen = await (await page.waitForFunction(readWidgetRun, start, { timeout: RUN_MS, polling: 500 })).jsonValue();
-  const receipt = await checkRealRun(seen!, await page.evaluate(readStoredReceipts), null);
+  const widget = await openDocsPage(page, "/page.html");
+  const receipt = await askAndCheck(page, widget, REAL_QUESTION);
   console.log(`[real weights] widget: ${runSummary(receipt)}`);
   expect(server!.hits(REAL_MODEL_PATH)).toBe(1);
 
@@ -95,12 +113,7 @@ test("real weights in the <edge-chat> widget: SmolLM2 from a URL (engine auto, n
   await expect(widget.getByRole("status").filter({ hasText: "Ready: the model has read your 2 tools" })).toBeVisible({
     timeout: BOOT_MS,
   });
-  const again = await page.evaluate(watchWidgetStream);
-  await askWidget(widget, REAL_QUESTION, BOOT_MS);
-  const seenAgain = await (
-    await page.waitForFunction(readWidgetRun, again, { timeout: RUN_MS, polling: 500 })
-  ).jsonValue();
-  const warmed = await checkRealRun(seenAgain!, await page.evaluate(readStoredReceipts), null);
+  const warmed = await askAndCheck(page, widget, REAL_QUESTION);
   console.log(`[real weights] widget, tools read ahead: ${runSummary(warmed)}`);
   expect(warmed.engine_stats?.first_prompt_tokens_evaluated).toBeLessThan(40);
 });
@@ -110,14 +123,7 @@ test("real weights in the <edge-chat> widget, tool choice left to its default (a
 }) => {
   test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
   test.setTimeout(RUN_MS + BOOT_MS);
-  await page.goto(docs!.url("/page-auto.html"));
-  const widget = page.locator("edge-chat");
-  await expect(widget.getByText(`${REAL_MODEL.file} · on-device model (llama.cpp, CPU)`)).toBeVisible({
-    timeout: BOOT_MS,
-  });
-  const start = await page.evaluate(watchWidgetStream);
-  await askWidget(widget, NO_TOOL_QUESTION, BOOT_MS);
-  const seen = await (await page.waitForFunction(readWidgetRun, start, { timeout: RUN_MS, polling: 500 })).jsonValue();
-  const receipt = await checkRealRun(seen!, await page.evaluate(readStoredReceipts), null, "auto");
+  const widget = await openDocsPage(page, "/page-auto.html");
+  const receipt = await askAndCheck(page, widget, NO_TOOL_QUESTION, "auto");
   console.log(`[real weights] widget, auto: call start ${checkWeighedNoCall(receipt)}; ${runSummary(receipt)}`);
 });

@@ -8,10 +8,11 @@
 // says is never asserted. The widget: real-model-widget.spec.ts; Firefox and WebKit:
 // e2e/browsers/real-model-journey.ts.
 //
-// Then tool choice "auto", where a checked turn weighs SmolLM2's first reply before it proposes a
-// call (src/chat/model-turn.ts, docs/contract.md §4 step 2), in wllama's probabilities: a greeting
-// no tool fits sits far below the model's measured line (real-model-checks.ts, NO_TOOL_QUESTION), so
-// the page must answer without proposing a call and its receipt must say why, with the score and line.
+// Last, offline, tool choice "auto", where a checked turn weighs SmolLM2's first reply before it
+// proposes a call (src/chat/model-turn.ts, docs/contract.md §4 step 2), in wllama's probabilities: a
+// greeting no tool fits sits far below the model's measured line (real-model-checks.ts,
+// NO_TOOL_QUESTION), so the page must answer without a call and its receipt must say why, with the
+// score and the line (checkWeighedNoCall).
 //
 // Slow by nature: llama.cpp in WebAssembly on one thread, and SmolLM2 repeats its call after each
 // result until the call budget (five generations a question: 80–100 s here on a busy machine); the
@@ -115,12 +116,12 @@ async function checkExport(page: Page, chats: number): Promise<void> {
   await page.getByRole("tab", { name: "Chat" }).click();
 }
 
-test("real weights in the playground: SmolLM2 from a file, from a URL, then offline from the device's store; every call valid, run once, in a receipt naming the file", async ({
+test("real weights in the playground: SmolLM2 from a file, from a URL, then offline from the device's store; every call valid, run once, in a receipt naming the file; with tool choice auto, a greeting weighed and answered without a call", async ({
   page,
   context,
 }) => {
   test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
-  test.setTimeout(3 * RUN_MS + 3 * LOAD_MS + 3 * BOOT_MS);
+  test.setTimeout(4 * RUN_MS + 3 * LOAD_MS + 3 * BOOT_MS);
   const url = server.url(REAL_MODEL_PATH);
   // Any uncaught error or unhandled rejection in the page, its frames or workers, for the whole run
   // (a rejection without a reason shows as "Error: undefined").
@@ -154,20 +155,10 @@ test("real weights in the playground: SmolLM2 from a file, from a URL, then offl
   await loadModelFromUrl(page, url, REAL_MODEL.file, LOAD_MS);
   expect(server.hits(REAL_MODEL_PATH)).toBe(1);
   await askPlayground(page);
-  await checkExport(page, 3);
+  // Tool choice "auto": the greeting is weighed and answered without a call (the comment at the top).
+  const receipt = await askPlayground(page, "auto", NO_TOOL_QUESTION);
+  console.log(`[real weights] auto: call start ${checkWeighedNoCall(receipt)}`);
+  await checkExport(page, 4);
   await context.setOffline(false);
   expect(pageErrors).toEqual([]);
-});
-
-test("tool choice auto on real weights: SmolLM2's first reply is weighed in the browser, and a greeting no tool fits is answered without a call; the receipt gives the score and the model's line", async ({
-  page,
-}) => {
-  test.skip(!real, "SmolLM2-135M-Instruct is not in .cache/models/ (npm run setup:models)");
-  test.setTimeout(RUN_MS + LOAD_MS + BOOT_MS);
-  await page.goto("/");
-  await boot(page);
-  await loadModelFromUrl(page, server.url(REAL_MODEL_PATH), REAL_MODEL.file, LOAD_MS);
-  const receipt = await askPlayground(page, "auto", NO_TOOL_QUESTION);
-  await expect(page.locator("#chat-log .tool-card")).toHaveCount(0);
-  console.log(`[real weights] auto: call start ${checkWeighedNoCall(receipt)}`);
 });

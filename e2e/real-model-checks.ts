@@ -6,9 +6,8 @@
 //
 // Held whatever a 135M model says (its choice of tool and its words are never asserted):
 //   * with tool choice "required" the first turn calls a tool (with "auto" it may answer at once),
-//     and every call is valid against its
-//     tool's schema (checked here with ajv, independently of the loop's own check, where the front
-//     door shows the schemas: the playground);
+//     and every call is valid against its tool's schema (checked here with ajv, independently of
+//     the loop's own check, where the front door shows the schemas: the playground);
 //   * every call ran once, in the runner: its card's result is exactly what the Python function
 //     returns for those arguments, and the run's receipt has one call per card, each with its own
 //     id, the runner's HMAC and the tools file's hash verified, and the hashes of those arguments
@@ -51,7 +50,8 @@ export const REAL_QUESTION = "What is 12 plus 30?";
 export const NO_TOOL_QUESTION = "Hi! Who are you?";
 
 type Args = { a: number; b: number };
-type ToolChoice = "required" | "auto";
+/** The tool choices the real-weight runs ask with. */
+export type ToolChoice = "required" | "auto";
 /** What each tool in REAL_TOOLS returns. */
 const EXPECTED: Record<string, (args: Args) => Record<string, number>> = {
   add: ({ a, b }) => ({ sum: a + b }),

@@ -25,6 +25,7 @@ import {
   REAL_QUESTION,
   REAL_TOOLS,
   serveRealModel,
+  type ToolChoice,
 } from "./real-model-checks.ts";
 import { readStoredReceipts, readWidgetRun, watchWidgetStream } from "./real-model-page.ts";
 import { askWidget } from "./widget-helpers.ts";
@@ -89,7 +90,7 @@ async function askAndCheck(
   page: Page,
   widget: Locator,
   question: string,
-  choice: "required" | "auto" = "required",
+  choice: ToolChoice = "required",
 ): Promise<Receipt> {
   const start = await page.evaluate(watchWidgetStream);
   await askWidget(widget, question, BOOT_MS);

@@ -36,6 +36,7 @@ import {
   REAL_TOOL_COUNT,
   REAL_TOOLS,
   serveRealModel,
+  type ToolChoice,
 } from "./real-model-checks.ts";
 import {
   readPlaygroundRun,
@@ -69,11 +70,7 @@ async function boot(page: Page): Promise<void> {
 /** The tool choice, the question, and every check once the run has ended by itself. The session's
  *  tool contract was read ahead, before the question (chat/warm-start.ts): the line above the
  *  message box says so, and the first generation evaluates only the question's turn. */
-async function askPlayground(
-  page: Page,
-  choice: "required" | "auto" = "required",
-  question = REAL_QUESTION,
-): Promise<Receipt> {
+async function askPlayground(page: Page, choice: ToolChoice = "required", question = REAL_QUESTION): Promise<Receipt> {
   await page.locator("#tool-choice").selectOption(choice);
   await expect(page.locator("#session-info")).toContainText(`${REAL_TOOL_COUNT} active tool(s)`);
   await expect(page.locator("#chat-warm")).toHaveAttribute("data-state", /^(ready|failed)$/, { timeout: LOAD_MS });

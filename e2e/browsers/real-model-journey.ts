@@ -24,6 +24,7 @@ import {
   REAL_TOOL_COUNT,
   REAL_TOOLS,
   serveRealModel,
+  type ToolChoice,
 } from "../real-model-checks.ts";
 import {
   readPlaygroundRun,
@@ -60,7 +61,7 @@ async function openTools(driver: Driver, pace: Pace): Promise<void> {
 async function ask(
   driver: Driver,
   pace: Pace,
-  choice: "required" | "auto" = "required",
+  choice: ToolChoice = "required",
   question = REAL_QUESTION,
 ): Promise<{ receipt: Receipt; summary: string }> {
   await fill(driver, "#tool-choice", choice);

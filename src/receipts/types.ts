@@ -67,7 +67,8 @@ export interface CallCheck {
   tool_name: string;
   verdict: "yes" | "no" | "repeat" | "cut_off" | "no_call";
   /** A weighed verdict's score and the model's measured threshold (src/chat/check-calibration.ts):
-   *  for "no_call" the log-probability that the reply starts a call, for "yes" and "no" how much
+   *  for "no_call" the log-probability that the reply starts a call (in the browser, when no
+   *  spelling of a start was among the 200 likeliest tokens, the 200th's: a bound), for "yes" and "no" how much
    *  the request raised the log-odds of "yes" to the check; absent for a generated verdict. */
   score?: number;
   threshold?: number;

@@ -129,8 +129,9 @@ const TOP_LOGPROBS = 200;
 /**
  * Engine.scoreChoices on wllama: a cached one-token completion asked for the first token's top
  * log-probabilities, which llama.cpp's server core reports before sampling (so as node-llama-cpp's
- * raw logits give them in Node); a spelling is found there by its text. A spelling not among them
- * counts as impossible: a choice with none scores -Infinity, and the check then generates its verdict.
+ * raw logits give them in Node); a spelling is found there by its text. A choice with no spelling
+ * among them scores -Infinity and is less likely than `floor`, the least of them: src/chat/weighing.ts
+ * decides a call start with that bound and lets a check generate its verdict.
  */
 export async function choiceLogprobs(
   w: Wllama,

@@ -17,6 +17,8 @@ export interface Expectation {
   /** The tool the next turn must call, or null: it must answer without a call. */
   tool: string | null;
   arguments?: JsonObject;
+  /** An answer due after a result: what it must state, from the result (case-insensitive). */
+  mentions?: string[];
 }
 
 export type Outcome =
@@ -69,3 +71,43 @@ export function addScore(t: Tally, s: Score): void {
 
 /** Accuracy as a fraction with three decimals (0 for no cases). */
 export const rate = (k: number, n: number): number => (n === 0 ? 0 : Math.round((k / n) * 1000) / 1000);
+
+/** Letters and digits only, lower case: to tell an answer that repeats the request. */
+const bare = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+
+/**
+ * What the person reads when the turn is an answer (apart from the pass, which is call or no call):
+ *   prose    — sentences, not a call and not the request repeated: no `tool_name`, not bare JSON
+ *              (`null`, `{…}`, `"…"`), no `tool(` of an active tool, not starting with the request
+ *              (Qwen2.5-Coder wrote `({"tool_name": …` after a result, an "answer" the pass counts);
+ *   grounded — for a case with `mentions`, prose that states each of them.
+ */
+export function scoreAnswer(
+  text: string,
+  turn: { prompt: string; toolNames: readonly string[]; mentions?: readonly string[] },
+) {
+  const t = text.trim();
+  const prose =
+    t !== "" &&
+    !t.includes("tool_name") &&
+    !isJson(t) &&
+    !turn.toolNames.some((n) => new RegExp(`\\b${n}\\s*\\(`).test(t)) &&
+    !bare(t).startsWith(bare(turn.prompt));
+  const lower = t.toLowerCase();
+  const { mentions } = turn;
+  return { prose, ...(mentions ? { grounded: prose && mentions.every((m) => lower.includes(m.toLowerCase())) } : {}) };
+}
+export type AnswerScore = ReturnType<typeof scoreAnswer>;
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -43,7 +43,9 @@ import {
   CATEGORIES,
   emptyTally,
   rate,
+  scoreAnswer,
   scoreCase,
+  type AnswerScore,
   type Category,
   type Expectation,
   type Score,
@@ -73,6 +75,8 @@ interface CaseResult {
   prompt_tokens: number;
   text: string;
   check?: string;
+  /** An answer: what the person reads (score.ts scoreAnswer). */
+  answer?: AnswerScore;
   /** --calibrate: both weighed signals. */
   measured?: { callStart?: number; check?: number };
 }
@@ -160,6 +164,15 @@ async function runCases(
       ms: Math.round(r.ms),
       prompt_tokens: r.promptTokens,
       text: r.text.slice(0, 300),
+      ...(r.outcome.kind === "answer"
+        ? {
+            answer: scoreAnswer(r.outcome.text, {
+              prompt: c.prompt,
+              toolNames: tools.map((t) => t.name),
+              ...(c.expect.mentions ? { mentions: c.expect.mentions } : {}),
+            }),
+          }
+        : {}),
       ...(r.check ? { check: r.check } : {}),
       ...(r.measured ? { measured: r.measured } : {}),
     });
@@ -170,7 +183,20 @@ async function runCases(
   return results;
 }
 
-function summarize(results: readonly CaseResult[]) {
+/** The answers' measure: the share that is prose, and of the cases that name what their answer
+ *  must state, the share answered with prose that states it (a call there counts against). */
+function answerSummary(results: readonly CaseResult[], cases: readonly EvalCase[]) {
+  const answers = results.filter((r) => r.answer);
+  const due = results.filter((_, i) => cases[i]!.expect.mentions);
+  return {
+    n: answers.length,
+    prose: rate(answers.filter((r) => r.answer!.prose).length, answers.length),
+    grounded_n: due.length,
+    grounded: rate(due.filter((r) => r.answer?.grounded).length, due.length),
+  };
+}
+
+function summarize(results: readonly CaseResult[], cases: readonly EvalCase[]) {
   const byCategory = new Map<Category, Tally>(CATEGORIES.map((c) => [c, emptyTally()]));
   const all = emptyTally();
   for (const r of results) {
@@ -194,6 +220,7 @@ function summarize(results: readonly CaseResult[]) {
       mean: Math.round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)),
     },
     prompt_tokens_mean: Math.round(results.reduce((a, r) => a + r.prompt_tokens, 0) / Math.max(1, results.length)),
+    answers: answerSummary(results, cases),
   };
 }
 type ModeSummary = ReturnType<typeof summarize>;
@@ -216,7 +243,7 @@ async function evalModel(
     const tokens: Record<string, number> = {};
     for (const [key, tools] of schemas) tokens[key] = await mode.promptTokens(tools);
     const results = await runCases(mode, cases, schemas, log);
-    modes[mode.name] = { summary: summarize(results), tools_prompt_tokens: tokens, cases: results };
+    modes[mode.name] = { summary: summarize(results, cases), tools_prompt_tokens: tokens, cases: results };
   };
   const edgeModes = EDGE_MODES.filter((m) => opts.modes.includes(m));
   if (edgeModes.length) {
@@ -338,6 +365,7 @@ async function main(): Promise<void> {
         {
           accuracy: v.summary.accuracy,
           ...Object.fromEntries(Object.entries(v.summary.categories).map(([c, s]) => [c, s.accuracy])),
+          answers: v.summary.answers,
         },
       ]),
     ),

@@ -79,6 +79,19 @@ export function renderCallCheck(prompt: string, afterResult: boolean, tool?: Too
   return `Check: does ${what} match my request ${request}? Answer with one word, yes or no.`;
 }
 
+/**
+ * The instruction a checked turn's answer is asked with, after the call was declined (or none can
+ * run): the request quoted, as the check quotes it, and "plain sentences". Without it, asked to
+ * answer where its proposal was declined, Qwen2.5-Coder-0.5B wrote its call again in other clothes
+ * (`({"tool_name": …`, `null`, `air_quality(city: "delhi")`): none of its 10 answers after a result
+ * stated the result (eval:tools' answer measure, eval/README.md).
+ */
+export function renderAnswerRequest(afterResult: boolean): string {
+  return afterResult
+    ? "Answer me in plain sentences, with what the results above say."
+    : "Answer me in plain sentences, without a tool.";
+}
+
 /** The one repair turn's instruction (docs/contract.md §4 step 4). */
 export function renderRepair(code: string, message: string, toolNames: readonly string[]): string {
   return [

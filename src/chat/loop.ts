@@ -159,7 +159,8 @@ async function runPrompt(
   }
 
   // The conversation continues from exactly what the model saw and said — raw replies (think
-  // blocks included), tool turns included, and for return_direct nothing after the call, since
+  // blocks included), tool turns included (a checked turn's declined proposal, its check and the
+  // request for its answer aside: model-turn.ts), and for return_direct nothing after the call, since
   // the model never saw that result: each prompt then extends the previous one byte for byte and
   // web-llm reuses its KV cache. Failed or pending runs leave the history as it was.
   if (run.outcome === "answered" || run.outcome === "return_direct") {

@@ -70,6 +70,11 @@ describe("a checked turn", () => {
       ]);
       expect(streamed.join("")).toBe("I could not write that note.");
       expect(turn.usages).toHaveLength(2);
+      // The answer is asked for in so many words (the conversation itself is left as it was).
+      expect(engine.calls[1]!.messages).toEqual([
+        { role: "user", content: "Note 1.0" },
+        { role: "user", content: "Answer me in plain sentences, without a tool." },
+      ]);
     }
   });
 
@@ -125,6 +130,10 @@ describe("a checked turn", () => {
       check: { tool_name: "note", verdict: "repeat" },
       result: { text: "Noted." },
     });
+    expect(again.calls[1]!.messages).toEqual([
+      ...ask.messages,
+      { role: "user", content: "Answer me in plain sentences, with what the results above say." },
+    ]);
     const other = JSON.stringify({ tool_name: "note", arguments: { text: "bye" } });
     for (const [verdict, declined] of [
       ["yes", true],

@@ -8,6 +8,7 @@
 //   (weighing.ts): how likely its free reply starts a call, before step 1 (at or below its line it
 //   goes to step 3 without proposing), or its check's answer against an empty request, in step 2;
 //   3. answer  — declined, the model answers in plain text under a grammar that cannot open a call,
+//                asked for it in so many words (renderAnswerRequest, not kept in the conversation),
 //                and that text is the answer.
 // Asked to choose between a call and prose in one step, small models choose badly: measured with
 // eval:tools, Qwen2.5-Coder-0.5B called a tool on 14 of 18 questions no tool fits, SmolLM2-135M
@@ -21,7 +22,7 @@ import type { JsonObject, ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, ChatResult, ChatUsage, Engine } from "../engines/engine.ts";
 import type { CallCheck } from "../receipts/types.ts";
 import { checkResponseFormat, textAnswerResponseFormat, toolCallResponseFormat } from "../engines/grammar.ts";
-import { renderCallCheck } from "./contract.ts";
+import { renderAnswerRequest, renderCallCheck } from "./contract.ts";
 import { checkCalibration, type CheckCalibration } from "./check-calibration.ts";
 import { callStartScore, checkScore } from "./weighing.ts";
 import { parseModelOutput } from "./parse.ts";
@@ -100,7 +101,7 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
   });
   const answer = async (check?: Omit<CallCheck, "turn">): Promise<CheckedTurn> => {
     const r = await engine.chat({
-      messages,
+      messages: [...messages, { role: "user", content: renderAnswerRequest(!firstTurn) }],
       ...sampling,
       responseFormat: textAnswerResponseFormat(),
       onToken: withoutThinkBlock(req.onToken),

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../src/contract/types.ts";
 import { withDefaults } from "../src/contract/defaults.ts";
-import { CATEGORIES, scoreCase } from "./score.ts";
+import { CATEGORIES, scoreAnswer, scoreCase } from "./score.ts";
 
 const FEE: JsonObject = {
   type: "object",
@@ -60,6 +60,15 @@ describe("scoring a case", () => {
     expect(scoreCase({ tool: null }, { kind: "answer", text: "Paris." }).pass).toBe(true);
     expect(scoreCase({ tool: null }, { kind: "call", tool: "hello_world", arguments: {} }).pass).toBe(false);
     expect(scoreCase({ tool: null }, { kind: "invalid", reason: "x", text: '{"tool_name"' }).pass).toBe(false);
+  });
+
+  it("an answer is prose when it is not a call in other clothes, nor the request repeated; grounded when it states the result", () => {
+    const turn = { prompt: "Add 2 and 3.", toolNames: ["add"], mentions: ["5"] };
+    expect(scoreAnswer("The sum of 2 and 3 is 5.", turn)).toEqual({ prose: true, grounded: true });
+    expect(scoreAnswer("The sum is five.", turn)).toEqual({ prose: true, grounded: false });
+    for (const text of ['({"tool_name":"add","arguments":{"a":5,"b":5}}', "null", '"Add 2 and 3."', "add(a=2, b=3) = 5", "add 2 and 3: 5", "  "])
+      expect(scoreAnswer(text, turn), text).toEqual({ prose: false, grounded: false });
+    expect(scoreAnswer("2 + 2 = 4", { prompt: "What is 2 + 2?", toolNames: ["add"] })).toEqual({ prose: true });
   });
 
   it("fills only missing properties that have a default", () => {

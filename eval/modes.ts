@@ -57,6 +57,8 @@ export interface TurnResult {
   check?: string;
   /** edge_guided under --calibrate: both weighed signals (src/chat/check-calibration.ts). */
   measured?: { callStart?: number; check?: number };
+  /** The reply ran to the answer budget (a loop, or a string that never ends). */
+  atBudget?: boolean;
 }
 
 export interface ModeRunner {
@@ -165,6 +167,7 @@ export function edgeMode(
         promptTokens: await count(messages),
         ms,
         text,
+        atBudget: r.result.finishReason === "length",
         ...(check ? { check } : {}),
         ...("measured" in r && r.measured ? { measured: r.measured } : {}),
       };
@@ -203,7 +206,11 @@ interface NativeChat {
       temperature: number;
       maxTokens: number;
     },
-  ): Promise<{ response: string; functionCalls?: { functionName: string; params: unknown }[] }>;
+  ): Promise<{
+    response: string;
+    functionCalls?: { functionName: string; params: unknown }[];
+    metadata?: { stopReason: string };
+  }>;
   dispose(): void;
 }
 interface NativeModel {
@@ -287,7 +294,13 @@ export async function nativeMode(model: EvalModel): Promise<NativeMode> {
         : r.response.trim()
           ? { kind: "answer", text: r.response.trim() }
           : { kind: "invalid", reason: "an empty reply", text: r.response };
-      return { outcome, promptTokens: tokens(turn), ms, text: r.response };
+      return {
+        outcome,
+        promptTokens: tokens(turn),
+        ms,
+        text: r.response,
+        atBudget: r.metadata?.stopReason === "maxTokens",
+      };
     },
     promptTokens: async (schemas) => tokens({ prompt: "Hi", history: [], schemas }),
     async close() {

@@ -66,7 +66,14 @@ describe("scoring a case", () => {
     const turn = { prompt: "Add 2 and 3.", toolNames: ["add"], mentions: ["5"] };
     expect(scoreAnswer("The sum of 2 and 3 is 5.", turn)).toEqual({ prose: true, grounded: true });
     expect(scoreAnswer("The sum is five.", turn)).toEqual({ prose: true, grounded: false });
-    for (const text of ['({"tool_name":"add","arguments":{"a":5,"b":5}}', "null", '"Add 2 and 3."', "add(a=2, b=3) = 5", "add 2 and 3: 5", "  "])
+    for (const text of [
+      '({"tool_name":"add","arguments":{"a":5,"b":5}}',
+      "null",
+      '"Add 2 and 3."',
+      "add(a=2, b=3) = 5",
+      "add 2 and 3: 5",
+      "  ",
+    ])
       expect(scoreAnswer(text, turn), text).toEqual({ prose: false, grounded: false });
     expect(scoreAnswer("2 + 2 = 4", { prompt: "What is 2 + 2?", toolNames: ["add"] })).toEqual({ prose: true });
   });

@@ -75,8 +75,8 @@ interface CaseResult {
   prompt_tokens: number;
   text: string;
   check?: string;
-  /** An answer: what the person reads (score.ts scoreAnswer). */
-  answer?: AnswerScore;
+  /** An answer: what the person reads (score.ts scoreAnswer), and whether it ran to the answer budget. */
+  answer?: AnswerScore & { at_budget: boolean };
   /** --calibrate: both weighed signals. */
   measured?: { callStart?: number; check?: number };
 }
@@ -166,11 +166,14 @@ async function runCases(
       text: r.text.slice(0, 300),
       ...(r.outcome.kind === "answer"
         ? {
-            answer: scoreAnswer(r.outcome.text, {
-              prompt: c.prompt,
-              toolNames: tools.map((t) => t.name),
-              ...(c.expect.mentions ? { mentions: c.expect.mentions } : {}),
-            }),
+            answer: {
+              ...scoreAnswer(r.outcome.text, {
+                prompt: c.prompt,
+                toolNames: tools.map((t) => t.name),
+                ...(c.expect.mentions ? { mentions: c.expect.mentions } : {}),
+              }),
+              at_budget: r.atBudget === true,
+            },
           }
         : {}),
       ...(r.check ? { check: r.check } : {}),
@@ -183,14 +186,16 @@ async function runCases(
   return results;
 }
 
-/** The answers' measure: the share that is prose, and of the cases that name what their answer
- *  must state, the share answered with prose that states it (a call there counts against). */
+/** The answers' measure: the share that is prose, the share that ran to the answer budget (a loop,
+ *  mostly), and of the cases that name what their answer must state, the share answered with prose
+ *  that states it (a call there counts against). */
 function answerSummary(results: readonly CaseResult[], cases: readonly EvalCase[]) {
   const answers = results.filter((r) => r.answer);
   const due = results.filter((_, i) => cases[i]!.expect.mentions);
   return {
     n: answers.length,
     prose: rate(answers.filter((r) => r.answer!.prose).length, answers.length),
+    at_budget: rate(answers.filter((r) => r.answer!.at_budget).length, answers.length),
     grounded_n: due.length,
     grounded: rate(due.filter((r) => r.answer?.grounded).length, due.length),
   };

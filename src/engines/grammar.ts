@@ -93,6 +93,13 @@ export function textAnswerResponseFormat(): Extract<ResponseFormat, { type: "str
   return regexFormat(ANSWER_ONLY_PATTERN);
 }
 
+/** Whether a reply under this format is prose: none, "text", or an answer-only turn's (c). The
+ *  llama.cpp engine ends such a reply once it is caught in a loop (src/engines/repetition.ts). */
+export function isProseFormat(format: ResponseFormat | undefined): boolean {
+  if (!format || format.type === "text") return true;
+  return format.type === "structural_tag" && format.structural_tag === textAnswerResponseFormat().structural_tag;
+}
+
 /** (d) "yes" or "no": the verdict on a proposed call (src/chat/model-turn.ts). */
 export function checkResponseFormat(): Extract<ResponseFormat, { type: "structural_tag" }> {
   return regexFormat(CHECK_PATTERN);

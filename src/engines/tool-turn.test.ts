@@ -1,7 +1,7 @@
 // The tool-turn policy through the real loop: which response format and temperature each model
 // turn of a prompt gets, per tool choice and engine.
 import { describe, expect, it } from "vitest";
-import { renderCallCheck } from "../chat/contract.ts";
+import { renderAnswerRequest, renderCallCheck } from "../chat/contract.ts";
 import { createChatSession } from "../chat/session.ts";
 import { createToolRuntime, defineTool } from "../runtime/index.ts";
 import type { EngineInfo } from "./engine.ts";
@@ -116,14 +116,15 @@ describe("tool-turn policy", () => {
       answer: `No tool for that; ${LOOKUP_X} would not help.`,
       receipt: { calls: [], call_checks: [{ turn: 0, tool_name: "lookup", verdict: "no" }] },
     });
-    // The check sees the proposal and the question about it; the answer is generated without them.
+    // The check sees the proposal and the question about it; the answer is generated without them,
+    // asked for in so many words.
     const [proposed, check, answer] = declined.messages;
     expect(check!.slice(0, -2)).toEqual(proposed);
     expect(check!.slice(-2)).toEqual([
       { role: "assistant", content: LOOKUP_X },
       { role: "user", content: renderCallCheck("Look up x.", false, declined.schemas[0]) },
     ]);
-    expect(answer).toEqual(proposed);
+    expect(answer).toEqual([...proposed!, { role: "user", content: renderAnswerRequest(false) }]);
     const required = await turnsSeen("required", new GeneratingStandIn([LOOKUP_X, LOOKUP_X, "Found it."], "llamacpp"));
     expect(required.formats).toEqual([
       toolCallResponseFormat(required.schemas),

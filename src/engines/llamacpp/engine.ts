@@ -26,6 +26,8 @@ import {
 } from "../engine.ts";
 import type { GenerateResult, LlamaBackend, LoadedModel, ModelSource, PromptMessage } from "./backend.ts";
 import { gbnfForResponseFormat } from "./format.ts";
+import { isProseFormat } from "../grammar.ts";
+import { endsInLoop } from "../repetition.ts";
 import { LLAMA_STATE_FORMAT, readSeqStateHeader } from "./state-file.ts";
 
 export interface LlamaCppEngineOptions {
@@ -190,6 +192,9 @@ export class LlamaCppEngine implements Engine {
     const onOuter = () => controller.abort();
     request.signal?.addEventListener("abort", onOuter, { once: true });
     let text = "";
+    // A prose reply caught in a loop ends there, as if the model had stopped (repetition.ts).
+    const stopsLoops = isProseFormat(request.responseFormat);
+    let looped = false;
     try {
       if (request.signal?.aborted) throw abortedError();
       const result = await loaded.generate(
@@ -204,12 +209,19 @@ export class LlamaCppEngine implements Engine {
         (delta) => {
           text += delta;
           request.onToken?.(delta);
+          if (stopsLoops && !looped && endsInLoop(text)) {
+            looped = true;
+            controller.abort();
+          }
         },
         controller.signal,
       );
+      if (looped && !request.signal?.aborted)
+        return { text: result.text, finishReason: "stop", usage: usageOf(result) };
       if (controller.signal.aborted) throw abortedError({ partialText: text });
       return { text: result.text, finishReason: result.finishReason, usage: usageOf(result) };
     } catch (e) {
+      if (looped && !request.signal?.aborted) return { text, finishReason: "stop" };
       if (controller.signal.aborted) throw abortedError({ partialText: text });
       // The runtime is gone (a crashed worker): the model must be loaded again.
       if (e instanceof EdgeError && e.code === "engine_lost" && this.loadedModel === loaded) {

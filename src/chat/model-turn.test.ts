@@ -239,8 +239,10 @@ describe("a weighed check", () => {
     expect(answer).toMatchObject({ answerOnly: true, result: { text: "Hello! I take notes." } });
     expect(answer.check).toEqual({ tool_name: "", verdict: "no_call", score: -7.5, threshold: -5 });
     expect(unlikely.calls.map((c) => c.responseFormat)).toEqual([textAnswerResponseFormat()]);
-    // The start of the reply it would write freely: the conversation as it is.
+    // The start of the reply it would write freely: the conversation as it is — and the answer
+    // continues it as it is (no request line: the model was not about to write a call).
     expect(unlikely.weighed[0]!.messages).toEqual([{ role: "user", content: "Note milk." }]);
+    expect(unlikely.calls[0]!.messages).toEqual([{ role: "user", content: "Note milk." }]);
 
     // Not seen among the engine's top tokens, whose least is still above the line: unknown, so it proposes.
     for (const odds of [{ callStart: -2 }, { callStart: -Infinity, floor: -4 }]) {

@@ -8,8 +8,8 @@
 //   (weighing.ts): how likely its free reply starts a call, before step 1 (at or below its line it
 //   goes to step 3 without proposing), or its check's answer against an empty request, in step 2;
 //   3. answer  — declined, the model answers in plain text under a grammar that cannot open a call,
-//                asked for it in so many words (renderAnswerRequest, not kept in the conversation),
-//                and that text is the answer.
+//                asked for it in so many words unless weighed no_call (renderAnswerRequest, not
+//                kept in the conversation), and that text is the answer.
 // Asked to choose between a call and prose in one step, small models choose badly: measured with
 // eval:tools, Qwen2.5-Coder-0.5B called a tool on 14 of 18 questions no tool fits, SmolLM2-135M
 // never called one. Proposing first and judging the proposal separately does better on the whole
@@ -99,9 +99,14 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
     usages,
     ...(measuring ? { measured } : {}),
   });
+  // Asked for in so many words where the model wrote (or must not write) a call; a reply weighed
+  // unlikely to start one (no_call) continues the conversation as it is, which the weighing has
+  // just evaluated (the request line is ~16 tokens: about a second at wllama's one-thread prefill).
   const answer = async (check?: Omit<CallCheck, "turn">): Promise<CheckedTurn> => {
+    const asked =
+      check?.verdict === "no_call" ? [] : [{ role: "user" as const, content: renderAnswerRequest(!firstTurn) }];
     const r = await engine.chat({
-      messages: [...messages, { role: "user", content: renderAnswerRequest(!firstTurn) }],
+      messages: [...messages, ...asked],
       ...sampling,
       responseFormat: textAnswerResponseFormat(),
       onToken: withoutThinkBlock(req.onToken),

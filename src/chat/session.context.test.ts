@@ -4,10 +4,12 @@
 // turn refused before the model is asked), max_tokens on every generation, and a return_direct
 // run's history.
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../engines/engine.ts";
+import { EdgeError } from "../contract/errors.ts";
+import type { ChatMessage, ChatRequest, ChatResult, EngineInfo } from "../engines/engine.ts";
 import { ScriptedEngine, type Script } from "../engines/scripted.ts";
 import { createToolRuntime, defineTool } from "../runtime/index.ts";
 import { draftTool } from "../../test/fixtures/loop-tools.ts";
+import { estimateTokens } from "./context.ts";
 import { createChatSession } from "./session.ts";
 
 const call = (name: string, args: object) => JSON.stringify({ tool_name: name, arguments: args });
@@ -113,6 +115,39 @@ describe("the context window", () => {
       });
     }
     expect(engine.calls.at(-1)!.messages.some((m) => m.content === "turn 0")).toBe(false);
+  });
+
+  it("a checked turn's answer, asked for in one more line, still fits beside the answer budget in a full window", async () => {
+    // As the llama.cpp engine does: a prompt that leaves less than the answer budget is refused.
+    const window = 1500;
+    class Strict extends ScriptedEngine {
+      override info(): EngineInfo {
+        return { ...super.info(), kind: "llamacpp" };
+      }
+      override async chat(request: ChatRequest): Promise<ChatResult> {
+        const prompt = estimateTokens(request.messages);
+        if (prompt + request.maxTokens! > window)
+          throw new EdgeError("context_window_exceeded", { promptTokens: prompt, window });
+        return super.chat(request);
+      }
+    }
+    // Each question: a call, its result, the same call again (declined as a repeat), the answer.
+    const engine = new Strict(
+      (messages) => {
+        const last = messages.at(-1)!;
+        if (last.content.startsWith("Check:")) return "yes";
+        if (last.content.startsWith("Answer me")) return "Done.";
+        return call("blob", { size: 40 });
+      },
+      { contextWindow: window },
+    );
+    await engine.load();
+    const s = await createChatSession({ engine, runtime: runtime(), maxTokens: 200 });
+    for (let i = 0; i < 40; i++) {
+      const run = await s.chat(`question ${"?".repeat(i)}`);
+      expect(run.outcome, `question ${i}: ${run.error?.message}`).toBe("answered");
+    }
+    expect(engine.calls.some((c) => c.messages.at(-1)!.content.startsWith("Answer me"))).toBe(true);
   });
 
   it("a prompt that cannot fit even alone fails closed with context_window_exceeded before the model is asked", async () => {

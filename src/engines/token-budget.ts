@@ -23,3 +23,9 @@ const TEMPLATE_TOKENS_PER_PROMPT = 64;
 export function withTemplateAllowance(contentTokens: readonly number[]): number {
   return contentTokens.reduce((sum, n) => sum + n + TEMPLATE_TOKENS_PER_MESSAGE, TEMPLATE_TOKENS_PER_PROMPT);
 }
+
+/** An upper bound of what one more message adds to a prompt: a token covers at least one UTF-8
+ *  byte (byte-level BPE, SentencePiece with byte fallback), plus its role markers. */
+export function messageTokenBound(content: string): number {
+  return new TextEncoder().encode(content).length + TEMPLATE_TOKENS_PER_MESSAGE;
+}

@@ -80,11 +80,12 @@ export function renderCallCheck(prompt: string, afterResult: boolean, tool?: Too
 }
 
 /**
- * The instruction a checked turn's answer is asked with, after the call was declined (or none can
- * run): the request quoted, as the check quotes it, and "plain sentences". Without it, asked to
- * answer where its proposal was declined, Qwen2.5-Coder-0.5B wrote its call again in other clothes
- * (`({"tool_name": …`, `null`, `air_quality(city: "delhi")`): none of its 10 answers after a result
- * stated the result (eval:tools' answer measure, eval/README.md).
+ * The line a checked turn's answer is asked with, after the call was declined (or none can run):
+ * "plain sentences", and after a result, "what the results above say". Without it, asked to answer
+ * where its proposal was declined, Qwen2.5-Coder-0.5B wrote its call again in other clothes
+ * (`({"tool_name": …`, `null`, `air_quality(city: "delhi")`): 12 of its 13 answers after a result,
+ * and none of the 10 that eval:tools checks stated the result; with it, all 10 do (eval/README.md
+ * "Answers"). Quoting the request here made both models echo it.
  */
 export function renderAnswerRequest(afterResult: boolean): string {
   return afterResult

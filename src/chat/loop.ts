@@ -163,8 +163,8 @@ async function runPrompt(
   }
 
   // The conversation continues from exactly what the model saw and said — raw replies (think
-  // blocks included), tool turns included (a checked turn's declined proposal, its check and the
-  // request for its answer aside: model-turn.ts), and for return_direct nothing after the call, since
+  // blocks included), tool turns and the line that asked for a checked turn's answer included (its
+  // declined proposal and its check aside: model-turn.ts), and for return_direct nothing after the call, since
   // the model never saw that result: each prompt then extends the previous one byte for byte and
   // web-llm reuses its KV cache. Failed or pending runs leave the history as it was.
   if (run.outcome === "answered" || run.outcome === "return_direct") {
@@ -241,6 +241,8 @@ async function step(
     : parseModelOutput(visible);
   if (parsed.kind === "answer") {
     if (parsed.text === "") return run.fail({ code: "model_output_empty", message: ERRORS.model_output_empty });
+    // The line the answer was asked for with stays in the conversation, before the answer.
+    if (turnOutput.asked) run.current.push(turnOutput.asked);
     run.outcome = "answered";
     run.answer = parsed.text;
     return true;

@@ -8,8 +8,8 @@
 //   (weighing.ts): how likely its free reply starts a call, before step 1 (at or below its line it
 //   goes to step 3 without proposing), or its check's answer against an empty request, in step 2;
 //   3. answer  — declined, the model answers in plain text under a grammar that cannot open a call,
-//                asked for it in so many words unless weighed no_call (renderAnswerRequest, not
-//                kept in the conversation), and that text is the answer.
+//                asked for it in so many words unless weighed no_call (renderAnswerRequest; the
+//                conversation keeps that line before the answer), and that text is the answer.
 // Asked to choose between a call and prose in one step, small models choose badly: measured with
 // eval:tools, Qwen2.5-Coder-0.5B called a tool on 14 of 18 questions no tool fits, SmolLM2-135M
 // never called one. Proposing first and judging the proposal separately does better on the whole
@@ -58,6 +58,9 @@ export interface CheckedTurn {
   result: ChatResult;
   /** True when `result` is an answer by construction (the answer grammar): it is taken as text, never parsed as a call. */
   answerOnly: boolean;
+  /** The line the answer was asked for with, after the conversation (renderAnswerRequest): the
+   *  conversation keeps it before the answer, so the next prompt extends what the model saw. */
+  asked?: ChatMessage;
   check?: Omit<CallCheck, "turn">;
   /** Every generation's usage, in order. */
   usages: (ChatUsage | undefined)[];
@@ -94,7 +97,7 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
       ? undefined
       : (req.calibration ?? checkCalibration(engine.info().fingerprint?.sha256));
   const measured: NonNullable<CheckedTurn["measured"]> = {};
-  const turn = (t: Pick<CheckedTurn, "result" | "answerOnly" | "check">): CheckedTurn => ({
+  const turn = (t: Pick<CheckedTurn, "result" | "answerOnly" | "check" | "asked">): CheckedTurn => ({
     ...t,
     usages,
     ...(measuring ? { measured } : {}),
@@ -103,16 +106,16 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
   // unlikely to start one (no_call) continues the conversation as it is, which the weighing has
   // just evaluated (the request line is ~16 tokens: about a second at wllama's one-thread prefill).
   const answer = async (check?: Omit<CallCheck, "turn">): Promise<CheckedTurn> => {
-    const asked =
-      check?.verdict === "no_call" ? [] : [{ role: "user" as const, content: renderAnswerRequest(!firstTurn) }];
+    const asked: ChatMessage | undefined =
+      check?.verdict === "no_call" ? undefined : { role: "user", content: renderAnswerRequest(!firstTurn) };
     const r = await engine.chat({
-      messages: [...messages, ...asked],
+      messages: asked ? [...messages, asked] : messages,
       ...sampling,
       responseFormat: textAnswerResponseFormat(),
       onToken: withoutThinkBlock(req.onToken),
     });
     usages.push(r.usage);
-    return turn({ result: r, answerOnly: true, ...(check ? { check } : {}) });
+    return turn({ result: r, answerOnly: true, ...(check ? { check } : {}), ...(asked ? { asked } : {}) });
   };
   if (req.kind === "answer") return answer();
   // Before any result, a model whose calibrated signal is how likely its reply starts a call

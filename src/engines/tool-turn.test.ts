@@ -133,4 +133,31 @@ describe("tool-turn policy", () => {
     ]);
     expect(required.run.receipt.call_checks).toEqual([{ turn: 1, tool_name: "lookup", verdict: "repeat" }]);
   });
+
+  it("llama.cpp: the conversation keeps the line that asked for the answer, so the next prompt extends what the model saw", async () => {
+    // Proposal, check, the call again (a repeat), the answer; then proposal, check "no", the answer.
+    const script = [LOOKUP_X, "yes", LOOKUP_X, "Found it.", LOOKUP_X, "no", "Glad to help."];
+    const engine = new GeneratingStandIn(script, "llamacpp");
+    const runtime = createToolRuntime();
+    runtime.register(
+      defineTool({
+        name: "lookup",
+        description: "Look something up.",
+        parameters: params,
+        execute: ({ q }) => ({ q }),
+      }),
+    );
+    await engine.load();
+    const session = await createChatSession({ engine, runtime });
+    expect((await session.chat("Look up x.")).answer).toBe("Found it.");
+    expect((await session.chat("Thanks!")).answer).toBe("Glad to help.");
+    const answered = engine.calls[3]!.messages;
+    expect(answered.at(-1)).toEqual({ role: "user", content: renderAnswerRequest(true) });
+    expect(engine.calls[4]!.messages).toEqual([
+      ...answered,
+      { role: "assistant", content: "Found it." },
+      { role: "user", content: "Thanks!" },
+    ]);
+    expect(engine.calls[6]!.messages.at(-1)).toEqual({ role: "user", content: renderAnswerRequest(false) });
+  });
 });

@@ -10,15 +10,15 @@ import type { ToolSchema } from "../contract/types.ts";
 import { argsProblem } from "../contract/ajv.ts";
 import type { ChatMessage, ChatRequest, ChatUsage, Engine, EngineInfo, ResponseFormat } from "../engines/engine.ts";
 import { textAnswerResponseFormat } from "../engines/grammar.ts";
-import { answerBudget, messageTokenBound } from "../engines/token-budget.ts";
+import { answerBudget } from "../engines/token-budget.ts";
 import { toolTurnPolicy, type ToolChoice, type TurnFormat } from "../engines/tool-turn.ts";
 import type { ToolRuntime } from "../runtime/index.ts";
 import type { ToolCallReport } from "../toolset/call.ts";
 import type { ReceiptStore } from "../receipts/store.ts";
 import type { ContextReceipt } from "../receipts/types.ts";
-import { renderAnswerRequest, renderRepair, renderToolResult } from "./contract.ts";
+import { renderRepair, renderToolResult } from "./contract.ts";
 import { fitToWindow, tokenCounter } from "./context.ts";
-import { checkedTurn, checksCalls, type CheckedTurn, type TurnKind } from "./model-turn.ts";
+import { ANSWER_REQUEST_TOKENS, checkedTurn, checksCalls, type CheckedTurn, type TurnKind } from "./model-turn.ts";
 import { createStatsAccumulator } from "./engine-stats.ts";
 import { parseModelOutput, type ParsedOutput } from "./parse.ts";
 import {
@@ -94,10 +94,9 @@ async function runPrompt(
   const turnFormat = schemas.length ? (setup.responseFormat ?? policy.responseFormat) : undefined;
   // Guided turns are checked turns (model-turn.ts) where that was measured, unless the caller set its own format.
   const checked = turnFormat !== undefined && !setup.responseFormat && checksCalls(engine);
-  // A checked turn's answer is asked for in one more line (model-turn.ts): room for it is kept
-  // beside the answer budget, or a window filled to the budget would refuse the answer.
-  const answerLine = Math.max(...[true, false].map((after) => messageTokenBound(renderAnswerRequest(after))));
-  const reserve = maxTokens + (checked ? answerLine : 0);
+  // A checked turn's answer is asked for in one more line: room for it is kept beside the answer
+  // budget, or a window filled to the budget would refuse the answer.
+  const reserve = maxTokens + (checked ? ANSWER_REQUEST_TOKENS : 0);
   const system: ChatMessage | null = contract ? { role: "system", content: contract } : null;
   const stats = createStatsAccumulator();
   let sentFirstTurn = conversation.firstTurn;

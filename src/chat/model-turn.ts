@@ -22,6 +22,7 @@ import type { JsonObject, ToolSchema } from "../contract/types.ts";
 import type { ChatMessage, ChatResult, ChatUsage, Engine } from "../engines/engine.ts";
 import type { CallCheck } from "../receipts/types.ts";
 import { checkResponseFormat, textAnswerResponseFormat, toolCallResponseFormat } from "../engines/grammar.ts";
+import { messageTokenBound } from "../engines/token-budget.ts";
 import { renderAnswerRequest, renderCallCheck } from "./contract.ts";
 import { checkCalibration, type CheckCalibration } from "./check-calibration.ts";
 import { callStartScore, checkScore } from "./weighing.ts";
@@ -73,6 +74,12 @@ export function checksCalls(engine: Engine): boolean {
   return engine.info().kind === "llamacpp";
 }
 
+/** An upper bound of the tokens the line that asks for an answer adds to a prompt (either wording):
+ *  the loop keeps that room beside the answer budget when it fits a checked turn's prompt. */
+export const ANSWER_REQUEST_TOKENS = Math.max(
+  ...[true, false].map((afterResult) => messageTokenBound(renderAnswerRequest(afterResult))),
+);
+
 /** The tool a cut-off proposal names (the call grammar writes tool_name first), or "". */
 function proposedName(text: string): string {
   return /^\s*\{\s*"tool_name"\s*:\s*"([^"\\]*)"/.exec(text)?.[1] ?? "";
@@ -104,7 +111,8 @@ export async function checkedTurn(req: CheckedTurnRequest): Promise<CheckedTurn>
   });
   // Asked for in so many words where the model wrote (or must not write) a call; a reply weighed
   // unlikely to start one (no_call) continues the conversation as it is, which the weighing has
-  // just evaluated (the request line is ~16 tokens: about a second at wllama's one-thread prefill).
+  // just evaluated (the line is 15–18 tokens with SmolLM2's and Qwen's tokenizers: about a second
+  // at the 16–20 tokens/s wllama prefills on one thread).
   const answer = async (check?: Omit<CallCheck, "turn">): Promise<CheckedTurn> => {
     const asked: ChatMessage | undefined =
       check?.verdict === "no_call" ? undefined : { role: "user", content: renderAnswerRequest(!firstTurn) };

@@ -32,10 +32,8 @@ class GeneratingStandIn extends ScriptedEngine {
 
 const LOOKUP_X = JSON.stringify({ tool_name: "lookup", arguments: { q: "x" } });
 
-async function turnsSeen(
-  choice: ToolChoice | undefined,
-  engine: ScriptedEngine = new GeneratingStandIn([LOOKUP_X, "Found it."]),
-) {
+/** A runtime with the one tool these tests call. */
+function lookupRuntime() {
   const runtime = createToolRuntime();
   runtime.register(
     defineTool({
@@ -45,6 +43,14 @@ async function turnsSeen(
       execute: ({ q }) => ({ found: q }),
     }),
   );
+  return runtime;
+}
+
+async function turnsSeen(
+  choice: ToolChoice | undefined,
+  engine: ScriptedEngine = new GeneratingStandIn([LOOKUP_X, "Found it."]),
+) {
+  const runtime = lookupRuntime();
   await engine.load();
   const session = await createChatSession({ engine, runtime, ...(choice ? { toolChoice: choice } : {}) });
   const run = await session.chat("Look up x.");
@@ -138,17 +144,8 @@ describe("tool-turn policy", () => {
     // Proposal, check, the call again (a repeat), the answer; then proposal, check "no", the answer.
     const script = [LOOKUP_X, "yes", LOOKUP_X, "Found it.", LOOKUP_X, "no", "Glad to help."];
     const engine = new GeneratingStandIn(script, "llamacpp");
-    const runtime = createToolRuntime();
-    runtime.register(
-      defineTool({
-        name: "lookup",
-        description: "Look something up.",
-        parameters: params,
-        execute: ({ q }) => ({ q }),
-      }),
-    );
     await engine.load();
-    const session = await createChatSession({ engine, runtime });
+    const session = await createChatSession({ engine, runtime: lookupRuntime() });
     expect((await session.chat("Look up x.")).answer).toBe("Found it.");
     expect((await session.chat("Thanks!")).answer).toBe("Glad to help.");
     const answered = engine.calls[3]!.messages;

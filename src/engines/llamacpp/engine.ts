@@ -192,7 +192,8 @@ export class LlamaCppEngine implements Engine {
     const onOuter = () => controller.abort();
     request.signal?.addEventListener("abort", onOuter, { once: true });
     let text = "";
-    // A prose reply caught in a loop ends there, as if the model had stopped (repetition.ts).
+    // A prose reply caught in a loop ends there, as if the model had stopped (repetition.ts): the
+    // backend resolves with the text so far when aborted (LoadedModel.generate).
     const stopsLoops = isProseFormat(request.responseFormat);
     let looped = false;
     try {
@@ -221,7 +222,6 @@ export class LlamaCppEngine implements Engine {
       if (controller.signal.aborted) throw abortedError({ partialText: text });
       return { text: result.text, finishReason: result.finishReason, usage: usageOf(result) };
     } catch (e) {
-      if (looped && !request.signal?.aborted) return { text, finishReason: "stop" };
       if (controller.signal.aborted) throw abortedError({ partialText: text });
       // The runtime is gone (a crashed worker): the model must be loaded again.
       if (e instanceof EdgeError && e.code === "engine_lost" && this.loadedModel === loaded) {

@@ -3,12 +3,11 @@
 import { describe, expect, it } from "vitest";
 import type { ResponseFormat } from "../engine.ts";
 import { textAnswerResponseFormat, toolCallResponseFormat } from "../grammar.ts";
-import type { GenerateRequest, LlamaBackend, LoadedModel } from "./backend.ts";
+import type { LlamaBackend, LoadedModel } from "./backend.ts";
 import { LlamaCppEngine } from "./engine.ts";
 
 /** Writes `pieces`, one per step, and stops early when aborted (as both real backends do). */
-function backend(pieces: readonly string[]): LlamaBackend & { requests: GenerateRequest[] } {
-  const requests: GenerateRequest[] = [];
+function backend(pieces: readonly string[]): LlamaBackend {
   const loaded: LoadedModel = {
     model: {
       id: "loop-test",
@@ -28,8 +27,7 @@ function backend(pieces: readonly string[]): LlamaBackend & { requests: Generate
     runtime: "fake",
     device: "CPU",
     contextWindow: 4096,
-    async generate(request, onText, signal) {
-      requests.push(request);
+    async generate(_request, onText, signal) {
       let text = "";
       let n = 0;
       for (const piece of pieces) {
@@ -45,7 +43,7 @@ function backend(pieces: readonly string[]): LlamaBackend & { requests: Generate
     },
     unload: async () => undefined,
   };
-  return { requests, load: async () => loaded };
+  return { load: async () => loaded };
 }
 
 const LOOP = ["Hello! ", ...Array.from({ length: 40 }, () => "She was a cat. ")];
